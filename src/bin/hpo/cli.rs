@@ -1,0 +1,242 @@
+//! Argument parsing and commands of the `hpo` CLI.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use clap::{Parser, Subcommand};
+use rayon::prelude::*;
+
+use hpo_playground::engine::benchmark::Benchmark;
+use hpo_playground::engine::bundled::{quadratic_family, to_copula_csv};
+use hpo_playground::engine::export::traces_csv;
+use hpo_playground::engine::loaders::copula::load_copula_format;
+use hpo_playground::engine::metrics::{adtm_curves, band};
+use hpo_playground::engine::permalink::{from_query, to_query};
+use hpo_playground::engine::runner::{run_job, Trace};
+use hpo_playground::engine::spec::{DataRef, ExperimentSpec};
+use hpo_playground::engine::{content_hash, EngineError};
+
+#[derive(Parser)]
+#[command(
+    name = "hpo",
+    about = "Run hyperparameter-optimization experiments on the hpo-playground engine"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run an experiment over many seeds in parallel and write traces.csv and spec.json.
+    Run {
+        /// The experiment as a permalink or its query string (everything after '?').
+        #[arg(long, conflicts_with = "spec")]
+        link: Option<String>,
+        /// The experiment as a JSON spec file.
+        #[arg(long)]
+        spec: Option<PathBuf>,
+        /// Data file for `upload:` references (checked against the link's hash) or to override the data.
+        #[arg(long)]
+        data: Option<PathBuf>,
+        /// Where `shared:` files are looked up.
+        #[arg(long, default_value = "../shared/benchmarks/quantile-transfer")]
+        shared_dir: PathBuf,
+        /// Output directory.
+        #[arg(long, default_value = "out")]
+        out: PathBuf,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// Print a benchmark's tasks, search space and metrics.
+    Info {
+        /// A copula-format .csv, .csv.gz or .zip.
+        #[arg(long)]
+        data: PathBuf,
+    },
+    /// Write a bundled benchmark as CSV (what assets/ ships).
+    Generate {
+        /// Benchmark name (quadratic).
+        name: String,
+        /// Output file.
+        #[arg(long)]
+        out: PathBuf,
+    },
+}
+
+type CliResult<T> = Result<T, Box<dyn std::error::Error>>;
+
+pub fn main() -> CliResult<()> {
+    match Cli::parse().command {
+        Command::Run {
+            link,
+            spec,
+            data,
+            shared_dir,
+            out,
+            threads,
+        } => run(link, spec, data, &shared_dir, &out, threads),
+        Command::Info { data } => info(&data),
+        Command::Generate { name, out } => generate(&name, &out),
+    }
+}
+
+fn read_file(path: &Path) -> CliResult<Vec<u8>> {
+    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()).into())
+}
+
+fn load_data(
+    spec: &ExperimentSpec,
+    data: Option<&Path>,
+    shared_dir: &Path,
+) -> CliResult<Benchmark> {
+    let load = |path: &Path, bytes: &[u8]| -> CliResult<Benchmark> {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let loaded = load_copula_format(&name, bytes)?;
+        for w in &loaded.warnings {
+            eprintln!("warning: {w}");
+        }
+        Ok(loaded.benchmark)
+    };
+    match (&spec.data, data) {
+        (DataRef::Upload { name, sha256 }, Some(path)) => {
+            let bytes = read_file(path)?;
+            let actual = content_hash(&bytes);
+            if &actual != sha256 {
+                return Err(format!("{} does not match the link's file {name}: SHA-256 {actual} instead of {sha256}", path.display()).into());
+            }
+            load(path, &bytes)
+        }
+        (DataRef::Upload { name, .. }, None) => Err(format!(
+            "the experiment uses the uploaded file '{name}': pass it with --data"
+        )
+        .into()),
+        (_, Some(path)) => load(path, &read_file(path)?),
+        (DataRef::Bundled(name), None) if name == "quadratic" => Ok(quadratic_family()),
+        (DataRef::Bundled(name), None) => Err(format!("unknown bundled benchmark '{name}'").into()),
+        (DataRef::Shared(file), None) => {
+            let path = shared_dir.join(file);
+            load(&path, &read_file(&path)?)
+        }
+    }
+}
+
+fn run(
+    link: Option<String>,
+    spec_path: Option<PathBuf>,
+    data: Option<PathBuf>,
+    shared_dir: &Path,
+    out: &Path,
+    threads: Option<usize>,
+) -> CliResult<()> {
+    let spec = match (link, spec_path) {
+        (Some(link), _) => {
+            let query = link.split_once('?').map(|(_, q)| q).unwrap_or(&link);
+            let parsed = from_query(query.split('#').next().unwrap_or(query));
+            if !parsed.warnings.is_empty() {
+                return Err(
+                    format!("the link has problems:\n  {}", parsed.warnings.join("\n  ")).into(),
+                );
+            }
+            parsed.spec
+        }
+        (None, Some(path)) => serde_json::from_slice(&read_file(&path)?)
+            .map_err(|e| format!("{}: {e}", path.display()))?,
+        (None, None) => return Err("give the experiment with --link or --spec".into()),
+    };
+    let bench = load_data(&spec, data.as_deref(), shared_dir)?;
+    let resolved = spec.resolve(&bench)?;
+    let jobs = resolved.jobs();
+    if let Some(n) = threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()?;
+    }
+    let origin = Instant::now();
+    let now = move || origin.elapsed().as_secs_f64();
+    eprintln!(
+        "running {} jobs on {} threads",
+        jobs.len(),
+        rayon::current_num_threads()
+    );
+    let started = Instant::now();
+    let traces: Vec<Trace> = jobs
+        .par_iter()
+        .map(|job| run_job(&bench, &resolved, job, &now, &mut |_| true))
+        .collect::<Result<_, EngineError>>()?;
+    let elapsed = started.elapsed().as_secs_f64();
+    std::fs::create_dir_all(out)?;
+    std::fs::write(out.join("traces.csv"), traces_csv(&traces))?;
+    std::fs::write(out.join("spec.json"), serde_json::to_string_pretty(&spec)?)?;
+    println!(
+        "{} jobs in {elapsed:.3} s; wrote {}/traces.csv and spec.json",
+        jobs.len(),
+        out.display()
+    );
+    println!("link: ?{}", to_query(&spec));
+    for m in &spec.methods {
+        let b = band(&adtm_curves(
+            &traces,
+            &bench,
+            resolved.objective,
+            resolved.direction,
+            m,
+        ));
+        if let (Some(first), Some(last)) = (b.mean.first(), b.mean.last()) {
+            println!("{m}: ADTM {first:.4} at iteration 1 -> {last:.4} at iteration {} (95% band ±{:.4}, {} seeds)", b.mean.len(), b.upper.last().unwrap() - last, b.n);
+        }
+    }
+    Ok(())
+}
+
+fn info(path: &Path) -> CliResult<()> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let loaded = load_copula_format(&name, &read_file(path)?)?;
+    let b = &loaded.benchmark;
+    println!(
+        "{}: {} tasks, {} rows, {} model inputs",
+        b.name,
+        b.tasks.len(),
+        b.total_rows(),
+        b.space.encoded_dim()
+    );
+    for p in &b.space.params {
+        println!("  {}: {:?}", p.name, p.kind);
+    }
+    for (i, m) in b.metrics.iter().enumerate() {
+        println!(
+            "  {} ({}){}",
+            m.name,
+            m.direction.as_str(),
+            if i == b.objective { " [objective]" } else { "" }
+        );
+    }
+    for t in &b.tasks {
+        let (lo, hi) = t.metric_range(b.objective);
+        println!(
+            "  task {}: {} configurations, objective in [{lo}, {hi}]",
+            t.name,
+            t.len()
+        );
+    }
+    for w in &loaded.warnings {
+        println!("warning: {w}");
+    }
+    Ok(())
+}
+
+fn generate(name: &str, out: &Path) -> CliResult<()> {
+    match name {
+        "quadratic" => std::fs::write(out, to_copula_csv(&quadratic_family()))?,
+        other => return Err(format!("unknown bundled benchmark '{other}'").into()),
+    }
+    println!("wrote {}", out.display());
+    Ok(())
+}

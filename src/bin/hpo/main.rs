@@ -1,0 +1,22 @@
+//! `hpo`: the native command line on the same engine as the app.
+//!
+//! ```text
+//! hpo run --link 'v=1&data=shared:XGBoost.csv.zip&tasks=heart&methods=RS&seeds=20&iters=100' --out out/
+//! hpo run --spec spec.json --out out/          # spec as written by the app or by a previous run
+//! hpo info --data ../shared/benchmarks/quantile-transfer/XGBoost.csv.zip
+//! hpo generate quadratic --out assets/quadratic.csv
+//! ```
+
+#[cfg(not(target_arch = "wasm32"))]
+mod cli;
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {
+    if let Err(e) = cli::main() {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+fn main() {}

@@ -1,0 +1,131 @@
+//! The in-memory form of every benchmark, bundled, real or uploaded.
+//!
+//! A benchmark has tasks; a task is a finite table of evaluated configurations (the
+//! "tabular" setting of the papers: an optimizer may only pick among them). Each row has the
+//! raw hyperparameter values, one value per metric, and optionally a learning curve (one
+//! value per budget step) with the cumulative cost of reaching each step.
+
+use serde::{Deserialize, Serialize};
+
+use super::space::SearchSpace;
+
+/// Whether smaller or larger values of a metric are better.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Direction {
+    /// Smaller is better (errors, losses, latency).
+    Minimize,
+    /// Larger is better (accuracy).
+    Maximize,
+}
+
+impl Direction {
+    /// Factor that turns a value into a loss (smaller is better).
+    pub fn sign(self) -> f64 {
+        match self {
+            Direction::Minimize => 1.0,
+            Direction::Maximize => -1.0,
+        }
+    }
+
+    /// Short form used in links and the CLI.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::Minimize => "min",
+            Direction::Maximize => "max",
+        }
+    }
+}
+
+/// A named metric column with its direction.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Metric {
+    /// Column name, e.g. `metric_error`.
+    pub name: String,
+    /// Which way is better.
+    pub direction: Direction,
+}
+
+/// Learning curves of one task: `values[i][s]` is the metric of configuration `i` after
+/// budget step `s + 1`; `cost[i][s]`, when present, the cumulative cost of reaching it.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Curves {
+    /// Metric per configuration and step.
+    pub values: Vec<Vec<f64>>,
+    /// Cumulative cost (e.g. seconds) per configuration and step.
+    pub cost: Option<Vec<Vec<f64>>>,
+}
+
+/// One task: a finite set of evaluated configurations.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Task {
+    /// Task name (e.g. dataset).
+    pub name: String,
+    /// Raw hyperparameter values per configuration (categoricals as level index).
+    pub configs: Vec<Vec<f64>>,
+    /// `metrics[m][i]`: value of metric `m` for configuration `i`.
+    pub metrics: Vec<Vec<f64>>,
+    /// Optional learning curves.
+    pub curves: Option<Curves>,
+}
+
+impl Task {
+    /// Number of evaluated configurations.
+    pub fn len(&self) -> usize {
+        self.configs.len()
+    }
+
+    /// True when the task has no configurations.
+    pub fn is_empty(&self) -> bool {
+        self.configs.is_empty()
+    }
+
+    /// Minimum and maximum of metric `m` over all offline evaluations (DTM normalisation).
+    pub fn metric_range(&self, m: usize) -> (f64, f64) {
+        self.metrics[m]
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
+                (lo.min(v), hi.max(v))
+            })
+    }
+}
+
+/// A benchmark: tasks sharing one search space and one set of metrics.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Benchmark {
+    /// Name shown to users and written to the traces' `blackbox` column.
+    pub name: String,
+    /// The hyperparameters.
+    pub space: SearchSpace,
+    /// Metric columns.
+    pub metrics: Vec<Metric>,
+    /// Index of the default objective in `metrics`.
+    pub objective: usize,
+    /// Tasks, in file order.
+    pub tasks: Vec<Task>,
+}
+
+impl Benchmark {
+    /// Finds a task by name.
+    pub fn task_index(&self, name: &str) -> Option<usize> {
+        self.tasks.iter().position(|t| t.name == name)
+    }
+
+    /// Finds a metric by name.
+    pub fn metric_index(&self, name: &str) -> Option<usize> {
+        self.metrics.iter().position(|m| m.name == name)
+    }
+
+    /// Total number of evaluated configurations over all tasks.
+    pub fn total_rows(&self) -> usize {
+        self.tasks.iter().map(Task::len).sum()
+    }
+
+    /// Model encodings of every configuration of task `t`.
+    pub fn encoded_task(&self, t: usize) -> Vec<Vec<f64>> {
+        self.tasks[t]
+            .configs
+            .iter()
+            .map(|c| self.space.encode(c))
+            .collect()
+    }
+}

@@ -1,0 +1,387 @@
+//! Learning-curve tables: one row per (task, configuration), one column per budget step.
+//!
+//! Two layouts are read:
+//! * LCBench as shipped in `lcbench-surrogate`: a configuration table (`config_id` + one column
+//!   per hyperparameter) and curve tables `task_id, config_id, e1..eN`, one per metric, plus an
+//!   optional cumulative-cost table of the same shape;
+//! * a single CSV with hyperparameter columns, an optional `task` column and step columns
+//!   `e1..eN` (or `step_1..step_N`), for user uploads.
+//!
+//! The metric of a configuration (what non-multi-fidelity methods optimise) is its curve's
+//! value at the last step.
+
+use std::collections::BTreeMap;
+
+use super::copula::Loaded;
+use super::table::{build_benchmark, guess_direction, read_table, ColumnRoles, CsvTable};
+use super::unpack_text;
+use crate::engine::benchmark::{Benchmark, Curves, Direction, Metric};
+use crate::engine::error::{EngineError, Result};
+use crate::engine::space::ParamKind;
+
+/// LCBench hyperparameters that DyHPO log-scales before min-max scaling.
+const LCBENCH_LOG_PARAMS: &[&str] = &["batch_size", "learning_rate", "weight_decay"];
+
+/// Step columns `(step number, column index)` sorted by step; names `e<k>` or `step_<k>`.
+fn step_columns(table: &CsvTable) -> Vec<(usize, usize)> {
+    let mut steps: Vec<(usize, usize)> = table
+        .headers
+        .iter()
+        .enumerate()
+        .filter_map(|(c, h)| {
+            let k = h.strip_prefix("step_").or_else(|| h.strip_prefix('e'))?;
+            k.parse::<usize>().ok().filter(|&k| k > 0).map(|k| (k, c))
+        })
+        .collect();
+    steps.sort();
+    steps
+}
+
+fn parse_curve(
+    file: &str,
+    line: usize,
+    table: &CsvTable,
+    record: &csv::StringRecord,
+    steps: &[(usize, usize)],
+) -> Result<Vec<f64>> {
+    steps
+        .iter()
+        .map(|&(_, c)| {
+            record[c]
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| EngineError::Parse {
+                    file: file.into(),
+                    row: Some(line),
+                    column: Some(table.headers[c].clone()),
+                    message: format!(
+                        "expected a finite number on the learning curve, found '{}'",
+                        &record[c]
+                    ),
+                })
+        })
+        .collect()
+}
+
+/// Loads a single-file learning-curve CSV (see the module docs).
+pub fn load_curve_table(
+    file: &str,
+    bytes: &[u8],
+    metric_name: &str,
+    direction: Direction,
+) -> Result<Loaded> {
+    let text = unpack_text(file, bytes)?;
+    let mut table = read_table(file, &text)?;
+    let steps = step_columns(&table);
+    if steps.is_empty() {
+        return Err(EngineError::parse(
+            file,
+            "no learning-curve columns: expected columns e1..eN or step_1..step_N",
+        ));
+    }
+    let step_cols: Vec<usize> = steps.iter().map(|s| s.1).collect();
+    let task = table.column("task").map(|_| "task".to_string());
+    let hps: Vec<String> = table
+        .headers
+        .iter()
+        .enumerate()
+        .filter(|(c, h)| {
+            !step_cols.contains(c)
+                && Some(h.as_str()) != task.as_deref()
+                && h.as_str() != "config_id"
+        })
+        .map(|(_, h)| h.clone())
+        .collect();
+    let mut curves = Vec::with_capacity(table.rows.len());
+    for (r, record) in table.rows.iter().enumerate() {
+        curves.push(parse_curve(file, r + 2, &table, record, &steps)?);
+    }
+    // The final value becomes an ordinary metric column so every method can use the table.
+    let last = steps.last().unwrap().1;
+    let final_col = unique_name(&table, metric_name);
+    table.headers.push(final_col.clone());
+    for record in &mut table.rows {
+        let v = record[last].to_string();
+        record.push_field(&v);
+    }
+    let roles = ColumnRoles {
+        hyperparameters: hps,
+        categorical: Vec::new(),
+        metrics: vec![Metric {
+            name: final_col.clone(),
+            direction,
+        }],
+        objective: final_col,
+        task,
+    };
+    let (mut benchmark, warnings) =
+        build_benchmark(file, &super::copula::file_stem(file), &table, &roles)?;
+    attach_curves_in_row_order(&mut benchmark, &table, roles.task.as_deref(), curves, None);
+    Ok(Loaded {
+        benchmark,
+        warnings,
+    })
+}
+
+fn unique_name(table: &CsvTable, base: &str) -> String {
+    let mut name = base.to_string();
+    while table.column(&name).is_some() {
+        name.push('_');
+    }
+    name
+}
+
+/// Rows were grouped by task in first-appearance order by `build_benchmark`; replay that
+/// grouping to hand each task its curves. (No rows are dropped: curves are finite.)
+fn attach_curves_in_row_order(
+    benchmark: &mut Benchmark,
+    table: &CsvTable,
+    task_col: Option<&str>,
+    curves: Vec<Vec<f64>>,
+    cost: Option<Vec<Vec<f64>>>,
+) {
+    let tc = task_col.and_then(|c| table.column(c));
+    let mut per_task: BTreeMap<usize, (Vec<Vec<f64>>, Vec<Vec<f64>>)> = BTreeMap::new();
+    let mut cost_iter = cost.map(|c| c.into_iter());
+    for (record, curve) in table.rows.iter().zip(curves) {
+        let t = tc
+            .and_then(|c| benchmark.task_index(&record[c]))
+            .unwrap_or(0);
+        let entry = per_task.entry(t).or_default();
+        entry.0.push(curve);
+        if let Some(it) = cost_iter.as_mut() {
+            entry.1.push(it.next().unwrap_or_default());
+        }
+    }
+    let has_cost = cost_iter.is_some();
+    for (t, (values, cost)) in per_task {
+        benchmark.tasks[t].curves = Some(Curves {
+            values,
+            cost: has_cost.then_some(cost),
+        });
+    }
+}
+
+/// One named input file: its name (for messages) and bytes.
+pub struct NamedBytes<'a> {
+    /// File name.
+    pub name: &'a str,
+    /// Content (plain, gzip or zip).
+    pub bytes: &'a [u8],
+}
+
+/// Loads the LCBench layout: configurations, one metric's curves, optional cumulative cost
+/// and optional task names (`task_id,dataset_name`).
+pub fn load_lcbench(
+    configs: NamedBytes,
+    metric: NamedBytes,
+    metric_name: &str,
+    cost: Option<NamedBytes>,
+    task_names: Option<NamedBytes>,
+) -> Result<Loaded> {
+    let ctable = read_table(configs.name, &unpack_text(configs.name, configs.bytes)?)?;
+    let id_col = ctable
+        .column("config_id")
+        .ok_or_else(|| EngineError::parse(configs.name, "expected a config_id column"))?;
+    let names = match task_names {
+        Some(nb) => {
+            let t = read_table(nb.name, &unpack_text(nb.name, nb.bytes)?)?;
+            let (i, n) = (t.column("task_id"), t.column("dataset_name"));
+            match (i, n) {
+                (Some(i), Some(n)) => t
+                    .rows
+                    .iter()
+                    .map(|r| (r[i].to_string(), r[n].to_string()))
+                    .collect(),
+                _ => {
+                    return Err(EngineError::parse(
+                        nb.name,
+                        "expected columns task_id,dataset_name",
+                    ))
+                }
+            }
+        }
+        None => BTreeMap::new(),
+    };
+    let config_rows: BTreeMap<String, usize> = ctable
+        .rows
+        .iter()
+        .enumerate()
+        .map(|(r, rec)| (rec[id_col].to_string(), r))
+        .collect();
+    let read_curves = |nb: &NamedBytes| -> Result<(CsvTable, Vec<Vec<f64>>)> {
+        let t = read_table(nb.name, &unpack_text(nb.name, nb.bytes)?)?;
+        let steps = step_columns(&t);
+        if steps.is_empty() || t.column("task_id").is_none() || t.column("config_id").is_none() {
+            return Err(EngineError::parse(
+                nb.name,
+                "expected columns task_id, config_id, e1..eN",
+            ));
+        }
+        let curves = t
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(r, rec)| parse_curve(nb.name, r + 2, &t, rec, &steps))
+            .collect::<Result<Vec<_>>>()?;
+        Ok((t, curves))
+    };
+    let (mtable, mcurves) = read_curves(&metric)?;
+    let cost_curves = match &cost {
+        Some(nb) => {
+            let (ct, cc) = read_curves(nb)?;
+            if ct.rows.len() != mtable.rows.len() {
+                return Err(EngineError::parse(
+                    nb.name,
+                    format!(
+                        "has {} rows but {} has {}",
+                        ct.rows.len(),
+                        metric.name,
+                        mtable.rows.len()
+                    ),
+                ));
+            }
+            Some(cc)
+        }
+        None => None,
+    };
+    // Join: one combined table with hyperparameters, task name and final metric.
+    let (ti, ci) = (
+        mtable.column("task_id").unwrap(),
+        mtable.column("config_id").unwrap(),
+    );
+    let hp_names: Vec<String> = ctable
+        .headers
+        .iter()
+        .filter(|h| *h != "config_id")
+        .cloned()
+        .collect();
+    let mut headers = hp_names.clone();
+    headers.push("task".into());
+    headers.push(metric_name.into());
+    let mut rows = Vec::with_capacity(mtable.rows.len());
+    for (r, rec) in mtable.rows.iter().enumerate() {
+        let cr = *config_rows
+            .get(&rec[ci])
+            .ok_or_else(|| EngineError::Parse {
+                file: metric.name.into(),
+                row: Some(r + 2),
+                column: Some("config_id".into()),
+                message: format!("config_id {} is not in {}", &rec[ci], configs.name),
+            })?;
+        let mut out = csv::StringRecord::new();
+        for (c, h) in ctable.headers.iter().enumerate() {
+            if h != "config_id" {
+                out.push_field(&ctable.rows[cr][c]);
+            }
+        }
+        out.push_field(names.get(&rec[ti]).map(String::as_str).unwrap_or(&rec[ti]));
+        out.push_field(&format!(
+            "{}",
+            mcurves[r].last().copied().unwrap_or(f64::NAN)
+        ));
+        rows.push(out);
+    }
+    let table = CsvTable { headers, rows };
+    let roles = ColumnRoles {
+        hyperparameters: hp_names,
+        categorical: Vec::new(),
+        metrics: vec![Metric {
+            name: metric_name.into(),
+            direction: guess_direction(metric_name),
+        }],
+        objective: metric_name.into(),
+        task: Some("task".into()),
+    };
+    let (mut benchmark, warnings) = build_benchmark(metric.name, "LCBench", &table, &roles)?;
+    for p in &mut benchmark.space.params {
+        if LCBENCH_LOG_PARAMS.contains(&p.name.as_str()) {
+            if let ParamKind::Integer { lower, upper } = p.kind {
+                p.kind = ParamKind::Continuous {
+                    lower: lower as f64,
+                    upper: upper as f64,
+                    log: true,
+                };
+            }
+            if let ParamKind::Continuous {
+                ref mut log, lower, ..
+            } = p.kind
+            {
+                *log = lower > 0.0;
+            }
+        }
+    }
+    attach_curves_in_row_order(&mut benchmark, &table, Some("task"), mcurves, cost_curves);
+    Ok(Loaded {
+        benchmark,
+        warnings,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn single_file_curves_attach_to_their_tasks() {
+        let text = "lr,task,e1,e2,e3\n0.1,a,0.5,0.6,0.7\n0.2,b,0.1,0.2,0.3\n0.3,a,0.4,0.45,0.9\n";
+        let l = load_curve_table("c.csv", text.as_bytes(), "val_acc", Direction::Maximize).unwrap();
+        let b = &l.benchmark;
+        assert_eq!(b.tasks[0].name, "a");
+        let c = b.tasks[0].curves.as_ref().unwrap();
+        assert_eq!(c.values, vec![vec![0.5, 0.6, 0.7], vec![0.4, 0.45, 0.9]]);
+        assert_eq!(b.tasks[0].metrics[0], vec![0.7, 0.9]);
+        assert_eq!(b.metrics[0].direction, Direction::Maximize);
+    }
+
+    #[test]
+    fn lcbench_layout_joins_configs_names_and_cost() {
+        let configs = "config_id,batch_size,learning_rate\n0,16,0.001\n1,512,0.1\n";
+        let acc = "task_id,config_id,e1,e2\n7,0,0.5,0.6\n7,1,0.7,0.8\n";
+        let time = "task_id,config_id,e1,e2\n7,0,1,2\n7,1,3,6\n";
+        let names = "task_id,dataset_name\n7,covertype\n";
+        let l = load_lcbench(
+            NamedBytes {
+                name: "configs.csv",
+                bytes: configs.as_bytes(),
+            },
+            NamedBytes {
+                name: "acc.csv",
+                bytes: acc.as_bytes(),
+            },
+            "val_balanced_accuracy",
+            Some(NamedBytes {
+                name: "time.csv",
+                bytes: time.as_bytes(),
+            }),
+            Some(NamedBytes {
+                name: "names.csv",
+                bytes: names.as_bytes(),
+            }),
+        )
+        .unwrap();
+        let t = &l.benchmark.tasks[0];
+        assert_eq!(t.name, "covertype");
+        assert_eq!(t.metrics[0], vec![0.6, 0.8]);
+        assert_eq!(
+            t.curves.as_ref().unwrap().cost.as_ref().unwrap()[1],
+            vec![3.0, 6.0]
+        );
+        assert!(matches!(
+            l.benchmark.space.params[0].kind,
+            ParamKind::Continuous { log: true, .. }
+        ));
+        let e = l.benchmark.space.encode(&[16.0, 0.001]);
+        assert_eq!(e, vec![0.0, 0.0]);
+    }
+
+    #[test]
+    fn bad_curve_value_is_located() {
+        let text = "lr,e1,e2\n0.1,0.5,oops\n";
+        let e = load_curve_table("c.csv", text.as_bytes(), "m", Direction::Minimize)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "c.csv, line 2, column 'e2': expected a finite number on the learning curve, found 'oops'");
+    }
+}

@@ -1,0 +1,44 @@
+//! The catalogue of methods: one file per method, built by name.
+
+pub mod random_search;
+
+use super::error::{EngineError, Result};
+use super::optimizer::Optimizer;
+
+/// What the page and the CLI show about a method.
+#[derive(Debug, Clone, Copy)]
+pub struct MethodInfo {
+    /// Name as in the paper, written verbatim in the traces' `optimizer` column.
+    pub name: &'static str,
+    /// One-line description.
+    pub summary: &'static str,
+    /// Whether the method uses the other tasks' evaluations.
+    pub uses_transfer: bool,
+}
+
+/// Every method the engine can run.
+pub const METHODS: &[MethodInfo] = &[MethodInfo {
+    name: "RS",
+    summary: "Random search without replacement",
+    uses_transfer: false,
+}];
+
+/// Looks a method up by name.
+pub fn method_info(name: &str) -> Option<&'static MethodInfo> {
+    METHODS.iter().find(|m| m.name == name)
+}
+
+/// Builds a fresh optimizer for one job.
+pub fn build_optimizer(name: &str) -> Result<Box<dyn Optimizer>> {
+    match name {
+        "RS" => Ok(Box::new(random_search::RandomSearch::new())),
+        other => Err(EngineError::Spec(format!(
+            "unknown method '{other}'; available: {}",
+            METHODS
+                .iter()
+                .map(|m| m.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}

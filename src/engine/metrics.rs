@@ -1,0 +1,126 @@
+//! Performance measures of the papers: best so far, DTM and ADTM (Salinas et al. 2020, §5,
+//! following Wistuba et al. 2018), and mean curves with a confidence band across seeds.
+//!
+//! DTM_opt^j(t) = (y_opt^j(t) − y_min^j) / (y_max^j − y_min^j) where y_min, y_max are the
+//! minimum and maximum over all offline evaluations of task j (for a maximised metric the
+//! roles of min and max swap, so 0 is always the best configuration and 1 the worst).
+//! The paper averages y_opt over seeds before normalising; DTM is affine in y_opt, so the mean
+//! of per-seed DTMs is identical and also yields a band. ADTM(t) averages DTM over tasks.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::benchmark::{Benchmark, Direction};
+use super::runner::Trace;
+
+/// Normalised distance of `best` to the task's optimum, in [0, 1].
+pub fn dtm(best: f64, y_min: f64, y_max: f64, direction: Direction) -> f64 {
+    let range = y_max - y_min;
+    if range <= 0.0 {
+        return 0.0;
+    }
+    match direction {
+        Direction::Minimize => (best - y_min) / range,
+        Direction::Maximize => (y_max - best) / range,
+    }
+}
+
+/// Mean over seeds with a 95% normal confidence band of the mean (±1.96·sd/√n).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Band {
+    /// Mean per iteration.
+    pub mean: Vec<f64>,
+    /// Lower edge per iteration.
+    pub lower: Vec<f64>,
+    /// Upper edge per iteration.
+    pub upper: Vec<f64>,
+    /// Number of curves averaged.
+    pub n: usize,
+}
+
+/// Summarises curves of possibly different lengths over the common prefix.
+pub fn band(curves: &[Vec<f64>]) -> Band {
+    let n = curves.len();
+    let len = curves.iter().map(Vec::len).min().unwrap_or(0);
+    let mut b = Band {
+        n,
+        ..Band::default()
+    };
+    for t in 0..len {
+        let mean = curves.iter().map(|c| c[t]).sum::<f64>() / n as f64;
+        let half = if n > 1 {
+            let var = curves.iter().map(|c| (c[t] - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+            1.96 * (var / n as f64).sqrt()
+        } else {
+            0.0
+        };
+        b.mean.push(mean);
+        b.lower.push(mean - half);
+        b.upper.push(mean + half);
+    }
+    b
+}
+
+/// Best-so-far curve of each trace of `method` on `task`.
+pub fn best_so_far_curves<'a>(
+    traces: impl IntoIterator<Item = &'a Trace>,
+    method: &str,
+    task: &str,
+) -> Vec<Vec<f64>> {
+    traces
+        .into_iter()
+        .filter(|t| t.method == method && t.task == task)
+        .map(|t| t.rows.iter().map(|r| r.best).collect())
+        .collect()
+}
+
+/// Per-seed ADTM curves of one method: for each seed, the mean over the tasks run with that
+/// seed of the DTM of the best-so-far value.
+pub fn adtm_curves<'a>(
+    traces: impl IntoIterator<Item = &'a Trace>,
+    bench: &Benchmark,
+    objective: usize,
+    direction: Direction,
+    method: &str,
+) -> Vec<Vec<f64>> {
+    let mut by_seed: BTreeMap<u64, Vec<Vec<f64>>> = BTreeMap::new();
+    for t in traces.into_iter().filter(|t| t.method == method) {
+        let Some(ti) = bench.task_index(&t.task) else {
+            continue;
+        };
+        let (lo, hi) = bench.tasks[ti].metric_range(objective);
+        by_seed.entry(t.seed).or_default().push(
+            t.rows
+                .iter()
+                .map(|r| dtm(r.best, lo, hi, direction))
+                .collect(),
+        );
+    }
+    by_seed
+        .into_values()
+        .map(|per_task| band(&per_task).mean)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dtm_is_zero_at_optimum_and_one_at_worst() {
+        assert_eq!(dtm(1.0, 1.0, 3.0, Direction::Minimize), 0.0);
+        assert_eq!(dtm(3.0, 1.0, 3.0, Direction::Minimize), 1.0);
+        assert_eq!(dtm(2.5, 1.0, 3.0, Direction::Minimize), 0.75);
+        assert_eq!(dtm(3.0, 1.0, 3.0, Direction::Maximize), 0.0);
+        assert_eq!(dtm(2.0, 2.0, 2.0, Direction::Minimize), 0.0);
+    }
+
+    #[test]
+    fn band_matches_hand_computation() {
+        let b = band(&[vec![1.0, 2.0], vec![3.0, 4.0, 9.0]]);
+        assert_eq!(b.mean, vec![2.0, 3.0]);
+        // sd = sqrt(2), half = 1.96 * sqrt(2)/sqrt(2) = 1.96
+        assert!((b.upper[0] - 3.96).abs() < 1e-12 && (b.lower[1] - 1.04).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,268 @@
+//! Experiment setups as human-readable, versioned URL query strings.
+//!
+//! `?v=1&data=shared:XGBoost.csv.zip&tasks=heart&methods=RS&seeds=20&seed0=0&iters=100&transfer=loto`
+//!
+//! Reading is forgiving per field: an unknown or invalid field yields a message naming it and
+//! falls back to the default for that field only, so a tampered link still opens.
+
+use super::benchmark::Direction;
+use super::spec::{DataRef, ExperimentSpec, TransferMode, MAX_ITERATIONS, MAX_SEEDS, SPEC_VERSION};
+
+/// Characters kept as they are; everything else is percent-encoded (UTF-8 bytes).
+fn keep(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"-_.~:@".contains(&b)
+}
+
+/// Percent-encodes a value (commas too: they separate list items).
+pub fn encode_component(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for &b in s.as_bytes() {
+        if keep(b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Decodes percent-encoding and `+` as space; `None` on broken escapes or invalid UTF-8.
+pub fn decode_component(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' => {
+                let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 3;
+            }
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+fn list(items: &[String]) -> String {
+    items
+        .iter()
+        .map(|s| encode_component(s))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The query string (without `?`) that restores `spec`.
+pub fn to_query(spec: &ExperimentSpec) -> String {
+    let mut parts = vec![
+        format!("v={}", spec.version),
+        format!("data={}", encode_component(&spec.data.to_string())),
+    ];
+    if let Some(o) = &spec.objective {
+        parts.push(format!("objective={}", encode_component(o)));
+    }
+    if let Some(d) = spec.direction {
+        parts.push(format!("direction={}", d.as_str()));
+    }
+    if !spec.tasks.is_empty() {
+        parts.push(format!("tasks={}", list(&spec.tasks)));
+    }
+    parts.push(format!("methods={}", list(&spec.methods)));
+    parts.push(format!("seeds={}", spec.seeds));
+    parts.push(format!("seed0={}", spec.first_seed));
+    parts.push(format!("iters={}", spec.iterations));
+    parts.push(format!("transfer={}", spec.transfer.as_str()));
+    parts.join("&")
+}
+
+/// A spec read from a link, with one message per field that was unknown or invalid.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParsedLink {
+    /// The restored setup (defaults where a field was missing or invalid).
+    pub spec: ExperimentSpec,
+    /// Messages naming each ignored field.
+    pub warnings: Vec<String>,
+}
+
+/// Reads a query string (with or without the leading `?`).
+pub fn from_query(query: &str) -> ParsedLink {
+    let defaults = ExperimentSpec::default();
+    let mut spec = defaults.clone();
+    let mut warnings = Vec::new();
+    let query = query.strip_prefix('?').unwrap_or(query);
+    let mut seen_version = false;
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (key, raw) = pair.split_once('=').unwrap_or((pair, ""));
+        let Some(value) = decode_component(raw) else {
+            warnings.push(format!(
+                "link field '{key}' is not valid percent-encoded UTF-8; using the default"
+            ));
+            continue;
+        };
+        let mut invalid = |expected: &str| {
+            warnings.push(format!(
+                "link field '{key}' = '{value}' is invalid ({expected}); using the default"
+            ))
+        };
+        match key {
+            "v" => {
+                seen_version = true;
+                if value.parse::<u32>().ok() != Some(SPEC_VERSION) {
+                    invalid(&format!("this build reads version {SPEC_VERSION}"));
+                }
+            }
+            "data" => match value.parse::<DataRef>() {
+                Ok(d) => spec.data = d,
+                Err(_) => invalid("expected bundled:NAME, shared:FILE or upload:FILE@SHA256"),
+            },
+            "objective" => {
+                if value.is_empty() {
+                    invalid("expected a metric name");
+                } else {
+                    spec.objective = Some(value.clone());
+                }
+            }
+            "direction" => match value.as_str() {
+                "min" => spec.direction = Some(Direction::Minimize),
+                "max" => spec.direction = Some(Direction::Maximize),
+                _ => invalid("expected min or max"),
+            },
+            "tasks" => match split_list(raw) {
+                Some(v) => spec.tasks = v,
+                None => invalid("expected a comma-separated list"),
+            },
+            "methods" => match split_list(raw) {
+                Some(v) if !v.is_empty() => spec.methods = v,
+                _ => invalid("expected a comma-separated list of methods"),
+            },
+            "seeds" => match value.parse::<u32>() {
+                Ok(n) if (1..=MAX_SEEDS).contains(&n) => spec.seeds = n,
+                _ => invalid(&format!("expected an integer from 1 to {MAX_SEEDS}")),
+            },
+            "seed0" => match value.parse::<u64>() {
+                Ok(n) => spec.first_seed = n,
+                _ => invalid("expected a non-negative integer"),
+            },
+            "iters" => match value.parse::<u32>() {
+                Ok(n) if (1..=MAX_ITERATIONS).contains(&n) => spec.iterations = n,
+                _ => invalid(&format!("expected an integer from 1 to {MAX_ITERATIONS}")),
+            },
+            "transfer" => match value.as_str() {
+                "loto" => spec.transfer = TransferMode::LeaveOneTaskOut,
+                "none" => spec.transfer = TransferMode::None,
+                _ => invalid("expected loto or none"),
+            },
+            _ => warnings.push(format!("unknown link field '{key}' ignored")),
+        }
+    }
+    if !seen_version && !query.is_empty() {
+        warnings.push(format!(
+            "link has no version field 'v'; read as version {SPEC_VERSION}"
+        ));
+    }
+    ParsedLink { spec, warnings }
+}
+
+fn split_list(raw: &str) -> Option<Vec<String>> {
+    if raw.is_empty() {
+        return Some(Vec::new());
+    }
+    raw.split(',').map(decode_component).collect()
+}
+
+/// Drops the tasks and methods a benchmark does not have, with a message naming each, and
+/// falls back to the defaults (all tasks, RS) when none remain.
+pub fn reconcile(
+    spec: &mut ExperimentSpec,
+    task_names: &[String],
+    known_methods: &[&str],
+) -> Vec<String> {
+    let mut warnings = Vec::new();
+    let before = spec.tasks.len();
+    spec.tasks.retain(|t| {
+        let ok = task_names.contains(t);
+        if !ok {
+            warnings.push(format!("task '{t}' is not in this benchmark; ignored"));
+        }
+        ok
+    });
+    if before > 0 && spec.tasks.is_empty() {
+        warnings.push("no valid task left; using all tasks".into());
+    }
+    spec.methods.retain(|m| {
+        let ok = known_methods.contains(&m.as_str());
+        if !ok {
+            warnings.push(format!("method '{m}' is unknown; ignored"));
+        }
+        ok
+    });
+    if spec.methods.is_empty() {
+        spec.methods = ExperimentSpec::default().methods;
+        warnings.push(format!(
+            "no valid method left; using {}",
+            spec.methods.join(", ")
+        ));
+    }
+    warnings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_with_awkward_names() {
+        let spec = ExperimentSpec {
+            data: DataRef::Shared("XGBoost.csv.zip".into()),
+            objective: Some("metric_error".into()),
+            direction: Some(Direction::Minimize),
+            tasks: vec!["heart".into(), "a,b & c/é".into()],
+            methods: vec!["RS".into()],
+            seeds: 20,
+            first_seed: 7,
+            iterations: 100,
+            ..ExperimentSpec::default()
+        };
+        let q = to_query(&spec);
+        assert!(
+            q.starts_with("v=1&data=shared:XGBoost.csv.zip&objective=metric_error"),
+            "{q}"
+        );
+        let parsed = from_query(&format!("?{q}"));
+        assert_eq!(parsed.warnings, Vec::<String>::new());
+        assert_eq!(parsed.spec, spec);
+    }
+
+    #[test]
+    fn tampered_fields_fall_back_one_by_one() {
+        let p = from_query("v=1&data=shared:XGBoost.csv.zip&seeds=-3&iters=abc&evil=1&methods=RS&transfer=zz&tasks=%ZZ");
+        assert_eq!(p.spec.data, DataRef::Shared("XGBoost.csv.zip".into()));
+        assert_eq!(p.spec.seeds, ExperimentSpec::default().seeds);
+        assert_eq!(p.spec.iterations, ExperimentSpec::default().iterations);
+        let all = p.warnings.join("\n");
+        for field in ["'seeds'", "'iters'", "'evil'", "'transfer'", "'tasks'"] {
+            assert!(all.contains(field), "no message for {field}: {all}");
+        }
+        assert_eq!(p.warnings.len(), 5, "{all}");
+    }
+
+    #[test]
+    fn reconcile_names_unknowns() {
+        let mut spec = ExperimentSpec {
+            tasks: vec!["heart".into(), "nope".into()],
+            methods: vec!["XX".into()],
+            ..Default::default()
+        };
+        let w = reconcile(&mut spec, &["heart".into()], &["RS"]);
+        assert_eq!(spec.tasks, vec!["heart".to_string()]);
+        assert_eq!(spec.methods, vec!["RS".to_string()]);
+        assert!(w[0].contains("'nope'") && w[1].contains("'XX'"), "{w:?}");
+    }
+}

@@ -1,0 +1,171 @@
+//! Runs one job — (method, task, seed) — to a trace.
+//!
+//! The clock is passed in because `std::time::Instant` does not exist on
+//! `wasm32-unknown-unknown`: the CLI passes `Instant`, the workers `performance.now()`.
+//! Wall time is recorded but never influences a decision, so traces are identical everywhere.
+
+use serde::{Deserialize, Serialize};
+
+use super::benchmark::{Benchmark, Direction};
+use super::error::{EngineError, Result};
+use super::methods::build_optimizer;
+use super::optimizer::{job_rng, SearchState};
+use super::spec::{Job, ResolvedSpec};
+
+/// One evaluation of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TraceRow {
+    /// 0-based iteration.
+    pub iteration: u32,
+    /// Index of the evaluated configuration in its task.
+    pub candidate: usize,
+    /// Objective value at that configuration (raw, in the metric's own direction).
+    pub value: f64,
+    /// Best value so far (in the objective's direction).
+    pub best: f64,
+    /// Seconds the optimizer spent deciding (suggest + observe); not part of equality checks.
+    pub optimizer_seconds: f64,
+}
+
+/// The result of one job.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Trace {
+    /// Method name.
+    pub method: String,
+    /// Benchmark name.
+    pub blackbox: String,
+    /// Task name.
+    pub task: String,
+    /// Seed.
+    pub seed: u64,
+    /// One row per iteration.
+    pub rows: Vec<TraceRow>,
+}
+
+/// Runs `job`; `now` returns seconds from any fixed origin; `progress` is called after each
+/// iteration with the number done. Returns early with an error if `progress` returns false.
+pub fn run_job(
+    bench: &Benchmark,
+    resolved: &ResolvedSpec,
+    job: &Job,
+    now: &dyn Fn() -> f64,
+    progress: &mut dyn FnMut(u32) -> bool,
+) -> Result<Trace> {
+    let task = bench
+        .tasks
+        .get(job.task)
+        .ok_or_else(|| EngineError::Spec(format!("task index {} out of range", job.task)))?;
+    let candidates = bench.encoded_task(job.task);
+    let values = &task.metrics[resolved.objective];
+    let sign = resolved.direction.sign();
+    let mut optimizer = build_optimizer(&job.method)?;
+    let mut rng = job_rng(job.seed, &task.name);
+    let n = resolved.spec.iterations.min(task.len() as u32);
+    let mut evaluated = vec![false; task.len()];
+    let mut history: Vec<(usize, f64)> = Vec::with_capacity(n as usize);
+    let mut rows = Vec::with_capacity(n as usize);
+    let mut best = f64::NAN;
+    for iteration in 0..n {
+        let t0 = now();
+        let state = SearchState {
+            candidates: &candidates,
+            evaluated: &evaluated,
+            history: &history,
+        };
+        let pick = optimizer.suggest(&state, &mut rng)?;
+        if pick >= task.len() || evaluated[pick] {
+            return Err(EngineError::Method {
+                method: job.method.clone(),
+                message: format!(
+                    "suggested candidate {pick}, which is out of range or already evaluated"
+                ),
+            });
+        }
+        let value = values[pick];
+        let loss = sign * value;
+        optimizer.observe(pick, loss);
+        let seconds = now() - t0;
+        evaluated[pick] = true;
+        history.push((pick, loss));
+        best = if best.is_nan() || better(value, best, resolved.direction) {
+            value
+        } else {
+            best
+        };
+        rows.push(TraceRow {
+            iteration,
+            candidate: pick,
+            value,
+            best,
+            optimizer_seconds: seconds,
+        });
+        if !progress(iteration + 1) {
+            return Err(EngineError::Method {
+                method: job.method.clone(),
+                message: "cancelled".into(),
+            });
+        }
+    }
+    Ok(Trace {
+        method: job.method.clone(),
+        blackbox: bench.name.clone(),
+        task: task.name.clone(),
+        seed: job.seed,
+        rows,
+    })
+}
+
+fn better(a: f64, b: f64, direction: Direction) -> bool {
+    match direction {
+        Direction::Minimize => a < b,
+        Direction::Maximize => a > b,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::bundled::quadratic_family;
+    use crate::engine::spec::ExperimentSpec;
+
+    #[test]
+    fn same_seed_same_trace_and_best_is_running_min() {
+        let bench = quadratic_family();
+        let spec = ExperimentSpec {
+            iterations: 30,
+            seeds: 2,
+            ..Default::default()
+        };
+        let r = spec.resolve(&bench).unwrap();
+        let job = Job {
+            method: "RS".into(),
+            task: 3,
+            seed: 5,
+        };
+        let a = run_job(&bench, &r, &job, &|| 0.0, &mut |_| true).unwrap();
+        let b = run_job(&bench, &r, &job, &|| 0.0, &mut |_| true).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.rows.len(), 30);
+        let mut m = f64::INFINITY;
+        for row in &a.rows {
+            m = m.min(row.value);
+            assert_eq!(row.best, m);
+            assert_eq!(row.value, bench.tasks[3].metrics[0][row.candidate]);
+        }
+        let other = run_job(&bench, &r, &Job { seed: 6, ..job }, &|| 0.0, &mut |_| true).unwrap();
+        assert_ne!(a.rows[0].candidate, other.rows[0].candidate);
+    }
+
+    #[test]
+    fn cancellation_stops_the_job() {
+        let bench = quadratic_family();
+        let r = ExperimentSpec::default().resolve(&bench).unwrap();
+        let job = Job {
+            method: "RS".into(),
+            task: 0,
+            seed: 0,
+        };
+        let e = run_job(&bench, &r, &job, &|| 0.0, &mut |done| done < 3).unwrap_err();
+        assert!(e.to_string().contains("cancelled"));
+    }
+}

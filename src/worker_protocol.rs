@@ -1,0 +1,56 @@
+//! Messages between the page and its Web Workers (serialised by gloo-worker's bincode codec).
+//!
+//! A worker first receives the benchmark once, then any number of jobs. It answers each job
+//! with progress messages and one final trace (or error), tagged with the job's id.
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::benchmark::Benchmark;
+use crate::engine::runner::Trace;
+use crate::engine::spec::{Job, ResolvedSpec};
+
+/// Page → worker.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum ToWorker {
+    /// Replace the worker's benchmark and resolved spec.
+    Load {
+        /// Generation counter: replies to older generations are ignored by the page.
+        generation: u32,
+        /// The benchmark.
+        benchmark: Box<Benchmark>,
+        /// The resolved spec.
+        resolved: Box<ResolvedSpec>,
+    },
+    /// Run one job.
+    Run {
+        /// Generation the job belongs to.
+        generation: u32,
+        /// Job id, unique within a generation.
+        id: u32,
+        /// The job.
+        job: Job,
+    },
+}
+
+/// Worker → page.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum FromWorker {
+    /// Iterations done so far for a job.
+    Progress {
+        /// Generation.
+        generation: u32,
+        /// Job id.
+        id: u32,
+        /// Iterations done.
+        done: u32,
+    },
+    /// A finished job.
+    Done {
+        /// Generation.
+        generation: u32,
+        /// Job id.
+        id: u32,
+        /// The trace, or the error message.
+        result: Result<Trace, String>,
+    },
+}

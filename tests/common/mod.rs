@@ -1,0 +1,31 @@
+//! Shared by the native and the wasm tests: the golden experiment whose traces must be
+//! byte-identical on every platform.
+
+use hpo_playground::engine::bundled::quadratic_family;
+use hpo_playground::engine::export::traces_csv;
+use hpo_playground::engine::runner::run_job;
+use hpo_playground::engine::spec::{ExperimentSpec, TransferMode};
+
+/// The golden traces, as committed in `tests/golden/quadratic_rs.csv`.
+pub const GOLDEN: &str = include_str!("../golden/quadratic_rs.csv");
+
+/// Runs the golden experiment and returns its traces CSV.
+pub fn golden_run() -> String {
+    let bench = quadratic_family();
+    let spec = ExperimentSpec {
+        tasks: vec!["quadratic-00".into(), "quadratic-17".into()],
+        methods: vec!["RS".into()],
+        seeds: 3,
+        first_seed: 41,
+        iterations: 20,
+        transfer: TransferMode::LeaveOneTaskOut,
+        ..ExperimentSpec::default()
+    };
+    let resolved = spec.resolve(&bench).expect("valid spec");
+    let traces: Vec<_> = resolved
+        .jobs()
+        .iter()
+        .map(|j| run_job(&bench, &resolved, j, &|| 0.0, &mut |_| true).expect("runs"))
+        .collect();
+    traces_csv(&traces)
+}

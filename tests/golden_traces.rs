@@ -1,0 +1,18 @@
+//! Same seed ⇒ same trace: the native run must reproduce the committed golden file, which the
+//! wasm test (`tests/wasm_engine.rs`) checks in headless Chromium too.
+
+mod common;
+
+#[test]
+fn native_run_matches_golden_file() {
+    let run = common::golden_run();
+    if std::env::var_os("HPO_BLESS").is_some() {
+        std::fs::write(
+            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/quadratic_rs.csv"),
+            &run,
+        )
+        .unwrap();
+    }
+    assert_eq!(run.lines().count(), 1 + 2 * 3 * 20);
+    assert!(run == common::GOLDEN, "traces differ from tests/golden/quadratic_rs.csv (set HPO_BLESS=1 only if the change is intended)");
+}
