@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs whatever is missing for serving (default) or testing (--test) the app.
+# Idempotent: every step checks first, so a repeat run takes seconds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+want_test=false
+[ "${1:-}" = "--test" ] && want_test=true
+say() { echo "install: $*"; }
+
+export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
+
+# Rust toolchain pinned by rust-toolchain.toml, with the wasm target.
+if ! rustup target list --installed 2>/dev/null | grep -q wasm32-unknown-unknown; then
+  say "adding the wasm32 target"; rustup target add wasm32-unknown-unknown
+fi
+
+# trunk 0.21.14 (0.22 needs a newer rustc).
+if ! trunk --version 2>/dev/null | grep -q "0.21.14"; then
+  say "installing trunk 0.21.14 (about 15 min on a fresh machine)"
+  cargo install --locked trunk --version 0.21.14
+fi
+
+# wasm-bindgen-cli must equal the wasm-bindgen in Cargo.lock (not --locked: its lock file
+# names a crate version the registry lacks).
+wbg=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/"/,"",$3); print $3; exit}' Cargo.lock)
+if ! wasm-bindgen --version 2>/dev/null | grep -q " $wbg\$"; then
+  say "installing wasm-bindgen-cli $wbg (about 8 min on a fresh machine)"
+  cargo install wasm-bindgen-cli --version "$wbg"
+fi
+
+# npm tools: binaryen's wasm-opt 132 (Debian's 108 breaks the wasm) and playwright-core.
+if ! wasm-opt --version 2>/dev/null | grep -q "version 132" || ! [ -d node_modules/playwright-core ]; then
+  say "installing npm tools"
+  if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
+fi
+
+if $want_test; then
+  if ! [ -x /usr/bin/chromium ] || ! [ -x /usr/bin/chromedriver ]; then
+    say "installing Debian chromium and chromium-driver"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+  fi
+fi
+say "tools ready: $(trunk --version), $(wasm-bindgen --version), $(wasm-opt --version)"

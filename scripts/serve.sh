@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Installs what is missing, then builds and serves the app on http://127.0.0.1:8080
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install.sh
+export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
+exec trunk serve --release --address 127.0.0.1 --port "${PORT:-8080}"

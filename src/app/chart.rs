@@ -1,0 +1,206 @@
+//! Line charts with confidence bands, drawn as self-contained SVG (attributes, no CSS), so
+//! the exported file looks like the page. Values on hover; log-scale y axis on demand.
+
+use leptos::prelude::*;
+
+use crate::engine::metrics::Band;
+
+/// One curve: a method's mean with its band.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    /// Legend label.
+    pub name: String,
+    /// CSS colour.
+    pub color: &'static str,
+    /// Mean and band per iteration (iteration 1 is index 0).
+    pub band: Band,
+}
+
+/// Colour-blind-safe palette (Okabe–Ito), one colour per method.
+pub const PALETTE: &[&str] = &["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"];
+
+const W: f64 = 640.0;
+const H: f64 = 330.0;
+const ML: f64 = 64.0;
+const MR: f64 = 150.0;
+const MT: f64 = 28.0;
+const MB: f64 = 44.0;
+
+struct Scale {
+    x_max: usize,
+    y_lo: f64,
+    y_hi: f64,
+    log: bool,
+}
+
+impl Scale {
+    fn x(&self, i: usize) -> f64 {
+        let span = (self.x_max.max(2) - 1) as f64;
+        ML + (i as f64) / span * (W - ML - MR)
+    }
+    fn t(&self, v: f64) -> f64 {
+        if self.log {
+            v.max(self.y_lo).log10()
+        } else {
+            v
+        }
+    }
+    fn y(&self, v: f64) -> f64 {
+        let (lo, hi) = (self.t(self.y_lo), self.t(self.y_hi));
+        let f = if hi > lo { (self.t(v) - lo) / (hi - lo) } else { 0.5 };
+        H - MB - f * (H - MT - MB)
+    }
+    fn ticks(&self) -> Vec<f64> {
+        if self.log {
+            let (a, b) = (self.y_lo.log10().floor() as i32, self.y_hi.log10().ceil() as i32);
+            (a..=b).map(|e| 10f64.powi(e)).filter(|v| *v >= self.y_lo * 0.999 && *v <= self.y_hi * 1.001).collect()
+        } else {
+            let span = self.y_hi - self.y_lo;
+            if span <= 0.0 {
+                return vec![self.y_lo];
+            }
+            let raw = span / 5.0;
+            let mag = 10f64.powf(raw.log10().floor());
+            let step = [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * mag).find(|s| span / s <= 6.0).unwrap_or(10.0 * mag);
+            let first = (self.y_lo / step).ceil() as i64;
+            let last = (self.y_hi / step).floor() as i64;
+            (first..=last).map(|k| k as f64 * step).collect()
+        }
+    }
+}
+
+fn scale(series: &[Series], log: bool) -> Option<Scale> {
+    let x_max = series.iter().map(|s| s.band.mean.len()).max().filter(|&n| n > 0)?;
+    let values = series.iter().flat_map(|s| s.band.lower.iter().chain(&s.band.upper).chain(&s.band.mean)).copied().filter(|v| v.is_finite() && (!log || *v > 0.0));
+    let (mut lo, mut hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
+    if !lo.is_finite() {
+        return None;
+    }
+    if !log && hi == lo {
+        lo -= 0.5;
+        hi += 0.5;
+    }
+    if log && hi / lo < 10.0 {
+        lo /= 1.5;
+        hi *= 1.5;
+    }
+    Some(Scale { x_max, y_lo: lo, y_hi: hi, log })
+}
+
+fn fmt_value(v: f64) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else if v.abs() >= 1e4 || v.abs() < 1e-3 {
+        format!("{v:.3e}")
+    } else {
+        format!("{v:.4}")
+    }
+}
+
+/// A chart of several series over iterations.
+#[component]
+pub fn LineChart(
+    /// DOM id of the `<svg>` (used by the export buttons and the tests).
+    id: &'static str,
+    /// Title drawn in the chart.
+    title: Signal<String>,
+    /// Y-axis label.
+    y_label: &'static str,
+    /// The curves.
+    series: Signal<Vec<Series>>,
+    /// Log-scale y axis.
+    log_y: Signal<bool>,
+) -> impl IntoView {
+    let hover = RwSignal::new(None::<usize>);
+    let on_move = move |ev: leptos::ev::MouseEvent| {
+        let n = series.with(|s| s.iter().map(|x| x.band.mean.len()).max().unwrap_or(0));
+        if n == 0 {
+            return;
+        }
+        // offsetX is in CSS pixels of the rendered svg; map back through its viewBox.
+        let target: web_sys::Element = event_target(&ev);
+        let width = target.closest("svg").ok().flatten().map(|e| e.get_bounding_client_rect().width()).unwrap_or(W);
+        let x = ev.offset_x() as f64 * W / width.max(1.0);
+        let f = ((x - ML) / (W - ML - MR)).clamp(0.0, 1.0);
+        hover.set(Some((f * (n.max(2) - 1) as f64).round() as usize));
+    };
+    view! {
+        <svg id=id xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {W} {H}") width="100%"
+            font-family="system-ui, sans-serif" font-size="11" role="img"
+            on:mousemove=on_move on:mouseleave=move |_| hover.set(None)>
+            <rect x="0" y="0" width=W height=H fill="#ffffff"/>
+            <text x=ML y="16" font-size="13" font-weight="600" fill="#222">{move || title.get()}</text>
+            {move || {
+                let s = series.get();
+                let log = log_y.get();
+                let Some(sc) = scale(&s, log) else {
+                    return view! { <text x=W / 2.0 y=H / 2.0 text-anchor="middle" fill="#777">"No results yet: run an experiment."</text> }.into_any();
+                };
+                let ticks = sc.ticks().into_iter().map(|v| {
+                    let y = sc.y(v);
+                    view! {
+                        <line x1=ML x2=W - MR y1=y y2=y stroke="#e5e5e5"/>
+                        <text x=ML - 6.0 y=y + 4.0 text-anchor="end" fill="#444">{fmt_value(v)}</text>
+                    }
+                }).collect_view();
+                let xt: Vec<usize> = {
+                    let n = sc.x_max;
+                    let step = [1usize, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10000].into_iter().find(|st| n / st <= 8).unwrap_or(n);
+                    (1..=n).filter(|i| i % step == 0 || *i == 1).collect()
+                };
+                let xticks = xt.into_iter().map(|i| {
+                    let x = sc.x(i - 1);
+                    view! { <text x=x y=H - MB + 16.0 text-anchor="middle" fill="#444">{i}</text> }
+                }).collect_view();
+                let curves = s.iter().enumerate().map(|(k, se)| {
+                    let b = &se.band;
+                    let upper: Vec<String> = b.upper.iter().enumerate().map(|(i, v)| format!("{:.2},{:.2}", sc.x(i), sc.y(*v))).collect();
+                    let lower: Vec<String> = b.lower.iter().enumerate().rev().map(|(i, v)| format!("{:.2},{:.2}", sc.x(i), sc.y(*v))).collect();
+                    let poly = format!("{} {}", upper.join(" "), lower.join(" "));
+                    let line: Vec<String> = b.mean.iter().enumerate().map(|(i, v)| format!("{:.2},{:.2}", sc.x(i), sc.y(*v))).collect();
+                    let ly = MT + 14.0 + 16.0 * k as f64;
+                    view! {
+                        <polygon points=poly fill=se.color fill-opacity="0.18" stroke="none"/>
+                        <polyline points=line.join(" ") fill="none" stroke=se.color stroke-width="2"/>
+                        <line x1=W - MR + 10.0 x2=W - MR + 28.0 y1=ly - 4.0 y2=ly - 4.0 stroke=se.color stroke-width="3"/>
+                        <text x=W - MR + 32.0 y=ly fill="#222">{format!("{} (n={})", se.name, b.n)}</text>
+                    }
+                }).collect_view();
+                let hover_view = hover.get().filter(|&i| i < sc.x_max).map(|i| {
+                    let x = sc.x(i);
+                    let lines: Vec<(String, &'static str)> = s.iter().filter_map(|se| {
+                        let m = *se.band.mean.get(i)?;
+                        Some((format!("{}: {} [{}, {}]", se.name, fmt_value(m), fmt_value(se.band.lower[i]), fmt_value(se.band.upper[i])), se.color))
+                    }).collect();
+                    let bx = if x > W / 2.0 { x - 236.0 } else { x + 8.0 };
+                    let rows = lines.into_iter().enumerate().map(|(k, (t, c))| view! {
+                        <text x=bx + 6.0 y=MT + 30.0 + 14.0 * k as f64 fill=c>{t}</text>
+                    }).collect_view();
+                    let height = 22.0 + 14.0 * s.len() as f64;
+                    view! {
+                        <g class="hover">
+                            <line x1=x x2=x y1=MT y2=H - MB stroke="#888" stroke-dasharray="3,3"/>
+                            <rect x=bx y=MT + 4.0 width="228" height=height fill="#ffffff" fill-opacity="0.92" stroke="#bbb"/>
+                            <text x=bx + 6.0 y=MT + 17.0 fill="#222" font-weight="600">{format!("iteration {}", i + 1)}</text>
+                            {rows}
+                        </g>
+                    }
+                });
+                view! {
+                    <g>
+                        {ticks}
+                        {xticks}
+                        <line x1=ML x2=W - MR y1=H - MB y2=H - MB stroke="#444"/>
+                        <line x1=ML x2=ML y1=MT y2=H - MB stroke="#444"/>
+                        <text x=(ML + W - MR) / 2.0 y=H - 8.0 text-anchor="middle" fill="#222">"iteration"</text>
+                        <text transform=format!("translate(14,{}) rotate(-90)", (MT + H - MB) / 2.0) text-anchor="middle" fill="#222">
+                            {move || if log_y.get() { format!("{y_label} (log)") } else { y_label.to_string() }}
+                        </text>
+                        {curves}
+                        {hover_view}
+                    </g>
+                }.into_any()
+            }}
+        </svg>
+    }
+}

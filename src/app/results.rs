@@ -1,0 +1,104 @@
+//! Result charts (ADTM and best so far, mean with a 95% band across seeds) and exports.
+
+use leptos::prelude::*;
+
+use super::browser::{download_png, download_svg, download_text};
+use super::chart::{LineChart, Series, PALETTE};
+use super::state::{AppState, Level};
+use crate::engine::export::traces_csv;
+use crate::engine::metrics::{adtm_curves, band, best_so_far_curves};
+
+/// Charts and export buttons.
+#[component]
+pub fn ResultsPanel() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let adtm = Memo::new(move |_| {
+        let Some((resolved, bench)) = state.run_setup.get() else { return Vec::new() };
+        state.traces.with(|traces| {
+            resolved
+                .spec
+                .methods
+                .iter()
+                .enumerate()
+                .map(|(k, m)| Series { name: m.clone(), color: PALETTE[k % PALETTE.len()], band: band(&adtm_curves(traces, &bench, resolved.objective, resolved.direction, m)) })
+                .filter(|s| s.band.n > 0)
+                .collect::<Vec<_>>()
+        })
+    });
+    let best = Memo::new(move |_| {
+        let Some((resolved, _)) = state.run_setup.get() else { return Vec::new() };
+        let task = state.best_task.get();
+        state.traces.with(|traces| {
+            resolved
+                .spec
+                .methods
+                .iter()
+                .enumerate()
+                .map(|(k, m)| Series { name: m.clone(), color: PALETTE[k % PALETTE.len()], band: band(&best_so_far_curves(traces, m, &task)) })
+                .filter(|s| s.band.n > 0)
+                .collect::<Vec<_>>()
+        })
+    });
+    let adtm_title = Signal::derive(move || {
+        let n = state.run_setup.with(|r| r.as_ref().map(|(r, _)| r.tasks.len()).unwrap_or(0));
+        format!("ADTM over {n} task{} (mean, 95% band across seeds)", if n == 1 { "" } else { "s" })
+    });
+    let best_title = Signal::derive(move || {
+        let obj = state.run_setup.with(|r| r.as_ref().map(|(r, b)| b.metrics[r.objective].name.clone()).unwrap_or_default());
+        format!("Best {obj} so far on {} (mean, 95% band)", state.best_task.get())
+    });
+    let export = move |what: &'static str| {
+        let result = match what {
+            "csv" => download_text("traces.csv", "text/csv", &state.traces.with(|t| traces_csv(t.iter()))),
+            "spec" => {
+                let spec = state.run_setup.with(|r| r.as_ref().map(|(r, _)| r.spec.clone())).unwrap_or_else(|| state.spec.get_untracked());
+                download_text("spec.json", "application/json", &serde_json::to_string_pretty(&spec).unwrap_or_default())
+            }
+            "adtm-svg" => download_svg("chart-adtm", "adtm.svg"),
+            "adtm-png" => download_png("chart-adtm", "adtm.png"),
+            "best-svg" => download_svg("chart-best", "best-so-far.svg"),
+            _ => download_png("chart-best", "best-so-far.png"),
+        };
+        if let Err(e) = result {
+            state.say(Level::Error, format!("export failed: {e:?}"));
+        }
+    };
+    let has_results = move || state.traces.with(|t| !t.is_empty());
+    view! {
+        <div class="row">
+            <label class="check"><input id="log-scale" type="checkbox" prop:checked=move || state.log_y.get()
+                on:change=move |ev| state.log_y.set(event_target_checked(&ev))/>"log scale"</label>
+            <button id="export-csv" on:click=move |_| export("csv") disabled=move || !has_results()>"Traces CSV"</button>
+            <button id="export-spec" on:click=move |_| export("spec")>"Spec JSON"</button>
+        </div>
+        <div class="charts">
+            <figure>
+                <LineChart id="chart-adtm" title=adtm_title y_label="ADTM" series=Signal::derive(move || adtm.get()) log_y=state.log_y.into()/>
+                <figcaption>
+                    "Distance to the task's best configuration, normalised by its min and max over all evaluations, averaged over tasks (Salinas et al. 2020, §5). "
+                    <button class="small" on:click=move |_| export("adtm-svg")>"SVG"</button>
+                    <button class="small" on:click=move |_| export("adtm-png")>"PNG"</button>
+                </figcaption>
+            </figure>
+            <figure>
+                <LineChart id="chart-best" title=best_title y_label="best so far" series=Signal::derive(move || best.get()) log_y=state.log_y.into()/>
+                <figcaption>
+                    <label>"Task "
+                        <select id="best-task" on:change=move |ev| state.best_task.set(event_target_value(&ev))>
+                            {move || state.run_setup.get().map(|(r, b)| {
+                                let current = state.best_task.get();
+                                r.tasks.iter().map(|&t| {
+                                    let name = b.tasks[t].name.clone();
+                                    view! { <option value=name.clone() selected=name == current>{name.clone()}</option> }
+                                }).collect_view()
+                            })}
+                        </select>
+                    </label>
+                    " "
+                    <button class="small" on:click=move |_| export("best-svg")>"SVG"</button>
+                    <button class="small" on:click=move |_| export("best-png")>"PNG"</button>
+                </figcaption>
+            </figure>
+        </div>
+    }
+}

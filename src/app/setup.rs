@@ -1,0 +1,282 @@
+//! The setup form (what to run) and the run controls (progress, cancel, link).
+
+use leptos::prelude::*;
+
+use super::browser::{copy_to_clipboard, hardware_concurrency, link_for, now_ms};
+use super::pool::{self, RunSink};
+use super::state::{AppState, Level, RunStatus};
+use crate::engine::benchmark::Direction;
+use crate::engine::methods::METHODS;
+use crate::engine::permalink::to_query;
+use crate::engine::runner::Trace;
+use crate::engine::spec::{Job, TransferMode, MAX_ITERATIONS, MAX_SEEDS};
+
+fn parse_in<T: std::str::FromStr + PartialOrd>(s: &str, lo: T, hi: T) -> Option<T> {
+    s.trim().parse::<T>().ok().filter(|v| *v >= lo && *v <= hi)
+}
+
+/// Objective, tasks, methods, seeds, iterations, transfer mode.
+#[component]
+pub fn SetupPanel() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let spec = state.spec;
+    let task_names = move || state.bench.get().map(|b| b.tasks.iter().map(|t| t.name.clone()).collect::<Vec<_>>()).unwrap_or_default();
+    let toggle_task = move |name: String| {
+        let all = task_names();
+        spec.update(|s| {
+            let mut chosen: Vec<String> = if s.tasks.is_empty() { all.clone() } else { s.tasks.clone() };
+            if let Some(i) = chosen.iter().position(|t| *t == name) {
+                if chosen.len() > 1 {
+                    chosen.remove(i);
+                }
+            } else {
+                chosen.push(name);
+            }
+            // Keep file order; "all" is written as an empty list (shorter links).
+            chosen = all.iter().filter(|t| chosen.contains(t)).cloned().collect();
+            s.tasks = if chosen.len() == all.len() { Vec::new() } else { chosen };
+        });
+    };
+    let number_input = move |id: &'static str, label: &'static str, get: fn(&crate::engine::spec::ExperimentSpec) -> String, set: fn(&mut crate::engine::spec::ExperimentSpec, &str) -> bool, hint: String| {
+        let invalid = RwSignal::new(false);
+        view! {
+            <label>{label}" "
+                <input id=id type="number" class:invalid=move || invalid.get() title=hint.clone()
+                    prop:value=move || get(&spec.get())
+                    on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        let mut ok = false;
+                        spec.update(|s| ok = set(s, &v));
+                        invalid.set(!ok);
+                        if !ok { state.say(Level::Warning, format!("{label}: '{v}' is not valid ({hint}); kept the previous value")); }
+                    }/>
+            </label>
+        }
+    };
+    view! {
+        <div class="row">
+            <label>"Objective "
+                <select id="objective" on:change=move |ev| {
+                    let v = event_target_value(&ev);
+                    spec.update(|s| s.objective = if v.is_empty() { None } else { Some(v) });
+                }>
+                    {move || state.bench.get().map(|b| {
+                        let current = spec.get().objective.unwrap_or_else(|| b.metrics[b.objective].name.clone());
+                        b.metrics.iter().map(|m| {
+                            let selected = m.name == current;
+                            view! { <option value=m.name.clone() selected=selected>{format!("{} ({})", m.name, m.direction.as_str())}</option> }
+                        }).collect_view()
+                    })}
+                </select>
+            </label>
+            <label>"Direction "
+                <select id="direction" on:change=move |ev| {
+                    let v = event_target_value(&ev);
+                    spec.update(|s| s.direction = match v.as_str() { "min" => Some(Direction::Minimize), "max" => Some(Direction::Maximize), _ => None });
+                } prop:value=move || spec.get().direction.map(|d| d.as_str().to_string()).unwrap_or_default()>
+                    <option value="">"metric's own"</option>
+                    <option value="min">"minimise"</option>
+                    <option value="max">"maximise"</option>
+                </select>
+            </label>
+        </div>
+        <fieldset id="tasks">
+            <legend>"Tasks "
+                <button class="small" id="tasks-all" on:click=move |_| spec.update(|s| s.tasks.clear())>"all"</button>
+            </legend>
+            {move || {
+                let chosen = spec.get().tasks;
+                task_names().into_iter().map(|t| {
+                    let checked = chosen.is_empty() || chosen.contains(&t);
+                    let name = t.clone();
+                    view! {
+                        <label class="check"><input type="checkbox" value=t.clone() prop:checked=checked on:change=move |_| toggle_task(name.clone())/>{t}</label>
+                    }
+                }).collect_view()
+            }}
+        </fieldset>
+        <fieldset id="methods">
+            <legend>"Methods"</legend>
+            {METHODS.iter().map(|m| {
+                let name = m.name;
+                view! {
+                    <label class="check" title=m.summary>
+                        <input type="checkbox" value=name prop:checked=move || spec.get().methods.iter().any(|x| x == name)
+                            on:change=move |_| spec.update(|s| {
+                                if let Some(i) = s.methods.iter().position(|x| x == name) {
+                                    if s.methods.len() > 1 { s.methods.remove(i); }
+                                } else {
+                                    s.methods.push(name.to_string());
+                                }
+                            })/>
+                        {name}" — "{m.summary}
+                    </label>
+                }
+            }).collect_view()}
+        </fieldset>
+        <div class="row">
+            {number_input("seeds", "Seeds", |s| s.seeds.to_string(), |s, v| parse_in(v, 1, MAX_SEEDS).map(|n| s.seeds = n).is_some(), format!("1 to {MAX_SEEDS}"))}
+            {number_input("first-seed", "First seed", |s| s.first_seed.to_string(), |s, v| parse_in(v, 0, u64::MAX).map(|n| s.first_seed = n).is_some(), "a non-negative integer".into())}
+            {number_input("iters", "Iterations", |s| s.iterations.to_string(), |s, v| parse_in(v, 1, MAX_ITERATIONS).map(|n| s.iterations = n).is_some(), format!("1 to {MAX_ITERATIONS}"))}
+            <label>"Transfer "
+                <select id="transfer" prop:value=move || spec.get().transfer.as_str() on:change=move |ev| {
+                    let v = event_target_value(&ev);
+                    spec.update(|s| s.transfer = if v == "none" { TransferMode::None } else { TransferMode::LeaveOneTaskOut });
+                }>
+                    <option value="loto">"leave one task out"</option>
+                    <option value="none">"none"</option>
+                </select>
+            </label>
+        </div>
+    }
+}
+
+struct UiSink {
+    state: AppState,
+}
+
+fn job_label(state: &AppState, job: &Job) -> String {
+    let task = state.run_setup.with_untracked(|r| r.as_ref().map(|(_, b)| b.tasks[job.task].name.clone())).unwrap_or_default();
+    format!("{} · {} · seed {}", job.method, task, job.seed)
+}
+
+impl RunSink for UiSink {
+    fn progress(&self, worker: usize, job: &Job, done: u32) {
+        let label = job_label(&self.state, job);
+        self.state.run.update(|r| {
+            r.current.insert(worker, (label, done));
+        });
+    }
+
+    fn finished(&self, worker: usize, job: &Job, result: Result<Trace, String>) {
+        let label = job_label(&self.state, job);
+        match result {
+            Ok(trace) => self.state.traces.update(|t| t.push(trace)),
+            Err(e) => {
+                self.state.say(Level::Error, format!("{label}: {e}"));
+                self.state.run.update(|r| r.failed_jobs += 1);
+            }
+        }
+        self.state.run.update(|r| {
+            r.done_jobs += 1;
+            if r.current.get(&worker).is_some_and(|c| c.0 == label) {
+                r.current.remove(&worker);
+            }
+            if r.done_jobs == r.total_jobs {
+                r.running = false;
+                r.current.clear();
+                r.ended_ms = Some(now_ms());
+            }
+        });
+    }
+}
+
+fn start_run(state: AppState) {
+    let Some(bench) = state.bench.get_untracked() else {
+        state.say(Level::Error, "load a benchmark first");
+        return;
+    };
+    let spec = state.spec.get_untracked();
+    let resolved = match spec.resolve(&bench) {
+        Ok(r) => r,
+        Err(e) => {
+            state.say(Level::Error, e.to_string());
+            return;
+        }
+    };
+    state.clear(Level::Error);
+    let jobs = resolved.jobs();
+    let total = jobs.len();
+    let first_task = bench.tasks[resolved.tasks[0]].name.clone();
+    if !resolved.tasks.iter().any(|&t| bench.tasks[t].name == state.best_task.get_untracked()) {
+        state.best_task.set(first_task);
+    }
+    state.traces.set(Vec::with_capacity(total));
+    state.run_setup.set(Some((resolved.clone(), bench.clone())));
+    let workers = pool::start(bench, resolved, jobs, hardware_concurrency(), Box::new(UiSink { state }));
+    state.run.set(RunStatus { running: true, total_jobs: total, iterations: spec.iterations, started_ms: now_ms(), workers, ..RunStatus::default() });
+}
+
+fn fmt_seconds(s: f64) -> String {
+    if s < 1.0 {
+        format!("{:.0} ms", s * 1000.0)
+    } else if s < 120.0 {
+        format!("{s:.1} s")
+    } else {
+        format!("{:.0} min {:.0} s", (s / 60.0).floor(), s % 60.0)
+    }
+}
+
+/// Run and cancel buttons, progress with ETA, and the permalink.
+#[component]
+pub fn RunPanel() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let run = state.run;
+    let link = Memo::new(move |_| link_for(&to_query(&state.spec.get())));
+    let copied = RwSignal::new(false);
+    let cancel = move |_| {
+        pool::cancel();
+        run.update(|r| {
+            r.running = false;
+            r.cancelled = true;
+            r.current.clear();
+            r.ended_ms = Some(now_ms());
+        });
+    };
+    let status_text = move || {
+        let r = run.get();
+        if r.total_jobs == 0 {
+            return "Not run yet.".to_string();
+        }
+        let elapsed = (r.ended_ms.unwrap_or_else(now_ms) - r.started_ms) / 1000.0;
+        let f = r.fraction();
+        if r.running {
+            let eta = if f > 0.0 { fmt_seconds(elapsed / f - elapsed) } else { "…".into() };
+            format!("{} of {} jobs done ({:.0}%) on {} workers · {} elapsed · about {eta} left", r.done_jobs, r.total_jobs, f * 100.0, r.workers, fmt_seconds(elapsed))
+        } else if r.cancelled {
+            format!("Cancelled after {} of {} jobs ({}).", r.done_jobs, r.total_jobs, fmt_seconds(elapsed))
+        } else {
+            let evals = (r.done_jobs - r.failed_jobs) as f64 * r.iterations as f64;
+            format!(
+                "Finished {} jobs ({} evaluations) in {} on {} workers: {:.0} evaluations/s{}",
+                r.total_jobs,
+                evals,
+                fmt_seconds(elapsed),
+                r.workers,
+                evals / elapsed.max(1e-3),
+                if r.failed_jobs > 0 { format!(", {} failed", r.failed_jobs) } else { String::new() }
+            )
+        }
+    };
+    view! {
+        <div class="row">
+            <button id="run" class="primary" on:click=move |_| start_run(state)
+                disabled=move || run.get().running || state.bench.get().is_none() || state.loading.get()>"Run"</button>
+            <button id="cancel" on:click=cancel disabled=move || !run.get().running>"Cancel"</button>
+            <span id="job-count">{move || {
+                let s = state.spec.get();
+                let tasks = if s.tasks.is_empty() { state.bench.get().map(|b| b.tasks.len()).unwrap_or(0) } else { s.tasks.len() };
+                format!("{} methods × {} tasks × {} seeds = {} jobs of {} iterations", s.methods.len(), tasks, s.seeds, s.methods.len() * tasks * s.seeds as usize, s.iterations)
+            }}</span>
+        </div>
+        <progress id="progress" max="1" prop:value=move || run.get().fraction()></progress>
+        <p id="run-status" data-running=move || run.get().running.to_string()>{status_text}</p>
+        <ul id="current-jobs">
+            {move || run.get().current.into_iter().map(|(w, (label, done))| {
+                let total = run.get_untracked().iterations;
+                view! { <li>{format!("worker {}: {label} — {done}/{total}", w + 1)}</li> }
+            }).collect_view()}
+        </ul>
+        <div class="row link-row">
+            <label>"Link to this setup "
+                <input id="permalink" readonly=true prop:value=move || link.get() on:focus=move |ev| {
+                    let i: web_sys::HtmlInputElement = event_target(&ev);
+                    i.select();
+                }/>
+            </label>
+            <button id="copy-link" on:click=move |_| { copy_to_clipboard(&link.get_untracked()); copied.set(true); }>
+                {move || if copied.get() { "Copied" } else { "Copy link" }}
+            </button>
+        </div>
+    }
+}

@@ -1,0 +1,135 @@
+//! The page's reactive state. Components read and write these signals; everything they
+//! compute goes through the engine.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use leptos::prelude::*;
+
+use crate::engine::benchmark::Benchmark;
+use crate::engine::runner::Trace;
+use crate::engine::spec::{ExperimentSpec, ResolvedSpec};
+
+/// Severity of a message shown at the top of the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// Something failed; the user must act.
+    Error,
+    /// Something was ignored or replaced by a default.
+    Warning,
+    /// For information.
+    Info,
+}
+
+/// A message shown in the page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    /// Unique id (for dismissing).
+    pub id: u32,
+    /// Severity.
+    pub level: Level,
+    /// Text.
+    pub text: String,
+}
+
+/// Progress of the current or last run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunStatus {
+    /// A run is in progress.
+    pub running: bool,
+    /// Jobs in the run.
+    pub total_jobs: usize,
+    /// Jobs finished (successfully or not).
+    pub done_jobs: usize,
+    /// Jobs that failed.
+    pub failed_jobs: usize,
+    /// Iterations per job.
+    pub iterations: u32,
+    /// Per worker: label and iterations done of the job it is running.
+    pub current: BTreeMap<usize, (String, u32)>,
+    /// Start time (ms since page load).
+    pub started_ms: f64,
+    /// End time, once finished or cancelled.
+    pub ended_ms: Option<f64>,
+    /// Workers used.
+    pub workers: usize,
+    /// The run was cancelled.
+    pub cancelled: bool,
+}
+
+impl RunStatus {
+    /// Fraction of all iterations done, in [0, 1].
+    pub fn fraction(&self) -> f64 {
+        let total = self.total_jobs as f64 * self.iterations as f64;
+        if total == 0.0 {
+            return 0.0;
+        }
+        let partial: u32 = self.current.values().map(|c| c.1).sum();
+        ((self.done_jobs as f64 * self.iterations as f64 + partial as f64) / total).min(1.0)
+    }
+}
+
+/// All signals of the page, shared through context.
+#[derive(Clone, Copy)]
+pub struct AppState {
+    /// The setup (mirrored in the URL).
+    pub spec: RwSignal<ExperimentSpec>,
+    /// The loaded benchmark.
+    pub bench: RwSignal<Option<Arc<Benchmark>>>,
+    /// One line describing the loaded data.
+    pub data_info: RwSignal<String>,
+    /// Data is being loaded.
+    pub loading: RwSignal<bool>,
+    /// Messages shown at the top.
+    pub messages: RwSignal<Vec<Message>>,
+    /// Counter for message ids.
+    pub next_message: RwSignal<u32>,
+    /// Files from ../shared/benchmarks served beside the app.
+    pub shared_files: RwSignal<Vec<String>>,
+    /// The link names an uploaded file that has not been provided yet: (name, sha256).
+    pub pending_upload: RwSignal<Option<(String, String)>>,
+    /// Traces of the current or last run.
+    pub traces: RwSignal<Vec<Trace>>,
+    /// Spec and data of the current or last run (charts use these, not the edited setup).
+    pub run_setup: RwSignal<Option<(ResolvedSpec, Arc<Benchmark>)>>,
+    /// Run progress.
+    pub run: RwSignal<RunStatus>,
+    /// Log-scale y axes.
+    pub log_y: RwSignal<bool>,
+    /// Task shown in the best-so-far chart.
+    pub best_task: RwSignal<String>,
+}
+
+impl AppState {
+    /// Fresh state for `spec`.
+    pub fn new(spec: ExperimentSpec) -> Self {
+        AppState {
+            spec: RwSignal::new(spec),
+            bench: RwSignal::new(None),
+            data_info: RwSignal::new(String::new()),
+            loading: RwSignal::new(false),
+            messages: RwSignal::new(Vec::new()),
+            next_message: RwSignal::new(0),
+            shared_files: RwSignal::new(Vec::new()),
+            pending_upload: RwSignal::new(None),
+            traces: RwSignal::new(Vec::new()),
+            run_setup: RwSignal::new(None),
+            run: RwSignal::new(RunStatus::default()),
+            log_y: RwSignal::new(false),
+            best_task: RwSignal::new(String::new()),
+        }
+    }
+
+    /// Shows a message.
+    pub fn say(&self, level: Level, text: impl Into<String>) {
+        let id = self.next_message.get_untracked();
+        self.next_message.set(id + 1);
+        let text = text.into();
+        self.messages.update(|m| m.push(Message { id, level, text }));
+    }
+
+    /// Removes the messages of one level (e.g. errors solved by a new action).
+    pub fn clear(&self, level: Level) {
+        self.messages.update(|m| m.retain(|x| x.level != level));
+    }
+}

@@ -1,0 +1,63 @@
+//! The code that runs inside each Web Worker: receives the benchmark once, then jobs.
+
+use gloo_worker::{HandlerId, Registrable, Worker, WorkerScope};
+use wasm_bindgen::JsCast;
+
+use crate::engine::benchmark::Benchmark;
+use crate::engine::runner::run_job;
+use crate::engine::spec::ResolvedSpec;
+use crate::worker_protocol::{FromWorker, ToWorker};
+
+/// Worker state: the current generation's benchmark and spec.
+pub struct HpoWorker {
+    loaded: Option<(u32, Benchmark, ResolvedSpec)>,
+}
+
+fn now_seconds() -> f64 {
+    js_sys::global()
+        .dyn_into::<web_sys::WorkerGlobalScope>()
+        .ok()
+        .and_then(|g| g.performance())
+        .map(|p| p.now() / 1000.0)
+        .unwrap_or_else(|| js_sys::Date::now() / 1000.0)
+}
+
+impl Worker for HpoWorker {
+    type Message = ();
+    type Input = ToWorker;
+    type Output = FromWorker;
+
+    fn create(_scope: &WorkerScope<Self>) -> Self {
+        HpoWorker { loaded: None }
+    }
+
+    fn update(&mut self, _scope: &WorkerScope<Self>, _msg: ()) {}
+
+    fn received(&mut self, scope: &WorkerScope<Self>, msg: ToWorker, who: HandlerId) {
+        match msg {
+            ToWorker::Load { generation, benchmark, resolved } => self.loaded = Some((generation, *benchmark, *resolved)),
+            ToWorker::Run { generation, id, job } => {
+                let result = match &self.loaded {
+                    Some((g, bench, resolved)) if *g == generation => {
+                        let every = (resolved.spec.iterations / 20).max(1);
+                        let mut progress = |done: u32| {
+                            if done % every == 0 {
+                                scope.respond(who, FromWorker::Progress { generation, id, done });
+                            }
+                            true
+                        };
+                        run_job(bench, resolved, &job, &now_seconds, &mut progress).map_err(|e| e.to_string())
+                    }
+                    _ => Err("the worker has no data for this run".to_string()),
+                };
+                scope.respond(who, FromWorker::Done { generation, id, result });
+            }
+        }
+    }
+}
+
+/// Entry point of the worker binary.
+pub fn register() {
+    console_error_panic_hook::set_once();
+    HpoWorker::registrar().register();
+}
