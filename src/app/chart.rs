@@ -93,7 +93,8 @@ fn fmt_value(v: f64) -> String {
     } else if v.abs() >= 1e4 || v.abs() < 1e-3 {
         format!("{v:.3e}")
     } else {
-        format!("{v:.4}")
+        let s = format!("{v:.4}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
     }
 }
 
