@@ -19,6 +19,7 @@ export async function freshBrowser() {
   const page = context.pages()[0] ?? await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('console', (m) => { if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) errors.push(m.text()); });
+  context.on('response', (r) => { if (r.status() >= 400) errors.push(`HTTP ${r.status()} ${r.url()}`); });
   return { context, page, errors, close: async () => { await context.close(); await rm(dir, { recursive: true, force: true }); } };
 }

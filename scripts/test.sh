@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what is missing, then runs every test: native unit and integration tests, wasm
+# tests in headless Chromium, and end-to-end tests of a release build driven like a user.
+# One profile (release) and one target dir for everything, so nothing compiles twice.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install.sh --test
+export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
+export CHROMEDRIVER=/usr/bin/chromedriver
+[ -d ../shared/benchmarks ] || echo "note: ../shared/benchmarks is absent; tests that need it are skipped"
+
+echo "== native tests"
+cargo test --release --quiet
+
+echo "== release build of the app (trunk)"
+trunk build --release
+cargo build --release --bin hpo --quiet
+
+echo "== wasm tests in headless Chromium"
+cargo test --release --target wasm32-unknown-unknown --quiet
+
+echo "== end-to-end tests in headless Chromium"
+node --test --test-concurrency=1 tests/e2e/

@@ -1,0 +1,212 @@
+// End-to-end tests: a release build of the app in headless Chromium, driven like a user.
+// Run by scripts/test.sh after `trunk build --release` and `cargo build --release --bin hpo`.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile, mkdtemp, writeFile, readdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serve } from './server.mjs';
+import { freshBrowser } from './browser.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const SHARED = join(ROOT, '..', 'shared', 'benchmarks', 'quantile-transfer');
+const HAS_SHARED = existsSync(join(SHARED, 'XGBoost.csv.zip'));
+const CLI = join(ROOT, 'target', 'release', 'hpo');
+let site;
+
+before(async () => { site = await serve(join(ROOT, 'dist')); });
+after(() => site.server.close());
+
+async function open(query = '') {
+  const b = await freshBrowser();
+  await b.page.goto(site.url + (query ? `?${query}` : ''));
+  await b.page.waitForFunction(() => {
+    const t = document.querySelector('#data-info')?.textContent ?? '';
+    return /loaded in|waiting for|no data/.test(t);
+  }, null, { timeout: 60_000 });
+  return b;
+}
+
+async function runAndWait(page, timeout = 120_000) {
+  await page.click('#run');
+  await page.waitForFunction(() => /^(Finished|Cancelled)/.test(document.querySelector('#run-status')?.textContent ?? ''), null, { timeout });
+  return page.locator('#run-status').textContent();
+}
+
+async function download(page, selector) {
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
+  return readFile(await dl.path(), 'utf8');
+}
+
+async function setNumber(page, id, value) {
+  await page.fill(`#${id}`, String(value));
+  await page.locator(`#${id}`).dispatchEvent('change');
+}
+
+async function onlyTask(page, name) {
+  await page.click('#tasks-all');
+  for (const box of await page.locator('#tasks input[type=checkbox]').all()) {
+    if ((await box.getAttribute('value')) !== name) await box.uncheck();
+  }
+}
+
+const messages = (page, level) => page.locator(`#messages .msg.${level} .text`).allTextContents();
+
+function cliTraces(query) {
+  const out = join(ROOT, 'target', `e2e-cli-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  execFileSync(CLI, ['run', '--link', query, '--out', out, '--shared-dir', SHARED], { stdio: 'pipe' });
+  return readFile(join(out, 'traces.csv'), 'utf8');
+}
+
+test('bundled benchmark: run, charts and traces identical to the CLI', async () => {
+  const b = await open();
+  try {
+    assert.match(await b.page.locator('#data-info').textContent(), /quadratic: 30 tasks/);
+    await setNumber(b.page, 'seeds', 4);
+    await setNumber(b.page, 'iters', 25);
+    const status = await runAndWait(b.page);
+    assert.match(status, /Finished 120 jobs \(3000 evaluations\)/);
+    assert.equal(await b.page.locator('#chart-adtm polyline').count(), 1);
+    assert.equal(await b.page.locator('#chart-adtm polygon').count(), 1, 'the band across seeds is drawn');
+    const csv = await download(b.page, '#export-csv');
+    assert.equal(csv.split('\n')[0], 'seed,iteration,value,blackbox,task,optimizer');
+    assert.equal(csv.trim().split('\n').length, 1 + 120 * 25);
+    const query = new URL(await b.page.inputValue('#permalink')).search.slice(1);
+    assert.equal(csv, await cliTraces(query), 'browser and CLI traces are byte-identical');
+    const svg = await download(b.page, 'figure:first-child button:has-text("SVG")');
+    assert.match(svg, /^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    assert.deepEqual(b.errors, []);
+  } finally { await b.close(); }
+});
+
+test('XGBoost heart: 20 seeds x 100 iterations, link restores and re-runs identically', { skip: !HAS_SHARED && 'needs ../shared' }, async () => {
+  const first = await open();
+  let link, csv1;
+  try {
+    await first.page.selectOption('#data-source', 'shared:XGBoost.csv.zip');
+    await first.page.waitForFunction(() => /XGBoost: 10 tasks, 50000 evaluations/.test(document.querySelector('#data-info').textContent), null, { timeout: 60_000 });
+    await onlyTask(first.page, 'heart');
+    await setNumber(first.page, 'seeds', 20);
+    await setNumber(first.page, 'iters', 100);
+    assert.match(await first.page.locator('#job-count').textContent(), /1 tasks × 20 seeds = 20 jobs of 100 iterations/);
+    assert.match(await runAndWait(first.page), /Finished 20 jobs \(2000 evaluations\)/);
+    assert.equal(await first.page.locator('#chart-adtm polygon').count(), 1);
+    assert.match(await first.page.locator('#chart-adtm').textContent(), /ADTM over 1 task/);
+    link = await first.page.inputValue('#permalink');
+    assert.match(link, /data=shared:XGBoost.csv.zip&tasks=heart&methods=RS&seeds=20&seed0=0&iters=100/);
+    csv1 = await download(first.page, '#export-csv');
+  } finally { await first.close(); }
+
+  const second = await freshBrowser();
+  try {
+    await second.page.goto(link);
+    await second.page.waitForFunction(() => /loaded in/.test(document.querySelector('#data-info').textContent), null, { timeout: 60_000 });
+    assert.equal(await second.page.inputValue('#data-source'), 'shared:XGBoost.csv.zip');
+    assert.equal(await second.page.inputValue('#seeds'), '20');
+    assert.equal(await second.page.inputValue('#iters'), '100');
+    const checked = await second.page.locator('#tasks input:checked').evaluateAll((els) => els.map((e) => e.value));
+    assert.deepEqual(checked, ['heart']);
+    assert.deepEqual(await messages(second.page, 'warning'), []);
+    await runAndWait(second.page);
+    assert.equal(await download(second.page, '#export-csv'), csv1, 're-running the link gives identical traces');
+    assert.deepEqual(second.errors, []);
+  } finally { await second.close(); }
+});
+
+test('every quantile-transfer file uploads as it is', { skip: !HAS_SHARED && 'needs ../shared' }, async () => {
+  const b = await open();
+  try {
+    const expected = { 'DeepAR.csv.zip': /DeepAR: 11 tasks, 2510 evaluations/, 'XGBoost.csv.zip': /XGBoost: 10 tasks, 50000/, 'nas_bench102.csv.zip': /NAS: 3 tasks, 46875 evaluations, 6 hyperparameters \(30 model inputs\)/ };
+    for (const file of (await readdir(SHARED)).filter((f) => f.endsWith('.zip'))) {
+      await b.page.setInputFiles('#upload', join(SHARED, file));
+      await b.page.waitForFunction((f) => (document.querySelector('#permalink').value.includes(`upload:${f}@`)) && /loaded in/.test(document.querySelector('#data-info').textContent), file, { timeout: 60_000 });
+      assert.match(await b.page.locator('#data-info').textContent(), expected[file] ?? /loaded in/, file);
+    }
+    assert.deepEqual(await messages(b.page, 'error'), []);
+  } finally { await b.close(); }
+});
+
+test('bad files get a clear message and keep the page working', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'hpo-bad-'));
+  const cases = [
+    ['corrupted.zip', Buffer.concat([Buffer.from('PK\x03\x04'), Buffer.alloc(200, 7)]), /corrupted\.zip: not a readable zip archive/],
+    ['no-objective.csv', Buffer.from('hp_a,hp_b,task\n1,2,t\n3,4,t\n'), /no-objective\.csv, line 1: no objective column: expected at least one column named metric_\*/],
+    ['image.csv', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48]), /image\.csv: this is a binary file, not a CSV/],
+    ['ragged.csv', Buffer.from('hp_a,metric_error,task\n1,0.5,t\n2,0.4\n'), /ragged\.csv, line 3: expected 3 fields like the header, found 2/],
+    ['text-metric.csv', Buffer.from('hp_a,metric_error,task\n1,0.5,t\n2,oops,t\n'), /text-metric\.csv, line 3, column 'metric_error': expected a number, found 'oops'/],
+  ];
+  const b = await open();
+  try {
+    for (const [name, bytes, pattern] of cases) {
+      const path = join(dir, name);
+      await writeFile(path, bytes);
+      await b.page.setInputFiles('#upload', path);
+      await b.page.waitForFunction((n) => [...document.querySelectorAll('#messages .msg.error')].some((e) => e.textContent.includes(n)), name, { timeout: 30_000 });
+      const errs = (await messages(b.page, 'error')).join('\n');
+      assert.match(errs, pattern, `${name}: ${errs}`);
+    }
+    // The previously loaded benchmark is still usable.
+    assert.match(await b.page.locator('#data-info').textContent(), /kept the previous data/);
+    await setNumber(b.page, 'seeds', 1);
+    assert.match(await runAndWait(b.page), /Finished 30 jobs/);
+    assert.deepEqual(b.errors, []);
+  } finally { await b.close(); }
+});
+
+test('a tampered link names each bad field and falls back for those only', async () => {
+  const b = await open('v=1&data=bundled:quadratic&seeds=-5&iters=30&bogus=1&tasks=quadratic-03,nope&methods=RS,XYZ&transfer=sideways');
+  try {
+    const warnings = (await messages(b.page, 'warning')).join('\n');
+    for (const field of ["'seeds'", "'bogus'", "'transfer'", "'nope'", "'XYZ'"]) assert.ok(warnings.includes(field), `${field} missing in: ${warnings}`);
+    assert.equal(await b.page.inputValue('#seeds'), '10', 'invalid seeds fall back to the default');
+    assert.equal(await b.page.inputValue('#iters'), '30', 'valid fields are kept');
+    const checked = await b.page.locator('#tasks input:checked').evaluateAll((els) => els.map((e) => e.value));
+    assert.deepEqual(checked, ['quadratic-03']);
+  } finally { await b.close(); }
+});
+
+test('an upload link asks for its file and verifies it by hash', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'hpo-up-'));
+  const good = join(dir, 'mine.csv');
+  await writeFile(good, 'hp_x,metric_loss,task\n' + Array.from({ length: 40 }, (_, i) => `${i},${(i - 17) ** 2},t${i % 2}`).join('\n') + '\n');
+  const other = join(dir, 'other.csv');
+  await writeFile(other, 'hp_x,metric_loss,task\n1,2,t0\n');
+  const first = await open();
+  let link;
+  try {
+    await first.page.setInputFiles('#upload', good);
+    await first.page.waitForFunction(() => document.querySelector('#permalink').value.includes('upload:mine.csv@'));
+    await setNumber(first.page, 'iters', 10);
+    link = await first.page.inputValue('#permalink');
+  } finally { await first.close(); }
+  const second = await freshBrowser();
+  try {
+    await second.page.goto(link);
+    await second.page.waitForFunction(() => /waiting for your file mine.csv/.test(document.querySelector('#data-info').textContent));
+    assert.match((await messages(second.page, 'info')).join(), /uses your file 'mine.csv'/);
+    await second.page.setInputFiles('#upload', other);
+    await second.page.waitForFunction(() => document.querySelector('#messages .msg.error'));
+    assert.match((await messages(second.page, 'error')).join(), /other\.csv is not the file this link was made with/);
+    await second.page.setInputFiles('#upload', good);
+    await second.page.waitForFunction(() => /loaded in/.test(document.querySelector('#data-info').textContent));
+    assert.equal(await second.page.inputValue('#iters'), '10');
+    assert.equal(await second.page.inputValue('#permalink'), link);
+    assert.match(await runAndWait(second.page), /Finished 20 jobs \(200 evaluations\)/);
+  } finally { await second.close(); }
+});
+
+test('cancel stops a long run and the page stays responsive', async () => {
+  const b = await open('v=1&data=bundled:quadratic&methods=RS&seeds=1000&iters=256');
+  try {
+    await b.page.click('#run');
+    await b.page.waitForFunction(() => /jobs done/.test(document.querySelector('#run-status').textContent));
+    await b.page.click('#cancel');
+    assert.match(await b.page.locator('#run-status').textContent(), /^Cancelled after \d+ of 30000 jobs/);
+    // Responsive: a setup change is reflected at once.
+    await setNumber(b.page, 'seeds', 2);
+    assert.match(await b.page.locator('#job-count').textContent(), /= 60 jobs/);
+  } finally { await b.close(); }
+});
