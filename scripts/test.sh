@@ -17,7 +17,7 @@ trunk build --release
 cargo build --release --bin hpo --quiet
 
 echo "== wasm tests in headless Chromium"
-cargo test --release --target wasm32-unknown-unknown --quiet
+cargo test --release --target wasm32-unknown-unknown --test wasm_engine
 
 echo "== end-to-end tests in headless Chromium"
 node --test --test-concurrency=1 tests/e2e/
