@@ -1,6 +1,7 @@
 //! The setup form (what to run) and the run controls (progress, cancel, link).
 
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 use super::browser::{copy_to_clipboard, hardware_concurrency, link_for, now_ms};
 use super::pool::{self, RunSink};
@@ -140,6 +141,35 @@ fn job_label(state: &AppState, job: &Job) -> String {
     format!("{} · {} · seed {}", job.method, task, job.seed)
 }
 
+thread_local! {
+    /// Traces received but not yet shown: charts recompute over all traces, so they are
+    /// refreshed in batches (every [`FLUSH_MS`]) rather than once per job.
+    static PENDING: std::cell::RefCell<(Vec<Trace>, bool)> = const { std::cell::RefCell::new((Vec::new(), false)) };
+}
+
+const FLUSH_MS: i32 = 250;
+
+fn flush_pending(state: AppState) {
+    let batch = PENDING.with(|p| {
+        let mut p = p.borrow_mut();
+        p.1 = false;
+        std::mem::take(&mut p.0)
+    });
+    if !batch.is_empty() {
+        state.traces.update(|t| t.extend(batch));
+    }
+}
+
+fn schedule_flush(state: AppState) {
+    let already = PENDING.with(|p| std::mem::replace(&mut p.borrow_mut().1, true));
+    if !already {
+        let cb = wasm_bindgen::closure::Closure::once_into_js(move || flush_pending(state));
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(cb.unchecked_ref(), FLUSH_MS);
+        }
+    }
+}
+
 impl RunSink for UiSink {
     fn progress(&self, worker: usize, job: &Job, done: u32) {
         let label = job_label(&self.state, job);
@@ -151,11 +181,17 @@ impl RunSink for UiSink {
     fn finished(&self, worker: usize, job: &Job, result: Result<Trace, String>) {
         let label = job_label(&self.state, job);
         match result {
-            Ok(trace) => self.state.traces.update(|t| t.push(trace)),
+            Ok(trace) => PENDING.with(|p| p.borrow_mut().0.push(trace)),
             Err(e) => {
                 self.state.say(Level::Error, format!("{label}: {e}"));
                 self.state.run.update(|r| r.failed_jobs += 1);
             }
+        }
+        let last = self.state.run.with_untracked(|r| r.done_jobs + 1 == r.total_jobs);
+        if last {
+            flush_pending(self.state);
+        } else {
+            schedule_flush(self.state);
         }
         self.state.run.update(|r| {
             r.done_jobs += 1;
@@ -191,6 +227,7 @@ fn start_run(state: AppState) {
     if !resolved.tasks.iter().any(|&t| bench.tasks[t].name == state.best_task.get_untracked()) {
         state.best_task.set(first_task);
     }
+    PENDING.with(|p| p.borrow_mut().0.clear());
     state.traces.set(Vec::with_capacity(total));
     state.run_setup.set(Some((resolved.clone(), bench.clone())));
     let workers = pool::start(bench, resolved, jobs, hardware_concurrency(), Box::new(UiSink { state }));
@@ -216,6 +253,7 @@ pub fn RunPanel() -> impl IntoView {
     let copied = RwSignal::new(false);
     let cancel = move |_| {
         pool::cancel();
+        flush_pending(state);
         run.update(|r| {
             r.running = false;
             r.cancelled = true;

@@ -8,6 +8,8 @@ use crate::engine::runner::run_job;
 use crate::engine::spec::ResolvedSpec;
 use crate::worker_protocol::{FromWorker, ToWorker};
 
+const PROGRESS_SECONDS: f64 = 0.1;
+
 /// Worker state: the current generation's benchmark and spec.
 pub struct HpoWorker {
     loaded: Option<(u32, Benchmark, ResolvedSpec)>,
@@ -39,9 +41,12 @@ impl Worker for HpoWorker {
             ToWorker::Run { generation, id, job } => {
                 let result = match &self.loaded {
                     Some((g, bench, resolved)) if *g == generation => {
-                        let every = (resolved.spec.iterations / 20).max(1);
+                        // Progress at most every 100 ms: short jobs finish before saying anything.
+                        let mut last = now_seconds();
                         let mut progress = |done: u32| {
-                            if done % every == 0 {
+                            let now = now_seconds();
+                            if now - last >= PROGRESS_SECONDS {
+                                last = now;
                                 scope.respond(who, FromWorker::Progress { generation, id, done });
                             }
                             true
