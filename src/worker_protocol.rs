@@ -6,6 +6,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::engine::benchmark::Benchmark;
+use crate::engine::loaders::table::ColumnRoles;
+use crate::engine::loaders::upload::{LoadFailure, LoadedFile};
 use crate::engine::runner::Trace;
 use crate::engine::spec::{Job, ResolvedSpec};
 
@@ -20,6 +22,17 @@ pub enum ToWorker {
         benchmark: Box<Benchmark>,
         /// The resolved spec.
         resolved: Box<ResolvedSpec>,
+    },
+    /// Parse a file (so that big files never freeze the page).
+    Parse {
+        /// Request id.
+        request: u32,
+        /// File name.
+        file: String,
+        /// File content.
+        bytes: Vec<u8>,
+        /// Column roles for a generic CSV.
+        roles: Option<ColumnRoles>,
     },
     /// Run one job.
     Run {
@@ -43,6 +56,15 @@ pub enum FromWorker {
         id: u32,
         /// Iterations done.
         done: u32,
+    },
+    /// A parsed file.
+    Parsed {
+        /// Request id.
+        request: u32,
+        /// The benchmark or why not.
+        result: Result<LoadedFile, LoadFailure>,
+        /// Milliseconds spent parsing in the worker.
+        parse_ms: f64,
     },
     /// A finished job.
     Done {

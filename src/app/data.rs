@@ -1,22 +1,80 @@
 //! Getting a benchmark into the page: bundled assets, the shared tables served beside the app,
-//! and uploads (verified against the link's hash when a link names them).
+//! and uploads (verified against the link's hash when a link names them). Files are parsed
+//! in a dedicated Web Worker so that even a large table never freezes the page.
 
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use futures_channel::oneshot;
+use gloo_worker::{Spawnable, WorkerBridge};
 use leptos::prelude::*;
 
-use super::browser::{fetch_bytes, file_bytes, next_frame, now_ms};
-use super::state::{AppState, Level};
-use crate::engine::benchmark::Benchmark;
+use super::browser::{fetch_bytes, file_bytes, now_ms};
+use super::state::{AppState, Level, RoleEditor};
+use super::worker::HpoWorker;
+use crate::engine::benchmark::{Benchmark, Direction, Metric};
 use crate::engine::content_hash;
-use crate::engine::loaders::copula::load_copula_format;
+use crate::engine::loaders::table::ColumnRoles;
+use crate::engine::loaders::upload::{LoadFailure, LoadedFile};
 use crate::engine::loaders::MAX_DECOMPRESSED_BYTES;
 use crate::engine::methods::METHODS;
 use crate::engine::permalink::reconcile;
 use crate::engine::spec::DataRef;
+use crate::worker_protocol::{FromWorker, ToWorker};
 
 /// Largest upload accepted, checked before reading the file.
 pub const MAX_UPLOAD_BYTES: f64 = MAX_DECOMPRESSED_BYTES as f64;
+
+type ParseReply = (Result<LoadedFile, LoadFailure>, f64);
+
+thread_local! {
+    static LOADER: RefCell<Option<WorkerBridge<HpoWorker>>> = const { RefCell::new(None) };
+    static WAITING: RefCell<BTreeMap<u32, oneshot::Sender<ParseReply>>> = const { RefCell::new(BTreeMap::new()) };
+    static NEXT_REQUEST: Cell<u32> = const { Cell::new(0) };
+    /// The last file that needed column roles: (reference, name, bytes).
+    static AWAITING_ROLES: RefCell<Option<(DataRef, String, Vec<u8>)>> = const { RefCell::new(None) };
+}
+
+async fn parse_in_worker(file: String, bytes: Vec<u8>, roles: Option<ColumnRoles>) -> ParseReply {
+    let request = NEXT_REQUEST.with(|n| {
+        n.set(n.get() + 1);
+        n.get()
+    });
+    let (tx, rx) = oneshot::channel();
+    WAITING.with(|w| w.borrow_mut().insert(request, tx));
+    LOADER.with(|l| {
+        l.borrow_mut()
+            .get_or_insert_with(|| {
+                HpoWorker::spawner()
+                    .callback(|msg: FromWorker| {
+                        if let FromWorker::Parsed {
+                            request,
+                            result,
+                            parse_ms,
+                        } = msg
+                        {
+                            if let Some(tx) = WAITING.with(|w| w.borrow_mut().remove(&request)) {
+                                let _ = tx.send((result, parse_ms));
+                            }
+                        }
+                    })
+                    .spawn("./worker.js")
+            })
+            .send(ToWorker::Parse {
+                request,
+                file,
+                bytes,
+                roles,
+            })
+    });
+    rx.await.unwrap_or_else(|_| {
+        (
+            Err(LoadFailure::Error("the loader worker stopped".into())),
+            0.0,
+        )
+    })
+}
 
 /// Reads the list of shared tables the build copied beside the app.
 pub async fn load_shared_manifest(state: AppState) {
@@ -30,10 +88,13 @@ pub async fn load_shared_manifest(state: AppState) {
 /// Loads the data a spec refers to. `keep_setup` keeps the spec's tasks and objective (a
 /// link being opened); otherwise they are reset for the new data.
 pub async fn load_ref(state: AppState, data: DataRef, keep_setup: bool) {
+    state.role_editor.set(None);
     match &data {
         DataRef::Upload { name, sha256 } => {
             state.bench.set(None);
-            state.pending_upload.set(Some((name.clone(), sha256.clone())));
+            state
+                .pending_upload
+                .set(Some((name.clone(), sha256.clone())));
             state.data_info.set(format!("waiting for your file {name}"));
             state.say(
                 Level::Info,
@@ -48,24 +109,25 @@ pub async fn load_ref(state: AppState, data: DataRef, keep_setup: bool) {
             state.loading.set(true);
             state.data_info.set(format!("loading {name}…"));
             let t0 = now_ms();
-            let result = match fetch_bytes(&url).await {
+            match fetch_bytes(&url).await {
                 Ok(bytes) => {
-                    next_frame().await;
-                    load_copula_format(name, &bytes).map_err(|e| e.to_string())
-                }
-                Err(e) => Err(if matches!(data, DataRef::Shared(_)) { format!("{e} (the shared benchmarks are copied in at build time from ../shared/benchmarks)") } else { e }),
-            };
-            state.loading.set(false);
-            match result {
-                Ok(loaded) => {
-                    for w in loaded.warnings {
-                        state.say(Level::Warning, w);
-                    }
-                    install(state, data, loaded.benchmark, keep_setup, now_ms() - t0);
+                    let roles = if keep_setup {
+                        state.spec.get_untracked().columns
+                    } else {
+                        None
+                    };
+                    let reply = parse_in_worker(name.clone(), bytes, roles).await;
+                    finish_load(state, data.clone(), reply, keep_setup, t0, None);
                 }
                 Err(e) => {
+                    state.loading.set(false);
                     state.data_info.set("no data loaded".into());
-                    state.say(Level::Error, e);
+                    let hint = if matches!(data, DataRef::Shared(_)) {
+                        " (the shared benchmarks are copied in at build time from ../shared/benchmarks)"
+                    } else {
+                        ""
+                    };
+                    state.say(Level::Error, format!("{e}{hint}"));
                 }
             }
         }
@@ -76,7 +138,14 @@ pub async fn load_ref(state: AppState, data: DataRef, keep_setup: bool) {
 pub async fn load_upload(state: AppState, file: web_sys::File) {
     let name = file.name();
     if file.size() > MAX_UPLOAD_BYTES {
-        state.say(Level::Error, format!("{name}: {:.0} MiB is larger than the {} MiB the playground accepts", file.size() / 1048576.0, MAX_DECOMPRESSED_BYTES >> 20));
+        state.say(
+            Level::Error,
+            format!(
+                "{name}: {:.0} MiB is larger than the {} MiB the playground accepts",
+                file.size() / 1048576.0,
+                MAX_DECOMPRESSED_BYTES >> 20
+            ),
+        );
         return;
     }
     state.loading.set(true);
@@ -90,7 +159,11 @@ pub async fn load_upload(state: AppState, file: web_sys::File) {
             return;
         }
     };
-    let sha256 = content_hash(&bytes);
+    // The browser hashes off the main thread; the engine's hash is the fallback (and the reference).
+    let sha256 = match super::browser::sha256_hex(&bytes).await {
+        Ok(h) => h,
+        Err(_) => content_hash(&bytes),
+    };
     let pending = state.pending_upload.get_untracked();
     if let Some((expected_name, expected_hash)) = &pending {
         if *expected_hash != sha256 {
@@ -106,41 +179,207 @@ pub async fn load_upload(state: AppState, file: web_sys::File) {
             return;
         }
     }
-    next_frame().await;
-    let result = load_copula_format(&name, &bytes);
+    let keep = pending.is_some();
+    let roles = if keep {
+        state.spec.get_untracked().columns
+    } else {
+        None
+    };
+    let data = DataRef::Upload {
+        name: name.clone(),
+        sha256,
+    };
+    let reply = parse_in_worker(name.clone(), bytes.clone(), roles).await;
+    finish_load(state, data, reply, keep, t0, Some(bytes));
+}
+
+fn finish_load(
+    state: AppState,
+    data: DataRef,
+    (result, parse_ms): ParseReply,
+    keep_setup: bool,
+    t0: f64,
+    bytes: Option<Vec<u8>>,
+) {
     state.loading.set(false);
     match result {
         Ok(loaded) => {
             for w in loaded.warnings {
                 state.say(Level::Warning, w);
             }
-            let keep = pending.is_some();
-            state.pending_upload.set(None);
-            install(state, DataRef::Upload { name, sha256 }, loaded.benchmark, keep, now_ms() - t0);
+            if matches!(data, DataRef::Upload { .. }) {
+                state.pending_upload.set(None);
+            }
+            let columns = if keep_setup {
+                state.spec.get_untracked().columns
+            } else {
+                None
+            };
+            install(
+                state,
+                data,
+                loaded.benchmark,
+                keep_setup,
+                columns,
+                now_ms() - t0,
+                parse_ms,
+            );
         }
-        Err(e) => {
-            state.data_info.set(if state.bench.get_untracked().is_some() { "kept the previous data".into() } else { "no data loaded".into() });
-            state.say(Level::Error, e.to_string());
+        Err(LoadFailure::NeedsRoles {
+            message,
+            headers,
+            preview,
+            guess,
+        }) => {
+            let name = match &data {
+                DataRef::Upload { name, .. } | DataRef::Bundled(name) | DataRef::Shared(name) => {
+                    name.clone()
+                }
+            };
+            if let Some(bytes) = bytes {
+                AWAITING_ROLES.with(|a| *a.borrow_mut() = Some((data, name.clone(), bytes)));
+            }
+            let roles = headers
+                .iter()
+                .map(|h| role_of(&guess, h).to_string())
+                .collect();
+            state
+                .data_info
+                .set(format!("{name}: waiting for column roles"));
+            state.role_editor.set(Some(RoleEditor {
+                file: name,
+                message,
+                headers,
+                preview,
+                roles,
+            }));
+        }
+        Err(LoadFailure::Error(e)) => {
+            state
+                .data_info
+                .set(if state.bench.get_untracked().is_some() {
+                    "kept the previous data".into()
+                } else {
+                    "no data loaded".into()
+                });
+            state.say(Level::Error, e);
         }
     }
 }
 
-fn install(state: AppState, data: DataRef, bench: Benchmark, keep_setup: bool, ms: f64) {
+fn role_of(roles: &ColumnRoles, column: &str) -> &'static str {
+    if roles.task.as_deref() == Some(column) {
+        "task"
+    } else if roles.categorical.iter().any(|c| c == column) {
+        "cat"
+    } else if roles.hyperparameters.iter().any(|c| c == column) {
+        "hp"
+    } else if let Some(m) = roles.metrics.iter().find(|m| m.name == column) {
+        m.direction.as_str()
+    } else {
+        "ignore"
+    }
+}
+
+/// Column roles from the editor's choices, or a message saying what is missing.
+pub fn roles_from_editor(editor: &RoleEditor) -> Result<ColumnRoles, String> {
+    let mut roles = ColumnRoles::default();
+    for (h, r) in editor.headers.iter().zip(&editor.roles) {
+        match r.as_str() {
+            "hp" => roles.hyperparameters.push(h.clone()),
+            "cat" => {
+                roles.hyperparameters.push(h.clone());
+                roles.categorical.push(h.clone());
+            }
+            "min" | "max" => roles.metrics.push(Metric {
+                name: h.clone(),
+                direction: if r == "min" {
+                    Direction::Minimize
+                } else {
+                    Direction::Maximize
+                },
+            }),
+            "task" if roles.task.is_some() => {
+                return Err("only one column can name the task".into())
+            }
+            "task" => roles.task = Some(h.clone()),
+            _ => {}
+        }
+    }
+    if roles.hyperparameters.is_empty() {
+        return Err("mark at least one column as a hyperparameter".into());
+    }
+    if roles.metrics.is_empty() {
+        return Err("mark at least one column as an objective (minimise or maximise)".into());
+    }
+    roles.objective = roles.metrics[0].name.clone();
+    Ok(roles)
+}
+
+/// Re-parses the file waiting for roles with the roles from the editor.
+pub async fn apply_roles(state: AppState, roles: ColumnRoles) {
+    let Some((data, name, bytes)) = AWAITING_ROLES.with(|a| a.borrow().clone()) else {
+        state.say(
+            Level::Error,
+            "choose the file again: its content is no longer in memory",
+        );
+        return;
+    };
+    state.loading.set(true);
+    let t0 = now_ms();
+    let (result, parse_ms) = parse_in_worker(name, bytes, Some(roles.clone())).await;
+    state.loading.set(false);
+    match result {
+        Ok(loaded) => {
+            AWAITING_ROLES.with(|a| *a.borrow_mut() = None);
+            state.role_editor.set(None);
+            state.pending_upload.set(None);
+            for w in loaded.warnings {
+                state.say(Level::Warning, w);
+            }
+            install(
+                state,
+                data,
+                loaded.benchmark,
+                false,
+                Some(roles),
+                now_ms() - t0,
+                parse_ms,
+            );
+        }
+        Err(LoadFailure::Error(e)) | Err(LoadFailure::NeedsRoles { message: e, .. }) => {
+            state.say(Level::Error, e)
+        }
+    }
+}
+
+fn install(
+    state: AppState,
+    data: DataRef,
+    bench: Benchmark,
+    keep_setup: bool,
+    columns: Option<ColumnRoles>,
+    ms: f64,
+    parse_ms: f64,
+) {
     state.clear(Level::Error);
+    state.role_editor.set(None);
     state.data_info.set(format!(
-        "{}: {} tasks, {} evaluations, {} hyperparameters ({} model inputs), loaded in {:.0} ms",
+        "{}: {} tasks, {} evaluations, {} hyperparameters ({} model inputs), loaded in {:.0} ms (parsed off the page in {:.0} ms)",
         bench.name,
         bench.tasks.len(),
         bench.total_rows(),
         bench.space.params.len(),
         bench.space.encoded_dim(),
-        ms
+        ms,
+        parse_ms
     ));
     let task_names: Vec<String> = bench.tasks.iter().map(|t| t.name.clone()).collect();
     let methods: Vec<&str> = METHODS.iter().map(|m| m.name).collect();
     let mut warnings = Vec::new();
     state.spec.update(|spec| {
         spec.data = data;
+        spec.columns = columns;
         if !keep_setup {
             spec.tasks.clear();
             spec.objective = None;
@@ -148,7 +387,10 @@ fn install(state: AppState, data: DataRef, bench: Benchmark, keep_setup: bool, m
         }
         if let Some(o) = &spec.objective {
             if bench.metric_index(o).is_none() {
-                warnings.push(format!("objective '{o}' is not a metric of {}; using {}", bench.name, bench.metrics[bench.objective].name));
+                warnings.push(format!(
+                    "objective '{o}' is not a metric of {}; using {}",
+                    bench.name, bench.metrics[bench.objective].name
+                ));
                 spec.objective = None;
             }
         }
@@ -157,6 +399,8 @@ fn install(state: AppState, data: DataRef, bench: Benchmark, keep_setup: bool, m
     for w in warnings {
         state.say(Level::Warning, w);
     }
-    state.best_task.set(task_names.first().cloned().unwrap_or_default());
+    state
+        .best_task
+        .set(task_names.first().cloned().unwrap_or_default());
     state.bench.set(Some(Arc::new(bench)));
 }

@@ -114,7 +114,11 @@ fn DataPanel() -> impl IntoView {
     let on_drop = move |ev: leptos::ev::DragEvent| {
         ev.prevent_default();
         dragging.set(false);
-        take_file(ev.data_transfer().and_then(|d| d.files()).and_then(|l| l.get(0)));
+        take_file(
+            ev.data_transfer()
+                .and_then(|d| d.files())
+                .and_then(|l| l.get(0)),
+        );
     };
     view! {
         <label>"Benchmark "
@@ -141,10 +145,68 @@ fn DataPanel() -> impl IntoView {
             <p class="hint">"Copula format: hp_* columns (hyperparameters), metric_* columns, task (and blackbox). Stays on your machine."</p>
         </div>
         <p id="data-info" class:loading=move || state.loading.get()>{move || state.data_info.get()}</p>
+        <RoleEditorView/>
+    }
+}
+
+const ROLE_CHOICES: &[(&str, &str)] = &[
+    ("ignore", "ignore"),
+    ("hp", "hyperparameter"),
+    ("cat", "categorical hyperparameter"),
+    ("min", "objective, minimise"),
+    ("max", "objective, maximise"),
+    ("task", "task name"),
+];
+
+/// Asks which column is what, for a CSV that is not in the copula format.
+#[component]
+fn RoleEditorView() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let apply = move |_| {
+        let Some(editor) = state.role_editor.get_untracked() else {
+            return;
+        };
+        match data::roles_from_editor(&editor) {
+            Ok(roles) => spawn_local(data::apply_roles(state, roles)),
+            Err(e) => state.say(Level::Error, format!("{}: {e}", editor.file)),
+        }
+    };
+    move || {
+        state.role_editor.get().map(|editor| {
+            let selects = editor.headers.iter().enumerate().map(|(c, h)| {
+                let current = editor.roles[c].clone();
+                view! {
+                    <th>
+                        <div class="col-name">{h.clone()}</div>
+                        <select class="role" data-column=h.clone() on:change=move |ev| {
+                            let v = event_target_value(&ev);
+                            state.role_editor.update(|e| if let Some(e) = e { e.roles[c] = v; });
+                        }>
+                            {ROLE_CHOICES.iter().map(|(value, label)| view! { <option value=*value selected=*value == current>{*label}</option> }).collect_view()}
+                        </select>
+                    </th>
+                }
+            }).collect_view();
+            let rows = editor.preview.iter().map(|r| view! { <tr>{r.iter().map(|v| view! { <td>{v.clone()}</td> }).collect_view()}</tr> }).collect_view();
+            view! {
+                <div id="role-editor">
+                    <p class="role-message">{editor.message.clone()}</p>
+                    <div class="table-scroll"><table>
+                        <thead><tr>{selects}</tr></thead>
+                        <tbody>{rows}</tbody>
+                    </table></div>
+                    <button id="apply-roles" class="primary" on:click=apply>"Load with these roles"</button>
+                </div>
+            }
+        })
     }
 }
 
 /// The element with `id`, if present (for focus and scrolling).
 pub fn element_by_id(id: &str) -> Option<web_sys::HtmlElement> {
-    web_sys::window()?.document()?.get_element_by_id(id)?.dyn_into().ok()
+    web_sys::window()?
+        .document()?
+        .get_element_by_id(id)?
+        .dyn_into()
+        .ok()
 }

@@ -13,20 +13,34 @@ use crate::engine::metrics::{adtm_curves, band, best_so_far_curves};
 pub fn ResultsPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
     let adtm = Memo::new(move |_| {
-        let Some((resolved, bench)) = state.run_setup.get() else { return Vec::new() };
+        let Some((resolved, bench)) = state.run_setup.get() else {
+            return Vec::new();
+        };
         state.traces.with(|traces| {
             resolved
                 .spec
                 .methods
                 .iter()
                 .enumerate()
-                .map(|(k, m)| Series { name: m.clone(), color: PALETTE[k % PALETTE.len()], band: band(&adtm_curves(traces, &bench, resolved.objective, resolved.direction, m)) })
+                .map(|(k, m)| Series {
+                    name: m.clone(),
+                    color: PALETTE[k % PALETTE.len()],
+                    band: band(&adtm_curves(
+                        traces,
+                        &bench,
+                        resolved.objective,
+                        resolved.direction,
+                        m,
+                    )),
+                })
                 .filter(|s| s.band.n > 0)
                 .collect::<Vec<_>>()
         })
     });
     let best = Memo::new(move |_| {
-        let Some((resolved, _)) = state.run_setup.get() else { return Vec::new() };
+        let Some((resolved, _)) = state.run_setup.get() else {
+            return Vec::new();
+        };
         let task = state.best_task.get();
         state.traces.with(|traces| {
             resolved
@@ -34,25 +48,52 @@ pub fn ResultsPanel() -> impl IntoView {
                 .methods
                 .iter()
                 .enumerate()
-                .map(|(k, m)| Series { name: m.clone(), color: PALETTE[k % PALETTE.len()], band: band(&best_so_far_curves(traces, m, &task)) })
+                .map(|(k, m)| Series {
+                    name: m.clone(),
+                    color: PALETTE[k % PALETTE.len()],
+                    band: band(&best_so_far_curves(traces, m, &task)),
+                })
                 .filter(|s| s.band.n > 0)
                 .collect::<Vec<_>>()
         })
     });
     let adtm_title = Signal::derive(move || {
-        let n = state.run_setup.with(|r| r.as_ref().map(|(r, _)| r.tasks.len()).unwrap_or(0));
-        format!("ADTM over {n} task{} (mean, 95% band across seeds)", if n == 1 { "" } else { "s" })
+        let n = state
+            .run_setup
+            .with(|r| r.as_ref().map(|(r, _)| r.tasks.len()).unwrap_or(0));
+        format!(
+            "ADTM over {n} task{} (mean, 95% band across seeds)",
+            if n == 1 { "" } else { "s" }
+        )
     });
     let best_title = Signal::derive(move || {
-        let obj = state.run_setup.with(|r| r.as_ref().map(|(r, b)| b.metrics[r.objective].name.clone()).unwrap_or_default());
-        format!("Best {obj} so far on {} (mean, 95% band)", state.best_task.get())
+        let obj = state.run_setup.with(|r| {
+            r.as_ref()
+                .map(|(r, b)| b.metrics[r.objective].name.clone())
+                .unwrap_or_default()
+        });
+        format!(
+            "Best {obj} so far on {} (mean, 95% band)",
+            state.best_task.get()
+        )
     });
     let export = move |what: &'static str| {
         let result = match what {
-            "csv" => download_text("traces.csv", "text/csv", &state.traces.with(|t| traces_csv(t.iter()))),
+            "csv" => download_text(
+                "traces.csv",
+                "text/csv",
+                &state.traces.with(|t| traces_csv(t.iter())),
+            ),
             "spec" => {
-                let spec = state.run_setup.with(|r| r.as_ref().map(|(r, _)| r.spec.clone())).unwrap_or_else(|| state.spec.get_untracked());
-                download_text("spec.json", "application/json", &serde_json::to_string_pretty(&spec).unwrap_or_default())
+                let spec = state
+                    .run_setup
+                    .with(|r| r.as_ref().map(|(r, _)| r.spec.clone()))
+                    .unwrap_or_else(|| state.spec.get_untracked());
+                download_text(
+                    "spec.json",
+                    "application/json",
+                    &serde_json::to_string_pretty(&spec).unwrap_or_default(),
+                )
             }
             "adtm-svg" => download_svg("chart-adtm", "adtm.svg"),
             "adtm-png" => download_png("chart-adtm", "adtm.png"),

@@ -69,6 +69,21 @@ impl RunStatus {
     }
 }
 
+/// A CSV waiting for the user to say what its columns are.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RoleEditor {
+    /// File name.
+    pub file: String,
+    /// Why roles are needed.
+    pub message: String,
+    /// Column names.
+    pub headers: Vec<String>,
+    /// First rows.
+    pub preview: Vec<Vec<String>>,
+    /// Role per column: ignore, hp, cat, min, max, task.
+    pub roles: Vec<String>,
+}
+
 /// All signals of the page, shared through context.
 #[derive(Clone, Copy)]
 pub struct AppState {
@@ -88,6 +103,8 @@ pub struct AppState {
     pub shared_files: RwSignal<Vec<String>>,
     /// The link names an uploaded file that has not been provided yet: (name, sha256).
     pub pending_upload: RwSignal<Option<(String, String)>>,
+    /// The column-role editor, when a generic CSV is being loaded.
+    pub role_editor: RwSignal<Option<RoleEditor>>,
     /// Traces of the current or last run.
     pub traces: RwSignal<Vec<Trace>>,
     /// Spec and data of the current or last run (charts use these, not the edited setup).
@@ -112,6 +129,7 @@ impl AppState {
             next_message: RwSignal::new(0),
             shared_files: RwSignal::new(Vec::new()),
             pending_upload: RwSignal::new(None),
+            role_editor: RwSignal::new(None),
             traces: RwSignal::new(Vec::new()),
             run_setup: RwSignal::new(None),
             run: RwSignal::new(RunStatus::default()),
@@ -125,7 +143,8 @@ impl AppState {
         let id = self.next_message.get_untracked();
         self.next_message.set(id + 1);
         let text = text.into();
-        self.messages.update(|m| m.push(Message { id, level, text }));
+        self.messages
+            .update(|m| m.push(Message { id, level, text }));
     }
 
     /// Removes the messages of one level (e.g. errors solved by a new action).

@@ -5,7 +5,8 @@
 //! Reading is forgiving per field: an unknown or invalid field yields a message naming it and
 //! falls back to the default for that field only, so a tampered link still opens.
 
-use super::benchmark::Direction;
+use super::benchmark::{Direction, Metric};
+use super::loaders::table::ColumnRoles;
 use super::spec::{DataRef, ExperimentSpec, TransferMode, MAX_ITERATIONS, MAX_SEEDS, SPEC_VERSION};
 
 /// Characters kept as they are; everything else is percent-encoded (UTF-8 bytes).
@@ -79,6 +80,21 @@ pub fn to_query(spec: &ExperimentSpec) -> String {
     parts.push(format!("seed0={}", spec.first_seed));
     parts.push(format!("iters={}", spec.iterations));
     parts.push(format!("transfer={}", spec.transfer.as_str()));
+    if let Some(roles) = &spec.columns {
+        parts.push(format!("hp={}", list(&roles.hyperparameters)));
+        if !roles.categorical.is_empty() {
+            parts.push(format!("cat={}", list(&roles.categorical)));
+        }
+        let metrics: Vec<String> = roles
+            .metrics
+            .iter()
+            .map(|m| format!("{}:{}", encode_component(&m.name), m.direction.as_str()))
+            .collect();
+        parts.push(format!("metrics={}", metrics.join(",")));
+        if let Some(t) = &roles.task {
+            parts.push(format!("taskcol={}", encode_component(t)));
+        }
+    }
     parts.join("&")
 }
 
@@ -98,6 +114,7 @@ pub fn from_query(query: &str) -> ParsedLink {
     let mut warnings = Vec::new();
     let query = query.strip_prefix('?').unwrap_or(query);
     let mut seen_version = false;
+    let mut roles: Option<ColumnRoles> = None;
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let (key, raw) = pair.split_once('=').unwrap_or((pair, ""));
         let Some(value) = decode_component(raw) else {
@@ -159,7 +176,37 @@ pub fn from_query(query: &str) -> ParsedLink {
                 "none" => spec.transfer = TransferMode::None,
                 _ => invalid("expected loto or none"),
             },
+            "hp" | "cat" => match split_list(raw) {
+                Some(v) => {
+                    let r = roles.get_or_insert_with(ColumnRoles::default);
+                    if key == "hp" {
+                        r.hyperparameters = v
+                    } else {
+                        r.categorical = v
+                    }
+                }
+                None => invalid("expected a comma-separated list of columns"),
+            },
+            "metrics" => match parse_metrics(raw) {
+                Some(v) => roles.get_or_insert_with(ColumnRoles::default).metrics = v,
+                None => invalid("expected NAME:min or NAME:max, comma-separated"),
+            },
+            "taskcol" => {
+                roles.get_or_insert_with(ColumnRoles::default).task =
+                    Some(value.clone()).filter(|v| !v.is_empty())
+            }
             _ => warnings.push(format!("unknown link field '{key}' ignored")),
+        }
+    }
+    if let Some(mut r) = roles {
+        if r.hyperparameters.is_empty() || r.metrics.is_empty() {
+            warnings.push(
+                "link fields 'hp' and 'metrics' must both name columns; column roles ignored"
+                    .into(),
+            );
+        } else {
+            r.objective = r.metrics[0].name.clone();
+            spec.columns = Some(r);
         }
     }
     if !seen_version && !query.is_empty() {
@@ -168,6 +215,25 @@ pub fn from_query(query: &str) -> ParsedLink {
         ));
     }
     ParsedLink { spec, warnings }
+}
+
+fn parse_metrics(raw: &str) -> Option<Vec<Metric>> {
+    split_list(raw)?
+        .into_iter()
+        .map(|item| {
+            let (name, dir) = item.rsplit_once(':')?;
+            let direction = match dir {
+                "min" => Direction::Minimize,
+                "max" => Direction::Maximize,
+                _ => return None,
+            };
+            Some(Metric {
+                name: name.to_string(),
+                direction,
+            })
+            .filter(|m| !m.name.is_empty())
+        })
+        .collect()
 }
 
 fn split_list(raw: &str) -> Option<Vec<String>> {
@@ -251,6 +317,46 @@ mod tests {
             assert!(all.contains(field), "no message for {field}: {all}");
         }
         assert_eq!(p.warnings.len(), 5, "{all}");
+    }
+
+    #[test]
+    fn column_roles_round_trip() {
+        let spec = ExperimentSpec {
+            data:
+                "upload:runs.csv@0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+                    .parse()
+                    .unwrap(),
+            columns: Some(ColumnRoles {
+                hyperparameters: vec!["lr".into(), "opt,imizer".into()],
+                categorical: vec!["opt,imizer".into()],
+                metrics: vec![
+                    Metric {
+                        name: "acc:val".into(),
+                        direction: Direction::Maximize,
+                    },
+                    Metric {
+                        name: "time".into(),
+                        direction: Direction::Minimize,
+                    },
+                ],
+                objective: "acc:val".into(),
+                task: Some("dataset".into()),
+            }),
+            ..ExperimentSpec::default()
+        };
+        let q = to_query(&spec);
+        assert!(
+            q.contains(
+                "&hp=lr,opt%2Cimizer&cat=opt%2Cimizer&metrics=acc:val:max,time:min&taskcol=dataset"
+            ),
+            "{q}"
+        );
+        let parsed = from_query(&q);
+        assert_eq!(parsed.warnings, Vec::<String>::new());
+        assert_eq!(parsed.spec, spec);
+        let broken = from_query("v=1&hp=a&metrics=b:sideways");
+        assert_eq!(broken.spec.columns, None);
+        assert_eq!(broken.warnings.len(), 2, "{:?}", broken.warnings);
     }
 
     #[test]

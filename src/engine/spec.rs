@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::benchmark::{Benchmark, Direction};
 use super::error::{EngineError, Result};
+use super::loaders::table::ColumnRoles;
 use super::methods::method_info;
 
 /// Current spec and link version.
@@ -128,6 +129,9 @@ pub struct ExperimentSpec {
     pub iterations: u32,
     /// Transfer protocol.
     pub transfer: TransferMode,
+    /// Column roles of a generic (non-copula) CSV upload; `None` for the copula format.
+    #[serde(default)]
+    pub columns: Option<ColumnRoles>,
 }
 
 impl Default for ExperimentSpec {
@@ -143,6 +147,7 @@ impl Default for ExperimentSpec {
             first_seed: 0,
             iterations: 50,
             transfer: TransferMode::LeaveOneTaskOut,
+            columns: None,
         }
     }
 }

@@ -210,3 +210,42 @@ test('cancel stops a long run and the page stays responsive', async () => {
     assert.match(await b.page.locator('#job-count').textContent(), /= 60 jobs/);
   } finally { await b.close(); }
 });
+
+test('a generic CSV gets column roles from the user, and its link carries them', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'hpo-roles-'));
+  const file = join(dir, 'runs.csv');
+  const lines = ['learning_rate,optimizer,run_id,val_accuracy,dataset'];
+  for (let i = 0; i < 30; i++) lines.push(`${(0.001 * (i + 1)).toFixed(3)},${i % 3 ? 'adam' : 'sgd'},${i},${(0.5 + 0.01 * ((i * 7) % 30)).toFixed(2)},${i < 15 ? 'mnist' : 'cifar'}`);
+  await writeFile(file, lines.join('\n') + '\n');
+  const first = await open();
+  let link;
+  try {
+    await first.page.setInputFiles('#upload', file);
+    await first.page.waitForSelector('#role-editor');
+    assert.match(await first.page.locator('#role-editor .role-message').textContent(), /runs\.csv is not in the copula format/);
+    const role = (c) => first.page.locator(`#role-editor select[data-column="${c}"]`);
+    assert.equal(await role('val_accuracy').inputValue(), 'max');
+    assert.equal(await role('dataset').inputValue(), 'task');
+    assert.equal(await role('optimizer').inputValue(), 'cat');
+    assert.equal(await role('run_id').inputValue(), 'hp', 'the guess takes unknown numeric columns as hyperparameters');
+    await role('run_id').selectOption('ignore');
+    await first.page.click('#apply-roles');
+    await first.page.waitForFunction(() => /runs: 2 tasks, 30 evaluations, 2 hyperparameters \(3 model inputs\)/.test(document.querySelector('#data-info').textContent));
+    link = await first.page.inputValue('#permalink');
+    assert.match(link, /hp=learning_rate,optimizer&cat=optimizer&metrics=val_accuracy:max&taskcol=dataset/);
+    await setNumber(first.page, 'iters', 5);
+    await setNumber(first.page, 'seeds', 2);
+    assert.match(await runAndWait(first.page), /Finished 4 jobs \(20 evaluations\)/);
+    link = await first.page.inputValue('#permalink');
+  } finally { await first.close(); }
+  const second = await freshBrowser();
+  try {
+    await second.page.goto(link);
+    await second.page.waitForFunction(() => /waiting for your file runs.csv/.test(document.querySelector('#data-info').textContent));
+    await second.page.setInputFiles('#upload', file);
+    await second.page.waitForFunction(() => /loaded in/.test(document.querySelector('#data-info').textContent));
+    assert.equal(await second.page.locator('#role-editor').count(), 0, 'the link supplies the roles');
+    assert.equal(await second.page.inputValue('#permalink'), link);
+    assert.match(await runAndWait(second.page), /Finished 4 jobs \(20 evaluations\)/);
+  } finally { await second.close(); }
+});

@@ -10,6 +10,7 @@ use hpo_playground::engine::benchmark::Benchmark;
 use hpo_playground::engine::bundled::{quadratic_family, to_copula_csv};
 use hpo_playground::engine::export::traces_csv;
 use hpo_playground::engine::loaders::copula::load_copula_format;
+use hpo_playground::engine::loaders::upload::{load_file, LoadFailure};
 use hpo_playground::engine::metrics::{adtm_curves, band};
 use hpo_playground::engine::permalink::{from_query, to_query};
 use hpo_playground::engine::runner::{run_job, Trace};
@@ -96,7 +97,17 @@ fn load_data(
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let loaded = load_copula_format(&name, bytes)?;
+        let loaded = load_file(&name, bytes, spec.columns.as_ref()).map_err(|e| match e {
+            LoadFailure::Error(m) => m,
+            LoadFailure::NeedsRoles { message, guess, .. } => {
+                let mut example = spec.clone();
+                example.columns = Some(guess);
+                format!(
+                    "{message}; add them to the link, e.g. ?{}",
+                    to_query(&example)
+                )
+            }
+        })?;
         for w in &loaded.warnings {
             eprintln!("warning: {w}");
         }

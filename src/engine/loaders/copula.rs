@@ -2,7 +2,7 @@
 //! columns `hp_*` (hyperparameters; `_log` ones are already log-scaled), `metric_*`,
 //! `dataset_*` (task descriptors, unused by the methods), `task` and `blackbox`.
 
-use super::table::{build_benchmark, guess_direction, read_table, ColumnRoles};
+use super::table::{build_benchmark, guess_direction, read_table, ColumnRoles, CsvTable};
 use super::unpack_text;
 use crate::engine::benchmark::{Benchmark, Metric};
 use crate::engine::error::{EngineError, Result};
@@ -31,7 +31,20 @@ const CATEGORICAL_BLACKBOXES: &[&str] = &["NAS"];
 /// Loads a copula-format file from `.csv`, `.csv.gz` or `.zip` bytes.
 pub fn load_copula_format(file: &str, bytes: &[u8]) -> Result<Loaded> {
     let text = unpack_text(file, bytes)?;
-    let table = read_table(file, &text)?;
+    copula_from_table(file, &read_table(file, &text)?)
+}
+
+/// True when a table is meant to be in the copula format: it has `hp_*` or `metric_*`
+/// columns (if one kind is missing, loading says so).
+pub fn is_copula_table(table: &CsvTable) -> bool {
+    table
+        .headers
+        .iter()
+        .any(|h| h.starts_with("hp_") || h.starts_with("metric_"))
+}
+
+/// Builds a benchmark from a parsed copula-format table.
+pub fn copula_from_table(file: &str, table: &CsvTable) -> Result<Loaded> {
     let hps: Vec<String> = table
         .headers
         .iter()
@@ -125,7 +138,7 @@ pub fn load_copula_format(file: &str, bytes: &[u8]) -> Result<Loaded> {
         objective,
         task,
     };
-    let (benchmark, more) = build_benchmark(file, &name, &table, &roles)?;
+    let (benchmark, more) = build_benchmark(file, &name, table, &roles)?;
     warnings.extend(more);
     Ok(Loaded {
         benchmark,

@@ -6,6 +6,7 @@
 pub mod copula;
 pub mod curves;
 pub mod table;
+pub mod upload;
 
 use std::io::Read;
 
