@@ -24,7 +24,8 @@ async function loadMs(query) {
   try {
     await b.page.goto(`${url}?${query}`);
     await b.page.waitForFunction(() => /loaded in/.test(document.querySelector('#data-info').textContent), null, { timeout: 120_000 });
-    return Number((await b.page.locator('#data-info').textContent()).match(/loaded in (\d+) ms/)[1]);
+    const m = (await b.page.locator('#data-info').textContent()).match(/loaded in (\d+) ms \(parsed off the page in (\d+) ms\)/);
+    return [Number(m[1]), Number(m[2])];
   } finally { await b.close(); }
 }
 
@@ -43,9 +44,10 @@ async function throughput(query) {
 
 const hasShared = existsSync(join(SHARED, 'XGBoost.csv.zip'));
 if (hasShared) {
-  const ms = [];
-  for (let i = 0; i < REPEATS; i++) ms.push(await loadMs('v=1&data=shared:XGBoost.csv.zip'));
-  log('XGBoost table (50,000 rows, 3.6 MB zip) fetch + unzip + parse in the page, median of 5', `${median(ms)} ms (runs: ${ms.join(', ')})`);
+  const ms = [], parse = [];
+  for (let i = 0; i < REPEATS; i++) { const [a, b] = await loadMs('v=1&data=shared:XGBoost.csv.zip'); ms.push(a); parse.push(b); }
+  log('XGBoost table (50,000 rows, 3.6 MB zip): click to ready (fetch, worker start, unzip + parse in the worker, transfer), median of 5', `${median(ms)} ms (runs: ${ms.join(', ')})`);
+  log('of which unzip + parse inside the worker, median of 5', `${median(parse)} ms (runs: ${parse.join(', ')})`);
   const t0 = process.hrtime.bigint();
   execFileSync(join(ROOT, 'target/release/hpo'), ['info', '--data', join(SHARED, 'XGBoost.csv.zip')]);
   log('same table, native CLI (`hpo info`, whole process)', `${Number(process.hrtime.bigint() - t0) / 1e6 | 0} ms`);
@@ -76,7 +78,8 @@ Re-run the script to refresh this file; numbers vary by a few percent between ru
 ${rows.map(([a, b]) => `| ${a} | ${b} |`).join('\n')}
 
 Notes
-- Loading includes the fetch from the local server, unzip and CSV parsing on the main thread.
+- Loading runs in a Web Worker (the page stays responsive); the total includes starting that
+  worker, the fetch from the local server, and sending the parsed table back to the page.
 - Throughput counts the whole run as the page sees it: sending the benchmark to each worker,
   the jobs, and streaming results into the charts. Random search itself costs microseconds per
   step; these numbers measure the pool's overhead, the floor every method pays.
