@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use super::browser::{download_png, download_svg, download_text};
 use super::chart::{LineChart, Series, PALETTE};
 use super::state::{AppState, Level};
-use crate::engine::export::traces_csv;
+use crate::engine::export::{traces_csv, traces_detailed_csv};
 use crate::engine::metrics::{adtm_curves, band, best_so_far_curves};
 
 /// Charts and export buttons.
@@ -110,6 +110,8 @@ pub fn ResultsPanel() -> impl IntoView {
             <label class="check"><input id="log-scale" type="checkbox" prop:checked=move || state.log_y.get()
                 on:change=move |ev| state.log_y.set(event_target_checked(&ev))/>"log scale"</label>
             <button id="export-csv" on:click=move |_| export("csv") disabled=move || !has_results()>"Traces CSV"</button>
+            <button id="export-detailed" on:click=move |_| export("detailed") disabled=move || !has_results()
+                title="adds the configuration index, the best so far and the optimizer's seconds">"Detailed CSV"</button>
             <button id="export-spec" on:click=move |_| export("spec")>"Spec JSON"</button>
         </div>
         <div class="charts">

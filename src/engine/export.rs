@@ -36,6 +36,44 @@ pub fn traces_csv<'a>(traces: impl IntoIterator<Item = &'a Trace>) -> String {
     String::from_utf8(w.into_inner().expect("flush to memory")).expect("csv writes UTF-8")
 }
 
+/// Everything a trace records, one row per iteration: the paper's columns plus the index of
+/// the chosen configuration in its task, the best value so far and the optimizer's own
+/// seconds (wall time, so it differs between runs and platforms).
+pub fn traces_detailed_csv<'a>(traces: impl IntoIterator<Item = &'a Trace>) -> String {
+    let mut sorted: Vec<&Trace> = traces.into_iter().collect();
+    sorted.sort_by(|a, b| (&a.method, &a.task, a.seed).cmp(&(&b.method, &b.task, b.seed)));
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "seed",
+        "iteration",
+        "value",
+        "blackbox",
+        "task",
+        "optimizer",
+        "configuration",
+        "best",
+        "optimizer_seconds",
+    ])
+    .expect("writing to memory");
+    for t in sorted {
+        for r in &t.rows {
+            w.write_record([
+                t.seed.to_string(),
+                r.iteration.to_string(),
+                format!("{}", r.value),
+                t.blackbox.clone(),
+                t.task.clone(),
+                t.method.clone(),
+                r.candidate.to_string(),
+                format!("{}", r.best),
+                format!("{:.9}", r.optimizer_seconds),
+            ])
+            .expect("writing to memory");
+        }
+    }
+    String::from_utf8(w.into_inner().expect("flush to memory")).expect("csv writes UTF-8")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -61,6 +99,11 @@ mod tests {
         assert_eq!(
             csv,
             "seed,iteration,value,blackbox,task,optimizer\n0,0,0.5,XGBoost,\"a,b\",RS\n0,1,0.25,XGBoost,\"a,b\",RS\n1,0,0.5,XGBoost,heart,RS\n1,1,0.25,XGBoost,heart,RS\n"
+        );
+        let detailed = traces_detailed_csv(&[t(1, "heart")]);
+        assert_eq!(
+            detailed.lines().nth(1),
+            Some("1,0,0.5,XGBoost,heart,RS,0,0.5,0.100000000")
         );
     }
 }

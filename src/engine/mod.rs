@@ -17,6 +17,7 @@ pub mod benchmark;
 pub mod bundled;
 pub mod error;
 pub mod export;
+pub mod gp;
 pub mod loaders;
 pub mod methods;
 pub mod metrics;
@@ -25,6 +26,8 @@ pub mod permalink;
 pub mod runner;
 pub mod space;
 pub mod spec;
+pub mod stats;
+pub mod warping;
 
 pub use error::{EngineError, Result};
 

@@ -76,6 +76,10 @@ test('bundled benchmark: run, charts and traces identical to the CLI', async () 
     assert.equal(csv.trim().split('\n').length, 1 + 120 * 25);
     const query = new URL(await b.page.inputValue('#permalink')).search.slice(1);
     assert.equal(csv, await cliTraces(query), 'browser and CLI traces are byte-identical');
+    const [png] = await Promise.all([b.page.waitForEvent('download'), b.page.click('figure:first-child button:has-text("PNG")')]);
+    const pngBytes = await readFile(await png.path());
+    assert.deepEqual([...pngBytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'a real PNG');
+    assert.ok(pngBytes.length > 10_000, `PNG of ${pngBytes.length} bytes`);
     const svg = await download(b.page, 'figure:first-child button:has-text("SVG")');
     assert.match(svg, /^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
     assert.deepEqual(b.errors, []);
@@ -98,6 +102,9 @@ test('XGBoost heart: 20 seeds x 100 iterations, link restores and re-runs identi
     link = await first.page.inputValue('#permalink');
     assert.match(link, /data=shared:XGBoost.csv.zip&tasks=heart&methods=RS&seeds=20&seed0=0&iters=100/);
     csv1 = await download(first.page, '#export-csv');
+    assert.equal(csv1, await cliTraces(new URL(link).search.slice(1)), 'browser and CLI traces are byte-identical');
+    const detailed = await download(first.page, '#export-detailed');
+    assert.equal(detailed.split('\n')[0], 'seed,iteration,value,blackbox,task,optimizer,configuration,best,optimizer_seconds');
   } finally { await first.close(); }
 
   const second = await freshBrowser();

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use hpo_playground::engine::benchmark::Benchmark;
 use hpo_playground::engine::bundled::{quadratic_family, to_copula_csv};
-use hpo_playground::engine::export::traces_csv;
+use hpo_playground::engine::export::{traces_csv, traces_detailed_csv};
 use hpo_playground::engine::loaders::copula::load_copula_format;
 use hpo_playground::engine::loaders::upload::{load_file, LoadFailure};
 use hpo_playground::engine::metrics::{adtm_curves, band};
@@ -182,9 +182,13 @@ fn run(
     let elapsed = started.elapsed().as_secs_f64();
     std::fs::create_dir_all(out)?;
     std::fs::write(out.join("traces.csv"), traces_csv(&traces))?;
+    std::fs::write(
+        out.join("traces-detailed.csv"),
+        traces_detailed_csv(&traces),
+    )?;
     std::fs::write(out.join("spec.json"), serde_json::to_string_pretty(&spec)?)?;
     println!(
-        "{} jobs in {elapsed:.3} s; wrote {}/traces.csv and spec.json",
+        "{} jobs in {elapsed:.3} s; wrote {}/traces.csv, traces-detailed.csv and spec.json",
         jobs.len(),
         out.display()
     );

@@ -1,0 +1,499 @@
+//! Gaussian-process regression with a Matérn-5/2 ARD kernel, constant mean and Gaussian
+//! noise, hyperparameters fitted by type-II maximum likelihood (Rasmussen & Williams 2006,
+//! §5.4) with analytic gradients and L-BFGS (argmin), as the copula paper's GP and GCP use.
+//!
+//! k(x, x') = σ_f²·(1 + √5·r + 5r²/3)·exp(−√5·r), r² = Σ_d (x_d − x'_d)²/ℓ_d².
+//! Hyperparameters live in log space (ℓ_d, σ_f², σ_n²) plus the constant mean c, each within
+//! bounds; the optimizer works on an unconstrained u with θ = lo + (hi − lo)·sigmoid(u).
+//! Robustness: Cholesky with jitter escalation (duplicates and near-constant targets),
+//! restarts from the default and from random points.
+
+use argmin::core::{CostFunction, Error as ArgminError, Executor, Gradient, State};
+use argmin::solver::linesearch::MoreThuenteLineSearch;
+use argmin::solver::quasinewton::LBFGS;
+use rand::Rng;
+
+use super::error::{EngineError, Result};
+use super::optimizer::MethodRng;
+
+const SQRT5: f64 = 2.236_067_977_499_79;
+
+/// GP hyperparameters: `[log ℓ_1..log ℓ_d, log σ_f², log σ_n², c]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GpParams(pub Vec<f64>);
+
+impl GpParams {
+    /// Input dimension.
+    pub fn dim(&self) -> usize {
+        self.0.len() - 3
+    }
+    fn lengthscale(&self, d: usize) -> f64 {
+        self.0[d].exp()
+    }
+    /// Signal variance σ_f².
+    pub fn signal_variance(&self) -> f64 {
+        self.0[self.dim()].exp()
+    }
+    /// Noise variance σ_n².
+    pub fn noise_variance(&self) -> f64 {
+        self.0[self.dim() + 1].exp()
+    }
+    /// Constant mean c.
+    pub fn mean(&self) -> f64 {
+        self.0[self.dim() + 2]
+    }
+}
+
+/// Bounds and optimizer settings (defaults for inputs in [0, 1] and targets of unit scale).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GpSettings {
+    /// Bounds of ℓ (not logged).
+    pub lengthscale: (f64, f64),
+    /// Bounds of σ_f².
+    pub signal_variance: (f64, f64),
+    /// Bounds of σ_n².
+    pub noise_variance: (f64, f64),
+    /// Bounds of c.
+    pub mean: (f64, f64),
+    /// Optimizer runs: the default start plus `restarts − 1` random ones.
+    pub restarts: usize,
+    /// L-BFGS iterations per run.
+    pub max_iters: u64,
+}
+
+impl Default for GpSettings {
+    fn default() -> Self {
+        GpSettings {
+            lengthscale: (1e-2, 1e2),
+            signal_variance: (1e-3, 1e2),
+            noise_variance: (1e-6, 1.0),
+            mean: (-5.0, 5.0),
+            restarts: 3,
+            max_iters: 100,
+        }
+    }
+}
+
+impl GpSettings {
+    fn bounds(&self, dim: usize) -> Vec<(f64, f64)> {
+        let log = |(a, b): (f64, f64)| (a.ln(), b.ln());
+        let mut b = vec![log(self.lengthscale); dim];
+        b.push(log(self.signal_variance));
+        b.push(log(self.noise_variance));
+        b.push(self.mean);
+        b
+    }
+    fn default_start(&self, dim: usize) -> GpParams {
+        let mut p = vec![0.5f64.ln(); dim];
+        p.push(0.0);
+        p.push(1e-2f64.ln());
+        p.push(0.0);
+        GpParams(p)
+    }
+}
+
+/// Lower-triangular Cholesky factor (row-major n×n) or `None` if not positive definite.
+pub fn cholesky(a: &[f64], n: usize) -> Option<Vec<f64>> {
+    let mut l = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..=i {
+            let mut s = a[i * n + j];
+            for k in 0..j {
+                s -= l[i * n + k] * l[j * n + k];
+            }
+            if i == j {
+                if s <= 0.0 || !s.is_finite() {
+                    return None;
+                }
+                l[i * n + i] = s.sqrt();
+            } else {
+                l[i * n + j] = s / l[j * n + j];
+            }
+        }
+    }
+    Some(l)
+}
+
+/// Solves L·x = b in place.
+pub fn solve_lower(l: &[f64], n: usize, b: &mut [f64]) {
+    for i in 0..n {
+        let mut s = b[i];
+        for k in 0..i {
+            s -= l[i * n + k] * b[k];
+        }
+        b[i] = s / l[i * n + i];
+    }
+}
+
+/// Solves Lᵀ·x = b in place.
+pub fn solve_upper_t(l: &[f64], n: usize, b: &mut [f64]) {
+    for i in (0..n).rev() {
+        let mut s = b[i];
+        for k in i + 1..n {
+            s -= l[k * n + i] * b[k];
+        }
+        b[i] = s / l[i * n + i];
+    }
+}
+
+/// Matérn-5/2 ARD value and, per dimension, ∂k/∂log ℓ_d.
+fn matern52(a: &[f64], b: &[f64], p: &GpParams, grad: Option<&mut [f64]>) -> f64 {
+    let sf2 = p.signal_variance();
+    let mut r2 = 0.0;
+    for d in 0..a.len() {
+        let s = (a[d] - b[d]) / p.lengthscale(d);
+        r2 += s * s;
+    }
+    let r = r2.sqrt();
+    let e = (-SQRT5 * r).exp();
+    if let Some(g) = grad {
+        // ∂k/∂log ℓ_d = σ_f²·(5/3)·(1 + √5 r)·e^{−√5 r}·s_d²
+        let common = sf2 * (5.0 / 3.0) * (1.0 + SQRT5 * r) * e;
+        for d in 0..a.len() {
+            let s = (a[d] - b[d]) / p.lengthscale(d);
+            g[d] = common * s * s;
+        }
+    }
+    sf2 * (1.0 + SQRT5 * r + 5.0 / 3.0 * r2) * e
+}
+
+/// Covariance of the training inputs with noise, factorised with jitter escalation.
+fn factor(x: &[Vec<f64>], p: &GpParams) -> Option<(Vec<f64>, Vec<f64>, f64)> {
+    let n = x.len();
+    let mut k = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..=i {
+            let v = matern52(&x[i], &x[j], p, None);
+            k[i * n + j] = v;
+            k[j * n + i] = v;
+        }
+    }
+    let noise = p.noise_variance();
+    let mut jitter = 0.0;
+    loop {
+        let mut a = k.clone();
+        for i in 0..n {
+            a[i * n + i] += noise + jitter;
+        }
+        if let Some(l) = cholesky(&a, n) {
+            return Some((k, l, jitter));
+        }
+        jitter = if jitter == 0.0 {
+            1e-10 * p.signal_variance().max(1e-12)
+        } else {
+            jitter * 10.0
+        };
+        if jitter > 1e-1 * p.signal_variance().max(1.0) {
+            return None;
+        }
+    }
+}
+
+/// Negative log marginal likelihood and its gradient with respect to the parameters.
+pub fn nll_and_grad(x: &[Vec<f64>], y: &[f64], p: &GpParams) -> Option<(f64, Vec<f64>)> {
+    let n = x.len();
+    let dim = p.dim();
+    let (k, l, _) = factor(x, p)?;
+    let mut alpha: Vec<f64> = y.iter().map(|v| v - p.mean()).collect();
+    let resid = alpha.clone();
+    solve_lower(&l, n, &mut alpha);
+    solve_upper_t(&l, n, &mut alpha);
+    let log_det: f64 = (0..n).map(|i| l[i * n + i].ln()).sum::<f64>() * 2.0;
+    let quad: f64 = resid.iter().zip(&alpha).map(|(r, a)| r * a).sum();
+    let nll = 0.5 * quad + 0.5 * log_det + 0.5 * n as f64 * (2.0 * std::f64::consts::PI).ln();
+    // W = K⁻¹ − ααᵀ; ∂nll/∂θ = ½·tr(W·∂K/∂θ).
+    let mut kinv = vec![0.0; n * n];
+    for j in 0..n {
+        let mut e = vec![0.0; n];
+        e[j] = 1.0;
+        solve_lower(&l, n, &mut e);
+        solve_upper_t(&l, n, &mut e);
+        for i in 0..n {
+            kinv[i * n + j] = e[i];
+        }
+    }
+    let mut grad = vec![0.0; dim + 3];
+    let mut dk = vec![0.0; dim];
+    let noise = p.noise_variance();
+    for i in 0..n {
+        for j in 0..n {
+            let w = kinv[i * n + j] - alpha[i] * alpha[j];
+            matern52(&x[i], &x[j], p, Some(&mut dk));
+            for d in 0..dim {
+                grad[d] += 0.5 * w * dk[d];
+            }
+            grad[dim] += 0.5 * w * k[i * n + j];
+            if i == j {
+                grad[dim + 1] += 0.5 * w * noise;
+            }
+        }
+    }
+    grad[dim + 2] = -alpha.iter().sum::<f64>();
+    Some((nll, grad))
+}
+
+fn sigmoid(u: f64) -> f64 {
+    1.0 / (1.0 + (-u).exp())
+}
+
+struct Problem<'a> {
+    x: &'a [Vec<f64>],
+    y: &'a [f64],
+    bounds: &'a [(f64, f64)],
+}
+
+impl Problem<'_> {
+    fn params(&self, u: &[f64]) -> GpParams {
+        GpParams(
+            u.iter()
+                .zip(self.bounds)
+                .map(|(&u, &(lo, hi))| lo + (hi - lo) * sigmoid(u))
+                .collect(),
+        )
+    }
+    fn unconstrained(&self, p: &GpParams) -> Vec<f64> {
+        p.0.iter()
+            .zip(self.bounds)
+            .map(|(&t, &(lo, hi))| {
+                let f = ((t - lo) / (hi - lo)).clamp(1e-6, 1.0 - 1e-6);
+                (f / (1.0 - f)).ln()
+            })
+            .collect()
+    }
+}
+
+impl CostFunction for Problem<'_> {
+    type Param = Vec<f64>;
+    type Output = f64;
+    fn cost(&self, u: &Vec<f64>) -> std::result::Result<f64, ArgminError> {
+        Ok(nll_and_grad(self.x, self.y, &self.params(u))
+            .map(|r| r.0)
+            .unwrap_or(f64::INFINITY))
+    }
+}
+
+impl Gradient for Problem<'_> {
+    type Param = Vec<f64>;
+    type Gradient = Vec<f64>;
+    fn gradient(&self, u: &Vec<f64>) -> std::result::Result<Vec<f64>, ArgminError> {
+        let (_, g) = nll_and_grad(self.x, self.y, &self.params(u))
+            .ok_or_else(|| ArgminError::msg("covariance not positive definite"))?;
+        Ok(g.iter()
+            .zip(u)
+            .zip(self.bounds)
+            .map(|((g, &u), &(lo, hi))| g * (hi - lo) * sigmoid(u) * (1.0 - sigmoid(u)))
+            .collect())
+    }
+}
+
+/// A GP conditioned on data, ready to predict.
+#[derive(Debug, Clone)]
+pub struct FittedGp {
+    x: Vec<Vec<f64>>,
+    params: GpParams,
+    chol: Vec<f64>,
+    alpha: Vec<f64>,
+    /// Negative log marginal likelihood at the fitted parameters.
+    pub nll: f64,
+}
+
+impl FittedGp {
+    /// Conditions on data with given parameters.
+    pub fn with_params(x: &[Vec<f64>], y: &[f64], params: GpParams) -> Result<Self> {
+        let n = x.len();
+        let (_, chol, _) = factor(x, &params).ok_or_else(|| EngineError::Method {
+            method: "GP".into(),
+            message: "covariance matrix not positive definite even with jitter".into(),
+        })?;
+        let mut alpha: Vec<f64> = y.iter().map(|v| v - params.mean()).collect();
+        solve_lower(&chol, n, &mut alpha);
+        solve_upper_t(&chol, n, &mut alpha);
+        let nll = nll_and_grad(x, y, &params)
+            .map(|r| r.0)
+            .unwrap_or(f64::INFINITY);
+        Ok(FittedGp {
+            x: x.to_vec(),
+            params,
+            chol,
+            alpha,
+            nll,
+        })
+    }
+
+    /// Fits hyperparameters by type-II maximum likelihood, then conditions on the data.
+    pub fn fit(
+        x: &[Vec<f64>],
+        y: &[f64],
+        settings: &GpSettings,
+        rng: &mut MethodRng,
+    ) -> Result<Self> {
+        if x.is_empty() || x.len() != y.len() {
+            return Err(EngineError::Method {
+                method: "GP".into(),
+                message: format!("cannot fit {} inputs to {} targets", x.len(), y.len()),
+            });
+        }
+        let dim = x[0].len();
+        let bounds = settings.bounds(dim);
+        let problem = Problem {
+            x,
+            y,
+            bounds: &bounds,
+        };
+        let mut starts = vec![settings.default_start(dim)];
+        for _ in 1..settings.restarts.max(1) {
+            starts.push(GpParams(
+                bounds
+                    .iter()
+                    .map(|&(lo, hi)| lo + (hi - lo) * rng.random::<f64>())
+                    .collect(),
+            ));
+        }
+        let mut best: Option<(f64, GpParams)> = None;
+        for start in starts {
+            let u0 = problem.unconstrained(&start);
+            let candidate = match run_lbfgs(
+                Problem {
+                    x,
+                    y,
+                    bounds: &bounds,
+                },
+                u0.clone(),
+                settings.max_iters,
+            ) {
+                Some(u) => problem.params(&u),
+                None => start,
+            };
+            let value = nll_and_grad(x, y, &candidate)
+                .map(|r| r.0)
+                .unwrap_or(f64::INFINITY);
+            if value.is_finite() && best.as_ref().is_none_or(|(b, _)| value < *b) {
+                best = Some((value, candidate));
+            }
+        }
+        let params = best
+            .map(|b| b.1)
+            .unwrap_or_else(|| settings.default_start(dim));
+        Self::with_params(x, y, params)
+    }
+
+    /// The fitted hyperparameters.
+    pub fn params(&self) -> &GpParams {
+        &self.params
+    }
+
+    /// Posterior mean and variance of the latent function at `x` (without observation noise).
+    pub fn predict(&self, x: &[f64]) -> (f64, f64) {
+        let n = self.x.len();
+        let mut k: Vec<f64> = self
+            .x
+            .iter()
+            .map(|xi| matern52(xi, x, &self.params, None))
+            .collect();
+        let mean = self.params.mean() + k.iter().zip(&self.alpha).map(|(a, b)| a * b).sum::<f64>();
+        solve_lower(&self.chol, n, &mut k);
+        let var = (self.params.signal_variance() - k.iter().map(|v| v * v).sum::<f64>()).max(1e-12);
+        (mean, var)
+    }
+}
+
+fn run_lbfgs(problem: Problem, u0: Vec<f64>, max_iters: u64) -> Option<Vec<f64>> {
+    let solver = LBFGS::new(MoreThuenteLineSearch::new(), 7)
+        .with_tolerance_grad(1e-6)
+        .ok()?;
+    let result = Executor::new(problem, solver)
+        .configure(|s| s.param(u0).max_iters(max_iters))
+        .run()
+        .ok()?;
+    result.state().get_best_param().cloned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::optimizer::job_rng;
+
+    fn data() -> (Vec<Vec<f64>>, Vec<f64>) {
+        let x: Vec<Vec<f64>> = (0..12)
+            .map(|i| vec![(i as f64 * 0.37) % 1.0, (i as f64 * 0.61) % 1.0])
+            .collect();
+        let y = x
+            .iter()
+            .map(|v| (6.0 * v[0]).sin() + 0.5 * v[1] * v[1])
+            .collect();
+        (x, y)
+    }
+
+    #[test]
+    fn likelihood_gradient_matches_finite_differences() {
+        let (x, y) = data();
+        let p = GpParams(vec![
+            (0.3f64).ln(),
+            (0.8f64).ln(),
+            (1.3f64).ln(),
+            (0.05f64).ln(),
+            0.2,
+        ]);
+        let (_, g) = nll_and_grad(&x, &y, &p).unwrap();
+        for i in 0..p.0.len() {
+            let h = 1e-6;
+            let mut a = p.clone();
+            a.0[i] += h;
+            let mut b = p.clone();
+            b.0[i] -= h;
+            let fd = (nll_and_grad(&x, &y, &a).unwrap().0 - nll_and_grad(&x, &y, &b).unwrap().0)
+                / (2.0 * h);
+            assert!(
+                (fd - g[i]).abs() < 1e-5 * (1.0 + fd.abs()),
+                "parameter {i}: analytic {} vs finite difference {fd}",
+                g[i]
+            );
+        }
+    }
+
+    #[test]
+    fn posterior_matches_hand_computed_two_point_case() {
+        // Two 1-D points, ℓ = 1, σ_f² = 1, σ_n² = 0.1, c = 0. At x* = 0.5:
+        // k(0, 0.5) = k(1, 0.5) = m(0.5) with m(r) = (1 + √5 r + 5r²/3)e^{−√5 r}; k(0,1) = m(1).
+        let m = |r: f64| (1.0 + SQRT5 * r + 5.0 * r * r / 3.0) * (-SQRT5 * r).exp();
+        let (a, b, ks) = (1.1, m(1.0), m(0.5));
+        let det = a * a - b * b;
+        let kinv = [[a / det, -b / det], [-b / det, a / det]];
+        let y = [1.0, -2.0];
+        let mean = ks * (kinv[0][0] * y[0] + kinv[0][1] * y[1])
+            + ks * (kinv[1][0] * y[0] + kinv[1][1] * y[1]);
+        let var = 1.0 - ks * ks * (kinv[0][0] + kinv[0][1] + kinv[1][0] + kinv[1][1]);
+        let gp = FittedGp::with_params(
+            &[vec![0.0], vec![1.0]],
+            &y,
+            GpParams(vec![0.0, 0.0, 0.1f64.ln(), 0.0]),
+        )
+        .unwrap();
+        let (pm, pv) = gp.predict(&[0.5]);
+        assert!(
+            (pm - mean).abs() < 1e-12 && (pv - var).abs() < 1e-12,
+            "{pm} {pv} vs {mean} {var}"
+        );
+    }
+
+    #[test]
+    fn fitting_improves_likelihood_and_interpolates() {
+        let (x, y) = data();
+        let mut rng = job_rng(0, "gp");
+        let settings = GpSettings::default();
+        let gp = FittedGp::fit(&x, &y, &settings, &mut rng).unwrap();
+        let start = nll_and_grad(&x, &y, &settings.default_start(2)).unwrap().0;
+        assert!(gp.nll < start - 1.0, "fitted {} vs start {start}", gp.nll);
+        let (m, _) = gp.predict(&x[3]);
+        assert!((m - y[3]).abs() < 0.1, "{m} vs {}", y[3]);
+    }
+
+    #[test]
+    fn duplicates_and_constant_targets_are_survived() {
+        let x = vec![vec![0.2, 0.2]; 6];
+        let y = vec![1.0; 6];
+        let gp = FittedGp::fit(&x, &y, &GpSettings::default(), &mut job_rng(1, "gp")).unwrap();
+        let (m, v) = gp.predict(&[0.2, 0.2]);
+        assert!(m.is_finite() && v.is_finite() && v > 0.0);
+    }
+}

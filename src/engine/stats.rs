@@ -1,0 +1,103 @@
+//! The standard normal distribution to double precision, tails included.
+//!
+//! Φ uses `libm::erfc` (the musl/FreeBSD implementation, under one ulp), which keeps relative
+//! accuracy in the lower tail where `1 − erf` would cancel. Φ⁻¹ starts from statrs'
+//! `erfc_inv` (about 1e-10 relative here, measured) and polishes it with two Halley steps on
+//! Φ(x) − p, which brings it to double precision.
+
+use libm::erfc;
+use statrs::function::erf::erfc_inv;
+
+const SQRT_2: f64 = std::f64::consts::SQRT_2;
+const INV_SQRT_2PI: f64 = 0.398_942_280_401_432_7;
+
+/// Standard normal density φ(x).
+pub fn normal_pdf(x: f64) -> f64 {
+    INV_SQRT_2PI * (-0.5 * x * x).exp()
+}
+
+/// Standard normal CDF Φ(x).
+pub fn normal_cdf(x: f64) -> f64 {
+    0.5 * erfc(-x / SQRT_2)
+}
+
+/// Standard normal quantile Φ⁻¹(p) for p in (0, 1); ±∞ at 0 and 1.
+pub fn normal_quantile(p: f64) -> f64 {
+    if p <= 0.0 {
+        return f64::NEG_INFINITY;
+    }
+    if p >= 1.0 {
+        return f64::INFINITY;
+    }
+    let mut x = -SQRT_2 * erfc_inv(2.0 * p);
+    for _ in 0..2 {
+        let density = normal_pdf(x);
+        if density <= 0.0 || !x.is_finite() {
+            break;
+        }
+        // Halley's step for Φ(x) = p: e = (Φ(x) − p)/φ(x), x ← x − e/(1 + x·e/2).
+        let e = (normal_cdf(x) - p) / density;
+        x -= e / (1.0 + 0.5 * x * e);
+    }
+    x
+}
+
+/// Expected improvement below `best` of a Gaussian N(mean, sd²), in closed form (minimisation):
+/// E[max(0, best − Y)] = sd·(u·Φ(u) + φ(u)), u = (best − mean)/sd.
+pub fn expected_improvement(mean: f64, sd: f64, best: f64) -> f64 {
+    if sd <= 0.0 {
+        return (best - mean).max(0.0);
+    }
+    let u = (best - mean) / sd;
+    sd * (u * normal_cdf(u) + normal_pdf(u))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rel(a: f64, b: f64) -> f64 {
+        ((a - b) / b).abs()
+    }
+
+    #[test]
+    fn known_values_to_1e12() {
+        // Reference values from the closed forms / high-precision tables.
+        assert!(rel(normal_cdf(1.959963984540054), 0.975) < 1e-13);
+        assert!(rel(normal_cdf(-8.0), 6.220960574271785e-16) < 1e-12);
+        assert!(rel(normal_cdf(-20.0), 2.753624118606233e-89) < 1e-12);
+        assert!(rel(normal_quantile(0.975), 1.959963984540054) < 1e-13);
+        assert!(rel(normal_quantile(1e-10), -6.361340902404056) < 1e-12);
+        assert_eq!(normal_quantile(0.5), 0.0);
+        assert!(rel(normal_pdf(1.0), 0.24197072451914337) < 1e-15);
+    }
+
+    #[test]
+    fn quantile_inverts_cdf_across_the_range_and_tails() {
+        for k in 1..300 {
+            let p = 10f64.powi(-k);
+            assert!(rel(normal_cdf(normal_quantile(p)), p) < 1e-12, "p = {p}");
+        }
+        for i in 1..1000 {
+            let p = i as f64 / 1000.0;
+            assert!(
+                (normal_cdf(normal_quantile(p)) - p).abs() < 1e-14,
+                "p = {p}"
+            );
+        }
+    }
+
+    #[test]
+    fn expected_improvement_matches_numerical_integration() {
+        let (m, s, best) = (0.3, 0.7, 0.1);
+        // Trapezoid on a fine grid of E[max(0, best - y)].
+        let n = 200_000;
+        let (lo, hi) = (m - 12.0 * s, best);
+        let h = (hi - lo) / n as f64;
+        let f = |y: f64| (best - y) * normal_pdf((y - m) / s) / s;
+        let integral =
+            h * ((1..n).map(|i| f(lo + i as f64 * h)).sum::<f64>() + 0.5 * (f(lo) + f(hi)));
+        assert!(rel(expected_improvement(m, s, best), integral) < 1e-8);
+        assert_eq!(expected_improvement(1.0, 0.0, 0.5), 0.0);
+    }
+}
