@@ -7,11 +7,7 @@ mod common;
 fn native_run_matches_golden_file() {
     let run = common::golden_run();
     if std::env::var_os("HPO_BLESS").is_some() {
-        std::fs::write(
-            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/quadratic_rs.csv"),
-            &run,
-        )
-        .unwrap();
+        std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/quadratic_rs.csv"), &run).unwrap();
     }
     assert_eq!(run.lines().count(), 1 + 2 * 3 * 20);
     assert!(run == common::GOLDEN, "traces differ from tests/golden/quadratic_rs.csv (set HPO_BLESS=1 only if the change is intended)");

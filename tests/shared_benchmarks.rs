@@ -7,9 +7,7 @@ use hpo_playground::engine::loaders::copula::load_copula_format;
 use hpo_playground::engine::loaders::curves::{load_lcbench, NamedBytes};
 
 fn shared(rel: &str) -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/benchmarks")
-        .join(rel);
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/benchmarks").join(rel);
     if p.exists() {
         Some(p)
     } else {
@@ -30,16 +28,7 @@ fn quantile_transfer_files_load_with_the_documented_shape() {
         };
         let loaded = load_copula_format(file, &std::fs::read(path).unwrap()).unwrap();
         let b = &loaded.benchmark;
-        assert_eq!(
-            (
-                b.name.as_str(),
-                b.tasks.len(),
-                b.total_rows(),
-                b.space.encoded_dim()
-            ),
-            (name, tasks, rows, inputs),
-            "{file}"
-        );
+        assert_eq!((b.name.as_str(), b.tasks.len(), b.total_rows(), b.space.encoded_dim()), (name, tasks, rows, inputs), "{file}");
         assert_eq!(b.metrics[b.objective].name, objective);
     }
 }
@@ -57,23 +46,11 @@ fn lcbench_surrogate_loads_34_tasks_of_2000_curves() {
         read("lcbench_task_names.csv"),
     );
     let loaded = load_lcbench(
-        NamedBytes {
-            name: "lcbench_configs.csv",
-            bytes: &configs,
-        },
-        NamedBytes {
-            name: "val_balanced_accuracy",
-            bytes: &acc,
-        },
+        NamedBytes { name: "lcbench_configs.csv", bytes: &configs },
+        NamedBytes { name: "val_balanced_accuracy", bytes: &acc },
         "val_balanced_accuracy",
-        Some(NamedBytes {
-            name: "time",
-            bytes: &time,
-        }),
-        Some(NamedBytes {
-            name: "names",
-            bytes: &names,
-        }),
+        Some(NamedBytes { name: "time", bytes: &time }),
+        Some(NamedBytes { name: "names", bytes: &names }),
     )
     .unwrap();
     let b = &loaded.benchmark;
@@ -81,10 +58,5 @@ fn lcbench_surrogate_loads_34_tasks_of_2000_curves() {
     assert!(b.tasks.iter().all(|t| t.len() == 2000));
     let curves = b.tasks[0].curves.as_ref().unwrap();
     assert_eq!(curves.values[0].len(), 52);
-    assert!(
-        curves.cost.as_ref().unwrap()[0]
-            .windows(2)
-            .all(|w| w[1] >= w[0]),
-        "time is cumulative"
-    );
+    assert!(curves.cost.as_ref().unwrap()[0].windows(2).all(|w| w[1] >= w[0]), "time is cumulative");
 }

@@ -16,10 +16,6 @@ fn wasm_run_matches_golden_file() {
 fn permalink_round_trip_in_wasm() {
     use hpo_playground::engine::permalink::{from_query, to_query};
     use hpo_playground::engine::spec::ExperimentSpec;
-    let spec = ExperimentSpec {
-        seeds: 20,
-        iterations: 100,
-        ..Default::default()
-    };
+    let spec = ExperimentSpec { seeds: 20, iterations: 100, ..Default::default() };
     assert_eq!(from_query(&to_query(&spec)).spec, spec);
 }

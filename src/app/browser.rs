@@ -10,10 +10,7 @@ fn window() -> web_sys::Window {
 
 /// Milliseconds since page load.
 pub fn now_ms() -> f64 {
-    window()
-        .performance()
-        .map(|p| p.now())
-        .unwrap_or_else(|| js_sys::Date::now())
+    window().performance().map(|p| p.now()).unwrap_or_else(|| js_sys::Date::now())
 }
 
 fn download_url(url: &str, filename: &str) -> Result<(), JsValue> {
@@ -40,11 +37,7 @@ pub fn download_text(filename: &str, mime: &str, text: &str) -> Result<(), JsVal
 }
 
 fn svg_markup(id: &str) -> Result<String, JsValue> {
-    let el = window()
-        .document()
-        .ok_or("no document")?
-        .get_element_by_id(id)
-        .ok_or("chart not found")?;
+    let el = window().document().ok_or("no document")?.get_element_by_id(id).ok_or("chart not found")?;
     web_sys::XmlSerializer::new()?.serialize_to_string(&el)
 }
 
@@ -56,10 +49,7 @@ pub fn download_svg(id: &str, filename: &str) -> Result<(), JsValue> {
 /// Downloads the chart with DOM id `id` as a PNG at twice its nominal size.
 pub fn download_png(id: &str, filename: &str) -> Result<(), JsValue> {
     let markup = svg_markup(id)?;
-    let data_url = format!(
-        "data:image/svg+xml;charset=utf-8,{}",
-        String::from(js_sys::encode_uri_component(&markup))
-    );
+    let data_url = format!("data:image/svg+xml;charset=utf-8,{}", String::from(js_sys::encode_uri_component(&markup)));
     let img = web_sys::HtmlImageElement::new()?;
     let filename = filename.to_string();
     let img2 = img.clone();
@@ -69,10 +59,7 @@ pub fn download_png(id: &str, filename: &str) -> Result<(), JsValue> {
             let canvas: web_sys::HtmlCanvasElement = doc.create_element("canvas")?.dyn_into()?;
             canvas.set_width(1280);
             canvas.set_height(660);
-            let ctx: web_sys::CanvasRenderingContext2d = canvas
-                .get_context("2d")?
-                .ok_or("no 2d context")?
-                .dyn_into()?;
+            let ctx: web_sys::CanvasRenderingContext2d = canvas.get_context("2d")?.ok_or("no 2d context")?.dyn_into()?;
             ctx.draw_image_with_html_image_element_and_dw_and_dh(&img2, 0.0, 0.0, 1280.0, 660.0)?;
             download_url(&canvas.to_data_url_with_type("image/png")?, &filename)
         };
@@ -87,12 +74,7 @@ pub fn download_png(id: &str, filename: &str) -> Result<(), JsValue> {
 
 /// The current query string without `?`.
 pub fn current_query() -> String {
-    window()
-        .location()
-        .search()
-        .unwrap_or_default()
-        .trim_start_matches('?')
-        .to_string()
+    window().location().search().unwrap_or_default().trim_start_matches('?').to_string()
 }
 
 /// Replaces the URL's query without reloading or adding a history entry.
@@ -105,12 +87,7 @@ pub fn replace_query(query: &str) {
 /// The full link for a query.
 pub fn link_for(query: &str) -> String {
     let loc = window().location();
-    format!(
-        "{}{}?{}",
-        loc.origin().unwrap_or_default(),
-        loc.pathname().unwrap_or_default(),
-        query
-    )
+    format!("{}{}?{}", loc.origin().unwrap_or_default(), loc.pathname().unwrap_or_default(), query)
 }
 
 /// Copies text to the clipboard (best effort: may be refused outside a user gesture).
@@ -125,26 +102,19 @@ pub fn hardware_concurrency() -> usize {
 
 /// Fetches a URL's bytes; errors are human-readable.
 pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
-    let resp = JsFuture::from(window().fetch_with_str(url))
-        .await
-        .map_err(|e| format!("could not fetch {url}: {e:?}"))?;
-    let resp: web_sys::Response = resp
-        .dyn_into()
-        .map_err(|_| "fetch did not return a response".to_string())?;
+    let resp = JsFuture::from(window().fetch_with_str(url)).await.map_err(|e| format!("could not fetch {url}: {e:?}"))?;
+    let resp: web_sys::Response = resp.dyn_into().map_err(|_| "fetch did not return a response".to_string())?;
     if !resp.ok() {
         return Err(format!("could not fetch {url}: HTTP {}", resp.status()));
     }
-    let buf = JsFuture::from(resp.array_buffer().map_err(|e| format!("{e:?}"))?)
-        .await
-        .map_err(|e| format!("could not read {url}: {e:?}"))?;
+    let buf =
+        JsFuture::from(resp.array_buffer().map_err(|e| format!("{e:?}"))?).await.map_err(|e| format!("could not read {url}: {e:?}"))?;
     Ok(js_sys::Uint8Array::new(&buf).to_vec())
 }
 
 /// Reads a user-chosen file's bytes.
 pub async fn file_bytes(file: &web_sys::File) -> Result<Vec<u8>, String> {
-    let buf = JsFuture::from(file.array_buffer())
-        .await
-        .map_err(|e| format!("could not read {}: {e:?}", file.name()))?;
+    let buf = JsFuture::from(file.array_buffer()).await.map_err(|e| format!("could not read {}: {e:?}", file.name()))?;
     Ok(js_sys::Uint8Array::new(&buf).to_vec())
 }
 
@@ -160,15 +130,7 @@ pub async fn next_frame() {
 pub async fn sha256_hex(bytes: &[u8]) -> Result<String, String> {
     let subtle = window().crypto().map_err(|e| format!("{e:?}"))?.subtle();
     let mut copy = bytes.to_vec();
-    let promise = subtle
-        .digest_with_str_and_u8_array("SHA-256", &mut copy)
-        .map_err(|e| format!("{e:?}"))?;
-    let digest = JsFuture::from(promise)
-        .await
-        .map_err(|e| format!("{e:?}"))?;
-    Ok(js_sys::Uint8Array::new(&digest)
-        .to_vec()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
+    let promise = subtle.digest_with_str_and_u8_array("SHA-256", &mut copy).map_err(|e| format!("{e:?}"))?;
+    let digest = JsFuture::from(promise).await.map_err(|e| format!("{e:?}"))?;
+    Ok(js_sys::Uint8Array::new(&digest).to_vec().iter().map(|b| format!("{b:02x}")).collect())
 }

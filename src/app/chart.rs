@@ -17,9 +17,7 @@ pub struct Series {
 }
 
 /// Colour-blind-safe palette (Okabe–Ito), one colour per method.
-pub const PALETTE: &[&str] = &[
-    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442",
-];
+pub const PALETTE: &[&str] = &["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"];
 
 const W: f64 = 640.0;
 const H: f64 = 330.0;
@@ -49,23 +47,13 @@ impl Scale {
     }
     fn y(&self, v: f64) -> f64 {
         let (lo, hi) = (self.t(self.y_lo), self.t(self.y_hi));
-        let f = if hi > lo {
-            (self.t(v) - lo) / (hi - lo)
-        } else {
-            0.5
-        };
+        let f = if hi > lo { (self.t(v) - lo) / (hi - lo) } else { 0.5 };
         H - MB - f * (H - MT - MB)
     }
     fn ticks(&self) -> Vec<f64> {
         if self.log {
-            let (a, b) = (
-                self.y_lo.log10().floor() as i32,
-                self.y_hi.log10().ceil() as i32,
-            );
-            (a..=b)
-                .map(|e| 10f64.powi(e))
-                .filter(|v| *v >= self.y_lo * 0.999 && *v <= self.y_hi * 1.001)
-                .collect()
+            let (a, b) = (self.y_lo.log10().floor() as i32, self.y_hi.log10().ceil() as i32);
+            (a..=b).map(|e| 10f64.powi(e)).filter(|v| *v >= self.y_lo * 0.999 && *v <= self.y_hi * 1.001).collect()
         } else {
             let span = self.y_hi - self.y_lo;
             if span <= 0.0 {
@@ -73,11 +61,7 @@ impl Scale {
             }
             let raw = span / 5.0;
             let mag = 10f64.powf(raw.log10().floor());
-            let step = [1.0, 2.0, 5.0, 10.0]
-                .iter()
-                .map(|m| m * mag)
-                .find(|s| span / s <= 6.0)
-                .unwrap_or(10.0 * mag);
+            let step = [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * mag).find(|s| span / s <= 6.0).unwrap_or(10.0 * mag);
             let first = (self.y_lo / step).ceil() as i64;
             let last = (self.y_hi / step).floor() as i64;
             (first..=last).map(|k| k as f64 * step).collect()
@@ -86,19 +70,13 @@ impl Scale {
 }
 
 fn scale(series: &[Series], log: bool) -> Option<Scale> {
-    let x_max = series
-        .iter()
-        .map(|s| s.band.mean.len())
-        .max()
-        .filter(|&n| n > 0)?;
+    let x_max = series.iter().map(|s| s.band.mean.len()).max().filter(|&n| n > 0)?;
     let values = series
         .iter()
         .flat_map(|s| s.band.lower.iter().chain(&s.band.upper).chain(&s.band.mean))
         .copied()
         .filter(|v| v.is_finite() && (!log || *v > 0.0));
-    let (mut lo, mut hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
-        (a.min(v), b.max(v))
-    });
+    let (mut lo, mut hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
     if !lo.is_finite() {
         return None;
     }
@@ -110,12 +88,7 @@ fn scale(series: &[Series], log: bool) -> Option<Scale> {
         lo /= 1.5;
         hi *= 1.5;
     }
-    Some(Scale {
-        x_max,
-        y_lo: lo,
-        y_hi: hi,
-        log,
-    })
+    Some(Scale { x_max, y_lo: lo, y_hi: hi, log })
 }
 
 fn fmt_value(v: f64) -> String {
@@ -151,12 +124,7 @@ pub fn LineChart(
         }
         // offsetX is in CSS pixels of the rendered svg; map back through its viewBox.
         let target: web_sys::Element = event_target(&ev);
-        let width = target
-            .closest("svg")
-            .ok()
-            .flatten()
-            .map(|e| e.get_bounding_client_rect().width())
-            .unwrap_or(W);
+        let width = target.closest("svg").ok().flatten().map(|e| e.get_bounding_client_rect().width()).unwrap_or(W);
         let x = ev.offset_x() as f64 * W / width.max(1.0);
         let f = ((x - ML) / (W - ML - MR)).clamp(0.0, 1.0);
         hover.set(Some((f * (n.max(2) - 1) as f64).round() as usize));

@@ -48,12 +48,7 @@ async fn parse_in_worker(file: String, bytes: Vec<u8>, roles: Option<ColumnRoles
             .get_or_insert_with(|| {
                 HpoWorker::spawner()
                     .callback(|msg: FromWorker| {
-                        if let FromWorker::Parsed {
-                            request,
-                            result,
-                            parse_ms,
-                        } = msg
-                        {
+                        if let FromWorker::Parsed { request, result, parse_ms } = msg {
                             if let Some(tx) = WAITING.with(|w| w.borrow_mut().remove(&request)) {
                                 let _ = tx.send((result, parse_ms));
                             }
@@ -61,19 +56,9 @@ async fn parse_in_worker(file: String, bytes: Vec<u8>, roles: Option<ColumnRoles
                     })
                     .spawn("./worker.js")
             })
-            .send(ToWorker::Parse {
-                request,
-                file,
-                bytes,
-                roles,
-            })
+            .send(ToWorker::Parse { request, file, bytes, roles })
     });
-    rx.await.unwrap_or_else(|_| {
-        (
-            Err(LoadFailure::Error("the loader worker stopped".into())),
-            0.0,
-        )
-    })
+    rx.await.unwrap_or_else(|_| (Err(LoadFailure::Error("the loader worker stopped".into())), 0.0))
 }
 
 /// Reads the list of shared tables the build copied beside the app.
@@ -92,13 +77,14 @@ pub async fn load_ref(state: AppState, data: DataRef, keep_setup: bool) {
     match &data {
         DataRef::Upload { name, sha256 } => {
             state.bench.set(None);
-            state
-                .pending_upload
-                .set(Some((name.clone(), sha256.clone())));
+            state.pending_upload.set(Some((name.clone(), sha256.clone())));
             state.data_info.set(format!("waiting for your file {name}"));
             state.say(
                 Level::Info,
-                format!("This link uses your file '{name}' (SHA-256 {}…). Choose or drop that file below to restore the experiment.", &sha256[..12]),
+                format!(
+                    "This link uses your file '{name}' (SHA-256 {}…). Choose or drop that file below to restore the experiment.",
+                    &sha256[..12]
+                ),
             );
         }
         DataRef::Bundled(name) | DataRef::Shared(name) => {
@@ -111,11 +97,7 @@ pub async fn load_ref(state: AppState, data: DataRef, keep_setup: bool) {
             let t0 = now_ms();
             match fetch_bytes(&url).await {
                 Ok(bytes) => {
-                    let roles = if keep_setup {
-                        state.spec.get_untracked().columns
-                    } else {
-                        None
-                    };
+                    let roles = if keep_setup { state.spec.get_untracked().columns } else { None };
                     let reply = parse_in_worker(name.clone(), bytes, roles).await;
                     finish_load(state, data.clone(), reply, keep_setup, t0, None);
                 }
@@ -180,27 +162,13 @@ pub async fn load_upload(state: AppState, file: web_sys::File) {
         }
     }
     let keep = pending.is_some();
-    let roles = if keep {
-        state.spec.get_untracked().columns
-    } else {
-        None
-    };
-    let data = DataRef::Upload {
-        name: name.clone(),
-        sha256,
-    };
+    let roles = if keep { state.spec.get_untracked().columns } else { None };
+    let data = DataRef::Upload { name: name.clone(), sha256 };
     let reply = parse_in_worker(name.clone(), bytes.clone(), roles).await;
     finish_load(state, data, reply, keep, t0, Some(bytes));
 }
 
-fn finish_load(
-    state: AppState,
-    data: DataRef,
-    (result, parse_ms): ParseReply,
-    keep_setup: bool,
-    t0: f64,
-    bytes: Option<Vec<u8>>,
-) {
+fn finish_load(state: AppState, data: DataRef, (result, parse_ms): ParseReply, keep_setup: bool, t0: f64, bytes: Option<Vec<u8>>) {
     state.loading.set(false);
     match result {
         Ok(loaded) => {
@@ -210,58 +178,26 @@ fn finish_load(
             if matches!(data, DataRef::Upload { .. }) {
                 state.pending_upload.set(None);
             }
-            let columns = if keep_setup {
-                state.spec.get_untracked().columns
-            } else {
-                None
-            };
-            install(
-                state,
-                data,
-                loaded.benchmark,
-                keep_setup,
-                columns,
-                now_ms() - t0,
-                parse_ms,
-            );
+            let columns = if keep_setup { state.spec.get_untracked().columns } else { None };
+            install(state, data, loaded.benchmark, keep_setup, columns, now_ms() - t0, parse_ms);
         }
-        Err(LoadFailure::NeedsRoles {
-            message,
-            headers,
-            preview,
-            guess,
-        }) => {
+        Err(LoadFailure::NeedsRoles { message, headers, preview, guess }) => {
             let name = match &data {
-                DataRef::Upload { name, .. } | DataRef::Bundled(name) | DataRef::Shared(name) => {
-                    name.clone()
-                }
+                DataRef::Upload { name, .. } | DataRef::Bundled(name) | DataRef::Shared(name) => name.clone(),
             };
             if let Some(bytes) = bytes {
                 AWAITING_ROLES.with(|a| *a.borrow_mut() = Some((data, name.clone(), bytes)));
             }
-            let roles = headers
-                .iter()
-                .map(|h| role_of(&guess, h).to_string())
-                .collect();
-            state
-                .data_info
-                .set(format!("{name}: waiting for column roles"));
-            state.role_editor.set(Some(RoleEditor {
-                file: name,
-                message,
-                headers,
-                preview,
-                roles,
-            }));
+            let roles = headers.iter().map(|h| role_of(&guess, h).to_string()).collect();
+            state.data_info.set(format!("{name}: waiting for column roles"));
+            state.role_editor.set(Some(RoleEditor { file: name, message, headers, preview, roles }));
         }
         Err(LoadFailure::Error(e)) => {
-            state
-                .data_info
-                .set(if state.bench.get_untracked().is_some() {
-                    "kept the previous data".into()
-                } else {
-                    "no data loaded".into()
-                });
+            state.data_info.set(if state.bench.get_untracked().is_some() {
+                "kept the previous data".into()
+            } else {
+                "no data loaded".into()
+            });
             state.say(Level::Error, e);
         }
     }
@@ -291,17 +227,10 @@ pub fn roles_from_editor(editor: &RoleEditor) -> Result<ColumnRoles, String> {
                 roles.hyperparameters.push(h.clone());
                 roles.categorical.push(h.clone());
             }
-            "min" | "max" => roles.metrics.push(Metric {
-                name: h.clone(),
-                direction: if r == "min" {
-                    Direction::Minimize
-                } else {
-                    Direction::Maximize
-                },
-            }),
-            "task" if roles.task.is_some() => {
-                return Err("only one column can name the task".into())
-            }
+            "min" | "max" => roles
+                .metrics
+                .push(Metric { name: h.clone(), direction: if r == "min" { Direction::Minimize } else { Direction::Maximize } }),
+            "task" if roles.task.is_some() => return Err("only one column can name the task".into()),
             "task" => roles.task = Some(h.clone()),
             _ => {}
         }
@@ -319,10 +248,7 @@ pub fn roles_from_editor(editor: &RoleEditor) -> Result<ColumnRoles, String> {
 /// Re-parses the file waiting for roles with the roles from the editor.
 pub async fn apply_roles(state: AppState, roles: ColumnRoles) {
     let Some((data, name, bytes)) = AWAITING_ROLES.with(|a| a.borrow().clone()) else {
-        state.say(
-            Level::Error,
-            "choose the file again: its content is no longer in memory",
-        );
+        state.say(Level::Error, "choose the file again: its content is no longer in memory");
         return;
     };
     state.loading.set(true);
@@ -337,31 +263,13 @@ pub async fn apply_roles(state: AppState, roles: ColumnRoles) {
             for w in loaded.warnings {
                 state.say(Level::Warning, w);
             }
-            install(
-                state,
-                data,
-                loaded.benchmark,
-                false,
-                Some(roles),
-                now_ms() - t0,
-                parse_ms,
-            );
+            install(state, data, loaded.benchmark, false, Some(roles), now_ms() - t0, parse_ms);
         }
-        Err(LoadFailure::Error(e)) | Err(LoadFailure::NeedsRoles { message: e, .. }) => {
-            state.say(Level::Error, e)
-        }
+        Err(LoadFailure::Error(e)) | Err(LoadFailure::NeedsRoles { message: e, .. }) => state.say(Level::Error, e),
     }
 }
 
-fn install(
-    state: AppState,
-    data: DataRef,
-    bench: Benchmark,
-    keep_setup: bool,
-    columns: Option<ColumnRoles>,
-    ms: f64,
-    parse_ms: f64,
-) {
+fn install(state: AppState, data: DataRef, bench: Benchmark, keep_setup: bool, columns: Option<ColumnRoles>, ms: f64, parse_ms: f64) {
     state.clear(Level::Error);
     state.role_editor.set(None);
     state.data_info.set(format!(
@@ -387,10 +295,7 @@ fn install(
         }
         if let Some(o) = &spec.objective {
             if bench.metric_index(o).is_none() {
-                warnings.push(format!(
-                    "objective '{o}' is not a metric of {}; using {}",
-                    bench.name, bench.metrics[bench.objective].name
-                ));
+                warnings.push(format!("objective '{o}' is not a metric of {}; using {}", bench.name, bench.metrics[bench.objective].name));
                 spec.objective = None;
             }
         }
@@ -399,8 +304,6 @@ fn install(
     for w in warnings {
         state.say(Level::Warning, w);
     }
-    state
-        .best_task
-        .set(task_names.first().cloned().unwrap_or_default());
+    state.best_task.set(task_names.first().cloned().unwrap_or_default());
     state.bench.set(Some(Arc::new(bench)));
 }

@@ -114,11 +114,7 @@ fn DataPanel() -> impl IntoView {
     let on_drop = move |ev: leptos::ev::DragEvent| {
         ev.prevent_default();
         dragging.set(false);
-        take_file(
-            ev.data_transfer()
-                .and_then(|d| d.files())
-                .and_then(|l| l.get(0)),
-        );
+        take_file(ev.data_transfer().and_then(|d| d.files()).and_then(|l| l.get(0)));
     };
     view! {
         <label>"Benchmark "
@@ -204,9 +200,5 @@ fn RoleEditorView() -> impl IntoView {
 
 /// The element with `id`, if present (for focus and scrolling).
 pub fn element_by_id(id: &str) -> Option<web_sys::HtmlElement> {
-    web_sys::window()?
-        .document()?
-        .get_element_by_id(id)?
-        .dyn_into()
-        .ok()
+    web_sys::window()?.document()?.get_element_by_id(id)?.dyn_into().ok()
 }

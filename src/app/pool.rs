@@ -37,23 +37,11 @@ thread_local! {
 }
 
 fn spawn_workers(n: usize) -> Vec<WorkerBridge<HpoWorker>> {
-    (0..n)
-        .map(|w| {
-            HpoWorker::spawner()
-                .callback(move |msg: FromWorker| on_message(w, msg))
-                .spawn("./worker.js")
-        })
-        .collect()
+    (0..n).map(|w| HpoWorker::spawner().callback(move |msg: FromWorker| on_message(w, msg)).spawn("./worker.js")).collect()
 }
 
 /// Starts a run, cancelling any run in progress. Returns the number of workers used.
-pub fn start(
-    bench: Arc<Benchmark>,
-    resolved: ResolvedSpec,
-    jobs: Vec<Job>,
-    workers: usize,
-    sink: Box<dyn RunSink>,
-) -> usize {
+pub fn start(bench: Arc<Benchmark>, resolved: ResolvedSpec, jobs: Vec<Job>, workers: usize, sink: Box<dyn RunSink>) -> usize {
     let n = workers.clamp(1, 32).min(jobs.len().max(1));
     SINK.with(|s| *s.borrow_mut() = Some(sink));
     POOL.with(|p| {
@@ -65,19 +53,9 @@ pub fn start(
             _ => spawn_workers(n),
         };
         for b in &bridges {
-            b.send(ToWorker::Load {
-                generation,
-                benchmark: Box::new((*bench).clone()),
-                resolved: Box::new(resolved.clone()),
-            });
+            b.send(ToWorker::Load { generation, benchmark: Box::new((*bench).clone()), resolved: Box::new(resolved.clone()) });
         }
-        *slot = Some(Pool {
-            workers: bridges,
-            generation,
-            queue: (0..jobs.len() as u32).collect(),
-            jobs,
-            in_flight: vec![0; n],
-        });
+        *slot = Some(Pool { workers: bridges, generation, queue: (0..jobs.len() as u32).collect(), jobs, in_flight: vec![0; n] });
         let pool = slot.as_mut().unwrap();
         for w in 0..n {
             for _ in 0..IN_FLIGHT_PER_WORKER {
@@ -91,11 +69,7 @@ pub fn start(
 fn dispatch(pool: &mut Pool, w: usize) {
     if let Some(id) = pool.queue.pop_front() {
         pool.in_flight[w] += 1;
-        pool.workers[w].send(ToWorker::Run {
-            generation: pool.generation,
-            id,
-            job: pool.jobs[id as usize].clone(),
-        });
+        pool.workers[w].send(ToWorker::Run { generation: pool.generation, id, job: pool.jobs[id as usize].clone() });
     }
 }
 
@@ -111,18 +85,10 @@ fn on_message(w: usize, msg: FromWorker) {
         let mut slot = p.borrow_mut();
         let pool = slot.as_mut()?;
         match msg {
-            FromWorker::Progress {
-                generation,
-                id,
-                done,
-            } if generation == pool.generation => {
+            FromWorker::Progress { generation, id, done } if generation == pool.generation => {
                 Some((pool.jobs[id as usize].clone(), Some(done), None))
             }
-            FromWorker::Done {
-                generation,
-                id,
-                result,
-            } if generation == pool.generation => {
+            FromWorker::Done { generation, id, result } if generation == pool.generation => {
                 pool.in_flight[w] -= 1;
                 dispatch(pool, w);
                 Some((pool.jobs[id as usize].clone(), None, Some(result)))

@@ -25,13 +25,7 @@ pub fn ResultsPanel() -> impl IntoView {
                 .map(|(k, m)| Series {
                     name: m.clone(),
                     color: PALETTE[k % PALETTE.len()],
-                    band: band(&adtm_curves(
-                        traces,
-                        &bench,
-                        resolved.objective,
-                        resolved.direction,
-                        m,
-                    )),
+                    band: band(&adtm_curves(traces, &bench, resolved.objective, resolved.direction, m)),
                 })
                 .filter(|s| s.band.n > 0)
                 .collect::<Vec<_>>()
@@ -58,42 +52,19 @@ pub fn ResultsPanel() -> impl IntoView {
         })
     });
     let adtm_title = Signal::derive(move || {
-        let n = state
-            .run_setup
-            .with(|r| r.as_ref().map(|(r, _)| r.tasks.len()).unwrap_or(0));
-        format!(
-            "ADTM over {n} task{} (mean, 95% band across seeds)",
-            if n == 1 { "" } else { "s" }
-        )
+        let n = state.run_setup.with(|r| r.as_ref().map(|(r, _)| r.tasks.len()).unwrap_or(0));
+        format!("ADTM over {n} task{} (mean, 95% band across seeds)", if n == 1 { "" } else { "s" })
     });
     let best_title = Signal::derive(move || {
-        let obj = state.run_setup.with(|r| {
-            r.as_ref()
-                .map(|(r, b)| b.metrics[r.objective].name.clone())
-                .unwrap_or_default()
-        });
-        format!(
-            "Best {obj} so far on {} (mean, 95% band)",
-            state.best_task.get()
-        )
+        let obj = state.run_setup.with(|r| r.as_ref().map(|(r, b)| b.metrics[r.objective].name.clone()).unwrap_or_default());
+        format!("Best {obj} so far on {} (mean, 95% band)", state.best_task.get())
     });
     let export = move |what: &'static str| {
         let result = match what {
-            "csv" => download_text(
-                "traces.csv",
-                "text/csv",
-                &state.traces.with(|t| traces_csv(t.iter())),
-            ),
+            "csv" => download_text("traces.csv", "text/csv", &state.traces.with(|t| traces_csv(t.iter()))),
             "spec" => {
-                let spec = state
-                    .run_setup
-                    .with(|r| r.as_ref().map(|(r, _)| r.spec.clone()))
-                    .unwrap_or_else(|| state.spec.get_untracked());
-                download_text(
-                    "spec.json",
-                    "application/json",
-                    &serde_json::to_string_pretty(&spec).unwrap_or_default(),
-                )
+                let spec = state.run_setup.with(|r| r.as_ref().map(|(r, _)| r.spec.clone())).unwrap_or_else(|| state.spec.get_untracked());
+                download_text("spec.json", "application/json", &serde_json::to_string_pretty(&spec).unwrap_or_default())
             }
             "adtm-svg" => download_svg("chart-adtm", "adtm.svg"),
             "adtm-png" => download_png("chart-adtm", "adtm.png"),

@@ -21,21 +21,11 @@ fn parse_in<T: std::str::FromStr + PartialOrd>(s: &str, lo: T, hi: T) -> Option<
 pub fn SetupPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
     let spec = state.spec;
-    let task_names = move || {
-        state
-            .bench
-            .get()
-            .map(|b| b.tasks.iter().map(|t| t.name.clone()).collect::<Vec<_>>())
-            .unwrap_or_default()
-    };
+    let task_names = move || state.bench.get().map(|b| b.tasks.iter().map(|t| t.name.clone()).collect::<Vec<_>>()).unwrap_or_default();
     let toggle_task = move |name: String| {
         let all = task_names();
         spec.update(|s| {
-            let mut chosen: Vec<String> = if s.tasks.is_empty() {
-                all.clone()
-            } else {
-                s.tasks.clone()
-            };
+            let mut chosen: Vec<String> = if s.tasks.is_empty() { all.clone() } else { s.tasks.clone() };
             if let Some(i) = chosen.iter().position(|t| *t == name) {
                 if chosen.len() > 1 {
                     chosen.remove(i);
@@ -45,11 +35,7 @@ pub fn SetupPanel() -> impl IntoView {
             }
             // Keep file order; "all" is written as an empty list (shorter links).
             chosen = all.iter().filter(|t| chosen.contains(t)).cloned().collect();
-            s.tasks = if chosen.len() == all.len() {
-                Vec::new()
-            } else {
-                chosen
-            };
+            s.tasks = if chosen.len() == all.len() { Vec::new() } else { chosen };
         });
     };
     let number_input = move |id: &'static str,
@@ -155,10 +141,7 @@ struct UiSink {
 }
 
 fn job_label(state: &AppState, job: &Job) -> String {
-    let task = state
-        .run_setup
-        .with_untracked(|r| r.as_ref().map(|(_, b)| b.tasks[job.task].name.clone()))
-        .unwrap_or_default();
+    let task = state.run_setup.with_untracked(|r| r.as_ref().map(|(_, b)| b.tasks[job.task].name.clone())).unwrap_or_default();
     format!("{} · {} · seed {}", job.method, task, job.seed)
 }
 
@@ -186,10 +169,7 @@ fn schedule_flush(state: AppState) {
     if !already {
         let cb = wasm_bindgen::closure::Closure::once_into_js(move || flush_pending(state));
         if let Some(w) = web_sys::window() {
-            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(
-                cb.unchecked_ref(),
-                FLUSH_MS,
-            );
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(cb.unchecked_ref(), FLUSH_MS);
         }
     }
 }
@@ -211,10 +191,7 @@ impl RunSink for UiSink {
                 self.state.run.update(|r| r.failed_jobs += 1);
             }
         }
-        let last = self
-            .state
-            .run
-            .with_untracked(|r| r.done_jobs + 1 == r.total_jobs);
+        let last = self.state.run.with_untracked(|r| r.done_jobs + 1 == r.total_jobs);
         if last {
             flush_pending(self.state);
         } else {
@@ -251,23 +228,13 @@ fn start_run(state: AppState) {
     let jobs = resolved.jobs();
     let total = jobs.len();
     let first_task = bench.tasks[resolved.tasks[0]].name.clone();
-    if !resolved
-        .tasks
-        .iter()
-        .any(|&t| bench.tasks[t].name == state.best_task.get_untracked())
-    {
+    if !resolved.tasks.iter().any(|&t| bench.tasks[t].name == state.best_task.get_untracked()) {
         state.best_task.set(first_task);
     }
     PENDING.with(|p| p.borrow_mut().0.clear());
     state.traces.set(Vec::with_capacity(total));
     state.run_setup.set(Some((resolved.clone(), bench.clone())));
-    let workers = pool::start(
-        bench,
-        resolved,
-        jobs,
-        hardware_concurrency(),
-        Box::new(UiSink { state }),
-    );
+    let workers = pool::start(bench, resolved, jobs, hardware_concurrency(), Box::new(UiSink { state }));
     state.run.set(RunStatus {
         running: true,
         total_jobs: total,
@@ -313,11 +280,7 @@ pub fn RunPanel() -> impl IntoView {
         let elapsed = (r.ended_ms.unwrap_or_else(now_ms) - r.started_ms) / 1000.0;
         let f = r.fraction();
         if r.running {
-            let eta = if f > 0.0 {
-                fmt_seconds(elapsed / f - elapsed)
-            } else {
-                "…".into()
-            };
+            let eta = if f > 0.0 { fmt_seconds(elapsed / f - elapsed) } else { "…".into() };
             format!(
                 "{} of {} jobs done ({:.0}%) on {} workers · {} elapsed · about {eta} left",
                 r.done_jobs,
@@ -327,12 +290,7 @@ pub fn RunPanel() -> impl IntoView {
                 fmt_seconds(elapsed)
             )
         } else if r.cancelled {
-            format!(
-                "Cancelled after {} of {} jobs ({}).",
-                r.done_jobs,
-                r.total_jobs,
-                fmt_seconds(elapsed)
-            )
+            format!("Cancelled after {} of {} jobs ({}).", r.done_jobs, r.total_jobs, fmt_seconds(elapsed))
         } else {
             let evals = (r.done_jobs - r.failed_jobs) as f64 * r.iterations as f64;
             format!(
@@ -342,11 +300,7 @@ pub fn RunPanel() -> impl IntoView {
                 fmt_seconds(elapsed),
                 r.workers,
                 evals / elapsed.max(1e-3),
-                if r.failed_jobs > 0 {
-                    format!(", {} failed", r.failed_jobs)
-                } else {
-                    String::new()
-                }
+                if r.failed_jobs > 0 { format!(", {} failed", r.failed_jobs) } else { String::new() }
             )
         }
     };

@@ -143,8 +143,7 @@ impl AppState {
         let id = self.next_message.get_untracked();
         self.next_message.set(id + 1);
         let text = text.into();
-        self.messages
-            .update(|m| m.push(Message { id, level, text }));
+        self.messages.update(|m| m.push(Message { id, level, text }));
     }
 
     /// Removes the messages of one level (e.g. errors solved by a new action).

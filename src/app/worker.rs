@@ -38,33 +38,13 @@ impl Worker for HpoWorker {
 
     fn received(&mut self, scope: &WorkerScope<Self>, msg: ToWorker, who: HandlerId) {
         match msg {
-            ToWorker::Load {
-                generation,
-                benchmark,
-                resolved,
-            } => self.loaded = Some((generation, *benchmark, *resolved)),
-            ToWorker::Parse {
-                request,
-                file,
-                bytes,
-                roles,
-            } => {
+            ToWorker::Load { generation, benchmark, resolved } => self.loaded = Some((generation, *benchmark, *resolved)),
+            ToWorker::Parse { request, file, bytes, roles } => {
                 let t0 = now_seconds();
                 let result = load_file(&file, &bytes, roles.as_ref());
-                scope.respond(
-                    who,
-                    FromWorker::Parsed {
-                        request,
-                        result,
-                        parse_ms: (now_seconds() - t0) * 1000.0,
-                    },
-                );
+                scope.respond(who, FromWorker::Parsed { request, result, parse_ms: (now_seconds() - t0) * 1000.0 });
             }
-            ToWorker::Run {
-                generation,
-                id,
-                job,
-            } => {
+            ToWorker::Run { generation, id, job } => {
                 let result = match &self.loaded {
                     Some((g, bench, resolved)) if *g == generation => {
                         // Progress at most every 100 ms: short jobs finish before saying anything.
@@ -73,30 +53,15 @@ impl Worker for HpoWorker {
                             let now = now_seconds();
                             if now - last >= PROGRESS_SECONDS {
                                 last = now;
-                                scope.respond(
-                                    who,
-                                    FromWorker::Progress {
-                                        generation,
-                                        id,
-                                        done,
-                                    },
-                                );
+                                scope.respond(who, FromWorker::Progress { generation, id, done });
                             }
                             true
                         };
-                        run_job(bench, resolved, &job, &now_seconds, &mut progress)
-                            .map_err(|e| e.to_string())
+                        run_job(bench, resolved, &job, &now_seconds, &mut progress).map_err(|e| e.to_string())
                     }
                     _ => Err("the worker has no data for this run".to_string()),
                 };
-                scope.respond(
-                    who,
-                    FromWorker::Done {
-                        generation,
-                        id,
-                        result,
-                    },
-                );
+                scope.respond(who, FromWorker::Done { generation, id, result });
             }
         }
     }

@@ -81,11 +81,7 @@ impl Task {
 
     /// Minimum and maximum of metric `m` over all offline evaluations (DTM normalisation).
     pub fn metric_range(&self, m: usize) -> (f64, f64) {
-        self.metrics[m]
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
-                (lo.min(v), hi.max(v))
-            })
+        self.metrics[m].iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)))
     }
 }
 
@@ -122,10 +118,6 @@ impl Benchmark {
 
     /// Model encodings of every configuration of task `t`.
     pub fn encoded_task(&self, t: usize) -> Vec<Vec<f64>> {
-        self.tasks[t]
-            .configs
-            .iter()
-            .map(|c| self.space.encode(c))
-            .collect()
+        self.tasks[t].configs.iter().map(|c| self.space.encode(c)).collect()
     }
 }

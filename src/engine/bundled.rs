@@ -31,55 +31,27 @@ fn round6(v: f64) -> f64 {
 /// The quadratic transfer family (see the module docs).
 pub fn quadratic_family() -> Benchmark {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(QUADRATIC_SEED);
-    let xs: Vec<Vec<f64>> = (0..QUADRATIC_CANDIDATES)
-        .map(|_| {
-            (0..QUADRATIC_DIM)
-                .map(|_| round6(rng.random_range(-5.0..5.0)))
-                .collect()
-        })
-        .collect();
+    let xs: Vec<Vec<f64>> =
+        (0..QUADRATIC_CANDIDATES).map(|_| (0..QUADRATIC_DIM).map(|_| round6(rng.random_range(-5.0..5.0))).collect()).collect();
     let tasks = (0..QUADRATIC_TASKS)
         .map(|t| {
             let a2: f64 = rng.random_range(0.1..10.0);
             let a1: f64 = rng.random_range(0.1..10.0);
             let a0: f64 = rng.random_range(0.1..10.0);
-            let values = xs
-                .iter()
-                .map(|x| {
-                    round6(
-                        0.5 * a2 * x.iter().map(|v| v * v).sum::<f64>()
-                            + a1 * x.iter().sum::<f64>()
-                            + a0,
-                    )
-                })
-                .collect();
-            Task {
-                name: format!("quadratic-{t:02}"),
-                configs: xs.clone(),
-                metrics: vec![values],
-                curves: None,
-            }
+            let values =
+                xs.iter().map(|x| round6(0.5 * a2 * x.iter().map(|v| v * v).sum::<f64>() + a1 * x.iter().sum::<f64>() + a0)).collect();
+            Task { name: format!("quadratic-{t:02}"), configs: xs.clone(), metrics: vec![values], curves: None }
         })
         .collect();
     let space = SearchSpace {
         params: (0..QUADRATIC_DIM)
-            .map(|i| Hyperparameter {
-                name: format!("hp_x{i}"),
-                kind: ParamKind::Continuous {
-                    lower: -5.0,
-                    upper: 5.0,
-                    log: false,
-                },
-            })
+            .map(|i| Hyperparameter { name: format!("hp_x{i}"), kind: ParamKind::Continuous { lower: -5.0, upper: 5.0, log: false } })
             .collect(),
     };
     Benchmark {
         name: "quadratic".into(),
         space,
-        metrics: vec![Metric {
-            name: "metric_value".into(),
-            direction: Direction::Minimize,
-        }],
+        metrics: vec![Metric { name: "metric_value".into(), direction: Direction::Minimize }],
         objective: 0,
         tasks,
     }
@@ -94,13 +66,7 @@ pub fn to_copula_csv(bench: &Benchmark) -> String {
     w.write_record(&header).expect("memory");
     for task in &bench.tasks {
         for (i, c) in task.configs.iter().enumerate() {
-            let mut rec: Vec<String> = bench
-                .space
-                .params
-                .iter()
-                .zip(c)
-                .map(|(p, &v)| p.display_value(v))
-                .collect();
+            let mut rec: Vec<String> = bench.space.params.iter().zip(c).map(|(p, &v)| p.display_value(v)).collect();
             rec.extend(task.metrics.iter().map(|m| format!("{}", m[i])));
             rec.extend([task.name.clone(), bench.name.clone()]);
             w.write_record(&rec).expect("memory");
@@ -119,18 +85,10 @@ mod tests {
         let b = quadratic_family();
         assert_eq!(b, quadratic_family());
         assert_eq!(b.tasks.len(), QUADRATIC_TASKS);
-        let ranges: Vec<(f64, f64)> = (0..b.tasks.len())
-            .map(|t| b.tasks[t].metric_range(0))
-            .collect();
+        let ranges: Vec<(f64, f64)> = (0..b.tasks.len()).map(|t| b.tasks[t].metric_range(0)).collect();
         let widest = ranges.iter().map(|r| r.1 - r.0).fold(0.0, f64::max);
-        let narrowest = ranges
-            .iter()
-            .map(|r| r.1 - r.0)
-            .fold(f64::INFINITY, f64::min);
-        assert!(
-            widest / narrowest > 5.0,
-            "tasks should live on different scales: {narrowest}..{widest}"
-        );
+        let narrowest = ranges.iter().map(|r| r.1 - r.0).fold(f64::INFINITY, f64::min);
+        assert!(widest / narrowest > 5.0, "tasks should live on different scales: {narrowest}..{widest}");
         // The formula itself, at the first candidate of task 0, recomputed independently.
         let x = &b.tasks[0].configs[0];
         assert!(x.iter().all(|v| (-5.0..5.0).contains(v)));
@@ -146,8 +104,10 @@ mod tests {
     #[test]
     fn shipped_asset_is_what_the_generator_makes() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/quadratic.csv");
-        let shipped = std::fs::read_to_string(path)
-            .expect("assets/quadratic.csv exists; regenerate with `hpo generate quadratic`");
-        assert!(shipped == to_copula_csv(&quadratic_family()), "assets/quadratic.csv is stale: run `cargo run --release --bin hpo -- generate quadratic --out assets/quadratic.csv`");
+        let shipped = std::fs::read_to_string(path).expect("assets/quadratic.csv exists; regenerate with `hpo generate quadratic`");
+        assert!(
+            shipped == to_copula_csv(&quadratic_family()),
+            "assets/quadratic.csv is stale: run `cargo run --release --bin hpo -- generate quadratic --out assets/quadratic.csv`"
+        );
     }
 }

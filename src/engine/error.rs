@@ -46,12 +46,7 @@ fn format_parse(file: &str, row: &Option<usize>, column: &Option<String>, messag
 impl EngineError {
     /// Shorthand for a parse error without row or column.
     pub fn parse(file: &str, message: impl Into<String>) -> Self {
-        EngineError::Parse {
-            file: file.to_string(),
-            row: None,
-            column: None,
-            message: message.into(),
-        }
+        EngineError::Parse { file: file.to_string(), row: None, column: None, message: message.into() }
     }
 }
 

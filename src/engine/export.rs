@@ -11,15 +11,7 @@ pub fn traces_csv<'a>(traces: impl IntoIterator<Item = &'a Trace>) -> String {
     let mut sorted: Vec<&Trace> = traces.into_iter().collect();
     sorted.sort_by(|a, b| (&a.method, &a.task, a.seed).cmp(&(&b.method, &b.task, b.seed)));
     let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record([
-        "seed",
-        "iteration",
-        "value",
-        "blackbox",
-        "task",
-        "optimizer",
-    ])
-    .expect("writing to memory");
+    w.write_record(["seed", "iteration", "value", "blackbox", "task", "optimizer"]).expect("writing to memory");
     for t in sorted {
         for r in &t.rows {
             w.write_record([
@@ -43,18 +35,8 @@ pub fn traces_detailed_csv<'a>(traces: impl IntoIterator<Item = &'a Trace>) -> S
     let mut sorted: Vec<&Trace> = traces.into_iter().collect();
     sorted.sort_by(|a, b| (&a.method, &a.task, a.seed).cmp(&(&b.method, &b.task, b.seed)));
     let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record([
-        "seed",
-        "iteration",
-        "value",
-        "blackbox",
-        "task",
-        "optimizer",
-        "configuration",
-        "best",
-        "optimizer_seconds",
-    ])
-    .expect("writing to memory");
+    w.write_record(["seed", "iteration", "value", "blackbox", "task", "optimizer", "configuration", "best", "optimizer_seconds"])
+        .expect("writing to memory");
     for t in sorted {
         for r in &t.rows {
             w.write_record([
@@ -81,13 +63,7 @@ mod tests {
 
     #[test]
     fn paper_format_sorted_and_quoted() {
-        let row = |i, v| TraceRow {
-            iteration: i,
-            candidate: 0,
-            value: v,
-            best: v,
-            optimizer_seconds: 0.1,
-        };
+        let row = |i, v| TraceRow { iteration: i, candidate: 0, value: v, best: v, optimizer_seconds: 0.1 };
         let t = |seed, task: &str| Trace {
             method: "RS".into(),
             blackbox: "XGBoost".into(),
@@ -101,9 +77,6 @@ mod tests {
             "seed,iteration,value,blackbox,task,optimizer\n0,0,0.5,XGBoost,\"a,b\",RS\n0,1,0.25,XGBoost,\"a,b\",RS\n1,0,0.5,XGBoost,heart,RS\n1,1,0.25,XGBoost,heart,RS\n"
         );
         let detailed = traces_detailed_csv(&[t(1, "heart")]);
-        assert_eq!(
-            detailed.lines().nth(1),
-            Some("1,0,0.5,XGBoost,heart,RS,0,0.5,0.100000000")
-        );
+        assert_eq!(detailed.lines().nth(1), Some("1,0,0.5,XGBoost,heart,RS,0,0.5,0.100000000"));
     }
 }

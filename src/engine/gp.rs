@@ -136,34 +136,46 @@ pub fn solve_upper_t(l: &[f64], n: usize, b: &mut [f64]) {
     }
 }
 
-/// Matérn-5/2 ARD value and, per dimension, ∂k/∂log ℓ_d.
-fn matern52(a: &[f64], b: &[f64], p: &GpParams, grad: Option<&mut [f64]>) -> f64 {
-    let sf2 = p.signal_variance();
-    let mut r2 = 0.0;
-    for d in 0..a.len() {
-        let s = (a[d] - b[d]) / p.lengthscale(d);
-        r2 += s * s;
+/// Kernel constants precomputed once per parameter vector (exp of the logs).
+struct Kernel {
+    inv_lengthscale: Vec<f64>,
+    signal_variance: f64,
+}
+
+impl Kernel {
+    fn new(p: &GpParams) -> Self {
+        Kernel { inv_lengthscale: (0..p.dim()).map(|d| 1.0 / p.lengthscale(d)).collect(), signal_variance: p.signal_variance() }
     }
-    let r = r2.sqrt();
-    let e = (-SQRT5 * r).exp();
-    if let Some(g) = grad {
-        // ∂k/∂log ℓ_d = σ_f²·(5/3)·(1 + √5 r)·e^{−√5 r}·s_d²
-        let common = sf2 * (5.0 / 3.0) * (1.0 + SQRT5 * r) * e;
-        for d in 0..a.len() {
-            let s = (a[d] - b[d]) / p.lengthscale(d);
-            g[d] = common * s * s;
+
+    /// Matérn-5/2 ARD value and, per dimension, ∂k/∂log ℓ_d.
+    fn eval(&self, a: &[f64], b: &[f64], grad: Option<&mut [f64]>) -> f64 {
+        let mut r2 = 0.0;
+        for ((x, y), il) in a.iter().zip(b).zip(&self.inv_lengthscale) {
+            let s = (x - y) * il;
+            r2 += s * s;
         }
+        let r = r2.sqrt();
+        let e = (-SQRT5 * r).exp();
+        if let Some(g) = grad {
+            // ∂k/∂log ℓ_d = σ_f²·(5/3)·(1 + √5 r)·e^{−√5 r}·s_d²
+            let common = self.signal_variance * (5.0 / 3.0) * (1.0 + SQRT5 * r) * e;
+            for (d, gd) in g.iter_mut().enumerate() {
+                let s = (a[d] - b[d]) * self.inv_lengthscale[d];
+                *gd = common * s * s;
+            }
+        }
+        self.signal_variance * (1.0 + SQRT5 * r + 5.0 / 3.0 * r2) * e
     }
-    sf2 * (1.0 + SQRT5 * r + 5.0 / 3.0 * r2) * e
 }
 
 /// Covariance of the training inputs with noise, factorised with jitter escalation.
 fn factor(x: &[Vec<f64>], p: &GpParams) -> Option<(Vec<f64>, Vec<f64>, f64)> {
     let n = x.len();
+    let kernel = Kernel::new(p);
     let mut k = vec![0.0; n * n];
     for i in 0..n {
         for j in 0..=i {
-            let v = matern52(&x[i], &x[j], p, None);
+            let v = kernel.eval(&x[i], &x[j], None);
             k[i * n + j] = v;
             k[j * n + i] = v;
         }
@@ -178,11 +190,7 @@ fn factor(x: &[Vec<f64>], p: &GpParams) -> Option<(Vec<f64>, Vec<f64>, f64)> {
         if let Some(l) = cholesky(&a, n) {
             return Some((k, l, jitter));
         }
-        jitter = if jitter == 0.0 {
-            1e-10 * p.signal_variance().max(1e-12)
-        } else {
-            jitter * 10.0
-        };
+        jitter = if jitter == 0.0 { 1e-10 * p.signal_variance().max(1e-12) } else { jitter * 10.0 };
         if jitter > 1e-1 * p.signal_variance().max(1.0) {
             return None;
         }
@@ -215,16 +223,18 @@ pub fn nll_and_grad(x: &[Vec<f64>], y: &[f64], p: &GpParams) -> Option<(f64, Vec
     let mut grad = vec![0.0; dim + 3];
     let mut dk = vec![0.0; dim];
     let noise = p.noise_variance();
+    let kernel = Kernel::new(p);
     for i in 0..n {
-        for j in 0..n {
-            let w = kinv[i * n + j] - alpha[i] * alpha[j];
-            matern52(&x[i], &x[j], p, Some(&mut dk));
+        // W and ∂K are symmetric: visit j ≤ i once, counting off-diagonal pairs twice.
+        for j in 0..=i {
+            let w = (kinv[i * n + j] - alpha[i] * alpha[j]) * if i == j { 0.5 } else { 1.0 };
+            kernel.eval(&x[i], &x[j], Some(&mut dk));
             for d in 0..dim {
-                grad[d] += 0.5 * w * dk[d];
+                grad[d] += w * dk[d];
             }
-            grad[dim] += 0.5 * w * k[i * n + j];
+            grad[dim] += w * k[i * n + j];
             if i == j {
-                grad[dim + 1] += 0.5 * w * noise;
+                grad[dim + 1] += w * noise;
             }
         }
     }
@@ -244,12 +254,7 @@ struct Problem<'a> {
 
 impl Problem<'_> {
     fn params(&self, u: &[f64]) -> GpParams {
-        GpParams(
-            u.iter()
-                .zip(self.bounds)
-                .map(|(&u, &(lo, hi))| lo + (hi - lo) * sigmoid(u))
-                .collect(),
-        )
+        GpParams(u.iter().zip(self.bounds).map(|(&u, &(lo, hi))| lo + (hi - lo) * sigmoid(u)).collect())
     }
     fn unconstrained(&self, p: &GpParams) -> Vec<f64> {
         p.0.iter()
@@ -266,9 +271,7 @@ impl CostFunction for Problem<'_> {
     type Param = Vec<f64>;
     type Output = f64;
     fn cost(&self, u: &Vec<f64>) -> std::result::Result<f64, ArgminError> {
-        Ok(nll_and_grad(self.x, self.y, &self.params(u))
-            .map(|r| r.0)
-            .unwrap_or(f64::INFINITY))
+        Ok(nll_and_grad(self.x, self.y, &self.params(u)).map(|r| r.0).unwrap_or(f64::INFINITY))
     }
 }
 
@@ -276,13 +279,8 @@ impl Gradient for Problem<'_> {
     type Param = Vec<f64>;
     type Gradient = Vec<f64>;
     fn gradient(&self, u: &Vec<f64>) -> std::result::Result<Vec<f64>, ArgminError> {
-        let (_, g) = nll_and_grad(self.x, self.y, &self.params(u))
-            .ok_or_else(|| ArgminError::msg("covariance not positive definite"))?;
-        Ok(g.iter()
-            .zip(u)
-            .zip(self.bounds)
-            .map(|((g, &u), &(lo, hi))| g * (hi - lo) * sigmoid(u) * (1.0 - sigmoid(u)))
-            .collect())
+        let (_, g) = nll_and_grad(self.x, self.y, &self.params(u)).ok_or_else(|| ArgminError::msg("covariance not positive definite"))?;
+        Ok(g.iter().zip(u).zip(self.bounds).map(|((g, &u), &(lo, hi))| g * (hi - lo) * sigmoid(u) * (1.0 - sigmoid(u))).collect())
     }
 }
 
@@ -308,25 +306,12 @@ impl FittedGp {
         let mut alpha: Vec<f64> = y.iter().map(|v| v - params.mean()).collect();
         solve_lower(&chol, n, &mut alpha);
         solve_upper_t(&chol, n, &mut alpha);
-        let nll = nll_and_grad(x, y, &params)
-            .map(|r| r.0)
-            .unwrap_or(f64::INFINITY);
-        Ok(FittedGp {
-            x: x.to_vec(),
-            params,
-            chol,
-            alpha,
-            nll,
-        })
+        let nll = nll_and_grad(x, y, &params).map(|r| r.0).unwrap_or(f64::INFINITY);
+        Ok(FittedGp { x: x.to_vec(), params, chol, alpha, nll })
     }
 
     /// Fits hyperparameters by type-II maximum likelihood, then conditions on the data.
-    pub fn fit(
-        x: &[Vec<f64>],
-        y: &[f64],
-        settings: &GpSettings,
-        rng: &mut MethodRng,
-    ) -> Result<Self> {
+    pub fn fit(x: &[Vec<f64>], y: &[f64], settings: &GpSettings, rng: &mut MethodRng) -> Result<Self> {
         if x.is_empty() || x.len() != y.len() {
             return Err(EngineError::Method {
                 method: "GP".into(),
@@ -335,45 +320,24 @@ impl FittedGp {
         }
         let dim = x[0].len();
         let bounds = settings.bounds(dim);
-        let problem = Problem {
-            x,
-            y,
-            bounds: &bounds,
-        };
+        let problem = Problem { x, y, bounds: &bounds };
         let mut starts = vec![settings.default_start(dim)];
         for _ in 1..settings.restarts.max(1) {
-            starts.push(GpParams(
-                bounds
-                    .iter()
-                    .map(|&(lo, hi)| lo + (hi - lo) * rng.random::<f64>())
-                    .collect(),
-            ));
+            starts.push(GpParams(bounds.iter().map(|&(lo, hi)| lo + (hi - lo) * rng.random::<f64>()).collect()));
         }
         let mut best: Option<(f64, GpParams)> = None;
         for start in starts {
             let u0 = problem.unconstrained(&start);
-            let candidate = match run_lbfgs(
-                Problem {
-                    x,
-                    y,
-                    bounds: &bounds,
-                },
-                u0.clone(),
-                settings.max_iters,
-            ) {
+            let candidate = match run_lbfgs(Problem { x, y, bounds: &bounds }, u0.clone(), settings.max_iters) {
                 Some(u) => problem.params(&u),
                 None => start,
             };
-            let value = nll_and_grad(x, y, &candidate)
-                .map(|r| r.0)
-                .unwrap_or(f64::INFINITY);
+            let value = nll_and_grad(x, y, &candidate).map(|r| r.0).unwrap_or(f64::INFINITY);
             if value.is_finite() && best.as_ref().is_none_or(|(b, _)| value < *b) {
                 best = Some((value, candidate));
             }
         }
-        let params = best
-            .map(|b| b.1)
-            .unwrap_or_else(|| settings.default_start(dim));
+        let params = best.map(|b| b.1).unwrap_or_else(|| settings.default_start(dim));
         Self::with_params(x, y, params)
     }
 
@@ -385,11 +349,8 @@ impl FittedGp {
     /// Posterior mean and variance of the latent function at `x` (without observation noise).
     pub fn predict(&self, x: &[f64]) -> (f64, f64) {
         let n = self.x.len();
-        let mut k: Vec<f64> = self
-            .x
-            .iter()
-            .map(|xi| matern52(xi, x, &self.params, None))
-            .collect();
+        let kernel = Kernel::new(&self.params);
+        let mut k: Vec<f64> = self.x.iter().map(|xi| kernel.eval(xi, x, None)).collect();
         let mean = self.params.mean() + k.iter().zip(&self.alpha).map(|(a, b)| a * b).sum::<f64>();
         solve_lower(&self.chol, n, &mut k);
         let var = (self.params.signal_variance() - k.iter().map(|v| v * v).sum::<f64>()).max(1e-12);
@@ -398,13 +359,8 @@ impl FittedGp {
 }
 
 fn run_lbfgs(problem: Problem, u0: Vec<f64>, max_iters: u64) -> Option<Vec<f64>> {
-    let solver = LBFGS::new(MoreThuenteLineSearch::new(), 7)
-        .with_tolerance_grad(1e-6)
-        .ok()?;
-    let result = Executor::new(problem, solver)
-        .configure(|s| s.param(u0).max_iters(max_iters))
-        .run()
-        .ok()?;
+    let solver = LBFGS::new(MoreThuenteLineSearch::new(), 7).with_tolerance_grad(1e-6).ok()?;
+    let result = Executor::new(problem, solver).configure(|s| s.param(u0).max_iters(max_iters)).run().ok()?;
     result.state().get_best_param().cloned()
 }
 
@@ -414,26 +370,15 @@ mod tests {
     use crate::engine::optimizer::job_rng;
 
     fn data() -> (Vec<Vec<f64>>, Vec<f64>) {
-        let x: Vec<Vec<f64>> = (0..12)
-            .map(|i| vec![(i as f64 * 0.37) % 1.0, (i as f64 * 0.61) % 1.0])
-            .collect();
-        let y = x
-            .iter()
-            .map(|v| (6.0 * v[0]).sin() + 0.5 * v[1] * v[1])
-            .collect();
+        let x: Vec<Vec<f64>> = (0..12).map(|i| vec![(i as f64 * 0.37) % 1.0, (i as f64 * 0.61) % 1.0]).collect();
+        let y = x.iter().map(|v| (6.0 * v[0]).sin() + 0.5 * v[1] * v[1]).collect();
         (x, y)
     }
 
     #[test]
     fn likelihood_gradient_matches_finite_differences() {
         let (x, y) = data();
-        let p = GpParams(vec![
-            (0.3f64).ln(),
-            (0.8f64).ln(),
-            (1.3f64).ln(),
-            (0.05f64).ln(),
-            0.2,
-        ]);
+        let p = GpParams(vec![(0.3f64).ln(), (0.8f64).ln(), (1.3f64).ln(), (0.05f64).ln(), 0.2]);
         let (_, g) = nll_and_grad(&x, &y, &p).unwrap();
         for i in 0..p.0.len() {
             let h = 1e-6;
@@ -441,13 +386,8 @@ mod tests {
             a.0[i] += h;
             let mut b = p.clone();
             b.0[i] -= h;
-            let fd = (nll_and_grad(&x, &y, &a).unwrap().0 - nll_and_grad(&x, &y, &b).unwrap().0)
-                / (2.0 * h);
-            assert!(
-                (fd - g[i]).abs() < 1e-5 * (1.0 + fd.abs()),
-                "parameter {i}: analytic {} vs finite difference {fd}",
-                g[i]
-            );
+            let fd = (nll_and_grad(&x, &y, &a).unwrap().0 - nll_and_grad(&x, &y, &b).unwrap().0) / (2.0 * h);
+            assert!((fd - g[i]).abs() < 1e-5 * (1.0 + fd.abs()), "parameter {i}: analytic {} vs finite difference {fd}", g[i]);
         }
     }
 
@@ -455,25 +395,16 @@ mod tests {
     fn posterior_matches_hand_computed_two_point_case() {
         // Two 1-D points, ℓ = 1, σ_f² = 1, σ_n² = 0.1, c = 0. At x* = 0.5:
         // k(0, 0.5) = k(1, 0.5) = m(0.5) with m(r) = (1 + √5 r + 5r²/3)e^{−√5 r}; k(0,1) = m(1).
-        let m = |r: f64| (1.0 + SQRT5 * r + 5.0 * r * r / 3.0) * (-SQRT5 * r).exp();
+        let m = |r: f64| (1.0 + SQRT5 * r + 5.0 * r * r / 3.0) * (-SQRT5 * r).exp(); // Matérn-5/2, ℓ = σ_f = 1
         let (a, b, ks) = (1.1, m(1.0), m(0.5));
         let det = a * a - b * b;
         let kinv = [[a / det, -b / det], [-b / det, a / det]];
         let y = [1.0, -2.0];
-        let mean = ks * (kinv[0][0] * y[0] + kinv[0][1] * y[1])
-            + ks * (kinv[1][0] * y[0] + kinv[1][1] * y[1]);
+        let mean = ks * (kinv[0][0] * y[0] + kinv[0][1] * y[1]) + ks * (kinv[1][0] * y[0] + kinv[1][1] * y[1]);
         let var = 1.0 - ks * ks * (kinv[0][0] + kinv[0][1] + kinv[1][0] + kinv[1][1]);
-        let gp = FittedGp::with_params(
-            &[vec![0.0], vec![1.0]],
-            &y,
-            GpParams(vec![0.0, 0.0, 0.1f64.ln(), 0.0]),
-        )
-        .unwrap();
+        let gp = FittedGp::with_params(&[vec![0.0], vec![1.0]], &y, GpParams(vec![0.0, 0.0, 0.1f64.ln(), 0.0])).unwrap();
         let (pm, pv) = gp.predict(&[0.5]);
-        assert!(
-            (pm - mean).abs() < 1e-12 && (pv - var).abs() < 1e-12,
-            "{pm} {pv} vs {mean} {var}"
-        );
+        assert!((pm - mean).abs() < 1e-12 && (pv - var).abs() < 1e-12, "{pm} {pv} vs {mean} {var}");
     }
 
     #[test]

@@ -43,10 +43,7 @@ pub struct Band {
 pub fn band(curves: &[Vec<f64>]) -> Band {
     let n = curves.len();
     let len = curves.iter().map(Vec::len).min().unwrap_or(0);
-    let mut b = Band {
-        n,
-        ..Band::default()
-    };
+    let mut b = Band { n, ..Band::default() };
     for t in 0..len {
         let mean = curves.iter().map(|c| c[t]).sum::<f64>() / n as f64;
         let half = if n > 1 {
@@ -63,16 +60,8 @@ pub fn band(curves: &[Vec<f64>]) -> Band {
 }
 
 /// Best-so-far curve of each trace of `method` on `task`.
-pub fn best_so_far_curves<'a>(
-    traces: impl IntoIterator<Item = &'a Trace>,
-    method: &str,
-    task: &str,
-) -> Vec<Vec<f64>> {
-    traces
-        .into_iter()
-        .filter(|t| t.method == method && t.task == task)
-        .map(|t| t.rows.iter().map(|r| r.best).collect())
-        .collect()
+pub fn best_so_far_curves<'a>(traces: impl IntoIterator<Item = &'a Trace>, method: &str, task: &str) -> Vec<Vec<f64>> {
+    traces.into_iter().filter(|t| t.method == method && t.task == task).map(|t| t.rows.iter().map(|r| r.best).collect()).collect()
 }
 
 /// Per-seed ADTM curves of one method: for each seed, the mean over the tasks run with that
@@ -90,17 +79,9 @@ pub fn adtm_curves<'a>(
             continue;
         };
         let (lo, hi) = bench.tasks[ti].metric_range(objective);
-        by_seed.entry(t.seed).or_default().push(
-            t.rows
-                .iter()
-                .map(|r| dtm(r.best, lo, hi, direction))
-                .collect(),
-        );
+        by_seed.entry(t.seed).or_default().push(t.rows.iter().map(|r| dtm(r.best, lo, hi, direction)).collect());
     }
-    by_seed
-        .into_values()
-        .map(|per_task| band(&per_task).mean)
-        .collect()
+    by_seed.into_values().map(|per_task| band(&per_task).mean).collect()
 }
 
 #[cfg(test)]

@@ -22,9 +22,7 @@ pub fn job_rng(seed: u64, task: &str) -> MethodRng {
 
 /// FNV-1a, a stable hash (unlike `std`'s, which may change between releases).
 pub fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-    })
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// A uniform index in `0..n`, drawn through `u64` so that 32- and 64-bit targets agree.

@@ -53,19 +53,12 @@ pub fn decode_component(s: &str) -> Option<String> {
 }
 
 fn list(items: &[String]) -> String {
-    items
-        .iter()
-        .map(|s| encode_component(s))
-        .collect::<Vec<_>>()
-        .join(",")
+    items.iter().map(|s| encode_component(s)).collect::<Vec<_>>().join(",")
 }
 
 /// The query string (without `?`) that restores `spec`.
 pub fn to_query(spec: &ExperimentSpec) -> String {
-    let mut parts = vec![
-        format!("v={}", spec.version),
-        format!("data={}", encode_component(&spec.data.to_string())),
-    ];
+    let mut parts = vec![format!("v={}", spec.version), format!("data={}", encode_component(&spec.data.to_string()))];
     if let Some(o) = &spec.objective {
         parts.push(format!("objective={}", encode_component(o)));
     }
@@ -85,11 +78,8 @@ pub fn to_query(spec: &ExperimentSpec) -> String {
         if !roles.categorical.is_empty() {
             parts.push(format!("cat={}", list(&roles.categorical)));
         }
-        let metrics: Vec<String> = roles
-            .metrics
-            .iter()
-            .map(|m| format!("{}:{}", encode_component(&m.name), m.direction.as_str()))
-            .collect();
+        let metrics: Vec<String> =
+            roles.metrics.iter().map(|m| format!("{}:{}", encode_component(&m.name), m.direction.as_str())).collect();
         parts.push(format!("metrics={}", metrics.join(",")));
         if let Some(t) = &roles.task {
             parts.push(format!("taskcol={}", encode_component(t)));
@@ -118,16 +108,11 @@ pub fn from_query(query: &str) -> ParsedLink {
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let (key, raw) = pair.split_once('=').unwrap_or((pair, ""));
         let Some(value) = decode_component(raw) else {
-            warnings.push(format!(
-                "link field '{key}' is not valid percent-encoded UTF-8; using the default"
-            ));
+            warnings.push(format!("link field '{key}' is not valid percent-encoded UTF-8; using the default"));
             continue;
         };
-        let mut invalid = |expected: &str| {
-            warnings.push(format!(
-                "link field '{key}' = '{value}' is invalid ({expected}); using the default"
-            ))
-        };
+        let mut invalid =
+            |expected: &str| warnings.push(format!("link field '{key}' = '{value}' is invalid ({expected}); using the default"));
         match key {
             "v" => {
                 seen_version = true;
@@ -191,28 +176,20 @@ pub fn from_query(query: &str) -> ParsedLink {
                 Some(v) => roles.get_or_insert_with(ColumnRoles::default).metrics = v,
                 None => invalid("expected NAME:min or NAME:max, comma-separated"),
             },
-            "taskcol" => {
-                roles.get_or_insert_with(ColumnRoles::default).task =
-                    Some(value.clone()).filter(|v| !v.is_empty())
-            }
+            "taskcol" => roles.get_or_insert_with(ColumnRoles::default).task = Some(value.clone()).filter(|v| !v.is_empty()),
             _ => warnings.push(format!("unknown link field '{key}' ignored")),
         }
     }
     if let Some(mut r) = roles {
         if r.hyperparameters.is_empty() || r.metrics.is_empty() {
-            warnings.push(
-                "link fields 'hp' and 'metrics' must both name columns; column roles ignored"
-                    .into(),
-            );
+            warnings.push("link fields 'hp' and 'metrics' must both name columns; column roles ignored".into());
         } else {
             r.objective = r.metrics[0].name.clone();
             spec.columns = Some(r);
         }
     }
     if !seen_version && !query.is_empty() {
-        warnings.push(format!(
-            "link has no version field 'v'; read as version {SPEC_VERSION}"
-        ));
+        warnings.push(format!("link has no version field 'v'; read as version {SPEC_VERSION}"));
     }
     ParsedLink { spec, warnings }
 }
@@ -227,11 +204,7 @@ fn parse_metrics(raw: &str) -> Option<Vec<Metric>> {
                 "max" => Direction::Maximize,
                 _ => return None,
             };
-            Some(Metric {
-                name: name.to_string(),
-                direction,
-            })
-            .filter(|m| !m.name.is_empty())
+            Some(Metric { name: name.to_string(), direction }).filter(|m| !m.name.is_empty())
         })
         .collect()
 }
@@ -245,11 +218,7 @@ fn split_list(raw: &str) -> Option<Vec<String>> {
 
 /// Drops the tasks and methods a benchmark does not have, with a message naming each, and
 /// falls back to the defaults (all tasks, RS) when none remain.
-pub fn reconcile(
-    spec: &mut ExperimentSpec,
-    task_names: &[String],
-    known_methods: &[&str],
-) -> Vec<String> {
+pub fn reconcile(spec: &mut ExperimentSpec, task_names: &[String], known_methods: &[&str]) -> Vec<String> {
     let mut warnings = Vec::new();
     let before = spec.tasks.len();
     spec.tasks.retain(|t| {
@@ -271,10 +240,7 @@ pub fn reconcile(
     });
     if spec.methods.is_empty() {
         spec.methods = ExperimentSpec::default().methods;
-        warnings.push(format!(
-            "no valid method left; using {}",
-            spec.methods.join(", ")
-        ));
+        warnings.push(format!("no valid method left; using {}", spec.methods.join(", ")));
     }
     warnings
 }
@@ -297,10 +263,7 @@ mod tests {
             ..ExperimentSpec::default()
         };
         let q = to_query(&spec);
-        assert!(
-            q.starts_with("v=1&data=shared:XGBoost.csv.zip&objective=metric_error"),
-            "{q}"
-        );
+        assert!(q.starts_with("v=1&data=shared:XGBoost.csv.zip&objective=metric_error"), "{q}");
         let parsed = from_query(&format!("?{q}"));
         assert_eq!(parsed.warnings, Vec::<String>::new());
         assert_eq!(parsed.spec, spec);
@@ -322,22 +285,13 @@ mod tests {
     #[test]
     fn column_roles_round_trip() {
         let spec = ExperimentSpec {
-            data:
-                "upload:runs.csv@0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
-                    .parse()
-                    .unwrap(),
+            data: "upload:runs.csv@0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef".parse().unwrap(),
             columns: Some(ColumnRoles {
                 hyperparameters: vec!["lr".into(), "opt,imizer".into()],
                 categorical: vec!["opt,imizer".into()],
                 metrics: vec![
-                    Metric {
-                        name: "acc:val".into(),
-                        direction: Direction::Maximize,
-                    },
-                    Metric {
-                        name: "time".into(),
-                        direction: Direction::Minimize,
-                    },
+                    Metric { name: "acc:val".into(), direction: Direction::Maximize },
+                    Metric { name: "time".into(), direction: Direction::Minimize },
                 ],
                 objective: "acc:val".into(),
                 task: Some("dataset".into()),
@@ -345,12 +299,7 @@ mod tests {
             ..ExperimentSpec::default()
         };
         let q = to_query(&spec);
-        assert!(
-            q.contains(
-                "&hp=lr,opt%2Cimizer&cat=opt%2Cimizer&metrics=acc:val:max,time:min&taskcol=dataset"
-            ),
-            "{q}"
-        );
+        assert!(q.contains("&hp=lr,opt%2Cimizer&cat=opt%2Cimizer&metrics=acc:val:max,time:min&taskcol=dataset"), "{q}");
         let parsed = from_query(&q);
         assert_eq!(parsed.warnings, Vec::<String>::new());
         assert_eq!(parsed.spec, spec);
@@ -361,11 +310,7 @@ mod tests {
 
     #[test]
     fn reconcile_names_unknowns() {
-        let mut spec = ExperimentSpec {
-            tasks: vec!["heart".into(), "nope".into()],
-            methods: vec!["XX".into()],
-            ..Default::default()
-        };
+        let mut spec = ExperimentSpec { tasks: vec!["heart".into(), "nope".into()], methods: vec!["XX".into()], ..Default::default() };
         let w = reconcile(&mut spec, &["heart".into()], &["RS"]);
         assert_eq!(spec.tasks, vec!["heart".to_string()]);
         assert_eq!(spec.methods, vec!["RS".to_string()]);

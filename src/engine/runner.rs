@@ -51,10 +51,7 @@ pub fn run_job(
     now: &dyn Fn() -> f64,
     progress: &mut dyn FnMut(u32) -> bool,
 ) -> Result<Trace> {
-    let task = bench
-        .tasks
-        .get(job.task)
-        .ok_or_else(|| EngineError::Spec(format!("task index {} out of range", job.task)))?;
+    let task = bench.tasks.get(job.task).ok_or_else(|| EngineError::Spec(format!("task index {} out of range", job.task)))?;
     let candidates = bench.encoded_task(job.task);
     let values = &task.metrics[resolved.objective];
     let sign = resolved.direction.sign();
@@ -67,18 +64,12 @@ pub fn run_job(
     let mut best = f64::NAN;
     for iteration in 0..n {
         let t0 = now();
-        let state = SearchState {
-            candidates: &candidates,
-            evaluated: &evaluated,
-            history: &history,
-        };
+        let state = SearchState { candidates: &candidates, evaluated: &evaluated, history: &history };
         let pick = optimizer.suggest(&state, &mut rng)?;
         if pick >= task.len() || evaluated[pick] {
             return Err(EngineError::Method {
                 method: job.method.clone(),
-                message: format!(
-                    "suggested candidate {pick}, which is out of range or already evaluated"
-                ),
+                message: format!("suggested candidate {pick}, which is out of range or already evaluated"),
             });
         }
         let value = values[pick];
@@ -87,32 +78,13 @@ pub fn run_job(
         let seconds = now() - t0;
         evaluated[pick] = true;
         history.push((pick, loss));
-        best = if best.is_nan() || better(value, best, resolved.direction) {
-            value
-        } else {
-            best
-        };
-        rows.push(TraceRow {
-            iteration,
-            candidate: pick,
-            value,
-            best,
-            optimizer_seconds: seconds,
-        });
+        best = if best.is_nan() || better(value, best, resolved.direction) { value } else { best };
+        rows.push(TraceRow { iteration, candidate: pick, value, best, optimizer_seconds: seconds });
         if !progress(iteration + 1) {
-            return Err(EngineError::Method {
-                method: job.method.clone(),
-                message: "cancelled".into(),
-            });
+            return Err(EngineError::Method { method: job.method.clone(), message: "cancelled".into() });
         }
     }
-    Ok(Trace {
-        method: job.method.clone(),
-        blackbox: bench.name.clone(),
-        task: task.name.clone(),
-        seed: job.seed,
-        rows,
-    })
+    Ok(Trace { method: job.method.clone(), blackbox: bench.name.clone(), task: task.name.clone(), seed: job.seed, rows })
 }
 
 fn better(a: f64, b: f64, direction: Direction) -> bool {
@@ -131,17 +103,9 @@ mod tests {
     #[test]
     fn same_seed_same_trace_and_best_is_running_min() {
         let bench = quadratic_family();
-        let spec = ExperimentSpec {
-            iterations: 30,
-            seeds: 2,
-            ..Default::default()
-        };
+        let spec = ExperimentSpec { iterations: 30, seeds: 2, ..Default::default() };
         let r = spec.resolve(&bench).unwrap();
-        let job = Job {
-            method: "RS".into(),
-            task: 3,
-            seed: 5,
-        };
+        let job = Job { method: "RS".into(), task: 3, seed: 5 };
         let a = run_job(&bench, &r, &job, &|| 0.0, &mut |_| true).unwrap();
         let b = run_job(&bench, &r, &job, &|| 0.0, &mut |_| true).unwrap();
         assert_eq!(a, b);
@@ -160,11 +124,7 @@ mod tests {
     fn cancellation_stops_the_job() {
         let bench = quadratic_family();
         let r = ExperimentSpec::default().resolve(&bench).unwrap();
-        let job = Job {
-            method: "RS".into(),
-            task: 0,
-            seed: 0,
-        };
+        let job = Job { method: "RS".into(), task: 0, seed: 0 };
         let e = run_job(&bench, &r, &job, &|| 0.0, &mut |done| done < 3).unwrap_err();
         assert!(e.to_string().contains("cancelled"));
     }

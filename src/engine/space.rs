@@ -54,16 +54,10 @@ impl Hyperparameter {
     fn encode_into(&self, raw: f64, out: &mut Vec<f64>) {
         match &self.kind {
             ParamKind::Continuous { lower, upper, log } => {
-                let (v, lo, hi) = if *log {
-                    (raw.ln(), lower.ln(), upper.ln())
-                } else {
-                    (raw, *lower, *upper)
-                };
+                let (v, lo, hi) = if *log { (raw.ln(), lower.ln(), upper.ln()) } else { (raw, *lower, *upper) };
                 out.push(min_max(v, lo, hi));
             }
-            ParamKind::Integer { lower, upper } => {
-                out.push(min_max(raw, *lower as f64, *upper as f64))
-            }
+            ParamKind::Integer { lower, upper } => out.push(min_max(raw, *lower as f64, *upper as f64)),
             ParamKind::Categorical { levels } => {
                 let level = raw as usize;
                 out.extend((0..levels.len()).map(|l| if l == level { 1.0 } else { 0.0 }));
@@ -74,10 +68,7 @@ impl Hyperparameter {
     /// Human-readable form of a raw value (level name for categoricals).
     pub fn display_value(&self, raw: f64) -> String {
         match &self.kind {
-            ParamKind::Categorical { levels } => levels
-                .get(raw as usize)
-                .cloned()
-                .unwrap_or_else(|| format!("{raw}")),
+            ParamKind::Categorical { levels } => levels.get(raw as usize).cloned().unwrap_or_else(|| format!("{raw}")),
             ParamKind::Integer { .. } => format!("{}", raw as i64),
             ParamKind::Continuous { .. } => format!("{raw}"),
         }
@@ -123,27 +114,9 @@ mod tests {
     fn space() -> SearchSpace {
         SearchSpace {
             params: vec![
-                Hyperparameter {
-                    name: "lr".into(),
-                    kind: ParamKind::Continuous {
-                        lower: 1e-4,
-                        upper: 1.0,
-                        log: true,
-                    },
-                },
-                Hyperparameter {
-                    name: "depth".into(),
-                    kind: ParamKind::Integer {
-                        lower: 1,
-                        upper: 11,
-                    },
-                },
-                Hyperparameter {
-                    name: "op".into(),
-                    kind: ParamKind::Categorical {
-                        levels: vec!["a".into(), "b".into(), "c".into()],
-                    },
-                },
+                Hyperparameter { name: "lr".into(), kind: ParamKind::Continuous { lower: 1e-4, upper: 1.0, log: true } },
+                Hyperparameter { name: "depth".into(), kind: ParamKind::Integer { lower: 1, upper: 11 } },
+                Hyperparameter { name: "op".into(), kind: ParamKind::Categorical { levels: vec!["a".into(), "b".into(), "c".into()] } },
             ],
         }
     }
@@ -153,21 +126,14 @@ mod tests {
         let s = space();
         assert_eq!(s.encoded_dim(), 5);
         let e = s.encode(&[1e-2, 6.0, 2.0]);
-        assert!(
-            (e[0] - 0.5).abs() < 1e-12,
-            "log midpoint of 1e-4..1 is 1e-2, got {}",
-            e[0]
-        );
+        assert!((e[0] - 0.5).abs() < 1e-12, "log midpoint of 1e-4..1 is 1e-2, got {}", e[0]);
         assert!((e[1] - 0.5).abs() < 1e-12);
         assert_eq!(&e[2..], &[0.0, 0.0, 1.0]);
     }
 
     #[test]
     fn degenerate_range_maps_to_half() {
-        let p = Hyperparameter {
-            name: "c".into(),
-            kind: ParamKind::Integer { lower: 3, upper: 3 },
-        };
+        let p = Hyperparameter { name: "c".into(), kind: ParamKind::Integer { lower: 3, upper: 3 } };
         let s = SearchSpace { params: vec![p] };
         assert_eq!(s.encode(&[3.0]), vec![0.5]);
     }

@@ -44,11 +44,7 @@ impl fmt::Display for DataRef {
 impl FromStr for DataRef {
     type Err = EngineError;
     fn from_str(s: &str) -> Result<Self> {
-        let bad = || {
-            EngineError::Spec(format!(
-                "data reference '{s}' is not bundled:NAME, shared:FILE or upload:FILE@SHA256"
-            ))
-        };
+        let bad = || EngineError::Spec(format!("data reference '{s}' is not bundled:NAME, shared:FILE or upload:FILE@SHA256"));
         let (kind, rest) = s.split_once(':').ok_or_else(bad)?;
         if rest.is_empty() {
             return Err(bad());
@@ -58,16 +54,10 @@ impl FromStr for DataRef {
             "shared" => Ok(DataRef::Shared(rest.into())),
             "upload" => {
                 let (name, hash) = rest.rsplit_once('@').ok_or_else(bad)?;
-                if name.is_empty()
-                    || hash.len() != 64
-                    || !hash.bytes().all(|b| b.is_ascii_hexdigit())
-                {
+                if name.is_empty() || hash.len() != 64 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
                     return Err(bad());
                 }
-                Ok(DataRef::Upload {
-                    name: name.into(),
-                    sha256: hash.to_ascii_lowercase(),
-                })
+                Ok(DataRef::Upload { name: name.into(), sha256: hash.to_ascii_lowercase() })
             }
             _ => Err(bad()),
         }
@@ -185,10 +175,7 @@ impl ExperimentSpec {
     /// Checks the spec against a benchmark.
     pub fn resolve(&self, bench: &Benchmark) -> Result<ResolvedSpec> {
         if self.version != SPEC_VERSION {
-            return Err(EngineError::Spec(format!(
-                "version {} is not supported (this build reads version {SPEC_VERSION})",
-                self.version
-            )));
+            return Err(EngineError::Spec(format!("version {} is not supported (this build reads version {SPEC_VERSION})", self.version)));
         }
         if self.methods.is_empty() {
             return Err(EngineError::Spec("choose at least one method".into()));
@@ -199,25 +186,16 @@ impl ExperimentSpec {
             }
         }
         if self.seeds == 0 || self.seeds > MAX_SEEDS {
-            return Err(EngineError::Spec(format!(
-                "seeds must be between 1 and {MAX_SEEDS}, got {}",
-                self.seeds
-            )));
+            return Err(EngineError::Spec(format!("seeds must be between 1 and {MAX_SEEDS}, got {}", self.seeds)));
         }
         if self.iterations == 0 || self.iterations > MAX_ITERATIONS {
-            return Err(EngineError::Spec(format!(
-                "iterations must be between 1 and {MAX_ITERATIONS}, got {}",
-                self.iterations
-            )));
+            return Err(EngineError::Spec(format!("iterations must be between 1 and {MAX_ITERATIONS}, got {}", self.iterations)));
         }
         let objective = match &self.objective {
             None => bench.objective,
-            Some(name) => bench.metric_index(name).ok_or_else(|| {
-                EngineError::Spec(format!(
-                    "objective '{name}' is not a metric of {}",
-                    bench.name
-                ))
-            })?,
+            Some(name) => bench
+                .metric_index(name)
+                .ok_or_else(|| EngineError::Spec(format!("objective '{name}' is not a metric of {}", bench.name)))?,
         };
         let direction = self.direction.unwrap_or(bench.metrics[objective].direction);
         let tasks = if self.tasks.is_empty() {
@@ -225,11 +203,7 @@ impl ExperimentSpec {
         } else {
             self.tasks
                 .iter()
-                .map(|t| {
-                    bench.task_index(t).ok_or_else(|| {
-                        EngineError::Spec(format!("task '{t}' is not in {}", bench.name))
-                    })
-                })
+                .map(|t| bench.task_index(t).ok_or_else(|| EngineError::Spec(format!("task '{t}' is not in {}", bench.name))))
                 .collect::<Result<Vec<_>>>()?
         };
         for &t in &tasks {
@@ -241,12 +215,7 @@ impl ExperimentSpec {
                 )));
             }
         }
-        Ok(ResolvedSpec {
-            spec: self.clone(),
-            objective,
-            direction,
-            tasks,
-        })
+        Ok(ResolvedSpec { spec: self.clone(), objective, direction, tasks })
     }
 }
 
@@ -257,11 +226,7 @@ impl ResolvedSpec {
         for m in &self.spec.methods {
             for &task in &self.tasks {
                 for s in 0..self.spec.seeds as u64 {
-                    jobs.push(Job {
-                        method: m.clone(),
-                        task,
-                        seed: self.spec.first_seed + s,
-                    });
+                    jobs.push(Job { method: m.clone(), task, seed: self.spec.first_seed + s });
                 }
             }
         }
@@ -276,20 +241,10 @@ mod tests {
     #[test]
     fn data_refs_round_trip_and_reject_tampering() {
         let h = "a".repeat(64);
-        for s in [
-            "bundled:quadratic",
-            "shared:XGBoost.csv.zip",
-            &format!("upload:my file.csv@{h}"),
-        ] {
+        for s in ["bundled:quadratic", "shared:XGBoost.csv.zip", &format!("upload:my file.csv@{h}")] {
             assert_eq!(s.parse::<DataRef>().unwrap().to_string(), s);
         }
-        for s in [
-            "quadratic",
-            "bundled:",
-            "upload:x.csv@abc",
-            "ftp:x",
-            &format!("upload:@{h}"),
-        ] {
+        for s in ["quadratic", "bundled:", "upload:x.csv@abc", "ftp:x", &format!("upload:@{h}")] {
             assert!(s.parse::<DataRef>().is_err(), "{s}");
         }
     }

@@ -80,10 +80,7 @@ mod tests {
         }
         for i in 1..1000 {
             let p = i as f64 / 1000.0;
-            assert!(
-                (normal_cdf(normal_quantile(p)) - p).abs() < 1e-14,
-                "p = {p}"
-            );
+            assert!((normal_cdf(normal_quantile(p)) - p).abs() < 1e-14, "p = {p}");
         }
     }
 
@@ -95,8 +92,7 @@ mod tests {
         let (lo, hi) = (m - 12.0 * s, best);
         let h = (hi - lo) / n as f64;
         let f = |y: f64| (best - y) * normal_pdf((y - m) / s) / s;
-        let integral =
-            h * ((1..n).map(|i| f(lo + i as f64 * h)).sum::<f64>() + 0.5 * (f(lo) + f(hi)));
+        let integral = h * ((1..n).map(|i| f(lo + i as f64 * h)).sum::<f64>() + 0.5 * (f(lo) + f(hi)));
         assert!(rel(expected_improvement(m, s, best), integral) < 1e-8);
         assert_eq!(expected_improvement(1.0, 0.0, 0.5), 0.0);
     }

@@ -25,11 +25,7 @@ impl CopulaWarp {
     pub fn fit(ys: &[f64]) -> Self {
         let mut sorted = ys.to_vec();
         sorted.sort_by(f64::total_cmp);
-        let delta = if sorted.len() >= 2 {
-            delta_n(sorted.len())
-        } else {
-            0.5
-        };
+        let delta = if sorted.len() >= 2 { delta_n(sorted.len()) } else { 0.5 };
         CopulaWarp { sorted, delta }
     }
 
@@ -83,23 +79,16 @@ mod tests {
         let mut sorted = ys.clone();
         sorted.sort_by(f64::total_cmp);
         let z = w.transform(&sorted);
-        assert!(
-            z.windows(2).all(|p| p[1] >= p[0]),
-            "ψ must be non-decreasing"
-        );
+        assert!(z.windows(2).all(|p| p[1] >= p[0]), "ψ must be non-decreasing");
         let d = delta_n(200);
-        assert!(
-            (normal_cdf(z[0]) - d).abs() < 1e-12 && (normal_cdf(z[199]) - (1.0 - d)).abs() < 1e-12
-        );
+        assert!((normal_cdf(z[0]) - d).abs() < 1e-12 && (normal_cdf(z[199]) - (1.0 - d)).abs() < 1e-12);
         assert!(w.psi(-1e9).is_finite() && w.psi(1e9).is_finite());
     }
 
     #[test]
     fn psi_marginal_is_close_to_standard_normal() {
         // Heavy-tailed, skewed input (exp of a uniform grid): ψ(y) has mean ≈ 0 and sd ≈ 1.
-        let ys: Vec<f64> = (0..5000)
-            .map(|i| ((i as f64 + 0.5) / 5000.0 * 8.0).exp())
-            .collect();
+        let ys: Vec<f64> = (0..5000).map(|i| ((i as f64 + 0.5) / 5000.0 * 8.0).exp()).collect();
         let z = CopulaWarp::fit(&ys).transform(&ys);
         let mean = z.iter().sum::<f64>() / z.len() as f64;
         let sd = (z.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / z.len() as f64).sqrt();

@@ -22,10 +22,6 @@ pub fn golden_run() -> String {
         ..ExperimentSpec::default()
     };
     let resolved = spec.resolve(&bench).expect("valid spec");
-    let traces: Vec<_> = resolved
-        .jobs()
-        .iter()
-        .map(|j| run_job(&bench, &resolved, j, &|| 0.0, &mut |_| true).expect("runs"))
-        .collect();
+    let traces: Vec<_> = resolved.jobs().iter().map(|j| run_job(&bench, &resolved, j, &|| 0.0, &mut |_| true).expect("runs")).collect();
     traces_csv(&traces)
 }

@@ -18,10 +18,7 @@ use hpo_playground::engine::spec::{DataRef, ExperimentSpec};
 use hpo_playground::engine::{content_hash, EngineError};
 
 #[derive(Parser)]
-#[command(
-    name = "hpo",
-    about = "Run hyperparameter-optimization experiments on the hpo-playground engine"
-)]
+#[command(name = "hpo", about = "Run hyperparameter-optimization experiments on the hpo-playground engine")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -70,14 +67,7 @@ type CliResult<T> = Result<T, Box<dyn std::error::Error>>;
 
 pub fn main() -> CliResult<()> {
     match Cli::parse().command {
-        Command::Run {
-            link,
-            spec,
-            data,
-            shared_dir,
-            out,
-            threads,
-        } => run(link, spec, data, &shared_dir, &out, threads),
+        Command::Run { link, spec, data, shared_dir, out, threads } => run(link, spec, data, &shared_dir, &out, threads),
         Command::Info { data } => info(&data),
         Command::Generate { name, out } => generate(&name, &out),
     }
@@ -87,25 +77,15 @@ fn read_file(path: &Path) -> CliResult<Vec<u8>> {
     std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()).into())
 }
 
-fn load_data(
-    spec: &ExperimentSpec,
-    data: Option<&Path>,
-    shared_dir: &Path,
-) -> CliResult<Benchmark> {
+fn load_data(spec: &ExperimentSpec, data: Option<&Path>, shared_dir: &Path) -> CliResult<Benchmark> {
     let load = |path: &Path, bytes: &[u8]| -> CliResult<Benchmark> {
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let loaded = load_file(&name, bytes, spec.columns.as_ref()).map_err(|e| match e {
             LoadFailure::Error(m) => m,
             LoadFailure::NeedsRoles { message, guess, .. } => {
                 let mut example = spec.clone();
                 example.columns = Some(guess);
-                format!(
-                    "{message}; add them to the link, e.g. ?{}",
-                    to_query(&example)
-                )
+                format!("{message}; add them to the link, e.g. ?{}", to_query(&example))
             }
         })?;
         for w in &loaded.warnings {
@@ -118,14 +98,13 @@ fn load_data(
             let bytes = read_file(path)?;
             let actual = content_hash(&bytes);
             if &actual != sha256 {
-                return Err(format!("{} does not match the link's file {name}: SHA-256 {actual} instead of {sha256}", path.display()).into());
+                return Err(
+                    format!("{} does not match the link's file {name}: SHA-256 {actual} instead of {sha256}", path.display()).into()
+                );
             }
             load(path, &bytes)
         }
-        (DataRef::Upload { name, .. }, None) => Err(format!(
-            "the experiment uses the uploaded file '{name}': pass it with --data"
-        )
-        .into()),
+        (DataRef::Upload { name, .. }, None) => Err(format!("the experiment uses the uploaded file '{name}': pass it with --data").into()),
         (_, Some(path)) => load(path, &read_file(path)?),
         (DataRef::Bundled(name), None) if name == "quadratic" => Ok(quadratic_family()),
         (DataRef::Bundled(name), None) => Err(format!("unknown bundled benchmark '{name}'").into()),
@@ -149,97 +128,60 @@ fn run(
             let query = link.split_once('?').map(|(_, q)| q).unwrap_or(&link);
             let parsed = from_query(query.split('#').next().unwrap_or(query));
             if !parsed.warnings.is_empty() {
-                return Err(
-                    format!("the link has problems:\n  {}", parsed.warnings.join("\n  ")).into(),
-                );
+                return Err(format!("the link has problems:\n  {}", parsed.warnings.join("\n  ")).into());
             }
             parsed.spec
         }
-        (None, Some(path)) => serde_json::from_slice(&read_file(&path)?)
-            .map_err(|e| format!("{}: {e}", path.display()))?,
+        (None, Some(path)) => serde_json::from_slice(&read_file(&path)?).map_err(|e| format!("{}: {e}", path.display()))?,
         (None, None) => return Err("give the experiment with --link or --spec".into()),
     };
     let bench = load_data(&spec, data.as_deref(), shared_dir)?;
     let resolved = spec.resolve(&bench)?;
     let jobs = resolved.jobs();
     if let Some(n) = threads {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build_global()?;
+        rayon::ThreadPoolBuilder::new().num_threads(n).build_global()?;
     }
     let origin = Instant::now();
     let now = move || origin.elapsed().as_secs_f64();
-    eprintln!(
-        "running {} jobs on {} threads",
-        jobs.len(),
-        rayon::current_num_threads()
-    );
+    eprintln!("running {} jobs on {} threads", jobs.len(), rayon::current_num_threads());
     let started = Instant::now();
-    let traces: Vec<Trace> = jobs
-        .par_iter()
-        .map(|job| run_job(&bench, &resolved, job, &now, &mut |_| true))
-        .collect::<Result<_, EngineError>>()?;
+    let traces: Vec<Trace> =
+        jobs.par_iter().map(|job| run_job(&bench, &resolved, job, &now, &mut |_| true)).collect::<Result<_, EngineError>>()?;
     let elapsed = started.elapsed().as_secs_f64();
     std::fs::create_dir_all(out)?;
     std::fs::write(out.join("traces.csv"), traces_csv(&traces))?;
-    std::fs::write(
-        out.join("traces-detailed.csv"),
-        traces_detailed_csv(&traces),
-    )?;
+    std::fs::write(out.join("traces-detailed.csv"), traces_detailed_csv(&traces))?;
     std::fs::write(out.join("spec.json"), serde_json::to_string_pretty(&spec)?)?;
-    println!(
-        "{} jobs in {elapsed:.3} s; wrote {}/traces.csv, traces-detailed.csv and spec.json",
-        jobs.len(),
-        out.display()
-    );
+    println!("{} jobs in {elapsed:.3} s; wrote {}/traces.csv, traces-detailed.csv and spec.json", jobs.len(), out.display());
     println!("link: ?{}", to_query(&spec));
     for m in &spec.methods {
-        let b = band(&adtm_curves(
-            &traces,
-            &bench,
-            resolved.objective,
-            resolved.direction,
-            m,
-        ));
+        let b = band(&adtm_curves(&traces, &bench, resolved.objective, resolved.direction, m));
         if let (Some(first), Some(last)) = (b.mean.first(), b.mean.last()) {
-            println!("{m}: ADTM {first:.4} at iteration 1 -> {last:.4} at iteration {} (95% band ±{:.4}, {} seeds)", b.mean.len(), b.upper.last().unwrap() - last, b.n);
+            println!(
+                "{m}: ADTM {first:.4} at iteration 1 -> {last:.4} at iteration {} (95% band ±{:.4}, {} seeds)",
+                b.mean.len(),
+                b.upper.last().unwrap() - last,
+                b.n
+            );
         }
     }
     Ok(())
 }
 
 fn info(path: &Path) -> CliResult<()> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let loaded = load_copula_format(&name, &read_file(path)?)?;
     let b = &loaded.benchmark;
-    println!(
-        "{}: {} tasks, {} rows, {} model inputs",
-        b.name,
-        b.tasks.len(),
-        b.total_rows(),
-        b.space.encoded_dim()
-    );
+    println!("{}: {} tasks, {} rows, {} model inputs", b.name, b.tasks.len(), b.total_rows(), b.space.encoded_dim());
     for p in &b.space.params {
         println!("  {}: {:?}", p.name, p.kind);
     }
     for (i, m) in b.metrics.iter().enumerate() {
-        println!(
-            "  {} ({}){}",
-            m.name,
-            m.direction.as_str(),
-            if i == b.objective { " [objective]" } else { "" }
-        );
+        println!("  {} ({}){}", m.name, m.direction.as_str(), if i == b.objective { " [objective]" } else { "" });
     }
     for t in &b.tasks {
         let (lo, hi) = t.metric_range(b.objective);
-        println!(
-            "  task {}: {} configurations, objective in [{lo}, {hi}]",
-            t.name,
-            t.len()
-        );
+        println!("  task {}: {} configurations, objective in [{lo}, {hi}]", t.name, t.len());
     }
     for w in &loaded.warnings {
         println!("warning: {w}");

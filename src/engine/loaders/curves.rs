@@ -37,48 +37,27 @@ fn step_columns(table: &CsvTable) -> Vec<(usize, usize)> {
     steps
 }
 
-fn parse_curve(
-    file: &str,
-    line: usize,
-    table: &CsvTable,
-    record: &csv::StringRecord,
-    steps: &[(usize, usize)],
-) -> Result<Vec<f64>> {
+fn parse_curve(file: &str, line: usize, table: &CsvTable, record: &csv::StringRecord, steps: &[(usize, usize)]) -> Result<Vec<f64>> {
     steps
         .iter()
         .map(|&(_, c)| {
-            record[c]
-                .parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite())
-                .ok_or_else(|| EngineError::Parse {
-                    file: file.into(),
-                    row: Some(line),
-                    column: Some(table.headers[c].clone()),
-                    message: format!(
-                        "expected a finite number on the learning curve, found '{}'",
-                        &record[c]
-                    ),
-                })
+            record[c].parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| EngineError::Parse {
+                file: file.into(),
+                row: Some(line),
+                column: Some(table.headers[c].clone()),
+                message: format!("expected a finite number on the learning curve, found '{}'", &record[c]),
+            })
         })
         .collect()
 }
 
 /// Loads a single-file learning-curve CSV (see the module docs).
-pub fn load_curve_table(
-    file: &str,
-    bytes: &[u8],
-    metric_name: &str,
-    direction: Direction,
-) -> Result<Loaded> {
+pub fn load_curve_table(file: &str, bytes: &[u8], metric_name: &str, direction: Direction) -> Result<Loaded> {
     let text = unpack_text(file, bytes)?;
     let mut table = read_table(file, &text)?;
     let steps = step_columns(&table);
     if steps.is_empty() {
-        return Err(EngineError::parse(
-            file,
-            "no learning-curve columns: expected columns e1..eN or step_1..step_N",
-        ));
+        return Err(EngineError::parse(file, "no learning-curve columns: expected columns e1..eN or step_1..step_N"));
     }
     let step_cols: Vec<usize> = steps.iter().map(|s| s.1).collect();
     let task = table.column("task").map(|_| "task".to_string());
@@ -86,11 +65,7 @@ pub fn load_curve_table(
         .headers
         .iter()
         .enumerate()
-        .filter(|(c, h)| {
-            !step_cols.contains(c)
-                && Some(h.as_str()) != task.as_deref()
-                && h.as_str() != "config_id"
-        })
+        .filter(|(c, h)| !step_cols.contains(c) && Some(h.as_str()) != task.as_deref() && h.as_str() != "config_id")
         .map(|(_, h)| h.clone())
         .collect();
     let mut curves = Vec::with_capacity(table.rows.len());
@@ -108,20 +83,13 @@ pub fn load_curve_table(
     let roles = ColumnRoles {
         hyperparameters: hps,
         categorical: Vec::new(),
-        metrics: vec![Metric {
-            name: final_col.clone(),
-            direction,
-        }],
+        metrics: vec![Metric { name: final_col.clone(), direction }],
         objective: final_col,
         task,
     };
-    let (mut benchmark, warnings) =
-        build_benchmark(file, &super::copula::file_stem(file), &table, &roles)?;
+    let (mut benchmark, warnings) = build_benchmark(file, &super::copula::file_stem(file), &table, &roles)?;
     attach_curves_in_row_order(&mut benchmark, &table, roles.task.as_deref(), curves, None);
-    Ok(Loaded {
-        benchmark,
-        warnings,
-    })
+    Ok(Loaded { benchmark, warnings })
 }
 
 fn unique_name(table: &CsvTable, base: &str) -> String {
@@ -145,9 +113,7 @@ fn attach_curves_in_row_order(
     let mut per_task: BTreeMap<usize, (Vec<Vec<f64>>, Vec<Vec<f64>>)> = BTreeMap::new();
     let mut cost_iter = cost.map(|c| c.into_iter());
     for (record, curve) in table.rows.iter().zip(curves) {
-        let t = tc
-            .and_then(|c| benchmark.task_index(&record[c]))
-            .unwrap_or(0);
+        let t = tc.and_then(|c| benchmark.task_index(&record[c])).unwrap_or(0);
         let entry = per_task.entry(t).or_default();
         entry.0.push(curve);
         if let Some(it) = cost_iter.as_mut() {
@@ -156,10 +122,7 @@ fn attach_curves_in_row_order(
     }
     let has_cost = cost_iter.is_some();
     for (t, (values, cost)) in per_task {
-        benchmark.tasks[t].curves = Some(Curves {
-            values,
-            cost: has_cost.then_some(cost),
-        });
+        benchmark.tasks[t].curves = Some(Curves { values, cost: has_cost.then_some(cost) });
     }
 }
 
@@ -181,50 +144,26 @@ pub fn load_lcbench(
     task_names: Option<NamedBytes>,
 ) -> Result<Loaded> {
     let ctable = read_table(configs.name, &unpack_text(configs.name, configs.bytes)?)?;
-    let id_col = ctable
-        .column("config_id")
-        .ok_or_else(|| EngineError::parse(configs.name, "expected a config_id column"))?;
+    let id_col = ctable.column("config_id").ok_or_else(|| EngineError::parse(configs.name, "expected a config_id column"))?;
     let names = match task_names {
         Some(nb) => {
             let t = read_table(nb.name, &unpack_text(nb.name, nb.bytes)?)?;
             let (i, n) = (t.column("task_id"), t.column("dataset_name"));
             match (i, n) {
-                (Some(i), Some(n)) => t
-                    .rows
-                    .iter()
-                    .map(|r| (r[i].to_string(), r[n].to_string()))
-                    .collect(),
-                _ => {
-                    return Err(EngineError::parse(
-                        nb.name,
-                        "expected columns task_id,dataset_name",
-                    ))
-                }
+                (Some(i), Some(n)) => t.rows.iter().map(|r| (r[i].to_string(), r[n].to_string())).collect(),
+                _ => return Err(EngineError::parse(nb.name, "expected columns task_id,dataset_name")),
             }
         }
         None => BTreeMap::new(),
     };
-    let config_rows: BTreeMap<String, usize> = ctable
-        .rows
-        .iter()
-        .enumerate()
-        .map(|(r, rec)| (rec[id_col].to_string(), r))
-        .collect();
+    let config_rows: BTreeMap<String, usize> = ctable.rows.iter().enumerate().map(|(r, rec)| (rec[id_col].to_string(), r)).collect();
     let read_curves = |nb: &NamedBytes| -> Result<(CsvTable, Vec<Vec<f64>>)> {
         let t = read_table(nb.name, &unpack_text(nb.name, nb.bytes)?)?;
         let steps = step_columns(&t);
         if steps.is_empty() || t.column("task_id").is_none() || t.column("config_id").is_none() {
-            return Err(EngineError::parse(
-                nb.name,
-                "expected columns task_id, config_id, e1..eN",
-            ));
+            return Err(EngineError::parse(nb.name, "expected columns task_id, config_id, e1..eN"));
         }
-        let curves = t
-            .rows
-            .iter()
-            .enumerate()
-            .map(|(r, rec)| parse_curve(nb.name, r + 2, &t, rec, &steps))
-            .collect::<Result<Vec<_>>>()?;
+        let curves = t.rows.iter().enumerate().map(|(r, rec)| parse_curve(nb.name, r + 2, &t, rec, &steps)).collect::<Result<Vec<_>>>()?;
         Ok((t, curves))
     };
     let (mtable, mcurves) = read_curves(&metric)?;
@@ -234,12 +173,7 @@ pub fn load_lcbench(
             if ct.rows.len() != mtable.rows.len() {
                 return Err(EngineError::parse(
                     nb.name,
-                    format!(
-                        "has {} rows but {} has {}",
-                        ct.rows.len(),
-                        metric.name,
-                        mtable.rows.len()
-                    ),
+                    format!("has {} rows but {} has {}", ct.rows.len(), metric.name, mtable.rows.len()),
                 ));
             }
             Some(cc)
@@ -247,29 +181,19 @@ pub fn load_lcbench(
         None => None,
     };
     // Join: one combined table with hyperparameters, task name and final metric.
-    let (ti, ci) = (
-        mtable.column("task_id").unwrap(),
-        mtable.column("config_id").unwrap(),
-    );
-    let hp_names: Vec<String> = ctable
-        .headers
-        .iter()
-        .filter(|h| *h != "config_id")
-        .cloned()
-        .collect();
+    let (ti, ci) = (mtable.column("task_id").unwrap(), mtable.column("config_id").unwrap());
+    let hp_names: Vec<String> = ctable.headers.iter().filter(|h| *h != "config_id").cloned().collect();
     let mut headers = hp_names.clone();
     headers.push("task".into());
     headers.push(metric_name.into());
     let mut rows = Vec::with_capacity(mtable.rows.len());
     for (r, rec) in mtable.rows.iter().enumerate() {
-        let cr = *config_rows
-            .get(&rec[ci])
-            .ok_or_else(|| EngineError::Parse {
-                file: metric.name.into(),
-                row: Some(r + 2),
-                column: Some("config_id".into()),
-                message: format!("config_id {} is not in {}", &rec[ci], configs.name),
-            })?;
+        let cr = *config_rows.get(&rec[ci]).ok_or_else(|| EngineError::Parse {
+            file: metric.name.into(),
+            row: Some(r + 2),
+            column: Some("config_id".into()),
+            message: format!("config_id {} is not in {}", &rec[ci], configs.name),
+        })?;
         let mut out = csv::StringRecord::new();
         for (c, h) in ctable.headers.iter().enumerate() {
             if h != "config_id" {
@@ -277,20 +201,14 @@ pub fn load_lcbench(
             }
         }
         out.push_field(names.get(&rec[ti]).map(String::as_str).unwrap_or(&rec[ti]));
-        out.push_field(&format!(
-            "{}",
-            mcurves[r].last().copied().unwrap_or(f64::NAN)
-        ));
+        out.push_field(&format!("{}", mcurves[r].last().copied().unwrap_or(f64::NAN)));
         rows.push(out);
     }
     let table = CsvTable { headers, rows };
     let roles = ColumnRoles {
         hyperparameters: hp_names,
         categorical: Vec::new(),
-        metrics: vec![Metric {
-            name: metric_name.into(),
-            direction: guess_direction(metric_name),
-        }],
+        metrics: vec![Metric { name: metric_name.into(), direction: guess_direction(metric_name) }],
         objective: metric_name.into(),
         task: Some("task".into()),
     };
@@ -298,25 +216,15 @@ pub fn load_lcbench(
     for p in &mut benchmark.space.params {
         if LCBENCH_LOG_PARAMS.contains(&p.name.as_str()) {
             if let ParamKind::Integer { lower, upper } = p.kind {
-                p.kind = ParamKind::Continuous {
-                    lower: lower as f64,
-                    upper: upper as f64,
-                    log: true,
-                };
+                p.kind = ParamKind::Continuous { lower: lower as f64, upper: upper as f64, log: true };
             }
-            if let ParamKind::Continuous {
-                ref mut log, lower, ..
-            } = p.kind
-            {
+            if let ParamKind::Continuous { ref mut log, lower, .. } = p.kind {
                 *log = lower > 0.0;
             }
         }
     }
     attach_curves_in_row_order(&mut benchmark, &table, Some("task"), mcurves, cost_curves);
-    Ok(Loaded {
-        benchmark,
-        warnings,
-    })
+    Ok(Loaded { benchmark, warnings })
 }
 
 #[cfg(test)]
@@ -342,36 +250,18 @@ mod tests {
         let time = "task_id,config_id,e1,e2\n7,0,1,2\n7,1,3,6\n";
         let names = "task_id,dataset_name\n7,covertype\n";
         let l = load_lcbench(
-            NamedBytes {
-                name: "configs.csv",
-                bytes: configs.as_bytes(),
-            },
-            NamedBytes {
-                name: "acc.csv",
-                bytes: acc.as_bytes(),
-            },
+            NamedBytes { name: "configs.csv", bytes: configs.as_bytes() },
+            NamedBytes { name: "acc.csv", bytes: acc.as_bytes() },
             "val_balanced_accuracy",
-            Some(NamedBytes {
-                name: "time.csv",
-                bytes: time.as_bytes(),
-            }),
-            Some(NamedBytes {
-                name: "names.csv",
-                bytes: names.as_bytes(),
-            }),
+            Some(NamedBytes { name: "time.csv", bytes: time.as_bytes() }),
+            Some(NamedBytes { name: "names.csv", bytes: names.as_bytes() }),
         )
         .unwrap();
         let t = &l.benchmark.tasks[0];
         assert_eq!(t.name, "covertype");
         assert_eq!(t.metrics[0], vec![0.6, 0.8]);
-        assert_eq!(
-            t.curves.as_ref().unwrap().cost.as_ref().unwrap()[1],
-            vec![3.0, 6.0]
-        );
-        assert!(matches!(
-            l.benchmark.space.params[0].kind,
-            ParamKind::Continuous { log: true, .. }
-        ));
+        assert_eq!(t.curves.as_ref().unwrap().cost.as_ref().unwrap()[1], vec![3.0, 6.0]);
+        assert!(matches!(l.benchmark.space.params[0].kind, ParamKind::Continuous { log: true, .. }));
         let e = l.benchmark.space.encode(&[16.0, 0.001]);
         assert_eq!(e, vec![0.0, 0.0]);
     }
@@ -379,9 +269,7 @@ mod tests {
     #[test]
     fn bad_curve_value_is_located() {
         let text = "lr,e1,e2\n0.1,0.5,oops\n";
-        let e = load_curve_table("c.csv", text.as_bytes(), "m", Direction::Minimize)
-            .unwrap_err()
-            .to_string();
+        let e = load_curve_table("c.csv", text.as_bytes(), "m", Direction::Minimize).unwrap_err().to_string();
         assert_eq!(e, "c.csv, line 2, column 'e2': expected a finite number on the learning curve, found 'oops'");
     }
 }

@@ -48,19 +48,13 @@ pub fn unpack_text(file: &str, bytes: &[u8]) -> Result<String> {
             read_limited(file, decoder, "gzip")?
         }
         Container::Zip => {
-            let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| {
-                EngineError::parse(file, format!("not a readable zip archive ({e})"))
-            })?;
+            let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes))
+                .map_err(|e| EngineError::parse(file, format!("not a readable zip archive ({e})")))?;
             let index = (0..archive.len())
                 .find(|&i| archive.by_index(i).map(|f| f.is_file()).unwrap_or(false))
                 .ok_or_else(|| EngineError::parse(file, "the zip archive contains no file"))?;
-            let member = archive.by_index(index).map_err(|e| {
-                EngineError::parse(file, format!("cannot open the zip member ({e})"))
-            })?;
-            let member_name = member
-                .name()
-                .map(|n| n.to_string())
-                .unwrap_or_else(|_| "member".into());
+            let member = archive.by_index(index).map_err(|e| EngineError::parse(file, format!("cannot open the zip member ({e})")))?;
+            let member_name = member.name().map(|n| n.to_string()).unwrap_or_else(|_| "member".into());
             let data = read_limited(file, member, "zip")?;
             // A zip holding a gzip (or another zip) is unpacked once more.
             if detect_container(&data) != Container::Plain {
@@ -81,10 +75,7 @@ fn read_limited(file: &str, reader: impl Read, what: &str) -> Result<Vec<u8>> {
     if out.len() as u64 > MAX_DECOMPRESSED_BYTES {
         return Err(EngineError::parse(
             file,
-            format!(
-                "decompresses to more than {} MiB, the most the playground accepts",
-                MAX_DECOMPRESSED_BYTES >> 20
-            ),
+            format!("decompresses to more than {} MiB, the most the playground accepts", MAX_DECOMPRESSED_BYTES >> 20),
         ));
     }
     Ok(out)
@@ -122,13 +113,8 @@ mod tests {
         let mut zbuf = std::io::Cursor::new(Vec::new());
         {
             let mut w = zip::ZipWriter::new(&mut zbuf);
-            w.add_directory("some/dir/", zip::write::SimpleFileOptions::default())
-                .unwrap();
-            w.start_file(
-                "some/dir/misnamed.csv.zip",
-                zip::write::SimpleFileOptions::default(),
-            )
-            .unwrap();
+            w.add_directory("some/dir/", zip::write::SimpleFileOptions::default()).unwrap();
+            w.start_file("some/dir/misnamed.csv.zip", zip::write::SimpleFileOptions::default()).unwrap();
             w.write_all(text.as_bytes()).unwrap();
             w.finish().unwrap();
         }
@@ -139,17 +125,11 @@ mod tests {
 
     #[test]
     fn corrupted_zip_and_binary_are_refused_with_a_message() {
-        let err = unpack_text("bad.zip", b"PK\x03\x04garbage")
-            .unwrap_err()
-            .to_string();
+        let err = unpack_text("bad.zip", b"PK\x03\x04garbage").unwrap_err().to_string();
         assert!(err.contains("bad.zip") && err.contains("zip"), "{err}");
-        let err = unpack_text("img.csv", &[0x89, b'P', b'N', b'G', 0, 0, 1])
-            .unwrap_err()
-            .to_string();
+        let err = unpack_text("img.csv", &[0x89, b'P', b'N', b'G', 0, 0, 1]).unwrap_err().to_string();
         assert!(err.contains("binary"), "{err}");
-        let err = unpack_text("latin.csv", &[b'a', 0xff, b'b'])
-            .unwrap_err()
-            .to_string();
+        let err = unpack_text("latin.csv", &[b'a', 0xff, b'b']).unwrap_err().to_string();
         assert!(err.contains("UTF-8"), "{err}");
     }
 }

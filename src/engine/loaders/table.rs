@@ -29,20 +29,11 @@ impl CsvTable {
 
 /// Parses CSV text; every row must have as many fields as the header.
 pub fn read_table(file: &str, text: &str) -> Result<CsvTable> {
-    let mut reader = csv::ReaderBuilder::new()
-        .trim(csv::Trim::All)
-        .from_reader(text.as_bytes());
-    let headers: Vec<String> = reader
-        .headers()
-        .map_err(|e| csv_error(file, e))?
-        .iter()
-        .map(|h| h.trim_start_matches('\u{feff}').to_string())
-        .collect();
+    let mut reader = csv::ReaderBuilder::new().trim(csv::Trim::All).from_reader(text.as_bytes());
+    let headers: Vec<String> =
+        reader.headers().map_err(|e| csv_error(file, e))?.iter().map(|h| h.trim_start_matches('\u{feff}').to_string()).collect();
     if headers.iter().all(|h| h.is_empty()) {
-        return Err(EngineError::parse(
-            file,
-            "the file is empty or has no header line",
-        ));
+        return Err(EngineError::parse(file, "the file is empty or has no header line"));
     }
     let mut seen = BTreeSet::new();
     for h in &headers {
@@ -60,10 +51,7 @@ pub fn read_table(file: &str, text: &str) -> Result<CsvTable> {
         rows.push(record.map_err(|e| csv_error(file, e))?);
     }
     if rows.is_empty() {
-        return Err(EngineError::parse(
-            file,
-            "the file has a header but no data rows",
-        ));
+        return Err(EngineError::parse(file, "the file has a header but no data rows"));
     }
     Ok(CsvTable { headers, rows })
 }
@@ -71,20 +59,13 @@ pub fn read_table(file: &str, text: &str) -> Result<CsvTable> {
 fn csv_error(file: &str, e: csv::Error) -> EngineError {
     let row = e.position().map(|p| p.line() as usize);
     let message = match e.kind() {
-        csv::ErrorKind::UnequalLengths {
-            expected_len, len, ..
-        } => {
+        csv::ErrorKind::UnequalLengths { expected_len, len, .. } => {
             format!("expected {expected_len} fields like the header, found {len}")
         }
         csv::ErrorKind::Utf8 { .. } => "not valid UTF-8 text".to_string(),
         _ => format!("malformed CSV ({e})"),
     };
-    EngineError::Parse {
-        file: file.into(),
-        row,
-        column: None,
-        message,
-    }
+    EngineError::Parse { file: file.into(), row, column: None, message }
 }
 
 /// Which column plays which role.
@@ -105,19 +86,7 @@ pub struct ColumnRoles {
 /// Guesses a metric's direction from its name: accuracies and scores are maximised.
 pub fn guess_direction(name: &str) -> Direction {
     let n = name.to_ascii_lowercase();
-    if [
-        "accuracy",
-        "acc",
-        "auc",
-        "score",
-        "f1",
-        "precision",
-        "recall",
-        "throughput",
-    ]
-    .iter()
-    .any(|k| n.contains(k))
-        && !n.contains("error")
+    if ["accuracy", "acc", "auc", "score", "f1", "precision", "recall", "throughput"].iter().any(|k| n.contains(k)) && !n.contains("error")
     {
         Direction::Maximize
     } else {
@@ -127,79 +96,40 @@ pub fn guess_direction(name: &str) -> Direction {
 
 /// Builds a benchmark from a table and its column roles. Rows whose metrics are missing or
 /// not finite are dropped and counted in the returned warnings.
-pub fn build_benchmark(
-    file: &str,
-    name: &str,
-    table: &CsvTable,
-    roles: &ColumnRoles,
-) -> Result<(Benchmark, Vec<String>)> {
+pub fn build_benchmark(file: &str, name: &str, table: &CsvTable, roles: &ColumnRoles) -> Result<(Benchmark, Vec<String>)> {
     let col = |c: &str| -> Result<usize> {
         table.column(c).ok_or_else(|| EngineError::Parse {
             file: file.into(),
             row: Some(1),
             column: Some(c.into()),
-            message: format!(
-                "no such column; the header has: {}",
-                table.headers.join(", ")
-            ),
+            message: format!("no such column; the header has: {}", table.headers.join(", ")),
         })
     };
     if roles.hyperparameters.is_empty() {
-        return Err(EngineError::parse(
-            file,
-            "no hyperparameter columns: expected at least one (named hp_* in the copula format)",
-        ));
+        return Err(EngineError::parse(file, "no hyperparameter columns: expected at least one (named hp_* in the copula format)"));
     }
     if roles.metrics.is_empty() {
-        return Err(EngineError::parse(file, "no objective column: expected at least one metric column (named metric_* in the copula format)"));
+        return Err(EngineError::parse(
+            file,
+            "no objective column: expected at least one metric column (named metric_* in the copula format)",
+        ));
     }
-    let hp_cols: Vec<usize> = roles
-        .hyperparameters
-        .iter()
-        .map(|h| col(h))
-        .collect::<Result<_>>()?;
-    let metric_cols: Vec<usize> = roles
-        .metrics
-        .iter()
-        .map(|m| col(&m.name))
-        .collect::<Result<_>>()?;
+    let hp_cols: Vec<usize> = roles.hyperparameters.iter().map(|h| col(h)).collect::<Result<_>>()?;
+    let metric_cols: Vec<usize> = roles.metrics.iter().map(|m| col(&m.name)).collect::<Result<_>>()?;
     let objective = roles
         .metrics
         .iter()
         .position(|m| m.name == roles.objective)
-        .ok_or_else(|| {
-            EngineError::parse(
-                file,
-                format!(
-                    "the objective '{}' is not among the metric columns",
-                    roles.objective
-                ),
-            )
-        })?;
+        .ok_or_else(|| EngineError::parse(file, format!("the objective '{}' is not among the metric columns", roles.objective)))?;
     let task_col = roles.task.as_deref().map(col).transpose()?;
 
     // Hyperparameter kinds: numeric unless forced categorical or non-numeric text.
     let mut kinds = Vec::with_capacity(hp_cols.len());
     for (h, &c) in roles.hyperparameters.iter().zip(&hp_cols) {
-        kinds.push(infer_kind(
-            file,
-            h,
-            c,
-            table,
-            roles.categorical.contains(h),
-        )?);
+        kinds.push(infer_kind(file, h, c, table, roles.categorical.contains(h))?);
     }
-    let space = SearchSpace {
-        params: roles
-            .hyperparameters
-            .iter()
-            .zip(kinds)
-            .map(|(n, kind)| Hyperparameter {
-                name: n.clone(),
-                kind,
-            })
-            .collect(),
-    };
+    let space =
+        SearchSpace { params: roles.hyperparameters.iter().zip(kinds).map(|(n, kind)| Hyperparameter { name: n.clone(), kind }).collect() };
 
     let mut tasks: Vec<Task> = Vec::new();
     let mut task_index: BTreeMap<String, usize> = BTreeMap::new();
@@ -213,12 +143,7 @@ pub fn build_benchmark(
             match parse_number(text) {
                 Some(v) if v.is_finite() => metric_values.push(v),
                 Some(_) => finite = false,
-                None if text.is_empty()
-                    || text.eq_ignore_ascii_case("na")
-                    || text.eq_ignore_ascii_case("null") =>
-                {
-                    finite = false
-                }
+                None if text.is_empty() || text.eq_ignore_ascii_case("na") || text.eq_ignore_ascii_case("null") => finite = false,
                 None => {
                     return Err(EngineError::Parse {
                         file: file.into(),
@@ -237,16 +162,9 @@ pub fn build_benchmark(
         for (p, &c) in space.params.iter().zip(&hp_cols) {
             config.push(raw_value(file, line, &p.name, &p.kind, &record[c])?);
         }
-        let task_name = task_col
-            .map(|c| record[c].to_string())
-            .unwrap_or_else(|| name.to_string());
+        let task_name = task_col.map(|c| record[c].to_string()).unwrap_or_else(|| name.to_string());
         let t = *task_index.entry(task_name.clone()).or_insert_with(|| {
-            tasks.push(Task {
-                name: task_name,
-                configs: Vec::new(),
-                metrics: vec![Vec::new(); metric_cols.len()],
-                curves: None,
-            });
+            tasks.push(Task { name: task_name, configs: Vec::new(), metrics: vec![Vec::new(); metric_cols.len()], curves: None });
             tasks.len() - 1
         });
         tasks[t].configs.push(config);
@@ -255,24 +173,13 @@ pub fn build_benchmark(
         }
     }
     if tasks.is_empty() {
-        return Err(EngineError::parse(
-            file,
-            "every row has a missing or non-finite metric value; nothing to optimise",
-        ));
+        return Err(EngineError::parse(file, "every row has a missing or non-finite metric value; nothing to optimise"));
     }
     let mut warnings = Vec::new();
     if dropped > 0 {
-        warnings.push(format!(
-            "{file}: dropped {dropped} row(s) with a missing, NaN or infinite metric value"
-        ));
+        warnings.push(format!("{file}: dropped {dropped} row(s) with a missing, NaN or infinite metric value"));
     }
-    let benchmark = Benchmark {
-        name: name.to_string(),
-        space,
-        metrics: roles.metrics.clone(),
-        objective,
-        tasks,
-    };
+    let benchmark = Benchmark { name: name.to_string(), space, metrics: roles.metrics.clone(), objective, tasks };
     Ok((benchmark, warnings))
 }
 
@@ -280,13 +187,7 @@ fn parse_number(text: &str) -> Option<f64> {
     text.parse::<f64>().ok()
 }
 
-fn infer_kind(
-    file: &str,
-    name: &str,
-    c: usize,
-    table: &CsvTable,
-    force_categorical: bool,
-) -> Result<ParamKind> {
+fn infer_kind(file: &str, name: &str, c: usize, table: &CsvTable, force_categorical: bool) -> Result<ParamKind> {
     let mut numbers = Vec::with_capacity(table.rows.len());
     let mut texts = BTreeSet::new();
     for (r, record) in table.rows.iter().enumerate() {
@@ -329,26 +230,20 @@ fn infer_kind(
             levels.extend(texts);
         }
         if levels.len() > 1000 {
-            return Err(EngineError::Parse { file: file.into(), row: None, column: Some(name.into()), message: format!("{} distinct values is too many for a categorical hyperparameter (at most 1000)", levels.len()) });
+            return Err(EngineError::Parse {
+                file: file.into(),
+                row: None,
+                column: Some(name.into()),
+                message: format!("{} distinct values is too many for a categorical hyperparameter (at most 1000)", levels.len()),
+            });
         }
         return Ok(ParamKind::Categorical { levels });
     }
-    let (lo, hi) = numbers
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
-            (a.min(v), b.max(v))
-        });
+    let (lo, hi) = numbers.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
     if numbers.iter().all(|v| v.fract() == 0.0 && v.abs() < 1e15) {
-        Ok(ParamKind::Integer {
-            lower: lo as i64,
-            upper: hi as i64,
-        })
+        Ok(ParamKind::Integer { lower: lo as i64, upper: hi as i64 })
     } else {
-        Ok(ParamKind::Continuous {
-            lower: lo,
-            upper: hi,
-            log: false,
-        })
+        Ok(ParamKind::Continuous { lower: lo, upper: hi, log: false })
     }
 }
 
@@ -383,10 +278,7 @@ mod tests {
         ColumnRoles {
             hyperparameters: vec!["x".into(), "op".into()],
             categorical: vec![],
-            metrics: vec![Metric {
-                name: "loss".into(),
-                direction: Direction::Minimize,
-            }],
+            metrics: vec![Metric { name: "loss".into(), direction: Direction::Minimize }],
             objective: "loss".into(),
             task: Some("ds".into()),
         }
@@ -400,34 +292,20 @@ mod tests {
         assert_eq!(b.tasks.len(), 2);
         assert_eq!(b.tasks[1].len(), 1);
         assert_eq!(warnings.len(), 1, "{warnings:?}");
-        assert!(
-            matches!(b.space.params[1].kind, ParamKind::Categorical { ref levels } if levels == &["conv", "pool"])
-        );
+        assert!(matches!(b.space.params[1].kind, ParamKind::Categorical { ref levels } if levels == &["conv", "pool"]));
         assert_eq!(b.tasks[0].configs[1], vec![1.5, 1.0]);
     }
 
     #[test]
     fn errors_name_file_line_and_column() {
         let t = read_table("f.csv", "x,op,loss,ds\n0.5,conv,abc,a\n").unwrap();
-        let e = build_benchmark("f.csv", "F", &t, &roles())
-            .unwrap_err()
-            .to_string();
-        assert_eq!(
-            e,
-            "f.csv, line 2, column 'loss': expected a number, found 'abc'"
-        );
-        let e = read_table("g.csv", "a,b\n1,2\n3\n")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("g.csv, line 3") && e.contains("expected 2 fields"),
-            "{e}"
-        );
+        let e = build_benchmark("f.csv", "F", &t, &roles()).unwrap_err().to_string();
+        assert_eq!(e, "f.csv, line 2, column 'loss': expected a number, found 'abc'");
+        let e = read_table("g.csv", "a,b\n1,2\n3\n").unwrap_err().to_string();
+        assert!(e.contains("g.csv, line 3") && e.contains("expected 2 fields"), "{e}");
         let mut r = roles();
         r.task = Some("dataset".into());
-        let e = build_benchmark("f.csv", "F", &t, &r)
-            .unwrap_err()
-            .to_string();
+        let e = build_benchmark("f.csv", "F", &t, &r).unwrap_err().to_string();
         assert!(e.contains("column 'dataset': no such column"), "{e}");
     }
 

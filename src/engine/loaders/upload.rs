@@ -38,19 +38,12 @@ pub struct LoadedFile {
 
 impl From<Loaded> for LoadedFile {
     fn from(l: Loaded) -> Self {
-        LoadedFile {
-            benchmark: l.benchmark,
-            warnings: l.warnings,
-        }
+        LoadedFile { benchmark: l.benchmark, warnings: l.warnings }
     }
 }
 
 /// Loads a file: with `roles` as a generic table, otherwise in the copula format.
-pub fn load_file(
-    file: &str,
-    bytes: &[u8],
-    roles: Option<&ColumnRoles>,
-) -> Result<LoadedFile, LoadFailure> {
+pub fn load_file(file: &str, bytes: &[u8], roles: Option<&ColumnRoles>) -> Result<LoadedFile, LoadFailure> {
     let err = |e: crate::engine::EngineError| LoadFailure::Error(e.to_string());
     let text = unpack_text(file, bytes).map_err(err)?;
     let table = read_table(file, &text).map_err(err)?;
@@ -71,24 +64,8 @@ pub fn load_file(
     }
 }
 
-const METRIC_WORDS: &[&str] = &[
-    "loss",
-    "error",
-    "err",
-    "acc",
-    "accuracy",
-    "auc",
-    "score",
-    "metric",
-    "rmse",
-    "mse",
-    "mae",
-    "f1",
-    "objective",
-    "target",
-    "value",
-    "y",
-];
+const METRIC_WORDS: &[&str] =
+    &["loss", "error", "err", "acc", "accuracy", "auc", "score", "metric", "rmse", "mse", "mae", "f1", "objective", "target", "value", "y"];
 const TASK_WORDS: &[&str] = &["task", "dataset", "data", "problem", "benchmark"];
 
 /// A first guess of column roles: metric-like names are objectives, a task-like name is the
@@ -97,22 +74,11 @@ pub fn guess_roles(table: &CsvTable) -> ColumnRoles {
     let mut roles = ColumnRoles::default();
     for (c, h) in table.headers.iter().enumerate() {
         let lower = h.to_ascii_lowercase();
-        let numeric = table
-            .rows
-            .iter()
-            .take(200)
-            .all(|r| r[c].parse::<f64>().is_ok() || r[c].is_empty());
+        let numeric = table.rows.iter().take(200).all(|r| r[c].parse::<f64>().is_ok() || r[c].is_empty());
         if roles.task.is_none() && TASK_WORDS.contains(&lower.as_str()) {
             roles.task = Some(h.clone());
-        } else if numeric
-            && METRIC_WORDS
-                .iter()
-                .any(|w| lower == *w || lower.split(['_', '-', ' ']).any(|part| part == *w))
-        {
-            roles.metrics.push(Metric {
-                name: h.clone(),
-                direction: guess_direction(h),
-            });
+        } else if numeric && METRIC_WORDS.iter().any(|w| lower == *w || lower.split(['_', '-', ' ']).any(|part| part == *w)) {
+            roles.metrics.push(Metric { name: h.clone(), direction: guess_direction(h) });
         } else if !h.is_empty() {
             roles.hyperparameters.push(h.clone());
             if !numeric {
@@ -122,23 +88,12 @@ pub fn guess_roles(table: &CsvTable) -> ColumnRoles {
     }
     if roles.metrics.is_empty() {
         // Without a metric-like name, the last numeric column is the likeliest objective.
-        if let Some(pos) = roles
-            .hyperparameters
-            .iter()
-            .rposition(|h| !roles.categorical.contains(h))
-        {
+        if let Some(pos) = roles.hyperparameters.iter().rposition(|h| !roles.categorical.contains(h)) {
             let h = roles.hyperparameters.remove(pos);
-            roles.metrics.push(Metric {
-                name: h.clone(),
-                direction: guess_direction(&h),
-            });
+            roles.metrics.push(Metric { name: h.clone(), direction: guess_direction(&h) });
         }
     }
-    roles.objective = roles
-        .metrics
-        .first()
-        .map(|m| m.name.clone())
-        .unwrap_or_default();
+    roles.objective = roles.metrics.first().map(|m| m.name.clone()).unwrap_or_default();
     roles
 }
 
@@ -151,29 +106,14 @@ mod tests {
 
     #[test]
     fn generic_csv_asks_for_roles_with_a_sensible_guess() {
-        let Err(LoadFailure::NeedsRoles {
-            guess,
-            headers,
-            preview,
-            ..
-        }) = load_file("runs.csv", GENERIC.as_bytes(), None)
-        else {
+        let Err(LoadFailure::NeedsRoles { guess, headers, preview, .. }) = load_file("runs.csv", GENERIC.as_bytes(), None) else {
             panic!("expected NeedsRoles")
         };
         assert_eq!(headers.len(), 5);
         assert_eq!(preview.len(), 3);
-        assert_eq!(
-            guess.hyperparameters,
-            ["learning_rate", "depth", "optimizer"]
-        );
+        assert_eq!(guess.hyperparameters, ["learning_rate", "depth", "optimizer"]);
         assert_eq!(guess.categorical, ["optimizer"]);
-        assert_eq!(
-            guess.metrics,
-            vec![Metric {
-                name: "val_accuracy".into(),
-                direction: Direction::Maximize
-            }]
-        );
+        assert_eq!(guess.metrics, vec![Metric { name: "val_accuracy".into(), direction: Direction::Maximize }]);
         assert_eq!(guess.task.as_deref(), Some("dataset"));
         let loaded = load_file("runs.csv", GENERIC.as_bytes(), Some(&guess)).unwrap();
         assert_eq!(loaded.benchmark.tasks.len(), 2);
@@ -183,9 +123,7 @@ mod tests {
     #[test]
     fn copula_files_need_no_roles_and_errors_stay_errors() {
         assert!(load_file("c.csv", b"hp_a,metric_e,task\n1,2,t\n", None).is_ok());
-        assert!(
-            matches!(load_file("c.csv", b"a,b\n1,2\n3\n", None), Err(LoadFailure::Error(m)) if m.contains("line 3"))
-        );
+        assert!(matches!(load_file("c.csv", b"a,b\n1,2\n3\n", None), Err(LoadFailure::Error(m)) if m.contains("line 3")));
         let missing = load_file("c.csv", b"hp_a,task\n1,t\n", None);
         assert!(matches!(missing, Err(LoadFailure::Error(m)) if m.contains("no objective column")));
     }

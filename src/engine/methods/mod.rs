@@ -1,6 +1,9 @@
 //! The catalogue of methods: one file per method, built by name.
 
+pub mod gcp;
+pub mod gp;
 pub mod random_search;
+pub mod surrogate_bo;
 
 use super::error::{EngineError, Result};
 use super::optimizer::Optimizer;
@@ -17,11 +20,11 @@ pub struct MethodInfo {
 }
 
 /// Every method the engine can run.
-pub const METHODS: &[MethodInfo] = &[MethodInfo {
-    name: "RS",
-    summary: "Random search without replacement",
-    uses_transfer: false,
-}];
+pub const METHODS: &[MethodInfo] = &[
+    MethodInfo { name: "RS", summary: "Random search without replacement", uses_transfer: false },
+    MethodInfo { name: "GP", summary: "GP (Matérn-5/2 ARD) on standardised y, expected improvement", uses_transfer: false },
+    MethodInfo { name: "GCP", summary: "Gaussian Copula Process: GP on ψ(y) = Φ⁻¹(F(y)), expected improvement", uses_transfer: false },
+];
 
 /// Looks a method up by name.
 pub fn method_info(name: &str) -> Option<&'static MethodInfo> {
@@ -32,13 +35,11 @@ pub fn method_info(name: &str) -> Option<&'static MethodInfo> {
 pub fn build_optimizer(name: &str) -> Result<Box<dyn Optimizer>> {
     match name {
         "RS" => Ok(Box::new(random_search::RandomSearch::new())),
+        "GP" => Ok(Box::new(gp::gp())),
+        "GCP" => Ok(Box::new(gcp::gcp())),
         other => Err(EngineError::Spec(format!(
             "unknown method '{other}'; available: {}",
-            METHODS
-                .iter()
-                .map(|m| m.name)
-                .collect::<Vec<_>>()
-                .join(", ")
+            METHODS.iter().map(|m| m.name).collect::<Vec<_>>().join(", ")
         ))),
     }
 }

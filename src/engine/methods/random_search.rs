@@ -38,10 +38,7 @@ impl Optimizer for RandomSearch {
                 return Ok(pick);
             }
         }
-        Err(EngineError::Method {
-            method: "RS".into(),
-            message: "every candidate has been evaluated".into(),
-        })
+        Err(EngineError::Method { method: "RS".into(), message: "every candidate has been evaluated".into() })
     }
 }
 
@@ -59,11 +56,7 @@ mod tests {
             let mut evaluated = vec![false; 50];
             let mut history = Vec::new();
             for _ in 0..50 {
-                let s = SearchState {
-                    candidates: &candidates,
-                    evaluated: &evaluated,
-                    history: &history,
-                };
+                let s = SearchState { candidates: &candidates, evaluated: &evaluated, history: &history };
                 let i = rs.suggest(&s, &mut rng).unwrap();
                 assert!(!evaluated[i]);
                 evaluated[i] = true;
@@ -86,22 +79,10 @@ mod tests {
         let evaluated = vec![false; 10];
         let mut counts = [0usize; 10];
         for seed in 0..5000 {
-            let s = SearchState {
-                candidates: &candidates,
-                evaluated: &evaluated,
-                history: &[],
-            };
-            counts[RandomSearch::new()
-                .suggest(&s, &mut job_rng(seed, "t"))
-                .unwrap()] += 1;
+            let s = SearchState { candidates: &candidates, evaluated: &evaluated, history: &[] };
+            counts[RandomSearch::new().suggest(&s, &mut job_rng(seed, "t")).unwrap()] += 1;
         }
-        let chi2: f64 = counts
-            .iter()
-            .map(|&c| (c as f64 - 500.0).powi(2) / 500.0)
-            .sum();
-        assert!(
-            chi2 < 27.9,
-            "chi2 = {chi2} (99.9% quantile with 9 dof is 27.9), counts {counts:?}"
-        );
+        let chi2: f64 = counts.iter().map(|&c| (c as f64 - 500.0).powi(2) / 500.0).sum();
+        assert!(chi2 < 27.9, "chi2 = {chi2} (99.9% quantile with 9 dof is 27.9), counts {counts:?}");
     }
 }

@@ -1,0 +1,18 @@
+//! GP: Bayesian optimization with a GP on standardised losses and expected improvement — the
+//! "GP" baseline of Salinas et al. (2020, §5 and Table 2).
+//!
+//! Defaults: Matérn-5/2 ARD kernel, constant mean, Gaussian noise, hyperparameters by type-II
+//! maximum likelihood (L-BFGS, 3 starts), y standardised with Δ on the task's observations,
+//! EI maximised over every remaining candidate. The paper does not state the initial design;
+//! we use 5 uniformly random configurations, the N₀ = 5 of its own Algorithm 2.
+
+use super::surrogate_bo::{GpEiSearch, OutputWarp};
+use crate::engine::gp::GpSettings;
+
+/// Random evaluations before the first GP fit.
+pub const INITIAL_DESIGN: usize = 5;
+
+/// The GP baseline with its defaults.
+pub fn gp() -> GpEiSearch {
+    GpEiSearch::new(OutputWarp::Standardize, INITIAL_DESIGN, GpSettings::default())
+}
