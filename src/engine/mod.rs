@@ -23,6 +23,7 @@ pub mod methods;
 pub mod metrics;
 pub mod optimizer;
 pub mod permalink;
+pub mod prior;
 pub mod runner;
 pub mod space;
 pub mod spec;
