@@ -6,6 +6,7 @@ use hpo_playground::engine::bundled::quadratic_family;
 use hpo_playground::engine::metrics::{adtm_curves, band};
 use hpo_playground::engine::runner::run_job;
 use hpo_playground::engine::spec::ExperimentSpec;
+use hpo_playground::engine::transfer::PriorCache;
 
 #[test]
 fn gp_and_gcp_beat_random_search_on_quadratics() {
@@ -18,13 +19,14 @@ fn gp_and_gcp_beat_random_search_on_quadratics() {
         ..ExperimentSpec::default()
     };
     let resolved = spec.resolve(&bench).unwrap();
-    let traces: Vec<_> = resolved.jobs().iter().map(|j| run_job(&bench, &resolved, j, &|| 0.0, &mut |_| true).unwrap()).collect();
+    let traces: Vec<_> =
+        resolved.jobs().iter().map(|j| run_job(&bench, &resolved, j, &PriorCache::new(), &|| 0.0, &mut |_| true).unwrap()).collect();
     let final_adtm = |m: &str| *band(&adtm_curves(&traces, &bench, 0, resolved.direction, m)).mean.last().unwrap();
     let (rs, gp, gcp) = (final_adtm("RS"), final_adtm("GP"), final_adtm("GCP"));
     eprintln!("final ADTM: RS {rs:.4}, GP {gp:.4}, GCP {gcp:.4}");
     assert!(gp < 0.5 * rs, "GP {gp} should at least halve RS {rs}");
     assert!(gcp < 0.5 * rs, "GCP {gcp} should at least halve RS {rs}");
     // Determinism of the surrogate methods.
-    let again = run_job(&bench, &resolved, &resolved.jobs()[40], &|| 0.0, &mut |_| true).unwrap();
+    let again = run_job(&bench, &resolved, &resolved.jobs()[40], &PriorCache::new(), &|| 0.0, &mut |_| true).unwrap();
     assert_eq!(again, traces[40]);
 }

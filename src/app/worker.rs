@@ -7,13 +7,14 @@ use crate::engine::benchmark::Benchmark;
 use crate::engine::loaders::upload::load_file;
 use crate::engine::runner::run_job;
 use crate::engine::spec::ResolvedSpec;
+use crate::engine::transfer::PriorCache;
 use crate::worker_protocol::{FromWorker, ToWorker};
 
 const PROGRESS_SECONDS: f64 = 0.1;
 
 /// Worker state: the current generation's benchmark and spec.
 pub struct HpoWorker {
-    loaded: Option<(u32, Benchmark, ResolvedSpec)>,
+    loaded: Option<(u32, Benchmark, ResolvedSpec, PriorCache)>,
 }
 
 fn now_seconds() -> f64 {
@@ -38,7 +39,9 @@ impl Worker for HpoWorker {
 
     fn received(&mut self, scope: &WorkerScope<Self>, msg: ToWorker, who: HandlerId) {
         match msg {
-            ToWorker::Load { generation, benchmark, resolved } => self.loaded = Some((generation, *benchmark, *resolved)),
+            ToWorker::Load { generation, benchmark, resolved } => {
+                self.loaded = Some((generation, *benchmark, *resolved, PriorCache::new()))
+            }
             ToWorker::Parse { request, file, bytes, roles } => {
                 let t0 = now_seconds();
                 let result = load_file(&file, &bytes, roles.as_ref());
@@ -46,7 +49,7 @@ impl Worker for HpoWorker {
             }
             ToWorker::Run { generation, id, job } => {
                 let result = match &self.loaded {
-                    Some((g, bench, resolved)) if *g == generation => {
+                    Some((g, bench, resolved, priors)) if *g == generation => {
                         // Progress at most every 100 ms: short jobs finish before saying anything.
                         let mut last = now_seconds();
                         let mut progress = |done: u32| {
@@ -57,7 +60,7 @@ impl Worker for HpoWorker {
                             }
                             true
                         };
-                        run_job(bench, resolved, &job, &now_seconds, &mut progress).map_err(|e| e.to_string())
+                        run_job(bench, resolved, &job, priors, &now_seconds, &mut progress).map_err(|e| e.to_string())
                     }
                     _ => Err("the worker has no data for this run".to_string()),
                 };

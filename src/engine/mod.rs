@@ -28,6 +28,7 @@ pub mod runner;
 pub mod space;
 pub mod spec;
 pub mod stats;
+pub mod transfer;
 pub mod warping;
 
 pub use error::{EngineError, Result};

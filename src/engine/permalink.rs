@@ -27,7 +27,8 @@ pub fn encode_component(s: &str) -> String {
     out
 }
 
-/// Decodes percent-encoding and `+` as space; `None` on broken escapes or invalid UTF-8.
+/// Decodes percent-encoding; `None` on broken escapes or invalid UTF-8. A literal `+` stays a
+/// plus (our links write spaces as `%20`), so a hand-typed `methods=GCP+prior` works.
 pub fn decode_component(s: &str) -> Option<String> {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
@@ -38,10 +39,6 @@ pub fn decode_component(s: &str) -> Option<String> {
                 let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
                 out.push(u8::from_str_radix(hex, 16).ok()?);
                 i += 3;
-            }
-            b'+' => {
-                out.push(b' ');
-                i += 1;
             }
             b => {
                 out.push(b);
@@ -267,6 +264,7 @@ mod tests {
         let parsed = from_query(&format!("?{q}"));
         assert_eq!(parsed.warnings, Vec::<String>::new());
         assert_eq!(parsed.spec, spec);
+        assert_eq!(from_query("methods=GCP+prior,GP%2Bprior").spec.methods, ["GCP+prior", "GP+prior"]);
     }
 
     #[test]

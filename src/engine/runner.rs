@@ -8,9 +8,10 @@ use serde::{Deserialize, Serialize};
 
 use super::benchmark::{Benchmark, Direction};
 use super::error::{EngineError, Result};
-use super::methods::build_optimizer;
+use super::methods::{build_optimizer, method_info};
 use super::optimizer::{job_rng, SearchState};
 use super::spec::{Job, ResolvedSpec};
+use super::transfer::PriorCache;
 
 /// One evaluation of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -42,12 +43,14 @@ pub struct Trace {
     pub rows: Vec<TraceRow>,
 }
 
-/// Runs `job`; `now` returns seconds from any fixed origin; `progress` is called after each
-/// iteration with the number done. Returns early with an error if `progress` returns false.
+/// Runs `job`; `priors` holds (or trains) the parametric priors transfer methods need;
+/// `now` returns seconds from any fixed origin; `progress` is called after each iteration
+/// with the number done. Returns early with an error if `progress` returns false.
 pub fn run_job(
     bench: &Benchmark,
     resolved: &ResolvedSpec,
     job: &Job,
+    priors: &PriorCache,
     now: &dyn Fn() -> f64,
     progress: &mut dyn FnMut(u32) -> bool,
 ) -> Result<Trace> {
@@ -55,7 +58,12 @@ pub fn run_job(
     let candidates = bench.encoded_task(job.task);
     let values = &task.metrics[resolved.objective];
     let sign = resolved.direction.sign();
-    let mut optimizer = build_optimizer(&job.method)?;
+    let info = method_info(&job.method).ok_or_else(|| EngineError::Spec(format!("unknown method '{}'", job.method)))?;
+    let prior = match info.prior {
+        Some(warp) => Some(priors.get(bench, resolved, job.task, warp, &mut |_, _| true)?),
+        None => None,
+    };
+    let mut optimizer = build_optimizer(&job.method, prior)?;
     let mut rng = job_rng(job.seed, &task.name);
     let n = resolved.spec.iterations.min(task.len() as u32);
     let mut evaluated = vec![false; task.len()];
@@ -99,6 +107,7 @@ mod tests {
     use super::*;
     use crate::engine::bundled::quadratic_family;
     use crate::engine::spec::ExperimentSpec;
+    use crate::engine::transfer::PriorCache;
 
     #[test]
     fn same_seed_same_trace_and_best_is_running_min() {
@@ -106,8 +115,8 @@ mod tests {
         let spec = ExperimentSpec { iterations: 30, seeds: 2, ..Default::default() };
         let r = spec.resolve(&bench).unwrap();
         let job = Job { method: "RS".into(), task: 3, seed: 5 };
-        let a = run_job(&bench, &r, &job, &|| 0.0, &mut |_| true).unwrap();
-        let b = run_job(&bench, &r, &job, &|| 0.0, &mut |_| true).unwrap();
+        let a = run_job(&bench, &r, &job, &PriorCache::new(), &|| 0.0, &mut |_| true).unwrap();
+        let b = run_job(&bench, &r, &job, &PriorCache::new(), &|| 0.0, &mut |_| true).unwrap();
         assert_eq!(a, b);
         assert_eq!(a.rows.len(), 30);
         let mut m = f64::INFINITY;
@@ -116,7 +125,7 @@ mod tests {
             assert_eq!(row.best, m);
             assert_eq!(row.value, bench.tasks[3].metrics[0][row.candidate]);
         }
-        let other = run_job(&bench, &r, &Job { seed: 6, ..job }, &|| 0.0, &mut |_| true).unwrap();
+        let other = run_job(&bench, &r, &Job { seed: 6, ..job }, &PriorCache::new(), &|| 0.0, &mut |_| true).unwrap();
         assert_ne!(a.rows[0].candidate, other.rows[0].candidate);
     }
 
@@ -125,7 +134,7 @@ mod tests {
         let bench = quadratic_family();
         let r = ExperimentSpec::default().resolve(&bench).unwrap();
         let job = Job { method: "RS".into(), task: 0, seed: 0 };
-        let e = run_job(&bench, &r, &job, &|| 0.0, &mut |done| done < 3).unwrap_err();
+        let e = run_job(&bench, &r, &job, &PriorCache::new(), &|| 0.0, &mut |done| done < 3).unwrap_err();
         assert!(e.to_string().contains("cancelled"));
     }
 }

@@ -50,6 +50,33 @@ impl CopulaWarp {
     }
 }
 
+/// How losses are transformed before a model sees them: ψ (copula) or Δ (standardisation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum OutputWarp {
+    /// Δ: standardise to zero mean and unit variance.
+    Standardize,
+    /// ψ = Φ⁻¹∘F with the winsorized empirical CDF (Gaussian copula).
+    Copula,
+}
+
+impl OutputWarp {
+    /// Applies the warp, fitted on `ys`, to `ys`.
+    pub fn apply(self, ys: &[f64]) -> Vec<f64> {
+        match self {
+            OutputWarp::Standardize => standardize(ys),
+            OutputWarp::Copula => CopulaWarp::fit(ys).transform(ys),
+        }
+    }
+
+    /// Short name for messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OutputWarp::Standardize => "Δ",
+            OutputWarp::Copula => "ψ",
+        }
+    }
+}
+
 /// Δ(y) = (y − mean) / sd with the population sd (1 when the values are constant).
 pub fn standardize(ys: &[f64]) -> Vec<f64> {
     let n = ys.len().max(1) as f64;

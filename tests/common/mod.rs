@@ -5,6 +5,7 @@ use hpo_playground::engine::bundled::quadratic_family;
 use hpo_playground::engine::export::traces_csv;
 use hpo_playground::engine::runner::run_job;
 use hpo_playground::engine::spec::{ExperimentSpec, TransferMode};
+use hpo_playground::engine::transfer::PriorCache;
 
 /// The golden traces, as committed in `tests/golden/quadratic_rs.csv`.
 pub const GOLDEN: &str = include_str!("../golden/quadratic_rs.csv");
@@ -22,6 +23,7 @@ pub fn golden_run() -> String {
         ..ExperimentSpec::default()
     };
     let resolved = spec.resolve(&bench).expect("valid spec");
-    let traces: Vec<_> = resolved.jobs().iter().map(|j| run_job(&bench, &resolved, j, &|| 0.0, &mut |_| true).expect("runs")).collect();
+    let traces: Vec<_> =
+        resolved.jobs().iter().map(|j| run_job(&bench, &resolved, j, &PriorCache::new(), &|| 0.0, &mut |_| true).expect("runs")).collect();
     traces_csv(&traces)
 }

@@ -15,6 +15,7 @@ use hpo_playground::engine::metrics::{adtm_curves, band};
 use hpo_playground::engine::permalink::{from_query, to_query};
 use hpo_playground::engine::runner::{run_job, Trace};
 use hpo_playground::engine::spec::{DataRef, ExperimentSpec};
+use hpo_playground::engine::transfer::PriorCache;
 use hpo_playground::engine::{content_hash, EngineError};
 
 #[derive(Parser)]
@@ -144,9 +145,10 @@ fn run(
     let origin = Instant::now();
     let now = move || origin.elapsed().as_secs_f64();
     eprintln!("running {} jobs on {} threads", jobs.len(), rayon::current_num_threads());
+    let priors = PriorCache::new();
     let started = Instant::now();
     let traces: Vec<Trace> =
-        jobs.par_iter().map(|job| run_job(&bench, &resolved, job, &now, &mut |_| true)).collect::<Result<_, EngineError>>()?;
+        jobs.par_iter().map(|job| run_job(&bench, &resolved, job, &priors, &now, &mut |_| true)).collect::<Result<_, EngineError>>()?;
     let elapsed = started.elapsed().as_secs_f64();
     std::fs::create_dir_all(out)?;
     std::fs::write(out.join("traces.csv"), traces_csv(&traces))?;

@@ -6,28 +6,9 @@ use crate::engine::error::Result;
 use crate::engine::gp::{FittedGp, GpSettings};
 use crate::engine::optimizer::{MethodRng, Optimizer, SearchState};
 use crate::engine::stats::expected_improvement;
-use crate::engine::warping::{standardize, CopulaWarp};
+pub use crate::engine::warping::OutputWarp;
 
 use super::random_search::RandomSearch;
-
-/// How losses are transformed before the GP sees them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OutputWarp {
-    /// Δ: standardise to zero mean and unit variance.
-    Standardize,
-    /// ψ = Φ⁻¹∘F with the winsorized empirical CDF (Gaussian copula).
-    Copula,
-}
-
-impl OutputWarp {
-    /// Applies the warp to the losses observed so far.
-    pub fn apply(self, ys: &[f64]) -> Vec<f64> {
-        match self {
-            OutputWarp::Standardize => standardize(ys),
-            OutputWarp::Copula => CopulaWarp::fit(ys).transform(ys),
-        }
-    }
-}
 
 /// GP-EI Bayesian optimization over a finite candidate set.
 #[derive(Debug, Clone)]

@@ -1,0 +1,75 @@
+//! What transfer methods learn from the other tasks (leave-one-task-out): the training set of
+//! the parametric prior, and a cache so that a prior is trained once per (target task, warp)
+//! and reused by every seed and method that needs it.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use super::benchmark::Benchmark;
+use super::error::{EngineError, Result};
+use super::optimizer::job_rng;
+use super::prior::{train_prior, Example, PriorSettings, TrainedPrior};
+use super::spec::{ResolvedSpec, TransferMode};
+use super::warping::OutputWarp;
+
+/// Training data of the prior for `target`: every evaluation of every other task, its loss
+/// warped with that task's own ψ or Δ (fitted on all its evaluations), weighted so that each
+/// task counts equally (Eq. (1), weights inversely proportional to the task's size).
+pub fn prior_examples(bench: &Benchmark, resolved: &ResolvedSpec, target: usize, warp: OutputWarp) -> Vec<Example> {
+    let sign = resolved.direction.sign();
+    let others: Vec<usize> = (0..bench.tasks.len()).filter(|&t| t != target).collect();
+    let total: usize = others.iter().map(|&t| bench.tasks[t].len()).sum();
+    let mut out = Vec::with_capacity(total);
+    for &t in &others {
+        let task = &bench.tasks[t];
+        let losses: Vec<f64> = task.metrics[resolved.objective].iter().map(|v| sign * v).collect();
+        let z = warp.apply(&losses);
+        let weight = total as f64 / (others.len() as f64 * task.len() as f64);
+        for (c, z) in task.configs.iter().zip(z) {
+            out.push(Example { x: bench.space.encode(c), z, weight });
+        }
+    }
+    out
+}
+
+type Slot = Arc<OnceLock<std::result::Result<Arc<TrainedPrior>, String>>>;
+
+/// Trained priors, keyed by (target task, warp). Shared by the jobs of one run.
+#[derive(Debug, Default)]
+pub struct PriorCache {
+    slots: Mutex<BTreeMap<(usize, OutputWarp), Slot>>,
+}
+
+/// Seed of prior training: fixed, so the prior does not depend on the BO seed.
+const PRIOR_SEED: u64 = 20_200_713;
+
+impl PriorCache {
+    /// An empty cache.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The prior for `target` and `warp`, trained on first use.
+    pub fn get(
+        &self,
+        bench: &Benchmark,
+        resolved: &ResolvedSpec,
+        target: usize,
+        warp: OutputWarp,
+        progress: &mut dyn FnMut(usize, usize) -> bool,
+    ) -> Result<Arc<TrainedPrior>> {
+        if resolved.spec.transfer != TransferMode::LeaveOneTaskOut {
+            return Err(EngineError::Spec("methods with a parametric prior need transfer mode 'leave one task out'".into()));
+        }
+        if bench.tasks.len() < 2 {
+            return Err(EngineError::Spec(format!("{} has a single task: a prior needs other tasks to learn from", bench.name)));
+        }
+        let slot = self.slots.lock().expect("cache lock").entry((target, warp)).or_default().clone();
+        let result = slot.get_or_init(|| {
+            let data = prior_examples(bench, resolved, target, warp);
+            let mut rng = job_rng(PRIOR_SEED, &format!("prior/{}/{}", bench.tasks[target].name, warp.as_str()));
+            train_prior(&data, &PriorSettings::default(), &mut rng, progress).map(Arc::new).map_err(|e| e.to_string())
+        });
+        result.clone().map_err(|message| EngineError::Method { method: "prior".into(), message })
+    }
+}
