@@ -62,6 +62,7 @@ pub fn ResultsPanel() -> impl IntoView {
     let export = move |what: &'static str| {
         let result = match what {
             "csv" => download_text("traces.csv", "text/csv", &state.traces.with(|t| traces_csv(t.iter()))),
+            "detailed" => download_text("traces-detailed.csv", "text/csv", &state.traces.with(|t| traces_detailed_csv(t.iter()))),
             "spec" => {
                 let spec = state.run_setup.with(|r| r.as_ref().map(|(r, _)| r.spec.clone())).unwrap_or_else(|| state.spec.get_untracked());
                 download_text("spec.json", "application/json", &serde_json::to_string_pretty(&spec).unwrap_or_default())
@@ -69,7 +70,8 @@ pub fn ResultsPanel() -> impl IntoView {
             "adtm-svg" => download_svg("chart-adtm", "adtm.svg"),
             "adtm-png" => download_png("chart-adtm", "adtm.png"),
             "best-svg" => download_svg("chart-best", "best-so-far.svg"),
-            _ => download_png("chart-best", "best-so-far.png"),
+            "best-png" => download_png("chart-best", "best-so-far.png"),
+            other => Err(format!("unknown export '{other}'").into()),
         };
         if let Err(e) = result {
             state.say(Level::Error, format!("export failed: {e:?}"));
