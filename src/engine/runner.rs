@@ -8,8 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use super::benchmark::{Benchmark, Direction};
 use super::error::{EngineError, Result};
-use super::methods::{build_optimizer, method_info};
+use super::methods::{build_optimizer, method_info, TransferContext};
 use super::optimizer::{job_rng, SearchState};
+use super::spec::TransferMode;
 use super::spec::{Job, ResolvedSpec};
 use super::transfer::PriorCache;
 
@@ -63,7 +64,8 @@ pub fn run_job(
         Some(warp) => Some(priors.get(bench, resolved, job.task, warp, &mut |_, _| true)?),
         None => None,
     };
-    let mut optimizer = build_optimizer(&job.method, prior)?;
+    let other_best = if info.uses_other_best { other_tasks_best(bench, resolved, job.task)? } else { Vec::new() };
+    let mut optimizer = build_optimizer(&job.method, TransferContext { prior, other_best })?;
     let mut rng = job_rng(job.seed, &task.name);
     let n = resolved.spec.iterations.min(task.len() as u32);
     let mut evaluated = vec![false; task.len()];
@@ -93,6 +95,22 @@ pub fn run_job(
         }
     }
     Ok(Trace { method: job.method.clone(), blackbox: bench.name.clone(), task: task.name.clone(), seed: job.seed, rows })
+}
+
+/// The best configuration (encoded) of every task but `target`, in task order.
+pub fn other_tasks_best(bench: &Benchmark, resolved: &ResolvedSpec, target: usize) -> Result<Vec<Vec<f64>>> {
+    if resolved.spec.transfer != TransferMode::LeaveOneTaskOut {
+        return Err(EngineError::Spec("WS-GP and AutoGP need transfer mode 'leave one task out'".into()));
+    }
+    let sign = resolved.direction.sign();
+    Ok((0..bench.tasks.len())
+        .filter(|&t| t != target)
+        .filter_map(|t| {
+            let values = &bench.tasks[t].metrics[resolved.objective];
+            let best = (0..values.len()).min_by(|&a, &b| (sign * values[a]).total_cmp(&(sign * values[b])))?;
+            Some(bench.space.encode(&bench.tasks[t].configs[best]))
+        })
+        .collect())
 }
 
 fn better(a: f64, b: f64, direction: Direction) -> bool {

@@ -1,11 +1,13 @@
 //! The catalogue of methods: one file per method, built by name.
 
+pub mod auto_gp;
 pub mod gcp;
 pub mod gp;
 pub mod prior_gp;
 pub mod random_search;
 pub mod surrogate_bo;
 pub mod thompson;
+pub mod ws_gp;
 
 use std::sync::Arc;
 
@@ -23,32 +25,64 @@ pub struct MethodInfo {
     pub summary: &'static str,
     /// The parametric prior it needs (trained on the other tasks with this warp), if any.
     pub prior: Option<OutputWarp>,
+    /// Whether it needs the other tasks' best configurations.
+    pub uses_other_best: bool,
+}
+
+/// What a method may learn from the other tasks (leave-one-task-out).
+#[derive(Debug, Clone, Default)]
+pub struct TransferContext {
+    /// The trained prior, for methods that declare one.
+    pub prior: Option<Arc<TrainedPrior>>,
+    /// The best configuration of each other task (encoded), for WS-GP and AutoGP.
+    pub other_best: Vec<Vec<f64>>,
 }
 
 /// Every method the engine can run.
 pub const METHODS: &[MethodInfo] = &[
-    MethodInfo { name: "RS", summary: "Random search without replacement", prior: None },
-    MethodInfo { name: "GP", summary: "GP (Matérn-5/2 ARD) on standardised y, expected improvement", prior: None },
-    MethodInfo { name: "GCP", summary: "Gaussian Copula Process: GP on ψ(y) = Φ⁻¹(F(y)), expected improvement", prior: None },
+    MethodInfo { name: "RS", summary: "Random search without replacement", prior: None, uses_other_best: false },
+    MethodInfo { name: "GP", summary: "GP (Matérn-5/2 ARD) on standardised y, expected improvement", prior: None, uses_other_best: false },
+    MethodInfo {
+        name: "GCP",
+        summary: "Gaussian Copula Process: GP on ψ(y) = Φ⁻¹(F(y)), expected improvement",
+        prior: None,
+        uses_other_best: false,
+    },
     MethodInfo {
         name: "CTS",
         summary: "Copula Thompson sampling from the MLP prior trained on ψ of the other tasks",
         prior: Some(OutputWarp::Copula),
+        uses_other_best: false,
     },
     MethodInfo {
         name: "TS",
         summary: "Thompson sampling from the MLP prior trained on Δ of the other tasks (ablation)",
         prior: Some(OutputWarp::Standardize),
+        uses_other_best: false,
     },
     MethodInfo {
         name: "GCP+prior",
         summary: "GCP on the residual of the ψ prior, 5 CTS warm-start evaluations (the paper's method)",
         prior: Some(OutputWarp::Copula),
+        uses_other_best: false,
     },
     MethodInfo {
         name: "GP+prior",
         summary: "GP on the residual of the Δ prior, 5 TS warm-start evaluations (ablation)",
         prior: Some(OutputWarp::Standardize),
+        uses_other_best: false,
+    },
+    MethodInfo {
+        name: "WS-GP",
+        summary: "GP warm-started with the best configuration of each other task",
+        prior: None,
+        uses_other_best: true,
+    },
+    MethodInfo {
+        name: "AutoGP",
+        summary: "GP inside the bounding box of the other tasks' best configurations",
+        prior: None,
+        uses_other_best: true,
     },
 ];
 
@@ -57,8 +91,9 @@ pub fn method_info(name: &str) -> Option<&'static MethodInfo> {
     METHODS.iter().find(|m| m.name == name)
 }
 
-/// Builds a fresh optimizer for one job; `prior` must be given for methods that need one.
-pub fn build_optimizer(name: &str, prior: Option<Arc<TrainedPrior>>) -> Result<Box<dyn Optimizer>> {
+/// Builds a fresh optimizer for one job with what it may learn from the other tasks.
+pub fn build_optimizer(name: &str, transfer: TransferContext) -> Result<Box<dyn Optimizer>> {
+    let prior = transfer.prior;
     let needs_prior = || EngineError::Spec(format!("method '{name}' needs a trained prior"));
     match name {
         "RS" => Ok(Box::new(random_search::RandomSearch::new())),
@@ -67,6 +102,8 @@ pub fn build_optimizer(name: &str, prior: Option<Arc<TrainedPrior>>) -> Result<B
         "CTS" | "TS" => Ok(Box::new(thompson::PriorThompson::new(prior.ok_or_else(needs_prior)?))),
         "GCP+prior" => Ok(Box::new(prior_gp::PriorResidualGp::new(OutputWarp::Copula, prior.ok_or_else(needs_prior)?))),
         "GP+prior" => Ok(Box::new(prior_gp::PriorResidualGp::new(OutputWarp::Standardize, prior.ok_or_else(needs_prior)?))),
+        "WS-GP" => Ok(Box::new(ws_gp::ws_gp(transfer.other_best))),
+        "AutoGP" => Ok(Box::new(auto_gp::auto_gp(&transfer.other_best))),
         other => Err(EngineError::Spec(format!(
             "unknown method '{other}'; available: {}",
             METHODS.iter().map(|m| m.name).collect::<Vec<_>>().join(", ")

@@ -1,14 +1,46 @@
 //! The loop shared by the GP-based methods: after an initial design, warp the task's losses,
 //! fit a GP to them, and evaluate the remaining candidate with the largest expected
 //! improvement (maximised over all remaining candidates: the papers' tabular setting).
+//!
+//! Two hooks serve the transfer baselines: a list of points to evaluate first (WS-GP: the
+//! nearest remaining candidate to each point) and a box the search is restricted to (AutoGP).
 
-use crate::engine::error::Result;
+use std::collections::VecDeque;
+
+use crate::engine::error::{EngineError, Result};
 use crate::engine::gp::{FittedGp, GpSettings};
-use crate::engine::optimizer::{MethodRng, Optimizer, SearchState};
+use crate::engine::optimizer::{index_below, MethodRng, Optimizer, SearchState};
 use crate::engine::stats::expected_improvement;
 pub use crate::engine::warping::OutputWarp;
 
-use super::random_search::RandomSearch;
+/// A coordinatewise box in the model's input space.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchBox {
+    /// Lower corner.
+    pub lower: Vec<f64>,
+    /// Upper corner.
+    pub upper: Vec<f64>,
+}
+
+impl SearchBox {
+    /// The smallest box containing `points` (None when there are none).
+    pub fn bounding(points: &[Vec<f64>]) -> Option<Self> {
+        let first = points.first()?;
+        let mut b = SearchBox { lower: first.clone(), upper: first.clone() };
+        for p in &points[1..] {
+            for d in 0..p.len() {
+                b.lower[d] = b.lower[d].min(p[d]);
+                b.upper[d] = b.upper[d].max(p[d]);
+            }
+        }
+        Some(b)
+    }
+
+    /// True when `x` lies inside (bounds included).
+    pub fn contains(&self, x: &[f64]) -> bool {
+        x.iter().zip(&self.lower).zip(&self.upper).all(|((v, lo), hi)| *v >= *lo && *v <= *hi)
+    }
+}
 
 /// GP-EI Bayesian optimization over a finite candidate set.
 #[derive(Debug, Clone)]
@@ -16,13 +48,39 @@ pub struct GpEiSearch {
     warp: OutputWarp,
     initial: usize,
     settings: GpSettings,
-    random: RandomSearch,
+    warm_start: VecDeque<Vec<f64>>,
+    region: Option<SearchBox>,
 }
 
 impl GpEiSearch {
-    /// A search with `initial` random evaluations before the first GP.
+    /// A search with `initial` uniformly random evaluations before the first GP.
     pub fn new(warp: OutputWarp, initial: usize, settings: GpSettings) -> Self {
-        GpEiSearch { warp, initial: initial.max(1), settings, random: RandomSearch::new() }
+        GpEiSearch { warp, initial: initial.max(1), settings, warm_start: VecDeque::new(), region: None }
+    }
+
+    /// Evaluates, first, the remaining candidate nearest to each of `points`, in order.
+    pub fn with_warm_start(mut self, points: Vec<Vec<f64>>) -> Self {
+        self.initial = self.initial.min(points.len().max(1));
+        self.warm_start = points.into();
+        self
+    }
+
+    /// Restricts the search to candidates inside `region` (all candidates if none is inside).
+    pub fn within(mut self, region: SearchBox) -> Self {
+        self.region = Some(region);
+        self
+    }
+
+    /// Remaining candidates the search may pick from.
+    fn allowed(&self, state: &SearchState) -> Vec<usize> {
+        let remaining = (0..state.candidates.len()).filter(|&i| !state.evaluated[i]);
+        if let Some(region) = &self.region {
+            let inside: Vec<usize> = remaining.clone().filter(|&i| region.contains(&state.candidates[i])).collect();
+            if !inside.is_empty() {
+                return inside;
+            }
+        }
+        remaining.collect()
     }
 }
 
@@ -37,23 +95,48 @@ pub fn argmax(scores: impl Iterator<Item = (usize, f64)>) -> Option<usize> {
     best.map(|b| b.0)
 }
 
+fn squared_distance(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| (x - y).powi(2)).sum()
+}
+
 impl Optimizer for GpEiSearch {
     fn suggest(&mut self, state: &SearchState, rng: &mut MethodRng) -> Result<usize> {
+        let allowed = self.allowed(state);
+        if allowed.is_empty() {
+            return Err(EngineError::Method { method: "GP".into(), message: "no candidate left".into() });
+        }
+        if let Some(point) = self.warm_start.pop_front() {
+            let nearest = (0..state.candidates.len())
+                .filter(|&i| !state.evaluated[i])
+                .min_by(|&a, &b| squared_distance(&state.candidates[a], &point).total_cmp(&squared_distance(&state.candidates[b], &point)));
+            if let Some(i) = nearest {
+                return Ok(i);
+            }
+        }
         if state.history.len() < self.initial {
-            return self.random.suggest(state, rng);
+            return Ok(allowed[index_below(rng, allowed.len())]);
         }
         let x: Vec<Vec<f64>> = state.history.iter().map(|&(i, _)| state.candidates[i].clone()).collect();
         let losses: Vec<f64> = state.history.iter().map(|&(_, y)| y).collect();
         let z = self.warp.apply(&losses);
         let best = z.iter().copied().fold(f64::INFINITY, f64::min);
         let gp = FittedGp::fit(&x, &z, &self.settings, rng)?;
-        let pick = argmax(state.candidates.iter().enumerate().filter(|(i, _)| !state.evaluated[*i]).map(|(i, c)| {
-            let (m, v) = gp.predict(c);
+        let pick = argmax(allowed.iter().map(|&i| {
+            let (m, v) = gp.predict(&state.candidates[i]);
             (i, expected_improvement(m, v.sqrt(), best))
         }));
-        match pick {
-            Some(i) => Ok(i),
-            None => self.random.suggest(state, rng),
-        }
+        Ok(pick.unwrap_or(allowed[0]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounding_box_contains_its_points_only() {
+        let b = SearchBox::bounding(&[vec![0.2, 0.5], vec![0.4, 0.1]]).unwrap();
+        assert_eq!((b.lower.clone(), b.upper.clone()), (vec![0.2, 0.1], vec![0.4, 0.5]));
+        assert!(b.contains(&[0.3, 0.3]) && b.contains(&[0.2, 0.5]) && !b.contains(&[0.1, 0.3]));
     }
 }
