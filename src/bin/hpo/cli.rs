@@ -54,6 +54,12 @@ enum Command {
         #[arg(long)]
         data: PathBuf,
     },
+    /// Measure the speed of the GP, the prior and a GCP+prior seed on the shared tables.
+    Bench {
+        /// Where the shared tables are.
+        #[arg(long, default_value = "../shared/benchmarks/quantile-transfer")]
+        shared_dir: PathBuf,
+    },
     /// Write a bundled benchmark as CSV (what assets/ ships).
     Generate {
         /// Benchmark name (quadratic).
@@ -71,6 +77,7 @@ pub fn main() -> CliResult<()> {
         Command::Run { link, spec, data, shared_dir, out, threads } => run(link, spec, data, &shared_dir, &out, threads),
         Command::Info { data } => info(&data),
         Command::Generate { name, out } => generate(&name, &out),
+        Command::Bench { shared_dir } => crate::bench::run(&shared_dir),
     }
 }
 

@@ -8,6 +8,8 @@
 //! ```
 
 #[cfg(not(target_arch = "wasm32"))]
+mod bench;
+#[cfg(not(target_arch = "wasm32"))]
 mod cli;
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use crate::engine::error::Result;
-use crate::engine::gp::{FittedGp, GpSettings};
+use crate::engine::gp::{FittedGp, GpParams, GpSettings};
 use crate::engine::optimizer::{MethodRng, Optimizer, SearchState};
 use crate::engine::prior::TrainedPrior;
 use crate::engine::stats::expected_improvement;
@@ -27,12 +27,13 @@ pub struct PriorResidualGp {
     warp: OutputWarp,
     thompson: PriorThompson,
     settings: GpSettings,
+    last_params: Option<GpParams>,
 }
 
 impl PriorResidualGp {
     /// GCP+prior (`OutputWarp::Copula`) or GP+prior (`OutputWarp::Standardize`).
     pub fn new(warp: OutputWarp, prior: Arc<TrainedPrior>) -> Self {
-        PriorResidualGp { warp, thompson: PriorThompson::new(prior), settings: GpSettings::default() }
+        PriorResidualGp { warp, thompson: PriorThompson::new(prior), settings: GpSettings::default(), last_params: None }
     }
 }
 
@@ -47,7 +48,8 @@ impl Optimizer for PriorResidualGp {
         let best = z.iter().copied().fold(f64::INFINITY, f64::min);
         let x: Vec<Vec<f64>> = state.history.iter().map(|&(i, _)| state.candidates[i].clone()).collect();
         let residuals: Vec<f64> = state.history.iter().zip(&z).map(|(&(i, _), z)| (z - prior[i].0) / prior[i].1).collect();
-        let gp = FittedGp::fit(&x, &residuals, &self.settings, rng)?;
+        let gp = FittedGp::fit_from(&x, &residuals, &self.settings, self.last_params.as_ref(), rng)?;
+        self.last_params = Some(gp.params().clone());
         let pick = argmax(state.candidates.iter().enumerate().filter(|(i, _)| !state.evaluated[*i]).map(|(i, c)| {
             let (mr, vr) = gp.predict(c);
             let (mu, sigma) = prior[i];

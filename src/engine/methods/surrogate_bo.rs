@@ -8,7 +8,7 @@
 use std::collections::VecDeque;
 
 use crate::engine::error::{EngineError, Result};
-use crate::engine::gp::{FittedGp, GpSettings};
+use crate::engine::gp::{FittedGp, GpParams, GpSettings};
 use crate::engine::optimizer::{index_below, MethodRng, Optimizer, SearchState};
 use crate::engine::stats::expected_improvement;
 pub use crate::engine::warping::OutputWarp;
@@ -50,12 +50,13 @@ pub struct GpEiSearch {
     settings: GpSettings,
     warm_start: VecDeque<Vec<f64>>,
     region: Option<SearchBox>,
+    last_params: Option<GpParams>,
 }
 
 impl GpEiSearch {
     /// A search with `initial` uniformly random evaluations before the first GP.
     pub fn new(warp: OutputWarp, initial: usize, settings: GpSettings) -> Self {
-        GpEiSearch { warp, initial: initial.max(1), settings, warm_start: VecDeque::new(), region: None }
+        GpEiSearch { warp, initial: initial.max(1), settings, warm_start: VecDeque::new(), region: None, last_params: None }
     }
 
     /// Evaluates, first, the remaining candidate nearest to each of `points`, in order.
@@ -120,7 +121,8 @@ impl Optimizer for GpEiSearch {
         let losses: Vec<f64> = state.history.iter().map(|&(_, y)| y).collect();
         let z = self.warp.apply(&losses);
         let best = z.iter().copied().fold(f64::INFINITY, f64::min);
-        let gp = FittedGp::fit(&x, &z, &self.settings, rng)?;
+        let gp = FittedGp::fit_from(&x, &z, &self.settings, self.last_params.as_ref(), rng)?;
+        self.last_params = Some(gp.params().clone());
         let pick = argmax(allowed.iter().map(|&i| {
             let (m, v) = gp.predict(&state.candidates[i]);
             (i, expected_improvement(m, v.sqrt(), best))

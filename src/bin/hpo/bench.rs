@@ -1,0 +1,95 @@
+//! `hpo bench`: native speed measurements of the copula methods' building blocks, printed as
+//! a Markdown table (docs/benchmarks.md keeps the latest).
+
+use std::path::Path;
+use std::time::Instant;
+
+use hpo_playground::engine::benchmark::Benchmark;
+use hpo_playground::engine::gp::{FittedGp, GpSettings};
+use hpo_playground::engine::loaders::copula::load_copula_format;
+use hpo_playground::engine::optimizer::job_rng;
+use hpo_playground::engine::prior::{train_prior, PriorSettings};
+use hpo_playground::engine::runner::run_job;
+use hpo_playground::engine::spec::{ExperimentSpec, Job};
+use hpo_playground::engine::stats::expected_improvement;
+use hpo_playground::engine::transfer::{prior_examples, PriorCache};
+use hpo_playground::engine::warping::OutputWarp;
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+/// GP fit (type-II ML) + EI over every candidate, with `n` observations of task 0.
+fn gp_iteration(bench: &Benchmark, n: usize, repeats: usize) -> (f64, f64) {
+    let candidates = bench.encoded_task(0);
+    let ys = OutputWarp::Copula.apply(&bench.tasks[0].metrics[bench.objective][..n]);
+    let x = &candidates[..n];
+    let (mut fit, mut ei) = (Vec::new(), Vec::new());
+    for r in 0..repeats {
+        let t0 = Instant::now();
+        let gp = FittedGp::fit(x, &ys, &GpSettings::default(), &mut job_rng(r as u64, "bench")).expect("fit");
+        let t1 = Instant::now();
+        let best = ys.iter().copied().fold(f64::INFINITY, f64::min);
+        let total: f64 = candidates
+            .iter()
+            .map(|c| {
+                let (m, v) = gp.predict(c);
+                expected_improvement(m, v.sqrt(), best)
+            })
+            .sum();
+        std::hint::black_box(total);
+        fit.push((t1 - t0).as_secs_f64() * 1000.0);
+        ei.push(t1.elapsed().as_secs_f64() * 1000.0);
+    }
+    (median(fit), median(ei))
+}
+
+pub fn run(shared_dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    println!("| what | native (ms) |\n|---|---|");
+    for (file, name) in [
+        ("XGBoost.csv.zip", "XGBoost, 5,000 candidates, 8 inputs"),
+        ("nas_bench102.csv.zip", "NAS-Bench-201, 15,625 candidates, 30 inputs"),
+    ] {
+        let path = shared_dir.join(file);
+        let Ok(bytes) = std::fs::read(&path) else {
+            println!("| {name} | skipped: {} not found |", path.display());
+            continue;
+        };
+        let bench = load_copula_format(file, &bytes)?.benchmark;
+        for n in [25, 50, 100] {
+            let (fit, ei) = gp_iteration(&bench, n, 3);
+            println!(
+                "| GP fit (3 L-BFGS starts) + EI over all candidates, {name}, {n} observations | {fit:.0} + {ei:.0} = {:.0} |",
+                fit + ei
+            );
+        }
+        let spec = ExperimentSpec {
+            data: format!("shared:{file}").parse()?,
+            methods: vec!["GCP+prior".into()],
+            seeds: 1,
+            iterations: if file.starts_with("nas") { 70 } else { 100 },
+            ..ExperimentSpec::default()
+        };
+        let resolved = spec.resolve(&bench)?;
+        let examples = prior_examples(&bench, &resolved, 0, OutputWarp::Copula);
+        let t0 = Instant::now();
+        train_prior(&examples, &PriorSettings::default(), &mut job_rng(0, "bench"), &mut |_, _| true)?;
+        println!(
+            "| prior training, {name}: {} evaluations of the other tasks, 3,000 Adam steps | {:.0} |",
+            examples.len(),
+            t0.elapsed().as_secs_f64() * 1000.0
+        );
+        let priors = PriorCache::new();
+        let job = Job { method: "GCP+prior".into(), task: 0, seed: 0 };
+        run_job(&bench, &resolved, &Job { method: "CTS".into(), ..job.clone() }, &priors, &|| 0.0, &mut |_| true)?; // trains the prior
+        let t0 = Instant::now();
+        run_job(&bench, &resolved, &job, &priors, &|| 0.0, &mut |_| true)?;
+        println!(
+            "| one GCP+prior seed, {name}, {} iterations (prior already trained) | {:.0} |",
+            spec.iterations,
+            t0.elapsed().as_secs_f64() * 1000.0
+        );
+    }
+    Ok(())
+}
