@@ -84,6 +84,61 @@ pub fn adtm_curves<'a>(
     by_seed.into_values().map(|per_task| band(&per_task).mean).collect()
 }
 
+/// Mean DTM curve of one method on one task, averaged over seeds (the paper's DTM_opt^j(t)).
+pub fn mean_dtm_curve<'a>(
+    traces: impl IntoIterator<Item = &'a Trace>,
+    bench: &Benchmark,
+    objective: usize,
+    direction: Direction,
+    method: &str,
+    task: &str,
+) -> Option<Vec<f64>> {
+    let ti = bench.task_index(task)?;
+    let (lo, hi) = bench.tasks[ti].metric_range(objective);
+    let curves: Vec<Vec<f64>> = traces
+        .into_iter()
+        .filter(|t| t.method == method && t.task == task)
+        .map(|t| t.rows.iter().map(|r| dtm(r.best, lo, hi, direction)).collect())
+        .collect();
+    (!curves.is_empty()).then(|| band(&curves).mean)
+}
+
+/// Improvement over random search on one task, Table 2 of the copula paper:
+/// (1/T)·Σ_t (DTM_RS(t) − DTM_opt(t)) / DTM_RS(t), in (−∞, 1]. Iterations where random search
+/// has already reached the optimum (DTM_RS = 0) are skipped, as the ratio is undefined there.
+pub fn improvement_over_rs(dtm_rs: &[f64], dtm_opt: &[f64]) -> f64 {
+    let terms: Vec<f64> = dtm_rs.iter().zip(dtm_opt).filter(|(rs, _)| **rs > 0.0).map(|(rs, opt)| (rs - opt) / rs).collect();
+    if terms.is_empty() {
+        0.0
+    } else {
+        terms.iter().sum::<f64>() / terms.len() as f64
+    }
+}
+
+/// Average ranks (1 = best, ties share the mean rank) of methods over tasks, from a score per
+/// (task, method) where higher is better.
+pub fn average_ranks(scores: &[Vec<f64>]) -> Vec<f64> {
+    let m = scores.first().map_or(0, Vec::len);
+    let mut total = vec![0.0; m];
+    for row in scores {
+        let mut order: Vec<usize> = (0..m).collect();
+        order.sort_by(|&a, &b| row[b].total_cmp(&row[a]));
+        let mut i = 0;
+        while i < m {
+            let mut j = i;
+            while j + 1 < m && row[order[j + 1]] == row[order[i]] {
+                j += 1;
+            }
+            let rank = (i + j) as f64 / 2.0 + 1.0;
+            for &k in &order[i..=j] {
+                total[k] += rank;
+            }
+            i = j + 1;
+        }
+    }
+    total.iter().map(|t| t / scores.len().max(1) as f64).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,6 +150,14 @@ mod tests {
         assert_eq!(dtm(2.5, 1.0, 3.0, Direction::Minimize), 0.75);
         assert_eq!(dtm(3.0, 1.0, 3.0, Direction::Maximize), 0.0);
         assert_eq!(dtm(2.0, 2.0, 2.0, Direction::Minimize), 0.0);
+    }
+
+    #[test]
+    fn improvement_and_ranks_by_hand() {
+        // (0.5−0.25)/0.5 = 0.5 and (0.2−0.3)/0.2 = −0.5 → mean 0; the DTM_RS = 0 step is skipped.
+        assert!(improvement_over_rs(&[0.5, 0.2, 0.0], &[0.25, 0.3, 0.0]).abs() < 1e-15);
+        assert_eq!(improvement_over_rs(&[0.4], &[0.1]), 0.75);
+        assert_eq!(average_ranks(&[vec![0.3, 0.1, 0.3], vec![0.0, 0.5, -1.0]]), vec![1.5, 2.25, 2.25]);
     }
 
     #[test]

@@ -11,7 +11,7 @@ use hpo_playground::engine::bundled::{quadratic_family, to_copula_csv};
 use hpo_playground::engine::export::{traces_csv, traces_detailed_csv};
 use hpo_playground::engine::loaders::copula::load_copula_format;
 use hpo_playground::engine::loaders::upload::{load_file, LoadFailure};
-use hpo_playground::engine::metrics::{adtm_curves, band};
+use hpo_playground::engine::metrics::{adtm_curves, average_ranks, band, improvement_over_rs, mean_dtm_curve};
 use hpo_playground::engine::permalink::{from_query, to_query};
 use hpo_playground::engine::runner::{run_job, Trace};
 use hpo_playground::engine::spec::{DataRef, ExperimentSpec};
@@ -163,6 +163,9 @@ fn run(
     std::fs::write(out.join("spec.json"), serde_json::to_string_pretty(&spec)?)?;
     println!("{} jobs in {elapsed:.3} s; wrote {}/traces.csv, traces-detailed.csv and spec.json", jobs.len(), out.display());
     println!("link: ?{}", to_query(&spec));
+    if spec.methods.iter().any(|m| m == "RS") && spec.methods.len() > 1 {
+        print_table2(&bench, &resolved, &traces);
+    }
     for m in &spec.methods {
         let b = band(&adtm_curves(&traces, &bench, resolved.objective, resolved.direction, m));
         if let (Some(first), Some(last)) = (b.mean.first(), b.mean.last()) {
@@ -205,4 +208,30 @@ fn generate(name: &str, out: &Path) -> CliResult<()> {
     }
     println!("wrote {}", out.display());
     Ok(())
+}
+
+/// Table 2 of the copula paper for this run: mean improvement over RS per method (averaged
+/// over tasks) and the average rank over tasks.
+fn print_table2(bench: &Benchmark, resolved: &hpo_playground::engine::spec::ResolvedSpec, traces: &[Trace]) {
+    let methods: Vec<&String> = resolved.spec.methods.iter().filter(|m| *m != "RS").collect();
+    let mut scores = Vec::new();
+    for &t in &resolved.tasks {
+        let task = &bench.tasks[t].name;
+        let Some(rs) = mean_dtm_curve(traces, bench, resolved.objective, resolved.direction, "RS", task) else { continue };
+        scores.push(
+            methods
+                .iter()
+                .map(|m| {
+                    mean_dtm_curve(traces, bench, resolved.objective, resolved.direction, m, task)
+                        .map_or(f64::NAN, |c| improvement_over_rs(&rs, &c))
+                })
+                .collect::<Vec<f64>>(),
+        );
+    }
+    let ranks = average_ranks(&scores);
+    println!("improvement over RS (Table 2), {} tasks:", scores.len());
+    for (k, m) in methods.iter().enumerate() {
+        let mean = scores.iter().map(|r| r[k]).sum::<f64>() / scores.len().max(1) as f64;
+        println!("  {m:<10} {mean:>7.3} (average rank {:.2})", ranks[k]);
+    }
 }
