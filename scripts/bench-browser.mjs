@@ -9,6 +9,7 @@ import { cpus } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '../tests/e2e/server.mjs';
+import { replaceSection } from './doc-sections.mjs';
 import { freshBrowser } from '../tests/e2e/browser.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -67,22 +68,17 @@ for (const f of (await readdir(dist)).filter((f) => /\.(wasm|js)$/.test(f)).sort
 server.close();
 
 const chromium = execFileSync('dpkg-query', ['-W', '-f=${Version}', 'chromium']).toString().trim().replace(/^/, 'Chromium ');
-const md = `# Benchmarks
-
-Measured by \`node scripts/bench-browser.mjs\` on ${new Date().toISOString().slice(0, 10)}: release build (trunk,
+const section = `Measured by \`node scripts/bench-browser.mjs\` on ${new Date().toISOString().slice(0, 10)}: release build (trunk,
 wasm-opt 132 -O3), headless ${chromium}, ${cpus().length} cores (${cpus()[0].model}).
-Re-run the script to refresh this file; numbers vary by a few percent between runs.
 
 | what | result |
 |---|---|
 ${rows.map(([a, b]) => `| ${a} | ${b} |`).join('\n')}
 
-Notes
 - Loading runs in a Web Worker (the page stays responsive); the total includes starting that
   worker, the fetch from the local server, and sending the parsed table back to the page.
 - Throughput counts the whole run as the page sees it: sending the benchmark to each worker,
   the jobs, and streaming results into the charts. Random search itself costs microseconds per
-  step; these numbers measure the pool's overhead, the floor every method pays.
-`;
-await writeFile(join(ROOT, 'docs', 'benchmarks.md'), md);
-console.log('wrote docs/benchmarks.md');
+  step; these numbers measure the pool's overhead, the floor every method pays.`;
+await replaceSection(join(ROOT, 'docs', 'benchmarks.md'), 'browser', section);
+console.log('updated the browser section of docs/benchmarks.md');

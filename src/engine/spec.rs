@@ -181,8 +181,9 @@ impl ExperimentSpec {
             return Err(EngineError::Spec("choose at least one method".into()));
         }
         for m in &self.methods {
-            if method_info(m).is_none() {
-                return Err(EngineError::Spec(format!("unknown method '{m}'")));
+            let info = method_info(m).ok_or_else(|| EngineError::Spec(format!("unknown method '{m}'")))?;
+            if (info.prior.is_some() || info.uses_other_best) && self.transfer != TransferMode::LeaveOneTaskOut {
+                return Err(EngineError::Spec(format!("{m} learns from the other tasks: choose transfer 'leave one task out'")));
             }
         }
         if self.seeds == 0 || self.seeds > MAX_SEEDS {
@@ -247,6 +248,15 @@ mod tests {
         for s in ["quadratic", "bundled:", "upload:x.csv@abc", "ftp:x", &format!("upload:@{h}")] {
             assert!(s.parse::<DataRef>().is_err(), "{s}");
         }
+    }
+
+    #[test]
+    fn transfer_methods_need_leave_one_task_out() {
+        let bench = crate::engine::bundled::quadratic_family();
+        let spec = ExperimentSpec { methods: vec!["RS".into(), "CTS".into()], transfer: TransferMode::None, ..Default::default() };
+        let e = spec.resolve(&bench).unwrap_err().to_string();
+        assert!(e.contains("CTS learns from the other tasks"), "{e}");
+        assert!(ExperimentSpec { transfer: TransferMode::LeaveOneTaskOut, ..spec }.resolve(&bench).is_ok());
     }
 
     #[test]
