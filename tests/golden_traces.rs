@@ -12,3 +12,12 @@ fn native_run_matches_golden_file() {
     assert_eq!(run.lines().count(), 1 + 2 * 3 * 20);
     assert!(run == common::GOLDEN, "traces differ from tests/golden/quadratic_rs.csv (set HPO_BLESS=1 only if the change is intended)");
 }
+
+#[test]
+fn native_cts_run_matches_golden_file() {
+    let run = common::golden_cts_run();
+    if std::env::var_os("HPO_BLESS").is_some() {
+        std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/quadratic_cts.csv"), &run).unwrap();
+    }
+    assert!(run == common::GOLDEN_CTS, "CTS traces differ from tests/golden/quadratic_cts.csv");
+}

@@ -2,7 +2,7 @@
 //! (smooth, 3-D) after 25 evaluations, averaged over tasks and seeds. Fails if a regression
 //! makes the surrogate no better than chance.
 
-use hpo_playground::engine::bundled::quadratic_family;
+use hpo_playground::engine::bundled::load_bundled;
 use hpo_playground::engine::metrics::{adtm_curves, band};
 use hpo_playground::engine::runner::run_job;
 use hpo_playground::engine::spec::ExperimentSpec;
@@ -10,7 +10,7 @@ use hpo_playground::engine::transfer::PriorCache;
 
 #[test]
 fn gp_and_gcp_beat_random_search_on_quadratics() {
-    let bench = quadratic_family();
+    let bench = load_bundled("quadratic").expect("bundled");
     let spec = ExperimentSpec {
         tasks: vec!["quadratic-01".into(), "quadratic-07".into(), "quadratic-19".into()],
         methods: vec!["RS".into(), "GP".into(), "GCP".into()],

@@ -13,6 +13,12 @@ fn wasm_run_matches_golden_file() {
 }
 
 #[wasm_bindgen_test]
+fn wasm_cts_run_matches_golden_file() {
+    // Prior training (3,000 Adam steps) and Thompson sampling must agree with native to the bit.
+    assert_eq!(common::golden_cts_run(), common::GOLDEN_CTS);
+}
+
+#[wasm_bindgen_test]
 fn permalink_round_trip_in_wasm() {
     use hpo_playground::engine::permalink::{from_query, to_query};
     use hpo_playground::engine::spec::ExperimentSpec;

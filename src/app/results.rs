@@ -6,7 +6,7 @@ use super::browser::{download_png, download_svg, download_text};
 use super::chart::{LineChart, Series, PALETTE};
 use super::state::{AppState, Level};
 use crate::engine::export::{traces_csv, traces_detailed_csv};
-use crate::engine::metrics::{adtm_curves, band, best_so_far_curves};
+use crate::engine::metrics::{adtm_curves, average_ranks, band, best_so_far_curves, improvement_over_rs, mean_dtm_curve};
 
 /// Charts and export buttons.
 #[component]
@@ -116,5 +116,69 @@ pub fn ResultsPanel() -> impl IntoView {
                 </figcaption>
             </figure>
         </div>
+        <Table2View/>
+    }
+}
+
+/// Table 2 of the copula paper for the current results: improvement over RS per task and
+/// method, its mean over tasks with the average rank, the best two methods in bold.
+#[component]
+fn Table2View() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let table = Memo::new(move |_| {
+        let (resolved, bench) = state.run_setup.get()?;
+        if !resolved.spec.methods.iter().any(|m| m == "RS") || resolved.spec.methods.len() < 2 {
+            return None;
+        }
+        let methods: Vec<String> = resolved.spec.methods.iter().filter(|m| *m != "RS").cloned().collect();
+        state.traces.with(|traces| {
+            let mut rows = Vec::new();
+            for &t in &resolved.tasks {
+                let task = bench.tasks[t].name.clone();
+                let Some(rs) = mean_dtm_curve(traces, &bench, resolved.objective, resolved.direction, "RS", &task) else { continue };
+                let cells: Vec<f64> = methods
+                    .iter()
+                    .map(|m| {
+                        mean_dtm_curve(traces, &bench, resolved.objective, resolved.direction, m, &task)
+                            .map_or(f64::NAN, |c| improvement_over_rs(&rs, &c))
+                    })
+                    .collect();
+                if cells.iter().all(|v| v.is_finite()) {
+                    rows.push((task, cells));
+                }
+            }
+            (!rows.is_empty()).then(|| {
+                let scores: Vec<Vec<f64>> = rows.iter().map(|r| r.1.clone()).collect();
+                let ranks = average_ranks(&scores);
+                let means: Vec<f64> = (0..methods.len()).map(|k| scores.iter().map(|r| r[k]).sum::<f64>() / scores.len() as f64).collect();
+                (methods, rows, means, ranks)
+            })
+        })
+    });
+    move || {
+        table.get().map(|(methods, rows, means, ranks)| {
+            let mut order: Vec<usize> = (0..means.len()).collect();
+            order.sort_by(|&a, &b| means[b].total_cmp(&means[a]));
+            let top: Vec<usize> = order.into_iter().take(2).collect();
+            view! {
+                <div id="table2">
+                    <h3>"DTM improvement over RS (higher is better; Salinas et al. 2020, Table 2)"</h3>
+                    <div class="table-scroll"><table>
+                        <thead><tr><th>"task"</th>{methods.iter().map(|m| view! { <th>{m.clone()}</th> }).collect_view()}</tr></thead>
+                        <tbody>
+                            {rows.into_iter().map(|(task, cells)| view! {
+                                <tr><td>{task}</td>{cells.into_iter().map(|v| view! { <td class="num">{format!("{v:.3}")}</td> }).collect_view()}</tr>
+                            }).collect_view()}
+                            <tr class="mean"><td>"mean (average rank)"</td>
+                                {means.iter().zip(&ranks).enumerate().map(|(k, (m, r))| {
+                                    let bold = top.contains(&k);
+                                    view! { <td class="num" class:best=bold>{format!("{m:.3} ({r:.2})")}</td> }
+                                }).collect_view()}
+                            </tr>
+                        </tbody>
+                    </table></div>
+                </div>
+            }
+        })
     }
 }

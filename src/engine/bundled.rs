@@ -57,6 +57,19 @@ pub fn quadratic_family() -> Benchmark {
     }
 }
 
+/// A bundled benchmark exactly as the app sees it: generated, written as the shipped CSV and
+/// read back by the copula loader (so the search space is inferred from the data, as for any
+/// file). The CLI and the tests use this, which keeps their traces identical to the page's.
+pub fn load_bundled(name: &str) -> Option<Benchmark> {
+    match name {
+        "quadratic" => {
+            let csv = to_copula_csv(&quadratic_family());
+            Some(super::loaders::copula::load_copula_format("quadratic.csv", csv.as_bytes()).expect("the generated CSV loads").benchmark)
+        }
+        _ => None,
+    }
+}
+
 /// The benchmark as CSV in the copula paper's format (what `assets/` ships).
 pub fn to_copula_csv(bench: &Benchmark) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());

@@ -28,15 +28,15 @@ impl GpParams {
         self.0.len() - 3
     }
     fn lengthscale(&self, d: usize) -> f64 {
-        self.0[d].exp()
+        libm::exp(self.0[d])
     }
     /// Signal variance σ_f².
     pub fn signal_variance(&self) -> f64 {
-        self.0[self.dim()].exp()
+        libm::exp(self.0[self.dim()])
     }
     /// Noise variance σ_n².
     pub fn noise_variance(&self) -> f64 {
-        self.0[self.dim() + 1].exp()
+        libm::exp(self.0[self.dim() + 1])
     }
     /// Constant mean c.
     pub fn mean(&self) -> f64 {
@@ -76,7 +76,7 @@ impl Default for GpSettings {
 
 impl GpSettings {
     fn bounds(&self, dim: usize) -> Vec<(f64, f64)> {
-        let log = |(a, b): (f64, f64)| (a.ln(), b.ln());
+        let log = |(a, b): (f64, f64)| (libm::log(a), libm::log(b));
         let mut b = vec![log(self.lengthscale); dim];
         b.push(log(self.signal_variance));
         b.push(log(self.noise_variance));
@@ -84,9 +84,9 @@ impl GpSettings {
         b
     }
     fn default_start(&self, dim: usize) -> GpParams {
-        let mut p = vec![0.5f64.ln(); dim];
+        let mut p = vec![libm::log(0.5); dim];
         p.push(0.0);
-        p.push(1e-2f64.ln());
+        p.push(libm::log(1e-2));
         p.push(0.0);
         GpParams(p)
     }
@@ -178,7 +178,7 @@ impl Kernel {
             r2 += s * s;
         }
         let r = r2.sqrt();
-        let e = (-SQRT5 * r).exp();
+        let e = libm::exp(-SQRT5 * r);
         if let Some(g) = grad {
             // ∂k/∂log ℓ_d = σ_f²·(5/3)·(1 + √5 r)·e^{−√5 r}·s_d²
             let common = self.signal_variance * (5.0 / 3.0) * (1.0 + SQRT5 * r) * e;
@@ -229,9 +229,9 @@ pub fn nll_and_grad(x: &[Vec<f64>], y: &[f64], p: &GpParams) -> Option<(f64, Vec
     let resid = alpha.clone();
     solve_lower(&l, n, &mut alpha);
     solve_upper_t(&l, n, &mut alpha);
-    let log_det: f64 = (0..n).map(|i| l[i * n + i].ln()).sum::<f64>() * 2.0;
+    let log_det: f64 = (0..n).map(|i| libm::log(l[i * n + i])).sum::<f64>() * 2.0;
     let quad: f64 = resid.iter().zip(&alpha).map(|(r, a)| r * a).sum();
-    let nll = 0.5 * quad + 0.5 * log_det + 0.5 * n as f64 * (2.0 * std::f64::consts::PI).ln();
+    let nll = 0.5 * quad + 0.5 * log_det + 0.5 * n as f64 * libm::log(2.0 * std::f64::consts::PI);
     // W = K⁻¹ − ααᵀ; ∂nll/∂θ = ½·tr(W·∂K/∂θ).
     let kinv = inverse_from_cholesky(&l, n);
     let mut grad = vec![0.0; dim + 3];
@@ -257,7 +257,7 @@ pub fn nll_and_grad(x: &[Vec<f64>], y: &[f64], p: &GpParams) -> Option<(f64, Vec
 }
 
 fn sigmoid(u: f64) -> f64 {
-    1.0 / (1.0 + (-u).exp())
+    1.0 / (1.0 + libm::exp(-u))
 }
 
 /// Evaluations cached by parameter vector (argmin asks for cost and gradient separately).
@@ -298,7 +298,7 @@ impl<'a> Problem<'a> {
             .zip(self.bounds)
             .map(|(&t, &(lo, hi))| {
                 let f = ((t - lo) / (hi - lo)).clamp(1e-6, 1.0 - 1e-6);
-                (f / (1.0 - f)).ln()
+                libm::log(f / (1.0 - f))
             })
             .collect()
     }

@@ -47,7 +47,7 @@ pub fn band(curves: &[Vec<f64>]) -> Band {
     for t in 0..len {
         let mean = curves.iter().map(|c| c[t]).sum::<f64>() / n as f64;
         let half = if n > 1 {
-            let var = curves.iter().map(|c| (c[t] - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+            let var = curves.iter().map(|c| (c[t] - mean) * (c[t] - mean)).sum::<f64>() / (n - 1) as f64;
             1.96 * (var / n as f64).sqrt()
         } else {
             0.0

@@ -71,12 +71,12 @@ fn softplus(v: f64) -> f64 {
     if v > 30.0 {
         v
     } else {
-        v.exp().ln_1p()
+        libm::log1p(libm::exp(v))
     }
 }
 
 fn sigmoid(v: f64) -> f64 {
-    1.0 / (1.0 + (-v).exp())
+    1.0 / (1.0 + libm::exp(-v))
 }
 
 /// Smallest σ the prior may predict (keeps the likelihood finite).
@@ -137,7 +137,7 @@ impl PriorMlp {
         let (acts, mu, s) = self.forward(&ex.x, masks);
         let sigma = softplus(s) + MIN_SIGMA;
         let r = (ex.z - mu) / sigma;
-        let loss = ex.weight * (0.5 * (2.0 * std::f64::consts::PI * sigma * sigma).ln() + 0.5 * r * r);
+        let loss = ex.weight * (0.5 * libm::log(2.0 * std::f64::consts::PI * sigma * sigma) + 0.5 * r * r);
         // ∂/∂μ = −w·r/σ; ∂/∂σ = w·(1/σ − r²/σ); ∂σ/∂s = sigmoid(s).
         let mut delta = vec![-ex.weight * r / sigma, ex.weight * (1.0 - r * r) / sigma * sigmoid(s)];
         let mut offsets = Vec::with_capacity(self.layers.len());
@@ -192,7 +192,8 @@ impl TrainedPrior {
 
     /// Root mean squared error of μθ against warped targets (the paper's Fig. 4 key).
     pub fn rmse(&self, data: &[(Vec<f64>, f64)]) -> f64 {
-        (data.iter().map(|(x, z)| (self.predict(x).0 - z).powi(2)).sum::<f64>() / data.len().max(1) as f64).sqrt()
+        let mse = data.iter().map(|(x, z)| (self.predict(x).0 - z) * (self.predict(x).0 - z)).sum::<f64>() / data.len().max(1) as f64;
+        mse.sqrt()
     }
 }
 
@@ -214,8 +215,10 @@ pub fn train_prior(
     let keep = 1.0 - settings.dropout;
     let mut grad = vec![0.0; n];
     let mut t = 0;
+    // β₁ᵗ and β₂ᵗ as running products (portable, unlike powi).
+    let (mut b1t, mut b2t) = (1.0f64, 1.0f64);
     for round in 0..settings.rounds {
-        let lr = settings.learning_rate / settings.decay.powi(round as i32);
+        let lr = settings.learning_rate / libm::pow(settings.decay, round as f64);
         for _ in 0..settings.steps_per_round {
             t += 1;
             grad.iter_mut().for_each(|g| *g = 0.0);
@@ -229,7 +232,9 @@ pub fn train_prior(
                 weight_sum += ex.weight;
             }
             let scale = 1.0 / weight_sum.max(1e-12);
-            let (c1, c2) = (1.0 - b1.powi(t as i32), 1.0 - b2.powi(t as i32));
+            b1t *= b1;
+            b2t *= b2;
+            let (c1, c2) = (1.0 - b1t, 1.0 - b2t);
             for (i, p) in mlp.params_mut().enumerate() {
                 let g = grad[i] * scale;
                 m[i] = b1 * m[i] + (1.0 - b1) * g;

@@ -54,7 +54,7 @@ impl Hyperparameter {
     fn encode_into(&self, raw: f64, out: &mut Vec<f64>) {
         match &self.kind {
             ParamKind::Continuous { lower, upper, log } => {
-                let (v, lo, hi) = if *log { (raw.ln(), lower.ln(), upper.ln()) } else { (raw, *lower, *upper) };
+                let (v, lo, hi) = if *log { (libm::log(raw), libm::log(*lower), libm::log(*upper)) } else { (raw, *lower, *upper) };
                 out.push(min_max(v, lo, hi));
             }
             ParamKind::Integer { lower, upper } => out.push(min_max(raw, *lower as f64, *upper as f64)),

@@ -10,7 +10,7 @@ use super::stats::normal_quantile;
 /// The winsorization cut-off δ_N (defined for N ≥ 2).
 pub fn delta_n(n: usize) -> f64 {
     let n = n as f64;
-    1.0 / (4.0 * n.powf(0.25) * (std::f64::consts::PI * n.ln()).sqrt())
+    1.0 / (4.0 * libm::sqrt(libm::sqrt(n)) * libm::sqrt(std::f64::consts::PI * libm::log(n)))
 }
 
 /// ψ fitted on one task's observations.
@@ -81,7 +81,7 @@ impl OutputWarp {
 pub fn standardize(ys: &[f64]) -> Vec<f64> {
     let n = ys.len().max(1) as f64;
     let mean = ys.iter().sum::<f64>() / n;
-    let var = ys.iter().map(|y| (y - mean).powi(2)).sum::<f64>() / n;
+    let var = ys.iter().map(|y| (y - mean) * (y - mean)).sum::<f64>() / n;
     let sd = if var > 0.0 { var.sqrt() } else { 1.0 };
     ys.iter().map(|y| (y - mean) / sd).collect()
 }

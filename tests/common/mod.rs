@@ -1,7 +1,7 @@
 //! Shared by the native and the wasm tests: the golden experiment whose traces must be
 //! byte-identical on every platform.
 
-use hpo_playground::engine::bundled::quadratic_family;
+use hpo_playground::engine::bundled::load_bundled;
 use hpo_playground::engine::export::traces_csv;
 use hpo_playground::engine::runner::run_job;
 use hpo_playground::engine::spec::{ExperimentSpec, TransferMode};
@@ -10,9 +10,29 @@ use hpo_playground::engine::transfer::PriorCache;
 /// The golden traces, as committed in `tests/golden/quadratic_rs.csv`.
 pub const GOLDEN: &str = include_str!("../golden/quadratic_rs.csv");
 
+/// The golden traces of a transfer method (CTS: prior training and Thompson sampling).
+pub const GOLDEN_CTS: &str = include_str!("../golden/quadratic_cts.csv");
+
+/// Runs CTS on one quadratic task for two seeds and returns its traces CSV.
+pub fn golden_cts_run() -> String {
+    let bench = load_bundled("quadratic").expect("bundled");
+    let spec = ExperimentSpec {
+        tasks: vec!["quadratic-02".into()],
+        methods: vec!["CTS".into()],
+        seeds: 2,
+        iterations: 12,
+        ..ExperimentSpec::default()
+    };
+    let resolved = spec.resolve(&bench).expect("valid spec");
+    let priors = PriorCache::new();
+    let traces: Vec<_> =
+        resolved.jobs().iter().map(|j| run_job(&bench, &resolved, j, &priors, &|| 0.0, &mut |_| true).expect("runs")).collect();
+    traces_csv(&traces)
+}
+
 /// Runs the golden experiment and returns its traces CSV.
 pub fn golden_run() -> String {
-    let bench = quadratic_family();
+    let bench = load_bundled("quadratic").expect("bundled");
     let spec = ExperimentSpec {
         tasks: vec!["quadratic-00".into(), "quadratic-17".into()],
         methods: vec!["RS".into()],

@@ -256,3 +256,19 @@ test('a generic CSV gets column roles from the user, and its link carries them',
     assert.match(await runAndWait(second.page), /Finished 4 jobs \(20 evaluations\)/);
   } finally { await second.close(); }
 });
+
+test('transfer methods run in the workers and the Table-2 view ranks them', async () => {
+  const b = await open('v=1&data=bundled:quadratic&tasks=quadratic-02,quadratic-05,quadratic-11&methods=RS,GP,CTS,GCP%2Bprior&seeds=2&iters=12');
+  try {
+    assert.equal(await b.page.locator('#methods input:checked').count(), 4);
+    assert.match(await runAndWait(b.page, 300_000), /Finished 24 jobs \(288 evaluations\)/);
+    assert.deepEqual(await messages(b.page, 'error'), []);
+    const rows = await b.page.locator('#table2 tbody tr').count();
+    assert.equal(rows, 4, 'three tasks and the mean row');
+    assert.deepEqual(await b.page.locator('#table2 thead th').allTextContents(), ['task', 'GP', 'CTS', 'GCP+prior']);
+    assert.equal(await b.page.locator('#table2 td.best').count(), 2, 'the best two are bold');
+    const csv = await download(b.page, '#export-csv');
+    const query = new URL(await b.page.inputValue('#permalink')).search.slice(1);
+    assert.equal(csv, await cliTraces(query), 'transfer methods give identical traces in the browser and the CLI');
+  } finally { await b.close(); }
+});

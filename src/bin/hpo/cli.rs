@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
 use rayon::prelude::*;
 
 use hpo_playground::engine::benchmark::Benchmark;
-use hpo_playground::engine::bundled::{quadratic_family, to_copula_csv};
+use hpo_playground::engine::bundled::{load_bundled, quadratic_family, to_copula_csv};
 use hpo_playground::engine::export::{traces_csv, traces_detailed_csv};
 use hpo_playground::engine::loaders::copula::load_copula_format;
 use hpo_playground::engine::loaders::upload::{load_file, LoadFailure};
@@ -114,8 +114,7 @@ fn load_data(spec: &ExperimentSpec, data: Option<&Path>, shared_dir: &Path) -> C
         }
         (DataRef::Upload { name, .. }, None) => Err(format!("the experiment uses the uploaded file '{name}': pass it with --data").into()),
         (_, Some(path)) => load(path, &read_file(path)?),
-        (DataRef::Bundled(name), None) if name == "quadratic" => Ok(quadratic_family()),
-        (DataRef::Bundled(name), None) => Err(format!("unknown bundled benchmark '{name}'").into()),
+        (DataRef::Bundled(name), None) => load_bundled(name).ok_or_else(|| format!("unknown bundled benchmark '{name}'").into()),
         (DataRef::Shared(file), None) => {
             let path = shared_dir.join(file);
             load(&path, &read_file(&path)?)

@@ -97,7 +97,7 @@ pub fn argmax(scores: impl Iterator<Item = (usize, f64)>) -> Option<usize> {
 }
 
 fn squared_distance(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| (x - y).powi(2)).sum()
+    a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum()
 }
 
 impl Optimizer for GpEiSearch {
