@@ -21,7 +21,16 @@ pub trait RunSink {
     fn finished(&self, worker: usize, job: &Job, result: Result<Trace, String>);
 }
 
-const IN_FLIGHT_PER_WORKER: usize = 2;
+/// Jobs queued per worker: two for cheap methods (no idle gap between jobs), one when any
+/// method fits a model (a job then takes seconds, and a cancelled run should not leave a
+/// second expensive job queued in a worker that cannot be interrupted).
+fn in_flight_per_worker(jobs: &[Job]) -> usize {
+    if jobs.iter().all(|j| j.method == "RS") {
+        2
+    } else {
+        1
+    }
+}
 
 struct Pool {
     workers: Vec<WorkerBridge<HpoWorker>>,
@@ -29,6 +38,9 @@ struct Pool {
     jobs: Vec<Job>,
     queue: VecDeque<u32>,
     in_flight: Vec<usize>,
+    /// Task of the last job sent to each worker: a worker keeps to one task while it can, so
+    /// a prior (trained per task, cached per worker) is trained by one worker only.
+    last_task: Vec<Option<usize>>,
 }
 
 thread_local! {
@@ -55,10 +67,14 @@ pub fn start(bench: Arc<Benchmark>, resolved: ResolvedSpec, jobs: Vec<Job>, work
         for b in &bridges {
             b.send(ToWorker::Load { generation, benchmark: Box::new((*bench).clone()), resolved: Box::new(resolved.clone()) });
         }
-        *slot = Some(Pool { workers: bridges, generation, queue: (0..jobs.len() as u32).collect(), jobs, in_flight: vec![0; n] });
+        let per_worker = in_flight_per_worker(&jobs);
+        // Task-major order: all jobs of a task are adjacent, so workers split tasks between them.
+        let mut order: Vec<u32> = (0..jobs.len() as u32).collect();
+        order.sort_by_key(|&i| (jobs[i as usize].task, i));
+        *slot = Some(Pool { workers: bridges, generation, queue: order.into(), jobs, in_flight: vec![0; n], last_task: vec![None; n] });
         let pool = slot.as_mut().unwrap();
-        for w in 0..n {
-            for _ in 0..IN_FLIGHT_PER_WORKER {
+        for _ in 0..per_worker {
+            for w in 0..n {
                 dispatch(pool, w);
             }
         }
@@ -66,8 +82,15 @@ pub fn start(bench: Arc<Benchmark>, resolved: ResolvedSpec, jobs: Vec<Job>, work
     n
 }
 
+/// Sends worker `w` its next job: one of the task it worked on last if any is left, else the
+/// first job of a task no other worker is on, else the first job in the queue.
 fn dispatch(pool: &mut Pool, w: usize) {
-    if let Some(id) = pool.queue.pop_front() {
+    let task_of = |pool: &Pool, k: usize| pool.jobs[pool.queue[k] as usize].task;
+    let same = pool.last_task[w].and_then(|t| (0..pool.queue.len()).find(|&k| task_of(pool, k) == t));
+    let fresh = || (0..pool.queue.len()).find(|&k| !pool.last_task.iter().enumerate().any(|(o, t)| o != w && *t == Some(task_of(pool, k))));
+    let pick = same.or_else(fresh).or(if pool.queue.is_empty() { None } else { Some(0) });
+    if let Some(id) = pick.and_then(|k| pool.queue.remove(k)) {
+        pool.last_task[w] = Some(pool.jobs[id as usize].task);
         pool.in_flight[w] += 1;
         pool.workers[w].send(ToWorker::Run { generation: pool.generation, id, job: pool.jobs[id as usize].clone() });
     }
