@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::benchmark::Benchmark;
 use crate::engine::loaders::table::ColumnRoles;
 use crate::engine::loaders::upload::{LoadFailure, LoadedFile};
-use crate::engine::runner::Trace;
+use crate::engine::runner::{JobProgress, Trace};
 use crate::engine::spec::{Job, ResolvedSpec};
 
 /// Page → worker.
@@ -48,14 +48,14 @@ pub enum ToWorker {
 /// Worker → page.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum FromWorker {
-    /// Iterations done so far for a job.
+    /// How far a job has got.
     Progress {
         /// Generation.
         generation: u32,
         /// Job id.
         id: u32,
-        /// Iterations done.
-        done: u32,
+        /// Prior training or iterations done.
+        progress: JobProgress,
     },
     /// A parsed file.
     Parsed {

@@ -9,14 +9,14 @@ use gloo_worker::{Spawnable, WorkerBridge};
 
 use super::worker::HpoWorker;
 use crate::engine::benchmark::Benchmark;
-use crate::engine::runner::Trace;
+use crate::engine::runner::{JobProgress, Trace};
 use crate::engine::spec::{Job, ResolvedSpec};
 use crate::worker_protocol::{FromWorker, ToWorker};
 
 /// What the pool reports back to the page.
 pub trait RunSink {
-    /// A job advanced to `done` iterations.
-    fn progress(&self, worker: usize, job: &Job, done: u32);
+    /// A job advanced.
+    fn progress(&self, worker: usize, job: &Job, progress: JobProgress);
     /// A job finished.
     fn finished(&self, worker: usize, job: &Job, result: Result<Trace, String>);
 }
@@ -108,8 +108,8 @@ fn on_message(w: usize, msg: FromWorker) {
         let mut slot = p.borrow_mut();
         let pool = slot.as_mut()?;
         match msg {
-            FromWorker::Progress { generation, id, done } if generation == pool.generation => {
-                Some((pool.jobs[id as usize].clone(), Some(done), None))
+            FromWorker::Progress { generation, id, progress } if generation == pool.generation => {
+                Some((pool.jobs[id as usize].clone(), Some(progress), None))
             }
             FromWorker::Done { generation, id, result } if generation == pool.generation => {
                 pool.in_flight[w] -= 1;

@@ -9,7 +9,7 @@ use super::state::{AppState, Level, RunStatus};
 use crate::engine::benchmark::Direction;
 use crate::engine::methods::METHODS;
 use crate::engine::permalink::to_query;
-use crate::engine::runner::Trace;
+use crate::engine::runner::{JobProgress, Trace};
 use crate::engine::spec::{Job, TransferMode, MAX_ITERATIONS, MAX_SEEDS};
 
 fn parse_in<T: std::str::FromStr + PartialOrd>(s: &str, lo: T, hi: T) -> Option<T> {
@@ -175,10 +175,10 @@ fn schedule_flush(state: AppState) {
 }
 
 impl RunSink for UiSink {
-    fn progress(&self, worker: usize, job: &Job, done: u32) {
+    fn progress(&self, worker: usize, job: &Job, progress: JobProgress) {
         let label = job_label(&self.state, job);
         self.state.run.update(|r| {
-            r.current.insert(worker, (label, done));
+            r.current.insert(worker, (label, progress));
         });
     }
 
@@ -318,9 +318,12 @@ pub fn RunPanel() -> impl IntoView {
         <progress id="progress" max="1" prop:value=move || run.get().fraction()></progress>
         <p id="run-status" data-running=move || run.get().running.to_string()>{status_text}</p>
         <ul id="current-jobs">
-            {move || run.get().current.into_iter().map(|(w, (label, done))| {
-                let total = run.get_untracked().iterations;
-                view! { <li>{format!("worker {}: {label} — {done}/{total}", w + 1)}</li> }
+            {move || run.get().current.into_iter().map(|(w, (label, progress))| {
+                let text = match progress {
+                    JobProgress::Prior { step, total } => format!("training the prior on the other tasks, step {step}/{total}"),
+                    JobProgress::Iterations(done) => format!("{done}/{} iterations", run.get_untracked().iterations),
+                };
+                view! { <li>{format!("worker {}: {label} — {text}", w + 1)}</li> }
             }).collect_view()}
         </ul>
         <div class="row link-row">

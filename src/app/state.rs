@@ -7,7 +7,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use crate::engine::benchmark::Benchmark;
-use crate::engine::runner::Trace;
+use crate::engine::runner::{JobProgress, Trace};
 use crate::engine::spec::{ExperimentSpec, ResolvedSpec};
 
 /// Severity of a message shown at the top of the page.
@@ -45,8 +45,8 @@ pub struct RunStatus {
     pub failed_jobs: usize,
     /// Iterations per job.
     pub iterations: u32,
-    /// Per worker: label and iterations done of the job it is running.
-    pub current: BTreeMap<usize, (String, u32)>,
+    /// Per worker: label and progress of the job it is running.
+    pub current: BTreeMap<usize, (String, JobProgress)>,
     /// Start time (ms since page load).
     pub started_ms: f64,
     /// End time, once finished or cancelled.
@@ -64,7 +64,7 @@ impl RunStatus {
         if total == 0.0 {
             return 0.0;
         }
-        let partial: u32 = self.current.values().map(|c| c.1).sum();
+        let partial: u32 = self.current.values().map(|c| if let JobProgress::Iterations(n) = c.1 { n } else { 0 }).sum();
         ((self.done_jobs as f64 * self.iterations as f64 + partial as f64) / total).min(1.0)
     }
 }

@@ -5,7 +5,7 @@ use wasm_bindgen::JsCast;
 
 use crate::engine::benchmark::Benchmark;
 use crate::engine::loaders::upload::load_file;
-use crate::engine::runner::run_job;
+use crate::engine::runner::{run_job, JobProgress};
 use crate::engine::spec::ResolvedSpec;
 use crate::engine::transfer::PriorCache;
 use crate::worker_protocol::{FromWorker, ToWorker};
@@ -52,11 +52,11 @@ impl Worker for HpoWorker {
                     Some((g, bench, resolved, priors)) if *g == generation => {
                         // Progress at most every 100 ms: short jobs finish before saying anything.
                         let mut last = now_seconds();
-                        let mut progress = |done: u32| {
+                        let mut progress = |p: JobProgress| {
                             let now = now_seconds();
                             if now - last >= PROGRESS_SECONDS {
                                 last = now;
-                                scope.respond(who, FromWorker::Progress { generation, id, done });
+                                scope.respond(who, FromWorker::Progress { generation, id, progress: p });
                             }
                             true
                         };

@@ -14,6 +14,20 @@ use super::spec::TransferMode;
 use super::spec::{Job, ResolvedSpec};
 use super::transfer::PriorCache;
 
+/// What a running job reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum JobProgress {
+    /// Training the parametric prior: steps done of total (before the first iteration).
+    Prior {
+        /// Adam steps done.
+        step: u32,
+        /// Adam steps in all.
+        total: u32,
+    },
+    /// Iterations done.
+    Iterations(u32),
+}
+
 /// One evaluation of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TraceRow {
@@ -46,14 +60,14 @@ pub struct Trace {
 
 /// Runs `job`; `priors` holds (or trains) the parametric priors transfer methods need;
 /// `now` returns seconds from any fixed origin; `progress` is called after each iteration
-/// with the number done. Returns early with an error if `progress` returns false.
+/// (and during prior training). Returns early with an error if `progress` returns false.
 pub fn run_job(
     bench: &Benchmark,
     resolved: &ResolvedSpec,
     job: &Job,
     priors: &PriorCache,
     now: &dyn Fn() -> f64,
-    progress: &mut dyn FnMut(u32) -> bool,
+    progress: &mut dyn FnMut(JobProgress) -> bool,
 ) -> Result<Trace> {
     let task = bench.tasks.get(job.task).ok_or_else(|| EngineError::Spec(format!("task index {} out of range", job.task)))?;
     let candidates = bench.encoded_task(job.task);
@@ -61,7 +75,9 @@ pub fn run_job(
     let sign = resolved.direction.sign();
     let info = method_info(&job.method).ok_or_else(|| EngineError::Spec(format!("unknown method '{}'", job.method)))?;
     let prior = match info.prior {
-        Some(warp) => Some(priors.get(bench, resolved, job.task, warp, &mut |_, _| true)?),
+        Some(warp) => Some(priors.get(bench, resolved, job.task, warp, &mut |step, total| {
+            progress(JobProgress::Prior { step: step as u32, total: total as u32 })
+        })?),
         None => None,
     };
     let other_best = if info.uses_other_best { other_tasks_best(bench, resolved, job.task)? } else { Vec::new() };
@@ -90,7 +106,7 @@ pub fn run_job(
         history.push((pick, loss));
         best = if best.is_nan() || better(value, best, resolved.direction) { value } else { best };
         rows.push(TraceRow { iteration, candidate: pick, value, best, optimizer_seconds: seconds });
-        if !progress(iteration + 1) {
+        if !progress(JobProgress::Iterations(iteration + 1)) {
             return Err(EngineError::Method { method: job.method.clone(), message: "cancelled".into() });
         }
     }
@@ -152,7 +168,7 @@ mod tests {
         let bench = quadratic_family();
         let r = ExperimentSpec::default().resolve(&bench).unwrap();
         let job = Job { method: "RS".into(), task: 0, seed: 0 };
-        let e = run_job(&bench, &r, &job, &PriorCache::new(), &|| 0.0, &mut |done| done < 3).unwrap_err();
+        let e = run_job(&bench, &r, &job, &PriorCache::new(), &|| 0.0, &mut |p| p != JobProgress::Iterations(3)).unwrap_err();
         assert!(e.to_string().contains("cancelled"));
     }
 }
