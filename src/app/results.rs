@@ -5,17 +5,19 @@ use leptos::prelude::*;
 use super::browser::{download_png, download_svg, download_text};
 use super::chart::{LineChart, Series, PALETTE};
 use super::state::{AppState, Level};
+use crate::engine::benchmark::Benchmark;
 use crate::engine::export::{traces_csv, traces_detailed_csv};
 use crate::engine::metrics::{adtm_curves, average_ranks, band, best_so_far_curves, improvement_over_rs, mean_dtm_curve};
+use crate::engine::runner::Trace;
+use crate::engine::spec::ResolvedSpec;
 
 /// Charts and export buttons.
 #[component]
 pub fn ResultsPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let adtm = Memo::new(move |_| {
-        let Some((resolved, bench)) = state.run_setup.get() else {
-            return Vec::new();
-        };
+    // One series per method of the last run, from a function giving a method's curves.
+    let series = move |curves: &dyn Fn(&[Trace], &ResolvedSpec, &Benchmark, &str) -> Vec<Vec<f64>>| -> Vec<Series> {
+        let Some((resolved, bench)) = state.run_setup.get() else { return Vec::new() };
         state.traces.with(|traces| {
             resolved
                 .spec
@@ -25,31 +27,16 @@ pub fn ResultsPanel() -> impl IntoView {
                 .map(|(k, m)| Series {
                     name: m.clone(),
                     color: PALETTE[k % PALETTE.len()],
-                    band: band(&adtm_curves(traces, &bench, resolved.objective, resolved.direction, m)),
+                    band: band(&curves(traces, &resolved, &bench, m)),
                 })
                 .filter(|s| s.band.n > 0)
-                .collect::<Vec<_>>()
+                .collect()
         })
-    });
+    };
+    let adtm = Memo::new(move |_| series(&|traces, r, b, m| adtm_curves(traces, b, r.objective, r.direction, m)));
     let best = Memo::new(move |_| {
-        let Some((resolved, _)) = state.run_setup.get() else {
-            return Vec::new();
-        };
         let task = state.best_task.get();
-        state.traces.with(|traces| {
-            resolved
-                .spec
-                .methods
-                .iter()
-                .enumerate()
-                .map(|(k, m)| Series {
-                    name: m.clone(),
-                    color: PALETTE[k % PALETTE.len()],
-                    band: band(&best_so_far_curves(traces, m, &task)),
-                })
-                .filter(|s| s.band.n > 0)
-                .collect::<Vec<_>>()
-        })
+        series(&|traces, _, _, m| best_so_far_curves(traces, m, &task))
     });
     let adtm_title = Signal::derive(move || {
         let n = state.run_setup.with(|r| r.as_ref().map(|(r, _)| r.tasks.len()).unwrap_or(0));

@@ -4,62 +4,52 @@
 //! optimizer, task, seed and iteration, so the file does not depend on which worker finished
 //! first. Numbers use Rust's shortest round-trip formatting, identical natively and in wasm.
 
-use super::runner::Trace;
+use super::runner::{Trace, TraceRow};
 
-/// The traces as CSV text (with header).
-pub fn traces_csv<'a>(traces: impl IntoIterator<Item = &'a Trace>) -> String {
+/// Columns of the paper's format.
+const PAPER_COLUMNS: [&str; 6] = ["seed", "iteration", "value", "blackbox", "task", "optimizer"];
+
+/// Writes one CSV row per iteration, traces sorted by optimizer, task and seed; each row is
+/// the paper's six columns followed by `extra(row)`.
+fn write_csv<'a>(traces: impl IntoIterator<Item = &'a Trace>, extra_columns: &[&str], extra: impl Fn(&TraceRow) -> Vec<String>) -> String {
     let mut sorted: Vec<&Trace> = traces.into_iter().collect();
     sorted.sort_by(|a, b| (&a.method, &a.task, a.seed).cmp(&(&b.method, &b.task, b.seed)));
     let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(["seed", "iteration", "value", "blackbox", "task", "optimizer"]).expect("writing to memory");
+    w.write_record(PAPER_COLUMNS.iter().chain(extra_columns)).expect("writing to memory");
     for t in sorted {
         for r in &t.rows {
-            w.write_record([
+            let mut record = vec![
                 t.seed.to_string(),
                 r.iteration.to_string(),
                 format!("{}", r.value),
                 t.blackbox.clone(),
                 t.task.clone(),
                 t.method.clone(),
-            ])
-            .expect("writing to memory");
+            ];
+            record.extend(extra(r));
+            w.write_record(&record).expect("writing to memory");
         }
     }
     String::from_utf8(w.into_inner().expect("flush to memory")).expect("csv writes UTF-8")
+}
+
+/// The traces as CSV text in the paper's format (with header).
+pub fn traces_csv<'a>(traces: impl IntoIterator<Item = &'a Trace>) -> String {
+    write_csv(traces, &[], |_| Vec::new())
 }
 
 /// Everything a trace records, one row per iteration: the paper's columns plus the index of
 /// the chosen configuration in its task, the best value so far and the optimizer's own
 /// seconds (wall time, so it differs between runs and platforms).
 pub fn traces_detailed_csv<'a>(traces: impl IntoIterator<Item = &'a Trace>) -> String {
-    let mut sorted: Vec<&Trace> = traces.into_iter().collect();
-    sorted.sort_by(|a, b| (&a.method, &a.task, a.seed).cmp(&(&b.method, &b.task, b.seed)));
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(["seed", "iteration", "value", "blackbox", "task", "optimizer", "configuration", "best", "optimizer_seconds"])
-        .expect("writing to memory");
-    for t in sorted {
-        for r in &t.rows {
-            w.write_record([
-                t.seed.to_string(),
-                r.iteration.to_string(),
-                format!("{}", r.value),
-                t.blackbox.clone(),
-                t.task.clone(),
-                t.method.clone(),
-                r.candidate.to_string(),
-                format!("{}", r.best),
-                format!("{:.9}", r.optimizer_seconds),
-            ])
-            .expect("writing to memory");
-        }
-    }
-    String::from_utf8(w.into_inner().expect("flush to memory")).expect("csv writes UTF-8")
+    write_csv(traces, &["configuration", "best", "optimizer_seconds"], |r| {
+        vec![r.candidate.to_string(), format!("{}", r.best), format!("{:.9}", r.optimizer_seconds)]
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::runner::TraceRow;
 
     #[test]
     fn paper_format_sorted_and_quoted() {
