@@ -23,7 +23,7 @@ use crate::engine::space::ParamKind;
 const LCBENCH_LOG_PARAMS: &[&str] = &["batch_size", "learning_rate", "weight_decay"];
 
 /// Step columns `(step number, column index)` sorted by step; names `e<k>` or `step_<k>`.
-fn step_columns(table: &CsvTable) -> Vec<(usize, usize)> {
+pub fn step_columns(table: &CsvTable) -> Vec<(usize, usize)> {
     let mut steps: Vec<(usize, usize)> = table
         .headers
         .iter()

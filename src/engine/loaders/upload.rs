@@ -5,9 +5,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::copula::{copula_from_table, file_stem, is_copula_table, Loaded};
+use super::curves::{load_curve_table, step_columns};
 use super::table::{build_benchmark, guess_direction, read_table, ColumnRoles, CsvTable};
 use super::unpack_text;
-use crate::engine::benchmark::{Benchmark, Metric};
+use crate::engine::benchmark::{Benchmark, Direction, Metric};
 
 /// Why a file could not be loaded as it is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -53,6 +54,16 @@ pub fn load_file(file: &str, bytes: &[u8], roles: Option<&ColumnRoles>) -> Resul
             Ok(LoadedFile { benchmark, warnings })
         }
         None if is_copula_table(&table) => copula_from_table(file, &table).map(Into::into).map_err(err),
+        // A learning-curve table (e1..eN or step_1..step_N columns): the objective is the value
+        // at the last step; its direction is unknown, so minimise unless the user says otherwise.
+        None if step_columns(&table).len() >= 2 => {
+            let mut loaded: LoadedFile = load_curve_table(file, bytes, "final_value", Direction::Minimize).map_err(err)?.into();
+            loaded.warnings.push(format!(
+                "{file}: learning curves with {} steps; the objective is the value at the last step, minimised (switch the direction in Setup if larger is better)",
+                step_columns(&table).len()
+            ));
+            Ok(loaded)
+        }
         None => Err(LoadFailure::NeedsRoles {
             message: format!(
                 "{file} is not in the copula format (hp_* and metric_* columns): say which columns are hyperparameters, which is the objective and which names the task"
@@ -118,6 +129,15 @@ mod tests {
         let loaded = load_file("runs.csv", GENERIC.as_bytes(), Some(&guess)).unwrap();
         assert_eq!(loaded.benchmark.tasks.len(), 2);
         assert_eq!(loaded.benchmark.space.encoded_dim(), 4);
+    }
+
+    #[test]
+    fn learning_curve_tables_load_with_their_curves() {
+        let text = "lr,task,e1,e2,e3\n0.1,a,0.5,0.6,0.7\n0.2,a,0.1,0.2,0.3\n";
+        let loaded = load_file("curves.csv", text.as_bytes(), None).unwrap();
+        assert_eq!(loaded.benchmark.tasks[0].metrics[0], vec![0.7, 0.3]);
+        assert_eq!(loaded.benchmark.tasks[0].curves.as_ref().unwrap().values[1], vec![0.1, 0.2, 0.3]);
+        assert!(loaded.warnings.iter().any(|w| w.contains("3 steps")), "{:?}", loaded.warnings);
     }
 
     #[test]
