@@ -102,9 +102,40 @@ mod tests {
         let widest = ranges.iter().map(|r| r.1 - r.0).fold(0.0, f64::max);
         let narrowest = ranges.iter().map(|r| r.1 - r.0).fold(f64::INFINITY, f64::min);
         assert!(widest / narrowest > 5.0, "tasks should live on different scales: {narrowest}..{widest}");
-        // The formula itself, at the first candidate of task 0, recomputed independently.
-        let x = &b.tasks[0].configs[0];
-        assert!(x.iter().all(|v| (-5.0..5.0).contains(v)));
+        // The formula itself: on every task, a least-squares fit of f on (½‖x‖², 1ᵀx, 1) must
+        // reproduce all 256 values (up to the 6-digit rounding) with coefficients in [0.1, 10].
+        for task in &b.tasks {
+            let feats: Vec<[f64; 3]> =
+                task.configs.iter().map(|x| [0.5 * x.iter().map(|v| v * v).sum::<f64>(), x.iter().sum::<f64>(), 1.0]).collect();
+            let mut ata = [[0.0; 3]; 3];
+            let mut atb = [0.0; 3];
+            for (f, y) in feats.iter().zip(&task.metrics[0]) {
+                for i in 0..3 {
+                    atb[i] += f[i] * y;
+                    for j in 0..3 {
+                        ata[i][j] += f[i] * f[j];
+                    }
+                }
+            }
+            let det = |m: [[f64; 3]; 3]| {
+                m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+                    + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
+            };
+            let coef: Vec<f64> = (0..3)
+                .map(|k| {
+                    let mut m = ata;
+                    for i in 0..3 {
+                        m[i][k] = atb[i];
+                    }
+                    det(m) / det(ata)
+                })
+                .collect();
+            assert!(coef.iter().all(|c| (0.09..10.01).contains(c)), "{}: coefficients {coef:?}", task.name);
+            for (f, y) in feats.iter().zip(&task.metrics[0]) {
+                let fit = coef[0] * f[0] + coef[1] * f[1] + coef[2];
+                assert!((fit - y).abs() < 1e-3 * (1.0 + y.abs()), "{}: {fit} vs {y}", task.name);
+            }
+        }
     }
 
     #[test]
