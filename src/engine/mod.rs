@@ -22,6 +22,7 @@ pub mod loaders;
 pub mod methods;
 pub mod metrics;
 pub mod optimizer;
+pub mod pareto;
 pub mod permalink;
 pub mod prior;
 pub mod runner;
