@@ -41,9 +41,24 @@ pub fn traces_csv<'a>(traces: impl IntoIterator<Item = &'a Trace>) -> String {
 /// Everything a trace records, one row per iteration: the paper's columns plus the index of
 /// the chosen configuration in its task, the best value so far and the optimizer's own
 /// seconds (wall time, so it differs between runs and platforms).
+/// Multi-objective traces add the normalised hypervolume error and the raw value of each
+/// objective (`objective_1` … in the order of the spec; `value` is then `objective_1`).
 pub fn traces_detailed_csv<'a>(traces: impl IntoIterator<Item = &'a Trace>) -> String {
-    write_csv(traces, &["configuration", "best", "optimizer_seconds"], |r| {
-        vec![r.candidate.to_string(), format!("{}", r.best), format!("{:.9}", r.optimizer_seconds)]
+    let traces: Vec<&Trace> = traces.into_iter().collect();
+    let objectives = traces.iter().flat_map(|t| t.rows.first()).map(|r| r.objectives.len()).max().unwrap_or(0);
+    let mut columns: Vec<String> = ["configuration", "best", "optimizer_seconds"].map(String::from).to_vec();
+    if objectives > 0 {
+        columns.push("hv_error".into());
+        columns.extend((1..=objectives).map(|l| format!("objective_{l}")));
+    }
+    let names: Vec<&str> = columns.iter().map(String::as_str).collect();
+    write_csv(traces, &names, |r| {
+        let mut v = vec![r.candidate.to_string(), format!("{}", r.best), format!("{:.9}", r.optimizer_seconds)];
+        if objectives > 0 {
+            v.push(r.hv_error.map(|e| format!("{e}")).unwrap_or_default());
+            v.extend((0..objectives).map(|l| r.objectives.get(l).map(|x| format!("{x}")).unwrap_or_default()));
+        }
+        v
     })
 }
 
@@ -53,7 +68,8 @@ mod tests {
 
     #[test]
     fn paper_format_sorted_and_quoted() {
-        let row = |i, v| TraceRow { iteration: i, candidate: 0, value: v, best: v, optimizer_seconds: 0.1 };
+        let row =
+            |i, v| TraceRow { iteration: i, candidate: 0, value: v, best: v, optimizer_seconds: 0.1, objectives: vec![], hv_error: None };
         let t = |seed, task: &str| Trace {
             method: "RS".into(),
             blackbox: "XGBoost".into(),

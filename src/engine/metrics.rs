@@ -84,6 +84,19 @@ pub fn adtm_curves<'a>(
     by_seed.into_values().map(|per_task| band(&per_task).mean).collect()
 }
 
+/// Per-seed hypervolume-error curves of one method (multi-objective runs): for each seed, the
+/// mean over the tasks run with that seed of the normalised hypervolume error (Fig. 7).
+pub fn hv_error_curves<'a>(traces: impl IntoIterator<Item = &'a Trace>, method: &str) -> Vec<Vec<f64>> {
+    let mut by_seed: BTreeMap<u64, Vec<Vec<f64>>> = BTreeMap::new();
+    for t in traces.into_iter().filter(|t| t.method == method) {
+        let curve: Option<Vec<f64>> = t.rows.iter().map(|r| r.hv_error).collect();
+        if let Some(curve) = curve.filter(|c| !c.is_empty()) {
+            by_seed.entry(t.seed).or_default().push(curve);
+        }
+    }
+    by_seed.into_values().map(|per_task| band(&per_task).mean).collect()
+}
+
 /// Mean DTM curve of one method on one task, averaged over seeds (the paper's DTM_opt^j(t)).
 pub fn mean_dtm_curve<'a>(
     traces: impl IntoIterator<Item = &'a Trace>,

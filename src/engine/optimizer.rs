@@ -37,8 +37,11 @@ pub struct SearchState<'a> {
     pub candidates: &'a [Vec<f64>],
     /// `evaluated[i]` is true once candidate `i` has been observed.
     pub evaluated: &'a [bool],
-    /// Observations so far, in order: (candidate index, loss).
+    /// Observations so far, in order: (candidate index, loss). In multi-objective runs the loss
+    /// is the scalarized one for "+MO" methods and the first objective's for the others.
     pub history: &'a [(usize, f64)],
+    /// Multi-objective runs: the loss vector of each history entry (empty otherwise).
+    pub objectives: &'a [Vec<f64>],
 }
 
 impl SearchState<'_> {

@@ -7,7 +7,7 @@
 
 use super::benchmark::{Direction, Metric};
 use super::loaders::table::ColumnRoles;
-use super::spec::{DataRef, ExperimentSpec, TransferMode, MAX_ITERATIONS, MAX_SEEDS, SPEC_VERSION};
+use super::spec::{DataRef, ExperimentSpec, ObjectiveChoice, TransferMode, MAX_ITERATIONS, MAX_SEEDS, SPEC_VERSION};
 
 /// Characters kept as they are; everything else is percent-encoded (UTF-8 bytes).
 fn keep(b: u8) -> bool {
@@ -61,6 +61,14 @@ pub fn to_query(spec: &ExperimentSpec) -> String {
     }
     if let Some(d) = spec.direction {
         parts.push(format!("direction={}", d.as_str()));
+    }
+    if !spec.objectives.is_empty() {
+        let items: Vec<String> = spec
+            .objectives
+            .iter()
+            .map(|o| format!("{}:{}", encode_component(&o.metric), o.direction.map_or("auto", Direction::as_str)))
+            .collect();
+        parts.push(format!("mo={}", items.join(",")));
     }
     if !spec.tasks.is_empty() {
         parts.push(format!("tasks={}", list(&spec.tasks)));
@@ -173,6 +181,10 @@ pub fn from_query(query: &str) -> ParsedLink {
                 Some(v) => roles.get_or_insert_with(ColumnRoles::default).metrics = v,
                 None => invalid("expected NAME:min or NAME:max, comma-separated"),
             },
+            "mo" => match parse_objectives(raw) {
+                Some(v) if v.len() >= 2 => spec.objectives = v,
+                _ => invalid("expected two or more NAME:min, NAME:max or NAME:auto, comma-separated"),
+            },
             "taskcol" => roles.get_or_insert_with(ColumnRoles::default).task = Some(value.clone()).filter(|v| !v.is_empty()),
             _ => warnings.push(format!("unknown link field '{key}' ignored")),
         }
@@ -202,6 +214,22 @@ fn parse_metrics(raw: &str) -> Option<Vec<Metric>> {
                 _ => return None,
             };
             Some(Metric { name: name.to_string(), direction }).filter(|m| !m.name.is_empty())
+        })
+        .collect()
+}
+
+fn parse_objectives(raw: &str) -> Option<Vec<ObjectiveChoice>> {
+    split_list(raw)?
+        .into_iter()
+        .map(|item| {
+            let (name, dir) = item.rsplit_once(':')?;
+            let direction = match dir {
+                "min" => Some(Direction::Minimize),
+                "max" => Some(Direction::Maximize),
+                "auto" => None,
+                _ => return None,
+            };
+            Some(ObjectiveChoice { metric: name.to_string(), direction }).filter(|o| !o.metric.is_empty())
         })
         .collect()
 }
@@ -304,6 +332,27 @@ mod tests {
         let broken = from_query("v=1&hp=a&metrics=b:sideways");
         assert_eq!(broken.spec.columns, None);
         assert_eq!(broken.warnings.len(), 2, "{:?}", broken.warnings);
+    }
+
+    #[test]
+    fn objectives_round_trip_and_reject_garbage() {
+        let spec = ExperimentSpec {
+            objectives: vec![
+                ObjectiveChoice { metric: "metric_error".into(), direction: Some(Direction::Minimize) },
+                ObjectiveChoice { metric: "lat:ms".into(), direction: None },
+            ],
+            methods: vec!["GCP+prior+MO".into(), "EHVI".into()],
+            ..ExperimentSpec::default()
+        };
+        let q = to_query(&spec);
+        assert!(q.contains("&mo=metric_error:min,lat:ms:auto&"), "{q}");
+        let parsed = from_query(&q);
+        assert_eq!(parsed.warnings, Vec::<String>::new());
+        assert_eq!(parsed.spec, spec);
+        for bad in ["mo=metric_error:min", "mo=a:up,b:min", "mo=:min,b:max"] {
+            let p = from_query(&format!("v=1&{bad}"));
+            assert!(p.spec.objectives.is_empty() && p.warnings.len() == 1, "{bad}: {:?}", p.warnings);
+        }
     }
 
     #[test]

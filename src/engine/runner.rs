@@ -8,11 +8,13 @@ use serde::{Deserialize, Serialize};
 
 use super::benchmark::{Benchmark, Direction};
 use super::error::{EngineError, Result};
-use super::methods::{build_optimizer, method_info, TransferContext};
+use super::methods::{build_optimizer, method_info, MethodObjectives, TransferContext};
 use super::optimizer::{job_rng, SearchState};
+use super::pareto::HypervolumeError;
 use super::spec::TransferMode;
 use super::spec::{Job, ResolvedSpec};
 use super::transfer::PriorCache;
+use super::warping::scalarize_points;
 
 /// What a running job reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,6 +43,14 @@ pub struct TraceRow {
     pub best: f64,
     /// Seconds the optimizer spent deciding (suggest + observe); not part of equality checks.
     pub optimizer_seconds: f64,
+    /// Multi-objective runs: the raw value of every objective (then `value` and `best` are the
+    /// first objective's); empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub objectives: Vec<f64>,
+    /// Multi-objective runs: hypervolume error after this evaluation, with every objective
+    /// normalised to [0, 1] by its range over the task (reference point (1, …, 1)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hv_error: Option<f64>,
 }
 
 /// The result of one job.
@@ -73,6 +83,9 @@ pub fn run_job(
     let candidates = bench.encoded_task(job.task);
     let values = &task.metrics[resolved.objective];
     let sign = resolved.direction.sign();
+    let multi = resolved.is_multi_objective();
+    let loss_columns: Vec<Vec<f64>> = if multi { task_loss_columns(bench, resolved, job.task) } else { Vec::new() };
+    let mut hv_tracker = multi.then(|| HypervolumeError::new(&loss_columns));
     let info = method_info(&job.method).ok_or_else(|| EngineError::Spec(format!("unknown method '{}'", job.method)))?;
     let prior = match info.prior {
         Some(warp) => Some(priors.get(bench, resolved, job.task, warp, &mut |step, total| {
@@ -86,11 +99,22 @@ pub fn run_job(
     let n = resolved.spec.iterations.min(task.len() as u32);
     let mut evaluated = vec![false; task.len()];
     let mut history: Vec<(usize, f64)> = Vec::with_capacity(n as usize);
+    let mut loss_vectors: Vec<Vec<f64>> = Vec::with_capacity(if multi { n as usize } else { 0 });
+    let mut scalarized: Vec<(usize, f64)>;
     let mut rows = Vec::with_capacity(n as usize);
     let mut best = f64::NAN;
     for iteration in 0..n {
         let t0 = now();
-        let state = SearchState { candidates: &candidates, evaluated: &evaluated, history: &history };
+        let seen = match info.objectives {
+            // "+MO": the average of the objectives warped on the observations so far; the
+            // warps change with every observation, so the whole history is recomputed.
+            MethodObjectives::Scalarized(warp) if multi => {
+                scalarized = history.iter().zip(scalarize_points(&loss_vectors, warp)).map(|(&(i, _), s)| (i, s)).collect();
+                &scalarized
+            }
+            _ => &history,
+        };
+        let state = SearchState { candidates: &candidates, evaluated: &evaluated, history: seen, objectives: &loss_vectors };
         let pick = optimizer.suggest(&state, &mut rng)?;
         if pick >= task.len() || evaluated[pick] {
             return Err(EngineError::Method {
@@ -104,13 +128,26 @@ pub fn run_job(
         let seconds = now() - t0;
         evaluated[pick] = true;
         history.push((pick, loss));
+        let mut objectives = Vec::new();
+        let mut hv_error = None;
+        if let Some(tracker) = hv_tracker.as_mut() {
+            let losses: Vec<f64> = loss_columns.iter().map(|c| c[pick]).collect();
+            hv_error = Some(tracker.observe(&losses));
+            objectives = resolved.objectives.iter().map(|&(m, _)| task.metrics[m][pick]).collect();
+            loss_vectors.push(losses);
+        }
         best = if best.is_nan() || better(value, best, resolved.direction) { value } else { best };
-        rows.push(TraceRow { iteration, candidate: pick, value, best, optimizer_seconds: seconds });
+        rows.push(TraceRow { iteration, candidate: pick, value, best, optimizer_seconds: seconds, objectives, hv_error });
         if !progress(JobProgress::Iterations(iteration + 1)) {
             return Err(EngineError::Method { method: job.method.clone(), message: "cancelled".into() });
         }
     }
     Ok(Trace { method: job.method.clone(), blackbox: bench.name.clone(), task: task.name.clone(), seed: job.seed, rows })
+}
+
+/// Losses (smaller is better) of every objective of `resolved` on task `t`: `[objective][config]`.
+pub fn task_loss_columns(bench: &Benchmark, resolved: &ResolvedSpec, t: usize) -> Vec<Vec<f64>> {
+    resolved.objectives.iter().map(|&(m, d)| bench.tasks[t].metrics[m].iter().map(|v| d.sign() * v).collect()).collect()
 }
 
 /// The best configuration (encoded) of every task but `target`, in task order.

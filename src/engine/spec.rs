@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::benchmark::{Benchmark, Direction};
 use super::error::{EngineError, Result};
 use super::loaders::table::ColumnRoles;
-use super::methods::method_info;
+use super::methods::{method_info, MethodObjectives};
 
 /// Current spec and link version.
 pub const SPEC_VERSION: u32 = 1;
@@ -96,6 +96,15 @@ impl TransferMode {
     }
 }
 
+/// One objective of a multi-objective run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ObjectiveChoice {
+    /// Metric name.
+    pub metric: String,
+    /// Direction override; `None` means the metric's own.
+    pub direction: Option<Direction>,
+}
+
 /// A complete experiment setup. Together with the data it determines every trace exactly.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExperimentSpec {
@@ -122,6 +131,10 @@ pub struct ExperimentSpec {
     /// Column roles of a generic (non-copula) CSV upload; `None` for the copula format.
     #[serde(default)]
     pub columns: Option<ColumnRoles>,
+    /// Two or more metrics optimised jointly (paper §5.2); empty for a single-objective run,
+    /// which optimises `objective`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub objectives: Vec<ObjectiveChoice>,
 }
 
 impl Default for ExperimentSpec {
@@ -138,6 +151,7 @@ impl Default for ExperimentSpec {
             iterations: 50,
             transfer: TransferMode::LeaveOneTaskOut,
             columns: None,
+            objectives: Vec::new(),
         }
     }
 }
@@ -146,6 +160,8 @@ impl Default for ExperimentSpec {
 pub const MAX_SEEDS: u32 = 1000;
 /// Most iterations per run.
 pub const MAX_ITERATIONS: u32 = 100_000;
+/// Most objectives of a multi-objective run (exact hypervolumes grow fast with the dimension).
+pub const MAX_OBJECTIVES: usize = 5;
 
 /// A spec checked against its benchmark, with names resolved to indices.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -158,6 +174,9 @@ pub struct ResolvedSpec {
     pub direction: Direction,
     /// Target task indices.
     pub tasks: Vec<usize>,
+    /// Every objective with its effective direction: one entry for single-objective runs
+    /// (`objective`, `direction`), two or more for multi-objective runs.
+    pub objectives: Vec<(usize, Direction)>,
 }
 
 /// One unit of work: a method on a task with a seed.
@@ -180,10 +199,30 @@ impl ExperimentSpec {
         if self.methods.is_empty() {
             return Err(EngineError::Spec("choose at least one method".into()));
         }
+        let objectives = self.resolve_objectives(bench)?;
+        let multi = objectives.len() > 1;
         for m in &self.methods {
             let info = method_info(m).ok_or_else(|| EngineError::Spec(format!("unknown method '{m}'")))?;
             if (info.prior.is_some() || info.uses_other_best) && self.transfer != TransferMode::LeaveOneTaskOut {
                 return Err(EngineError::Spec(format!("{m} learns from the other tasks: choose transfer 'leave one task out'")));
+            }
+            match info.objectives {
+                MethodObjectives::Any => {}
+                MethodObjectives::Single if multi => {
+                    return Err(EngineError::Spec(format!(
+                        "{m} optimises one objective: with several objectives use a +MO variant, ParEGO or EHVI"
+                    )))
+                }
+                MethodObjectives::Scalarized(_) | MethodObjectives::Pareto { .. } if !multi => {
+                    return Err(EngineError::Spec(format!("{m} optimises several objectives: choose two or more objectives")))
+                }
+                MethodObjectives::Pareto { max_objectives } if objectives.len() > max_objectives => {
+                    return Err(EngineError::Spec(format!(
+                        "{m} handles at most {max_objectives} objectives, {} were chosen",
+                        objectives.len()
+                    )))
+                }
+                _ => {}
             }
         }
         if self.seeds == 0 || self.seeds > MAX_SEEDS {
@@ -192,13 +231,7 @@ impl ExperimentSpec {
         if self.iterations == 0 || self.iterations > MAX_ITERATIONS {
             return Err(EngineError::Spec(format!("iterations must be between 1 and {MAX_ITERATIONS}, got {}", self.iterations)));
         }
-        let objective = match &self.objective {
-            None => bench.objective,
-            Some(name) => bench
-                .metric_index(name)
-                .ok_or_else(|| EngineError::Spec(format!("objective '{name}' is not a metric of {}", bench.name)))?,
-        };
-        let direction = self.direction.unwrap_or(bench.metrics[objective].direction);
+        let (objective, direction) = objectives[0];
         let tasks = if self.tasks.is_empty() {
             (0..bench.tasks.len()).collect()
         } else {
@@ -216,11 +249,45 @@ impl ExperimentSpec {
                 )));
             }
         }
-        Ok(ResolvedSpec { spec: self.clone(), objective, direction, tasks })
+        Ok(ResolvedSpec { spec: self.clone(), objective, direction, tasks, objectives })
+    }
+
+    /// The objectives with their effective directions: `objective` alone, or `objectives`.
+    fn resolve_objectives(&self, bench: &Benchmark) -> Result<Vec<(usize, Direction)>> {
+        let metric = |name: &str| {
+            bench.metric_index(name).ok_or_else(|| EngineError::Spec(format!("objective '{name}' is not a metric of {}", bench.name)))
+        };
+        if self.objectives.is_empty() {
+            let objective = match &self.objective {
+                None => bench.objective,
+                Some(name) => metric(name)?,
+            };
+            return Ok(vec![(objective, self.direction.unwrap_or(bench.metrics[objective].direction))]);
+        }
+        if self.objectives.len() < 2 || self.objectives.len() > MAX_OBJECTIVES {
+            return Err(EngineError::Spec(format!(
+                "a multi-objective run needs between 2 and {MAX_OBJECTIVES} objectives, got {}",
+                self.objectives.len()
+            )));
+        }
+        let mut out: Vec<(usize, Direction)> = Vec::new();
+        for o in &self.objectives {
+            let m = metric(&o.metric)?;
+            if out.iter().any(|&(k, _)| k == m) {
+                return Err(EngineError::Spec(format!("objective '{}' is listed twice", o.metric)));
+            }
+            out.push((m, o.direction.unwrap_or(bench.metrics[m].direction)));
+        }
+        Ok(out)
     }
 }
 
 impl ResolvedSpec {
+    /// True when two or more objectives are optimised jointly.
+    pub fn is_multi_objective(&self) -> bool {
+        self.objectives.len() > 1
+    }
+
     /// Every (method, task, seed) job, in a fixed order.
     pub fn jobs(&self) -> Vec<Job> {
         let mut jobs = Vec::new();

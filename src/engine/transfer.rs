@@ -9,8 +9,9 @@ use super::benchmark::Benchmark;
 use super::error::{EngineError, Result};
 use super::optimizer::job_rng;
 use super::prior::{train_prior, Example, PriorSettings, TrainedPrior};
+use super::runner::task_loss_columns;
 use super::spec::{ResolvedSpec, TransferMode};
-use super::warping::OutputWarp;
+use super::warping::{scalarize, OutputWarp};
 
 /// Training data of the prior for `target`: every evaluation of every other task, its loss
 /// warped with that task's own ψ or Δ (fitted on all its evaluations), weighted so that each
@@ -22,7 +23,13 @@ pub fn prior_examples(bench: &Benchmark, resolved: &ResolvedSpec, target: usize,
     let mut out = Vec::with_capacity(total);
     for &t in &others {
         let task = &bench.tasks[t];
-        let losses: Vec<f64> = task.metrics[resolved.objective].iter().map(|v| sign * v).collect();
+        let losses: Vec<f64> = if resolved.is_multi_objective() {
+            // "+MO" priors learn the scalarized objective: the average of the objectives, each
+            // warped with the same Z as the target's (§5.2).
+            scalarize(&task_loss_columns(bench, resolved, t), warp)
+        } else {
+            task.metrics[resolved.objective].iter().map(|v| sign * v).collect()
+        };
         let z = warp.apply(&losses);
         let weight = total as f64 / (others.len() as f64 * task.len() as f64);
         for (c, z) in task.configs.iter().zip(z) {

@@ -86,6 +86,26 @@ pub fn standardize(ys: &[f64]) -> Vec<f64> {
     ys.iter().map(|y| (y - mean) / sd).collect()
 }
 
+/// The paper's "+MO" scalarization (§5.2): each objective warped by `warp` (fitted on its own
+/// values), then averaged. `columns[l][i]` is the loss of objective `l` at point `i`.
+pub fn scalarize(columns: &[Vec<f64>], warp: OutputWarp) -> Vec<f64> {
+    let n = columns.first().map_or(0, Vec::len);
+    let mut sum = vec![0.0; n];
+    for column in columns {
+        for (s, z) in sum.iter_mut().zip(warp.apply(column)) {
+            *s += z;
+        }
+    }
+    sum.iter().map(|s| s / columns.len().max(1) as f64).collect()
+}
+
+/// [`scalarize`] for points given as loss vectors (`points[i][l]`).
+pub fn scalarize_points(points: &[Vec<f64>], warp: OutputWarp) -> Vec<f64> {
+    let objectives = points.first().map_or(0, Vec::len);
+    let columns: Vec<Vec<f64>> = (0..objectives).map(|l| points.iter().map(|p| p[l]).collect()).collect();
+    scalarize(&columns, warp)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,6 +141,20 @@ mod tests {
         let sd = (z.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / z.len() as f64).sqrt();
         assert!(mean.abs() < 0.01, "mean {mean}");
         assert!((sd - 1.0).abs() < 0.03, "sd {sd}");
+    }
+
+    #[test]
+    fn scalarization_averages_the_warped_objectives() {
+        let points = vec![vec![1.0, 30.0], vec![2.0, 10.0], vec![3.0, 20.0]];
+        let s = scalarize_points(&points, OutputWarp::Standardize);
+        let a = standardize(&[1.0, 2.0, 3.0]);
+        let b = standardize(&[30.0, 10.0, 20.0]);
+        for i in 0..3 {
+            assert!((s[i] - (a[i] + b[i]) / 2.0).abs() < 1e-15);
+        }
+        // ψ only sees ranks: rescaling one objective changes nothing.
+        let rescaled: Vec<Vec<f64>> = points.iter().map(|p| vec![p[0], p[1] * 1e6]).collect();
+        assert_eq!(scalarize_points(&points, OutputWarp::Copula), scalarize_points(&rescaled, OutputWarp::Copula));
     }
 
     #[test]

@@ -7,14 +7,14 @@ use clap::{Parser, Subcommand};
 use rayon::prelude::*;
 
 use hpo_playground::engine::benchmark::Benchmark;
-use hpo_playground::engine::bundled::{load_bundled, quadratic_family, to_copula_csv};
+use hpo_playground::engine::bundled::{generate_bundled, load_bundled, to_copula_csv, BUNDLED};
 use hpo_playground::engine::export::{traces_csv, traces_detailed_csv};
 use hpo_playground::engine::loaders::copula::load_copula_format;
 use hpo_playground::engine::loaders::upload::{load_file, LoadFailure};
-use hpo_playground::engine::metrics::{adtm_curves, average_ranks, band, improvement_over_rs, mean_dtm_curve};
+use hpo_playground::engine::metrics::{adtm_curves, average_ranks, band, hv_error_curves, improvement_over_rs, mean_dtm_curve};
 use hpo_playground::engine::permalink::{from_query, to_query};
 use hpo_playground::engine::runner::{run_job, Trace};
-use hpo_playground::engine::spec::{DataRef, ExperimentSpec};
+use hpo_playground::engine::spec::{DataRef, ExperimentSpec, ResolvedSpec};
 use hpo_playground::engine::transfer::PriorCache;
 use hpo_playground::engine::{content_hash, EngineError};
 
@@ -162,6 +162,10 @@ fn run(
     std::fs::write(out.join("spec.json"), serde_json::to_string_pretty(&spec)?)?;
     println!("{} jobs in {elapsed:.3} s; wrote {}/traces.csv, traces-detailed.csv and spec.json", jobs.len(), out.display());
     println!("link: ?{}", to_query(&spec));
+    if resolved.is_multi_objective() {
+        print_hv_errors(&resolved, &traces);
+        return Ok(());
+    }
     if spec.methods.iter().any(|m| m == "RS") && spec.methods.len() > 1 {
         print_table2(&bench, &resolved, &traces);
     }
@@ -177,6 +181,26 @@ fn run(
         }
     }
     Ok(())
+}
+
+/// Fig. 7 in numbers: mean normalised hypervolume error (over tasks, then seeds) at a few
+/// iterations, with the 95% band half-width, and each method's rank at the last iteration.
+fn print_hv_errors(resolved: &ResolvedSpec, traces: &[Trace]) {
+    let n = resolved.spec.iterations as usize;
+    let marks: Vec<usize> = [10, 25, 50, 100, 200].into_iter().filter(|&m| m < n).chain([n]).collect();
+    println!("hypervolume error (normalised; mean over tasks and seeds ± 95% band half-width)");
+    println!("{:<16}{}", "method", marks.iter().map(|m| format!("{:>18}", format!("iter {m}"))).collect::<String>());
+    for m in &resolved.spec.methods {
+        let b = band(&hv_error_curves(traces, m));
+        let cells: String = marks
+            .iter()
+            .map(|&k| match b.mean.get(k - 1) {
+                Some(v) => format!("{:>18}", format!("{v:.4} ± {:.4}", b.upper[k - 1] - v)),
+                None => format!("{:>18}", "-"),
+            })
+            .collect();
+        println!("{m:<16}{cells}");
+    }
 }
 
 fn info(path: &Path) -> CliResult<()> {
@@ -201,9 +225,9 @@ fn info(path: &Path) -> CliResult<()> {
 }
 
 fn generate(name: &str, out: &Path) -> CliResult<()> {
-    match name {
-        "quadratic" => std::fs::write(out, to_copula_csv(&quadratic_family()))?,
-        other => return Err(format!("unknown bundled benchmark '{other}'").into()),
+    match generate_bundled(name) {
+        Some(bench) => std::fs::write(out, to_copula_csv(&bench))?,
+        None => return Err(format!("unknown bundled benchmark '{name}'; available: {}", BUNDLED.join(", ")).into()),
     }
     println!("wrote {}", out.display());
     Ok(())

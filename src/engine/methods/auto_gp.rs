@@ -32,7 +32,7 @@ mod tests {
         // The box holds x ∈ {3/9, 4/9, 5/9} × y ∈ {0.25, 0.5}: 6 candidates, then the search
         // falls back to the whole set.
         for step in 0..7 {
-            let s = SearchState { candidates: &candidates, evaluated: &evaluated, history: &history };
+            let s = SearchState { candidates: &candidates, evaluated: &evaluated, history: &history, objectives: &[] };
             let i = search.suggest(&s, &mut rng).unwrap();
             let c = &candidates[i];
             let inside = (0.3..=0.6).contains(&c[0]) && (0.2..=0.6).contains(&c[1]);

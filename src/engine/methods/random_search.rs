@@ -56,7 +56,7 @@ mod tests {
             let mut evaluated = vec![false; 50];
             let mut history = Vec::new();
             for _ in 0..50 {
-                let s = SearchState { candidates: &candidates, evaluated: &evaluated, history: &history };
+                let s = SearchState { candidates: &candidates, evaluated: &evaluated, history: &history, objectives: &[] };
                 let i = rs.suggest(&s, &mut rng).unwrap();
                 assert!(!evaluated[i]);
                 evaluated[i] = true;
@@ -79,7 +79,7 @@ mod tests {
         let evaluated = vec![false; 10];
         let mut counts = [0usize; 10];
         for seed in 0..5000 {
-            let s = SearchState { candidates: &candidates, evaluated: &evaluated, history: &[] };
+            let s = SearchState { candidates: &candidates, evaluated: &evaluated, history: &[], objectives: &[] };
             counts[RandomSearch::new().suggest(&s, &mut job_rng(seed, "t")).unwrap()] += 1;
         }
         let chi2: f64 = counts.iter().map(|&c| (c as f64 - 500.0).powi(2) / 500.0).sum();

@@ -26,7 +26,7 @@ mod tests {
         let mut picks = Vec::new();
         let mut rng = job_rng(0, "t");
         for _ in 0..3 {
-            let s = SearchState { candidates: &candidates, evaluated: &evaluated, history: &history };
+            let s = SearchState { candidates: &candidates, evaluated: &evaluated, history: &history, objectives: &[] };
             let i = ws.suggest(&s, &mut rng).unwrap();
             evaluated[i] = true;
             history.push((i, 0.0));
