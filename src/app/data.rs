@@ -19,7 +19,7 @@ use crate::engine::loaders::table::ColumnRoles;
 use crate::engine::loaders::upload::{LoadFailure, LoadedFile};
 use crate::engine::loaders::MAX_DECOMPRESSED_BYTES;
 use crate::engine::methods::METHODS;
-use crate::engine::permalink::reconcile;
+use crate::engine::permalink::{reconcile, reconcile_objectives};
 use crate::engine::spec::DataRef;
 use crate::worker_protocol::{FromWorker, ToWorker};
 
@@ -300,6 +300,8 @@ fn install(state: AppState, data: DataRef, bench: Benchmark, keep_setup: bool, c
             }
         }
         warnings.extend(reconcile(spec, &task_names, &methods));
+        let metric_names: Vec<String> = bench.metrics.iter().map(|m| m.name.clone()).collect();
+        warnings.extend(reconcile_objectives(spec, &metric_names));
     });
     for w in warnings {
         state.say(Level::Warning, w);

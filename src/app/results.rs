@@ -4,10 +4,11 @@ use leptos::prelude::*;
 
 use super::browser::{download_png, download_svg, download_text};
 use super::chart::{LineChart, Series, PALETTE};
+use super::objective_space::ObjectiveSpacePanel;
 use super::state::{AppState, Level};
 use crate::engine::benchmark::Benchmark;
 use crate::engine::export::{traces_csv, traces_detailed_csv};
-use crate::engine::metrics::{adtm_curves, average_ranks, band, best_so_far_curves, improvement_over_rs, mean_dtm_curve};
+use crate::engine::metrics::{adtm_curves, average_ranks, band, best_so_far_curves, hv_error_curves, improvement_over_rs, mean_dtm_curve};
 use crate::engine::runner::Trace;
 use crate::engine::spec::ResolvedSpec;
 
@@ -34,6 +35,12 @@ pub fn ResultsPanel() -> impl IntoView {
         })
     };
     let adtm = Memo::new(move |_| series(&|traces, r, b, m| adtm_curves(traces, b, r.objective, r.direction, m)));
+    let hv = Memo::new(move |_| series(&|traces, _, _, m| hv_error_curves(traces, m)));
+    let is_multi = move || state.run_setup.with(|r| r.as_ref().is_some_and(|(r, _)| r.is_multi_objective()));
+    let hv_title = Signal::derive(move || {
+        let n = state.run_setup.with(|r| r.as_ref().map(|(r, _)| r.tasks.len()).unwrap_or(0));
+        format!("Hypervolume error over {n} task{} (mean, 95% band across seeds)", if n == 1 { "" } else { "s" })
+    });
     let best = Memo::new(move |_| {
         let task = state.best_task.get();
         series(&|traces, _, _, m| best_so_far_curves(traces, m, &task))
@@ -58,6 +65,8 @@ pub fn ResultsPanel() -> impl IntoView {
             "adtm-png" => download_png("chart-adtm", "adtm.png"),
             "best-svg" => download_svg("chart-best", "best-so-far.svg"),
             "best-png" => download_png("chart-best", "best-so-far.png"),
+            "hv-svg" => download_svg("chart-hv", "hypervolume-error.svg"),
+            "hv-png" => download_png("chart-hv", "hypervolume-error.png"),
             other => Err(format!("unknown export '{other}'").into()),
         };
         if let Err(e) = result {
@@ -74,7 +83,19 @@ pub fn ResultsPanel() -> impl IntoView {
                 title="adds the configuration index, the best so far and the optimizer's seconds">"Detailed CSV"</button>
             <button id="export-spec" on:click=move |_| export("spec")>"Spec JSON"</button>
         </div>
-        <div class="charts">
+        {move || is_multi().then(|| view! {
+            <div class="charts">
+                <figure>
+                    <LineChart id="chart-hv" title=hv_title y_label="hypervolume error" series=Signal::derive(move || hv.get()) log_y=state.log_y.into()/>
+                    <figcaption>
+                        "Hypervolume of the task's true Pareto front minus that of the points found so far, every objective scaled to [0, 1] by its range over the task, reference point (1, 1, …) = each objective's maximum (Salinas et al. 2020, §5.2, Fig. 7). "
+                        <button class="small" on:click=move |_| export("hv-svg")>"SVG"</button>
+                        <button class="small" on:click=move |_| export("hv-png")>"PNG"</button>
+                    </figcaption>
+                </figure>
+            </div>
+        })}
+        <div class="charts" style:display=move || if is_multi() { "none" } else { "" }>
             <figure>
                 <LineChart id="chart-adtm" title=adtm_title y_label="ADTM" series=Signal::derive(move || adtm.get()) log_y=state.log_y.into()/>
                 <figcaption>
@@ -104,6 +125,7 @@ pub fn ResultsPanel() -> impl IntoView {
             </figure>
         </div>
         <Table2View/>
+        <ObjectiveSpacePanel/>
     }
 }
 
@@ -114,7 +136,7 @@ fn Table2View() -> impl IntoView {
     let state = expect_context::<AppState>();
     let table = Memo::new(move |_| {
         let (resolved, bench) = state.run_setup.get()?;
-        if !resolved.spec.methods.iter().any(|m| m == "RS") || resolved.spec.methods.len() < 2 {
+        if resolved.is_multi_objective() || !resolved.spec.methods.iter().any(|m| m == "RS") || resolved.spec.methods.len() < 2 {
             return None;
         }
         let methods: Vec<String> = resolved.spec.methods.iter().filter(|m| *m != "RS").cloned().collect();

@@ -8,9 +8,9 @@ use super::pool::{self, RunSink};
 use super::state::{AppState, Level, RunStatus};
 use crate::engine::benchmark::Direction;
 use crate::engine::methods::METHODS;
-use crate::engine::permalink::to_query;
+use crate::engine::permalink::{fits, reconcile_objectives, to_query};
 use crate::engine::runner::{JobProgress, Trace};
-use crate::engine::spec::{Job, TransferMode, MAX_ITERATIONS, MAX_SEEDS};
+use crate::engine::spec::{Job, ObjectiveChoice, TransferMode, MAX_ITERATIONS, MAX_OBJECTIVES, MAX_SEEDS};
 
 fn parse_in<T: std::str::FromStr + PartialOrd>(s: &str, lo: T, hi: T) -> Option<T> {
     s.trim().parse::<T>().ok().filter(|v| *v >= lo && *v <= hi)
@@ -38,6 +38,46 @@ pub fn SetupPanel() -> impl IntoView {
             s.tasks = if chosen.len() == all.len() { Vec::new() } else { chosen };
         });
     };
+    let multi = move || !spec.with(|s| s.objectives.is_empty());
+    // Switching modes keeps the methods that fit the new number of objectives.
+    let set_multi = move |on: bool| {
+        let Some(b) = state.bench.get_untracked() else { return };
+        if on && b.metrics.len() < 2 {
+            state.say(Level::Warning, format!("{} has a single metric: there is nothing to trade off", b.name));
+            return;
+        }
+        spec.update(|s| {
+            if on {
+                let first =
+                    s.objective.clone().filter(|o| b.metric_index(o).is_some()).unwrap_or_else(|| b.metrics[b.objective].name.clone());
+                let names = b.metrics.iter().map(|m| m.name.clone());
+                let second = names.clone().find(|n| *n != first && n.contains("latency")).or_else(|| names.clone().find(|n| *n != first));
+                s.objectives = vec![
+                    ObjectiveChoice { metric: first, direction: s.direction },
+                    ObjectiveChoice { metric: second.unwrap_or_default(), direction: None },
+                ];
+            } else {
+                s.objectives.clear();
+            }
+            let metric_names: Vec<String> = b.metrics.iter().map(|m| m.name.clone()).collect();
+            reconcile_objectives(s, &metric_names);
+        });
+    };
+    let toggle_objective = move |name: String| {
+        spec.update(|s| {
+            if let Some(i) = s.objectives.iter().position(|o| o.metric == name) {
+                if s.objectives.len() > 2 {
+                    s.objectives.remove(i);
+                } else {
+                    state.say(Level::Info, "a multi-objective setup needs two objectives: untick 'Several objectives' for one");
+                }
+            } else if s.objectives.len() < MAX_OBJECTIVES {
+                s.objectives.push(ObjectiveChoice { metric: name, direction: None });
+            } else {
+                state.say(Level::Warning, format!("at most {MAX_OBJECTIVES} objectives"));
+            }
+        });
+    };
     let number_input = move |id: &'static str,
                              label: &'static str,
                              get: fn(&crate::engine::spec::ExperimentSpec) -> String,
@@ -59,32 +99,69 @@ pub fn SetupPanel() -> impl IntoView {
         }
     };
     view! {
-        <div class="row">
-            <label>"Objective "
-                <select id="objective" on:change=move |ev| {
-                    let v = event_target_value(&ev);
-                    spec.update(|s| s.objective = if v.is_empty() { None } else { Some(v) });
-                }>
-                    {move || state.bench.get().map(|b| {
-                        let current = spec.get().objective.unwrap_or_else(|| b.metrics[b.objective].name.clone());
-                        b.metrics.iter().map(|m| {
-                            let selected = m.name == current;
-                            view! { <option value=m.name.clone() selected=selected>{format!("{} ({})", m.name, m.direction.as_str())}</option> }
-                        }).collect_view()
-                    })}
-                </select>
-            </label>
-            <label>"Direction "
-                <select id="direction" on:change=move |ev| {
-                    let v = event_target_value(&ev);
-                    spec.update(|s| s.direction = match v.as_str() { "min" => Some(Direction::Minimize), "max" => Some(Direction::Maximize), _ => None });
-                } prop:value=move || spec.get().direction.map(|d| d.as_str().to_string()).unwrap_or_default()>
-                    <option value="">"metric's own"</option>
-                    <option value="min">"minimise"</option>
-                    <option value="max">"maximise"</option>
-                </select>
-            </label>
-        </div>
+        <label class="check" title="Optimise two or more metrics jointly (Salinas et al. 2020, §5.2)">
+            <input id="multi-objective" type="checkbox" prop:checked=multi on:change=move |ev| set_multi(event_target_checked(&ev))/>
+            "Several objectives (Pareto front, hypervolume error)"
+        </label>
+        {move || (!multi()).then(|| view! {
+            <div class="row">
+                <label>"Objective "
+                    <select id="objective" on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        spec.update(|s| s.objective = if v.is_empty() { None } else { Some(v) });
+                    }>
+                        {move || state.bench.get().map(|b| {
+                            let current = spec.get().objective.unwrap_or_else(|| b.metrics[b.objective].name.clone());
+                            b.metrics.iter().map(|m| {
+                                let selected = m.name == current;
+                                view! { <option value=m.name.clone() selected=selected>{format!("{} ({})", m.name, m.direction.as_str())}</option> }
+                            }).collect_view()
+                        })}
+                    </select>
+                </label>
+                <label>"Direction "
+                    <select id="direction" on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        spec.update(|s| s.direction = match v.as_str() { "min" => Some(Direction::Minimize), "max" => Some(Direction::Maximize), _ => None });
+                    } prop:value=move || spec.get().direction.map(|d| d.as_str().to_string()).unwrap_or_default()>
+                        <option value="">"metric's own"</option>
+                        <option value="min">"minimise"</option>
+                        <option value="max">"maximise"</option>
+                    </select>
+                </label>
+            </div>
+        })}
+        {move || multi().then(|| view! {
+            <fieldset id="objectives">
+                <legend>"Objectives (two or more)"</legend>
+                {move || state.bench.get().map(|b| {
+                    let chosen = spec.get().objectives;
+                    b.metrics.iter().map(|m| {
+                        let name = m.name.clone();
+                        let current = chosen.iter().find(|o| o.metric == name).cloned();
+                        let (n1, n2) = (name.clone(), name.clone());
+                        let own = m.direction.as_str();
+                        view! {
+                            <div>
+                                <label class="check"><input type="checkbox" class="mo-metric" value=name.clone() prop:checked=current.is_some()
+                                    on:change=move |_| toggle_objective(n1.clone())/>{name.clone()}</label>
+                                <select class="mo-direction" disabled=current.is_none()
+                                    prop:value=current.as_ref().and_then(|o| o.direction).map(|d| d.as_str().to_string()).unwrap_or_default()
+                                    on:change=move |ev| {
+                                        let v = event_target_value(&ev);
+                                        let d = match v.as_str() { "min" => Some(Direction::Minimize), "max" => Some(Direction::Maximize), _ => None };
+                                        spec.update(|s| if let Some(o) = s.objectives.iter_mut().find(|o| o.metric == n2) { o.direction = d; });
+                                    }>
+                                    <option value="">{format!("metric's own ({own})")}</option>
+                                    <option value="min">"minimise"</option>
+                                    <option value="max">"maximise"</option>
+                                </select>
+                            </div>
+                        }
+                    }).collect_view()
+                })}
+            </fieldset>
+        })}
         <fieldset id="tasks">
             <legend>"Tasks "
                 <button class="small" id="tasks-all" on:click=move |_| spec.update(|s| s.tasks.clear())>"all"</button>
@@ -102,7 +179,7 @@ pub fn SetupPanel() -> impl IntoView {
         </fieldset>
         <fieldset id="methods">
             <legend>"Methods"</legend>
-            {METHODS.iter().map(|m| {
+            {move || METHODS.iter().filter(|m| fits(m.objectives, multi())).map(|m| {
                 let name = m.name;
                 view! {
                     <label class="check" title=m.summary>

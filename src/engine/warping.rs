@@ -89,14 +89,20 @@ pub fn standardize(ys: &[f64]) -> Vec<f64> {
 /// The paper's "+MO" scalarization (§5.2): each objective warped by `warp` (fitted on its own
 /// values), then averaged. `columns[l][i]` is the loss of objective `l` at point `i`.
 pub fn scalarize(columns: &[Vec<f64>], warp: OutputWarp) -> Vec<f64> {
+    let weights = vec![1.0 / columns.len().max(1) as f64; columns.len()];
+    scalarize_weighted(columns, &weights, warp)
+}
+
+/// Σ_l α_l·Z(y_l): the weighted scalarizations of the paper's Fig. 6 (α and 1 − α).
+pub fn scalarize_weighted(columns: &[Vec<f64>], weights: &[f64], warp: OutputWarp) -> Vec<f64> {
     let n = columns.first().map_or(0, Vec::len);
     let mut sum = vec![0.0; n];
-    for column in columns {
+    for (column, w) in columns.iter().zip(weights) {
         for (s, z) in sum.iter_mut().zip(warp.apply(column)) {
-            *s += z;
+            *s += w * z;
         }
     }
-    sum.iter().map(|s| s / columns.len().max(1) as f64).collect()
+    sum
 }
 
 /// [`scalarize`] for points given as loss vectors (`points[i][l]`).

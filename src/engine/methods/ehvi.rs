@@ -81,17 +81,11 @@ impl Optimizer for Ehvi {
             })
             .collect();
         let strips = strips_2d(&front, &reference);
-        let scores: Vec<(usize, f64)> = remaining
-            .iter()
-            .map(|&i| {
-                let (m0, v0) = gps[0].predict(&state.candidates[i]);
-                let (m1, v1) = gps[1].predict(&state.candidates[i]);
-                (i, ehvi_2d(&strips, [m0, m1], [v0.max(0.0).sqrt(), v1.max(0.0).sqrt()]))
-            })
-            .collect();
-        let zeros = scores.iter().filter(|s| s.1 <= 0.0).count();
-        let mx = scores.iter().map(|s| s.1).fold(0.0, f64::max);
-        let pick = argmax(scores.into_iter());
+        let pick = argmax(remaining.iter().map(|&i| {
+            let (m0, v0) = gps[0].predict(&state.candidates[i]);
+            let (m1, v1) = gps[1].predict(&state.candidates[i]);
+            (i, ehvi_2d(&strips, [m0, m1], [v0.max(0.0).sqrt(), v1.max(0.0).sqrt()]))
+        }));
         Ok(pick.unwrap_or(remaining[0]))
     }
 }
