@@ -272,3 +272,46 @@ test('transfer methods run in the workers and the Table-2 view ranks them', asyn
     assert.equal(csv, await cliTraces(query), 'transfer methods give identical traces in the browser and the CLI');
   } finally { await b.close(); }
 });
+
+test('several objectives: hypervolume chart, objective space and Fig. 6, traces identical to the CLI', async () => {
+  const b = await open('v=1&data=bundled:tradeoff&methods=RS&seeds=2&iters=15');
+  try {
+    assert.match(await b.page.locator('#data-info').textContent(), /tradeoff: 20 tasks/);
+    await b.page.check('#multi-objective');
+    const ticked = await b.page.locator('#objectives .mo-metric:checked').evaluateAll(e => e.map(x => x.value));
+    assert.deepEqual(ticked, ['metric_error', 'metric_latency']);
+    const offered = await b.page.locator('#methods input').evaluateAll(e => e.map(x => x.value));
+    assert.ok(offered.includes('EHVI') && offered.includes('GCP+MO') && !offered.includes('GCP'), offered.join());
+    await b.page.check('#methods input[value="GCP+MO"]');
+    await b.page.check('#methods input[value="EHVI"]');
+    await onlyTask(b.page, 'tradeoff-02');
+    assert.match(await runAndWait(b.page), /Finished 6 jobs \(90 evaluations\)/);
+    assert.deepEqual(await messages(b.page, 'error'), []);
+    assert.equal(await b.page.locator('#chart-hv polyline').count(), 3, 'one hypervolume-error curve per method');
+    assert.equal(await b.page.locator('#table2').count(), 0, 'no Table 2 for multi-objective runs');
+    const inked = id => b.page.evaluate(id => {
+      const c = document.getElementById(id);
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 0; i < d.length; i += 4) if (d[i] < 200 || d[i + 1] < 200 || d[i + 2] < 200) n++;
+      return n;
+    }, id);
+    assert.ok(await inked('front-view') > 2000, 'the objective space is drawn');
+    for (const id of ['fig6-delta-25', 'fig6-delta-50', 'fig6-delta-75', 'fig6-psi-50']) {
+      assert.ok(await inked(id) > 1000, `${id} is drawn`);
+    }
+    const link = await b.page.inputValue('#permalink');
+    assert.match(link, /mo=metric_error:auto,metric_latency:auto/);
+    const query = new URL(link).search.slice(1);
+    assert.equal(await download(b.page, '#export-csv'), await cliTraces(query), 'browser and CLI traces are identical');
+    const detailed = await download(b.page, '#export-detailed');
+    assert.match(detailed.split('\n')[0], /,hv_error,objective_1,objective_2$/);
+  } finally { await b.close(); }
+  const tampered = await open('v=1&data=bundled:tradeoff&mo=metric_error:min,metric_nope:min&methods=EHVI');
+  try {
+    const warnings = (await messages(tampered.page, 'warning')).join('\n');
+    assert.match(warnings, /'metric_nope' is not a metric/);
+    assert.equal(await tampered.page.isChecked('#multi-objective'), false);
+    assert.deepEqual(await tampered.page.locator('#methods input:checked').evaluateAll(e => e.map(x => x.value)), ['RS']);
+  } finally { await tampered.close(); }
+});

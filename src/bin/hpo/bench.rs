@@ -7,7 +7,10 @@ use std::time::Instant;
 use hpo_playground::engine::benchmark::Benchmark;
 use hpo_playground::engine::gp::{FittedGp, GpSettings};
 use hpo_playground::engine::loaders::copula::load_copula_format;
-use hpo_playground::engine::optimizer::job_rng;
+use hpo_playground::engine::methods::ehvi::Ehvi;
+use hpo_playground::engine::optimizer::{job_rng, Optimizer, SearchState};
+use hpo_playground::engine::pareto::hypervolume;
+use rand::Rng;
 use hpo_playground::engine::prior::{train_prior, PriorSettings};
 use hpo_playground::engine::runner::run_job;
 use hpo_playground::engine::spec::{ExperimentSpec, Job};
@@ -45,8 +48,60 @@ fn gp_iteration(bench: &Benchmark, n: usize, repeats: usize) -> (f64, f64) {
     (median(fit), median(ei))
 }
 
+/// 100 mutually non-dominated points on the positive unit sphere in `d` dimensions.
+fn sphere_front(d: usize, n: usize) -> Vec<Vec<f64>> {
+    let mut rng = job_rng(7, "front");
+    (0..n)
+        .map(|_| {
+            let v: Vec<f64> = (0..d).map(|_| rng.random::<f64>() + 1e-3).collect();
+            let norm = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+            v.iter().map(|x| x / norm).collect()
+        })
+        .collect()
+}
+
+/// Hypervolumes of 100-point fronts and one EHVI step on NAS-Bench-201 (error, latency).
+fn multi_objective(shared_dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    for d in [2, 3] {
+        let front = sphere_front(d, 100);
+        let reference = vec![1.1; d];
+        let times: Vec<f64> = (0..5)
+            .map(|_| {
+                let t0 = Instant::now();
+                std::hint::black_box(hypervolume(&front, &reference));
+                t0.elapsed().as_secs_f64() * 1000.0
+            })
+            .collect();
+        println!("| exact hypervolume of a 100-point front, {d} objectives (median of 5) | {:.3} |", median(times));
+    }
+    let file = "nas_bench102.csv.zip";
+    let path = shared_dir.join(file);
+    let Ok(bytes) = std::fs::read(&path) else {
+        println!("| EHVI step on NAS-Bench-201 | skipped: {} not found |", path.display());
+        return Ok(());
+    };
+    let bench = load_copula_format(file, &bytes)?.benchmark;
+    let candidates = bench.encoded_task(0);
+    let (err, lat) = (bench.metric_index("metric_error").ok_or("no metric_error")?, bench.metric_index("metric_latency").ok_or("no metric_latency")?);
+    for n in [25, 50, 100] {
+        let history: Vec<(usize, f64)> = (0..n).map(|i| (i * 151, 0.0)).collect();
+        let objectives: Vec<Vec<f64>> = history.iter().map(|&(i, _)| vec![bench.tasks[0].metrics[err][i], bench.tasks[0].metrics[lat][i]]).collect();
+        let mut evaluated = vec![false; candidates.len()];
+        history.iter().for_each(|&(i, _)| evaluated[i] = true);
+        let state = SearchState { candidates: &candidates, evaluated: &evaluated, history: &history, objectives: &objectives };
+        let t0 = Instant::now();
+        Ehvi::new().suggest(&state, &mut job_rng(0, "bench"))?;
+        println!(
+            "| EHVI step: 2 GP fits + exact EHVI over 15,625 candidates, NAS-Bench-201 error/latency, {n} observations | {:.0} |",
+            t0.elapsed().as_secs_f64() * 1000.0
+        );
+    }
+    Ok(())
+}
+
 pub fn run(shared_dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
     println!("| what | native (ms) |\n|---|---|");
+    multi_objective(shared_dir)?;
     for (file, name) in [
         ("XGBoost.csv.zip", "XGBoost, 5,000 candidates, 8 inputs"),
         ("nas_bench102.csv.zip", "NAS-Bench-201, 15,625 candidates, 30 inputs"),
