@@ -17,6 +17,7 @@ pub mod benchmark;
 pub mod bundled;
 pub mod error;
 pub mod export;
+pub mod fidelity;
 pub mod gp;
 pub mod loaders;
 pub mod methods;

@@ -10,13 +10,13 @@ use hpo_playground::engine::loaders::copula::load_copula_format;
 use hpo_playground::engine::methods::ehvi::Ehvi;
 use hpo_playground::engine::optimizer::{job_rng, Optimizer, SearchState};
 use hpo_playground::engine::pareto::hypervolume;
-use rand::Rng;
 use hpo_playground::engine::prior::{train_prior, PriorSettings};
 use hpo_playground::engine::runner::run_job;
 use hpo_playground::engine::spec::{ExperimentSpec, Job};
 use hpo_playground::engine::stats::expected_improvement;
 use hpo_playground::engine::transfer::{prior_examples, PriorCache};
 use hpo_playground::engine::warping::OutputWarp;
+use rand::Rng;
 
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);
@@ -82,10 +82,12 @@ fn multi_objective(shared_dir: &Path) -> Result<(), Box<dyn std::error::Error>> 
     };
     let bench = load_copula_format(file, &bytes)?.benchmark;
     let candidates = bench.encoded_task(0);
-    let (err, lat) = (bench.metric_index("metric_error").ok_or("no metric_error")?, bench.metric_index("metric_latency").ok_or("no metric_latency")?);
+    let (err, lat) =
+        (bench.metric_index("metric_error").ok_or("no metric_error")?, bench.metric_index("metric_latency").ok_or("no metric_latency")?);
     for n in [25, 50, 100] {
         let history: Vec<(usize, f64)> = (0..n).map(|i| (i * 151, 0.0)).collect();
-        let objectives: Vec<Vec<f64>> = history.iter().map(|&(i, _)| vec![bench.tasks[0].metrics[err][i], bench.tasks[0].metrics[lat][i]]).collect();
+        let objectives: Vec<Vec<f64>> =
+            history.iter().map(|&(i, _)| vec![bench.tasks[0].metrics[err][i], bench.tasks[0].metrics[lat][i]]).collect();
         let mut evaluated = vec![false; candidates.len()];
         history.iter().for_each(|&(i, _)| evaluated[i] = true);
         let state = SearchState { candidates: &candidates, evaluated: &evaluated, history: &history, objectives: &objectives };
