@@ -113,6 +113,67 @@ pub fn tradeoff_family() -> Benchmark {
     }
 }
 
+/// Tasks of the crossing-curves family.
+pub const CURVES_TASKS: usize = 8;
+/// Configurations per task.
+pub const CURVES_CANDIDATES: usize = 256;
+/// Budget steps (epochs) per curve.
+pub const CURVES_STEPS: usize = 40;
+const CURVES_SEED: u64 = 2022;
+
+/// Learning curves that cross, for the multi-fidelity lesson of DyHPO (Wistuba et al. 2022,
+/// Fig. 1): x = (lr, width, dropout) ∈ [0, 1]³; per task t the final loss is
+/// a(x) = 0.05 + 0.4·((lr − c_t)² + ½(width − w_t)²) + 0.05·dropout with c_t ∈ [0.15, 0.4],
+/// w_t ∈ [0.3, 0.9]; the loss after b epochs is a + (1.5 − a)·exp(−κ·b) with speed
+/// κ = 0.05 + 0.6·lr², plus N(0, 0.005²) noise per step. High learning rates start fast and
+/// end worse; the best configurations are slow starters. An epoch costs 0.2 + 1.8·width
+/// seconds. 8 tasks × 256 shared candidates × 40 epochs, seed 2022.
+pub fn crossing_curves_family() -> Benchmark {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(CURVES_SEED);
+    let xs: Vec<Vec<f64>> = (0..CURVES_CANDIDATES).map(|_| (0..3).map(|_| round6(rng.random_range(0.0..1.0))).collect()).collect();
+    let tasks = (0..CURVES_TASKS)
+        .map(|t| {
+            let c: f64 = rng.random_range(0.15..0.4);
+            let w: f64 = rng.random_range(0.3..0.9);
+            let mut values = Vec::with_capacity(xs.len());
+            let mut cost = Vec::with_capacity(xs.len());
+            for x in &xs {
+                let a = 0.05 + 0.4 * ((x[0] - c).powi(2) + 0.5 * (x[1] - w).powi(2)) + 0.05 * x[2];
+                let kappa = 0.05 + 0.6 * x[0] * x[0];
+                let curve: Vec<f64> = (1..=CURVES_STEPS)
+                    .map(|b| {
+                        let noise = 0.005 * crate::engine::stats::normal_quantile(rng.random_range(1e-9..1.0 - 1e-9));
+                        round6(a + (1.5 - a) * libm::exp(-kappa * b as f64) + noise)
+                    })
+                    .collect();
+                let per_epoch = 0.2 + 1.8 * x[1];
+                cost.push((1..=CURVES_STEPS).map(|b| round6(per_epoch * b as f64)).collect());
+                values.push(curve);
+            }
+            let finals = values.iter().map(|c: &Vec<f64>| c[CURVES_STEPS - 1]).collect();
+            Task {
+                name: format!("curves-{t:02}"),
+                configs: xs.clone(),
+                metrics: vec![finals],
+                curves: Some(super::benchmark::Curves { values, cost: Some(cost) }),
+            }
+        })
+        .collect();
+    let space = SearchSpace {
+        params: ["hp_lr", "hp_width", "hp_dropout"]
+            .iter()
+            .map(|n| Hyperparameter { name: n.to_string(), kind: ParamKind::Continuous { lower: 0.0, upper: 1.0, log: false } })
+            .collect(),
+    };
+    Benchmark {
+        name: "curves".into(),
+        space,
+        metrics: vec![Metric { name: "metric_val_loss".into(), direction: Direction::Minimize }],
+        objective: 0,
+        tasks,
+    }
+}
+
 /// A bundled benchmark exactly as the app sees it: generated, written as the shipped CSV and
 /// read back by the copula loader (so the search space is inferred from the data, as for any
 /// file). The CLI and the tests use this, which keeps their traces identical to the page's.
@@ -215,6 +276,25 @@ mod tests {
                 shipped == to_copula_csv(&generate_bundled(name).unwrap()),
                 "assets/{name}.csv is missing or stale: run `cargo run --release --bin hpo -- generate {name} --out assets/{name}.csv`"
             );
+        }
+    }
+
+    #[test]
+    fn crossing_curves_reward_slow_starters() {
+        let b = crossing_curves_family();
+        assert_eq!(b, crossing_curves_family());
+        for task in &b.tasks {
+            let curves = &task.curves.as_ref().unwrap().values;
+            let rank_at = |step: usize, i: usize| curves.iter().filter(|c| c[step] < curves[i][step]).count();
+            let best_final =
+                (0..curves.len()).min_by(|&x, &y| curves[x][CURVES_STEPS - 1].total_cmp(&curves[y][CURVES_STEPS - 1])).unwrap();
+            // The eventual winner looks mediocre after 3 epochs: not in the best quarter.
+            assert!(rank_at(2, best_final) > curves.len() / 4, "{}: winner ranks {} at epoch 3", task.name, rank_at(2, best_final));
+            // And the best configuration after 3 epochs ends outside the best quarter.
+            let best_early = (0..curves.len()).min_by(|&x, &y| curves[x][2].total_cmp(&curves[y][2])).unwrap();
+            assert!(rank_at(CURVES_STEPS - 1, best_early) > curves.len() / 4, "{}", task.name);
+            let cost = &task.curves.as_ref().unwrap().cost.as_ref().unwrap()[0];
+            assert!(cost.windows(2).all(|w| w[1] > w[0]), "cumulative cost increases");
         }
     }
 
