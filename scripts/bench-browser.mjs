@@ -60,6 +60,30 @@ const q = [];
 for (let i = 0; i < 3; i++) q.push(await throughput('v=1&data=bundled:quadratic&methods=RS&seeds=100&iters=200'));
 log('random search, quadratic, 30 tasks × 100 seeds × 200 iterations (3,000 jobs), median of 3', `${median(q.map((r) => r.rate))} evaluations/s on ${q[0].workers} workers (runs: ${q.map((r) => r.time).join(', ')})`);
 
+// Per-iteration optimizer time in a worker, read from the detailed CSV the page exports.
+async function optimizerSeconds(query, iterations) {
+  const b = await freshBrowser();
+  try {
+    await b.page.goto(`${url}?${query}`);
+    await b.page.waitForFunction(() => /loaded in/.test(document.querySelector('#data-info').textContent), null, { timeout: 120_000 });
+    await b.page.click('#run');
+    await b.page.waitForFunction(() => /^Finished/.test(document.querySelector('#run-status').textContent), null, { timeout: 1_800_000 });
+    const [dl] = await Promise.all([b.page.waitForEvent('download'), b.page.click('#export-detailed')]);
+    const lines = (await readFile(await dl.path(), 'utf8')).trim().split('\n');
+    const col = lines[0].split(',').indexOf('optimizer_seconds');
+    const secs = lines.slice(1).map((l) => Number(l.split(',')[col]));
+    return iterations.map((i) => (secs[i - 1] * 1000).toFixed(0));
+  } finally { await b.close(); }
+}
+
+if (hasShared) {
+  const marks = [25, 50, 100];
+  const ehvi = await optimizerSeconds('v=1&data=shared:nas_bench102.csv.zip&mo=metric_error:min,metric_latency:min&methods=EHVI&tasks=cifar10&seeds=1&iters=100', marks);
+  log('EHVI step in a worker (2 GP fits + exact EHVI over 15,625 candidates), NAS-Bench-201 cifar10 error/latency, at 25 / 50 / 100 observations', `${ehvi.join(' / ')} ms`);
+  const gcp = await optimizerSeconds('v=1&data=shared:nas_bench102.csv.zip&methods=GCP&tasks=cifar10&seeds=1&iters=100&transfer=none', marks);
+  log('GCP step in a worker (GP fit + EI over 15,625 candidates), NAS-Bench-201 cifar10, at 25 / 50 / 100 observations', `${gcp.join(' / ')} ms`);
+}
+
 const dist = join(ROOT, 'dist');
 for (const f of (await readdir(dist)).filter((f) => /\.(wasm|js)$/.test(f)).sort()) {
   const bytes = await readFile(join(dist, f));
