@@ -9,6 +9,7 @@ pub mod pool;
 pub mod results;
 pub mod setup;
 pub mod state;
+pub mod warping_view;
 pub mod worker;
 
 use leptos::prelude::*;

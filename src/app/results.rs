@@ -6,6 +6,7 @@ use super::browser::{download_png, download_svg, download_text};
 use super::chart::{LineChart, Series, PALETTE};
 use super::objective_space::ObjectiveSpacePanel;
 use super::state::{AppState, Level};
+use super::warping_view::WarpingView;
 use crate::engine::benchmark::Benchmark;
 use crate::engine::export::{traces_csv, traces_detailed_csv};
 use crate::engine::metrics::{adtm_curves, average_ranks, band, best_so_far_curves, hv_error_curves, improvement_over_rs, mean_dtm_curve};
@@ -126,6 +127,7 @@ pub fn ResultsPanel() -> impl IntoView {
         </div>
         <Table2View/>
         <ObjectiveSpacePanel/>
+        <WarpingView/>
     }
 }
 
