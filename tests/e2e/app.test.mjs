@@ -273,7 +273,7 @@ test('transfer methods run in the workers and the Table-2 view ranks them', asyn
   } finally { await b.close(); }
 });
 
-test('several objectives: hypervolume chart, objective space and Fig. 6, traces identical to the CLI', async () => {
+test('several objectives: hypervolume chart, objective space, Fig. 6 and the warping view, traces identical to the CLI', async () => {
   const b = await open('v=1&data=bundled:tradeoff&methods=RS&seeds=2&iters=15');
   try {
     assert.match(await b.page.locator('#data-info').textContent(), /tradeoff: 20 tasks/);
@@ -297,7 +297,7 @@ test('several objectives: hypervolume chart, objective space and Fig. 6, traces 
       return n;
     }, id);
     assert.ok(await inked('front-view') > 2000, 'the objective space is drawn');
-    for (const id of ['fig6-delta-25', 'fig6-delta-50', 'fig6-delta-75', 'fig6-psi-50']) {
+    for (const id of ['fig6-delta-25', 'fig6-delta-50', 'fig6-delta-75', 'fig6-psi-50', 'warp-raw', 'warp-psi', 'warp-ecdf']) {
       assert.ok(await inked(id) > 1000, `${id} is drawn`);
     }
     const link = await b.page.inputValue('#permalink');
