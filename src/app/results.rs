@@ -4,12 +4,15 @@ use leptos::prelude::*;
 
 use super::browser::{download_png, download_svg, download_text};
 use super::chart::{LineChart, Series, PALETTE};
-use super::objective_space::ObjectiveSpacePanel;
+use super::objective_space::{ObjectiveSpacePanel, Scatter, ScatterCanvas};
 use super::state::{AppState, Level};
 use super::warping_view::WarpingView;
 use crate::engine::benchmark::Benchmark;
 use crate::engine::export::{traces_csv, traces_detailed_csv};
-use crate::engine::metrics::{adtm_curves, average_ranks, band, best_so_far_curves, hv_error_curves, improvement_over_rs, mean_dtm_curve};
+use crate::engine::methods::method_info;
+use crate::engine::metrics::{
+    adtm_curves, average_ranks, band, best_so_far_curves, hv_error_curves, improvement_over_rs, mean_dtm_curve, prior_effects,
+};
 use crate::engine::runner::Trace;
 use crate::engine::spec::ResolvedSpec;
 
@@ -126,9 +129,54 @@ pub fn ResultsPanel() -> impl IntoView {
             </figure>
         </div>
         <Table2View/>
+        <PriorEffectView/>
         <ObjectiveSpacePanel/>
         <WarpingView/>
     }
+}
+
+/// Fig. 4 of the copula paper for the current results: each prior method's improvement over
+/// RS per task against the prior's RMSE on that task (RMSE < 1: the prior beats a constant).
+#[component]
+fn PriorEffectView() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let data = Memo::new(move |_| {
+        let Some((resolved, bench)) = state.run_setup.get() else { return Scatter::default() };
+        if resolved.is_multi_objective() || !resolved.spec.methods.iter().any(|m| m == "RS") {
+            return Scatter::default();
+        }
+        let mut overlays = Vec::new();
+        state.traces.with(|traces| {
+            for (k, m) in resolved.spec.methods.iter().enumerate() {
+                if method_info(m).is_none_or(|i| i.prior.is_none()) {
+                    continue;
+                }
+                let effects = prior_effects(traces, &bench, resolved.objective, resolved.direction, m);
+                if !effects.is_empty() {
+                    overlays.push((
+                        effects.iter().map(|e| (e.rmse, e.improvement)).collect::<Vec<_>>(),
+                        PALETTE[k % PALETTE.len()],
+                        m.clone(),
+                        true,
+                    ));
+                }
+            }
+        });
+        if overlays.is_empty() {
+            return Scatter::default();
+        }
+        let y: Vec<f64> = overlays.iter().flat_map(|o| o.0.iter().map(|p| p.1)).collect();
+        let (lo, hi) = y.iter().fold((0.0f64, 0.0f64), |(a, b), &v| (a.min(v), b.max(v)));
+        overlays.push((vec![(1.0, lo), (1.0, hi)], "#888888", "RMSE = 1".into(), true));
+        Scatter {
+            title: "Improvement over RS per task vs the prior's RMSE on it (Salinas et al. 2020, Fig. 4)".into(),
+            x_label: "prior RMSE on the target task (warped values)".into(),
+            y_label: "improvement over RS".into(),
+            overlays,
+            ..Scatter::default()
+        }
+    });
+    move || (!data.get().overlays.is_empty()).then(|| view! { <ScatterCanvas id="fig4" data=Signal::derive(move || data.get())/> })
 }
 
 /// Table 2 of the copula paper for the current results: improvement over RS per task and

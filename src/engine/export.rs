@@ -76,6 +76,7 @@ mod tests {
             task: task.into(),
             seed,
             rows: vec![row(0, 0.5), row(1, 0.25)],
+            prior_rmse: None,
         };
         let csv = traces_csv(&[t(1, "heart"), t(0, "a,b")]);
         assert_eq!(

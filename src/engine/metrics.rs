@@ -116,6 +116,35 @@ pub fn mean_dtm_curve<'a>(
     (!curves.is_empty()).then(|| band(&curves).mean)
 }
 
+/// One point of the copula paper's Fig. 4: a task, the prior's RMSE on it and a method's
+/// improvement over random search there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PriorEffect {
+    /// Task name.
+    pub task: String,
+    /// RMSE of the prior's mean on the task's warped values.
+    pub rmse: f64,
+    /// Improvement over RS (Table 2's per-task number).
+    pub improvement: f64,
+}
+
+/// Fig. 4 for `method` (which must have a prior): its improvement over RS per task, sorted by
+/// the prior's RMSE on the task. Tasks without RS or prior information are left out.
+pub fn prior_effects(traces: &[Trace], bench: &Benchmark, objective: usize, direction: Direction, method: &str) -> Vec<PriorEffect> {
+    let mut out: Vec<PriorEffect> = bench
+        .tasks
+        .iter()
+        .filter_map(|task| {
+            let rmse = traces.iter().find(|t| t.method == method && t.task == task.name)?.prior_rmse?;
+            let rs = mean_dtm_curve(traces, bench, objective, direction, "RS", &task.name)?;
+            let m = mean_dtm_curve(traces, bench, objective, direction, method, &task.name)?;
+            Some(PriorEffect { task: task.name.clone(), rmse, improvement: improvement_over_rs(&rs, &m) })
+        })
+        .collect();
+    out.sort_by(|a, b| a.rmse.total_cmp(&b.rmse));
+    out
+}
+
 /// Improvement over random search on one task, Table 2 of the copula paper:
 /// (1/T)·Σ_t (DTM_RS(t) − DTM_opt(t)) / DTM_RS(t), in (−∞, 1]. Iterations where random search
 /// has already reached the optimum (DTM_RS = 0) are skipped, as the ratio is undefined there.

@@ -13,7 +13,7 @@ use super::optimizer::{job_rng, SearchState};
 use super::pareto::HypervolumeError;
 use super::spec::TransferMode;
 use super::spec::{Job, ResolvedSpec};
-use super::transfer::PriorCache;
+use super::transfer::{prior_rmse_on_target, PriorCache};
 use super::warping::scalarize_points;
 
 /// What a running job reports.
@@ -45,11 +45,11 @@ pub struct TraceRow {
     pub optimizer_seconds: f64,
     /// Multi-objective runs: the raw value of every objective (then `value` and `best` are the
     /// first objective's); empty otherwise.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub objectives: Vec<f64>,
     /// Multi-objective runs: hypervolume error after this evaluation, with every objective
     /// normalised to [0, 1] by its range over the task (reference point (1, …, 1)).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub hv_error: Option<f64>,
 }
 
@@ -66,6 +66,9 @@ pub struct Trace {
     pub seed: u64,
     /// One row per iteration.
     pub rows: Vec<TraceRow>,
+    /// Methods with a parametric prior: its RMSE on the target task's warped values (Fig. 4).
+    #[serde(default)]
+    pub prior_rmse: Option<f64>,
 }
 
 /// Runs `job`; `priors` holds (or trains) the parametric priors transfer methods need;
@@ -92,6 +95,10 @@ pub fn run_job(
             progress(JobProgress::Prior { step: step as u32, total: total as u32 })
         })?),
         None => None,
+    };
+    let prior_rmse = match (info.prior, &prior) {
+        (Some(warp), Some(p)) => Some(prior_rmse_on_target(bench, resolved, job.task, warp, p)),
+        _ => None,
     };
     let other_best = if info.uses_other_best { other_tasks_best(bench, resolved, job.task)? } else { Vec::new() };
     let mut optimizer = build_optimizer(&job.method, TransferContext { prior, other_best })?;
@@ -142,7 +149,7 @@ pub fn run_job(
             return Err(EngineError::Method { method: job.method.clone(), message: "cancelled".into() });
         }
     }
-    Ok(Trace { method: job.method.clone(), blackbox: bench.name.clone(), task: task.name.clone(), seed: job.seed, rows })
+    Ok(Trace { method: job.method.clone(), blackbox: bench.name.clone(), task: task.name.clone(), seed: job.seed, rows, prior_rmse })
 }
 
 /// Losses (smaller is better) of every objective of `resolved` on task `t`: `[objective][config]`.

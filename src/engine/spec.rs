@@ -132,8 +132,9 @@ pub struct ExperimentSpec {
     #[serde(default)]
     pub columns: Option<ColumnRoles>,
     /// Two or more metrics optimised jointly (paper §5.2); empty for a single-objective run,
-    /// which optimises `objective`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// which optimises `objective`. (Never `skip_serializing_if`: the workers' bincode codec
+    /// is not self-describing, so every field must always be written.)
+    #[serde(default)]
     pub objectives: Vec<ObjectiveChoice>,
 }
 

@@ -13,30 +13,43 @@ use super::runner::task_loss_columns;
 use super::spec::{ResolvedSpec, TransferMode};
 use super::warping::{scalarize, OutputWarp};
 
-/// Training data of the prior for `target`: every evaluation of every other task, its loss
-/// warped with that task's own ψ or Δ (fitted on all its evaluations), weighted so that each
-/// task counts equally (Eq. (1), weights inversely proportional to the task's size).
+/// The warped targets of task `t` as a prior sees them: its losses (or, with several
+/// objectives, their "+MO" scalarization) warped with that task's own ψ or Δ, fitted on all
+/// its evaluations.
+pub fn task_targets(bench: &Benchmark, resolved: &ResolvedSpec, t: usize, warp: OutputWarp) -> Vec<f64> {
+    let losses: Vec<f64> = if resolved.is_multi_objective() {
+        // "+MO" priors learn the scalarized objective: the average of the objectives, each
+        // warped with the same Z as the target's (§5.2).
+        scalarize(&task_loss_columns(bench, resolved, t), warp)
+    } else {
+        bench.tasks[t].metrics[resolved.objective].iter().map(|v| resolved.direction.sign() * v).collect()
+    };
+    warp.apply(&losses)
+}
+
+/// Training data of the prior for `target`: every evaluation of every other task with its
+/// [`task_targets`], weighted so that each task counts equally (Eq. (1), weights inversely
+/// proportional to the task's size).
 pub fn prior_examples(bench: &Benchmark, resolved: &ResolvedSpec, target: usize, warp: OutputWarp) -> Vec<Example> {
-    let sign = resolved.direction.sign();
     let others: Vec<usize> = (0..bench.tasks.len()).filter(|&t| t != target).collect();
     let total: usize = others.iter().map(|&t| bench.tasks[t].len()).sum();
     let mut out = Vec::with_capacity(total);
     for &t in &others {
         let task = &bench.tasks[t];
-        let losses: Vec<f64> = if resolved.is_multi_objective() {
-            // "+MO" priors learn the scalarized objective: the average of the objectives, each
-            // warped with the same Z as the target's (§5.2).
-            scalarize(&task_loss_columns(bench, resolved, t), warp)
-        } else {
-            task.metrics[resolved.objective].iter().map(|v| sign * v).collect()
-        };
-        let z = warp.apply(&losses);
         let weight = total as f64 / (others.len() as f64 * task.len() as f64);
-        for (c, z) in task.configs.iter().zip(z) {
+        for (c, z) in task.configs.iter().zip(task_targets(bench, resolved, t, warp)) {
             out.push(Example { x: bench.space.encode(c), z, weight });
         }
     }
     out
+}
+
+/// RMSE of the prior's mean on every evaluation of the target task (its own warped values):
+/// the key of the paper's Fig. 4 (below 1, the prior predicts better than the constant 0).
+pub fn prior_rmse_on_target(bench: &Benchmark, resolved: &ResolvedSpec, target: usize, warp: OutputWarp, prior: &TrainedPrior) -> f64 {
+    let data: Vec<(Vec<f64>, f64)> =
+        bench.tasks[target].configs.iter().map(|c| bench.space.encode(c)).zip(task_targets(bench, resolved, target, warp)).collect();
+    prior.rmse(&data)
 }
 
 type Slot = Arc<OnceLock<std::result::Result<Arc<TrainedPrior>, String>>>;

@@ -11,7 +11,10 @@ use hpo_playground::engine::bundled::{generate_bundled, load_bundled, to_copula_
 use hpo_playground::engine::export::{traces_csv, traces_detailed_csv};
 use hpo_playground::engine::loaders::copula::load_copula_format;
 use hpo_playground::engine::loaders::upload::{load_file, LoadFailure};
-use hpo_playground::engine::metrics::{adtm_curves, average_ranks, band, hv_error_curves, improvement_over_rs, mean_dtm_curve};
+use hpo_playground::engine::methods::method_info;
+use hpo_playground::engine::metrics::{
+    adtm_curves, average_ranks, band, hv_error_curves, improvement_over_rs, mean_dtm_curve, prior_effects,
+};
 use hpo_playground::engine::permalink::{from_query, to_query};
 use hpo_playground::engine::runner::{run_job, Trace};
 use hpo_playground::engine::spec::{DataRef, ExperimentSpec, ResolvedSpec};
@@ -256,5 +259,15 @@ fn print_table2(bench: &Benchmark, resolved: &hpo_playground::engine::spec::Reso
     for (k, m) in methods.iter().enumerate() {
         let mean = scores.iter().map(|r| r[k]).sum::<f64>() / scores.len().max(1) as f64;
         println!("  {m:<10} {mean:>7.3} (average rank {:.2})", ranks[k]);
+    }
+    for m in methods.iter().filter(|m| method_info(m).is_some_and(|i| i.prior.is_some())) {
+        let effects = prior_effects(traces, bench, resolved.objective, resolved.direction, m);
+        if effects.is_empty() {
+            continue;
+        }
+        println!("{m}: improvement over RS per task, sorted by the prior's RMSE on the task (Fig. 4):");
+        for e in effects {
+            println!("  {:<24} RMSE {:>6.3}  improvement {:>7.3}", e.task, e.rmse, e.improvement);
+        }
     }
 }
