@@ -267,6 +267,7 @@ test('transfer methods run in the workers and the Table-2 view ranks them', asyn
     assert.equal(rows, 4, 'three tasks and the mean row');
     assert.deepEqual(await b.page.locator('#table2 thead th').allTextContents(), ['task', 'GP', 'CTS', 'GCP+prior']);
     assert.equal(await b.page.locator('#table2 td.best').count(), 2, 'the best two are bold');
+    assert.equal(await b.page.locator('canvas#fig4').count(), 1, 'Fig. 4: improvement vs prior RMSE for CTS and GCP+prior');
     const csv = await download(b.page, '#export-csv');
     const query = new URL(await b.page.inputValue('#permalink')).search.slice(1);
     assert.equal(csv, await cliTraces(query), 'transfer methods give identical traces in the browser and the CLI');
