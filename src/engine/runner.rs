@@ -101,7 +101,11 @@ pub fn run_job(
         _ => None,
     };
     let other_best = if info.uses_other_best { other_tasks_best(bench, resolved, job.task)? } else { Vec::new() };
-    let mut optimizer = build_optimizer(&job.method, TransferContext { prior, other_best })?;
+    let other_task_means = match info.other_task_gps {
+        Some(warp) => Some(priors.other_task_means(bench, resolved, job.task, warp)?),
+        None => None,
+    };
+    let mut optimizer = build_optimizer(&job.method, TransferContext { prior, other_best, other_task_means })?;
     let mut rng = job_rng(job.seed, &task.name);
     let n = resolved.spec.iterations.min(task.len() as u32);
     let mut evaluated = vec![false; task.len()];

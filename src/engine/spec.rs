@@ -204,7 +204,9 @@ impl ExperimentSpec {
         let multi = objectives.len() > 1;
         for m in &self.methods {
             let info = method_info(m).ok_or_else(|| EngineError::Spec(format!("unknown method '{m}'")))?;
-            if (info.prior.is_some() || info.uses_other_best) && self.transfer != TransferMode::LeaveOneTaskOut {
+            if (info.prior.is_some() || info.uses_other_best || info.other_task_gps.is_some())
+                && self.transfer != TransferMode::LeaveOneTaskOut
+            {
                 return Err(EngineError::Spec(format!("{m} learns from the other tasks: choose transfer 'leave one task out'")));
             }
             match info.objectives {

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use super::benchmark::Benchmark;
 use super::error::{EngineError, Result};
+use super::methods::sgpt::other_task_means;
 use super::optimizer::job_rng;
 use super::prior::{train_prior, Example, PriorSettings, TrainedPrior};
 use super::runner::task_loss_columns;
@@ -54,10 +55,14 @@ pub fn prior_rmse_on_target(bench: &Benchmark, resolved: &ResolvedSpec, target: 
 
 type Slot = Arc<OnceLock<std::result::Result<Arc<TrainedPrior>, String>>>;
 
-/// Trained priors, keyed by (target task, warp). Shared by the jobs of one run.
+type MeansSlot = Arc<OnceLock<std::result::Result<Arc<Vec<Vec<f64>>>, String>>>;
+
+/// What transfer methods learn from the other tasks, computed once per (target task, warp)
+/// and shared by every seed and method of a run: trained priors, and SGPT's per-task GP means.
 #[derive(Debug, Default)]
 pub struct PriorCache {
     slots: Mutex<BTreeMap<(usize, OutputWarp), Slot>>,
+    means: Mutex<BTreeMap<(usize, OutputWarp), MeansSlot>>,
 }
 
 /// Seed of prior training: fixed, so the prior does not depend on the BO seed.
@@ -91,5 +96,28 @@ impl PriorCache {
             train_prior(&data, &PriorSettings::default(), &mut rng, progress).map(Arc::new).map_err(|e| e.to_string())
         });
         result.clone().map_err(|message| EngineError::Method { method: "prior".into(), message })
+    }
+
+    /// SGPT's GP means of every other task at the target's candidates, computed on first use.
+    pub fn other_task_means(
+        &self,
+        bench: &Benchmark,
+        resolved: &ResolvedSpec,
+        target: usize,
+        warp: OutputWarp,
+    ) -> Result<Arc<Vec<Vec<f64>>>> {
+        if resolved.spec.transfer != TransferMode::LeaveOneTaskOut {
+            return Err(EngineError::Spec("SGPT needs transfer mode 'leave one task out'".into()));
+        }
+        let slot = self.means.lock().expect("cache lock").entry((target, warp)).or_default().clone();
+        let result = slot.get_or_init(|| {
+            let sign = resolved.direction.sign();
+            let others: Vec<(Vec<Vec<f64>>, Vec<f64>)> = (0..bench.tasks.len())
+                .filter(|&t| t != target)
+                .map(|t| (bench.encoded_task(t), bench.tasks[t].metrics[resolved.objective].iter().map(|v| sign * v).collect()))
+                .collect();
+            other_task_means(&others, warp, &bench.encoded_task(target)).map(Arc::new).map_err(|e| e.to_string())
+        });
+        result.clone().map_err(|message| EngineError::Method { method: "SGPT".into(), message })
     }
 }

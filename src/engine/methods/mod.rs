@@ -7,6 +7,7 @@ pub mod gp;
 pub mod parego;
 pub mod prior_gp;
 pub mod random_search;
+pub mod sgpt;
 pub mod surrogate_bo;
 pub mod thompson;
 pub mod ws_gp;
@@ -46,6 +47,8 @@ pub struct MethodInfo {
     pub prior: Option<OutputWarp>,
     /// Whether it needs the other tasks' best configurations.
     pub uses_other_best: bool,
+    /// Whether it needs one GP per other task (SGPT), and on which warp of their values.
+    pub other_task_gps: Option<OutputWarp>,
     /// How many objectives it optimises.
     pub objectives: MethodObjectives,
 }
@@ -57,6 +60,8 @@ pub struct TransferContext {
     pub prior: Option<Arc<TrainedPrior>>,
     /// The best configuration of each other task (encoded), for WS-GP and AutoGP.
     pub other_best: Vec<Vec<f64>>,
+    /// The mean of each other task's GP at every target candidate, for SGPT.
+    pub other_task_means: Option<Arc<Vec<Vec<f64>>>>,
 }
 
 /// Every method the engine can run.
@@ -66,6 +71,7 @@ pub const METHODS: &[MethodInfo] = &[
         summary: "Random search without replacement",
         prior: None,
         uses_other_best: false,
+        other_task_gps: None,
         objectives: MethodObjectives::Any,
     },
     MethodInfo {
@@ -73,6 +79,7 @@ pub const METHODS: &[MethodInfo] = &[
         summary: "GP (Matérn-5/2 ARD) on standardised y, expected improvement",
         prior: None,
         uses_other_best: false,
+        other_task_gps: None,
         objectives: MethodObjectives::Single,
     },
     MethodInfo {
@@ -80,6 +87,7 @@ pub const METHODS: &[MethodInfo] = &[
         summary: "Gaussian Copula Process: GP on ψ(y) = Φ⁻¹(F(y)), expected improvement",
         prior: None,
         uses_other_best: false,
+        other_task_gps: None,
         objectives: MethodObjectives::Single,
     },
     MethodInfo {
@@ -87,6 +95,7 @@ pub const METHODS: &[MethodInfo] = &[
         summary: "Copula Thompson sampling from the MLP prior trained on ψ of the other tasks",
         prior: Some(OutputWarp::Copula),
         uses_other_best: false,
+        other_task_gps: None,
         objectives: MethodObjectives::Single,
     },
     MethodInfo {
@@ -94,6 +103,7 @@ pub const METHODS: &[MethodInfo] = &[
         summary: "Thompson sampling from the MLP prior trained on Δ of the other tasks (ablation)",
         prior: Some(OutputWarp::Standardize),
         uses_other_best: false,
+        other_task_gps: None,
         objectives: MethodObjectives::Single,
     },
     MethodInfo {
@@ -101,6 +111,7 @@ pub const METHODS: &[MethodInfo] = &[
         summary: "GCP on the residual of the ψ prior, 5 CTS warm-start evaluations (the paper's method)",
         prior: Some(OutputWarp::Copula),
         uses_other_best: false,
+        other_task_gps: None,
         objectives: MethodObjectives::Single,
     },
     MethodInfo {
@@ -108,6 +119,7 @@ pub const METHODS: &[MethodInfo] = &[
         summary: "GP on the residual of the Δ prior, 5 TS warm-start evaluations (ablation)",
         prior: Some(OutputWarp::Standardize),
         uses_other_best: false,
+        other_task_gps: None,
         objectives: MethodObjectives::Single,
     },
     MethodInfo {
@@ -115,6 +127,7 @@ pub const METHODS: &[MethodInfo] = &[
         summary: "GP warm-started with the best configuration of each other task",
         prior: None,
         uses_other_best: true,
+        other_task_gps: None,
         objectives: MethodObjectives::Single,
     },
     MethodInfo {
@@ -122,6 +135,23 @@ pub const METHODS: &[MethodInfo] = &[
         summary: "GP inside the bounding box of the other tasks' best configurations",
         prior: None,
         uses_other_best: true,
+        other_task_gps: None,
+        objectives: MethodObjectives::Single,
+    },
+    MethodInfo {
+        name: "SGPT",
+        summary: "GPs per task (Δ), weighted by rank matching (ρ = 0.01), transfer acquisition (Wistuba et al. 2018)",
+        prior: None,
+        uses_other_best: false,
+        other_task_gps: Some(OutputWarp::Standardize),
+        objectives: MethodObjectives::Single,
+    },
+    MethodInfo {
+        name: "SGPT Copula",
+        summary: "SGPT with ψ instead of Δ on every task",
+        prior: None,
+        uses_other_best: false,
+        other_task_gps: Some(OutputWarp::Copula),
         objectives: MethodObjectives::Single,
     },
     scalarized("GP+MO", "GP on the average of the standardised objectives (linear scalarization)", None, OutputWarp::Standardize),
@@ -150,6 +180,7 @@ pub const METHODS: &[MethodInfo] = &[
         summary: "Random augmented Chebyshev scalarization each step, GP-EI on it (Knowles 2006)",
         prior: None,
         uses_other_best: false,
+        other_task_gps: None,
         objectives: MethodObjectives::Pareto { max_objectives: crate::engine::spec::MAX_OBJECTIVES },
     },
     MethodInfo {
@@ -157,12 +188,13 @@ pub const METHODS: &[MethodInfo] = &[
         summary: "Expected hypervolume improvement, independent GPs per objective (exact, 2 objectives)",
         prior: None,
         uses_other_best: false,
+        other_task_gps: None,
         objectives: MethodObjectives::Pareto { max_objectives: 2 },
     },
 ];
 
 const fn scalarized(name: &'static str, summary: &'static str, prior: Option<OutputWarp>, warp: OutputWarp) -> MethodInfo {
-    MethodInfo { name, summary, prior, uses_other_best: false, objectives: MethodObjectives::Scalarized(warp) }
+    MethodInfo { name, summary, prior, uses_other_best: false, other_task_gps: None, objectives: MethodObjectives::Scalarized(warp) }
 }
 
 /// Suffix of the paper's scalarized multi-objective variants.
@@ -190,6 +222,12 @@ pub fn build_optimizer(name: &str, transfer: TransferContext) -> Result<Box<dyn 
         "GP+prior" => Ok(Box::new(prior_gp::PriorResidualGp::new(OutputWarp::Standardize, prior.ok_or_else(needs_prior)?))),
         "WS-GP" => Ok(Box::new(ws_gp::ws_gp(transfer.other_best))),
         "AutoGP" => Ok(Box::new(auto_gp::auto_gp(&transfer.other_best))),
+        "SGPT" | "SGPT Copula" => {
+            let warp = if name == "SGPT" { OutputWarp::Standardize } else { OutputWarp::Copula };
+            let means =
+                transfer.other_task_means.ok_or_else(|| EngineError::Spec(format!("method '{name}' needs the other tasks' GPs")))?;
+            Ok(Box::new(sgpt::Sgpt::new(warp, means)))
+        }
         "ParEGO" => Ok(Box::new(parego::ParEgo::new())),
         "EHVI" => Ok(Box::new(ehvi::Ehvi::new())),
         other => Err(EngineError::Spec(format!(
