@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seeds="${1:-30}"
-methods='RS,GP,GCP,CTS,TS,GCP%2Bprior,GP%2Bprior,WS-GP,AutoGP,SGPT,SGPT%20Copula'
+methods='RS,GP,GCP,CTS,TS,GCP%2Bprior,GP%2Bprior,WS-GP,AutoGP,ABLR,ABLR%20Copula,SGPT,SGPT%20Copula'
 cargo build --release --quiet --bin hpo
 for spec in "DeepAR.csv.zip:deepar:100" "XGBoost.csv.zip:xgboost:100" "nas_bench102.csv.zip:nas:70"; do
   IFS=: read -r file name iters <<< "$spec"

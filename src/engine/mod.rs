@@ -13,6 +13,7 @@
 //! - M. Wistuba, N. Schilling, L. Schmidt-Thieme. *Scalable Gaussian process-based transfer
 //!   surrogates for hyperparameter optimization.* Machine Learning 2018 (DTM).
 
+pub mod ablr;
 pub mod benchmark;
 pub mod bundled;
 pub mod error;

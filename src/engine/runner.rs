@@ -105,7 +105,8 @@ pub fn run_job(
         Some(warp) => Some(priors.other_task_means(bench, resolved, job.task, warp)?),
         None => None,
     };
-    let mut optimizer = build_optimizer(&job.method, TransferContext { prior, other_best, other_task_means })?;
+    let other_data = if info.uses_other_data { other_tasks_data(bench, resolved, job.task) } else { Vec::new() };
+    let mut optimizer = build_optimizer(&job.method, TransferContext { prior, other_best, other_task_means, other_data })?;
     let mut rng = job_rng(job.seed, &task.name);
     let n = resolved.spec.iterations.min(task.len() as u32);
     let mut evaluated = vec![false; task.len()];
@@ -159,6 +160,15 @@ pub fn run_job(
 /// Losses (smaller is better) of every objective of `resolved` on task `t`: `[objective][config]`.
 pub fn task_loss_columns(bench: &Benchmark, resolved: &ResolvedSpec, t: usize) -> Vec<Vec<f64>> {
     resolved.objectives.iter().map(|&(m, d)| bench.tasks[t].metrics[m].iter().map(|v| d.sign() * v).collect()).collect()
+}
+
+/// Every evaluation (encoded configurations, losses) of every task but `target`, in task order.
+pub fn other_tasks_data(bench: &Benchmark, resolved: &ResolvedSpec, target: usize) -> Vec<(Vec<Vec<f64>>, Vec<f64>)> {
+    let sign = resolved.direction.sign();
+    (0..bench.tasks.len())
+        .filter(|&t| t != target)
+        .map(|t| (bench.encoded_task(t), bench.tasks[t].metrics[resolved.objective].iter().map(|v| sign * v).collect()))
+        .collect()
 }
 
 /// The best configuration (encoded) of every task but `target`, in task order.

@@ -1,5 +1,6 @@
 //! The catalogue of methods: one file per method, built by name.
 
+pub mod ablr;
 pub mod auto_gp;
 pub mod ehvi;
 pub mod gcp;
@@ -49,6 +50,8 @@ pub struct MethodInfo {
     pub uses_other_best: bool,
     /// Whether it needs one GP per other task (SGPT), and on which warp of their values.
     pub other_task_gps: Option<OutputWarp>,
+    /// Whether it needs the other tasks' evaluations themselves (ABLR).
+    pub uses_other_data: bool,
     /// How many objectives it optimises.
     pub objectives: MethodObjectives,
 }
@@ -62,6 +65,8 @@ pub struct TransferContext {
     pub other_best: Vec<Vec<f64>>,
     /// The mean of each other task's GP at every target candidate, for SGPT.
     pub other_task_means: Option<Arc<Vec<Vec<f64>>>>,
+    /// Every evaluation of each other task: (encoded configurations, losses), for ABLR.
+    pub other_data: Vec<(Vec<Vec<f64>>, Vec<f64>)>,
 }
 
 /// Every method the engine can run.
@@ -72,6 +77,7 @@ pub const METHODS: &[MethodInfo] = &[
         prior: None,
         uses_other_best: false,
         other_task_gps: None,
+        uses_other_data: false,
         objectives: MethodObjectives::Any,
     },
     MethodInfo {
@@ -80,6 +86,7 @@ pub const METHODS: &[MethodInfo] = &[
         prior: None,
         uses_other_best: false,
         other_task_gps: None,
+        uses_other_data: false,
         objectives: MethodObjectives::Single,
     },
     MethodInfo {
@@ -88,6 +95,7 @@ pub const METHODS: &[MethodInfo] = &[
         prior: None,
         uses_other_best: false,
         other_task_gps: None,
+        uses_other_data: false,
         objectives: MethodObjectives::Single,
     },
     MethodInfo {
@@ -96,6 +104,7 @@ pub const METHODS: &[MethodInfo] = &[
         prior: Some(OutputWarp::Copula),
         uses_other_best: false,
         other_task_gps: None,
+        uses_other_data: false,
         objectives: MethodObjectives::Single,
     },
     MethodInfo {
@@ -104,6 +113,7 @@ pub const METHODS: &[MethodInfo] = &[
         prior: Some(OutputWarp::Standardize),
         uses_other_best: false,
         other_task_gps: None,
+        uses_other_data: false,
         objectives: MethodObjectives::Single,
     },
     MethodInfo {
@@ -112,6 +122,7 @@ pub const METHODS: &[MethodInfo] = &[
         prior: Some(OutputWarp::Copula),
         uses_other_best: false,
         other_task_gps: None,
+        uses_other_data: false,
         objectives: MethodObjectives::Single,
     },
     MethodInfo {
@@ -120,6 +131,7 @@ pub const METHODS: &[MethodInfo] = &[
         prior: Some(OutputWarp::Standardize),
         uses_other_best: false,
         other_task_gps: None,
+        uses_other_data: false,
         objectives: MethodObjectives::Single,
     },
     MethodInfo {
@@ -128,6 +140,7 @@ pub const METHODS: &[MethodInfo] = &[
         prior: None,
         uses_other_best: true,
         other_task_gps: None,
+        uses_other_data: false,
         objectives: MethodObjectives::Single,
     },
     MethodInfo {
@@ -136,6 +149,25 @@ pub const METHODS: &[MethodInfo] = &[
         prior: None,
         uses_other_best: true,
         other_task_gps: None,
+        uses_other_data: false,
+        objectives: MethodObjectives::Single,
+    },
+    MethodInfo {
+        name: "ABLR",
+        summary: "Shared 3×50 tanh network with Bayesian linear regression per task (Δ), EI (Perrone et al. 2018)",
+        prior: None,
+        uses_other_best: false,
+        other_task_gps: None,
+        uses_other_data: true,
+        objectives: MethodObjectives::Single,
+    },
+    MethodInfo {
+        name: "ABLR Copula",
+        summary: "ABLR with ψ instead of Δ on every task",
+        prior: None,
+        uses_other_best: false,
+        other_task_gps: None,
+        uses_other_data: true,
         objectives: MethodObjectives::Single,
     },
     MethodInfo {
@@ -144,6 +176,7 @@ pub const METHODS: &[MethodInfo] = &[
         prior: None,
         uses_other_best: false,
         other_task_gps: Some(OutputWarp::Standardize),
+        uses_other_data: false,
         objectives: MethodObjectives::Single,
     },
     MethodInfo {
@@ -152,6 +185,7 @@ pub const METHODS: &[MethodInfo] = &[
         prior: None,
         uses_other_best: false,
         other_task_gps: Some(OutputWarp::Copula),
+        uses_other_data: false,
         objectives: MethodObjectives::Single,
     },
     scalarized("GP+MO", "GP on the average of the standardised objectives (linear scalarization)", None, OutputWarp::Standardize),
@@ -181,6 +215,7 @@ pub const METHODS: &[MethodInfo] = &[
         prior: None,
         uses_other_best: false,
         other_task_gps: None,
+        uses_other_data: false,
         objectives: MethodObjectives::Pareto { max_objectives: crate::engine::spec::MAX_OBJECTIVES },
     },
     MethodInfo {
@@ -189,12 +224,21 @@ pub const METHODS: &[MethodInfo] = &[
         prior: None,
         uses_other_best: false,
         other_task_gps: None,
+        uses_other_data: false,
         objectives: MethodObjectives::Pareto { max_objectives: 2 },
     },
 ];
 
 const fn scalarized(name: &'static str, summary: &'static str, prior: Option<OutputWarp>, warp: OutputWarp) -> MethodInfo {
-    MethodInfo { name, summary, prior, uses_other_best: false, other_task_gps: None, objectives: MethodObjectives::Scalarized(warp) }
+    MethodInfo {
+        name,
+        summary,
+        prior,
+        uses_other_best: false,
+        other_task_gps: None,
+        uses_other_data: false,
+        objectives: MethodObjectives::Scalarized(warp),
+    }
 }
 
 /// Suffix of the paper's scalarized multi-objective variants.
@@ -222,6 +266,8 @@ pub fn build_optimizer(name: &str, transfer: TransferContext) -> Result<Box<dyn 
         "GP+prior" => Ok(Box::new(prior_gp::PriorResidualGp::new(OutputWarp::Standardize, prior.ok_or_else(needs_prior)?))),
         "WS-GP" => Ok(Box::new(ws_gp::ws_gp(transfer.other_best))),
         "AutoGP" => Ok(Box::new(auto_gp::auto_gp(&transfer.other_best))),
+        "ABLR" => Ok(Box::new(ablr::Ablr::new(OutputWarp::Standardize, &transfer.other_data))),
+        "ABLR Copula" => Ok(Box::new(ablr::Ablr::new(OutputWarp::Copula, &transfer.other_data))),
         "SGPT" | "SGPT Copula" => {
             let warp = if name == "SGPT" { OutputWarp::Standardize } else { OutputWarp::Copula };
             let means =

@@ -1,0 +1,344 @@
+//! The ABLR model (Perrone, Jenatton, Seeger, Archambeau. *Scalable hyperparameter transfer
+//! learning*. NeurIPS 2018), as the copula paper configures it (App. B): a network shared by
+//! all tasks — three dense layers of 50 tanh units — whose last layer's outputs are the
+//! features of one Bayesian linear regression per task, y_t = Φ_t·w_t + ε with
+//! w_t ~ N(0, α_t⁻¹·I) and ε ~ N(0, β_t⁻¹). The network weights and every (α_t, β_t) are
+//! learned together by minimising the sum of the tasks' negative log marginal likelihoods with
+//! L-BFGS.
+//!
+//! Per task, with A = β·ΦᵀΦ + α·I (D × D), m = β·A⁻¹Φᵀy and r = y − Φm:
+//! NLL = n/2·log 2π − n/2·log β − D/2·log α + β/2·‖r‖² + α/2·‖m‖² + ½·log|A|.
+//! Because m minimises the quadratic part, the gradients are
+//! ∂NLL/∂Φ = β·(Φ·A⁻¹ − r·mᵀ), ∂NLL/∂α = ½‖m‖² + ½·tr A⁻¹ − D/(2α),
+//! ∂NLL/∂β = ½‖r‖² + ½·tr(A⁻¹ΦᵀΦ) − n/(2β), and ∂NLL/∂Φ is backpropagated through the
+//! network (checked against finite differences in the tests).
+
+use argmin::core::{CostFunction, Error as ArgminError, Executor, Gradient, State};
+use argmin::solver::linesearch::MoreThuenteLineSearch;
+use argmin::solver::quasinewton::LBFGS;
+use rand::Rng;
+
+use super::gp::{cholesky, inverse_from_cholesky};
+use super::optimizer::MethodRng;
+
+/// Architecture of the shared network.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AblrShape {
+    /// Input dimension.
+    pub input: usize,
+    /// Units per hidden layer (the paper: 50); the last layer's are the features.
+    pub hidden: usize,
+    /// Hidden layers (the paper: 3).
+    pub layers: usize,
+}
+
+impl AblrShape {
+    fn layer_dims(&self, l: usize) -> (usize, usize) {
+        (if l == 0 { self.input } else { self.hidden }, self.hidden)
+    }
+
+    /// Number of network weights (biases included).
+    pub fn network_len(&self) -> usize {
+        (0..self.layers).map(|l| self.layer_dims(l)).map(|(i, o)| i * o + o).sum()
+    }
+}
+
+/// One task's training data: inputs and (warped) targets.
+pub type TaskData = (Vec<Vec<f64>>, Vec<f64>);
+
+/// Network weights followed by (log α_t, log β_t) per task.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AblrParams {
+    /// Architecture.
+    pub shape: AblrShape,
+    /// Flat parameters.
+    pub values: Vec<f64>,
+}
+
+impl AblrParams {
+    /// Glorot-uniform weights, zero biases, α = β = 1.
+    pub fn init(shape: AblrShape, tasks: usize, rng: &mut MethodRng) -> Self {
+        let mut values = Vec::with_capacity(shape.network_len() + 2 * tasks);
+        for l in 0..shape.layers {
+            let (i, o) = shape.layer_dims(l);
+            let limit = (6.0 / (i + o) as f64).sqrt();
+            values.extend((0..i * o).map(|_| rng.random_range(-limit..limit)));
+            values.extend(std::iter::repeat_n(0.0, o));
+        }
+        values.extend(std::iter::repeat_n(0.0, 2 * tasks));
+        AblrParams { shape, values }
+    }
+}
+
+/// Hidden activations of every layer for one input (the last are the features).
+fn forward(shape: &AblrShape, w: &[f64], x: &[f64]) -> Vec<Vec<f64>> {
+    let mut acts: Vec<Vec<f64>> = Vec::with_capacity(shape.layers);
+    let mut offset = 0;
+    for l in 0..shape.layers {
+        let (ni, no) = shape.layer_dims(l);
+        let input: &[f64] = if l == 0 { x } else { &acts[l - 1] };
+        let (weights, biases) = (&w[offset..offset + ni * no], &w[offset + ni * no..offset + ni * no + no]);
+        let h: Vec<f64> = (0..no)
+            .map(|o| libm::tanh(biases[o] + weights[o * ni..(o + 1) * ni].iter().zip(input).map(|(a, b)| a * b).sum::<f64>()))
+            .collect();
+        offset += ni * no + no;
+        acts.push(h);
+    }
+    acts
+}
+
+/// The features φ(x).
+pub fn features(params: &AblrParams, x: &[f64]) -> Vec<f64> {
+    forward(&params.shape, &params.values, x).pop().unwrap_or_default()
+}
+
+/// Bayesian linear regression of one task on given features.
+#[derive(Debug, Clone)]
+pub struct TaskPosterior {
+    /// Posterior mean of the weights.
+    pub m: Vec<f64>,
+    /// A⁻¹ (D × D, row-major): posterior covariance of the weights.
+    pub a_inv: Vec<f64>,
+    /// Noise precision β.
+    pub beta: f64,
+}
+
+impl TaskPosterior {
+    /// Predictive mean and variance (noise included) at features `phi`.
+    pub fn predict(&self, phi: &[f64]) -> (f64, f64) {
+        let d = phi.len();
+        let mean = phi.iter().zip(&self.m).map(|(a, b)| a * b).sum();
+        let quad: f64 = (0..d).map(|i| phi[i] * (0..d).map(|j| self.a_inv[i * d + j] * phi[j]).sum::<f64>()).sum();
+        (mean, quad + 1.0 / self.beta)
+    }
+}
+
+/// NLL of one task, the posterior, ∂NLL/∂Φ (n × D) and ∂NLL/∂(log α, log β).
+type TaskNll = (f64, TaskPosterior, Vec<Vec<f64>>, [f64; 2]);
+
+/// See [`TaskNll`].
+fn task_nll(phi: &[Vec<f64>], y: &[f64], log_alpha: f64, log_beta: f64) -> Option<TaskNll> {
+    let (n, d) = (phi.len(), phi.first()?.len());
+    let (alpha, beta) = (libm::exp(log_alpha), libm::exp(log_beta));
+    let mut a = vec![0.0; d * d];
+    for row in phi {
+        for i in 0..d {
+            for j in 0..=i {
+                a[i * d + j] += beta * row[i] * row[j];
+            }
+        }
+    }
+    for i in 0..d {
+        a[i * d + i] += alpha;
+        for j in 0..i {
+            a[j * d + i] = a[i * d + j];
+        }
+    }
+    let l = cholesky(&a, d)?;
+    let a_inv = inverse_from_cholesky(&l, d);
+    let phty: Vec<f64> = (0..d).map(|j| phi.iter().zip(y).map(|(r, v)| r[j] * v).sum()).collect();
+    let m: Vec<f64> = (0..d).map(|i| beta * (0..d).map(|j| a_inv[i * d + j] * phty[j]).sum::<f64>()).collect();
+    let r: Vec<f64> = phi.iter().zip(y).map(|(row, v)| v - row.iter().zip(&m).map(|(a, b)| a * b).sum::<f64>()).collect();
+    let log_det: f64 = (0..d).map(|i| libm::log(l[i * d + i])).sum::<f64>() * 2.0;
+    let (rr, mm) = (r.iter().map(|v| v * v).sum::<f64>(), m.iter().map(|v| v * v).sum::<f64>());
+    let nll = 0.5 * n as f64 * libm::log(2.0 * std::f64::consts::PI) - 0.5 * n as f64 * log_beta - 0.5 * d as f64 * log_alpha
+        + 0.5 * beta * rr
+        + 0.5 * alpha * mm
+        + 0.5 * log_det;
+    let grad_phi: Vec<Vec<f64>> = phi
+        .iter()
+        .zip(&r)
+        .map(|(row, ri)| (0..d).map(|j| beta * ((0..d).map(|k| row[k] * a_inv[k * d + j]).sum::<f64>() - ri * m[j])).collect())
+        .collect();
+    let tr_a_inv: f64 = (0..d).map(|i| a_inv[i * d + i]).sum();
+    // tr(A⁻¹ΦᵀΦ) = (D − α·tr A⁻¹)/β since A⁻¹A = I.
+    let tr_a_inv_ptp = (d as f64 - alpha * tr_a_inv) / beta;
+    let d_log_alpha = alpha * (0.5 * mm + 0.5 * tr_a_inv) - 0.5 * d as f64;
+    let d_log_beta = beta * (0.5 * rr + 0.5 * tr_a_inv_ptp) - 0.5 * n as f64;
+    Some((nll, TaskPosterior { m, a_inv, beta }, grad_phi, [d_log_alpha, d_log_beta]))
+}
+
+/// log α and log β live in [−B, B] (B = 10) through a sigmoid of the free parameter, so no
+/// line-search step can make A numerically singular.
+const LOG_PRECISION_BOUND: f64 = 10.0;
+
+/// (log precision, its derivative) for a free parameter `u`; u = 0 gives log precision 0.
+fn log_precision(u: f64) -> (f64, f64) {
+    let s = 1.0 / (1.0 + libm::exp(-u));
+    (LOG_PRECISION_BOUND * (2.0 * s - 1.0), 2.0 * LOG_PRECISION_BOUND * s * (1.0 - s))
+}
+
+/// Summed NLL of all tasks divided by the number of points (so that gradients are O(1) and the
+/// line search's first step is sensible), and its gradient with respect to every parameter.
+pub fn loss_and_grad(params: &AblrParams, tasks: &[TaskData]) -> Option<(f64, Vec<f64>)> {
+    let shape = params.shape;
+    let net = shape.network_len();
+    let w = &params.values[..net];
+    let scale = 1.0 / tasks.iter().map(|t| t.1.len()).sum::<usize>().max(1) as f64;
+    let mut grad = vec![0.0; params.values.len()];
+    let mut total = 0.0;
+    for (t, (xs, ys)) in tasks.iter().enumerate() {
+        let acts: Vec<Vec<Vec<f64>>> = xs.iter().map(|x| forward(&shape, w, x)).collect();
+        let phi: Vec<Vec<f64>> = acts.iter().map(|a| a[shape.layers - 1].clone()).collect();
+        let (la, dla) = log_precision(params.values[net + 2 * t]);
+        let (lb, dlb) = log_precision(params.values[net + 2 * t + 1]);
+        let (nll, _, g_phi, g_ab) = task_nll(&phi, ys, la, lb)?;
+        total += scale * nll;
+        grad[net + 2 * t] += scale * g_ab[0] * dla;
+        grad[net + 2 * t + 1] += scale * g_ab[1] * dlb;
+        for ((x, a), g) in xs.iter().zip(&acts).zip(g_phi) {
+            let g: Vec<f64> = g.iter().map(|v| v * scale).collect();
+            backprop(&shape, w, x, a, g, &mut grad[..net]);
+        }
+    }
+    total.is_finite().then_some((total, grad))
+}
+
+fn backprop(shape: &AblrShape, w: &[f64], x: &[f64], acts: &[Vec<f64>], g_out: Vec<f64>, grad: &mut [f64]) {
+    let offsets: Vec<usize> = (0..shape.layers)
+        .scan(0, |o, l| {
+            let (ni, no) = shape.layer_dims(l);
+            let start = *o;
+            *o += ni * no + no;
+            Some(start)
+        })
+        .collect();
+    let mut delta: Vec<f64> = g_out.iter().zip(&acts[shape.layers - 1]).map(|(g, h)| g * (1.0 - h * h)).collect();
+    for l in (0..shape.layers).rev() {
+        let (ni, no) = shape.layer_dims(l);
+        let input: &[f64] = if l == 0 { x } else { &acts[l - 1] };
+        let off = offsets[l];
+        for o in 0..no {
+            for i in 0..ni {
+                grad[off + o * ni + i] += delta[o] * input[i];
+            }
+            grad[off + ni * no + o] += delta[o];
+        }
+        if l > 0 {
+            delta = (0..ni).map(|i| (0..no).map(|o| w[off + o * ni + i] * delta[o]).sum::<f64>() * (1.0 - input[i] * input[i])).collect();
+        }
+    }
+}
+
+/// The posterior of task `t` under the current parameters.
+pub fn posterior(params: &AblrParams, tasks: &[TaskData], t: usize) -> Option<TaskPosterior> {
+    let net = params.shape.network_len();
+    let phi: Vec<Vec<f64>> = tasks[t].0.iter().map(|x| features(params, x)).collect();
+    task_nll(&phi, &tasks[t].1, log_precision(params.values[net + 2 * t]).0, log_precision(params.values[net + 2 * t + 1]).0).map(|r| r.1)
+}
+
+type Evaluation = Option<(f64, Vec<f64>)>;
+
+struct Problem<'a> {
+    shape: AblrShape,
+    tasks: &'a [TaskData],
+    /// The line search asks for the cost and then the gradient at the same point: one pass.
+    last: std::cell::RefCell<Option<(Vec<f64>, Evaluation)>>,
+}
+
+impl Problem<'_> {
+    fn evaluate(&self, u: &[f64]) -> Evaluation {
+        if let Some((p, e)) = self.last.borrow().as_ref() {
+            if p.as_slice() == u {
+                return e.clone();
+            }
+        }
+        let e = loss_and_grad(&AblrParams { shape: self.shape, values: u.to_vec() }, self.tasks);
+        *self.last.borrow_mut() = Some((u.to_vec(), e.clone()));
+        e
+    }
+}
+
+impl CostFunction for Problem<'_> {
+    type Param = Vec<f64>;
+    type Output = f64;
+    fn cost(&self, u: &Vec<f64>) -> Result<f64, ArgminError> {
+        Ok(self.evaluate(u).map_or(f64::INFINITY, |r| r.0))
+    }
+}
+
+impl Gradient for Problem<'_> {
+    type Param = Vec<f64>;
+    type Gradient = Vec<f64>;
+    fn gradient(&self, u: &Vec<f64>) -> Result<Vec<f64>, ArgminError> {
+        self.evaluate(u).map(|r| r.1).ok_or_else(|| ArgminError::msg("BLR precision matrix not positive definite"))
+    }
+}
+
+/// Minimises the summed NLL with L-BFGS from `start` for at most `max_iters` iterations;
+/// returns `start` unchanged if the optimizer fails.
+pub fn fit(start: AblrParams, tasks: &[TaskData], max_iters: u64) -> AblrParams {
+    let shape = start.shape;
+    let solver = match LBFGS::new(MoreThuenteLineSearch::new(), 7).with_tolerance_grad(1e-6).and_then(|s| s.with_tolerance_cost(1e-9)) {
+        Ok(s) => s,
+        Err(_) => return start,
+    };
+    let problem = Problem { shape, tasks, last: std::cell::RefCell::new(None) };
+    let result = Executor::new(problem, solver).configure(|s| s.param(start.values.clone()).max_iters(max_iters)).run();
+    match result.ok().and_then(|r| r.state().get_best_param().cloned()) {
+        Some(values) => AblrParams { shape, values },
+        None => start,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn toy() -> (AblrParams, Vec<TaskData>) {
+        let mut rng = MethodRng::seed_from_u64(3);
+        let shape = AblrShape { input: 2, hidden: 4, layers: 3 };
+        let tasks: Vec<TaskData> = (0..2)
+            .map(|t| {
+                let xs: Vec<Vec<f64>> = (0..7).map(|_| vec![rng.random::<f64>(), rng.random::<f64>()]).collect();
+                let ys = xs.iter().map(|x| (3.0 * x[0]).sin() + t as f64 * x[1]).collect();
+                (xs, ys)
+            })
+            .collect();
+        let mut params = AblrParams::init(shape, 2, &mut rng);
+        params.values.iter_mut().rev().take(4).for_each(|v| *v = rng.random_range(-0.5..0.5));
+        (params, tasks)
+    }
+
+    #[test]
+    fn gradient_matches_finite_differences() {
+        let (params, tasks) = toy();
+        let (_, grad) = loss_and_grad(&params, &tasks).unwrap();
+        let h = 1e-6;
+        for k in 0..params.values.len() {
+            let mut p = params.clone();
+            p.values[k] += h;
+            let up = loss_and_grad(&p, &tasks).unwrap().0;
+            p.values[k] -= 2.0 * h;
+            let down = loss_and_grad(&p, &tasks).unwrap().0;
+            let fd = (up - down) / (2.0 * h);
+            assert!((fd - grad[k]).abs() < 1e-5 * (1.0 + fd.abs()), "parameter {k}: analytic {} vs finite difference {fd}", grad[k]);
+        }
+    }
+
+    #[test]
+    fn blr_matches_the_closed_form_on_identity_features() {
+        // Φ = I (3 × 3), α = 2, β = 4: A = 6I, m = (4/6)·y, NLL by hand.
+        let phi = vec![vec![1.0, 0.0, 0.0], vec![0.0, 1.0, 0.0], vec![0.0, 0.0, 1.0]];
+        let y = [1.0, -2.0, 0.5];
+        let (nll, post, _, _) = task_nll(&phi, &y, 2f64.ln(), 4f64.ln()).unwrap();
+        for (m, v) in post.m.iter().zip(y) {
+            assert!((m - v * 4.0 / 6.0).abs() < 1e-12);
+        }
+        let yy: f64 = y.iter().map(|v| v * v).sum();
+        // Marginal: y ~ N(0, (1/α + 1/β)·I) = N(0, 0.75·I).
+        let expected = 1.5 * (2.0 * std::f64::consts::PI * 0.75).ln() + yy / (2.0 * 0.75);
+        assert!((nll - expected).abs() < 1e-12, "{nll} vs {expected}");
+        let (mean, var) = post.predict(&[1.0, 0.0, 0.0]);
+        assert!((mean - 4.0 / 6.0).abs() < 1e-12 && (var - (1.0 / 6.0 + 0.25)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn fitting_lowers_the_loss() {
+        let (params, tasks) = toy();
+        let before = loss_and_grad(&params, &tasks).unwrap().0;
+        let after = loss_and_grad(&fit(params, &tasks, 50), &tasks).unwrap().0;
+        assert!(after < before - 0.05, "{before} → {after} (mean NLL per point)");
+    }
+}
