@@ -14,6 +14,7 @@
 //!   surrogates for hyperparameter optimization.* Machine Learning 2018 (DTM).
 
 pub mod ablr;
+pub mod adam;
 pub mod benchmark;
 pub mod bundled;
 pub mod error;
@@ -28,6 +29,7 @@ pub mod pareto;
 pub mod permalink;
 pub mod prior;
 pub mod runner;
+pub mod significance;
 pub mod space;
 pub mod spec;
 pub mod stats;

@@ -8,8 +8,12 @@
 //! metric at every step in between is observed on the way. The optimizer's own wall time is
 //! recorded separately. Losses are always "smaller is better" for the optimizers.
 
+pub mod analysis;
+pub mod deep_kernel;
+pub mod dyhpo;
 pub mod hyperband;
 pub mod race;
+pub mod runner;
 
 use super::error::Result;
 use super::optimizer::MethodRng;

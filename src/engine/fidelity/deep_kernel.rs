@@ -1,0 +1,508 @@
+//! DyHPO's surrogate (Wistuba et al. 2022, §3.2 and App. C.4 of the arXiv version): a GP
+//! whose squared-exponential kernel (with output scale, plus Gaussian noise and a constant
+//! mean) acts on learned features φ(x, Y, b).
+//!
+//! φ: the configuration x with the normalised budget b/B → dense → LeakyReLU; the learning
+//! curve observed before b (zero-padded to B − 1 steps) → Conv1d (4 filters, width 3) →
+//! global max pooling; both concatenated → dense → LeakyReLU. Every parameter — network
+//! weights, length scale, output scale, noise, mean — is fitted by minimising the exact
+//! negative log marginal likelihood (Eq. 4, divided by n as GPyTorch does) with full-batch
+//! Adam, stopping when it has not improved for `patience` epochs or after `max_epochs`; the
+//! best parameters seen are kept. Gradients are derived by hand and checked against finite
+//! differences in the tests.
+//!
+//! Parametrisation as in GPyTorch: length scale, output scale and noise are softplus of raw
+//! values (noise ≥ 1e-4), all raw values start at 0; network weights start as PyTorch's
+//! default, U(−1/√fan_in, 1/√fan_in); the LeakyReLU slope is PyTorch's 0.01.
+
+use rand::Rng;
+
+use crate::engine::adam::Adam;
+use crate::engine::gp::{cholesky, inverse_from_cholesky, solve_lower, solve_upper_t};
+use crate::engine::optimizer::MethodRng;
+
+/// Architecture and training settings; the defaults are the paper's (App. C.4).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeepKernelSettings {
+    /// Units of the first dense layer (on x and b/B).
+    pub hidden1: usize,
+    /// Units of the output layer: the dimension of φ.
+    pub hidden2: usize,
+    /// Conv1d filters over the learning curve; 0 drops the curve input ("DyHPO w/o CNN").
+    pub filters: usize,
+    /// Conv1d kernel width.
+    pub filter_width: usize,
+    /// Adam's learning rate.
+    pub learning_rate: f64,
+    /// Epochs without improvement of the training loss before stopping.
+    pub patience: usize,
+    /// Most epochs of one fit.
+    pub max_epochs: usize,
+}
+
+impl Default for DeepKernelSettings {
+    fn default() -> Self {
+        DeepKernelSettings { hidden1: 128, hidden2: 256, filters: 4, filter_width: 3, learning_rate: 0.1, patience: 10, max_epochs: 1000 }
+    }
+}
+
+const LEAK: f64 = 0.01;
+const NOISE_FLOOR: f64 = 1e-4;
+const GP_PARAMS: usize = 4;
+
+/// One input of the surrogate: configuration, normalised budget, curve so far (padded).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CurvePoint {
+    /// Encoded configuration.
+    pub x: Vec<f64>,
+    /// b / B.
+    pub budget: f64,
+    /// Values observed before budget b, zero-padded to the model's curve length.
+    pub curve: Vec<f64>,
+}
+
+/// Layer sizes; fixes the layout of the flat parameter vector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Shape {
+    inputs: usize,
+    h1: usize,
+    filters: usize,
+    width: usize,
+    curve_len: usize,
+    h2: usize,
+}
+
+impl Shape {
+    fn w1(&self) -> usize {
+        0
+    }
+    fn b1(&self) -> usize {
+        self.h1 * (self.inputs + 1)
+    }
+    fn wc(&self) -> usize {
+        self.b1() + self.h1
+    }
+    fn bc(&self) -> usize {
+        self.wc() + self.filters * self.width
+    }
+    fn w2(&self) -> usize {
+        self.bc() + self.filters
+    }
+    fn b2(&self) -> usize {
+        self.w2() + self.h2 * (self.h1 + self.filters)
+    }
+    fn gp(&self) -> usize {
+        self.b2() + self.h2
+    }
+    fn len(&self) -> usize {
+        self.gp() + GP_PARAMS
+    }
+}
+
+/// The deep kernel's parameters (network and GP), in one flat vector for Adam.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeepKernel {
+    shape: Shape,
+    /// Every parameter; the last four are raw length scale, raw output scale, raw noise, mean.
+    pub params: Vec<f64>,
+}
+
+fn softplus(v: f64) -> f64 {
+    if v > 30.0 {
+        v
+    } else {
+        libm::log1p(libm::exp(v))
+    }
+}
+
+fn sigmoid(v: f64) -> f64 {
+    1.0 / (1.0 + libm::exp(-v))
+}
+
+fn leaky(v: f64) -> f64 {
+    if v > 0.0 {
+        v
+    } else {
+        LEAK * v
+    }
+}
+
+/// What the backward pass needs from the forward pass of one point.
+struct Trace {
+    input: Vec<f64>,
+    z1: Vec<f64>,
+    /// Per filter: the curve position of the max and the max.
+    pooled: Vec<(usize, f64)>,
+    z2: Vec<f64>,
+}
+
+impl DeepKernel {
+    /// Fresh parameters for configurations of `inputs` features and curves of `curve_len`
+    /// steps (at least the filter width).
+    pub fn new(inputs: usize, curve_len: usize, s: &DeepKernelSettings, rng: &mut MethodRng) -> Self {
+        let shape = Shape {
+            inputs,
+            h1: s.hidden1,
+            filters: s.filters,
+            width: s.filter_width,
+            curve_len: curve_len.max(s.filter_width),
+            h2: s.hidden2,
+        };
+        let mut params = vec![0.0; shape.len()];
+        let mut fill = |from: usize, to: usize, fan_in: usize| {
+            let bound = 1.0 / (fan_in.max(1) as f64).sqrt();
+            for p in &mut params[from..to] {
+                *p = rng.random_range(-bound..bound);
+            }
+        };
+        fill(shape.w1(), shape.wc(), inputs + 1);
+        fill(shape.wc(), shape.w2(), shape.width);
+        fill(shape.w2(), shape.gp(), shape.h1 + shape.filters);
+        DeepKernel { shape, params }
+    }
+
+    /// Length of the curve input.
+    pub fn curve_len(&self) -> usize {
+        self.shape.curve_len
+    }
+
+    fn lengthscale(&self) -> f64 {
+        softplus(self.params[self.shape.gp()])
+    }
+    fn outputscale(&self) -> f64 {
+        softplus(self.params[self.shape.gp() + 1])
+    }
+    fn noise(&self) -> f64 {
+        NOISE_FLOOR + softplus(self.params[self.shape.gp() + 2])
+    }
+    fn mean(&self) -> f64 {
+        self.params[self.shape.gp() + 3]
+    }
+
+    fn forward(&self, point: &CurvePoint) -> (Vec<f64>, Trace) {
+        let (s, p) = (&self.shape, &self.params);
+        let mut input = point.x.clone();
+        input.push(point.budget);
+        let z1: Vec<f64> = (0..s.h1)
+            .map(|u| {
+                let w = &p[s.w1() + u * (s.inputs + 1)..s.w1() + (u + 1) * (s.inputs + 1)];
+                p[s.b1() + u] + w.iter().zip(&input).map(|(a, b)| a * b).sum::<f64>()
+            })
+            .collect();
+        let positions = s.curve_len + 1 - s.width;
+        let pooled: Vec<(usize, f64)> = (0..s.filters)
+            .map(|f| {
+                let w = &p[s.wc() + f * s.width..s.wc() + (f + 1) * s.width];
+                (0..positions)
+                    .map(|t| (t, p[s.bc() + f] + w.iter().zip(&point.curve[t..t + s.width]).map(|(a, b)| a * b).sum::<f64>()))
+                    .fold((0, f64::NEG_INFINITY), |best, c| if c.1 > best.1 { c } else { best })
+            })
+            .collect();
+        let hidden: Vec<f64> = z1.iter().map(|&v| leaky(v)).chain(pooled.iter().map(|&(_, v)| v)).collect();
+        let n2 = s.h1 + s.filters;
+        let z2: Vec<f64> = (0..s.h2)
+            .map(|u| {
+                let w = &p[s.w2() + u * n2..s.w2() + (u + 1) * n2];
+                p[s.b2() + u] + w.iter().zip(&hidden).map(|(a, b)| a * b).sum::<f64>()
+            })
+            .collect();
+        let phi = z2.iter().map(|&v| leaky(v)).collect();
+        (phi, Trace { input, z1, pooled, z2 })
+    }
+
+    /// Adds ∂L/∂params for one point to `grad`, given ∂L/∂φ.
+    fn backward(&self, point: &CurvePoint, trace: &Trace, dphi: &[f64], grad: &mut [f64]) {
+        let (s, p) = (&self.shape, &self.params);
+        let n2 = s.h1 + s.filters;
+        let dz2: Vec<f64> = dphi.iter().zip(&trace.z2).map(|(&g, &z)| if z > 0.0 { g } else { LEAK * g }).collect();
+        let hidden: Vec<f64> = trace.z1.iter().map(|&v| leaky(v)).chain(trace.pooled.iter().map(|&(_, v)| v)).collect();
+        let mut dhidden = vec![0.0; n2];
+        for (u, &g) in dz2.iter().enumerate() {
+            grad[s.b2() + u] += g;
+            let row = s.w2() + u * n2;
+            for k in 0..n2 {
+                grad[row + k] += g * hidden[k];
+                dhidden[k] += g * p[row + k];
+            }
+        }
+        for (f, &(t, _)) in trace.pooled.iter().enumerate() {
+            let g = dhidden[s.h1 + f];
+            grad[s.bc() + f] += g;
+            for k in 0..s.width {
+                grad[s.wc() + f * s.width + k] += g * point.curve[t + k];
+            }
+        }
+        for u in 0..s.h1 {
+            let g = if trace.z1[u] > 0.0 { dhidden[u] } else { LEAK * dhidden[u] };
+            grad[s.b1() + u] += g;
+            let row = s.w1() + u * (s.inputs + 1);
+            for (k, &v) in trace.input.iter().enumerate() {
+                grad[row + k] += g * v;
+            }
+        }
+    }
+
+    /// The features φ of `points`.
+    pub fn features(&self, points: &[CurvePoint]) -> Vec<Vec<f64>> {
+        points.iter().map(|q| self.forward(q).0).collect()
+    }
+}
+
+fn squared_distance(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum()
+}
+
+/// Unit-scale SE correlations exp(−r²/2ℓ²) and the squared distances r², n × n row-major.
+fn correlations(phi: &[Vec<f64>], lengthscale: f64) -> (Vec<f64>, Vec<f64>) {
+    let n = phi.len();
+    let (mut r, mut d2) = (vec![1.0; n * n], vec![0.0; n * n]);
+    let c = -0.5 / (lengthscale * lengthscale);
+    for i in 0..n {
+        for j in 0..i {
+            let d = squared_distance(&phi[i], &phi[j]);
+            let v = libm::exp(c * d);
+            (r[i * n + j], r[j * n + i], d2[i * n + j], d2[j * n + i]) = (v, v, d, d);
+        }
+    }
+    (r, d2)
+}
+
+/// Cholesky factor of s·R + noise·I, adding jitter when needed (never more than 1e-2·s).
+fn factor(r: &[f64], n: usize, outputscale: f64, noise: f64) -> Option<Vec<f64>> {
+    let mut k: Vec<f64> = r.iter().map(|v| outputscale * v).collect();
+    for i in 0..n {
+        k[i * n + i] += noise;
+    }
+    for jitter in [0.0, 1e-8, 1e-6, 1e-4, 1e-2] {
+        let mut kj = k.clone();
+        for i in 0..n {
+            kj[i * n + i] += jitter * outputscale;
+        }
+        if let Some(l) = cholesky(&kj, n) {
+            return Some(l);
+        }
+    }
+    None
+}
+
+/// Negative log marginal likelihood divided by n, and its gradient in every parameter; `None`
+/// when the kernel matrix cannot be factored.
+pub fn nll_and_grad(model: &DeepKernel, points: &[CurvePoint], y: &[f64]) -> Option<(f64, Vec<f64>)> {
+    let n = points.len();
+    let traces: Vec<(Vec<f64>, Trace)> = points.iter().map(|q| model.forward(q)).collect();
+    let phi: Vec<Vec<f64>> = traces.iter().map(|(f, _)| f.clone()).collect();
+    let (ell, scale, noise, mean) = (model.lengthscale(), model.outputscale(), model.noise(), model.mean());
+    let (r, d2) = correlations(&phi, ell);
+    let l = factor(&r, n, scale, noise)?;
+    let mut alpha: Vec<f64> = y.iter().map(|v| v - mean).collect();
+    let resid = alpha.clone();
+    solve_lower(&l, n, &mut alpha);
+    solve_upper_t(&l, n, &mut alpha);
+    let log_det: f64 = (0..n).map(|i| libm::log(l[i * n + i])).sum::<f64>() * 2.0;
+    let quad: f64 = resid.iter().zip(&alpha).map(|(a, b)| a * b).sum();
+    let nll = 0.5 * (quad + log_det + n as f64 * libm::log(2.0 * std::f64::consts::PI));
+    if !nll.is_finite() {
+        return None;
+    }
+    // G = ∂NLL/∂K = ½(K⁻¹ − ααᵀ).
+    let mut g = inverse_from_cholesky(&l, n);
+    for i in 0..n {
+        for j in 0..n {
+            g[i * n + j] = 0.5 * (g[i * n + j] - alpha[i] * alpha[j]);
+        }
+    }
+    let (mut d_scale, mut d_ell, d_noise) = (0.0, 0.0, (0..n).map(|i| g[i * n + i]).sum::<f64>());
+    for ij in 0..n * n {
+        let gr = g[ij] * r[ij];
+        d_scale += gr;
+        d_ell += gr * d2[ij];
+    }
+    d_ell *= scale / (ell * ell * ell);
+    let mut grad = vec![0.0; model.params.len()];
+    // ∂NLL/∂φᵢ = −(2s/ℓ²)·Σⱼ Gᵢⱼ·Rᵢⱼ·(φᵢ − φⱼ).
+    let c = -2.0 * scale / (ell * ell);
+    for i in 0..n {
+        let mut dphi = vec![0.0; phi[i].len()];
+        for j in 0..n {
+            let w = c * g[i * n + j] * r[i * n + j];
+            if j != i && w != 0.0 {
+                for (k, d) in dphi.iter_mut().enumerate() {
+                    *d += w * (phi[i][k] - phi[j][k]);
+                }
+            }
+        }
+        model.backward(&points[i], &traces[i].1, &dphi, &mut grad);
+    }
+    let gp = model.shape.gp();
+    let raw = &model.params[gp..gp + 3];
+    grad[gp] = d_ell * sigmoid(raw[0]);
+    grad[gp + 1] = d_scale * sigmoid(raw[1]);
+    grad[gp + 2] = d_noise * sigmoid(raw[2]);
+    grad[gp + 3] = -alpha.iter().sum::<f64>();
+    let inv_n = 1.0 / n as f64;
+    grad.iter_mut().for_each(|v| *v *= inv_n);
+    Some((nll * inv_n, grad))
+}
+
+/// How a fit went.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FitReport {
+    /// Adam epochs run.
+    pub epochs: usize,
+    /// Best training loss (NLL / n).
+    pub loss: f64,
+}
+
+/// Fits `model` in place (see the module docs); `None` when not even the starting point can
+/// be evaluated (the caller re-initialises, as the authors' code does).
+pub fn fit(model: &mut DeepKernel, points: &[CurvePoint], y: &[f64], s: &DeepKernelSettings) -> Option<FitReport> {
+    let mut adam = Adam::new(model.params.len(), s.learning_rate);
+    let mut best: Option<(f64, Vec<f64>)> = None;
+    let (mut stale, mut epochs) = (0, 0);
+    while epochs < s.max_epochs {
+        let Some((loss, grad)) = nll_and_grad(model, points, y) else { break };
+        epochs += 1;
+        if best.as_ref().is_none_or(|(b, _)| loss < *b) {
+            best = Some((loss, model.params.clone()));
+            stale = 0;
+        } else {
+            stale += 1;
+            if stale >= s.patience {
+                break;
+            }
+        }
+        adam.step(&mut model.params, &grad);
+    }
+    let (loss, params) = best?;
+    model.params = params;
+    Some(FitReport { epochs, loss })
+}
+
+/// The GP posterior of a fitted deep kernel, ready to predict.
+#[derive(Debug, Clone)]
+pub struct FittedDeepKernel {
+    model: DeepKernel,
+    phi: Vec<Vec<f64>>,
+    chol: Vec<f64>,
+    alpha: Vec<f64>,
+}
+
+impl FittedDeepKernel {
+    /// Conditions `model` on (points, y); `None` if the kernel matrix cannot be factored.
+    pub fn new(model: DeepKernel, points: &[CurvePoint], y: &[f64]) -> Option<Self> {
+        let phi = model.features(points);
+        let n = phi.len();
+        let (r, _) = correlations(&phi, model.lengthscale());
+        let chol = factor(&r, n, model.outputscale(), model.noise())?;
+        let mean = model.mean();
+        let mut alpha: Vec<f64> = y.iter().map(|v| v - mean).collect();
+        solve_lower(&chol, n, &mut alpha);
+        solve_upper_t(&chol, n, &mut alpha);
+        Some(FittedDeepKernel { model, phi, chol, alpha })
+    }
+
+    /// Posterior mean and variance of the latent f (Eq. 2) at each point.
+    pub fn predict(&self, points: &[CurvePoint]) -> Vec<(f64, f64)> {
+        let n = self.phi.len();
+        let (ell, scale, mean) = (self.model.lengthscale(), self.model.outputscale(), self.model.mean());
+        let c = -0.5 / (ell * ell);
+        points
+            .iter()
+            .map(|q| {
+                let f = self.model.forward(q).0;
+                let mut k: Vec<f64> = self.phi.iter().map(|p| scale * libm::exp(c * squared_distance(&f, p))).collect();
+                let m = mean + k.iter().zip(&self.alpha).map(|(a, b)| a * b).sum::<f64>();
+                solve_lower(&self.chol, n, &mut k);
+                let v = scale - k.iter().map(|a| a * a).sum::<f64>();
+                (m, v.max(0.0))
+            })
+            .collect()
+    }
+
+    /// The fitted parameters.
+    pub fn model(&self) -> &DeepKernel {
+        &self.model
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn small() -> DeepKernelSettings {
+        DeepKernelSettings { hidden1: 5, hidden2: 6, filters: 2, filter_width: 3, ..Default::default() }
+    }
+
+    fn data(rng: &mut MethodRng, n: usize, curve_len: usize) -> (Vec<CurvePoint>, Vec<f64>) {
+        let points: Vec<CurvePoint> = (0..n)
+            .map(|_| CurvePoint {
+                x: (0..3).map(|_| rng.random::<f64>()).collect(),
+                budget: rng.random::<f64>(),
+                curve: (0..curve_len).map(|_| rng.random::<f64>() - 0.5).collect(),
+            })
+            .collect();
+        let y = points.iter().map(|p| (3.0 * p.x[0]).sin() + p.budget + 0.1 * p.curve[0]).collect();
+        (points, y)
+    }
+
+    #[test]
+    fn gradient_of_every_layer_and_of_the_likelihood_matches_finite_differences() {
+        let mut rng = MethodRng::seed_from_u64(11);
+        for settings in [small(), DeepKernelSettings { filters: 0, ..small() }] {
+            let mut model = DeepKernel::new(3, 6, &settings, &mut rng);
+            let gp = model.shape.gp();
+            model.params[gp..gp + 4].copy_from_slice(&[0.3, 0.2, -1.0, 0.1]);
+            let (points, y) = data(&mut rng, 9, 6);
+            let (_, grad) = nll_and_grad(&model, &points, &y).unwrap();
+            let h = 1e-6;
+            let mut worst = (0.0f64, 0, 0.0, 0.0);
+            for k in 0..model.params.len() {
+                let mut plus = model.clone();
+                plus.params[k] += h;
+                let mut minus = model.clone();
+                minus.params[k] -= h;
+                let fd = (nll_and_grad(&plus, &points, &y).unwrap().0 - nll_and_grad(&minus, &points, &y).unwrap().0) / (2.0 * h);
+                let err = (fd - grad[k]).abs() / (1e-4 + fd.abs().max(grad[k].abs()));
+                if err > worst.0 {
+                    worst = (err, k, fd, grad[k]);
+                }
+            }
+            assert!(worst.0 < 1e-5, "filters {}: worst (relative error, parameter, fd, analytic) {worst:?}", settings.filters);
+        }
+    }
+
+    #[test]
+    fn nll_matches_the_closed_form_of_a_two_point_gp() {
+        // Two points with identical features: K = [[s+σ², s], [s, s+σ²]].
+        let settings = DeepKernelSettings { filters: 0, ..small() };
+        let mut rng = MethodRng::seed_from_u64(1);
+        let model = DeepKernel::new(1, 3, &settings, &mut rng);
+        let p = CurvePoint { x: vec![0.5], budget: 0.2, curve: vec![0.0; 3] };
+        let y = [0.3, -0.1];
+        let (s, v) = (softplus(0.0), NOISE_FLOOR + softplus(0.0));
+        let (a, b) = (s + v, s);
+        let det = a * a - b * b;
+        let quad = (a * (y[0] * y[0] + y[1] * y[1]) - 2.0 * b * y[0] * y[1]) / det;
+        let expected = 0.5 * (quad + det.ln() + 2.0 * (2.0 * std::f64::consts::PI).ln()) / 2.0;
+        let (got, _) = nll_and_grad(&model, &[p.clone(), p], &y).unwrap();
+        assert!((got - expected).abs() < 1e-12, "{got} vs {expected}");
+    }
+
+    #[test]
+    fn fitting_lowers_the_loss_and_interpolates() {
+        let mut rng = MethodRng::seed_from_u64(4);
+        let (points, y) = data(&mut rng, 40, 6);
+        let settings = DeepKernelSettings { hidden1: 16, hidden2: 16, learning_rate: 0.01, max_epochs: 300, ..Default::default() };
+        let mut model = DeepKernel::new(3, 6, &settings, &mut rng);
+        let before = nll_and_grad(&model, &points, &y).unwrap().0;
+        let report = fit(&mut model, &points, &y, &settings).unwrap();
+        assert!(report.loss < before - 0.3, "{before} → {}", report.loss);
+        let fitted = FittedDeepKernel::new(model, &points, &y).unwrap();
+        let pred = fitted.predict(&points);
+        let rmse = (pred.iter().zip(&y).map(|((m, _), t)| (m - t) * (m - t)).sum::<f64>() / y.len() as f64).sqrt();
+        let spread = (y.iter().map(|t| t * t).sum::<f64>() / y.len() as f64).sqrt();
+        assert!(rmse < 0.3 * spread, "training RMSE {rmse}, targets' RMS {spread}");
+        assert!(pred.iter().all(|(_, v)| v.is_finite() && *v >= 0.0));
+    }
+}
