@@ -63,6 +63,34 @@ enum Command {
         #[arg(long, default_value = "../shared/benchmarks/quantile-transfer")]
         shared_dir: PathBuf,
     },
+    /// Multi-fidelity runs (DyHPO, Hyperband, ASHA, RS) with the DyHPO paper's summaries.
+    Race {
+        /// `curves` (bundled crossing curves), `lcbench` (the shared LCBench tables) or a
+        /// learning-curve CSV (columns e1..eN, minimised).
+        #[arg(long, default_value = "curves")]
+        data: String,
+        /// Where the LCBench tables are.
+        #[arg(long, default_value = "../shared/benchmarks/lcbench-surrogate")]
+        lcbench_dir: PathBuf,
+        /// Comma-separated methods (default: all).
+        #[arg(long)]
+        methods: Option<String>,
+        /// Comma-separated task names or indices (default: all).
+        #[arg(long)]
+        tasks: Option<String>,
+        /// Seeds per task and method.
+        #[arg(long, default_value_t = 10)]
+        seeds: u64,
+        /// Budget units (epochs) per run.
+        #[arg(long, default_value_t = 1000)]
+        budget: u64,
+        /// Output directory.
+        #[arg(long, default_value = "out/race")]
+        out: PathBuf,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
     /// Write a bundled benchmark as CSV (what assets/ ships).
     Generate {
         /// Benchmark name (quadratic).
@@ -73,7 +101,7 @@ enum Command {
     },
 }
 
-type CliResult<T> = Result<T, Box<dyn std::error::Error>>;
+pub type CliResult<T> = Result<T, Box<dyn std::error::Error>>;
 
 pub fn main() -> CliResult<()> {
     match Cli::parse().command {
@@ -81,6 +109,20 @@ pub fn main() -> CliResult<()> {
         Command::Info { data } => info(&data),
         Command::Generate { name, out } => generate(&name, &out),
         Command::Bench { shared_dir } => crate::bench::run(&shared_dir),
+        Command::Race { data, lcbench_dir, methods, tasks, seeds, budget, out, threads } => {
+            if let Some(n) = threads {
+                rayon::ThreadPoolBuilder::new().num_threads(n).build_global()?;
+            }
+            crate::race::run(crate::race::RaceArgs {
+                data: &data,
+                lcbench_dir: &lcbench_dir,
+                methods: methods.as_deref(),
+                tasks: tasks.as_deref(),
+                seeds,
+                budget,
+                out: &out,
+            })
+        }
     }
 }
 

@@ -5,12 +5,15 @@
 //! hpo run --spec spec.json --out out/          # spec as written by the app or by a previous run
 //! hpo info --data ../shared/benchmarks/quantile-transfer/XGBoost.csv.zip
 //! hpo generate quadratic --out assets/quadratic.csv
+//! hpo race --data lcbench --seeds 10 --budget 1000 --out out/race   # DyHPO vs Hyperband family
 //! ```
 
 #[cfg(not(target_arch = "wasm32"))]
 mod bench;
 #[cfg(not(target_arch = "wasm32"))]
 mod cli;
+#[cfg(not(target_arch = "wasm32"))]
+mod race;
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() {

@@ -18,7 +18,7 @@
 use rand::Rng;
 
 use crate::engine::adam::Adam;
-use crate::engine::gp::{cholesky, inverse_from_cholesky, solve_lower, solve_upper_t};
+use crate::engine::gp::{cholesky, dot, inverse_from_cholesky, solve_lower, solve_upper_t};
 use crate::engine::optimizer::MethodRng;
 
 /// Architecture and training settings; the defaults are the paper's (App. C.4).
@@ -186,7 +186,7 @@ impl DeepKernel {
         let z1: Vec<f64> = (0..s.h1)
             .map(|u| {
                 let w = &p[s.w1() + u * (s.inputs + 1)..s.w1() + (u + 1) * (s.inputs + 1)];
-                p[s.b1() + u] + w.iter().zip(&input).map(|(a, b)| a * b).sum::<f64>()
+                p[s.b1() + u] + dot(w, &input)
             })
             .collect();
         let positions = s.curve_len + 1 - s.width;
@@ -203,7 +203,7 @@ impl DeepKernel {
         let z2: Vec<f64> = (0..s.h2)
             .map(|u| {
                 let w = &p[s.w2() + u * n2..s.w2() + (u + 1) * n2];
-                p[s.b2() + u] + w.iter().zip(&hidden).map(|(a, b)| a * b).sum::<f64>()
+                p[s.b2() + u] + dot(w, &hidden)
             })
             .collect();
         let phi = z2.iter().map(|&v| leaky(v)).collect();
@@ -220,9 +220,9 @@ impl DeepKernel {
         for (u, &g) in dz2.iter().enumerate() {
             grad[s.b2() + u] += g;
             let row = s.w2() + u * n2;
-            for k in 0..n2 {
-                grad[row + k] += g * hidden[k];
-                dhidden[k] += g * p[row + k];
+            for ((gr, dh), (&h, &w)) in grad[row..row + n2].iter_mut().zip(dhidden.iter_mut()).zip(hidden.iter().zip(&p[row..row + n2])) {
+                *gr += g * h;
+                *dh += g * w;
             }
         }
         for (f, &(t, _)) in trace.pooled.iter().enumerate() {
@@ -248,8 +248,18 @@ impl DeepKernel {
     }
 }
 
+/// ‖a − b‖², with four accumulators (see [`dot`]).
 fn squared_distance(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum()
+    let mut acc = [0.0f64; 4];
+    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
+    let tail: f64 = ca.remainder().iter().zip(cb.remainder()).map(|(x, y)| (x - y) * (x - y)).sum();
+    for (x, y) in ca.zip(cb) {
+        for k in 0..4 {
+            let d = x[k] - y[k];
+            acc[k] += d * d;
+        }
+    }
+    (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
 }
 
 /// Unit-scale SE correlations exp(−r²/2ℓ²) and the squared distances r², n × n row-major.
@@ -322,15 +332,17 @@ pub fn nll_and_grad(model: &DeepKernel, points: &[CurvePoint], y: &[f64]) -> Opt
     // ∂NLL/∂φᵢ = −(2s/ℓ²)·Σⱼ Gᵢⱼ·Rᵢⱼ·(φᵢ − φⱼ).
     let c = -2.0 * scale / (ell * ell);
     for i in 0..n {
-        let mut dphi = vec![0.0; phi[i].len()];
+        // Σⱼ wᵢⱼ(φᵢ − φⱼ) = φᵢ·Σⱼ wᵢⱼ − Σⱼ wᵢⱼ·φⱼ (the j = i term vanishes either way).
+        let mut weighted = vec![0.0; phi[i].len()];
+        let mut total = 0.0;
         for j in 0..n {
-            let w = c * g[i * n + j] * r[i * n + j];
-            if j != i && w != 0.0 {
-                for (k, d) in dphi.iter_mut().enumerate() {
-                    *d += w * (phi[i][k] - phi[j][k]);
-                }
+            let w = g[i * n + j] * r[i * n + j];
+            total += w;
+            for (acc, &v) in weighted.iter_mut().zip(&phi[j]) {
+                *acc += w * v;
             }
         }
+        let dphi: Vec<f64> = phi[i].iter().zip(&weighted).map(|(&p, &a)| c * (p * total - a)).collect();
         model.backward(&points[i], &traces[i].1, &dphi, &mut grad);
     }
     let gp = model.shape.gp();
@@ -411,7 +423,7 @@ impl FittedDeepKernel {
             .map(|q| {
                 let f = self.model.forward(q).0;
                 let mut k: Vec<f64> = self.phi.iter().map(|p| scale * libm::exp(c * squared_distance(&f, p))).collect();
-                let m = mean + k.iter().zip(&self.alpha).map(|(a, b)| a * b).sum::<f64>();
+                let m = mean + dot(&k, &self.alpha);
                 solve_lower(&self.chol, n, &mut k);
                 let v = scale - k.iter().map(|a| a * a).sum::<f64>();
                 (m, v.max(0.0))

@@ -1,0 +1,205 @@
+//! `hpo race`: multi-fidelity runs (DyHPO and the Hyperband family) over many tasks and seeds,
+//! with the DyHPO paper's regret, rank and critical-difference summaries.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use hpo_playground::engine::benchmark::Benchmark;
+use hpo_playground::engine::benchmark::Direction;
+use hpo_playground::engine::bundled::crossing_curves_family;
+use hpo_playground::engine::fidelity::analysis::GroundTruth;
+use hpo_playground::engine::fidelity::runner::{race_curves, run_mf_job, RaceSetup, MF_METHODS};
+use hpo_playground::engine::fidelity::summary::{summarize, RaceSummary, TaskCurves};
+use hpo_playground::engine::fidelity::RaceTrace;
+use hpo_playground::engine::loaders::curves::{load_curve_table, load_lcbench, NamedBytes};
+use hpo_playground::engine::EngineError;
+
+use crate::cli::CliResult;
+
+/// Arguments of `hpo race`.
+pub struct RaceArgs<'a> {
+    pub data: &'a str,
+    pub lcbench_dir: &'a Path,
+    pub methods: Option<&'a str>,
+    pub tasks: Option<&'a str>,
+    pub seeds: u64,
+    pub budget: u64,
+    pub out: &'a Path,
+}
+
+/// Loads `curves` (bundled), `lcbench` (the shared tables) or a learning-curve CSV; returns
+/// the benchmark and how many leading steps to drop.
+fn load(data: &str, lcbench_dir: &Path) -> CliResult<(Benchmark, usize)> {
+    match data {
+        "curves" => Ok((crossing_curves_family(), 0)),
+        "lcbench" => {
+            let read =
+                |f: &str| std::fs::read(lcbench_dir.join(f)).map_err(|e| format!("cannot read {}: {e}", lcbench_dir.join(f).display()));
+            let (configs, acc, time, names) = (
+                read("lcbench_configs.csv")?,
+                read("lcbench_surrogate_val_balanced_accuracy.csv.gz")?,
+                read("lcbench_surrogate_time.csv.gz")?,
+                read("lcbench_task_names.csv")?,
+            );
+            let loaded = load_lcbench(
+                NamedBytes { name: "lcbench_configs.csv", bytes: &configs },
+                NamedBytes { name: "lcbench_surrogate_val_balanced_accuracy.csv.gz", bytes: &acc },
+                "val_balanced_accuracy",
+                Some(NamedBytes { name: "lcbench_surrogate_time.csv.gz", bytes: &time }),
+                Some(NamedBytes { name: "lcbench_task_names.csv", bytes: &names }),
+            )?;
+            // DyHPO dropped LCBench's first logged point: budget b is epoch b + 1.
+            Ok((loaded.benchmark, 1))
+        }
+        path => {
+            let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+            let name = Path::new(path).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            Ok((load_curve_table(&name, &bytes, "metric", Direction::Minimize)?.benchmark, 0))
+        }
+    }
+}
+
+fn select_tasks(bench: &Benchmark, tasks: Option<&str>) -> CliResult<Vec<usize>> {
+    let Some(list) = tasks else { return Ok((0..bench.tasks.len()).collect()) };
+    list.split(',')
+        .map(|s| {
+            let s = s.trim();
+            bench
+                .tasks
+                .iter()
+                .position(|t| t.name == s)
+                .or_else(|| s.parse::<usize>().ok().filter(|&i| i < bench.tasks.len()))
+                .ok_or_else(|| format!("no task '{s}' (give names or indices 0..{})", bench.tasks.len()).into())
+        })
+        .collect()
+}
+
+pub fn run(args: RaceArgs) -> CliResult<()> {
+    let (bench, skip_steps) = load(args.data, args.lcbench_dir)?;
+    let methods: Vec<String> = match args.methods {
+        Some(list) => list.split(',').map(|m| m.trim().to_string()).collect(),
+        None => MF_METHODS.iter().map(|m| m.name.to_string()).collect(),
+    };
+    let tasks = select_tasks(&bench, args.tasks)?;
+    let setup = RaceSetup { total_budget: args.budget, skip_steps };
+    let mut jobs = Vec::new();
+    for &t in &tasks {
+        for m in &methods {
+            for seed in 0..args.seeds {
+                jobs.push((t, m.clone(), seed));
+            }
+        }
+    }
+    // Slow methods first, so the pool stays busy to the end.
+    jobs.sort_by_key(|(_, m, _)| !m.starts_with("DyHPO"));
+    eprintln!(
+        "{} runs ({} tasks × {} methods × {} seeds) on {} threads",
+        jobs.len(),
+        tasks.len(),
+        methods.len(),
+        args.seeds,
+        rayon::current_num_threads()
+    );
+    let origin = Instant::now();
+    let now = move || origin.elapsed().as_secs_f64();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let runs_dir = args.out.join("runs");
+    std::fs::create_dir_all(&runs_dir)?;
+    let traces: Vec<RaceTrace> = jobs
+        .par_iter()
+        .map(|(t, m, seed)| {
+            let started = Instant::now();
+            // Each run is cached, so a long replication can be stopped and resumed.
+            let cached =
+                runs_dir.join(format!("{}-{}-{seed}-{}.json", m.replace([' ', '/'], "_"), bench.tasks[*t].name, setup.total_budget));
+            if let Some(trace) = std::fs::read(&cached).ok().and_then(|b| serde_json::from_slice::<RaceTrace>(&b).ok()) {
+                return Ok(trace);
+            }
+            let trace = run_mf_job(&bench, *t, m, *seed, &setup, &now)?;
+            if let Ok(json) = serde_json::to_vec(&trace) {
+                let _ = std::fs::write(&cached, json);
+            }
+            let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            eprintln!("[{k}/{}] {m} on {} seed {seed}: {:.1} s", jobs.len(), bench.tasks[*t].name, started.elapsed().as_secs_f64());
+            Ok(trace)
+        })
+        .collect::<Result<_, EngineError>>()?;
+    let sign = bench.metrics[bench.objective].direction.sign();
+    let mut curves = BTreeMap::new();
+    for &t in &tasks {
+        let (values, _) = race_curves(&bench, t, &setup)?;
+        let truth = GroundTruth::new(&values, sign);
+        curves.insert(bench.tasks[t].name.clone(), TaskCurves { values, truth });
+    }
+    let summary = summarize(&traces, &methods, &curves, args.budget);
+    std::fs::create_dir_all(args.out)?;
+    write_traces(&args.out.join("race-traces.csv"), &traces)?;
+    std::fs::write(args.out.join("race-summary.json"), serde_json::to_string(&summary)?)?;
+    print_summary(&summary);
+    println!("wrote {}/race-traces.csv and race-summary.json in {:.1} s", args.out.display(), origin.elapsed().as_secs_f64());
+    Ok(())
+}
+
+fn write_traces(path: &Path, traces: &[RaceTrace]) -> CliResult<()> {
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+    writeln!(f, "method,task,seed,step,config,budget,value,best,spent,cost,optimizer_seconds")?;
+    for t in traces {
+        for (k, r) in t.rows.iter().enumerate() {
+            writeln!(
+                f,
+                "{},{},{},{k},{},{},{},{},{},{},{}",
+                t.method, t.task, t.seed, r.config, r.budget, r.value, r.best, r.spent, r.cost, r.optimizer_seconds
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Fig. 3 and 4 in numbers.
+pub fn print_summary(s: &RaceSummary) {
+    let marks: Vec<u64> = [0.1, 0.25, 0.5, 0.75, 1.0].iter().map(|f| ((s.total as f64 * f).round() as u64).max(1)).collect();
+    println!("mean regret over {} tasks (± 95% band half-width over tasks)", s.tasks.len());
+    println!("{:<16}{}{:>12}", "method", marks.iter().map(|m| format!("{:>20}", format!("budget {m}"))).collect::<String>(), "opt. s/run");
+    for (k, m) in s.methods.iter().enumerate() {
+        let b = &s.regret[k];
+        let cells: String = marks
+            .iter()
+            .map(|&u| {
+                let i = u as usize - 1;
+                format!("{:>20}", format!("{:.4} ± {:.4}", b.mean[i], b.upper[i] - b.mean[i]))
+            })
+            .collect();
+        println!("{m:<16}{cells}{:>12.1}", s.optimizer_seconds[k]);
+    }
+    for cd in &s.cd {
+        println!("at {:.0}% of the budget: Friedman p = {:.2e}; average ranks:", cd.fraction * 100.0, cd.friedman_p);
+        let mut order: Vec<usize> = (0..s.methods.len()).collect();
+        order.sort_by(|&a, &b| cd.ranks[a].total_cmp(&cd.ranks[b]));
+        for k in order {
+            let peers: Vec<&str> = cd
+                .not_different
+                .iter()
+                .filter_map(|&(i, j)| {
+                    if i == k {
+                        Some(j)
+                    } else if j == k {
+                        Some(i)
+                    } else {
+                        None
+                    }
+                })
+                .map(|j| s.methods[j].as_str())
+                .collect();
+            println!(
+                "  {:<16} {:.2}   not significantly different from: {}",
+                s.methods[k],
+                cd.ranks[k],
+                if peers.is_empty() { "-".into() } else { peers.join(", ") }
+            );
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! Aggregates many multi-fidelity runs into what the DyHPO paper reports: mean regret over
+//! budget (Fig. 3) and over wall-clock (Fig. 5), average rank over time, critical-difference
+//! analyses at 50% and 100% of the budget (Fig. 4) and the Fig. 6 efficiency curves.
+//!
+//! Per task, each method's regret curve is first averaged over seeds; ranks, CD statistics and
+//! mean curves are then taken over tasks (as the paper aggregates datasets).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::analysis::{good_after_bad, precision_and_mean_regret, reached, regret_curve, GroundTruth};
+use super::RaceTrace;
+use crate::engine::metrics::{average_ranks, band, Band};
+use crate::engine::significance::{critical_difference, CriticalDifference};
+
+/// What the summary needs of a task: its raced curves and ground truth.
+#[derive(Debug, Clone)]
+pub struct TaskCurves {
+    /// Metric per configuration and budget step.
+    pub values: Vec<Vec<f64>>,
+    /// Ground truth of the task.
+    pub truth: GroundTruth,
+}
+
+/// A CD analysis with method names, ready to draw.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CdSummary {
+    /// Fraction of the budget it was taken at.
+    pub fraction: f64,
+    /// Average rank per method.
+    pub ranks: Vec<f64>,
+    /// Friedman's p-value.
+    pub friedman_p: f64,
+    /// Pairs (i, j) that are *not* significantly different (the diagram's bars join them).
+    pub not_different: Vec<(usize, usize)>,
+}
+
+impl CdSummary {
+    fn new(fraction: f64, cd: CriticalDifference) -> Self {
+        let k = cd.ranks.len();
+        let not_different = (0..k).flat_map(|i| (i + 1..k).map(move |j| (i, j))).filter(|&(i, j)| !cd.different[i][j]).collect();
+        CdSummary { fraction, ranks: cd.ranks, friedman_p: cd.friedman.1, not_different }
+    }
+}
+
+/// Everything the race views and the replication report show.
+#[derive(Debug, Clone, Serialize)]
+pub struct RaceSummary {
+    /// Methods, in the order of every per-method vector below.
+    pub methods: Vec<String>,
+    /// Tasks that every method ran on.
+    pub tasks: Vec<String>,
+    /// Budget units per run.
+    pub total: u64,
+    /// Per method: mean regret over tasks after each budget unit, with a 95% band over tasks.
+    pub regret: Vec<Band>,
+    /// Per method: average rank (1 = best) after each budget unit.
+    pub ranks: Vec<Vec<f64>>,
+    /// CD analyses at 50% and 100% of the budget.
+    pub cd: Vec<CdSummary>,
+    /// Per method, per budget step: mean precision of the top 1% (Fig. 6 left).
+    pub precision: Vec<Vec<f64>>,
+    /// Per method, per budget step: mean regret of the configurations trained that far (Fig. 6 middle).
+    pub selected_regret: Vec<Vec<f64>>,
+    /// Per method, per budget step: share of good configurations that were bad earlier (Fig. 6 right).
+    pub good_after_bad: Vec<Vec<f64>>,
+    /// The same share over all configurations fully trained (the paper's "Baseline").
+    pub good_after_bad_baseline: Vec<f64>,
+    /// Per method: mean over tasks and seeds of the optimizer's own seconds in a run.
+    pub optimizer_seconds: Vec<f64>,
+}
+
+/// Mean of the finite values (NaN if none).
+fn finite_mean(values: impl Iterator<Item = f64>) -> f64 {
+    let (s, n) = values.filter(|v| v.is_finite()).fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
+    if n == 0 {
+        f64::NAN
+    } else {
+        s / n as f64
+    }
+}
+
+/// Element-wise [`finite_mean`] of equally long curves.
+fn mean_curve(curves: &[Vec<f64>]) -> Vec<f64> {
+    let len = curves.iter().map(Vec::len).min().unwrap_or(0);
+    (0..len).map(|t| finite_mean(curves.iter().map(|c| c[t]))).collect()
+}
+
+fn runs<'a>(traces: &'a [RaceTrace], m: &'a str, t: &'a str) -> impl Iterator<Item = &'a RaceTrace> + 'a {
+    traces.iter().filter(move |r| r.method == m && r.task == t)
+}
+
+/// Summarises `traces` of `methods` over the tasks in `tasks` (by name).
+pub fn summarize(traces: &[RaceTrace], methods: &[String], tasks: &BTreeMap<String, TaskCurves>, total: u64) -> RaceSummary {
+    let task_names: Vec<String> =
+        tasks.keys().filter(|t| methods.iter().all(|m| traces.iter().any(|r| &r.method == m && &r.task == *t))).cloned().collect();
+    // per_task[t][m]: regret curve averaged over seeds.
+    let per_task: Vec<Vec<Vec<f64>>> = task_names
+        .iter()
+        .map(|t| {
+            let truth = &tasks[t].truth;
+            methods
+                .iter()
+                .map(|m| mean_curve(&runs(traces, m, t).map(|r| regret_curve(&r.rows, truth, total)).collect::<Vec<_>>()))
+                .collect()
+        })
+        .collect();
+    let regret = (0..methods.len()).map(|k| band(&per_task.iter().map(|row| row[k].clone()).collect::<Vec<_>>())).collect();
+    let ranks_at = |u: usize| -> Vec<f64> {
+        let scores: Vec<Vec<f64>> = per_task.iter().map(|row| row.iter().map(|c| -c[u]).collect()).collect();
+        average_ranks(&scores)
+    };
+    let by_time: Vec<Vec<f64>> = (0..total as usize).map(ranks_at).collect();
+    let ranks = (0..methods.len()).map(|k| by_time.iter().map(|r| r[k]).collect()).collect();
+    let cd = [0.5, 1.0]
+        .iter()
+        .map(|&f| {
+            let u = ((total as f64 * f).round() as usize).clamp(1, total as usize) - 1;
+            let losses: Vec<Vec<f64>> = per_task.iter().map(|row| row.iter().map(|c| c[u]).collect()).collect();
+            CdSummary::new(f, critical_difference(&losses, 0.05))
+        })
+        .collect();
+    let max_budget = task_names.iter().map(|t| tasks[t].values.iter().map(Vec::len).min().unwrap_or(0)).min().unwrap_or(0) as u32;
+    let mut precision = Vec::new();
+    let mut selected_regret = Vec::new();
+    let mut good = Vec::new();
+    let mut seconds = Vec::new();
+    for m in methods {
+        let (mut p, mut s, mut g, mut secs) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for t in &task_names {
+            let tc = &tasks[t];
+            for r in runs(traces, m, t) {
+                let (pr, sr) = precision_and_mean_regret(&r.rows, &tc.truth, max_budget);
+                p.push(pr);
+                s.push(sr);
+                g.push(good_after_bad(&tc.values, &reached(&r.rows, tc.values.len()), tc.truth.sign, max_budget));
+                secs.push(r.rows.iter().map(|row| row.optimizer_seconds).sum::<f64>());
+            }
+        }
+        precision.push(mean_curve(&p));
+        selected_regret.push(mean_curve(&s));
+        good.push(mean_curve(&g));
+        seconds.push(finite_mean(secs.into_iter()));
+    }
+    let baseline: Vec<Vec<f64>> = task_names
+        .iter()
+        .map(|t| {
+            let tc = &tasks[t];
+            good_after_bad(&tc.values, &vec![max_budget; tc.values.len()], tc.truth.sign, max_budget)
+        })
+        .collect();
+    RaceSummary {
+        methods: methods.to_vec(),
+        tasks: task_names,
+        total,
+        regret,
+        ranks,
+        cd,
+        precision,
+        selected_regret,
+        good_after_bad: good,
+        good_after_bad_baseline: mean_curve(&baseline),
+        optimizer_seconds: seconds,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::fidelity::RaceRow;
+
+    fn trace(method: &str, task: &str, seed: u64, best_after: &[(u64, f64)]) -> RaceTrace {
+        let rows = best_after
+            .iter()
+            .map(|&(spent, best)| RaceRow { config: 0, budget: 1, value: best, best, spent, cost: spent as f64, optimizer_seconds: 0.5 })
+            .collect();
+        RaceTrace { method: method.into(), task: task.into(), seed, rows }
+    }
+
+    #[test]
+    fn regret_means_over_seeds_then_tasks_and_ranks_follow() {
+        let values = vec![vec![1.0], vec![0.0]];
+        let tasks: BTreeMap<String, TaskCurves> = ["a", "b"]
+            .iter()
+            .map(|t| (t.to_string(), TaskCurves { values: values.clone(), truth: GroundTruth::new(&values, 1.0) }))
+            .collect();
+        let traces = vec![
+            trace("good", "a", 0, &[(1, 0.5), (2, 0.0)]),
+            trace("good", "a", 1, &[(1, 0.0)]),
+            trace("good", "b", 0, &[(2, 0.0)]),
+            trace("bad", "a", 0, &[(1, 1.0)]),
+            trace("bad", "b", 0, &[(1, 1.0)]),
+        ];
+        let methods = vec!["good".to_string(), "bad".to_string()];
+        let s = summarize(&traces, &methods, &tasks, 2);
+        // good: task a seeds (0.5, 0.0) → 0.25 then 0; task b 1.0 (nothing yet) then 0.
+        assert_eq!(s.regret[0].mean, vec![0.625, 0.0]);
+        assert_eq!(s.regret[1].mean, vec![1.0, 1.0]);
+        assert_eq!(s.ranks[0], vec![1.25, 1.0]);
+        assert_eq!(s.optimizer_seconds, vec![0.5 * 4.0 / 3.0, 0.5]);
+        assert_eq!(s.cd.len(), 2);
+    }
+}
