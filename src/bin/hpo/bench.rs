@@ -5,6 +5,9 @@ use std::path::Path;
 use std::time::Instant;
 
 use hpo_playground::engine::benchmark::Benchmark;
+use hpo_playground::engine::fidelity::dyhpo::{race_with_observations, DyHpo};
+use hpo_playground::engine::fidelity::runner::{race_curves, RaceSetup};
+use hpo_playground::engine::fidelity::MultiFidelityOptimizer;
 use hpo_playground::engine::gp::{FittedGp, GpSettings};
 use hpo_playground::engine::loaders::copula::load_copula_format;
 use hpo_playground::engine::methods::ehvi::Ehvi;
@@ -101,8 +104,45 @@ fn multi_objective(shared_dir: &Path) -> Result<(), Box<dyn std::error::Error>> 
     Ok(())
 }
 
+/// DyHPO's surrogate step (fit + EI_MF over every open configuration) at growing numbers of
+/// observations, on LCBench's first task when present, else on the bundled crossing curves.
+fn dyhpo_steps(lcbench_dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    let (bench, skip_steps, what) = match crate::race::load("lcbench", lcbench_dir) {
+        Ok((b, s)) => (b, s, "LCBench task 0, 2,000 configurations × 51 epochs"),
+        Err(_) => (hpo_playground::engine::bundled::crossing_curves_family(), 0, "crossing curves, 256 configurations × 40 epochs"),
+    };
+    let setup = RaceSetup { total_budget: 1000, skip_steps };
+    let (values, _) = race_curves(&bench, 0, &setup)?;
+    let candidates = bench.encoded_task(0);
+    let sign = bench.metrics[bench.objective].direction.sign();
+    for (name, make) in [("DyHPO", DyHpo::new as fn() -> DyHpo), ("DyHPO (fast)", DyHpo::fast)] {
+        for n in [50, 200, 500, 1000] {
+            let mut rng = job_rng(n as u64, "bench");
+            let race = race_with_observations(&values, n, sign, &mut rng);
+            let mut dyhpo = make();
+            let t0 = Instant::now();
+            let first = dyhpo.next(&race, &candidates, &mut rng)?;
+            let cold = t0.elapsed().as_secs_f64() * 1000.0;
+            let cold_epochs = dyhpo.last_fit.map_or(0, |f| f.epochs);
+            let mut race = race;
+            let b = race.budget_of(first.config) + 1;
+            race.curves[first.config].push(sign * values[first.config][b as usize - 1]);
+            race.history.push(first);
+            let t0 = Instant::now();
+            dyhpo.next(&race, &candidates, &mut rng)?;
+            let warm = t0.elapsed().as_secs_f64() * 1000.0;
+            println!(
+                "| {name} step (fit + EI_MF), {what}, {n} observations: cold ({cold_epochs} epochs) / warm-started ({} epochs) | {cold:.0} / {warm:.0} |",
+                dyhpo.last_fit.map_or(0, |f| f.epochs)
+            );
+        }
+    }
+    Ok(())
+}
+
 pub fn run(shared_dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
     println!("| what | native (ms) |\n|---|---|");
+    dyhpo_steps(&shared_dir.join("../lcbench-surrogate"))?;
     multi_objective(shared_dir)?;
     for (file, name) in [
         ("XGBoost.csv.zip", "XGBoost, 5,000 candidates, 8 inputs"),

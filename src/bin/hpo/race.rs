@@ -33,7 +33,7 @@ pub struct RaceArgs<'a> {
 
 /// Loads `curves` (bundled), `lcbench` (the shared tables) or a learning-curve CSV; returns
 /// the benchmark and how many leading steps to drop.
-fn load(data: &str, lcbench_dir: &Path) -> CliResult<(Benchmark, usize)> {
+pub fn load(data: &str, lcbench_dir: &Path) -> CliResult<(Benchmark, usize)> {
     match data {
         "curves" => Ok((crossing_curves_family(), 0)),
         "lcbench" => {

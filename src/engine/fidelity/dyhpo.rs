@@ -22,12 +22,16 @@ use crate::engine::error::{EngineError, Result};
 use crate::engine::optimizer::{index_below, MethodRng};
 use crate::engine::stats::expected_improvement;
 
+/// Observations the surrogate of "DyHPO (fast)" sees at most.
+pub const FAST_OBSERVATIONS: usize = 256;
+
 /// DyHPO over a race's configurations.
 #[derive(Debug, Clone)]
 pub struct DyHpo {
     name: &'static str,
     settings: DeepKernelSettings,
     model: Option<DeepKernel>,
+    max_observations: Option<usize>,
     /// The last fit, for benchmarks and the page.
     pub last_fit: Option<FitReport>,
 }
@@ -45,7 +49,16 @@ impl DyHpo {
 
     /// DyHPO with other surrogate settings (for tests and benchmarks).
     pub fn with_settings(name: &'static str, settings: DeepKernelSettings) -> Self {
-        DyHpo { name, settings, model: None, last_fit: None }
+        DyHpo { name, settings, model: None, max_observations: None, last_fit: None }
+    }
+
+    /// "DyHPO (fast)": the faithful model and acquisition, but fitted and conditioned on at
+    /// most [`FAST_OBSERVATIONS`] observations — the latest of each configuration first (its
+    /// curve input carries its history), then earlier ones, newest first. Not the paper's
+    /// method: the exact GP's O(n³) steps make the faithful one slow beyond a few hundred
+    /// observations (see docs/benchmarks.md).
+    pub fn fast() -> Self {
+        DyHpo { max_observations: Some(FAST_OBSERVATIONS), ..Self::with_settings("DyHPO (fast)", DeepKernelSettings::default()) }
     }
 
     fn error(&self, message: &str) -> EngineError {
@@ -74,6 +87,39 @@ pub fn incumbents_per_budget(race: &Race) -> Vec<Option<f64>> {
 /// best loss observed at any budget.
 pub fn incumbent_for(per_budget: &[Option<f64>], b: u32, overall: f64) -> f64 {
     per_budget.get(b as usize - 1).copied().flatten().unwrap_or(overall)
+}
+
+/// The (configuration, budget) pairs the surrogate is fitted on: all, or at most `cap`
+/// chosen as [`DyHpo::fast`] describes.
+fn training_set(race: &Race, cap: Option<usize>) -> Vec<(usize, u32)> {
+    let all = || race.curves.iter().enumerate().flat_map(|(i, c)| (1..=c.len() as u32).map(move |b| (i, b)));
+    let Some(cap) = cap.filter(|&c| race.curves.iter().map(Vec::len).sum::<usize>() > c) else { return all().collect() };
+    // Configurations from the most recently trained one backwards.
+    let mut recent = Vec::new();
+    let mut seen = vec![false; race.curves.len()];
+    for r in race.history.iter().rev() {
+        if !seen[r.config] {
+            seen[r.config] = true;
+            recent.push(r.config);
+        }
+    }
+    let mut chosen: Vec<(usize, u32)> = recent.iter().take(cap).map(|&i| (i, race.budget_of(i))).collect();
+    'outer: for back in 1.. {
+        let mut any = false;
+        for &i in &recent {
+            if chosen.len() >= cap {
+                break 'outer;
+            }
+            if race.budget_of(i) > back {
+                chosen.push((i, race.budget_of(i) - back));
+                any = true;
+            }
+        }
+        if !any {
+            break;
+        }
+    }
+    chosen
 }
 
 /// Standardisation of every observed loss (mean, sd; sd 1 when all are equal).
@@ -106,11 +152,10 @@ impl MultiFidelityOptimizer for DyHpo {
         let curve_len = (race.max_budget as usize).saturating_sub(1).max(self.settings.filter_width);
         let mut points = Vec::new();
         let mut y = Vec::new();
-        for (i, curve) in race.curves.iter().enumerate() {
-            for b in 1..=curve.len() as u32 {
-                points.push(point(&candidates[i], curve, b, race, curve_len, z));
-                y.push((curve[b as usize - 1] - z.0) / z.1);
-            }
+        for (i, b) in training_set(race, self.max_observations) {
+            let curve = &race.curves[i];
+            points.push(point(&candidates[i], curve, b, race, curve_len, z));
+            y.push((curve[b as usize - 1] - z.0) / z.1);
         }
         let start = match self.model.take() {
             Some(m) => m,
@@ -142,11 +187,47 @@ impl MultiFidelityOptimizer for DyHpo {
     }
 }
 
+/// A race with `observations` steps served in a DyHPO-like pattern (half fresh configurations
+/// at budget 1, half one more step for a started one), for benchmarks of the surrogate.
+pub fn race_with_observations(values: &[Vec<f64>], observations: usize, sign: f64, rng: &mut MethodRng) -> Race {
+    let max_budget = values.iter().map(Vec::len).min().unwrap_or(0) as u32;
+    let mut race = Race::new(values.len(), max_budget, u64::MAX);
+    while race.history.len() < observations {
+        let started: Vec<usize> = (0..values.len()).filter(|&i| (1..max_budget).contains(&race.budget_of(i))).collect();
+        let fresh: Vec<usize> = race.untouched().collect();
+        let i = if !started.is_empty() && (fresh.is_empty() || index_below(rng, 2) == 0) {
+            started[index_below(rng, started.len())]
+        } else if !fresh.is_empty() {
+            fresh[index_below(rng, fresh.len())]
+        } else {
+            break;
+        };
+        let b = race.budget_of(i) + 1;
+        race.curves[i].push(sign * values[i][b as usize - 1]);
+        race.history.push(Request { config: i, budget: b });
+    }
+    race
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::engine::fidelity::run_race;
     use rand::SeedableRng;
+
+    #[test]
+    fn the_fast_variant_keeps_the_latest_observation_of_each_configuration_first() {
+        let mut race = Race::new(4, 5, 100);
+        race.curves = vec![vec![0.5, 0.4, 0.3], vec![0.9], vec![0.8, 0.7], vec![]];
+        for (config, budget) in [(0, 1), (0, 2), (1, 1), (2, 1), (0, 3), (2, 2)] {
+            race.history.push(Request { config, budget });
+        }
+        assert_eq!(training_set(&race, None).len(), 6);
+        assert_eq!(training_set(&race, Some(10)).len(), 6);
+        // Most recent first: 2 (at 2), 0 (at 3), 1 (at 1); then one step back: 2 at 1, 0 at 2.
+        assert_eq!(training_set(&race, Some(4)), vec![(2, 2), (0, 3), (1, 1), (2, 1)]);
+        assert_eq!(training_set(&race, Some(2)), vec![(2, 2), (0, 3)]);
+    }
 
     #[test]
     fn incumbent_is_per_budget_when_observed_else_overall() {

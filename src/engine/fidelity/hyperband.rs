@@ -88,9 +88,28 @@ impl MultiFidelityOptimizer for FullBudgetRandomSearch {
     }
 }
 
-/// Hyperband (see the module docs).
-#[derive(Debug, Clone, Default)]
+/// Chooses the configurations that start a Hyperband bracket: at random (Hyperband), from a
+/// model (BOHB) or by evolution (DEHB).
+pub trait ConfigSampler {
+    /// A configuration never trained in `race` for a bracket whose first rung trains to
+    /// `budget`; `None` when none is left.
+    fn sample(&mut self, race: &Race, candidates: &[Vec<f64>], budget: u32, rng: &mut MethodRng) -> Option<usize>;
+}
+
+/// Uniformly among the configurations never trained.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RandomSampler;
+
+impl ConfigSampler for RandomSampler {
+    fn sample(&mut self, race: &Race, _: &[Vec<f64>], _: u32, rng: &mut MethodRng) -> Option<usize> {
+        fresh_config(race, rng, "").ok()
+    }
+}
+
+/// Hyperband (see the module docs), with random or model-based bracket starts.
 pub struct Hyperband {
+    name: &'static str,
+    sampler: Box<dyn ConfigSampler>,
     queue: VecDeque<Request>,
     bracket: usize,
     rung: usize,
@@ -98,13 +117,24 @@ pub struct Hyperband {
     schedule: Vec<Vec<Rung>>,
 }
 
+impl Default for Hyperband {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Hyperband {
     /// Hyperband with η = 3.
     pub fn new() -> Self {
-        Self::default()
+        Self::with_sampler("Hyperband", Box::new(RandomSampler))
     }
 
-    fn refill(&mut self, race: &Race, rng: &mut MethodRng) -> Result<()> {
+    /// Hyperband's schedule with another way of starting brackets (BOHB, DEHB).
+    pub fn with_sampler(name: &'static str, sampler: Box<dyn ConfigSampler>) -> Self {
+        Hyperband { name, sampler, queue: VecDeque::new(), bracket: 0, rung: 0, members: Vec::new(), schedule: Vec::new() }
+    }
+
+    fn refill(&mut self, race: &Race, candidates: &[Vec<f64>], rng: &mut MethodRng) -> Result<()> {
         if self.schedule.is_empty() {
             self.schedule = hyperband_schedule(race.max_budget, ETA);
             self.bracket = 0;
@@ -125,16 +155,18 @@ impl Hyperband {
                 self.bracket = (self.bracket + 1) % self.schedule.len();
             }
             self.rung = 0;
-            let n = self.schedule[self.bracket][0].configs as usize;
-            let mut members = Vec::with_capacity(n);
+            let first = self.schedule[self.bracket][0];
+            let mut members = Vec::with_capacity(first.configs as usize);
+            // Configurations chosen for this bracket are marked as started (with a placeholder
+            // curve only the sampler's "never trained" test looks at).
             let mut scratch = race.clone();
-            for _ in 0..n {
-                let Ok(c) = fresh_config(&scratch, rng, "Hyperband") else { break };
-                scratch.curves[c].push(0.0);
+            for _ in 0..first.configs {
+                let Some(c) = self.sampler.sample(&scratch, candidates, first.budget, rng) else { break };
+                scratch.curves[c].push(f64::NAN);
                 members.push(c);
             }
             if members.is_empty() {
-                return Err(EngineError::Method { method: "Hyperband".into(), message: "every configuration has been started".into() });
+                return Err(EngineError::Method { method: self.name.into(), message: "every configuration has been started".into() });
             }
             self.members = members;
         }
@@ -145,9 +177,9 @@ impl Hyperband {
 }
 
 impl MultiFidelityOptimizer for Hyperband {
-    fn next(&mut self, race: &Race, _: &[Vec<f64>], rng: &mut MethodRng) -> Result<Request> {
+    fn next(&mut self, race: &Race, candidates: &[Vec<f64>], rng: &mut MethodRng) -> Result<Request> {
         while self.queue.is_empty() {
-            self.refill(race, rng)?;
+            self.refill(race, candidates, rng)?;
         }
         Ok(self.queue.pop_front().expect("refilled"))
     }

@@ -14,6 +14,7 @@ pub mod dyhpo;
 pub mod hyperband;
 pub mod race;
 pub mod runner;
+pub mod samplers;
 pub mod summary;
 
 use super::error::Result;

@@ -2,6 +2,7 @@
 
 use super::dyhpo::DyHpo;
 use super::hyperband::{Asha, FullBudgetRandomSearch, Hyperband};
+use super::samplers::{DeSampler, TpeSampler};
 use super::{run_race, MultiFidelityOptimizer, RaceTrace};
 use crate::engine::benchmark::Benchmark;
 use crate::engine::error::{EngineError, Result};
@@ -21,11 +22,17 @@ pub const MF_METHODS: &[MfMethodInfo] = &[
     MfMethodInfo { name: "RS", summary: "Random search: fresh random configurations, each trained to the full budget" },
     MfMethodInfo { name: "Hyperband", summary: "Hyperband, η = 3 (Li et al. 2018)" },
     MfMethodInfo { name: "ASHA", summary: "Asynchronous successive halving, η = 3 (Li et al. 2020)" },
+    MfMethodInfo { name: "BOHB", summary: "Hyperband whose brackets start from TPE densities per budget (Falkner et al. 2018)" },
+    MfMethodInfo { name: "DEHB", summary: "Hyperband whose brackets start from differential evolution (Awad et al. 2021; simplified)" },
     MfMethodInfo {
         name: "DyHPO",
         summary: "Deep-kernel GP over learning curves, multi-fidelity EI, one budget unit per step (Wistuba et al. 2022)",
     },
     MfMethodInfo { name: "DyHPO w/o CNN", summary: "DyHPO without the learning-curve input (the paper's ablation)" },
+    MfMethodInfo {
+        name: "DyHPO (fast)",
+        summary: "Not the paper's method: DyHPO fitted on at most 256 observations (latest of each configuration first), for speed",
+    },
 ];
 
 /// Builds a multi-fidelity method by name.
@@ -34,8 +41,11 @@ pub fn build_mf_optimizer(name: &str) -> Result<Box<dyn MultiFidelityOptimizer>>
         "RS" => Ok(Box::new(FullBudgetRandomSearch)),
         "Hyperband" => Ok(Box::new(Hyperband::new())),
         "ASHA" => Ok(Box::new(Asha::new())),
+        "BOHB" => Ok(Box::new(Hyperband::with_sampler("BOHB", Box::new(TpeSampler)))),
+        "DEHB" => Ok(Box::new(Hyperband::with_sampler("DEHB", Box::new(DeSampler)))),
         "DyHPO" => Ok(Box::new(DyHpo::new())),
         "DyHPO w/o CNN" => Ok(Box::new(DyHpo::without_cnn())),
+        "DyHPO (fast)" => Ok(Box::new(DyHpo::fast())),
         other => Err(EngineError::Spec(format!(
             "unknown multi-fidelity method '{other}'; known: {}",
             MF_METHODS.iter().map(|m| m.name).collect::<Vec<_>>().join(", ")
