@@ -399,6 +399,7 @@ pub fn RunPanel() -> impl IntoView {
                 let text = match progress {
                     JobProgress::Prior { step, total } => format!("training the prior on the other tasks, step {step}/{total}"),
                     JobProgress::Iterations(done) => format!("{done}/{} iterations", run.get_untracked().iterations),
+                    JobProgress::Budget { spent, total } => format!("{spent}/{total} budget units"),
                 };
                 view! { <li>{format!("worker {}: {label} — {text}", w + 1)}</li> }
             }).collect_view()}

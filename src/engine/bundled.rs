@@ -25,7 +25,7 @@ use super::benchmark::{Benchmark, Direction, Metric, Task};
 use super::space::{Hyperparameter, ParamKind, SearchSpace};
 
 /// Names of the bundled benchmarks.
-pub const BUNDLED: &[&str] = &["quadratic", "tradeoff"];
+pub const BUNDLED: &[&str] = &["quadratic", "tradeoff", "curves"];
 
 /// Generator settings of the quadratic family.
 pub const QUADRATIC_TASKS: usize = 30;
@@ -178,9 +178,37 @@ pub fn crossing_curves_family() -> Benchmark {
 /// read back by the copula loader (so the search space is inferred from the data, as for any
 /// file). The CLI and the tests use this, which keeps their traces identical to the page's.
 pub fn load_bundled(name: &str) -> Option<Benchmark> {
+    let csv = bundled_csv(name)?;
+    let file = format!("{name}.csv");
+    let loaded = super::loaders::upload::load_file(&file, csv.as_bytes(), None).unwrap_or_else(|_| panic!("the generated {name} CSV loads"));
+    Some(loaded.benchmark)
+}
+
+/// The shipped CSV of a bundled benchmark: the copula format, or for learning curves one row
+/// per configuration with columns e1..eN (what `assets/` ships).
+pub fn bundled_csv(name: &str) -> Option<String> {
     let bench = generate_bundled(name)?;
-    let csv = to_copula_csv(&bench);
-    Some(super::loaders::copula::load_copula_format(&format!("{name}.csv"), csv.as_bytes()).expect("the generated CSV loads").benchmark)
+    Some(if bench.tasks.iter().any(|t| t.curves.is_some()) { to_curve_csv(&bench) } else { to_copula_csv(&bench) })
+}
+
+/// Learning curves as CSV: hyperparameters, task, then the metric after each step (e1..eN).
+pub fn to_curve_csv(bench: &Benchmark) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let steps = bench.tasks.iter().filter_map(|t| t.curves.as_ref()).flat_map(|c| c.values.iter().map(Vec::len)).max().unwrap_or(0);
+    let mut header: Vec<String> = bench.space.params.iter().map(|p| p.name.clone()).collect();
+    header.push("task".to_string());
+    header.extend((1..=steps).map(|s| format!("e{s}")));
+    w.write_record(&header).expect("memory");
+    for task in &bench.tasks {
+        let Some(curves) = &task.curves else { continue };
+        for (c, curve) in task.configs.iter().zip(&curves.values) {
+            let mut rec: Vec<String> = bench.space.params.iter().zip(c).map(|(p, &v)| p.display_value(v)).collect();
+            rec.push(task.name.clone());
+            rec.extend(curve.iter().map(|v| format!("{v}")));
+            w.write_record(&rec).expect("memory");
+        }
+    }
+    String::from_utf8(w.into_inner().expect("memory")).expect("utf8")
 }
 
 /// The generator of a bundled benchmark, by name.
@@ -188,6 +216,7 @@ pub fn generate_bundled(name: &str) -> Option<Benchmark> {
     match name {
         "quadratic" => Some(quadratic_family()),
         "tradeoff" => Some(tradeoff_family()),
+        "curves" => Some(crossing_curves_family()),
         _ => None,
     }
 }
@@ -273,7 +302,7 @@ mod tests {
             let path = format!("{}/assets/{name}.csv", env!("CARGO_MANIFEST_DIR"));
             let shipped = std::fs::read_to_string(&path).unwrap_or_default();
             assert!(
-                shipped == to_copula_csv(&generate_bundled(name).unwrap()),
+                Some(shipped) == bundled_csv(name),
                 "assets/{name}.csv is missing or stale: run `cargo run --release --bin hpo -- generate {name} --out assets/{name}.csv`"
             );
         }

@@ -77,6 +77,7 @@ mod tests {
             seed,
             rows: vec![row(0, 0.5), row(1, 0.25)],
             prior_rmse: None,
+            race: Vec::new(),
         };
         let csv = traces_csv(&[t(1, "heart"), t(0, "a,b")]);
         assert_eq!(

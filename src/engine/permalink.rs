@@ -8,7 +8,7 @@
 use super::benchmark::{Direction, Metric};
 use super::loaders::table::ColumnRoles;
 use super::methods::{method_info, MethodObjectives};
-use super::spec::{DataRef, ExperimentSpec, ObjectiveChoice, TransferMode, MAX_ITERATIONS, MAX_SEEDS, SPEC_VERSION};
+use super::spec::{DataRef, ExperimentSpec, ObjectiveChoice, TransferMode, MAX_ITERATIONS, MAX_RACE_BUDGET, MAX_SEEDS, SPEC_VERSION};
 
 /// Characters kept as they are; everything else is percent-encoded (UTF-8 bytes).
 fn keep(b: u8) -> bool {
@@ -78,6 +78,9 @@ pub fn to_query(spec: &ExperimentSpec) -> String {
     parts.push(format!("seeds={}", spec.seeds));
     parts.push(format!("seed0={}", spec.first_seed));
     parts.push(format!("iters={}", spec.iterations));
+    if let Some(b) = spec.race_budget {
+        parts.push(format!("race={b}"));
+    }
     parts.push(format!("transfer={}", spec.transfer.as_str()));
     if let Some(roles) = &spec.columns {
         parts.push(format!("hp={}", list(&roles.hyperparameters)));
@@ -161,6 +164,10 @@ pub fn from_query(query: &str) -> ParsedLink {
             "iters" => match value.parse::<u32>() {
                 Ok(n) if (1..=MAX_ITERATIONS).contains(&n) => spec.iterations = n,
                 _ => invalid(&format!("expected an integer from 1 to {MAX_ITERATIONS}")),
+            },
+            "race" => match value.parse::<u64>() {
+                Ok(n) if (1..=MAX_RACE_BUDGET).contains(&n) => spec.race_budget = Some(n),
+                _ => invalid(&format!("expected a budget from 1 to {MAX_RACE_BUDGET} units")),
             },
             "transfer" => match value.as_str() {
                 "loto" => spec.transfer = TransferMode::LeaveOneTaskOut,

@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use super::benchmark::{Benchmark, Direction};
 use super::error::{EngineError, Result};
+use super::fidelity::runner::{run_mf_job_with, RaceSetup};
+use super::fidelity::RaceRow;
 use super::methods::{build_optimizer, method_info, MethodObjectives, TransferContext};
 use super::optimizer::{job_rng, SearchState};
 use super::pareto::HypervolumeError;
@@ -28,6 +30,13 @@ pub enum JobProgress {
     },
     /// Iterations done.
     Iterations(u32),
+    /// Multi-fidelity races: budget units spent of the run's total.
+    Budget {
+        /// Units spent.
+        spent: u64,
+        /// Units in all.
+        total: u64,
+    },
 }
 
 /// One evaluation of a run.
@@ -69,6 +78,9 @@ pub struct Trace {
     /// Methods with a parametric prior: its RMSE on the target task's warped values (Fig. 4).
     #[serde(default)]
     pub prior_rmse: Option<f64>,
+    /// Multi-fidelity races: every served request (then `rows` is empty).
+    #[serde(default)]
+    pub race: Vec<RaceRow>,
 }
 
 /// Runs `job`; `priors` holds (or trains) the parametric priors transfer methods need;
@@ -83,6 +95,21 @@ pub fn run_job(
     progress: &mut dyn FnMut(JobProgress) -> bool,
 ) -> Result<Trace> {
     let task = bench.tasks.get(job.task).ok_or_else(|| EngineError::Spec(format!("task index {} out of range", job.task)))?;
+    if let Some(total) = resolved.spec.race_budget {
+        let setup = RaceSetup { total_budget: total, skip_steps: 0 };
+        let sign = resolved.direction.sign();
+        let mut on_step = |spent| progress(JobProgress::Budget { spent, total });
+        let race = run_mf_job_with(bench, job.task, &job.method, job.seed, &setup, sign, now, &mut on_step)?;
+        return Ok(Trace {
+            method: job.method.clone(),
+            blackbox: bench.name.clone(),
+            task: task.name.clone(),
+            seed: job.seed,
+            rows: Vec::new(),
+            prior_rmse: None,
+            race: race.rows,
+        });
+    }
     let candidates = bench.encoded_task(job.task);
     let values = &task.metrics[resolved.objective];
     let sign = resolved.direction.sign();
@@ -154,7 +181,15 @@ pub fn run_job(
             return Err(EngineError::Method { method: job.method.clone(), message: "cancelled".into() });
         }
     }
-    Ok(Trace { method: job.method.clone(), blackbox: bench.name.clone(), task: task.name.clone(), seed: job.seed, rows, prior_rmse })
+    Ok(Trace {
+        method: job.method.clone(),
+        blackbox: bench.name.clone(),
+        task: task.name.clone(),
+        seed: job.seed,
+        rows,
+        prior_rmse,
+        race: Vec::new(),
+    })
 }
 
 /// Losses (smaller is better) of every objective of `resolved` on task `t`: `[objective][config]`.

@@ -136,6 +136,10 @@ pub struct ExperimentSpec {
     /// is not self-describing, so every field must always be written.)
     #[serde(default)]
     pub objectives: Vec<ObjectiveChoice>,
+    /// A multi-fidelity race (DyHPO and the Hyperband family) with this many budget units per
+    /// run instead of `iterations` full evaluations; the data needs learning curves.
+    #[serde(default)]
+    pub race_budget: Option<u64>,
 }
 
 impl Default for ExperimentSpec {
@@ -153,6 +157,7 @@ impl Default for ExperimentSpec {
             transfer: TransferMode::LeaveOneTaskOut,
             columns: None,
             objectives: Vec::new(),
+            race_budget: None,
         }
     }
 }
@@ -161,6 +166,8 @@ impl Default for ExperimentSpec {
 pub const MAX_SEEDS: u32 = 1000;
 /// Most iterations per run.
 pub const MAX_ITERATIONS: u32 = 100_000;
+/// Most budget units of a multi-fidelity run.
+pub const MAX_RACE_BUDGET: u64 = 100_000;
 /// Most objectives of a multi-objective run (exact hypervolumes grow fast with the dimension).
 pub const MAX_OBJECTIVES: usize = 5;
 
@@ -201,6 +208,9 @@ impl ExperimentSpec {
             return Err(EngineError::Spec("choose at least one method".into()));
         }
         let objectives = self.resolve_objectives(bench)?;
+        if let Some(budget) = self.race_budget {
+            return self.resolve_race(bench, budget, objectives);
+        }
         let multi = objectives.len() > 1;
         for m in &self.methods {
             let info = method_info(m).ok_or_else(|| EngineError::Spec(format!("unknown method '{m}'")))?;
@@ -235,14 +245,7 @@ impl ExperimentSpec {
             return Err(EngineError::Spec(format!("iterations must be between 1 and {MAX_ITERATIONS}, got {}", self.iterations)));
         }
         let (objective, direction) = objectives[0];
-        let tasks = if self.tasks.is_empty() {
-            (0..bench.tasks.len()).collect()
-        } else {
-            self.tasks
-                .iter()
-                .map(|t| bench.task_index(t).ok_or_else(|| EngineError::Spec(format!("task '{t}' is not in {}", bench.name))))
-                .collect::<Result<Vec<_>>>()?
-        };
+        let tasks = self.resolve_tasks(bench)?;
         for &t in &tasks {
             let n = bench.tasks[t].len();
             if (self.iterations as usize) > n {
@@ -252,6 +255,49 @@ impl ExperimentSpec {
                 )));
             }
         }
+        Ok(ResolvedSpec { spec: self.clone(), objective, direction, tasks, objectives })
+    }
+
+    fn resolve_tasks(&self, bench: &Benchmark) -> Result<Vec<usize>> {
+        if self.tasks.is_empty() {
+            return Ok((0..bench.tasks.len()).collect());
+        }
+        self.tasks
+            .iter()
+            .map(|t| bench.task_index(t).ok_or_else(|| EngineError::Spec(format!("task '{t}' is not in {}", bench.name))))
+            .collect()
+    }
+
+    /// A multi-fidelity race: multi-fidelity methods, one objective, curves on every task.
+    fn resolve_race(&self, bench: &Benchmark, budget: u64, objectives: Vec<(usize, Direction)>) -> Result<ResolvedSpec> {
+        use crate::engine::fidelity::runner::MF_METHODS;
+        if objectives.len() > 1 {
+            return Err(EngineError::Spec("a multi-fidelity race optimises one objective".into()));
+        }
+        for m in &self.methods {
+            if !MF_METHODS.iter().any(|i| i.name == m) {
+                return Err(EngineError::Spec(format!(
+                    "'{m}' is not a multi-fidelity method; a race runs {}",
+                    MF_METHODS.iter().map(|i| i.name).collect::<Vec<_>>().join(", ")
+                )));
+            }
+        }
+        if self.seeds == 0 || self.seeds > MAX_SEEDS {
+            return Err(EngineError::Spec(format!("seeds must be between 1 and {MAX_SEEDS}, got {}", self.seeds)));
+        }
+        if budget == 0 || budget > MAX_RACE_BUDGET {
+            return Err(EngineError::Spec(format!("the race budget must be between 1 and {MAX_RACE_BUDGET} units, got {budget}")));
+        }
+        let tasks = self.resolve_tasks(bench)?;
+        for &t in &tasks {
+            if bench.tasks[t].curves.is_none() {
+                return Err(EngineError::Spec(format!(
+                    "task '{}' has no learning curves: a race needs a metric per budget step (columns e1..eN)",
+                    bench.tasks[t].name
+                )));
+            }
+        }
+        let (objective, direction) = objectives[0];
         Ok(ResolvedSpec { spec: self.clone(), objective, direction, tasks, objectives })
     }
 

@@ -7,8 +7,9 @@ use clap::{Parser, Subcommand};
 use rayon::prelude::*;
 
 use hpo_playground::engine::benchmark::Benchmark;
-use hpo_playground::engine::bundled::{generate_bundled, load_bundled, to_copula_csv, BUNDLED};
+use hpo_playground::engine::bundled::{bundled_csv, load_bundled, BUNDLED};
 use hpo_playground::engine::export::{traces_csv, traces_detailed_csv};
+use hpo_playground::engine::fidelity::RaceTrace;
 use hpo_playground::engine::loaders::copula::load_copula_format;
 use hpo_playground::engine::loaders::upload::{load_file, LoadFailure};
 use hpo_playground::engine::methods::method_info;
@@ -207,6 +208,14 @@ fn run(
     std::fs::write(out.join("spec.json"), serde_json::to_string_pretty(&spec)?)?;
     println!("{} jobs in {elapsed:.3} s; wrote {}/traces.csv, traces-detailed.csv and spec.json", jobs.len(), out.display());
     println!("link: ?{}", to_query(&spec));
+    if let Some(total) = spec.race_budget {
+        let races: Vec<RaceTrace> = traces
+            .iter()
+            .map(|t| RaceTrace { method: t.method.clone(), task: t.task.clone(), seed: t.seed, rows: t.race.clone() })
+            .collect();
+        crate::race::summarize_and_write(&bench, &resolved.tasks, resolved.direction.sign(), 0, &races, &spec.methods, total, out)?;
+        return Ok(());
+    }
     if resolved.is_multi_objective() {
         print_hv_errors(&resolved, &traces);
         return Ok(());
@@ -270,8 +279,8 @@ fn info(path: &Path) -> CliResult<()> {
 }
 
 fn generate(name: &str, out: &Path) -> CliResult<()> {
-    match generate_bundled(name) {
-        Some(bench) => std::fs::write(out, to_copula_csv(&bench))?,
+    match bundled_csv(name) {
+        Some(csv) => std::fs::write(out, csv)?,
         None => return Err(format!("unknown bundled benchmark '{name}'; available: {}", BUNDLED.join(", ")).into()),
     }
     println!("wrote {}", out.display());

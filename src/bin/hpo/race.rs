@@ -129,18 +129,37 @@ pub fn run(args: RaceArgs) -> CliResult<()> {
         })
         .collect::<Result<_, EngineError>>()?;
     let sign = bench.metrics[bench.objective].direction.sign();
+    summarize_and_write(&bench, &tasks, sign, skip_steps, &traces, &methods, args.budget, args.out)?;
+    println!("finished in {:.1} s", origin.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// Summarises races over `tasks`, prints the summary and writes race-traces.csv and
+/// race-summary.json to `out`.
+#[allow(clippy::too_many_arguments)]
+pub fn summarize_and_write(
+    bench: &Benchmark,
+    tasks: &[usize],
+    sign: f64,
+    skip_steps: usize,
+    traces: &[RaceTrace],
+    methods: &[String],
+    budget: u64,
+    out: &Path,
+) -> CliResult<()> {
+    let setup = RaceSetup { total_budget: budget, skip_steps };
     let mut curves = BTreeMap::new();
-    for &t in &tasks {
-        let (values, _) = race_curves(&bench, t, &setup)?;
+    for &t in tasks {
+        let (values, _) = race_curves(bench, t, &setup)?;
         let truth = GroundTruth::new(&values, sign);
         curves.insert(bench.tasks[t].name.clone(), TaskCurves { values, truth });
     }
-    let summary = summarize(&traces, &methods, &curves, args.budget);
-    std::fs::create_dir_all(args.out)?;
-    write_traces(&args.out.join("race-traces.csv"), &traces)?;
-    std::fs::write(args.out.join("race-summary.json"), serde_json::to_string(&summary)?)?;
+    let summary = summarize(traces, methods, &curves, budget);
+    std::fs::create_dir_all(out)?;
+    write_traces(&out.join("race-traces.csv"), traces)?;
+    std::fs::write(out.join("race-summary.json"), serde_json::to_string(&summary)?)?;
     print_summary(&summary);
-    println!("wrote {}/race-traces.csv and race-summary.json in {:.1} s", args.out.display(), origin.elapsed().as_secs_f64());
+    println!("wrote {}/race-traces.csv and race-summary.json", out.display());
     Ok(())
 }
 

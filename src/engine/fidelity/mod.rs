@@ -20,7 +20,7 @@ pub mod summary;
 use super::error::Result;
 use super::optimizer::MethodRng;
 
-pub use race::{run_race, Race, RaceRow, RaceTrace};
+pub use race::{run_race, run_race_with_progress, Race, RaceRow, RaceTrace};
 
 /// What a multi-fidelity optimizer asks for: train `config` up to `budget` (in budget units,
 /// 1..=max), strictly beyond the budget it has reached so far.

@@ -88,6 +88,24 @@ pub fn run_race(
     rng: &mut MethodRng,
     now: &dyn Fn() -> f64,
 ) -> Result<Vec<RaceRow>> {
+    run_race_with_progress(optimizer, method, candidates, values, cost, sign, total_budget, rng, now, &mut |_| true)
+}
+
+/// [`run_race`], calling `progress` with the units spent after every request; it stops with
+/// an error when `progress` returns false (a cancelled run).
+#[allow(clippy::too_many_arguments)]
+pub fn run_race_with_progress(
+    optimizer: &mut dyn MultiFidelityOptimizer,
+    method: &str,
+    candidates: &[Vec<f64>],
+    values: &[Vec<f64>],
+    cost: Option<&[Vec<f64>]>,
+    sign: f64,
+    total_budget: u64,
+    rng: &mut MethodRng,
+    now: &dyn Fn() -> f64,
+    progress: &mut dyn FnMut(u64) -> bool,
+) -> Result<Vec<RaceRow>> {
     let max_budget = values.iter().map(Vec::len).min().unwrap_or(0) as u32;
     if max_budget == 0 || values.len() != candidates.len() {
         return Err(EngineError::Spec("a multi-fidelity run needs a learning curve for every configuration".into()));
@@ -130,6 +148,9 @@ pub fn run_race(
             cost: spent_cost,
             optimizer_seconds: seconds,
         });
+        if !progress(spent) {
+            return Err(EngineError::Method { method: method.into(), message: "cancelled".into() });
+        }
     }
     Ok(rows)
 }

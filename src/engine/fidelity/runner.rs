@@ -3,7 +3,7 @@
 use super::dyhpo::DyHpo;
 use super::hyperband::{Asha, FullBudgetRandomSearch, Hyperband};
 use super::samplers::{DeSampler, TpeSampler};
-use super::{run_race, MultiFidelityOptimizer, RaceTrace};
+use super::{run_race_with_progress, MultiFidelityOptimizer, RaceTrace};
 use crate::engine::benchmark::Benchmark;
 use crate::engine::error::{EngineError, Result};
 use crate::engine::optimizer::job_rng;
@@ -77,14 +77,42 @@ pub fn race_curves(bench: &Benchmark, t: usize, setup: &RaceSetup) -> Result<(Ve
     Ok((values, cost))
 }
 
-/// Runs `method` on task `t` with `seed` (deterministic given the seed).
+/// Runs `method` on task `t` with `seed` (deterministic given the seed), optimising the
+/// benchmark's objective in its own direction.
 pub fn run_mf_job(bench: &Benchmark, t: usize, method: &str, seed: u64, setup: &RaceSetup, now: &dyn Fn() -> f64) -> Result<RaceTrace> {
+    let sign = bench.metrics[bench.objective].direction.sign();
+    run_mf_job_with(bench, t, method, seed, setup, sign, now, &mut |_| true)
+}
+
+/// [`run_mf_job`] with the direction's `sign` (+1 minimise) and a progress callback (units
+/// spent; returning false cancels).
+#[allow(clippy::too_many_arguments)]
+pub fn run_mf_job_with(
+    bench: &Benchmark,
+    t: usize,
+    method: &str,
+    seed: u64,
+    setup: &RaceSetup,
+    sign: f64,
+    now: &dyn Fn() -> f64,
+    progress: &mut dyn FnMut(u64) -> bool,
+) -> Result<RaceTrace> {
     let (values, cost) = race_curves(bench, t, setup)?;
     let candidates = bench.encoded_task(t);
     let mut optimizer = build_mf_optimizer(method)?;
-    let sign = bench.metrics[bench.objective].direction.sign();
     let mut rng = job_rng(seed, &format!("race/{}", bench.tasks[t].name));
-    let rows = run_race(optimizer.as_mut(), method, &candidates, &values, cost.as_deref(), sign, setup.total_budget, &mut rng, now)?;
+    let rows = run_race_with_progress(
+        optimizer.as_mut(),
+        method,
+        &candidates,
+        &values,
+        cost.as_deref(),
+        sign,
+        setup.total_budget,
+        &mut rng,
+        now,
+        progress,
+    )?;
     Ok(RaceTrace { method: method.into(), task: bench.tasks[t].name.clone(), seed, rows })
 }
 

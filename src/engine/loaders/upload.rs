@@ -53,10 +53,11 @@ pub fn load_file(file: &str, bytes: &[u8], roles: Option<&ColumnRoles>) -> Resul
             let (benchmark, warnings) = build_benchmark(file, &file_stem(file), &table, roles).map_err(err)?;
             Ok(LoadedFile { benchmark, warnings })
         }
-        None if is_copula_table(&table) => copula_from_table(file, &table).map(Into::into).map_err(err),
-        // A learning-curve table (e1..eN or step_1..step_N columns): the objective is the value
-        // at the last step; its direction is unknown, so minimise unless the user says otherwise.
-        None if step_columns(&table).len() >= 2 => {
+        // A learning-curve table (e1..eN or step_1..step_N columns, no metric_* column; its
+        // hyperparameters may be named hp_* as in the copula format): the objective is the
+        // value at the last step; its direction is unknown, so minimise unless the user says
+        // otherwise.
+        None if step_columns(&table).len() >= 2 && !table.headers.iter().any(|h| h.starts_with("metric_")) => {
             let mut loaded: LoadedFile = load_curve_table(file, bytes, "final_value", Direction::Minimize).map_err(err)?.into();
             loaded.warnings.push(format!(
                 "{file}: learning curves with {} steps; the objective is the value at the last step, minimised (switch the direction in Setup if larger is better)",
@@ -64,6 +65,7 @@ pub fn load_file(file: &str, bytes: &[u8], roles: Option<&ColumnRoles>) -> Resul
             ));
             Ok(loaded)
         }
+        None if is_copula_table(&table) => copula_from_table(file, &table).map(Into::into).map_err(err),
         None => Err(LoadFailure::NeedsRoles {
             message: format!(
                 "{file} is not in the copula format (hp_* and metric_* columns): say which columns are hyperparameters, which is the objective and which names the task"
