@@ -84,6 +84,35 @@ if (hasShared) {
   log('GCP step in a worker (GP fit + EI over 15,625 candidates), NAS-Bench-201 cifar10, at 25 / 50 / 100 observations', `${gcp.join(' / ')} ms`);
 }
 
+// DyHPO in a worker: per-step optimizer time (surrogate fit + EI over all candidates) read
+// from the race traces the page exports, and the wall time of the whole run.
+async function raceRun(query) {
+  const b = await freshBrowser();
+  try {
+    await b.page.goto(`${url}?${query}`);
+    await b.page.waitForFunction(() => /loaded in/.test(document.querySelector('#data-info').textContent), null, { timeout: 120_000 });
+    const t0 = Date.now();
+    await b.page.click('#run');
+    await b.page.waitForFunction(() => /^Finished/.test(document.querySelector('#run-status').textContent), null, { timeout: 7_200_000, polling: 1000 });
+    const seconds = (Date.now() - t0) / 1000;
+    const [dl] = await Promise.all([b.page.waitForEvent('download'), b.page.click('#export-race-csv')]);
+    const lines = (await readFile(await dl.path(), 'utf8')).trim().split('\n');
+    const col = lines[0].split(',').indexOf('optimizer_seconds');
+    return { seconds, secs: lines.slice(1).map((l) => Number(l.split(',')[col])) };
+  } finally { await b.close(); }
+}
+
+const DYHPO_BUDGET = Number(process.env.DYHPO_BUDGET ?? 1000);
+const stepMarks = [50, 200, 500, 1000].filter((m) => m <= DYHPO_BUDGET);
+// Median of the 5 steps ending at each mark (single steps vary with early stopping).
+const around = (secs, m) => (median(secs.slice(m - 5, m)) * 1000).toFixed(0);
+for (const method of ['DyHPO', 'DyHPO (fast)']) {
+  const r = await raceRun(`v=1&data=bundled:curves&methods=${encodeURIComponent(method)}&tasks=curves-00&seeds=1&race=${DYHPO_BUDGET}`);
+  log(`${method} step in a worker (deep-kernel GP fit, warm-started, + EI_MF over 256 configurations), bundled curves, at ${stepMarks.join(' / ')} observations (median of the 5 steps before)`,
+    `${stepMarks.map((m) => around(r.secs, m)).join(' / ')} ms`);
+  log(`${method}: one full ${DYHPO_BUDGET}-unit run (one seed, one worker), click to finished`, `${r.seconds.toFixed(1)} s (optimizer ${r.secs.reduce((a, b) => a + b, 0).toFixed(1)} s)`);
+}
+
 const dist = join(ROOT, 'dist');
 for (const f of (await readdir(dist)).filter((f) => /\.(wasm|js)$/.test(f)).sort()) {
   const bytes = await readFile(join(dist, f));

@@ -91,6 +91,35 @@ fn scale(series: &[Series], log: bool) -> Option<Scale> {
     Some(Scale { x_max, y_lo: lo, y_hi: hi, log })
 }
 
+/// Index ranges `from..to` of consecutive finite values.
+fn finite_runs(values: &[f64]) -> Vec<(usize, usize)> {
+    let mut runs = Vec::new();
+    let mut start = None;
+    for (i, v) in values.iter().enumerate() {
+        match (v.is_finite(), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                runs.push((s, i));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        runs.push((s, values.len()));
+    }
+    runs
+}
+
+/// Three significant digits (axis ticks).
+fn fmt_tick(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return fmt_value(v);
+    }
+    let digits = (2 - v.abs().log10().floor() as i32).max(0) as usize;
+    format!("{v:.digits$}")
+}
+
 fn fmt_value(v: f64) -> String {
     if v == 0.0 {
         "0".into()
@@ -115,7 +144,20 @@ pub fn LineChart(
     series: Signal<Vec<Series>>,
     /// Log-scale y axis.
     log_y: Signal<bool>,
+    /// X-axis label (default "iteration").
+    #[prop(optional)]
+    x_label: Option<&'static str>,
+    /// The x value of each index (evenly spaced; default: index + 1).
+    #[prop(optional)]
+    x_values: Option<Signal<Vec<f64>>>,
 ) -> impl IntoView {
+    let x_label = x_label.unwrap_or("iteration");
+    let x_at = move |i: usize| -> String {
+        match x_values {
+            Some(v) => v.with(|v| v.get(i).map(|x| fmt_tick(*x)).unwrap_or_default()),
+            None => (i + 1).to_string(),
+        }
+    };
     let hover = RwSignal::new(None::<usize>);
     let on_move = move |ev: leptos::ev::MouseEvent| {
         let n = series.with(|s| s.iter().map(|x| x.band.mean.len()).max().unwrap_or(0));
@@ -155,18 +197,23 @@ pub fn LineChart(
                 };
                 let xticks = xt.into_iter().map(|i| {
                     let x = sc.x(i - 1);
-                    view! { <text x=x y=H - MB + 16.0 text-anchor="middle" fill="#444">{i}</text> }
+                    view! { <text x=x y=H - MB + 16.0 text-anchor="middle" fill="#444">{x_at(i - 1)}</text> }
                 }).collect_view();
                 let curves = s.iter().enumerate().map(|(k, se)| {
                     let b = &se.band;
-                    let upper: Vec<String> = b.upper.iter().enumerate().map(|(i, v)| format!("{:.2},{:.2}", sc.x(i), sc.y(*v))).collect();
-                    let lower: Vec<String> = b.lower.iter().enumerate().rev().map(|(i, v)| format!("{:.2},{:.2}", sc.x(i), sc.y(*v))).collect();
-                    let poly = format!("{} {}", upper.join(" "), lower.join(" "));
-                    let line: Vec<String> = b.mean.iter().enumerate().map(|(i, v)| format!("{:.2},{:.2}", sc.x(i), sc.y(*v))).collect();
                     let ly = MT + 14.0 + 16.0 * k as f64;
+                    // Missing values (NaN) break the curve rather than the drawing.
+                    let pieces = finite_runs(&b.mean).into_iter().map(|(from, to)| {
+                        let upper: Vec<String> = (from..to).map(|i| format!("{:.2},{:.2}", sc.x(i), sc.y(b.upper[i]))).collect();
+                        let lower: Vec<String> = (from..to).rev().map(|i| format!("{:.2},{:.2}", sc.x(i), sc.y(b.lower[i]))).collect();
+                        let line: Vec<String> = (from..to).map(|i| format!("{:.2},{:.2}", sc.x(i), sc.y(b.mean[i]))).collect();
+                        view! {
+                            <polygon points=format!("{} {}", upper.join(" "), lower.join(" ")) fill=se.color fill-opacity="0.18" stroke="none"/>
+                            <polyline points=line.join(" ") fill="none" stroke=se.color stroke-width="2"/>
+                        }
+                    }).collect_view();
                     view! {
-                        <polygon points=poly fill=se.color fill-opacity="0.18" stroke="none"/>
-                        <polyline points=line.join(" ") fill="none" stroke=se.color stroke-width="2"/>
+                        {pieces}
                         <line x1=W - MR + 10.0 x2=W - MR + 28.0 y1=ly - 4.0 y2=ly - 4.0 stroke=se.color stroke-width="3"/>
                         <text x=W - MR + 32.0 y=ly fill="#222">{format!("{} (n={})", se.name, b.n)}</text>
                     }
@@ -174,7 +221,7 @@ pub fn LineChart(
                 let hover_view = hover.get().filter(|&i| i < sc.x_max).map(|i| {
                     let x = sc.x(i);
                     let lines: Vec<(String, &'static str)> = s.iter().filter_map(|se| {
-                        let m = *se.band.mean.get(i)?;
+                        let m = *se.band.mean.get(i).filter(|m| m.is_finite())?;
                         Some((format!("{}: {} [{}, {}]", se.name, fmt_value(m), fmt_value(se.band.lower[i]), fmt_value(se.band.upper[i])), se.color))
                     }).collect();
                     let bx = if x > W / 2.0 { x - 236.0 } else { x + 8.0 };
@@ -186,7 +233,7 @@ pub fn LineChart(
                         <g class="hover">
                             <line x1=x x2=x y1=MT y2=H - MB stroke="#888" stroke-dasharray="3,3"/>
                             <rect x=bx y=MT + 4.0 width="228" height=height fill="#ffffff" fill-opacity="0.92" stroke="#bbb"/>
-                            <text x=bx + 6.0 y=MT + 17.0 fill="#222" font-weight="600">{format!("iteration {}", i + 1)}</text>
+                            <text x=bx + 6.0 y=MT + 17.0 fill="#222" font-weight="600">{format!("{x_label} {}", x_at(i))}</text>
                             {rows}
                         </g>
                     }
@@ -197,7 +244,7 @@ pub fn LineChart(
                         {xticks}
                         <line x1=ML x2=W - MR y1=H - MB y2=H - MB stroke="#444"/>
                         <line x1=ML x2=ML y1=MT y2=H - MB stroke="#444"/>
-                        <text x=(ML + W - MR) / 2.0 y=H - 8.0 text-anchor="middle" fill="#222">"iteration"</text>
+                        <text x=(ML + W - MR) / 2.0 y=H - 8.0 text-anchor="middle" fill="#222">{x_label}</text>
                         <text transform=format!("translate(14,{}) rotate(-90)", (MT + H - MB) / 2.0) text-anchor="middle" fill="#222">
                             {move || if log_y.get() { format!("{y_label} (log)") } else { y_label.to_string() }}
                         </text>

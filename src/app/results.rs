@@ -78,7 +78,10 @@ pub fn ResultsPanel() -> impl IntoView {
         }
     };
     let has_results = move || state.traces.with(|t| !t.is_empty());
+    let is_race = move || state.run_setup.with(|r| r.as_ref().is_some_and(|(r, _)| r.spec.race_budget.is_some()));
     view! {
+        {move || is_race().then(|| view! { <super::race_view::RaceResults/> })}
+        <div style:display=move || if is_race() { "none" } else { "" }>
         <div class="row">
             <label class="check"><input id="log-scale" type="checkbox" prop:checked=move || state.log_y.get()
                 on:change=move |ev| state.log_y.set(event_target_checked(&ev))/>"log scale"</label>
@@ -132,6 +135,7 @@ pub fn ResultsPanel() -> impl IntoView {
         <PriorEffectView/>
         <ObjectiveSpacePanel/>
         <WarpingView/>
+        </div>
     }
 }
 

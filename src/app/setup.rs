@@ -7,10 +7,13 @@ use super::browser::{copy_to_clipboard, hardware_concurrency, link_for, now_ms};
 use super::pool::{self, RunSink};
 use super::state::{AppState, Level, RunStatus};
 use crate::engine::benchmark::Direction;
+use crate::engine::fidelity::runner::MF_METHODS;
 use crate::engine::methods::METHODS;
 use crate::engine::permalink::{fits, reconcile_objectives, to_query};
 use crate::engine::runner::{JobProgress, Trace};
-use crate::engine::spec::{Job, ObjectiveChoice, TransferMode, MAX_ITERATIONS, MAX_OBJECTIVES, MAX_SEEDS};
+use crate::engine::spec::{
+    default_race_budget, Job, ObjectiveChoice, TransferMode, MAX_ITERATIONS, MAX_OBJECTIVES, MAX_RACE_BUDGET, MAX_SEEDS,
+};
 
 fn parse_in<T: std::str::FromStr + PartialOrd>(s: &str, lo: T, hi: T) -> Option<T> {
     s.trim().parse::<T>().ok().filter(|v| *v >= lo && *v <= hi)
@@ -39,6 +42,41 @@ pub fn SetupPanel() -> impl IntoView {
         });
     };
     let multi = move || !spec.with(|s| s.objectives.is_empty());
+    // A memo, so that views switched on it are rebuilt only when the mode flips.
+    let race_memo = Memo::new(move |_| spec.with(|s| s.race_budget.is_some()));
+    let race = move || race_memo.get();
+    // A race needs learning curves; switching keeps the methods that exist in the new mode.
+    let set_race = move |on: bool| {
+        let Some(b) = state.bench.get_untracked() else { return };
+        let steps = b.curve_steps();
+        if on && steps.is_none() {
+            state.say(
+                Level::Warning,
+                format!("{} has no learning curves: a race needs a metric per budget step (columns e1..eN, or LCBench)", b.name),
+            );
+            return;
+        }
+        let mut dropped = Vec::new();
+        spec.update(|s| dropped = s.set_race(steps.filter(|_| on).map(default_race_budget)));
+        for d in dropped {
+            state.say(Level::Info, d);
+        }
+    };
+    let method_box = move |name: &'static str, summary: &'static str| {
+        view! {
+            <label class="check" title=summary>
+                <input type="checkbox" value=name prop:checked=move || spec.get().methods.iter().any(|x| x == name)
+                    on:change=move |_| spec.update(|s| {
+                        if let Some(i) = s.methods.iter().position(|x| x == name) {
+                            if s.methods.len() > 1 { s.methods.remove(i); }
+                        } else {
+                            s.methods.push(name.to_string());
+                        }
+                    })/>
+                {name}" — "{summary}
+            </label>
+        }
+    };
     // Switching modes keeps the methods that fit the new number of objectives.
     let set_multi = move |on: bool| {
         let Some(b) = state.bench.get_untracked() else { return };
@@ -99,7 +137,12 @@ pub fn SetupPanel() -> impl IntoView {
         }
     };
     view! {
-        <label class="check" title="Optimise two or more metrics jointly (Salinas et al. 2020, §5.2)">
+        <label class="check" title="Gray-box HPO on learning curves: train configurations a budget unit at a time (Wistuba et al. 2022)"
+            class:disabled=move || state.bench.with(|b| b.as_ref().is_none_or(|b| b.curve_steps().is_none()))>
+            <input id="race-mode" type="checkbox" prop:checked=race on:change=move |ev| set_race(event_target_checked(&ev))/>
+            "Multi-fidelity race (DyHPO, Hyperband family; needs learning curves)"
+        </label>
+        <label class="check" title="Optimise two or more metrics jointly (Salinas et al. 2020, §5.2)" style:display=move || if race() { "none" } else { "" }>
             <input id="multi-objective" type="checkbox" prop:checked=multi on:change=move |ev| set_multi(event_target_checked(&ev))/>
             "Several objectives (Pareto front, hypervolume error)"
         </label>
@@ -179,28 +222,23 @@ pub fn SetupPanel() -> impl IntoView {
         </fieldset>
         <fieldset id="methods">
             <legend>"Methods"</legend>
-            {move || METHODS.iter().filter(|m| fits(m.objectives, multi())).map(|m| {
-                let name = m.name;
-                view! {
-                    <label class="check" title=m.summary>
-                        <input type="checkbox" value=name prop:checked=move || spec.get().methods.iter().any(|x| x == name)
-                            on:change=move |_| spec.update(|s| {
-                                if let Some(i) = s.methods.iter().position(|x| x == name) {
-                                    if s.methods.len() > 1 { s.methods.remove(i); }
-                                } else {
-                                    s.methods.push(name.to_string());
-                                }
-                            })/>
-                        {name}" — "{m.summary}
-                    </label>
-                }
-            }).collect_view()}
+            {move || if race() {
+                MF_METHODS.iter().map(|m| method_box(m.name, m.summary)).collect_view().into_any()
+            } else {
+                METHODS.iter().filter(|m| fits(m.objectives, multi())).map(|m| method_box(m.name, m.summary)).collect_view().into_any()
+            }}
         </fieldset>
         <div class="row">
             {number_input("seeds", "Seeds", |s| s.seeds.to_string(), |s, v| parse_in(v, 1, MAX_SEEDS).map(|n| s.seeds = n).is_some(), format!("1 to {MAX_SEEDS}"))}
             {number_input("first-seed", "First seed", |s| s.first_seed.to_string(), |s, v| parse_in(v, 0, u64::MAX).map(|n| s.first_seed = n).is_some(), "a non-negative integer".into())}
-            {number_input("iters", "Iterations", |s| s.iterations.to_string(), |s, v| parse_in(v, 1, MAX_ITERATIONS).map(|n| s.iterations = n).is_some(), format!("1 to {MAX_ITERATIONS}"))}
-            <label>"Transfer "
+            {move || if race() {
+                number_input("race-budget", "Budget units per run", |s| s.race_budget.map(|b| b.to_string()).unwrap_or_default(),
+                    |s, v| parse_in(v, 1, MAX_RACE_BUDGET).map(|n| s.race_budget = Some(n)).is_some(),
+                    format!("1 to {MAX_RACE_BUDGET}; one unit trains one configuration one step further")).into_any()
+            } else {
+                number_input("iters", "Iterations", |s| s.iterations.to_string(), |s, v| parse_in(v, 1, MAX_ITERATIONS).map(|n| s.iterations = n).is_some(), format!("1 to {MAX_ITERATIONS}")).into_any()
+            }}
+            <label style:display=move || if race() { "none" } else { "" }>"Transfer "
                 <select id="transfer" prop:value=move || spec.get().transfer.as_str() on:change=move |ev| {
                     let v = event_target_value(&ev);
                     spec.update(|s| s.transfer = if v == "none" { TransferMode::None } else { TransferMode::LeaveOneTaskOut });
@@ -315,7 +353,7 @@ fn start_run(state: AppState) {
     state.run.set(RunStatus {
         running: true,
         total_jobs: total,
-        iterations: spec.iterations,
+        iterations: spec.race_budget.unwrap_or(spec.iterations as u64),
         started_ms: now_ms(),
         workers,
         ..RunStatus::default()
@@ -370,8 +408,13 @@ pub fn RunPanel() -> impl IntoView {
             format!("Cancelled after {} of {} jobs ({}).", r.done_jobs, r.total_jobs, fmt_seconds(elapsed))
         } else {
             let evals = (r.done_jobs - r.failed_jobs) as f64 * r.iterations as f64;
+            let unit = if state.run_setup.with_untracked(|s| s.as_ref().is_some_and(|(r, _)| r.spec.race_budget.is_some())) {
+                "budget units"
+            } else {
+                "evaluations"
+            };
             format!(
-                "Finished {} jobs ({} evaluations) in {} on {} workers: {:.0} evaluations/s{}",
+                "Finished {} jobs ({} {unit}) in {} on {} workers: {:.0} {unit}/s{}",
                 r.total_jobs,
                 evals,
                 fmt_seconds(elapsed),
@@ -389,7 +432,8 @@ pub fn RunPanel() -> impl IntoView {
             <span id="job-count">{move || {
                 let s = state.spec.get();
                 let tasks = if s.tasks.is_empty() { state.bench.get().map(|b| b.tasks.len()).unwrap_or(0) } else { s.tasks.len() };
-                format!("{} methods × {} tasks × {} seeds = {} jobs of {} iterations", s.methods.len(), tasks, s.seeds, s.methods.len() * tasks * s.seeds as usize, s.iterations)
+                let each = match s.race_budget { Some(b) => format!("{b} budget units"), None => format!("{} iterations", s.iterations) };
+                format!("{} methods × {} tasks × {} seeds = {} jobs of {each}", s.methods.len(), tasks, s.seeds, s.methods.len() * tasks * s.seeds as usize)
             }}</span>
         </div>
         <progress id="progress" max="1" prop:value=move || run.get().fraction()></progress>

@@ -43,8 +43,8 @@ pub struct RunStatus {
     pub done_jobs: usize,
     /// Jobs that failed.
     pub failed_jobs: usize,
-    /// Iterations per job.
-    pub iterations: u32,
+    /// Iterations per job (budget units for a race).
+    pub iterations: u64,
     /// Per worker: label and progress of the job it is running.
     pub current: BTreeMap<usize, (String, JobProgress)>,
     /// Start time (ms since page load).
@@ -64,7 +64,16 @@ impl RunStatus {
         if total == 0.0 {
             return 0.0;
         }
-        let partial: u32 = self.current.values().map(|c| if let JobProgress::Iterations(n) = c.1 { n } else { 0 }).sum();
+        // `iterations` holds the budget units of a race, whose jobs report budget spent.
+        let partial: u64 = self
+            .current
+            .values()
+            .map(|c| match c.1 {
+                JobProgress::Iterations(n) => n as u64,
+                JobProgress::Budget { spent, .. } => spent,
+                JobProgress::Prior { .. } => 0,
+            })
+            .sum();
         ((self.done_jobs as f64 * self.iterations as f64 + partial as f64) / total).min(1.0)
     }
 }

@@ -111,6 +111,11 @@ impl Benchmark {
         self.metrics.iter().position(|m| m.name == name)
     }
 
+    /// Budget steps of the longest learning curve, `None` when no task has curves.
+    pub fn curve_steps(&self) -> Option<usize> {
+        self.tasks.iter().filter_map(|t| t.curves.as_ref()).flat_map(|c| c.values.iter().map(Vec::len)).max()
+    }
+
     /// Total number of evaluated configurations over all tasks.
     pub fn total_rows(&self) -> usize {
         self.tasks.iter().map(Task::len).sum()

@@ -180,7 +180,8 @@ pub fn crossing_curves_family() -> Benchmark {
 pub fn load_bundled(name: &str) -> Option<Benchmark> {
     let csv = bundled_csv(name)?;
     let file = format!("{name}.csv");
-    let loaded = super::loaders::upload::load_file(&file, csv.as_bytes(), None).unwrap_or_else(|_| panic!("the generated {name} CSV loads"));
+    let loaded =
+        super::loaders::upload::load_file(&file, csv.as_bytes(), None).unwrap_or_else(|_| panic!("the generated {name} CSV loads"));
     Some(loaded.benchmark)
 }
 

@@ -4,6 +4,7 @@
 //! optimizer, task, seed and iteration, so the file does not depend on which worker finished
 //! first. Numbers use Rust's shortest round-trip formatting, identical natively and in wasm.
 
+use super::fidelity::RaceTrace;
 use super::runner::{Trace, TraceRow};
 
 /// Columns of the paper's format.
@@ -28,6 +29,36 @@ fn write_csv<'a>(traces: impl IntoIterator<Item = &'a Trace>, extra_columns: &[&
             ];
             record.extend(extra(r));
             w.write_record(&record).expect("writing to memory");
+        }
+    }
+    String::from_utf8(w.into_inner().expect("flush to memory")).expect("csv writes UTF-8")
+}
+
+/// Multi-fidelity runs as CSV, one row per served request (`step` counts from 0), runs sorted
+/// by method, task and seed: `method,task,seed,step,config,budget,value,best,spent,cost,
+/// optimizer_seconds`. `config` is the configuration's row index within its task.
+pub fn race_traces_csv<'a>(traces: impl IntoIterator<Item = &'a RaceTrace>) -> String {
+    let mut sorted: Vec<&RaceTrace> = traces.into_iter().collect();
+    sorted.sort_by(|a, b| (&a.method, &a.task, a.seed).cmp(&(&b.method, &b.task, b.seed)));
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(["method", "task", "seed", "step", "config", "budget", "value", "best", "spent", "cost", "optimizer_seconds"])
+        .expect("writing to memory");
+    for t in sorted {
+        for (k, r) in t.rows.iter().enumerate() {
+            w.write_record([
+                t.method.clone(),
+                t.task.clone(),
+                t.seed.to_string(),
+                k.to_string(),
+                r.config.to_string(),
+                r.budget.to_string(),
+                format!("{}", r.value),
+                format!("{}", r.best),
+                r.spent.to_string(),
+                format!("{}", r.cost),
+                format!("{}", r.optimizer_seconds),
+            ])
+            .expect("writing to memory");
         }
     }
     String::from_utf8(w.into_inner().expect("flush to memory")).expect("csv writes UTF-8")
@@ -65,6 +96,25 @@ pub fn traces_detailed_csv<'a>(traces: impl IntoIterator<Item = &'a Trace>) -> S
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::fidelity::RaceRow;
+
+    #[test]
+    fn race_csv_sorted_one_row_per_request() {
+        let row =
+            |config, budget, value| RaceRow { config, budget, value, best: value, spent: budget as u64, cost: 1.5, optimizer_seconds: 0.0 };
+        let t = |method: &str, seed| RaceTrace {
+            method: method.into(),
+            task: "t, 1".into(),
+            seed,
+            rows: vec![row(3, 1, 0.5), row(3, 2, 0.25)],
+        };
+        let csv = race_traces_csv(&[t("RS", 1), t("DyHPO", 0)]);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines[0], "method,task,seed,step,config,budget,value,best,spent,cost,optimizer_seconds");
+        assert_eq!(lines[1], "DyHPO,\"t, 1\",0,0,3,1,0.5,0.5,1,1.5,0");
+        assert_eq!(lines[4], "RS,\"t, 1\",1,1,3,2,0.25,0.25,2,1.5,0");
+        assert_eq!(lines.len(), 5);
+    }
 
     #[test]
     fn paper_format_sorted_and_quoted() {

@@ -198,7 +198,47 @@ pub struct Job {
     pub seed: u64,
 }
 
+/// Multi-fidelity methods a new race starts with: the paper's method and the baselines that
+/// cost next to nothing (DEHB and the ablations are one click away).
+pub const DEFAULT_RACE_METHODS: &[&str] = &["RS", "Hyperband", "ASHA", "BOHB", "DyHPO"];
+
+/// Race budget proposed for curves of `steps` budget steps: five full trainings — enough for
+/// the methods to separate, small enough for a first race in the browser to take about a
+/// minute. (The paper's LCBench protocol, 1,000 epochs ≈ 19 full trainings, is one edit away.)
+pub fn default_race_budget(steps: usize) -> u64 {
+    (5 * steps.max(1) as u64).min(MAX_RACE_BUDGET)
+}
+
 impl ExperimentSpec {
+    /// Switches to a race of `budget` units (`Some`) or back to full evaluations (`None`),
+    /// keeping the methods that exist in the new mode (the defaults when none does) and
+    /// dropping the multi-objective choice (races optimise one objective). Returns a message
+    /// for every method dropped.
+    pub fn set_race(&mut self, budget: Option<u64>) -> Vec<String> {
+        use crate::engine::fidelity::runner::MF_METHODS;
+        self.race_budget = budget;
+        let known = |m: &str| if budget.is_some() { MF_METHODS.iter().any(|i| i.name == m) } else { method_info(m).is_some() };
+        let mut dropped = Vec::new();
+        self.methods.retain(|m| {
+            let ok = known(m);
+            if !ok {
+                dropped.push(format!("'{m}' does not run in this mode; removed"));
+            }
+            ok
+        });
+        if self.methods.is_empty() || (budget.is_some() && self.methods == ["RS"]) {
+            self.methods = if budget.is_some() {
+                DEFAULT_RACE_METHODS.iter().map(|m| m.to_string()).collect()
+            } else {
+                ExperimentSpec::default().methods
+            };
+        }
+        if budget.is_some() {
+            self.objectives.clear();
+        }
+        dropped
+    }
+
     /// Checks the spec against a benchmark.
     pub fn resolve(&self, bench: &Benchmark) -> Result<ResolvedSpec> {
         if self.version != SPEC_VERSION {
@@ -354,6 +394,25 @@ impl ResolvedSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn switching_race_mode_keeps_the_methods_that_exist_in_it() {
+        let mut spec = ExperimentSpec { methods: vec!["RS".into(), "GCP+prior".into()], ..Default::default() };
+        let dropped = spec.set_race(Some(200));
+        assert_eq!(spec.race_budget, Some(200));
+        assert_eq!(dropped.len(), 1);
+        // A lone RS is no race: the defaults come in.
+        assert_eq!(spec.methods, DEFAULT_RACE_METHODS);
+        // Methods that race are kept.
+        let mut kept = ExperimentSpec { methods: vec!["ASHA".into(), "RS".into()], ..Default::default() };
+        assert!(kept.set_race(Some(50)).is_empty());
+        assert_eq!(kept.methods, vec!["ASHA", "RS"]);
+        spec.methods.push("DyHPO (fast)".into());
+        let dropped = spec.set_race(None);
+        assert_eq!(spec.methods, vec!["RS"]);
+        assert_eq!(dropped.len(), 5);
+        assert_eq!(default_race_budget(40), 200);
+    }
 
     #[test]
     fn data_refs_round_trip_and_reject_tampering() {

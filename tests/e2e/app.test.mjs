@@ -316,3 +316,74 @@ test('several objectives: hypervolume chart, objective space, Fig. 6 and the war
     assert.deepEqual(await tampered.page.locator('#methods input:checked').evaluateAll(e => e.map(x => x.value)), ['RS']);
   } finally { await tampered.close(); }
 });
+
+function cliRaceTraces(query) {
+  const out = join(ROOT, 'target', `e2e-cli-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  execFileSync(CLI, ['run', '--link', query, '--out', out, '--shared-dir', SHARED], { stdio: 'pipe' });
+  return readFile(join(out, 'race-traces.csv'), 'utf8');
+}
+
+// Everything but the optimizer's own seconds (wall time) is deterministic.
+const withoutTimes = csv => csv.trim().split('\n').map(l => l.split(',').slice(0, -1).join(','));
+
+test('a multi-fidelity race: regret, ranks, CD diagrams, Fig. 6, the animated race view, traces identical to the CLI', async () => {
+  const b = await open();
+  try {
+    await b.page.selectOption('#data-source', 'bundled:curves');
+    await b.page.waitForFunction(() => /^curves: 8 tasks/.test(document.querySelector('#data-info')?.textContent ?? ''), null, { timeout: 60_000 });
+    assert.match((await messages(b.page, 'info')).join('\n'), /has learning curves: set up a multi-fidelity race/);
+    assert.equal(await b.page.isChecked('#race-mode'), true);
+    assert.equal(await b.page.inputValue('#race-budget'), '200', 'five full trainings of 40 steps');
+    const offered = await b.page.locator('#methods input').evaluateAll(e => e.map(x => x.value));
+    assert.deepEqual(offered, ['RS', 'Hyperband', 'ASHA', 'BOHB', 'DEHB', 'DyHPO', 'DyHPO w/o CNN', 'DyHPO (fast)']);
+    const checked = await b.page.locator('#methods input:checked').evaluateAll(e => e.map(x => x.value));
+    assert.deepEqual(checked, ['RS', 'Hyperband', 'ASHA', 'BOHB', 'DyHPO']);
+    await onlyTask(b.page, 'curves-00');
+    await b.page.check('#tasks input[value="curves-01"]');
+    await b.page.check('#tasks input[value="curves-02"]');
+    await setNumber(b.page, 'seeds', 2);
+    await setNumber(b.page, 'race-budget', 60);
+    assert.match(await b.page.locator('#job-count').textContent(), /5 methods × 3 tasks × 2 seeds = 30 jobs of 60 budget units/);
+    assert.match(await runAndWait(b.page, 300_000), /Finished 30 jobs \(1800 budget units\)/);
+    assert.deepEqual(await messages(b.page, 'error'), []);
+    for (const id of ['chart-regret', 'chart-regret-time', 'chart-ranks', 'chart-precision', 'chart-selected-regret']) {
+      assert.ok(await b.page.locator(`#${id} polyline`).count() >= 5, `${id}: a curve per method`);
+    }
+    assert.ok(await b.page.locator('#chart-good-after-bad polyline').count() >= 6, 'and the fully-trained baseline');
+    for (const id of ['cd-50', 'cd-100']) {
+      assert.equal(await b.page.locator(`#${id} .cd-method`).count(), 5, `${id} names every method`);
+      assert.match(await b.page.locator(`#${id}`).textContent(), /over 3 tasksFriedman p = [0-9.e-]+; bars/);
+    }
+    // The race view: all 60 requests shown, then rewound to 10 and played to the end.
+    const runs = await b.page.locator('#race-run option').count();
+    assert.equal(runs, 30);
+    // ASHA comes first: fewer requests than units (a promotion trains several steps at once).
+    assert.match(await b.page.locator('#race-step-label').textContent(), /^request (\d+) of \1: 60 budget units on \d+ of 256 configurations/);
+    await b.page.selectOption('#race-run', { label: 'DyHPO · curves-01 · seed 1' });
+    assert.match(await b.page.locator('#race-step-label').textContent(), /^request 60 of 60: 60 budget units on \d+ of 256 configurations/, 'DyHPO: one unit per request');
+    await b.page.fill('#race-step', '10');
+    await b.page.locator('#race-step').dispatchEvent('input');
+    assert.match(await b.page.locator('#race-step-label').textContent(), /^request 10 of 60: \d+ budget units/);
+    const pointsAt10 = await b.page.locator('#race-curves circle').count();
+    await b.page.click('#race-play');
+    await b.page.waitForFunction(() => /^request 60 of 60/.test(document.querySelector('#race-step-label')?.textContent ?? ''), null, { timeout: 20_000 });
+    assert.equal(await b.page.locator('#race-play').textContent(), 'Play');
+    assert.ok(await b.page.locator('#race-curves circle').count() > pointsAt10, 'the animation adds points');
+    // The page and the CLI agree on every request (optimizer seconds are wall time).
+    const link = await b.page.inputValue('#permalink');
+    assert.match(link, /race=60/);
+    const csv = await download(b.page, '#export-race-csv');
+    assert.equal(csv.split('\n')[0], 'method,task,seed,step,config,budget,value,best,spent,cost,optimizer_seconds');
+    assert.deepEqual(withoutTimes(csv), withoutTimes(await cliRaceTraces(new URL(link).search.slice(1))));
+    const svg = await download(b.page, '#cd-diagrams figure:first-child button:has-text("SVG")');
+    assert.match(svg, /^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    assert.deepEqual(b.errors, []);
+  } finally { await b.close(); }
+  // A race link on a table without curves says so and falls back to full evaluations.
+  const flat = await open('v=1&data=bundled:quadratic&methods=DyHPO,ASHA&race=100');
+  try {
+    assert.match((await messages(flat.page, 'warning')).join('\n'), /quadratic has no learning curves/);
+    assert.equal(await flat.page.isChecked('#race-mode'), false);
+    assert.deepEqual(await flat.page.locator('#methods input:checked').evaluateAll(e => e.map(x => x.value)), ['RS']);
+  } finally { await flat.close(); }
+});

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use hpo_playground::engine::benchmark::Benchmark;
 use hpo_playground::engine::bundled::{bundled_csv, load_bundled, BUNDLED};
 use hpo_playground::engine::export::{traces_csv, traces_detailed_csv};
-use hpo_playground::engine::fidelity::RaceTrace;
+use hpo_playground::engine::fidelity::report::race_traces;
 use hpo_playground::engine::loaders::copula::load_copula_format;
 use hpo_playground::engine::loaders::upload::{load_file, LoadFailure};
 use hpo_playground::engine::methods::method_info;
@@ -64,7 +64,8 @@ enum Command {
         #[arg(long, default_value = "../shared/benchmarks/quantile-transfer")]
         shared_dir: PathBuf,
     },
-    /// Multi-fidelity runs (DyHPO, Hyperband, ASHA, RS) with the DyHPO paper's summaries.
+    /// Multi-fidelity runs (DyHPO and its ablation, RS, Hyperband, ASHA, BOHB, DEHB) with the
+    /// DyHPO paper's summaries (regret, ranks, CD at 50% and 100%, Fig. 6).
     Race {
         /// `curves` (bundled crossing curves), `lcbench` (the shared LCBench tables) or a
         /// learning-curve CSV (columns e1..eN, minimised).
@@ -94,7 +95,7 @@ enum Command {
     },
     /// Write a bundled benchmark as CSV (what assets/ ships).
     Generate {
-        /// Benchmark name (quadratic).
+        /// Benchmark name: quadratic, tradeoff or curves.
         name: String,
         /// Output file.
         #[arg(long)]
@@ -209,10 +210,7 @@ fn run(
     println!("{} jobs in {elapsed:.3} s; wrote {}/traces.csv, traces-detailed.csv and spec.json", jobs.len(), out.display());
     println!("link: ?{}", to_query(&spec));
     if let Some(total) = spec.race_budget {
-        let races: Vec<RaceTrace> = traces
-            .iter()
-            .map(|t| RaceTrace { method: t.method.clone(), task: t.task.clone(), seed: t.seed, rows: t.race.clone() })
-            .collect();
+        let races = race_traces(&traces);
         crate::race::summarize_and_write(&bench, &resolved.tasks, resolved.direction.sign(), 0, &races, &spec.methods, total, out)?;
         return Ok(());
     }

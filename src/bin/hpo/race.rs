@@ -1,8 +1,6 @@
 //! `hpo race`: multi-fidelity runs (DyHPO and the Hyperband family) over many tasks and seeds,
 //! with the DyHPO paper's regret, rank and critical-difference summaries.
 
-use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
@@ -11,9 +9,10 @@ use rayon::prelude::*;
 use hpo_playground::engine::benchmark::Benchmark;
 use hpo_playground::engine::benchmark::Direction;
 use hpo_playground::engine::bundled::crossing_curves_family;
-use hpo_playground::engine::fidelity::analysis::GroundTruth;
-use hpo_playground::engine::fidelity::runner::{race_curves, run_mf_job, RaceSetup, MF_METHODS};
-use hpo_playground::engine::fidelity::summary::{summarize, RaceSummary, TaskCurves};
+use hpo_playground::engine::export::race_traces_csv;
+use hpo_playground::engine::fidelity::report::task_curves;
+use hpo_playground::engine::fidelity::runner::{run_mf_job, RaceSetup, MF_METHODS};
+use hpo_playground::engine::fidelity::summary::{summarize, RaceSummary};
 use hpo_playground::engine::fidelity::RaceTrace;
 use hpo_playground::engine::loaders::curves::{load_curve_table, load_lcbench, NamedBytes};
 use hpo_playground::engine::EngineError;
@@ -148,12 +147,7 @@ pub fn summarize_and_write(
     out: &Path,
 ) -> CliResult<()> {
     let setup = RaceSetup { total_budget: budget, skip_steps };
-    let mut curves = BTreeMap::new();
-    for &t in tasks {
-        let (values, _) = race_curves(bench, t, &setup)?;
-        let truth = GroundTruth::new(&values, sign);
-        curves.insert(bench.tasks[t].name.clone(), TaskCurves { values, truth });
-    }
+    let curves = task_curves(bench, tasks, sign, &setup)?;
     let summary = summarize(traces, methods, &curves, budget);
     std::fs::create_dir_all(out)?;
     write_traces(&out.join("race-traces.csv"), traces)?;
@@ -164,17 +158,7 @@ pub fn summarize_and_write(
 }
 
 fn write_traces(path: &Path, traces: &[RaceTrace]) -> CliResult<()> {
-    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
-    writeln!(f, "method,task,seed,step,config,budget,value,best,spent,cost,optimizer_seconds")?;
-    for t in traces {
-        for (k, r) in t.rows.iter().enumerate() {
-            writeln!(
-                f,
-                "{},{},{},{k},{},{},{},{},{},{},{}",
-                t.method, t.task, t.seed, r.config, r.budget, r.value, r.best, r.spent, r.cost, r.optimizer_seconds
-            )?;
-        }
-    }
+    std::fs::write(path, race_traces_csv(traces))?;
     Ok(())
 }
 

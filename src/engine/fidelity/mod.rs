@@ -13,6 +13,7 @@ pub mod deep_kernel;
 pub mod dyhpo;
 pub mod hyperband;
 pub mod race;
+pub mod report;
 pub mod runner;
 pub mod samplers;
 pub mod summary;

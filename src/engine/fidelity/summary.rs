@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::analysis::{good_after_bad, precision_and_mean_regret, reached, regret_curve, GroundTruth};
-use super::RaceTrace;
+use super::{RaceRow, RaceTrace};
 use crate::engine::metrics::{average_ranks, band, Band};
 use crate::engine::significance::{critical_difference, CriticalDifference};
 
@@ -37,6 +37,31 @@ pub struct CdSummary {
 }
 
 impl CdSummary {
+    /// Method indices from the best average rank to the worst.
+    pub fn order(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.ranks.len()).collect();
+        order.sort_by(|&a, &b| self.ranks[a].total_cmp(&self.ranks[b]));
+        order
+    }
+
+    /// The diagram's bars, as ranges `(i, j)` of positions in [`Self::order`]: maximal runs
+    /// whose every pair is not significantly different, dropping runs inside another.
+    pub fn cliques(&self) -> Vec<(usize, usize)> {
+        let order = self.order();
+        let same = |a: usize, b: usize| self.not_different.contains(&(a.min(b), a.max(b)));
+        let mut groups: Vec<(usize, usize)> = Vec::new();
+        for i in 0..order.len() {
+            let mut j = i;
+            while j + 1 < order.len() && (i..=j).all(|k| same(order[k], order[j + 1])) {
+                j += 1;
+            }
+            if j > i && !groups.iter().any(|&(a, b)| a <= i && j <= b) {
+                groups.push((i, j));
+            }
+        }
+        groups
+    }
+
     fn new(fraction: f64, cd: CriticalDifference) -> Self {
         let k = cd.ranks.len();
         let not_different = (0..k).flat_map(|i| (i + 1..k).map(move |j| (i, j))).filter(|&(i, j)| !cd.different[i][j]).collect();
@@ -45,7 +70,7 @@ impl CdSummary {
 }
 
 /// Everything the race views and the replication report show.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RaceSummary {
     /// Methods, in the order of every per-method vector below.
     pub methods: Vec<String>,
@@ -69,6 +94,41 @@ pub struct RaceSummary {
     pub good_after_bad_baseline: Vec<f64>,
     /// Per method: mean over tasks and seeds of the optimizer's own seconds in a run.
     pub optimizer_seconds: Vec<f64>,
+    /// Wall-clock grid (seconds): the benchmark's cost plus the optimizer's own time.
+    pub wall_clock: Vec<f64>,
+    /// Per method: mean regret over tasks at each point of [`Self::wall_clock`] (Fig. 5).
+    pub regret_by_time: Vec<Band>,
+}
+
+/// Points of the wall-clock grid.
+const WALL_CLOCK_POINTS: usize = 101;
+
+/// Wall-clock seconds at which each row was served: the benchmark's cost so far plus the
+/// optimizer's own seconds so far (the overhead the paper's Fig. 5 includes).
+fn row_times(rows: &[RaceRow]) -> Vec<f64> {
+    let mut overhead = 0.0;
+    rows.iter()
+        .map(|r| {
+            overhead += r.optimizer_seconds;
+            r.cost + overhead
+        })
+        .collect()
+}
+
+/// Regret of the incumbent at each time of `grid` (the initial regret before the first row).
+fn regret_at_times(rows: &[RaceRow], truth: &GroundTruth, grid: &[f64]) -> Vec<f64> {
+    let times = row_times(rows);
+    let mut current = truth.regret(truth.worst);
+    let mut next = 0;
+    grid.iter()
+        .map(|&tau| {
+            while next < rows.len() && times[next] <= tau {
+                current = truth.regret(rows[next].best);
+                next += 1;
+            }
+            current
+        })
+        .collect()
 }
 
 /// Mean of the finite values (NaN if none).
@@ -150,6 +210,22 @@ pub fn summarize(traces: &[RaceTrace], methods: &[String], tasks: &BTreeMap<Stri
             good_after_bad(&tc.values, &vec![max_budget; tc.values.len()], tc.truth.sign, max_budget)
         })
         .collect();
+    let end =
+        traces.iter().filter(|r| task_names.contains(&r.task)).filter_map(|r| row_times(&r.rows).last().copied()).fold(0.0f64, f64::max);
+    let wall_clock: Vec<f64> = (0..WALL_CLOCK_POINTS).map(|i| end * i as f64 / (WALL_CLOCK_POINTS - 1) as f64).collect();
+    let regret_by_time = methods
+        .iter()
+        .map(|m| {
+            let per_task: Vec<Vec<f64>> = task_names
+                .iter()
+                .map(|t| {
+                    let truth = &tasks[t].truth;
+                    mean_curve(&runs(traces, m, t).map(|r| regret_at_times(&r.rows, truth, &wall_clock)).collect::<Vec<_>>())
+                })
+                .collect();
+            band(&per_task)
+        })
+        .collect();
     RaceSummary {
         methods: methods.to_vec(),
         tasks: task_names,
@@ -162,6 +238,8 @@ pub fn summarize(traces: &[RaceTrace], methods: &[String], tasks: &BTreeMap<Stri
         good_after_bad: good,
         good_after_bad_baseline: mean_curve(&baseline),
         optimizer_seconds: seconds,
+        wall_clock,
+        regret_by_time,
     }
 }
 
@@ -176,6 +254,23 @@ mod tests {
             .map(|&(spent, best)| RaceRow { config: 0, budget: 1, value: best, best, spent, cost: spent as f64, optimizer_seconds: 0.5 })
             .collect();
         RaceTrace { method: method.into(), task: task.into(), seed, rows }
+    }
+
+    #[test]
+    fn cd_bars_are_maximal_runs_of_insignificant_pairs() {
+        let cd = |ranks: Vec<f64>, nd: Vec<(usize, usize)>| CdSummary { fraction: 1.0, ranks, friedman_p: 0.01, not_different: nd };
+        // Rank order 0,1,2,3: 0~1, 1~2, 0≁2, 2~3, 1≁3 → bars {0,1}, {1,2}, {2,3}.
+        let c = cd(vec![1.0, 2.0, 3.0, 4.0], vec![(0, 1), (1, 2), (2, 3)]);
+        assert_eq!(c.cliques(), vec![(0, 1), (1, 2), (2, 3)]);
+        // All alike, in rank order 2, 0, 1: one bar over all positions.
+        let c = cd(vec![2.0, 3.0, 1.0], vec![(0, 1), (0, 2), (1, 2)]);
+        assert_eq!(c.order(), vec![2, 0, 1]);
+        assert_eq!(c.cliques(), vec![(0, 2)]);
+        // 0~1 and 1~2 but not 0~2, ranks 2 < 1 < 0 order: positions of 2,1,0 → two bars.
+        let c = cd(vec![3.0, 2.0, 1.0], vec![(0, 1), (1, 2)]);
+        assert_eq!(c.cliques(), vec![(0, 1), (1, 2)]);
+        // All different: no bar.
+        assert!(cd(vec![1.0, 2.0, 3.0], vec![]).cliques().is_empty());
     }
 
     #[test]
@@ -200,5 +295,16 @@ mod tests {
         assert_eq!(s.ranks[0], vec![1.25, 1.0]);
         assert_eq!(s.optimizer_seconds, vec![0.5 * 4.0 / 3.0, 0.5]);
         assert_eq!(s.cd.len(), 2);
+        // Wall clock: cost = spent, plus 0.5 s of overhead per row. The longest run ("good"
+        // on a, seed 0) ends at 2 + 1.0 s; at t = 0 nothing is served yet (regret 1).
+        assert_eq!(s.wall_clock.len(), WALL_CLOCK_POINTS);
+        assert!((s.wall_clock.last().unwrap() - 3.0).abs() < 1e-12);
+        assert_eq!(s.regret_by_time[1].mean[0], 1.0);
+        assert_eq!(*s.regret_by_time[0].mean.last().unwrap(), 0.0);
+        // At t = 1.5 s both seeds on a have served their first row: a = (0.5 + 0.0) / 2; b's
+        // first row comes at 2.5 s: 1.0. Mean over tasks 0.625.
+        let i = s.wall_clock.iter().position(|&t| (t - 1.5).abs() < 1e-9).unwrap();
+        assert_eq!(s.regret_by_time[0].mean[i], 0.625);
+        assert_eq!(s.regret_by_time[0].mean[i - 1], 1.0);
     }
 }
