@@ -13,6 +13,23 @@ if [ -d "$src/quantile-transfer" ]; then
     files+=("$(basename "$f")")
   done
 fi
+# LCBench is a folder of four files; the page takes it as one zip (stored: its big members
+# are gzip already). The CLI reads the folder itself.
+lc="$src/lcbench-surrogate"
+if [ -f "$lc/lcbench_configs.csv" ] && [ -f "$lc/lcbench_surrogate_val_balanced_accuracy.csv.gz" ]; then
+  python3 - "$lc" "$out/lcbench-surrogate.zip" <<'PY'
+import sys, zipfile, os
+src, dst = sys.argv[1], sys.argv[2]
+names = ["lcbench_configs.csv", "lcbench_surrogate_val_balanced_accuracy.csv.gz",
+         "lcbench_surrogate_time.csv.gz", "lcbench_task_names.csv"]
+with zipfile.ZipFile(dst + ".tmp", "w", zipfile.ZIP_STORED) as z:
+    for n in names:
+        if os.path.exists(os.path.join(src, n)):
+            z.write(os.path.join(src, n), n)
+os.replace(dst + ".tmp", dst)
+PY
+  files+=("lcbench-surrogate.zip")
+fi
 {
   printf '['
   for i in "${!files[@]}"; do

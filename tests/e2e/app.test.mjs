@@ -387,3 +387,18 @@ test('a multi-fidelity race: regret, ranks, CD diagrams, Fig. 6, the animated ra
     assert.deepEqual(await flat.page.locator('#methods input:checked').evaluateAll(e => e.map(x => x.value)), ['RS']);
   } finally { await flat.close(); }
 });
+
+test('LCBench from ../shared: the staged folder loads as one benchmark and races as in the CLI', { skip: !HAS_SHARED && 'needs ../shared' }, async () => {
+  const query = 'v=1&data=shared:lcbench-surrogate.zip&tasks=credit_g,vehicle&methods=RS,ASHA,BOHB&seeds=2&race=120';
+  const b = await open(query);
+  try {
+    assert.match(await b.page.locator('#data-info').textContent(), /^LCBench: 34 tasks, 68000 evaluations, 7 hyperparameters/);
+    assert.deepEqual(await messages(b.page, 'warning'), []);
+    assert.equal(await b.page.isChecked('#race-mode'), true);
+    assert.match(await runAndWait(b.page, 300_000), /Finished 12 jobs \(1440 budget units\)/);
+    assert.ok(await b.page.locator('#chart-regret polyline').count() >= 3);
+    const csv = await download(b.page, '#export-race-csv');
+    assert.deepEqual(withoutTimes(csv), withoutTimes(await cliRaceTraces(query)));
+    assert.deepEqual(b.errors, []);
+  } finally { await b.close(); }
+});

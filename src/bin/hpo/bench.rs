@@ -107,11 +107,11 @@ fn multi_objective(shared_dir: &Path) -> Result<(), Box<dyn std::error::Error>> 
 /// DyHPO's surrogate step (fit + EI_MF over every open configuration) at growing numbers of
 /// observations, on LCBench's first task when present, else on the bundled crossing curves.
 fn dyhpo_steps(lcbench_dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
-    let (bench, skip_steps, what) = match crate::race::load("lcbench", lcbench_dir) {
-        Ok((b, s)) => (b, s, "LCBench task 0, 2,000 configurations × 51 epochs"),
-        Err(_) => (hpo_playground::engine::bundled::crossing_curves_family(), 0, "crossing curves, 256 configurations × 40 epochs"),
+    let (bench, what) = match crate::race::load("lcbench", lcbench_dir) {
+        Ok(b) => (b, "LCBench task 0, 2,000 configurations × 51 epochs"),
+        Err(_) => (hpo_playground::engine::bundled::crossing_curves_family(), "crossing curves, 256 configurations × 40 epochs"),
     };
-    let setup = RaceSetup { total_budget: 1000, skip_steps };
+    let setup = RaceSetup { total_budget: 1000, skip_steps: 0 };
     let (values, _) = race_curves(&bench, 0, &setup)?;
     let candidates = bench.encoded_task(0);
     let sign = bench.metrics[bench.objective].direction.sign();

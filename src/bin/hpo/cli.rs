@@ -11,6 +11,7 @@ use hpo_playground::engine::bundled::{bundled_csv, load_bundled, BUNDLED};
 use hpo_playground::engine::export::{traces_csv, traces_detailed_csv};
 use hpo_playground::engine::fidelity::report::race_traces;
 use hpo_playground::engine::loaders::copula::load_copula_format;
+use hpo_playground::engine::loaders::curves::{load_lcbench_members, LCBENCH_ARCHIVE, LCBENCH_FILES};
 use hpo_playground::engine::loaders::upload::{load_file, LoadFailure};
 use hpo_playground::engine::methods::method_info;
 use hpo_playground::engine::metrics::{
@@ -162,6 +163,14 @@ fn load_data(spec: &ExperimentSpec, data: Option<&Path>, shared_dir: &Path) -> C
         (DataRef::Upload { name, .. }, None) => Err(format!("the experiment uses the uploaded file '{name}': pass it with --data").into()),
         (_, Some(path)) => load(path, &read_file(path)?),
         (DataRef::Bundled(name), None) => load_bundled(name).ok_or_else(|| format!("unknown bundled benchmark '{name}'").into()),
+        // The page's LCBench archive is zipped from the lcbench-surrogate folder at build time;
+        // the CLI reads the folder beside the shared directory.
+        (DataRef::Shared(file), None) if file == LCBENCH_ARCHIVE && !shared_dir.join(file).exists() => {
+            let dir = shared_dir.join("../lcbench-surrogate");
+            let members: Vec<(String, Vec<u8>)> =
+                LCBENCH_FILES.iter().filter_map(|f| std::fs::read(dir.join(f)).ok().map(|b| (f.to_string(), b))).collect();
+            Ok(load_lcbench_members(&dir.display().to_string(), &members)?.benchmark)
+        }
         (DataRef::Shared(file), None) => {
             let path = shared_dir.join(file);
             load(&path, &read_file(&path)?)
@@ -211,7 +220,7 @@ fn run(
     println!("link: ?{}", to_query(&spec));
     if let Some(total) = spec.race_budget {
         let races = race_traces(&traces);
-        crate::race::summarize_and_write(&bench, &resolved.tasks, resolved.direction.sign(), 0, &races, &spec.methods, total, out)?;
+        crate::race::summarize_and_write(&bench, &resolved.tasks, resolved.direction.sign(), &races, &spec.methods, total, out)?;
         return Ok(());
     }
     if resolved.is_multi_objective() {

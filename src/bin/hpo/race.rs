@@ -14,7 +14,7 @@ use hpo_playground::engine::fidelity::report::task_curves;
 use hpo_playground::engine::fidelity::runner::{run_mf_job, RaceSetup, MF_METHODS};
 use hpo_playground::engine::fidelity::summary::{summarize, RaceSummary};
 use hpo_playground::engine::fidelity::RaceTrace;
-use hpo_playground::engine::loaders::curves::{load_curve_table, load_lcbench, NamedBytes};
+use hpo_playground::engine::loaders::curves::{load_curve_table, load_lcbench_members, LCBENCH_FILES};
 use hpo_playground::engine::EngineError;
 
 use crate::cli::CliResult;
@@ -32,32 +32,21 @@ pub struct RaceArgs<'a> {
 
 /// Loads `curves` (bundled), `lcbench` (the shared tables) or a learning-curve CSV; returns
 /// the benchmark and how many leading steps to drop.
-pub fn load(data: &str, lcbench_dir: &Path) -> CliResult<(Benchmark, usize)> {
+pub fn load(data: &str, lcbench_dir: &Path) -> CliResult<Benchmark> {
     match data {
-        "curves" => Ok((crossing_curves_family(), 0)),
+        "curves" => Ok(crossing_curves_family()),
         "lcbench" => {
-            let read =
-                |f: &str| std::fs::read(lcbench_dir.join(f)).map_err(|e| format!("cannot read {}: {e}", lcbench_dir.join(f).display()));
-            let (configs, acc, time, names) = (
-                read("lcbench_configs.csv")?,
-                read("lcbench_surrogate_val_balanced_accuracy.csv.gz")?,
-                read("lcbench_surrogate_time.csv.gz")?,
-                read("lcbench_task_names.csv")?,
-            );
-            let loaded = load_lcbench(
-                NamedBytes { name: "lcbench_configs.csv", bytes: &configs },
-                NamedBytes { name: "lcbench_surrogate_val_balanced_accuracy.csv.gz", bytes: &acc },
-                "val_balanced_accuracy",
-                Some(NamedBytes { name: "lcbench_surrogate_time.csv.gz", bytes: &time }),
-                Some(NamedBytes { name: "lcbench_task_names.csv", bytes: &names }),
-            )?;
-            // DyHPO dropped LCBench's first logged point: budget b is epoch b + 1.
-            Ok((loaded.benchmark, 1))
+            let members = LCBENCH_FILES
+                .iter()
+                .filter_map(|f| std::fs::read(lcbench_dir.join(f)).ok().map(|b| (f.to_string(), b)))
+                .collect::<Vec<_>>();
+            // The loader drops the first logged epoch, as DyHPO did.
+            Ok(load_lcbench_members(&lcbench_dir.display().to_string(), &members)?.benchmark)
         }
         path => {
             let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
             let name = Path::new(path).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            Ok((load_curve_table(&name, &bytes, "metric", Direction::Minimize)?.benchmark, 0))
+            Ok(load_curve_table(&name, &bytes, "metric", Direction::Minimize)?.benchmark)
         }
     }
 }
@@ -78,13 +67,13 @@ fn select_tasks(bench: &Benchmark, tasks: Option<&str>) -> CliResult<Vec<usize>>
 }
 
 pub fn run(args: RaceArgs) -> CliResult<()> {
-    let (bench, skip_steps) = load(args.data, args.lcbench_dir)?;
+    let bench = load(args.data, args.lcbench_dir)?;
     let methods: Vec<String> = match args.methods {
         Some(list) => list.split(',').map(|m| m.trim().to_string()).collect(),
         None => MF_METHODS.iter().map(|m| m.name.to_string()).collect(),
     };
     let tasks = select_tasks(&bench, args.tasks)?;
-    let setup = RaceSetup { total_budget: args.budget, skip_steps };
+    let setup = RaceSetup { total_budget: args.budget, skip_steps: 0 };
     let mut jobs = Vec::new();
     for &t in &tasks {
         for m in &methods {
@@ -128,7 +117,7 @@ pub fn run(args: RaceArgs) -> CliResult<()> {
         })
         .collect::<Result<_, EngineError>>()?;
     let sign = bench.metrics[bench.objective].direction.sign();
-    summarize_and_write(&bench, &tasks, sign, skip_steps, &traces, &methods, args.budget, args.out)?;
+    summarize_and_write(&bench, &tasks, sign, &traces, &methods, args.budget, args.out)?;
     println!("finished in {:.1} s", origin.elapsed().as_secs_f64());
     Ok(())
 }
@@ -140,13 +129,12 @@ pub fn summarize_and_write(
     bench: &Benchmark,
     tasks: &[usize],
     sign: f64,
-    skip_steps: usize,
     traces: &[RaceTrace],
     methods: &[String],
     budget: u64,
     out: &Path,
 ) -> CliResult<()> {
-    let setup = RaceSetup { total_budget: budget, skip_steps };
+    let setup = RaceSetup { total_budget: budget, skip_steps: 0 };
     let curves = task_curves(bench, tasks, sign, &setup)?;
     let summary = summarize(traces, methods, &curves, budget);
     std::fs::create_dir_all(out)?;

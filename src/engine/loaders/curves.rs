@@ -227,6 +227,52 @@ pub fn load_lcbench(
     Ok(Loaded { benchmark, warnings })
 }
 
+/// The files of the LCBench layout as shipped in `lcbench-surrogate`: configurations, the
+/// metric DyHPO optimises (validation balanced accuracy), cumulative time, task names.
+pub const LCBENCH_FILES: [&str; 4] =
+    ["lcbench_configs.csv", "lcbench_surrogate_val_balanced_accuracy.csv.gz", "lcbench_surrogate_time.csv.gz", "lcbench_task_names.csv"];
+
+/// The name under which the build stages LCBench's folder as one zip (`shared:` links).
+pub const LCBENCH_ARCHIVE: &str = "lcbench-surrogate.zip";
+
+/// True when `names` (file names) hold the LCBench layout's configurations and metric.
+pub fn is_lcbench_layout(names: &[String]) -> bool {
+    LCBENCH_FILES[..2].iter().all(|f| names.iter().any(|n| n == f))
+}
+
+/// LCBench from its files (e.g. a zip of the `lcbench-surrogate` folder), as DyHPO used it:
+/// validation balanced accuracy, maximised, with time as the cost, and the first logged
+/// epoch dropped (DyHPO's budget b is LCBench's epoch b + 1), so that every race on it —
+/// page, links and CLI — is the paper's.
+pub fn load_lcbench_members(file: &str, members: &[(String, Vec<u8>)]) -> Result<Loaded> {
+    let find = |f: &str| members.iter().find(|(n, _)| n == f).map(|(n, b)| NamedBytes { name: n, bytes: b });
+    let need = |f: &str| find(f).ok_or_else(|| EngineError::parse(file, format!("the LCBench layout needs {f}")));
+    let mut loaded = load_lcbench(
+        need(LCBENCH_FILES[0])?,
+        need(LCBENCH_FILES[1])?,
+        "val_balanced_accuracy",
+        find(LCBENCH_FILES[2]),
+        find(LCBENCH_FILES[3]),
+    )?;
+    for task in &mut loaded.benchmark.tasks {
+        if let Some(curves) = &mut task.curves {
+            if curves.values.iter().any(|c| c.len() < 2) {
+                return Err(EngineError::parse(file, format!("task {} has curves shorter than 2 epochs", task.name)));
+            }
+            curves.values.iter_mut().for_each(|c| {
+                c.remove(0);
+            });
+            if let Some(cost) = &mut curves.cost {
+                cost.iter_mut().for_each(|c| {
+                    c.remove(0);
+                });
+            }
+        }
+    }
+    loaded.benchmark.name = "LCBench".into();
+    Ok(loaded)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -264,6 +310,39 @@ mod tests {
         assert!(matches!(l.benchmark.space.params[0].kind, ParamKind::Continuous { log: true, .. }));
         let e = l.benchmark.space.encode(&[16.0, 0.001]);
         assert_eq!(e, vec![0.0, 0.0]);
+    }
+
+    #[test]
+    fn a_zip_of_the_lcbench_folder_loads_as_dyhpo_used_it() {
+        use std::io::Write;
+        let files = [
+            ("lcbench/lcbench_configs.csv", "config_id,batch_size,learning_rate\n0,16,0.001\n1,512,0.1\n"),
+            ("lcbench/lcbench_surrogate_val_balanced_accuracy.csv.gz", "task_id,config_id,e1,e2,e3\n7,0,0.5,0.6,0.65\n7,1,0.7,0.8,0.75\n"),
+            ("lcbench/lcbench_surrogate_time.csv.gz", "task_id,config_id,e1,e2,e3\n7,0,1,2,3\n7,1,3,6,9\n"),
+            ("lcbench/lcbench_task_names.csv", "task_id,dataset_name\n7,covertype\n"),
+        ];
+        let mut buf = std::io::Cursor::new(Vec::new());
+        {
+            let mut w = zip::ZipWriter::new(&mut buf);
+            for (name, text) in files {
+                w.start_file(name, zip::write::SimpleFileOptions::default()).unwrap();
+                w.write_all(text.as_bytes()).unwrap();
+            }
+            w.finish().unwrap();
+        }
+        let loaded = crate::engine::loaders::upload::load_file("lcbench.zip", buf.get_ref(), None).ok().unwrap();
+        let b = &loaded.benchmark;
+        assert_eq!(b.name, "LCBench");
+        let t = &b.tasks[0];
+        assert_eq!(t.name, "covertype");
+        // The first logged epoch is dropped; the objective stays the last epoch's value.
+        assert_eq!(t.curves.as_ref().unwrap().values, vec![vec![0.6, 0.65], vec![0.8, 0.75]]);
+        assert_eq!(t.curves.as_ref().unwrap().cost.as_ref().unwrap()[1], vec![6.0, 9.0]);
+        assert_eq!(t.metrics[0], vec![0.65, 0.75]);
+        assert_eq!(b.metrics[0].direction, Direction::Maximize);
+        // Without the metric file it is not the layout; a zip missing the configurations says so.
+        let e = load_lcbench_members("x.zip", &[(LCBENCH_FILES[1].into(), Vec::new())]).unwrap_err().to_string();
+        assert!(e.contains("needs lcbench_configs.csv"), "{e}");
     }
 
     #[test]

@@ -66,6 +66,43 @@ pub fn unpack_text(file: &str, bytes: &[u8]) -> Result<String> {
     to_text(file, raw)
 }
 
+/// Names (without directories) and contents of every file in a zip archive, within the
+/// decompressed-size limit in total.
+pub fn zip_members(file: &str, bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>> {
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes))
+        .map_err(|e| EngineError::parse(file, format!("not a readable zip archive ({e})")))?;
+    let mut members = Vec::new();
+    let mut total = 0u64;
+    for i in 0..archive.len() {
+        let member = archive.by_index(i).map_err(|e| EngineError::parse(file, format!("cannot open the zip member ({e})")))?;
+        if member.is_dir() {
+            continue;
+        }
+        let name = member.name().map(|n| base_name(&n)).unwrap_or_default();
+        let data = read_limited(file, member, "zip")?;
+        total += data.len() as u64;
+        if total > MAX_DECOMPRESSED_BYTES {
+            return Err(EngineError::parse(
+                file,
+                format!("decompresses to more than {} MiB, the most the playground accepts", MAX_DECOMPRESSED_BYTES >> 20),
+            ));
+        }
+        members.push((name, data));
+    }
+    Ok(members)
+}
+
+/// Names of the files in a zip archive (without directories); empty if it is not one.
+pub fn zip_member_names(bytes: &[u8]) -> Vec<String> {
+    zip::ZipArchive::new(std::io::Cursor::new(bytes))
+        .map(|a| a.file_names().filter_map(|n| n.ok()).filter(|n| !n.ends_with('/')).map(|n| base_name(&n)).collect())
+        .unwrap_or_default()
+}
+
+fn base_name(path: &str) -> String {
+    path.rsplit('/').next().unwrap_or_default().to_string()
+}
+
 fn read_limited(file: &str, reader: impl Read, what: &str) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     reader

@@ -5,9 +5,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::copula::{copula_from_table, file_stem, is_copula_table, Loaded};
-use super::curves::{load_curve_table, step_columns};
+use super::curves::{is_lcbench_layout, load_curve_table, load_lcbench_members, step_columns};
 use super::table::{build_benchmark, guess_direction, read_table, ColumnRoles, CsvTable};
-use super::unpack_text;
+use super::{detect_container, unpack_text, zip_member_names, zip_members, Container};
 use crate::engine::benchmark::{Benchmark, Direction, Metric};
 
 /// Why a file could not be loaded as it is.
@@ -46,6 +46,11 @@ impl From<Loaded> for LoadedFile {
 /// Loads a file: with `roles` as a generic table, otherwise in the copula format.
 pub fn load_file(file: &str, bytes: &[u8], roles: Option<&ColumnRoles>) -> Result<LoadedFile, LoadFailure> {
     let err = |e: crate::engine::EngineError| LoadFailure::Error(e.to_string());
+    // A zip of LCBench's folder: several files make one benchmark.
+    if roles.is_none() && detect_container(bytes) == Container::Zip && is_lcbench_layout(&zip_member_names(bytes)) {
+        let members = zip_members(file, bytes).map_err(err)?;
+        return load_lcbench_members(file, &members).map(Into::into).map_err(err);
+    }
     let text = unpack_text(file, bytes).map_err(err)?;
     let table = read_table(file, &text).map_err(err)?;
     match roles {
