@@ -91,7 +91,7 @@ test('XGBoost heart: 20 seeds x 100 iterations, link restores and re-runs identi
   let link, csv1;
   try {
     await first.page.selectOption('#data-source', 'shared:XGBoost.csv.zip');
-    await first.page.waitForFunction(() => /XGBoost: 10 tasks, 50000 evaluations/.test(document.querySelector('#data-info').textContent), null, { timeout: 60_000 });
+    await first.page.waitForFunction(() => /XGBoost: 10 tasks, 50000 evaluations/.test((document.querySelector('#data-info')?.textContent ?? '')), null, { timeout: 60_000 });
     await onlyTask(first.page, 'heart');
     await setNumber(first.page, 'seeds', 20);
     await setNumber(first.page, 'iters', 100);
@@ -110,7 +110,7 @@ test('XGBoost heart: 20 seeds x 100 iterations, link restores and re-runs identi
   const second = await freshBrowser();
   try {
     await second.page.goto(link);
-    await second.page.waitForFunction(() => /loaded in/.test(document.querySelector('#data-info').textContent), null, { timeout: 60_000 });
+    await second.page.waitForFunction(() => /loaded in/.test((document.querySelector('#data-info')?.textContent ?? '')), null, { timeout: 60_000 });
     assert.equal(await second.page.inputValue('#data-source'), 'shared:XGBoost.csv.zip');
     assert.equal(await second.page.inputValue('#seeds'), '20');
     assert.equal(await second.page.inputValue('#iters'), '100');
@@ -129,7 +129,7 @@ test('every quantile-transfer file uploads as it is', { skip: !HAS_SHARED && 'ne
     const expected = { 'DeepAR.csv.zip': /DeepAR: 11 tasks, 2510 evaluations/, 'XGBoost.csv.zip': /XGBoost: 10 tasks, 50000/, 'nas_bench102.csv.zip': /NAS: 3 tasks, 46875 evaluations, 6 hyperparameters \(30 model inputs\)/ };
     for (const file of (await readdir(SHARED)).filter((f) => f.endsWith('.zip'))) {
       await b.page.setInputFiles('#upload', join(SHARED, file));
-      await b.page.waitForFunction((f) => (document.querySelector('#permalink').value.includes(`upload:${f}@`)) && /loaded in/.test(document.querySelector('#data-info').textContent), file, { timeout: 60_000 });
+      await b.page.waitForFunction((f) => ((document.querySelector('#permalink')?.value ?? '').includes(`upload:${f}@`)) && /loaded in/.test((document.querySelector('#data-info')?.textContent ?? '')), file, { timeout: 60_000 });
       assert.match(await b.page.locator('#data-info').textContent(), expected[file] ?? /loaded in/, file);
     }
     assert.deepEqual(await messages(b.page, 'error'), []);
@@ -185,20 +185,20 @@ test('an upload link asks for its file and verifies it by hash', async () => {
   let link;
   try {
     await first.page.setInputFiles('#upload', good);
-    await first.page.waitForFunction(() => document.querySelector('#permalink').value.includes('upload:mine.csv@'));
+    await first.page.waitForFunction(() => (document.querySelector('#permalink')?.value ?? '').includes('upload:mine.csv@'));
     await setNumber(first.page, 'iters', 10);
     link = await first.page.inputValue('#permalink');
   } finally { await first.close(); }
   const second = await freshBrowser();
   try {
     await second.page.goto(link);
-    await second.page.waitForFunction(() => /waiting for your file mine.csv/.test(document.querySelector('#data-info').textContent));
+    await second.page.waitForFunction(() => /waiting for your file mine.csv/.test((document.querySelector('#data-info')?.textContent ?? '')));
     assert.match((await messages(second.page, 'info')).join(), /uses your file 'mine.csv'/);
     await second.page.setInputFiles('#upload', other);
     await second.page.waitForFunction(() => document.querySelector('#messages .msg.error'));
     assert.match((await messages(second.page, 'error')).join(), /other\.csv is not the file this link was made with/);
     await second.page.setInputFiles('#upload', good);
-    await second.page.waitForFunction(() => /loaded in/.test(document.querySelector('#data-info').textContent));
+    await second.page.waitForFunction(() => /loaded in/.test((document.querySelector('#data-info')?.textContent ?? '')));
     assert.equal(await second.page.inputValue('#iters'), '10');
     assert.equal(await second.page.inputValue('#permalink'), link);
     assert.match(await runAndWait(second.page), /Finished 20 jobs \(200 evaluations\)/);
@@ -209,7 +209,7 @@ test('cancel stops a long run and the page stays responsive', async () => {
   const b = await open('v=1&data=bundled:quadratic&methods=RS&seeds=1000&iters=256');
   try {
     await b.page.click('#run');
-    await b.page.waitForFunction(() => /jobs done/.test(document.querySelector('#run-status').textContent));
+    await b.page.waitForFunction(() => /jobs done/.test((document.querySelector('#run-status')?.textContent ?? '')));
     await b.page.click('#cancel');
     assert.match(await b.page.locator('#run-status').textContent(), /^Cancelled after \d+ of 30000 jobs/);
     // Responsive: a setup change is reflected at once.
@@ -237,7 +237,7 @@ test('a generic CSV gets column roles from the user, and its link carries them',
     assert.equal(await role('run_id').inputValue(), 'hp', 'the guess takes unknown numeric columns as hyperparameters');
     await role('run_id').selectOption('ignore');
     await first.page.click('#apply-roles');
-    await first.page.waitForFunction(() => /runs: 2 tasks, 30 evaluations, 2 hyperparameters \(3 model inputs\)/.test(document.querySelector('#data-info').textContent));
+    await first.page.waitForFunction(() => /runs: 2 tasks, 30 evaluations, 2 hyperparameters \(3 model inputs\)/.test((document.querySelector('#data-info')?.textContent ?? '')));
     link = await first.page.inputValue('#permalink');
     assert.match(link, /hp=learning_rate,optimizer&cat=optimizer&metrics=val_accuracy:max&taskcol=dataset/);
     await setNumber(first.page, 'iters', 5);
@@ -248,9 +248,9 @@ test('a generic CSV gets column roles from the user, and its link carries them',
   const second = await freshBrowser();
   try {
     await second.page.goto(link);
-    await second.page.waitForFunction(() => /waiting for your file runs.csv/.test(document.querySelector('#data-info').textContent));
+    await second.page.waitForFunction(() => /waiting for your file runs.csv/.test((document.querySelector('#data-info')?.textContent ?? '')));
     await second.page.setInputFiles('#upload', file);
-    await second.page.waitForFunction(() => /loaded in/.test(document.querySelector('#data-info').textContent));
+    await second.page.waitForFunction(() => /loaded in/.test((document.querySelector('#data-info')?.textContent ?? '')));
     assert.equal(await second.page.locator('#role-editor').count(), 0, 'the link supplies the roles');
     assert.equal(await second.page.inputValue('#permalink'), link);
     assert.match(await runAndWait(second.page), /Finished 4 jobs \(20 evaluations\)/);
