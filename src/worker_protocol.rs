@@ -8,8 +8,10 @@ use serde::{Deserialize, Serialize};
 use crate::engine::benchmark::Benchmark;
 use crate::engine::loaders::table::ColumnRoles;
 use crate::engine::loaders::upload::{LoadFailure, LoadedFile};
+use crate::engine::prior::TrainedPrior;
 use crate::engine::runner::{JobProgress, Trace};
 use crate::engine::spec::{Job, ResolvedSpec};
+use crate::engine::warping::OutputWarp;
 
 /// Page → worker.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -33,6 +35,19 @@ pub enum ToWorker {
         bytes: Vec<u8>,
         /// Column roles for a generic CSV.
         roles: Option<ColumnRoles>,
+    },
+    /// Train the parametric prior of one task (leave-one-task-out) for the page's prior view.
+    TrainPrior {
+        /// Request id.
+        request: u32,
+        /// The benchmark.
+        benchmark: Box<Benchmark>,
+        /// Objective(s) and direction.
+        resolved: Box<ResolvedSpec>,
+        /// Held-out task.
+        target: usize,
+        /// ψ (GCP+prior) or Δ (GP+prior).
+        warp: OutputWarp,
     },
     /// Run one job.
     Run {
@@ -65,6 +80,24 @@ pub enum FromWorker {
         result: Result<LoadedFile, LoadFailure>,
         /// Milliseconds spent parsing in the worker.
         parse_ms: f64,
+    },
+    /// Prior training steps done (every 100 steps).
+    PriorProgress {
+        /// Request id.
+        request: u32,
+        /// Adam steps done.
+        step: usize,
+        /// Adam steps in all.
+        total: usize,
+    },
+    /// A trained prior, or why not.
+    PriorTrained {
+        /// Request id.
+        request: u32,
+        /// The prior.
+        result: Result<Box<TrainedPrior>, String>,
+        /// Training time in the worker.
+        seconds: f64,
     },
     /// A finished job.
     Done {

@@ -7,6 +7,7 @@ pub mod chart;
 pub mod data;
 pub mod objective_space;
 pub mod pool;
+pub mod prior_view;
 pub mod race_view;
 pub mod results;
 pub mod setup;

@@ -114,6 +114,8 @@ fn draw(canvas: &web_sys::HtmlCanvasElement, s: &Scatter) -> Option<()> {
 }
 
 fn short(v: f64) -> String {
+    // Ticks computed as lo + k·step land a rounding error away from zero (1.3e-15).
+    let v = if v.abs() < 1e-10 { 0.0 } else { v };
     if v != 0.0 && (v.abs() >= 1e4 || v.abs() < 1e-2) {
         format!("{v:.2e}")
     } else {

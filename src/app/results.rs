@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use super::browser::{download_png, download_svg, download_text};
 use super::chart::{LineChart, Series, PALETTE};
 use super::objective_space::{ObjectiveSpacePanel, Scatter, ScatterCanvas};
+use super::prior_view::PriorView;
 use super::state::{AppState, Level};
 use super::warping_view::WarpingView;
 use crate::engine::benchmark::Benchmark;
@@ -135,6 +136,7 @@ pub fn ResultsPanel() -> impl IntoView {
         <PriorEffectView/>
         <ObjectiveSpacePanel/>
         <WarpingView/>
+        <PriorView/>
         </div>
     }
 }

@@ -7,7 +7,7 @@ use crate::engine::benchmark::Benchmark;
 use crate::engine::loaders::upload::load_file;
 use crate::engine::runner::{run_job, JobProgress};
 use crate::engine::spec::ResolvedSpec;
-use crate::engine::transfer::PriorCache;
+use crate::engine::transfer::{train_target_prior, PriorCache};
 use crate::worker_protocol::{FromWorker, ToWorker};
 
 const PROGRESS_SECONDS: f64 = 0.1;
@@ -46,6 +46,16 @@ impl Worker for HpoWorker {
                 let t0 = now_seconds();
                 let result = load_file(&file, &bytes, roles.as_ref());
                 scope.respond(who, FromWorker::Parsed { request, result, parse_ms: (now_seconds() - t0) * 1000.0 });
+            }
+            ToWorker::TrainPrior { request, benchmark, resolved, target, warp } => {
+                let t0 = now_seconds();
+                let mut progress = |step, total| {
+                    scope.respond(who, FromWorker::PriorProgress { request, step, total });
+                    true
+                };
+                let result =
+                    train_target_prior(&benchmark, &resolved, target, warp, &mut progress).map(Box::new).map_err(|e| e.to_string());
+                scope.respond(who, FromWorker::PriorTrained { request, result, seconds: now_seconds() - t0 });
             }
             ToWorker::Run { generation, id, job } => {
                 let result = match &self.loaded {

@@ -28,6 +28,7 @@ pub mod optimizer;
 pub mod pareto;
 pub mod permalink;
 pub mod prior;
+pub mod prior_slice;
 pub mod runner;
 pub mod significance;
 pub mod space;

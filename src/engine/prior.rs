@@ -10,6 +10,7 @@
 //! and checked against finite differences in the tests.
 
 use rand::Rng;
+use serde::{Deserialize, Serialize};
 
 use super::error::{EngineError, Result};
 use super::optimizer::{index_below, MethodRng};
@@ -53,7 +54,7 @@ pub struct Example {
 }
 
 /// A fully connected layer, weights row-major `out × in`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct Dense {
     w: Vec<f64>,
     b: Vec<f64>,
@@ -62,7 +63,7 @@ struct Dense {
 }
 
 /// The MLP; flat parameter views make Adam and gradient checks simple.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PriorMlp {
     layers: Vec<Dense>,
 }
@@ -175,8 +176,9 @@ impl PriorMlp {
     }
 }
 
-/// A trained prior with its training summary.
-#[derive(Debug, Clone, PartialEq)]
+/// A trained prior with its training summary (serialisable: a worker trains it, the page
+/// draws it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TrainedPrior {
     /// The network.
     pub mlp: PriorMlp,

@@ -53,6 +53,20 @@ pub fn prior_rmse_on_target(bench: &Benchmark, resolved: &ResolvedSpec, target: 
     prior.rmse(&data)
 }
 
+/// Trains the prior for `target` on every other task (leave-one-task-out) with the paper's
+/// settings and a fixed seed: the prior every run uses, and the one the page draws.
+pub fn train_target_prior(
+    bench: &Benchmark,
+    resolved: &ResolvedSpec,
+    target: usize,
+    warp: OutputWarp,
+    progress: &mut dyn FnMut(usize, usize) -> bool,
+) -> Result<TrainedPrior> {
+    let data = prior_examples(bench, resolved, target, warp);
+    let mut rng = job_rng(PRIOR_SEED, &format!("prior/{}/{}", bench.tasks[target].name, warp.as_str()));
+    train_prior(&data, &PriorSettings::default(), &mut rng, progress)
+}
+
 type Slot = Arc<OnceLock<std::result::Result<Arc<TrainedPrior>, String>>>;
 
 type MeansSlot = Arc<OnceLock<std::result::Result<Arc<Vec<Vec<f64>>>, String>>>;
@@ -90,11 +104,8 @@ impl PriorCache {
             return Err(EngineError::Spec(format!("{} has a single task: a prior needs other tasks to learn from", bench.name)));
         }
         let slot = self.slots.lock().expect("cache lock").entry((target, warp)).or_default().clone();
-        let result = slot.get_or_init(|| {
-            let data = prior_examples(bench, resolved, target, warp);
-            let mut rng = job_rng(PRIOR_SEED, &format!("prior/{}/{}", bench.tasks[target].name, warp.as_str()));
-            train_prior(&data, &PriorSettings::default(), &mut rng, progress).map(Arc::new).map_err(|e| e.to_string())
-        });
+        let result =
+            slot.get_or_init(|| train_target_prior(bench, resolved, target, warp, progress).map(Arc::new).map_err(|e| e.to_string()));
         result.clone().map_err(|message| EngineError::Method { method: "prior".into(), message })
     }
 
@@ -119,5 +130,25 @@ impl PriorCache {
             other_task_means(&others, warp, &bench.encoded_task(target)).map(Arc::new).map_err(|e| e.to_string())
         });
         result.clone().map_err(|message| EngineError::Method { method: "SGPT".into(), message })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::bundled::quadratic_family;
+    use crate::engine::spec::ExperimentSpec;
+
+    #[test]
+    fn the_page_trains_the_same_prior_as_the_runs() {
+        let bench = quadratic_family();
+        let spec =
+            ExperimentSpec { methods: vec!["GCP+prior".into()], transfer: TransferMode::LeaveOneTaskOut, ..ExperimentSpec::default() };
+        let resolved = spec.resolve(&bench).unwrap();
+        let cached = PriorCache::new().get(&bench, &resolved, 2, OutputWarp::Copula, &mut |_, _| true).unwrap();
+        let direct = train_target_prior(&bench, &resolved, 2, OutputWarp::Copula, &mut |_, _| true).unwrap();
+        assert_eq!(*cached, direct);
+        let other_task = train_target_prior(&bench, &resolved, 3, OutputWarp::Copula, &mut |_, _| true).unwrap();
+        assert_ne!(other_task, direct, "each held-out task has its own prior");
     }
 }

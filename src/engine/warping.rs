@@ -51,7 +51,7 @@ impl CopulaWarp {
 }
 
 /// How losses are transformed before a model sees them: ψ (copula) or Δ (standardisation).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 pub enum OutputWarp {
     /// Δ: standardise to zero mean and unit variance.
     Standardize,

@@ -274,6 +274,42 @@ test('transfer methods run in the workers and the Table-2 view ranks them', asyn
   } finally { await b.close(); }
 });
 
+test('the prior view trains in a worker, cancels, and draws mean ± sd along each hyperparameter', async () => {
+  const b = await open('v=1&data=bundled:quadratic&methods=RS');
+  try {
+    await b.page.click('#prior-view summary');
+    await b.page.selectOption('#prior-task', 'quadratic-03');
+    await b.page.click('#prior-train');
+    await b.page.click('#prior-cancel');
+    assert.equal(await b.page.locator('#prior-status').textContent(), 'Cancelled.');
+    assert.equal(await b.page.isEnabled('#prior-train'), true, 'a cancelled training can be restarted');
+    await b.page.click('#prior-train');
+    await b.page.waitForFunction(() => /RMSE/.test(document.querySelector('#prior-summary')?.textContent ?? ''), null, { timeout: 120_000 });
+    const summary = await b.page.locator('#prior-summary').textContent();
+    assert.match(summary, /^Prior for quadratic-03 trained on \d+ evaluations of \d+ other tasks/);
+    const rmse = Number(summary.match(/warped values: ([\d.]+)/)[1]);
+    assert.ok(rmse < 1, `the quadratic tasks share their shape, so the prior should transfer (RMSE ${rmse})`);
+    const pixels = () => b.page.evaluate(() => {
+      const c = document.getElementById('prior-slice');
+      return Array.from(c.getContext('2d').getImageData(0, 0, c.width, c.height).data).join(',');
+    });
+    const first = await pixels();
+    const params = await b.page.locator('#prior-param option').evaluateAll((o) => o.map((x) => x.value));
+    assert.ok(params.length >= 2, 'one choice per hyperparameter');
+    await b.page.selectOption('#prior-param', params[1]);
+    await b.page.waitForFunction((before) => {
+      const c = document.getElementById('prior-slice');
+      return Array.from(c.getContext('2d').getImageData(0, 0, c.width, c.height).data).join(',') !== before;
+    }, first);
+    assert.match(await b.page.locator('#prior-anchor').textContent(), /quadratic-03's best evaluation/);
+    // Another warp makes the trained prior stale: nothing drawn until it is trained again.
+    await b.page.selectOption('#prior-warp', 'standardize');
+    assert.match(await b.page.locator('#prior-status').textContent(), /train again/);
+    assert.equal(await b.page.locator('#prior-summary').textContent(), '');
+    assert.deepEqual(b.errors, []);
+  } finally { await b.close(); }
+});
+
 test('several objectives: hypervolume chart, objective space, Fig. 6 and the warping view, traces identical to the CLI', async () => {
   const b = await open('v=1&data=bundled:tradeoff&methods=RS&seeds=2&iters=15');
   try {
