@@ -20,23 +20,30 @@ const { server, url } = await serve(join(ROOT, 'dist'));
 const rows = [];
 const log = (what, value) => { console.log(`${what}: ${value}`); rows.push([what, value]); };
 
-async function loadMs(query) {
+// A fresh browser on the app with `query`, once its data is loaded.
+async function openLoaded(query) {
   const b = await freshBrowser();
+  await b.page.goto(`${url}?${query}`);
+  await b.page.waitForFunction(() => /loaded in/.test(document.querySelector('#data-info')?.textContent ?? ''), null, { timeout: 120_000 });
+  return b;
+}
+
+const finished = (page, timeout) =>
+  page.waitForFunction(() => /^Finished/.test(document.querySelector('#run-status')?.textContent ?? ''), null, { timeout, polling: 200 });
+
+async function loadMs(query) {
+  const b = await openLoaded(query);
   try {
-    await b.page.goto(`${url}?${query}`);
-    await b.page.waitForFunction(() => /loaded in/.test((document.querySelector('#data-info')?.textContent ?? '')), null, { timeout: 120_000 });
     const m = (await b.page.locator('#data-info').textContent()).match(/loaded in (\d+) ms \(parsed off the page in (\d+) ms\)/);
     return [Number(m[1]), Number(m[2])];
   } finally { await b.close(); }
 }
 
 async function throughput(query) {
-  const b = await freshBrowser();
+  const b = await openLoaded(query);
   try {
-    await b.page.goto(`${url}?${query}`);
-    await b.page.waitForFunction(() => /loaded in/.test((document.querySelector('#data-info')?.textContent ?? '')), null, { timeout: 120_000 });
     await b.page.click('#run');
-    await b.page.waitForFunction(() => /^Finished/.test((document.querySelector('#run-status')?.textContent ?? '')), null, { timeout: 600_000 });
+    await finished(b.page, 600_000);
     const s = await b.page.locator('#run-status').textContent();
     const [, jobs, evals, time, workers, rate] = s.match(/Finished (\d+) jobs \((\d+) evaluations\) in ([\d.]+ m?s) on (\d+) workers: (\d+) evaluations\/s/);
     return { jobs, evals, time, workers, rate: Number(rate) };
@@ -62,12 +69,10 @@ log('random search, quadratic, 30 tasks × 100 seeds × 200 iterations (3,000 jo
 
 // Per-iteration optimizer time in a worker, read from the detailed CSV the page exports.
 async function optimizerSeconds(query, iterations) {
-  const b = await freshBrowser();
+  const b = await openLoaded(query);
   try {
-    await b.page.goto(`${url}?${query}`);
-    await b.page.waitForFunction(() => /loaded in/.test((document.querySelector('#data-info')?.textContent ?? '')), null, { timeout: 120_000 });
     await b.page.click('#run');
-    await b.page.waitForFunction(() => /^Finished/.test((document.querySelector('#run-status')?.textContent ?? '')), null, { timeout: 1_800_000 });
+    await finished(b.page, 1_800_000);
     const [dl] = await Promise.all([b.page.waitForEvent('download'), b.page.click('#export-detailed')]);
     const lines = (await readFile(await dl.path(), 'utf8')).trim().split('\n');
     const col = lines[0].split(',').indexOf('optimizer_seconds');
@@ -87,10 +92,8 @@ if (hasShared) {
 // The copula prior in a worker, trained from the prior view (the same training as in runs),
 // and one whole GCP+prior seed (prior training included) from click to finished.
 async function priorTraining(query, task) {
-  const b = await freshBrowser();
+  const b = await openLoaded(query);
   try {
-    await b.page.goto(`${url}?${query}`);
-    await b.page.waitForFunction(() => /loaded in/.test((document.querySelector('#data-info')?.textContent ?? '')), null, { timeout: 120_000 });
     await b.page.click('#prior-view summary');
     await b.page.selectOption('#prior-task', task);
     await b.page.click('#prior-train');
@@ -102,13 +105,11 @@ async function priorTraining(query, task) {
 }
 
 async function wholeRun(query) {
-  const b = await freshBrowser();
+  const b = await openLoaded(query);
   try {
-    await b.page.goto(`${url}?${query}`);
-    await b.page.waitForFunction(() => /loaded in/.test((document.querySelector('#data-info')?.textContent ?? '')), null, { timeout: 120_000 });
     const t0 = Date.now();
     await b.page.click('#run');
-    await b.page.waitForFunction(() => /^Finished/.test((document.querySelector('#run-status')?.textContent ?? '')), null, { timeout: 1_800_000, polling: 100 });
+    await finished(b.page, 1_800_000);
     return (Date.now() - t0) / 1000;
   } finally { await b.close(); }
 }
@@ -125,13 +126,11 @@ if (hasShared) {
 // DyHPO in a worker: per-step optimizer time (surrogate fit + EI over all candidates) read
 // from the race traces the page exports, and the wall time of the whole run.
 async function raceRun(query) {
-  const b = await freshBrowser();
+  const b = await openLoaded(query);
   try {
-    await b.page.goto(`${url}?${query}`);
-    await b.page.waitForFunction(() => /loaded in/.test((document.querySelector('#data-info')?.textContent ?? '')), null, { timeout: 120_000 });
     const t0 = Date.now();
     await b.page.click('#run');
-    await b.page.waitForFunction(() => /^Finished/.test((document.querySelector('#run-status')?.textContent ?? '')), null, { timeout: 7_200_000, polling: 1000 });
+    await finished(b.page, 7_200_000);
     const seconds = (Date.now() - t0) / 1000;
     const [dl] = await Promise.all([b.page.waitForEvent('download'), b.page.click('#export-race-csv')]);
     const lines = (await readFile(await dl.path(), 'utf8')).trim().split('\n');
