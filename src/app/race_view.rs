@@ -16,6 +16,7 @@ use crate::engine::fidelity::report::{race_points, race_traces, summarize_run, R
 use crate::engine::fidelity::runner::{race_curves, RaceSetup};
 use crate::engine::fidelity::summary::RaceSummary;
 use crate::engine::metrics::Band;
+use crate::engine::spec::DataRef;
 
 /// A curve without a band (ranks, Fig. 6); NaN where a value is missing.
 fn plain(values: &[f64], n: usize) -> Band {
@@ -90,7 +91,13 @@ pub fn RaceResults() -> impl IntoView {
         }
     };
     let has = move || summary.with(Option::is_some);
+    // The bundled family is adversarial by design; say so where its results are read.
+    let on_bundled_curves =
+        move || state.run_setup.with(|r| r.as_ref().is_some_and(|(r, _)| r.spec.data == DataRef::Bundled("curves".into())));
     view! {
+        <p id="curves-lesson" class="hint" style:display=move || if on_bundled_curves() { "" } else { "none" }>
+            "These bundled curves cross on purpose: configurations that start fast end worse. Every method that judges configurations early — Hyperband, ASHA, BOHB, DEHB and DyHPO too, whose expected improvement looks one budget unit ahead — is drawn to the fast starters, and random search with full trainings often wins here. On LCBench's real curves DyHPO leads (docs/replication.md)."
+        </p>
         <div class="row">
             <button id="export-race-csv" on:click=move |_| export("csv") disabled=move || !has()>"Race traces CSV"</button>
             <button id="export-race-json" on:click=move |_| export("json") disabled=move || !has()>"Summary JSON"</button>

@@ -386,6 +386,7 @@ test('a multi-fidelity race: regret, ranks, CD diagrams, Fig. 6, the animated ra
       assert.ok(await b.page.locator(`#${id} polyline`).count() >= 5, `${id}: a curve per method`);
     }
     assert.ok(await b.page.locator('#chart-good-after-bad polyline').count() >= 6, 'and the fully-trained baseline');
+    assert.equal(await b.page.isVisible('#curves-lesson'), true, 'the bundled curves explain why early stopping loses on them');
     for (const id of ['cd-50', 'cd-100']) {
       assert.equal(await b.page.locator(`#${id} .cd-method`).count(), 5, `${id} names every method`);
       assert.match(await b.page.locator(`#${id}`).textContent(), /over 3 tasksFriedman p = [0-9.e-]+; bars/);
@@ -432,6 +433,7 @@ test('LCBench from ../shared: the staged folder loads as one benchmark and races
     assert.deepEqual(await messages(b.page, 'warning'), []);
     assert.equal(await b.page.isChecked('#race-mode'), true);
     assert.match(await runAndWait(b.page, 300_000), /Finished 12 jobs \(1440 budget units\)/);
+    assert.equal(await b.page.isVisible('#curves-lesson'), false, 'the adversarial-curves note is for the bundled family only');
     assert.ok(await b.page.locator('#chart-regret polyline').count() >= 3);
     const csv = await download(b.page, '#export-race-csv');
     assert.deepEqual(withoutTimes(csv), withoutTimes(await cliRaceTraces(query)));
