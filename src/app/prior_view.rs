@@ -199,13 +199,10 @@ pub fn PriorView() -> impl IntoView {
         PriorStatus::Idle => String::new(),
         PriorStatus::Training { step, total, .. } if total > 0 => format!("Training: {step} of {total} Adam steps"),
         PriorStatus::Training { .. } => "Training: starting a worker".into(),
-        PriorStatus::Ready { .. } => {
-            if ready.with(Option::is_some) {
-                "Trained.".into()
-            } else {
-                "The trained prior is for another task, warp or objective: train again.".into()
-            }
-        }
+        PriorStatus::Ready { .. } if ready.with(Option::is_some) => "Trained.".into(),
+        // The data changed to something a prior cannot use: the problem line says why.
+        PriorStatus::Ready { .. } if problem().is_some() => String::new(),
+        PriorStatus::Ready { .. } => "The trained prior is for another task, warp or objective: train again.".into(),
         PriorStatus::Failed(e) => format!("Training failed: {e}"),
         PriorStatus::Cancelled => "Cancelled.".into(),
     };

@@ -306,6 +306,14 @@ test('the prior view trains in a worker, cancels, and draws mean ± sd along eac
     await b.page.selectOption('#prior-warp', 'standardize');
     assert.match(await b.page.locator('#prior-status').textContent(), /train again/);
     assert.equal(await b.page.locator('#prior-summary').textContent(), '');
+    // A single task leaves nothing to transfer from: the view says so and will not train.
+    const dir = await mkdtemp(join(tmpdir(), 'hpo-one-'));
+    const one = join(dir, 'one.csv');
+    await writeFile(one, 'hp_x,metric_loss,task\n' + Array.from({ length: 20 }, (_, i) => `${i},${(i - 7) ** 2},t0`).join('\n') + '\n');
+    await b.page.setInputFiles('#upload', one);
+    await b.page.waitForFunction(() => /needs other tasks/.test(document.querySelector('#prior-problem')?.textContent ?? ''));
+    assert.equal(await b.page.isEnabled('#prior-train'), false);
+    assert.equal(await b.page.locator('#prior-status').textContent(), '');
     assert.deepEqual(b.errors, []);
   } finally { await b.close(); }
 });
