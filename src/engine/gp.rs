@@ -173,6 +173,7 @@ pub fn inverse_from_cholesky(l: &[f64], n: usize) -> Vec<f64> {
 }
 
 /// Kernel constants precomputed once per parameter vector (exp of the logs).
+#[derive(Debug, Clone)]
 struct Kernel {
     inv_lengthscale: Vec<f64>,
     signal_variance: f64,
@@ -183,48 +184,74 @@ impl Kernel {
         Kernel { inv_lengthscale: (0..p.dim()).map(|d| 1.0 / p.lengthscale(d)).collect(), signal_variance: p.signal_variance() }
     }
 
-    /// Matérn-5/2 ARD value and, per dimension, ∂k/∂log ℓ_d.
-    fn eval(&self, a: &[f64], b: &[f64], grad: Option<&mut [f64]>) -> f64 {
-        let mut r2 = 0.0;
-        for ((x, y), il) in a.iter().zip(b).zip(&self.inv_lengthscale) {
-            let s = (x - y) * il;
-            r2 += s * s;
-        }
-        let r = r2.sqrt();
-        let e = libm::exp(-SQRT5 * r);
-        if let Some(g) = grad {
-            // ∂k/∂log ℓ_d = σ_f²·(5/3)·(1 + √5 r)·e^{−√5 r}·s_d²
-            let common = self.signal_variance * (5.0 / 3.0) * (1.0 + SQRT5 * r) * e;
-            for (d, gd) in g.iter_mut().enumerate() {
-                let s = (a[d] - b[d]) * self.inv_lengthscale[d];
-                *gd = common * s * s;
+    /// Squared scaled distance r² = Σ_d (a_d − b_d)²/ℓ_d².
+    #[inline]
+    fn scaled_r2(&self, a: &[f64], b: &[f64]) -> f64 {
+        // Four independent sums, as in `dot`: one running sum is a chain of dependent adds.
+        let d = self.inv_lengthscale.len().min(a.len()).min(b.len());
+        let (a, b, il) = (&a[..d], &b[..d], &self.inv_lengthscale[..d]);
+        let mut acc = [0.0f64; 4];
+        let (ca, cb, cl) = (a.chunks_exact(4), b.chunks_exact(4), il.chunks_exact(4));
+        let (ra, rb, rl) = (ca.remainder(), cb.remainder(), cl.remainder());
+        for ((x, y), l) in ca.zip(cb).zip(cl) {
+            for k in 0..4 {
+                let s = (x[k] - y[k]) * l[k];
+                acc[k] += s * s;
             }
         }
-        self.signal_variance * (1.0 + SQRT5 * r + 5.0 / 3.0 * r2) * e
+        let mut tail = 0.0;
+        for ((x, y), l) in ra.iter().zip(rb).zip(rl) {
+            let s = (x - y) * l;
+            tail += s * s;
+        }
+        (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
+    }
+
+    /// Matérn-5/2 value at r² and, for the gradient, the factor `slope` with
+    /// ∂k/∂log ℓ_d = slope·(a_d − b_d)²/ℓ_d², slope = σ_f²·(5/3)·(1 + √5 r)·e^{−√5 r}.
+    #[inline]
+    fn value_and_slope(&self, r2: f64) -> (f64, f64) {
+        let r = r2.sqrt();
+        let e = libm::exp(-SQRT5 * r);
+        let value = self.signal_variance * (1.0 + SQRT5 * r + 5.0 / 3.0 * r2) * e;
+        (value, self.signal_variance * (5.0 / 3.0) * (1.0 + SQRT5 * r) * e)
+    }
+
+    fn eval(&self, a: &[f64], b: &[f64]) -> f64 {
+        self.value_and_slope(self.scaled_r2(a, b)).0
     }
 }
 
-/// Covariance of the training inputs with noise, factorised with jitter escalation.
-fn factor(x: &[Vec<f64>], p: &GpParams) -> Option<(Vec<f64>, Vec<f64>, f64)> {
+/// The noise-free kernel matrix (row-major n×n) and, if asked, the matching `slope` matrix
+/// of [`Kernel::value_and_slope`] for the gradient.
+fn kernel_matrix(x: &[Vec<f64>], kernel: &Kernel, with_slope: bool) -> (Vec<f64>, Vec<f64>) {
     let n = x.len();
-    let kernel = Kernel::new(p);
     let mut k = vec![0.0; n * n];
+    let mut slope = if with_slope { vec![0.0; n * n] } else { Vec::new() };
     for i in 0..n {
         for j in 0..=i {
-            let v = kernel.eval(&x[i], &x[j], None);
+            let (v, s) = kernel.value_and_slope(kernel.scaled_r2(&x[i], &x[j]));
             k[i * n + j] = v;
             k[j * n + i] = v;
+            if with_slope {
+                slope[i * n + j] = s;
+            }
         }
     }
+    (k, slope)
+}
+
+/// Cholesky factor of K + σ_n²·I with jitter escalation (duplicates, near-constant targets).
+fn factor(k: &[f64], n: usize, p: &GpParams) -> Option<Vec<f64>> {
     let noise = p.noise_variance();
     let mut jitter = 0.0;
     loop {
-        let mut a = k.clone();
+        let mut a = k.to_vec();
         for i in 0..n {
             a[i * n + i] += noise + jitter;
         }
         if let Some(l) = cholesky(&a, n) {
-            return Some((k, l, jitter));
+            return Some(l);
         }
         jitter = if jitter == 0.0 { 1e-10 * p.signal_variance().max(1e-12) } else { jitter * 10.0 };
         if jitter > 1e-1 * p.signal_variance().max(1.0) {
@@ -237,7 +264,9 @@ fn factor(x: &[Vec<f64>], p: &GpParams) -> Option<(Vec<f64>, Vec<f64>, f64)> {
 pub fn nll_and_grad(x: &[Vec<f64>], y: &[f64], p: &GpParams) -> Option<(f64, Vec<f64>)> {
     let n = x.len();
     let dim = p.dim();
-    let (k, l, _) = factor(x, p)?;
+    let kernel = Kernel::new(p);
+    let (k, slope) = kernel_matrix(x, &kernel, true);
+    let l = factor(&k, n, p)?;
     let mut alpha: Vec<f64> = y.iter().map(|v| v - p.mean()).collect();
     let resid = alpha.clone();
     solve_lower(&l, n, &mut alpha);
@@ -245,26 +274,33 @@ pub fn nll_and_grad(x: &[Vec<f64>], y: &[f64], p: &GpParams) -> Option<(f64, Vec
     let log_det: f64 = (0..n).map(|i| libm::log(l[i * n + i])).sum::<f64>() * 2.0;
     let quad: f64 = resid.iter().zip(&alpha).map(|(r, a)| r * a).sum();
     let nll = 0.5 * quad + 0.5 * log_det + 0.5 * n as f64 * libm::log(2.0 * std::f64::consts::PI);
-    // W = K⁻¹ − ααᵀ; ∂nll/∂θ = ½·tr(W·∂K/∂θ).
+    // W = K⁻¹ − ααᵀ; ∂nll/∂θ = ½·tr(W·∂K/∂θ). W and ∂K are symmetric: visit j ≤ i once,
+    // counting off-diagonal pairs twice. The diagonal has no lengthscale term (a = b there).
     let kinv = inverse_from_cholesky(&l, n);
     let mut grad = vec![0.0; dim + 3];
-    let mut dk = vec![0.0; dim];
-    let noise = p.noise_variance();
-    let kernel = Kernel::new(p);
+    // Σ_ij w_ij·slope_ij·(x_id − x_jd)², scaled by 1/ℓ_d² at the end.
+    let mut squared_terms = vec![0.0; dim];
+    let mut signal = 0.0;
+    let mut noise_trace = 0.0;
     for i in 0..n {
-        // W and ∂K are symmetric: visit j ≤ i once, counting off-diagonal pairs twice.
-        for j in 0..=i {
-            let w = (kinv[i * n + j] - alpha[i] * alpha[j]) * if i == j { 0.5 } else { 1.0 };
-            kernel.eval(&x[i], &x[j], Some(&mut dk));
-            for d in 0..dim {
-                grad[d] += w * dk[d];
-            }
-            grad[dim] += w * k[i * n + j];
-            if i == j {
-                grad[dim + 1] += w * noise;
+        for j in 0..i {
+            let w = kinv[i * n + j] - alpha[i] * alpha[j];
+            signal += w * k[i * n + j];
+            let c = w * slope[i * n + j];
+            for ((g, a), b) in squared_terms.iter_mut().zip(&x[i]).zip(&x[j]) {
+                let diff = a - b;
+                *g += c * diff * diff;
             }
         }
+        let w = 0.5 * (kinv[i * n + i] - alpha[i] * alpha[i]);
+        signal += w * k[i * n + i];
+        noise_trace += w;
     }
+    for (d, g) in squared_terms.iter().enumerate() {
+        grad[d] = g * kernel.inv_lengthscale[d] * kernel.inv_lengthscale[d];
+    }
+    grad[dim] = signal;
+    grad[dim + 1] = noise_trace * p.noise_variance();
     grad[dim + 2] = -alpha.iter().sum::<f64>();
     Some((nll, grad))
 }
@@ -338,6 +374,7 @@ impl Gradient for Problem<'_> {
 pub struct FittedGp {
     x: Vec<Vec<f64>>,
     params: GpParams,
+    kernel: Kernel,
     chol: Vec<f64>,
     alpha: Vec<f64>,
     /// Negative log marginal likelihood at the fitted parameters.
@@ -348,7 +385,8 @@ impl FittedGp {
     /// Conditions on data with given parameters.
     pub fn with_params(x: &[Vec<f64>], y: &[f64], params: GpParams) -> Result<Self> {
         let n = x.len();
-        let (_, chol, _) = factor(x, &params).ok_or_else(|| EngineError::Method {
+        let kernel = Kernel::new(&params);
+        let chol = factor(&kernel_matrix(x, &kernel, false).0, n, &params).ok_or_else(|| EngineError::Method {
             method: "GP".into(),
             message: "covariance matrix not positive definite even with jitter".into(),
         })?;
@@ -360,7 +398,7 @@ impl FittedGp {
         let log_det: f64 = (0..n).map(|i| libm::log(chol[i * n + i])).sum::<f64>() * 2.0;
         let quad: f64 = resid.iter().zip(&alpha).map(|(r, a)| r * a).sum();
         let nll = 0.5 * quad + 0.5 * log_det + 0.5 * n as f64 * libm::log(2.0 * std::f64::consts::PI);
-        Ok(FittedGp { x: x.to_vec(), params, chol, alpha, nll })
+        Ok(FittedGp { x: x.to_vec(), params, kernel, chol, alpha, nll })
     }
 
     /// Fits hyperparameters by type-II maximum likelihood, then conditions on the data.
@@ -411,21 +449,72 @@ impl FittedGp {
 
     /// Posterior mean only: O(n) per point instead of O(n²) with the variance.
     pub fn predict_mean(&self, x: &[f64]) -> f64 {
-        let kernel = Kernel::new(&self.params);
-        self.params.mean() + self.x.iter().zip(&self.alpha).map(|(xi, a)| kernel.eval(xi, x, None) * a).sum::<f64>()
+        self.params.mean() + self.x.iter().zip(&self.alpha).map(|(xi, a)| self.kernel.eval(xi, x) * a).sum::<f64>()
     }
 
     /// Posterior mean and variance of the latent function at `x` (without observation noise).
     pub fn predict(&self, x: &[f64]) -> (f64, f64) {
+        let mut out = Vec::with_capacity(1);
+        self.predict_block::<1>(&[x], &mut vec![0.0; self.x.len()], &mut out);
+        out[0]
+    }
+
+    /// [`FittedGp::predict`] at `candidates[i]` for every `i` in `which`, bit for bit the
+    /// same numbers, about three times faster (blocks of points share each pass over L).
+    pub fn predict_many(&self, candidates: &[Vec<f64>], which: &[usize]) -> Vec<(f64, f64)> {
+        let mut out = Vec::with_capacity(which.len());
+        let mut scratch = vec![0.0; self.x.len() * PREDICT_BLOCK];
+        for block in which.chunks(PREDICT_BLOCK) {
+            let points: Vec<&[f64]> = block.iter().map(|&i| candidates[i].as_slice()).collect();
+            self.predict_block::<PREDICT_BLOCK>(&points, &mut scratch, &mut out);
+        }
+        out
+    }
+
+    /// Up to `B` points at once: `kt` holds k(x_i, point_c) at i·B + c and is
+    /// overwritten by L⁻¹·k column by column. Every point is its own lane with the same
+    /// operations in the same order, so a result does not depend on its block-mates.
+    fn predict_block<const B: usize>(&self, points: &[&[f64]], kt: &mut [f64], out: &mut Vec<(f64, f64)>) {
         let n = self.x.len();
-        let kernel = Kernel::new(&self.params);
-        let mut k: Vec<f64> = self.x.iter().map(|xi| kernel.eval(xi, x, None)).collect();
-        let mean = self.params.mean() + k.iter().zip(&self.alpha).map(|(a, b)| a * b).sum::<f64>();
-        solve_lower(&self.chol, n, &mut k);
-        let var = (self.params.signal_variance() - k.iter().map(|v| v * v).sum::<f64>()).max(1e-12);
-        (mean, var)
+        kt.fill(0.0);
+        for (i, xi) in self.x.iter().enumerate() {
+            for (c, point) in points.iter().enumerate() {
+                kt[i * B + c] = self.kernel.eval(xi, point);
+            }
+        }
+        let mut mean = [0.0f64; B];
+        for (i, a) in self.alpha.iter().enumerate() {
+            for c in 0..B {
+                mean[c] += kt[i * B + c] * a;
+            }
+        }
+        for i in 0..n {
+            let mut acc = [0.0f64; B];
+            let (solved, rest) = kt.split_at_mut(i * B);
+            for (row, &lik) in solved.chunks_exact(B).zip(&self.chol[i * n..i * n + i]) {
+                for (a, v) in acc.iter_mut().zip(row) {
+                    *a += lik * v;
+                }
+            }
+            let lii = self.chol[i * n + i];
+            for (v, a) in rest[..B].iter_mut().zip(&acc) {
+                *v = (*v - a) / lii;
+            }
+        }
+        let mut explained = [0.0f64; B];
+        for i in 0..n {
+            for c in 0..B {
+                explained[c] += kt[i * B + c] * kt[i * B + c];
+            }
+        }
+        for c in 0..points.len() {
+            out.push((self.params.mean() + mean[c], (self.params.signal_variance() - explained[c]).max(1e-12)));
+        }
     }
 }
+
+/// Points per block in [`FittedGp::predict_many`].
+const PREDICT_BLOCK: usize = 8;
 
 fn run_lbfgs(problem: Problem, u0: Vec<f64>, max_iters: u64) -> Option<Vec<f64>> {
     let solver = LBFGS::new(MoreThuenteLineSearch::new(), 7).with_tolerance_grad(1e-6).ok()?.with_tolerance_cost(1e-9).ok()?;
@@ -499,6 +588,35 @@ mod tests {
         assert!(gp.nll < start - 1.0, "fitted {} vs start {start}", gp.nll);
         let (m, _) = gp.predict(&x[3]);
         assert!((m - y[3]).abs() < 0.1, "{m} vs {}", y[3]);
+    }
+
+    #[test]
+    fn predicting_many_points_gives_the_single_point_numbers_bit_for_bit() {
+        let (x, y) = data();
+        let gp = FittedGp::fit(&x, &y, &GpSettings::default(), &mut job_rng(2, "gp")).unwrap();
+        let candidates: Vec<Vec<f64>> = (0..21).map(|i| vec![(i as f64 * 0.13) % 1.0, (i as f64 * 0.29) % 1.0]).collect();
+        // An odd subset, so blocks are partly filled and points sit in different lanes.
+        let which: Vec<usize> = (0..21).rev().step_by(2).chain([4, 4]).collect();
+        for (&i, got) in which.iter().zip(gp.predict_many(&candidates, &which)) {
+            assert_eq!(got, gp.predict(&candidates[i]), "candidate {i}");
+            assert_eq!(got.0, gp.predict_mean(&candidates[i]));
+        }
+    }
+
+    #[test]
+    fn likelihood_gradient_matches_finite_differences_in_five_dimensions() {
+        let x: Vec<Vec<f64>> = (0..30).map(|i| (0..5).map(|d| ((i * (d + 3)) as f64 * 0.171) % 1.0).collect()).collect();
+        let y: Vec<f64> = x.iter().map(|v| v.iter().enumerate().map(|(d, t)| ((d + 1) as f64 * t).sin()).sum()).collect();
+        let p = GpParams(vec![-1.0, -0.5, 0.0, 0.4, -1.5, 0.3, (0.02f64).ln(), -0.1]);
+        let (_, g) = nll_and_grad(&x, &y, &p).unwrap();
+        for i in 0..p.0.len() {
+            let h = 1e-6;
+            let (mut a, mut b) = (p.clone(), p.clone());
+            a.0[i] += h;
+            b.0[i] -= h;
+            let fd = (nll_and_grad(&x, &y, &a).unwrap().0 - nll_and_grad(&x, &y, &b).unwrap().0) / (2.0 * h);
+            assert!((fd - g[i]).abs() < 1e-5 * (1.0 + fd.abs()), "parameter {i}: analytic {} vs finite difference {fd}", g[i]);
+        }
     }
 
     #[test]

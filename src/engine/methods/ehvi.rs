@@ -81,11 +81,14 @@ impl Optimizer for Ehvi {
             })
             .collect();
         let strips = strips_2d(&front, &reference);
-        let pick = argmax(remaining.iter().map(|&i| {
-            let (m0, v0) = gps[0].predict(&state.candidates[i]);
-            let (m1, v1) = gps[1].predict(&state.candidates[i]);
-            (i, ehvi_2d(&strips, [m0, m1], [v0.max(0.0).sqrt(), v1.max(0.0).sqrt()]))
-        }));
+        let (first, second) = (gps[0].predict_many(state.candidates, &remaining), gps[1].predict_many(state.candidates, &remaining));
+        let pick = argmax(
+            remaining
+                .iter()
+                .zip(first)
+                .zip(second)
+                .map(|((&i, (m0, v0)), (m1, v1))| (i, ehvi_2d(&strips, [m0, m1], [v0.max(0.0).sqrt(), v1.max(0.0).sqrt()]))),
+        );
         Ok(pick.unwrap_or(remaining[0]))
     }
 }

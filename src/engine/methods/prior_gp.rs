@@ -50,8 +50,9 @@ impl Optimizer for PriorResidualGp {
         let residuals: Vec<f64> = state.history.iter().zip(&z).map(|(&(i, _), z)| (z - prior[i].0) / prior[i].1).collect();
         let gp = FittedGp::fit_from(&x, &residuals, &self.settings, self.last_params.as_ref(), rng)?;
         self.last_params = Some(gp.params().clone());
-        let pick = argmax(state.candidates.iter().enumerate().filter(|(i, _)| !state.evaluated[*i]).map(|(i, c)| {
-            let (mr, vr) = gp.predict(c);
+        let open: Vec<usize> = (0..state.candidates.len()).filter(|&i| !state.evaluated[i]).collect();
+        let residuals = gp.predict_many(state.candidates, &open);
+        let pick = argmax(open.iter().zip(residuals).map(|(&i, (mr, vr))| {
             let (mu, sigma) = prior[i];
             (i, expected_improvement(mr * sigma + mu, vr.sqrt() * sigma, best))
         }));

@@ -136,8 +136,8 @@ impl Optimizer for Sgpt {
             .collect();
         let target_weight = 0.75;
         let total = target_weight + tasks.iter().map(|t| t.0).sum::<f64>();
-        let pick = argmax(remaining.iter().map(|&i| {
-            let (m, v) = gp.predict(&state.candidates[i]);
+        let predictions = gp.predict_many(state.candidates, &remaining);
+        let pick = argmax(remaining.iter().zip(predictions).map(|(&i, (m, v))| {
             let transfer: f64 = tasks.iter().zip(means).filter(|(t, _)| t.0 > 0.0).map(|(t, mu)| t.0 * (t.1 - mu[i]).max(0.0)).sum();
             (i, (target_weight * expected_improvement(m, v.sqrt(), best) + transfer) / total)
         }));
