@@ -209,8 +209,36 @@ fn run(
     eprintln!("running {} jobs on {} threads", jobs.len(), rayon::current_num_threads());
     let priors = PriorCache::new();
     let started = Instant::now();
-    let traces: Vec<Trace> =
-        jobs.par_iter().map(|job| run_job(&bench, &resolved, job, &priors, &now, &mut |_| true)).collect::<Result<_, EngineError>>()?;
+    // Each finished job is cached under the link it belongs to, so a long replication can be
+    // stopped and resumed by running the same command again.
+    let runs_dir = out.join("runs").join(format!("{:016x}", fnv1a(to_query(&spec).as_bytes())));
+    std::fs::create_dir_all(&runs_dir)?;
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let traces: Vec<Trace> = jobs
+        .par_iter()
+        .map(|job| {
+            let name = format!("{}-{}-{}.json", job.method.replace([' ', '/', '+'], "_"), bench.tasks[job.task].name, job.seed);
+            let cached = runs_dir.join(name);
+            if let Some(trace) = std::fs::read(&cached).ok().and_then(|b| serde_json::from_slice::<Trace>(&b).ok()) {
+                return Ok(trace);
+            }
+            let job_started = Instant::now();
+            let trace = run_job(&bench, &resolved, job, &priors, &now, &mut |_| true)?;
+            if let Ok(json) = serde_json::to_vec(&trace) {
+                let _ = std::fs::write(&cached, json);
+            }
+            let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            eprintln!(
+                "[{k}/{}] {} on {} seed {}: {:.1} s",
+                jobs.len(),
+                job.method,
+                bench.tasks[job.task].name,
+                job.seed,
+                job_started.elapsed().as_secs_f64()
+            );
+            Ok(trace)
+        })
+        .collect::<Result<_, EngineError>>()?;
     let elapsed = started.elapsed().as_secs_f64();
     std::fs::create_dir_all(out)?;
     std::fs::write(out.join("traces.csv"), traces_csv(&traces))?;
@@ -328,4 +356,10 @@ fn print_table2(bench: &Benchmark, resolved: &hpo_playground::engine::spec::Reso
             println!("  {:<24} RMSE {:>6.3}  improvement {:>7.3}", e.task, e.rmse, e.improvement);
         }
     }
+}
+
+/// 64-bit FNV-1a: a stable name for a link's run cache (std's hasher may change between
+/// Rust versions).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
 }
