@@ -209,9 +209,11 @@ fn run(
     eprintln!("running {} jobs on {} threads", jobs.len(), rayon::current_num_threads());
     let priors = PriorCache::new();
     let started = Instant::now();
-    // Each finished job is cached under the link it belongs to, so a long replication can be
-    // stopped and resumed by running the same command again.
-    let runs_dir = out.join("runs").join(format!("{:016x}", fnv1a(to_query(&spec).as_bytes())));
+    // Each finished job is cached under the link it belongs to and the build that ran it, so
+    // a long replication can be stopped and resumed by running the same command again, while
+    // a rebuilt binary (changed code) never reuses another build's traces.
+    let build = std::env::current_exe().and_then(std::fs::read).map(|b| fnv1a(&b)).unwrap_or(0);
+    let runs_dir = out.join("runs").join(format!("{:016x}-{build:016x}", fnv1a(to_query(&spec).as_bytes())));
     std::fs::create_dir_all(&runs_dir)?;
     let done = std::sync::atomic::AtomicUsize::new(0);
     let traces: Vec<Trace> = jobs
