@@ -1,0 +1,213 @@
+//! The GP's negative log marginal likelihood with its analytic gradient (Rasmussen & Williams
+//! 2006, Eq. 5.8–5.9), and the L-BFGS problem over unconstrained parameters that type-II
+//! maximum likelihood solves.
+
+use argmin::core::{CostFunction, Error as ArgminError, Executor, Gradient, State};
+use argmin::solver::linesearch::MoreThuenteLineSearch;
+use argmin::solver::quasinewton::LBFGS;
+
+use super::kernel::{kernel_matrix, Kernel, ScaledPoints};
+use super::linalg::{cholesky, inverse_from_cholesky, solve_lower, solve_upper_t};
+use super::GpParams;
+
+/// Cholesky factor of K + σ_n²·I with jitter escalation (duplicates, near-constant targets).
+pub(super) fn factor(k: &[f64], n: usize, p: &GpParams) -> Option<Vec<f64>> {
+    let noise = p.noise_variance();
+    let mut jitter = 0.0;
+    loop {
+        let mut a = k.to_vec();
+        for i in 0..n {
+            a[i * n + i] += noise + jitter;
+        }
+        if let Some(l) = cholesky(&a, n) {
+            return Some(l);
+        }
+        jitter = if jitter == 0.0 { 1e-10 * p.signal_variance().max(1e-12) } else { jitter * 10.0 };
+        if jitter > 1e-1 * p.signal_variance().max(1.0) {
+            return None;
+        }
+    }
+}
+
+/// ½·rᵀα + ½·log|A| + ½·n·log 2π from the factor L of A and α = A⁻¹r.
+pub(super) fn nll_from_factor(l: &[f64], n: usize, resid: &[f64], alpha: &[f64]) -> f64 {
+    let log_det: f64 = (0..n).map(|i| libm::log(l[i * n + i])).sum::<f64>() * 2.0;
+    let quad: f64 = resid.iter().zip(alpha).map(|(r, a)| r * a).sum();
+    0.5 * quad + 0.5 * log_det + 0.5 * n as f64 * libm::log(2.0 * std::f64::consts::PI)
+}
+
+/// Negative log marginal likelihood and its gradient with respect to the parameters.
+pub fn nll_and_grad(x: &[Vec<f64>], y: &[f64], p: &GpParams) -> Option<(f64, Vec<f64>)> {
+    let n = x.len();
+    let dim = p.dim();
+    let kernel = Kernel::new(p);
+    let points = ScaledPoints::new(x, &kernel);
+    let (k, slope) = kernel_matrix(&points, &kernel, true);
+    let l = factor(&k, n, p)?;
+    let resid: Vec<f64> = y.iter().map(|v| v - p.mean()).collect();
+    let mut alpha = resid.clone();
+    solve_lower(&l, n, &mut alpha);
+    solve_upper_t(&l, n, &mut alpha);
+    let nll = nll_from_factor(&l, n, &resid, &alpha);
+    // W = K⁻¹ − ααᵀ; ∂nll/∂θ = ½·tr(W·∂K/∂θ). W and ∂K are symmetric: visit j < i once,
+    // counting off-diagonal pairs twice. The diagonal has no lengthscale term (a = b there).
+    let kinv = inverse_from_cholesky(&l, n);
+    let mut grad = vec![0.0; dim + 3];
+    // Σ_ij w_ij·slope_ij·(x_id − x_jd)², scaled by s_d at the end. Coordinates where both
+    // points are zero add exactly 0, so only the nonzeros of either point are visited; each
+    // term is still the difference squared (no cancellation when W is large).
+    let mut squared_terms = vec![0.0; dim];
+    let mut signal = 0.0;
+    let mut noise_trace = 0.0;
+    for i in 0..n {
+        let (xi, nz_i) = (&x[i], &points.queries[i]);
+        for j in 0..i {
+            let w = kinv[i * n + j] - alpha[i] * alpha[j];
+            signal += w * k[i * n + j];
+            let c = w * slope[i * n + j];
+            let (xj, nz_j) = (&x[j], &points.queries[j]);
+            for (&d, &v) in nz_i.index.iter().zip(&nz_i.value) {
+                let diff = v - xj[d];
+                squared_terms[d] += c * diff * diff;
+            }
+            for (&d, &v) in nz_j.index.iter().zip(&nz_j.value) {
+                if xi[d] == 0.0 {
+                    squared_terms[d] += c * v * v;
+                }
+            }
+        }
+        let w = 0.5 * (kinv[i * n + i] - alpha[i] * alpha[i]);
+        signal += w * k[i * n + i];
+        noise_trace += w;
+    }
+    for (d, g) in squared_terms.iter().enumerate() {
+        grad[d] = g * kernel.scale[d];
+    }
+    grad[dim] = signal;
+    grad[dim + 1] = noise_trace * p.noise_variance();
+    grad[dim + 2] = -alpha.iter().sum::<f64>();
+    Some((nll, grad))
+}
+
+fn sigmoid(u: f64) -> f64 {
+    1.0 / (1.0 + libm::exp(-u))
+}
+
+/// Evaluations cached by parameter vector (argmin asks for cost and gradient separately).
+type Evaluation = Option<(f64, Vec<f64>)>;
+
+/// The NLL over unconstrained u, θ = lo + (hi − lo)·sigmoid(u) within each parameter's bounds.
+pub(super) struct Problem<'a> {
+    x: &'a [Vec<f64>],
+    y: &'a [f64],
+    bounds: &'a [(f64, f64)],
+    last: std::cell::RefCell<Option<(Vec<f64>, Evaluation)>>,
+}
+
+impl<'a> Problem<'a> {
+    pub(super) fn new(x: &'a [Vec<f64>], y: &'a [f64], bounds: &'a [(f64, f64)]) -> Self {
+        Problem { x, y, bounds, last: std::cell::RefCell::new(None) }
+    }
+
+    /// NLL and its gradient with respect to u (the unconstrained parameters), cached.
+    pub(super) fn evaluate(&self, u: &[f64]) -> Evaluation {
+        if let Some((cached_u, value)) = self.last.borrow().as_ref() {
+            if cached_u.as_slice() == u {
+                return value.clone();
+            }
+        }
+        let value = nll_and_grad(self.x, self.y, &self.params(u)).map(|(v, g)| {
+            let gu = g.iter().zip(u).zip(self.bounds).map(|((g, &u), &(lo, hi))| g * (hi - lo) * sigmoid(u) * (1.0 - sigmoid(u))).collect();
+            (v, gu)
+        });
+        *self.last.borrow_mut() = Some((u.to_vec(), value.clone()));
+        value
+    }
+
+    pub(super) fn params(&self, u: &[f64]) -> GpParams {
+        GpParams(u.iter().zip(self.bounds).map(|(&u, &(lo, hi))| lo + (hi - lo) * sigmoid(u)).collect())
+    }
+
+    pub(super) fn unconstrained(&self, p: &GpParams) -> Vec<f64> {
+        p.0.iter()
+            .zip(self.bounds)
+            .map(|(&t, &(lo, hi))| {
+                let f = ((t - lo) / (hi - lo)).clamp(1e-6, 1.0 - 1e-6);
+                libm::log(f / (1.0 - f))
+            })
+            .collect()
+    }
+
+    /// L-BFGS (memory 7, More–Thuente line search) from `u0` for at most `max_iters`
+    /// iterations; the best point seen, or `None` if the solver failed outright.
+    pub(super) fn minimise(&self, u0: Vec<f64>, max_iters: u64) -> Option<Vec<f64>> {
+        let problem = Problem::new(self.x, self.y, self.bounds);
+        let solver = LBFGS::new(MoreThuenteLineSearch::new(), 7).with_tolerance_grad(1e-6).ok()?.with_tolerance_cost(1e-9).ok()?;
+        let result = Executor::new(problem, solver).configure(|s| s.param(u0).max_iters(max_iters)).run().ok()?;
+        result.state().get_best_param().cloned()
+    }
+}
+
+impl CostFunction for Problem<'_> {
+    type Param = Vec<f64>;
+    type Output = f64;
+    fn cost(&self, u: &Vec<f64>) -> std::result::Result<f64, ArgminError> {
+        Ok(self.evaluate(u).map(|r| r.0).unwrap_or(f64::INFINITY))
+    }
+}
+
+impl Gradient for Problem<'_> {
+    type Param = Vec<f64>;
+    type Gradient = Vec<f64>;
+    fn gradient(&self, u: &Vec<f64>) -> std::result::Result<Vec<f64>, ArgminError> {
+        self.evaluate(u).map(|r| r.1).ok_or_else(|| ArgminError::msg("covariance not positive definite"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check_gradient(x: &[Vec<f64>], y: &[f64], p: &GpParams) {
+        let (_, g) = nll_and_grad(x, y, p).unwrap();
+        for i in 0..p.0.len() {
+            let h = 1e-6;
+            let (mut a, mut b) = (p.clone(), p.clone());
+            a.0[i] += h;
+            b.0[i] -= h;
+            let fd = (nll_and_grad(x, y, &a).unwrap().0 - nll_and_grad(x, y, &b).unwrap().0) / (2.0 * h);
+            assert!((fd - g[i]).abs() < 1e-5 * (1.0 + fd.abs()), "parameter {i}: analytic {} vs finite difference {fd}", g[i]);
+        }
+    }
+
+    #[test]
+    fn likelihood_gradient_matches_finite_differences() {
+        let x: Vec<Vec<f64>> = (0..12).map(|i| vec![(i as f64 * 0.37) % 1.0, (i as f64 * 0.61) % 1.0]).collect();
+        let y: Vec<f64> = x.iter().map(|v| (6.0 * v[0]).sin() + 0.5 * v[1] * v[1]).collect();
+        check_gradient(&x, &y, &GpParams(vec![(0.3f64).ln(), (0.8f64).ln(), (1.3f64).ln(), (0.05f64).ln(), 0.2]));
+    }
+
+    #[test]
+    fn likelihood_gradient_matches_finite_differences_in_five_dimensions() {
+        let x: Vec<Vec<f64>> = (0..30).map(|i| (0..5).map(|d| ((i * (d + 3)) as f64 * 0.171) % 1.0).collect()).collect();
+        let y: Vec<f64> = x.iter().map(|v| v.iter().enumerate().map(|(d, t)| ((d + 1) as f64 * t).sin()).sum()).collect();
+        check_gradient(&x, &y, &GpParams(vec![-1.0, -0.5, 0.0, 0.4, -1.5, 0.3, (0.02f64).ln(), -0.1]));
+    }
+
+    #[test]
+    fn likelihood_gradient_matches_finite_differences_on_one_hot_inputs() {
+        // Two categoricals with 3 levels each plus one continuous input, as the NAS encoding:
+        // most coordinates zero, and pairs that share or differ in each category.
+        let x: Vec<Vec<f64>> = (0..20)
+            .map(|i| {
+                let mut v = vec![0.0; 7];
+                v[i % 3] = 1.0;
+                v[3 + (i * 7 / 5) % 3] = 1.0;
+                v[6] = (i as f64 * 0.29) % 1.0;
+                v
+            })
+            .collect();
+        let y: Vec<f64> = x.iter().map(|v| v[0] - 0.5 * v[4] + (3.0 * v[6]).sin()).collect();
+        check_gradient(&x, &y, &GpParams(vec![0.2, -0.3, 0.5, 0.1, -0.6, 0.0, -0.8, 0.1, (0.03f64).ln(), 0.05]));
+    }
+}
