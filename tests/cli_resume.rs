@@ -29,3 +29,28 @@ fn a_rerun_reads_finished_jobs_from_the_cache() {
     assert!(std::fs::read_to_string(out.join("traces.csv")).unwrap().contains("from-the-cache"));
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn a_rerun_race_reads_its_runs_from_this_builds_cache() {
+    let out = std::env::temp_dir().join(format!("hpo-race-resume-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let race = || {
+        let status = Command::new(env!("CARGO_BIN_EXE_hpo"))
+            .args(["race", "--data", "curves", "--methods", "RS,Hyperband", "--tasks", "0", "--seeds", "2", "--budget", "40", "--out"])
+            .arg(&out)
+            .output()
+            .expect("hpo runs");
+        assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+        std::fs::read_to_string(out.join("race-traces.csv")).unwrap()
+    };
+    let fresh = race();
+    // The traces hold each request's measured optimizer time, so only a cache read gives the
+    // same bytes again.
+    assert_eq!(race(), fresh);
+    // The cache sits under this build's fingerprint (16 hex digits), not directly in runs/.
+    let dirs: Vec<_> = std::fs::read_dir(out.join("runs")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(dirs.len(), 1);
+    let name = dirs[0].file_name().unwrap().to_string_lossy().into_owned();
+    assert!(dirs[0].is_dir() && name.len() == 16 && name.chars().all(|c| c.is_ascii_hexdigit()), "{name}");
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -212,8 +212,7 @@ fn run(
     // Each finished job is cached under the link it belongs to and the build that ran it, so
     // a long replication can be stopped and resumed by running the same command again, while
     // a rebuilt binary (changed code) never reuses another build's traces.
-    let build = std::env::current_exe().and_then(std::fs::read).map(|b| fnv1a(&b)).unwrap_or(0);
-    let runs_dir = out.join("runs").join(format!("{:016x}-{build:016x}", fnv1a(to_query(&spec).as_bytes())));
+    let runs_dir = out.join("runs").join(format!("{:016x}-{:016x}", fnv1a(to_query(&spec).as_bytes()), build_fingerprint()));
     std::fs::create_dir_all(&runs_dir)?;
     let done = std::sync::atomic::AtomicUsize::new(0);
     let traces: Vec<Trace> = jobs
@@ -358,6 +357,12 @@ fn print_table2(bench: &Benchmark, resolved: &hpo_playground::engine::spec::Reso
             println!("  {:<24} RMSE {:>6.3}  improvement {:>7.3}", e.task, e.rmse, e.improvement);
         }
     }
+}
+
+/// FNV-1a of this executable's bytes (0 if it cannot be read): run caches are keyed by it, so
+/// a rebuilt binary (changed code) never reuses another build's traces.
+pub fn build_fingerprint() -> u64 {
+    std::env::current_exe().and_then(std::fs::read).map(|b| fnv1a(&b)).unwrap_or(0)
 }
 
 /// 64-bit FNV-1a: a stable name for a link's run cache (std's hasher may change between

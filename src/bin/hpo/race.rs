@@ -95,7 +95,8 @@ pub fn run(args: RaceArgs) -> CliResult<()> {
     let origin = Instant::now();
     let now = move || origin.elapsed().as_secs_f64();
     let done = std::sync::atomic::AtomicUsize::new(0);
-    let runs_dir = args.out.join("runs");
+    // Cached per build: a rebuilt binary never reuses an older build's runs.
+    let runs_dir = args.out.join("runs").join(format!("{:016x}", crate::cli::build_fingerprint()));
     std::fs::create_dir_all(&runs_dir)?;
     let traces: Vec<RaceTrace> = jobs
         .par_iter()
