@@ -6,7 +6,8 @@
 //! ‖a‖²_s + ‖b‖²_s − 2·⟨a, b⟩_s with the inner product over b's nonzeros only, clamped at 0.
 //! Every sum runs over the nonzeros in increasing index with the same products, so
 //! r²(a, a) is exactly 0; for distinct points the rounding error is about 1e-16·(‖a‖²_s + ‖b‖²_s),
-//! far below the noise variance's lower bound (1e-6·σ_f²) at the lengthscales we allow.
+//! at most about 6e-11 for 30 inputs in [0, 1] at the shortest lengthscale we allow (0.01), so
+//! k is off by at most about 5e-9 (σ_f² ≤ 100), below the noise variance's lower bound 1e-6.
 
 use super::GpParams;
 
