@@ -299,6 +299,19 @@ mod tests {
     }
 
     #[test]
+    fn a_fit_is_never_less_likely_than_any_of_its_starts() {
+        // Only the best start after the burn-in continues, and the polished point is kept only
+        // if it is better: so the result beats the default start and a good previous optimum.
+        let (x, y) = data();
+        let settings = GpSettings::default();
+        let previous = FittedGp::fit(&x, &y, &settings, &mut job_rng(5, "gp")).unwrap();
+        let refit = FittedGp::fit_from(&x, &y, &settings, Some(previous.params()), &mut job_rng(6, "gp")).unwrap();
+        let at = |p: &GpParams| nll_and_grad(&x, &y, p).unwrap().0;
+        assert!(refit.nll <= at(previous.params()) + 1e-9, "{} vs previous {}", refit.nll, at(previous.params()));
+        assert!(refit.nll <= at(&settings.default_start(2)), "{} vs default start", refit.nll);
+    }
+
+    #[test]
     fn fitting_improves_likelihood_and_interpolates() {
         let (x, y) = data();
         let mut rng = job_rng(0, "gp");
