@@ -31,6 +31,27 @@ fn a_rerun_reads_finished_jobs_from_the_cache() {
 }
 
 #[test]
+fn more_seeds_or_methods_reuse_the_jobs_already_done() {
+    let out = std::env::temp_dir().join(format!("hpo-extend-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    run("v=1&data=bundled:quadratic&methods=RS&seeds=1&iters=12", &out);
+    let cache = std::fs::read_dir(out.join("runs")).unwrap().next().unwrap().unwrap().path();
+    let job = cache.join("RS-quadratic-00-0.json");
+    let text = std::fs::read_to_string(&job).unwrap();
+    std::fs::write(&job, text.replacen("\"task\":\"quadratic-00\"", "\"task\":\"from-the-cache\"", 1)).unwrap();
+    // Two seeds and one more method: seed 0 of RS comes from the cache, the rest is run.
+    run("v=1&data=bundled:quadratic&methods=RS,GP&seeds=2&iters=12", &out);
+    let traces = std::fs::read_to_string(out.join("traces.csv")).unwrap();
+    assert!(traces.contains("from-the-cache"));
+    assert!(traces.lines().any(|l| l.starts_with("1,") && l.ends_with(",GP")), "seed 1 of GP is run");
+    // A change that does alter a job (the number of iterations) keys a different cache.
+    run("v=1&data=bundled:quadratic&methods=RS&seeds=1&iters=11", &out);
+    assert!(!std::fs::read_to_string(out.join("traces.csv")).unwrap().contains("from-the-cache"));
+    assert_eq!(std::fs::read_dir(out.join("runs")).unwrap().count(), 2);
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
 fn a_rerun_race_reads_its_runs_from_this_builds_cache() {
     let out = std::env::temp_dir().join(format!("hpo-race-resume-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);

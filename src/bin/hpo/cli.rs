@@ -209,10 +209,13 @@ fn run(
     eprintln!("running {} jobs on {} threads", jobs.len(), rayon::current_num_threads());
     let priors = PriorCache::new();
     let started = Instant::now();
-    // Each finished job is cached under the link it belongs to and the build that ran it, so
-    // a long replication can be stopped and resumed by running the same command again, while
-    // a rebuilt binary (changed code) never reuses another build's traces.
-    let runs_dir = out.join("runs").join(format!("{:016x}-{:016x}", fnv1a(to_query(&spec).as_bytes()), build_fingerprint()));
+    // Each finished job is cached under the build that ran it and everything in the link that
+    // a job's trace depends on, so a long replication can be stopped and resumed by running the
+    // same command again, while a rebuilt binary (changed code) never reuses another build's
+    // traces. A job's trace does not depend on which other methods or seeds run beside it (the
+    // file name holds its method, task and seed), so those are left out of the key: asking for
+    // 30 seeds after 10, or adding a method, reuses the jobs already done.
+    let runs_dir = out.join("runs").join(format!("{:016x}-{:016x}", fnv1a(cache_key(&spec).as_bytes()), build_fingerprint()));
     std::fs::create_dir_all(&runs_dir)?;
     let done = std::sync::atomic::AtomicUsize::new(0);
     let traces: Vec<Trace> = jobs
@@ -357,6 +360,12 @@ fn print_table2(bench: &Benchmark, resolved: &hpo_playground::engine::spec::Reso
             println!("  {:<24} RMSE {:>6.3}  improvement {:>7.3}", e.task, e.rmse, e.improvement);
         }
     }
+}
+
+/// The part of a link that a single job's trace depends on: the link without its method list
+/// and seed range (a job's own method and seed name its cache file).
+fn cache_key(spec: &ExperimentSpec) -> String {
+    to_query(&ExperimentSpec { methods: Vec::new(), seeds: 0, first_seed: 0, ..spec.clone() })
 }
 
 /// FNV-1a of this executable's bytes (0 if it cannot be read): run caches are keyed by it, so
