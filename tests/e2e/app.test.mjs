@@ -86,6 +86,21 @@ test('bundled benchmark: run, charts and traces identical to the CLI', async () 
   } finally { await b.close(); }
 });
 
+test('a browser without WebAssembly SIMD gets a message instead of a blank page', async () => {
+  const b = await freshBrowser();
+  try {
+    // A normal load shows no such message (checked by the other tests' pages too).
+    await b.page.goto(site.url);
+    await b.page.waitForFunction(() => /no data|loaded in/.test(document.querySelector('#data-info')?.textContent ?? ''), null, { timeout: 60_000 });
+    assert.equal(await b.page.locator('#unsupported-browser').count(), 0);
+    // A browser whose WebAssembly rejects the SIMD probe module.
+    await b.page.addInitScript(() => { WebAssembly.validate = () => false; });
+    await b.page.goto(site.url);
+    await b.page.waitForSelector('#unsupported-browser', { timeout: 10_000 });
+    assert.match(await b.page.locator('#unsupported-browser').textContent(), /needs a browser with WebAssembly SIMD/);
+  } finally { await b.close(); }
+});
+
 test('XGBoost heart: 20 seeds x 100 iterations, link restores and re-runs identically', { skip: !HAS_SHARED && 'needs ../shared' }, async () => {
   const first = await open();
   let link, csv1;
