@@ -9,6 +9,11 @@ export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
 export CHROMEDRIVER=/usr/bin/chromedriver
 [ -d ../shared/benchmarks ] || echo "note: ../shared/benchmarks is absent; tests that need it are skipped"
 
+echo "== format and lints (warnings are errors), native and wasm"
+cargo fmt --check
+cargo clippy --release --quiet --all-targets -- -D warnings
+cargo clippy --release --quiet --all-targets --target wasm32-unknown-unknown -- -D warnings
+
 echo "== native tests"
 cargo test --release --quiet
 

@@ -10,7 +10,7 @@ fn window() -> web_sys::Window {
 
 /// Milliseconds since page load.
 pub fn now_ms() -> f64 {
-    window().performance().map(|p| p.now()).unwrap_or_else(|| js_sys::Date::now())
+    window().performance().map(|p| p.now()).unwrap_or_else(js_sys::Date::now)
 }
 
 fn download_url(url: &str, filename: &str) -> Result<(), JsValue> {
@@ -129,8 +129,7 @@ pub async fn next_frame() {
 /// SHA-256 of bytes as lower-case hex, computed by the browser off the main thread.
 pub async fn sha256_hex(bytes: &[u8]) -> Result<String, String> {
     let subtle = window().crypto().map_err(|e| format!("{e:?}"))?.subtle();
-    let mut copy = bytes.to_vec();
-    let promise = subtle.digest_with_str_and_u8_array("SHA-256", &mut copy).map_err(|e| format!("{e:?}"))?;
+    let promise = subtle.digest_with_str_and_u8_array("SHA-256", bytes).map_err(|e| format!("{e:?}"))?;
     let digest = JsFuture::from(promise).await.map_err(|e| format!("{e:?}"))?;
     Ok(js_sys::Uint8Array::new(&digest).to_vec().iter().map(|b| format!("{b:02x}")).collect())
 }

@@ -28,9 +28,12 @@ pub struct Scatter {
     pub points: Vec<(f64, f64)>,
     /// CSS colour per point; grey when empty.
     pub colors: Vec<String>,
-    /// Highlighted point sets: (points, colour, legend, joined by a line).
-    pub overlays: Vec<(Vec<(f64, f64)>, &'static str, String, bool)>,
+    /// Highlighted point sets.
+    pub overlays: Vec<Overlay>,
 }
+
+/// A highlighted point set: (points, colour, legend, joined by a line).
+pub type Overlay = (Vec<(f64, f64)>, &'static str, String, bool);
 
 const W: f64 = 560.0;
 const H: f64 = 380.0;

@@ -17,12 +17,15 @@ use crate::engine::metrics::{
 use crate::engine::runner::Trace;
 use crate::engine::spec::ResolvedSpec;
 
+/// A method's curves (one per job) from the traces of a run.
+type CurvesOfMethod<'a> = dyn Fn(&[Trace], &ResolvedSpec, &Benchmark, &str) -> Vec<Vec<f64>> + 'a;
+
 /// Charts and export buttons.
 #[component]
 pub fn ResultsPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
     // One series per method of the last run, from a function giving a method's curves.
-    let series = move |curves: &dyn Fn(&[Trace], &ResolvedSpec, &Benchmark, &str) -> Vec<Vec<f64>>| -> Vec<Series> {
+    let series = move |curves: &CurvesOfMethod<'_>| -> Vec<Series> {
         let Some((resolved, bench)) = state.run_setup.get() else { return Vec::new() };
         state.traces.with(|traces| {
             resolved

@@ -18,7 +18,7 @@ const BINS: usize = 30;
 /// Density histogram as a polyline through the bin centres.
 fn density(values: &[f64], lo: f64, hi: f64) -> Vec<(f64, f64)> {
     let width = if hi > lo { (hi - lo) / BINS as f64 } else { 1.0 };
-    let mut counts = vec![0usize; BINS];
+    let mut counts = [0usize; BINS];
     for &v in values {
         let b = (((v - lo) / width) as usize).min(BINS - 1);
         counts[b] += 1;

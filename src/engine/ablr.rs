@@ -334,14 +334,14 @@ mod tests {
         let (params, tasks) = toy();
         let (_, grad) = loss_and_grad(&params, &tasks).unwrap();
         let h = 1e-6;
-        for k in 0..params.values.len() {
+        for (k, &g) in grad.iter().enumerate() {
             let mut p = params.clone();
             p.values[k] += h;
             let up = loss_and_grad(&p, &tasks).unwrap().0;
             p.values[k] -= 2.0 * h;
             let down = loss_and_grad(&p, &tasks).unwrap().0;
             let fd = (up - down) / (2.0 * h);
-            assert!((fd - grad[k]).abs() < 1e-5 * (1.0 + fd.abs()), "parameter {k}: analytic {} vs finite difference {fd}", grad[k]);
+            assert!((fd - g).abs() < 1e-5 * (1.0 + fd.abs()), "parameter {k}: analytic {g} vs finite difference {fd}");
         }
     }
 

@@ -31,7 +31,7 @@ pub enum EngineError {
 }
 
 fn format_parse(file: &str, row: &Option<usize>, column: &Option<String>, message: &str) -> String {
-    let mut s = format!("{file}");
+    let mut s = file.to_string();
     if let Some(r) = row {
         s.push_str(&format!(", line {r}"));
     }

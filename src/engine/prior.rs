@@ -89,7 +89,7 @@ impl Dense {
             out.push(row.iter().zip(input).map(|(w, v)| w * v).sum::<f64>());
         }
         for (o, b) in out.iter_mut().zip(&self.b) {
-            *o = b + *o;
+            *o += b;
         }
         out
     }

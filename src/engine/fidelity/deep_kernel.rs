@@ -479,15 +479,15 @@ mod tests {
             let (_, grad) = nll_and_grad(&model, &points, &y).unwrap();
             let h = 1e-6;
             let mut worst = (0.0f64, 0, 0.0, 0.0);
-            for k in 0..model.params.len() {
+            for (k, &g) in grad.iter().enumerate() {
                 let mut plus = model.clone();
                 plus.params[k] += h;
                 let mut minus = model.clone();
                 minus.params[k] -= h;
                 let fd = (nll_and_grad(&plus, &points, &y).unwrap().0 - nll_and_grad(&minus, &points, &y).unwrap().0) / (2.0 * h);
-                let err = (fd - grad[k]).abs() / (1e-4 + fd.abs().max(grad[k].abs()));
+                let err = (fd - g).abs() / (1e-4 + fd.abs().max(g.abs()));
                 if err > worst.0 {
-                    worst = (err, k, fd, grad[k]);
+                    worst = (err, k, fd, g);
                 }
             }
             assert!(worst.0 < 1e-5, "filters {}: worst (relative error, parameter, fd, analytic) {worst:?}", settings.filters);

@@ -62,8 +62,11 @@ pub struct RaceSetup {
     pub skip_steps: usize,
 }
 
+/// Per configuration, one value per budget step: a task's learning curves or their costs.
+pub type Curves = Vec<Vec<f64>>;
+
 /// The learning curves (metric values) and cumulative costs of task `t` as raced.
-pub fn race_curves(bench: &Benchmark, t: usize, setup: &RaceSetup) -> Result<(Vec<Vec<f64>>, Option<Vec<Vec<f64>>>)> {
+pub fn race_curves(bench: &Benchmark, t: usize, setup: &RaceSetup) -> Result<(Curves, Option<Curves>)> {
     let task = &bench.tasks[t];
     let curves = task.curves.as_ref().ok_or_else(|| {
         EngineError::Spec(format!("task '{}' has no learning curves: multi-fidelity methods need a metric per budget step", task.name))

@@ -170,13 +170,13 @@ mod tests {
 
     fn check_gradient(x: &[Vec<f64>], y: &[f64], p: &GpParams) {
         let (_, g) = nll_and_grad(x, y, p).unwrap();
-        for i in 0..p.0.len() {
+        for (i, &gi) in g.iter().enumerate() {
             let h = 1e-6;
             let (mut a, mut b) = (p.clone(), p.clone());
             a.0[i] += h;
             b.0[i] -= h;
             let fd = (nll_and_grad(x, y, &a).unwrap().0 - nll_and_grad(x, y, &b).unwrap().0) / (2.0 * h);
-            assert!((fd - g[i]).abs() < 1e-5 * (1.0 + fd.abs()), "parameter {i}: analytic {} vs finite difference {fd}", g[i]);
+            assert!((fd - gi).abs() < 1e-5 * (1.0 + fd.abs()), "parameter {i}: analytic {gi} vs finite difference {fd}");
         }
     }
 

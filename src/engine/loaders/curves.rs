@@ -110,7 +110,9 @@ fn attach_curves_in_row_order(
     cost: Option<Vec<Vec<f64>>>,
 ) {
     let tc = task_col.and_then(|c| table.column(c));
-    let mut per_task: BTreeMap<usize, (Vec<Vec<f64>>, Vec<Vec<f64>>)> = BTreeMap::new();
+    // Per task: its configurations' curves and their costs.
+    type CurvesAndCosts = (Vec<Vec<f64>>, Vec<Vec<f64>>);
+    let mut per_task: BTreeMap<usize, CurvesAndCosts> = BTreeMap::new();
     let mut cost_iter = cost.map(|c| c.into_iter());
     for (record, curve) in table.rows.iter().zip(curves) {
         let t = tc.and_then(|c| benchmark.task_index(&record[c])).unwrap_or(0);

@@ -44,6 +44,9 @@ impl From<Loaded> for LoadedFile {
 }
 
 /// Loads a file: with `roles` as a generic table, otherwise in the copula format.
+// The large error variant (headers, preview rows and a role guess for the editor) is built
+// at most once per file a user drops; boxing it would only add an indirection.
+#[allow(clippy::result_large_err)]
 pub fn load_file(file: &str, bytes: &[u8], roles: Option<&ColumnRoles>) -> Result<LoadedFile, LoadFailure> {
     let err = |e: crate::engine::EngineError| LoadFailure::Error(e.to_string());
     // A zip of LCBench's folder: several files make one benchmark.

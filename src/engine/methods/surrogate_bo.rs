@@ -28,9 +28,9 @@ impl SearchBox {
         let first = points.first()?;
         let mut b = SearchBox { lower: first.clone(), upper: first.clone() };
         for p in &points[1..] {
-            for d in 0..p.len() {
-                b.lower[d] = b.lower[d].min(p[d]);
-                b.upper[d] = b.upper[d].max(p[d]);
+            for ((lo, hi), &v) in b.lower.iter_mut().zip(b.upper.iter_mut()).zip(p) {
+                *lo = lo.min(v);
+                *hi = hi.max(v);
             }
         }
         Some(b)
