@@ -162,7 +162,7 @@ pub fn run(shared_dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
         for n in [25, 50, 100] {
             let (fit, ei) = gp_iteration(&bench, n, 3);
             println!(
-                "| GP fit (3 L-BFGS starts, 25-iteration burn-in) + EI over all candidates, {name}, {n} observations | {fit:.0} + {ei:.0} = {:.0} |",
+                "| cold GP fit (3 L-BFGS starts, 25-iteration burn-in; the task's first n rows as observations, no previous optimum) + EI over all candidates, {name}, {n} observations | {fit:.0} + {ei:.0} = {:.0} |",
                 fit + ei
             );
         }
