@@ -49,6 +49,17 @@ pub enum ToWorker {
         /// ψ (GCP+prior) or Δ (GP+prior).
         warp: OutputWarp,
     },
+    /// A prior another worker trained for this generation's run: use it instead of training it.
+    SharePrior {
+        /// Generation.
+        generation: u32,
+        /// Held-out task.
+        target: usize,
+        /// ψ or Δ.
+        warp: OutputWarp,
+        /// The prior.
+        prior: Box<TrainedPrior>,
+    },
     /// Run one job.
     Run {
         /// Generation the job belongs to.
@@ -98,6 +109,18 @@ pub enum FromWorker {
         result: Result<Box<TrainedPrior>, String>,
         /// Training time in the worker.
         seconds: f64,
+    },
+    /// A prior this worker trained during a job (sent before the job's `Done`), for the page
+    /// to share with the other workers.
+    PriorLearned {
+        /// Generation.
+        generation: u32,
+        /// Held-out task.
+        target: usize,
+        /// ψ or Δ.
+        warp: OutputWarp,
+        /// The prior.
+        prior: Box<TrainedPrior>,
     },
     /// A finished job.
     Done {

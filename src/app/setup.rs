@@ -297,6 +297,10 @@ impl RunSink for UiSink {
         });
     }
 
+    fn prior_trained(&self, _worker: usize, _task: usize) {
+        self.state.run.update(|r| r.priors_trained += 1);
+    }
+
     fn finished(&self, worker: usize, job: &Job, result: Result<Trace, String>) {
         let label = job_label(&self.state, job);
         match result {
@@ -387,6 +391,11 @@ pub fn RunPanel() -> impl IntoView {
             r.ended_ms = Some(now_ms());
         });
     };
+    let priors = move |r: &RunStatus| match r.priors_trained {
+        0 => String::new(),
+        1 => " · 1 prior trained, shared by every job that needs it".to_string(),
+        k => format!(" · {k} priors trained, each shared by every job that needs it"),
+    };
     let status_text = move || {
         let r = run.get();
         if r.total_jobs == 0 {
@@ -397,12 +406,13 @@ pub fn RunPanel() -> impl IntoView {
         if r.running {
             let eta = if f > 0.0 { fmt_seconds(elapsed / f - elapsed) } else { "…".into() };
             format!(
-                "{} of {} jobs done ({:.0}%) on {} workers · {} elapsed · about {eta} left",
+                "{} of {} jobs done ({:.0}%) on {} workers · {} elapsed · about {eta} left{}",
                 r.done_jobs,
                 r.total_jobs,
                 f * 100.0,
                 r.workers,
-                fmt_seconds(elapsed)
+                fmt_seconds(elapsed),
+                priors(&r)
             )
         } else if r.cancelled {
             format!("Cancelled after {} of {} jobs ({}).", r.done_jobs, r.total_jobs, fmt_seconds(elapsed))
@@ -414,13 +424,14 @@ pub fn RunPanel() -> impl IntoView {
                 "evaluations"
             };
             format!(
-                "Finished {} jobs ({} {unit}) in {} on {} workers: {:.0} {unit}/s{}",
+                "Finished {} jobs ({} {unit}) in {} on {} workers: {:.0} {unit}/s{}{}",
                 r.total_jobs,
                 evals,
                 fmt_seconds(elapsed),
                 r.workers,
                 evals / elapsed.max(1e-3),
-                if r.failed_jobs > 0 { format!(", {} failed", r.failed_jobs) } else { String::new() }
+                if r.failed_jobs > 0 { format!(", {} failed", r.failed_jobs) } else { String::new() },
+                priors(&r)
             )
         }
     };

@@ -43,6 +43,8 @@ pub struct RunStatus {
     pub done_jobs: usize,
     /// Jobs that failed.
     pub failed_jobs: usize,
+    /// Priors trained by the workers (each is then shared with the others).
+    pub priors_trained: usize,
     /// Iterations per job (budget units for a race).
     pub iterations: u64,
     /// Per worker: label and progress of the job it is running.

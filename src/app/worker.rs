@@ -1,5 +1,8 @@
 //! The code that runs inside each Web Worker: receives the benchmark once, then jobs.
 
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
 use gloo_worker::{HandlerId, Registrable, Worker, WorkerScope};
 use wasm_bindgen::JsCast;
 
@@ -8,13 +11,23 @@ use crate::engine::loaders::upload::load_file;
 use crate::engine::runner::{run_job, JobProgress};
 use crate::engine::spec::ResolvedSpec;
 use crate::engine::transfer::{train_target_prior, PriorCache};
+use crate::engine::warping::OutputWarp;
 use crate::worker_protocol::{FromWorker, ToWorker};
 
 const PROGRESS_SECONDS: f64 = 0.1;
 
-/// Worker state: the current generation's benchmark and spec.
+/// Worker state: the current generation's benchmark, spec and priors.
 pub struct HpoWorker {
-    loaded: Option<(u32, Benchmark, ResolvedSpec, PriorCache)>,
+    loaded: Option<Loaded>,
+}
+
+struct Loaded {
+    generation: u32,
+    bench: Benchmark,
+    resolved: ResolvedSpec,
+    priors: PriorCache,
+    /// Priors the page already knows of (trained here and reported, or shared by it).
+    known: BTreeSet<(usize, OutputWarp)>,
 }
 
 fn now_seconds() -> f64 {
@@ -40,7 +53,14 @@ impl Worker for HpoWorker {
     fn received(&mut self, scope: &WorkerScope<Self>, msg: ToWorker, who: HandlerId) {
         match msg {
             ToWorker::Load { generation, benchmark, resolved } => {
-                self.loaded = Some((generation, *benchmark, *resolved, PriorCache::new()))
+                self.loaded =
+                    Some(Loaded { generation, bench: *benchmark, resolved: *resolved, priors: PriorCache::new(), known: BTreeSet::new() })
+            }
+            ToWorker::SharePrior { generation, target, warp, prior } => {
+                if let Some(l) = self.loaded.as_mut().filter(|l| l.generation == generation) {
+                    l.priors.insert(target, warp, Arc::new(*prior));
+                    l.known.insert((target, warp));
+                }
             }
             ToWorker::Parse { request, file, bytes, roles } => {
                 let t0 = now_seconds();
@@ -58,11 +78,17 @@ impl Worker for HpoWorker {
                 scope.respond(who, FromWorker::PriorTrained { request, result, seconds: now_seconds() - t0 });
             }
             ToWorker::Run { generation, id, job } => {
-                let result = match &self.loaded {
-                    Some((g, bench, resolved, priors)) if *g == generation => {
+                let result = match self.loaded.as_mut() {
+                    Some(l) if l.generation == generation => {
                         // Progress at most every 100 ms: short jobs finish before saying anything.
+                        // A prior trained by this job is reported as soon as the first iteration
+                        // runs, so the workers waiting for it need not wait for the whole job.
                         let mut last = now_seconds();
+                        let (priors, known) = (&l.priors, &mut l.known);
                         let mut progress = |p: JobProgress| {
+                            if !matches!(p, JobProgress::Prior { .. }) {
+                                report_new_priors(scope, who, generation, priors, known);
+                            }
                             let now = now_seconds();
                             if now - last >= PROGRESS_SECONDS {
                                 last = now;
@@ -70,12 +96,29 @@ impl Worker for HpoWorker {
                             }
                             true
                         };
-                        run_job(bench, resolved, &job, priors, &now_seconds, &mut progress).map_err(|e| e.to_string())
+                        let result = run_job(&l.bench, &l.resolved, &job, priors, &now_seconds, &mut progress).map_err(|e| e.to_string());
+                        report_new_priors(scope, who, generation, &l.priors, &mut l.known);
+                        result
                     }
                     _ => Err("the worker has no data for this run".to_string()),
                 };
                 scope.respond(who, FromWorker::Done { generation, id, result });
             }
+        }
+    }
+}
+
+/// Sends the page every prior in `priors` it does not know of yet.
+fn report_new_priors(
+    scope: &WorkerScope<HpoWorker>,
+    who: HandlerId,
+    generation: u32,
+    priors: &PriorCache,
+    known: &mut BTreeSet<(usize, OutputWarp)>,
+) {
+    for ((target, warp), prior) in priors.trained() {
+        if known.insert((target, warp)) {
+            scope.respond(who, FromWorker::PriorLearned { generation, target, warp, prior: Box::new((*prior).clone()) });
         }
     }
 }

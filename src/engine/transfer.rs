@@ -109,6 +109,20 @@ impl PriorCache {
         result.clone().map_err(|message| EngineError::Method { method: "prior".into(), message })
     }
 
+    /// Stores a prior trained elsewhere (another worker), unless one is there already: a prior
+    /// depends only on the benchmark, the target task and the warp (its seed is fixed), so one
+    /// trained anywhere is the one this cache would train.
+    pub fn insert(&self, target: usize, warp: OutputWarp, prior: Arc<TrainedPrior>) {
+        let slot = self.slots.lock().expect("cache lock").entry((target, warp)).or_default().clone();
+        let _ = slot.set(Ok(prior));
+    }
+
+    /// Every prior trained (or inserted) so far, by (target task, warp).
+    pub fn trained(&self) -> Vec<((usize, OutputWarp), Arc<TrainedPrior>)> {
+        let slots = self.slots.lock().expect("cache lock");
+        slots.iter().filter_map(|(&key, slot)| slot.get().and_then(|r| r.as_ref().ok()).map(|p| (key, p.clone()))).collect()
+    }
+
     /// SGPT's GP means of every other task at the target's candidates, computed on first use.
     pub fn other_task_means(
         &self,
@@ -150,5 +164,30 @@ mod tests {
         assert_eq!(*cached, direct);
         let other_task = train_target_prior(&bench, &resolved, 3, OutputWarp::Copula, &mut |_, _| true).unwrap();
         assert_ne!(other_task, direct, "each held-out task has its own prior");
+    }
+
+    #[test]
+    fn an_inserted_prior_is_used_instead_of_training_one() {
+        let bench = quadratic_family();
+        let spec =
+            ExperimentSpec { methods: vec!["GCP+prior".into()], transfer: TransferMode::LeaveOneTaskOut, ..ExperimentSpec::default() };
+        let resolved = spec.resolve(&bench).unwrap();
+        let trained_elsewhere = PriorCache::new();
+        let prior = trained_elsewhere.get(&bench, &resolved, 2, OutputWarp::Copula, &mut |_, _| true).unwrap();
+        assert_eq!(trained_elsewhere.trained().len(), 1);
+        let here = PriorCache::new();
+        assert!(here.trained().is_empty());
+        here.insert(2, OutputWarp::Copula, prior.clone());
+        let mut steps = 0;
+        let got = here.get(&bench, &resolved, 2, OutputWarp::Copula, &mut |_, _| {
+            steps += 1;
+            true
+        });
+        assert_eq!(steps, 0, "no training when the prior was inserted");
+        assert!(Arc::ptr_eq(&got.unwrap(), &prior));
+        // The same key again keeps the first; another warp is another prior.
+        here.insert(2, OutputWarp::Copula, Arc::new((*prior).clone()));
+        assert!(Arc::ptr_eq(&here.trained()[0].1, &prior));
+        assert_eq!(here.trained()[0].0, (2, OutputWarp::Copula));
     }
 }

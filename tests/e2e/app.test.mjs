@@ -276,7 +276,11 @@ test('transfer methods run in the workers and the Table-2 view ranks them', asyn
   const b = await open('v=1&data=bundled:quadratic&tasks=quadratic-02,quadratic-05,quadratic-11&methods=RS,GP,CTS,GCP%2Bprior&seeds=2&iters=12');
   try {
     assert.equal(await b.page.locator('#methods input:checked').count(), 4);
-    assert.match(await runAndWait(b.page, 300_000), /Finished 24 jobs \(288 evaluations\)/);
+    const status = await runAndWait(b.page, 300_000);
+    assert.match(status, /Finished 24 jobs \(288 evaluations\)/);
+    // CTS and GCP+prior share the ψ prior of each held-out task: trained once per task, by
+    // whichever worker first needs it, then handed to the other workers.
+    assert.match(status, / · 3 priors trained, each shared by every job that needs it$/);
     assert.deepEqual(await messages(b.page, 'error'), []);
     const rows = await b.page.locator('#table2 tbody tr').count();
     assert.equal(rows, 4, 'three tasks and the mean row');
