@@ -21,20 +21,61 @@ pub fn dot(a: &[f64], b: &[f64]) -> f64 {
     (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
 }
 
+/// [`dot`] of `a` with four vectors at once, each result bit for bit what [`dot`] gives (same
+/// accumulators, same order), with every load of `a` shared: the blocked loops below are
+/// about twice as fast and change no number.
+#[inline]
+pub fn dot4(a: &[f64], b: [&[f64]; 4]) -> [f64; 4] {
+    let n = b.iter().fold(a.len(), |n, v| n.min(v.len()));
+    let whole = n - n % 4;
+    let mut acc = [[0.0f64; 4]; 4];
+    for k in (0..whole).step_by(4) {
+        let x = &a[k..k + 4];
+        for (acc, v) in acc.iter_mut().zip(&b) {
+            let y = &v[k..k + 4];
+            acc[0] += x[0] * y[0];
+            acc[1] += x[1] * y[1];
+            acc[2] += x[2] * y[2];
+            acc[3] += x[3] * y[3];
+        }
+    }
+    let mut out = [0.0; 4];
+    for ((o, acc), v) in out.iter_mut().zip(&acc).zip(&b) {
+        let tail: f64 = a[whole..n].iter().zip(&v[whole..n]).map(|(x, y)| x * y).sum();
+        *o = (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail;
+    }
+    out
+}
+
 /// Lower-triangular Cholesky factor (row-major n×n) or `None` if not positive definite.
+/// Column by column (every element is the same expression as row by row), so that four rows
+/// share each pass over the column's pivot row in [`dot4`].
 pub fn cholesky(a: &[f64], n: usize) -> Option<Vec<f64>> {
     let mut l = vec![0.0; n * n];
-    for i in 0..n {
-        for j in 0..=i {
-            let s = a[i * n + j] - dot(&l[i * n..i * n + j], &l[j * n..j * n + j]);
-            if i == j {
-                if s <= 0.0 || !s.is_finite() {
-                    return None;
-                }
-                l[i * n + i] = s.sqrt();
-            } else {
-                l[i * n + j] = s / l[j * n + j];
+    for j in 0..n {
+        let s = a[j * n + j] - dot(&l[j * n..j * n + j], &l[j * n..j * n + j]);
+        if s <= 0.0 || !s.is_finite() {
+            return None;
+        }
+        l[j * n + j] = s.sqrt();
+        let ljj = l[j * n + j];
+        let mut i = j + 1;
+        while i + 4 <= n {
+            let pivot = &l[j * n..j * n + j];
+            let rows = [
+                &l[i * n..i * n + j],
+                &l[(i + 1) * n..(i + 1) * n + j],
+                &l[(i + 2) * n..(i + 2) * n + j],
+                &l[(i + 3) * n..(i + 3) * n + j],
+            ];
+            let sums = dot4(pivot, rows);
+            for (r, sum) in sums.iter().enumerate() {
+                l[(i + r) * n + j] = (a[(i + r) * n + j] - sum) / ljj;
             }
+            i += 4;
+        }
+        for i in i..n {
+            l[i * n + j] = (a[i * n + j] - dot(&l[i * n..i * n + j], &l[j * n..j * n + j])) / ljj;
         }
     }
     Some(l)
@@ -73,8 +114,19 @@ pub fn inverse_from_cholesky(l: &[f64], n: usize) -> Vec<f64> {
     }
     let mut inv = vec![0.0; n * n];
     for i in 0..n {
-        for j in 0..=i {
-            let s = dot(&mt[i * n + i..i * n + n], &mt[j * n + i..j * n + n]);
+        let row = &mt[i * n + i..i * n + n];
+        let col = |j: usize| &mt[j * n + i..j * n + n];
+        let mut j = 0;
+        while j + 4 <= i + 1 {
+            let sums = dot4(row, [col(j), col(j + 1), col(j + 2), col(j + 3)]);
+            for (r, &s) in sums.iter().enumerate() {
+                inv[i * n + j + r] = s;
+                inv[(j + r) * n + i] = s;
+            }
+            j += 4;
+        }
+        for j in j..=i {
+            let s = dot(row, col(j));
             inv[i * n + j] = s;
             inv[j * n + i] = s;
         }
@@ -97,6 +149,61 @@ mod tests {
                 assert!((v - if i == j { 1.0 } else { 0.0 }).abs() < 1e-14);
             }
         }
+    }
+
+    /// The row-by-row, one-dot-at-a-time loops the blocked ones replaced (the references).
+    fn cholesky_by_rows(a: &[f64], n: usize) -> Option<Vec<f64>> {
+        let mut l = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..=i {
+                let s = a[i * n + j] - dot(&l[i * n..i * n + j], &l[j * n..j * n + j]);
+                if i == j {
+                    if s <= 0.0 || !s.is_finite() {
+                        return None;
+                    }
+                    l[i * n + i] = s.sqrt();
+                } else {
+                    l[i * n + j] = s / l[j * n + j];
+                }
+            }
+        }
+        Some(l)
+    }
+
+    #[test]
+    fn blocked_loops_give_the_one_dot_at_a_time_numbers_bit_for_bit() {
+        for n in [1, 2, 3, 4, 5, 7, 8, 9, 16, 23, 40] {
+            // A kernel-like matrix with a small ridge: far from diagonal, so rounding shows.
+            let x: Vec<f64> = (0..n).map(|i| ((i * 7919) % 101) as f64 / 37.0).collect();
+            let mut a = vec![0.0; n * n];
+            for i in 0..n {
+                for j in 0..n {
+                    a[i * n + j] = (-(x[i] - x[j]).powi(2)).exp();
+                }
+                a[i * n + i] += 1e-3;
+            }
+            let l = cholesky(&a, n).unwrap();
+            let reference = cholesky_by_rows(&a, n).unwrap();
+            assert!(l.iter().zip(&reference).all(|(p, q)| p.to_bits() == q.to_bits()), "cholesky, n = {n}");
+            let inv = inverse_from_cholesky(&l, n);
+            for i in 0..n {
+                for j in 0..=i {
+                    let mut mt = vec![0.0; n * n];
+                    for c in 0..n {
+                        mt[c * n + c] = 1.0 / l[c * n + c];
+                        for r in c + 1..n {
+                            mt[c * n + r] = -dot(&l[r * n + c..r * n + r], &mt[c * n + c..c * n + r]) / l[r * n + r];
+                        }
+                    }
+                    let want = dot(&mt[i * n + i..i * n + n], &mt[j * n + i..j * n + n]);
+                    assert_eq!(inv[i * n + j].to_bits(), want.to_bits(), "inverse ({i}, {j}), n = {n}");
+                    assert_eq!(inv[j * n + i].to_bits(), want.to_bits());
+                }
+            }
+        }
+        // Not positive definite: refused by both.
+        let a = [1.0, 2.0, 0.0, 2.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+        assert!(cholesky(&a, 3).is_none() && cholesky_by_rows(&a, 3).is_none());
     }
 
     #[test]
