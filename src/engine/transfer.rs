@@ -153,12 +153,17 @@ mod tests {
     use crate::engine::bundled::quadratic_family;
     use crate::engine::spec::ExperimentSpec;
 
-    #[test]
-    fn the_page_trains_the_same_prior_as_the_runs() {
+    fn gcp_prior_on_quadratic() -> (Benchmark, ResolvedSpec) {
         let bench = quadratic_family();
         let spec =
             ExperimentSpec { methods: vec!["GCP+prior".into()], transfer: TransferMode::LeaveOneTaskOut, ..ExperimentSpec::default() };
         let resolved = spec.resolve(&bench).unwrap();
+        (bench, resolved)
+    }
+
+    #[test]
+    fn the_page_trains_the_same_prior_as_the_runs() {
+        let (bench, resolved) = gcp_prior_on_quadratic();
         let cached = PriorCache::new().get(&bench, &resolved, 2, OutputWarp::Copula, &mut |_, _| true).unwrap();
         let direct = train_target_prior(&bench, &resolved, 2, OutputWarp::Copula, &mut |_, _| true).unwrap();
         assert_eq!(*cached, direct);
@@ -168,10 +173,7 @@ mod tests {
 
     #[test]
     fn an_inserted_prior_is_used_instead_of_training_one() {
-        let bench = quadratic_family();
-        let spec =
-            ExperimentSpec { methods: vec!["GCP+prior".into()], transfer: TransferMode::LeaveOneTaskOut, ..ExperimentSpec::default() };
-        let resolved = spec.resolve(&bench).unwrap();
+        let (bench, resolved) = gcp_prior_on_quadratic();
         let trained_elsewhere = PriorCache::new();
         let prior = trained_elsewhere.get(&bench, &resolved, 2, OutputWarp::Copula, &mut |_, _| true).unwrap();
         assert_eq!(trained_elsewhere.trained().len(), 1);
@@ -185,7 +187,7 @@ mod tests {
         });
         assert_eq!(steps, 0, "no training when the prior was inserted");
         assert!(Arc::ptr_eq(&got.unwrap(), &prior));
-        // The same key again keeps the first; another warp is another prior.
+        // The same key again keeps the first.
         here.insert(2, OutputWarp::Copula, Arc::new((*prior).clone()));
         assert!(Arc::ptr_eq(&here.trained()[0].1, &prior));
         assert_eq!(here.trained()[0].0, (2, OutputWarp::Copula));
