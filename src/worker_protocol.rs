@@ -11,6 +11,7 @@ use crate::engine::loaders::upload::{LoadFailure, LoadedFile};
 use crate::engine::prior::TrainedPrior;
 use crate::engine::runner::{JobProgress, Trace};
 use crate::engine::spec::{Job, ResolvedSpec};
+use crate::engine::transfer::Learned;
 use crate::engine::warping::OutputWarp;
 
 /// Page → worker.
@@ -49,16 +50,16 @@ pub enum ToWorker {
         /// ψ (GCP+prior) or Δ (GP+prior).
         warp: OutputWarp,
     },
-    /// A prior another worker trained for this generation's run: use it instead of training it.
-    SharePrior {
+    /// What another worker learned for this generation's run: use it instead of learning it.
+    Share {
         /// Generation.
         generation: u32,
         /// Held-out task.
         target: usize,
         /// ψ or Δ.
         warp: OutputWarp,
-        /// The prior.
-        prior: Box<TrainedPrior>,
+        /// The prior or SGPT's means.
+        learned: Learned,
     },
     /// Run one job.
     Run {
@@ -110,17 +111,17 @@ pub enum FromWorker {
         /// Training time in the worker.
         seconds: f64,
     },
-    /// A prior this worker trained during a job (sent before the job's `Done`), for the page
-    /// to share with the other workers.
-    PriorLearned {
+    /// A prior or SGPT's means this worker learned during a job (sent at the job's first
+    /// iteration), for the page to share with the other workers.
+    Learned {
         /// Generation.
         generation: u32,
         /// Held-out task.
         target: usize,
         /// ψ or Δ.
         warp: OutputWarp,
-        /// The prior.
-        prior: Box<TrainedPrior>,
+        /// What was learned.
+        learned: Learned,
     },
     /// A finished job.
     Done {

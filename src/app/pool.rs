@@ -1,9 +1,10 @@
 //! A pool of Web Workers sized to `navigator.hardwareConcurrency`, fed one job at a time
 //! per worker (plus one queued, so a worker never idles waiting for the page).
 //!
-//! Priors are trained once per run: a worker reports each prior it trains, the pool passes it
-//! to the other workers, and while one worker trains a prior no other worker is given a job
-//! that needs it (it takes other work, or waits: it would only train the same prior again).
+//! What transfer methods learn from the other tasks (priors, SGPT's means) is learned once
+//! per run: a worker reports each item it learns, the pool passes it to the other workers, and
+//! while one worker learns an item no other worker is given a job that needs it (it takes
+//! other work, or waits: it would only learn the same thing again).
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -16,6 +17,7 @@ use crate::engine::benchmark::Benchmark;
 use crate::engine::methods::method_info;
 use crate::engine::runner::{JobProgress, Trace};
 use crate::engine::spec::{Job, ResolvedSpec};
+use crate::engine::transfer::LearnedKind;
 use crate::engine::warping::OutputWarp;
 use crate::worker_protocol::{FromWorker, ToWorker};
 
@@ -25,13 +27,21 @@ pub trait RunSink {
     fn progress(&self, worker: usize, job: &Job, progress: JobProgress);
     /// A job finished.
     fn finished(&self, worker: usize, job: &Job, result: Result<Trace, String>);
-    /// A worker trained the prior of held-out task `task` (shared with the others from then on).
-    fn prior_trained(&self, worker: usize, task: usize);
+    /// A worker learned a prior or SGPT's means for held-out task `task` (shared with the
+    /// others from then on).
+    fn learned(&self, worker: usize, task: usize, kind: LearnedKind);
 }
 
-/// The prior a job needs: (held-out task, warp).
-fn prior_of(job: &Job) -> Option<(usize, OutputWarp)> {
-    method_info(&job.method).and_then(|m| m.prior).map(|warp| (job.task, warp))
+/// What a job learns from the other tasks and could share: (held-out task, warp, kind).
+type LearnedKey = (usize, OutputWarp, LearnedKind);
+
+fn needs(job: &Job) -> Option<LearnedKey> {
+    let info = method_info(&job.method)?;
+    match (info.prior, info.other_task_gps) {
+        (Some(warp), _) => Some((job.task, warp, LearnedKind::Prior)),
+        (None, Some(warp)) => Some((job.task, warp, LearnedKind::OtherTaskMeans)),
+        (None, None) => None,
+    }
 }
 
 /// Jobs queued per worker: two for cheap methods (no idle gap between jobs), one when any
@@ -55,16 +65,16 @@ struct Pool {
     last_task: Vec<Option<usize>>,
     /// Jobs each worker may hold at once.
     per_worker: usize,
-    /// Priors some worker has trained (and every worker has been sent).
-    learned: BTreeSet<(usize, OutputWarp)>,
-    /// Priors being trained, and by which worker.
-    training: BTreeMap<(usize, OutputWarp), usize>,
+    /// What some worker has learned (and every worker has been sent).
+    learned: BTreeSet<LearnedKey>,
+    /// What is being learned, and by which worker.
+    learning: BTreeMap<LearnedKey, usize>,
 }
 
 impl Pool {
-    /// True if job `k` of the queue needs a prior that a worker other than `w` is training.
-    fn waits_for_prior(&self, k: usize, w: usize) -> bool {
-        prior_of(&self.jobs[self.queue[k] as usize]).is_some_and(|p| self.training.get(&p).is_some_and(|&o| o != w))
+    /// True if job `k` of the queue needs what a worker other than `w` is learning.
+    fn waits_for_another(&self, k: usize, w: usize) -> bool {
+        needs(&self.jobs[self.queue[k] as usize]).is_some_and(|key| self.learning.get(&key).is_some_and(|&o| o != w))
     }
 
     /// Gives every worker with room a job.
@@ -112,7 +122,7 @@ pub fn start(bench: Arc<Benchmark>, resolved: ResolvedSpec, jobs: Vec<Job>, work
             last_task: vec![None; n],
             per_worker,
             learned: BTreeSet::new(),
-            training: BTreeMap::new(),
+            learning: BTreeMap::new(),
         });
         let pool = slot.as_mut().unwrap();
         for _ in 0..per_worker {
@@ -126,10 +136,10 @@ pub fn start(bench: Arc<Benchmark>, resolved: ResolvedSpec, jobs: Vec<Job>, work
 
 /// Sends worker `w` its next job: one of the task it worked on last if any is left, else the
 /// first job of a task no other worker is on, else the first job in the queue; never one
-/// whose prior another worker is training. False if there was none to send.
+/// that needs what another worker is learning. False if there was none to send.
 fn dispatch(pool: &mut Pool, w: usize) -> bool {
     let task_of = |pool: &Pool, k: usize| pool.jobs[pool.queue[k] as usize].task;
-    let open = |pool: &Pool, k: usize| !pool.waits_for_prior(k, w);
+    let open = |pool: &Pool, k: usize| !pool.waits_for_another(k, w);
     let same = pool.last_task[w].and_then(|t| (0..pool.queue.len()).find(|&k| task_of(pool, k) == t && open(pool, k)));
     let fresh = || {
         (0..pool.queue.len())
@@ -140,8 +150,8 @@ fn dispatch(pool: &mut Pool, w: usize) -> bool {
         return false;
     };
     let job = pool.jobs[id as usize].clone();
-    if let Some(p) = prior_of(&job).filter(|p| !pool.learned.contains(p)) {
-        pool.training.insert(p, w);
+    if let Some(key) = needs(&job).filter(|key| !pool.learned.contains(key)) {
+        pool.learning.insert(key, w);
     }
     pool.last_task[w] = Some(job.task);
     pool.in_flight[w] += 1;
@@ -160,7 +170,7 @@ pub fn cancel() {
 enum Event {
     Progress(Job, JobProgress),
     Finished(Job, Result<Trace, String>),
-    PriorTrained(usize),
+    Learned(usize, LearnedKind),
 }
 
 fn on_message(w: usize, msg: FromWorker) {
@@ -171,20 +181,21 @@ fn on_message(w: usize, msg: FromWorker) {
             FromWorker::Progress { generation, id, progress } if generation == pool.generation => {
                 Some(Event::Progress(pool.jobs[id as usize].clone(), progress))
             }
-            FromWorker::PriorLearned { generation, target, warp, prior } if generation == pool.generation => {
-                pool.learned.insert((target, warp));
-                pool.training.remove(&(target, warp));
+            FromWorker::Learned { generation, target, warp, learned } if generation == pool.generation => {
+                let kind = learned.kind();
+                pool.learned.insert((target, warp, kind));
+                pool.learning.remove(&(target, warp, kind));
                 for (_, bridge) in pool.workers.iter().enumerate().filter(|&(o, _)| o != w) {
-                    bridge.send(ToWorker::SharePrior { generation, target, warp, prior: prior.clone() });
+                    bridge.send(ToWorker::Share { generation, target, warp, learned: learned.clone() });
                 }
-                // Workers that waited for this prior can go on.
+                // Workers that waited for it can go on.
                 pool.dispatch_all();
-                Some(Event::PriorTrained(target))
+                Some(Event::Learned(target, kind))
             }
             FromWorker::Done { generation, id, result } if generation == pool.generation => {
                 pool.in_flight[w] -= 1;
-                // A job that failed before its prior was learned frees that prior for others.
-                pool.training.retain(|_, &mut o| o != w);
+                // A job that failed before it learned what it needed leaves that to others.
+                pool.learning.retain(|_, &mut o| o != w);
                 pool.dispatch_all();
                 Some(Event::Finished(pool.jobs[id as usize].clone(), result))
             }
@@ -197,7 +208,7 @@ fn on_message(w: usize, msg: FromWorker) {
                 match event {
                     Event::Progress(job, progress) => sink.progress(w, &job, progress),
                     Event::Finished(job, result) => sink.finished(w, &job, result),
-                    Event::PriorTrained(task) => sink.prior_trained(w, task),
+                    Event::Learned(task, kind) => sink.learned(w, task, kind),
                 }
             }
         });

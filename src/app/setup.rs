@@ -14,6 +14,7 @@ use crate::engine::runner::{JobProgress, Trace};
 use crate::engine::spec::{
     default_race_budget, Job, ObjectiveChoice, TransferMode, MAX_ITERATIONS, MAX_OBJECTIVES, MAX_RACE_BUDGET, MAX_SEEDS,
 };
+use crate::engine::transfer::LearnedKind;
 
 fn parse_in<T: std::str::FromStr + PartialOrd>(s: &str, lo: T, hi: T) -> Option<T> {
     s.trim().parse::<T>().ok().filter(|v| *v >= lo && *v <= hi)
@@ -297,8 +298,11 @@ impl RunSink for UiSink {
         });
     }
 
-    fn prior_trained(&self, _worker: usize, _task: usize) {
-        self.state.run.update(|r| r.priors_trained += 1);
+    fn learned(&self, _worker: usize, _task: usize, kind: LearnedKind) {
+        self.state.run.update(|r| match kind {
+            LearnedKind::Prior => r.priors_trained += 1,
+            LearnedKind::OtherTaskMeans => r.means_computed += 1,
+        });
     }
 
     fn finished(&self, worker: usize, job: &Job, result: Result<Trace, String>) {
@@ -391,10 +395,20 @@ pub fn RunPanel() -> impl IntoView {
             r.ended_ms = Some(now_ms());
         });
     };
-    let priors = move |r: &RunStatus| match r.priors_trained {
-        0 => String::new(),
-        1 => " · 1 prior trained, shared by every job that needs it".to_string(),
-        k => format!(" · {k} priors trained, each shared by every job that needs it"),
+    let priors = move |r: &RunStatus| {
+        let plural = |k: usize, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
+        let items: Vec<String> = [
+            (r.priors_trained > 0).then(|| plural(r.priors_trained, "prior trained", "priors trained")),
+            (r.means_computed > 0).then(|| plural(r.means_computed, "set of other-task GPs fitted", "sets of other-task GPs fitted")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if items.is_empty() {
+            String::new()
+        } else {
+            format!(" · {}, each shared by every job that needs it", items.join(" and "))
+        }
     };
     let status_text = move || {
         let r = run.get();

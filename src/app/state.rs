@@ -45,6 +45,8 @@ pub struct RunStatus {
     pub failed_jobs: usize,
     /// Priors trained by the workers (each is then shared with the others).
     pub priors_trained: usize,
+    /// Sets of SGPT's other-task GP means computed by the workers (shared likewise).
+    pub means_computed: usize,
     /// Iterations per job (budget units for a race).
     pub iterations: u64,
     /// Per worker: label and progress of the job it is running.

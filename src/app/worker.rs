@@ -1,7 +1,6 @@
 //! The code that runs inside each Web Worker: receives the benchmark once, then jobs.
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
 
 use gloo_worker::{HandlerId, Registrable, Worker, WorkerScope};
 use wasm_bindgen::JsCast;
@@ -10,7 +9,7 @@ use crate::engine::benchmark::Benchmark;
 use crate::engine::loaders::upload::load_file;
 use crate::engine::runner::{run_job, JobProgress};
 use crate::engine::spec::ResolvedSpec;
-use crate::engine::transfer::{train_target_prior, PriorCache};
+use crate::engine::transfer::{train_target_prior, LearnedKind, PriorCache};
 use crate::engine::warping::OutputWarp;
 use crate::worker_protocol::{FromWorker, ToWorker};
 
@@ -26,8 +25,8 @@ struct Loaded {
     bench: Benchmark,
     resolved: ResolvedSpec,
     priors: PriorCache,
-    /// Priors the page already knows of (trained here and reported, or shared by it).
-    known: BTreeSet<(usize, OutputWarp)>,
+    /// What the page already knows of (learned here and reported, or shared by it).
+    known: BTreeSet<(usize, OutputWarp, LearnedKind)>,
 }
 
 fn now_seconds() -> f64 {
@@ -56,10 +55,10 @@ impl Worker for HpoWorker {
                 self.loaded =
                     Some(Loaded { generation, bench: *benchmark, resolved: *resolved, priors: PriorCache::new(), known: BTreeSet::new() })
             }
-            ToWorker::SharePrior { generation, target, warp, prior } => {
+            ToWorker::Share { generation, target, warp, learned } => {
                 if let Some(l) = self.loaded.as_mut().filter(|l| l.generation == generation) {
-                    l.priors.insert(target, warp, Arc::new(*prior));
-                    l.known.insert((target, warp));
+                    l.known.insert((target, warp, learned.kind()));
+                    l.priors.insert(target, warp, learned);
                 }
             }
             ToWorker::Parse { request, file, bytes, roles } => {
@@ -81,8 +80,8 @@ impl Worker for HpoWorker {
                 let result = match self.loaded.as_mut() {
                     Some(l) if l.generation == generation => {
                         // Progress at most every 100 ms: short jobs finish before saying anything.
-                        // A prior trained by this job is reported as soon as the first iteration
-                        // runs, so the workers waiting for it need not wait for the whole job.
+                        // What this job learned (a prior, SGPT's means) is reported as soon as the
+                        // first iteration runs, so workers waiting for it need not wait for the job.
                         let mut last = now_seconds();
                         let (priors, known) = (&l.priors, &mut l.known);
                         let mut progress = |p: JobProgress| {
@@ -108,17 +107,17 @@ impl Worker for HpoWorker {
     }
 }
 
-/// Sends the page every prior in `priors` it does not know of yet.
+/// Sends the page every prior and set of SGPT means in `priors` it does not know of yet.
 fn report_new_priors(
     scope: &WorkerScope<HpoWorker>,
     who: HandlerId,
     generation: u32,
     priors: &PriorCache,
-    known: &mut BTreeSet<(usize, OutputWarp)>,
+    known: &mut BTreeSet<(usize, OutputWarp, LearnedKind)>,
 ) {
-    for ((target, warp), prior) in priors.trained() {
-        if known.insert((target, warp)) {
-            scope.respond(who, FromWorker::PriorLearned { generation, target, warp, prior: Box::new((*prior).clone()) });
+    for ((target, warp), learned) in priors.learned() {
+        if known.insert((target, warp, learned.kind())) {
+            scope.respond(who, FromWorker::Learned { generation, target, warp, learned });
         }
     }
 }

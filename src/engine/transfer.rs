@@ -67,6 +67,35 @@ pub fn train_target_prior(
     train_prior(&data, &PriorSettings::default(), &mut rng, progress)
 }
 
+/// What a transfer method learns from the other tasks once per (target task, warp), and which
+/// a browser worker hands to the others through the page.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub enum Learned {
+    /// The parametric prior (CTS, TS, GCP+prior, GP+prior).
+    Prior(Arc<TrainedPrior>),
+    /// SGPT's GP mean of every other task at each target candidate.
+    OtherTaskMeans(Arc<Vec<Vec<f64>>>),
+}
+
+impl Learned {
+    /// Which kind it is.
+    pub fn kind(&self) -> LearnedKind {
+        match self {
+            Learned::Prior(_) => LearnedKind::Prior,
+            Learned::OtherTaskMeans(_) => LearnedKind::OtherTaskMeans,
+        }
+    }
+}
+
+/// The kinds of [`Learned`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+pub enum LearnedKind {
+    /// A parametric prior.
+    Prior,
+    /// SGPT's other-task GP means.
+    OtherTaskMeans,
+}
+
 type Slot = Arc<OnceLock<std::result::Result<Arc<TrainedPrior>, String>>>;
 
 type MeansSlot = Arc<OnceLock<std::result::Result<Arc<Vec<Vec<f64>>>, String>>>;
@@ -109,18 +138,27 @@ impl PriorCache {
         result.clone().map_err(|message| EngineError::Method { method: "prior".into(), message })
     }
 
-    /// Stores a prior trained elsewhere (another worker), unless one is there already: a prior
-    /// depends only on the benchmark, the target task and the warp (its seed is fixed), so one
-    /// trained anywhere is the one this cache would train.
-    pub fn insert(&self, target: usize, warp: OutputWarp, prior: Arc<TrainedPrior>) {
-        let slot = self.slots.lock().expect("cache lock").entry((target, warp)).or_default().clone();
-        let _ = slot.set(Ok(prior));
+    /// Stores what was learned elsewhere (another worker) for `target` and `warp`, unless this
+    /// cache has it already: both depend only on the benchmark, the target task and the warp
+    /// (their seeds are fixed), so one computed anywhere is the one this cache would compute.
+    pub fn insert(&self, target: usize, warp: OutputWarp, learned: Learned) {
+        match learned {
+            Learned::Prior(prior) => {
+                let _ = self.slots.lock().expect("cache lock").entry((target, warp)).or_default().clone().set(Ok(prior));
+            }
+            Learned::OtherTaskMeans(means) => {
+                let _ = self.means.lock().expect("cache lock").entry((target, warp)).or_default().clone().set(Ok(means));
+            }
+        }
     }
 
-    /// Every prior trained (or inserted) so far, by (target task, warp).
-    pub fn trained(&self) -> Vec<((usize, OutputWarp), Arc<TrainedPrior>)> {
-        let slots = self.slots.lock().expect("cache lock");
-        slots.iter().filter_map(|(&key, slot)| slot.get().and_then(|r| r.as_ref().ok()).map(|p| (key, p.clone()))).collect()
+    /// Everything learned (or inserted) so far, by (target task, warp).
+    pub fn learned(&self) -> Vec<((usize, OutputWarp), Learned)> {
+        let priors = self.slots.lock().expect("cache lock");
+        let means = self.means.lock().expect("cache lock");
+        let prior_items = priors.iter().filter_map(|(&key, slot)| Some((key, Learned::Prior(slot.get()?.as_ref().ok()?.clone()))));
+        let mean_items = means.iter().filter_map(|(&key, slot)| Some((key, Learned::OtherTaskMeans(slot.get()?.as_ref().ok()?.clone()))));
+        prior_items.chain(mean_items).collect()
     }
 
     /// SGPT's GP means of every other task at the target's candidates, computed on first use.
@@ -172,24 +210,33 @@ mod tests {
     }
 
     #[test]
-    fn an_inserted_prior_is_used_instead_of_training_one() {
+    fn what_was_learned_elsewhere_is_used_instead_of_learning_it_again() {
         let (bench, resolved) = gcp_prior_on_quadratic();
-        let trained_elsewhere = PriorCache::new();
-        let prior = trained_elsewhere.get(&bench, &resolved, 2, OutputWarp::Copula, &mut |_, _| true).unwrap();
-        assert_eq!(trained_elsewhere.trained().len(), 1);
+        let elsewhere = PriorCache::new();
+        let prior = elsewhere.get(&bench, &resolved, 2, OutputWarp::Copula, &mut |_, _| true).unwrap();
+        let means = elsewhere.other_task_means(&bench, &resolved, 2, OutputWarp::Standardize).unwrap();
+        let learned = elsewhere.learned();
+        assert_eq!(learned.len(), 2);
         let here = PriorCache::new();
-        assert!(here.trained().is_empty());
-        here.insert(2, OutputWarp::Copula, prior.clone());
+        assert!(here.learned().is_empty());
+        for (key, item) in learned {
+            // Through the page: serialised and back, as between workers.
+            let item: Learned = serde_json::from_str(&serde_json::to_string(&item).unwrap()).unwrap();
+            here.insert(key.0, key.1, item);
+        }
         let mut steps = 0;
         let got = here.get(&bench, &resolved, 2, OutputWarp::Copula, &mut |_, _| {
             steps += 1;
             true
         });
         assert_eq!(steps, 0, "no training when the prior was inserted");
-        assert!(Arc::ptr_eq(&got.unwrap(), &prior));
+        assert_eq!(*got.unwrap(), *prior);
+        assert_eq!(*here.other_task_means(&bench, &resolved, 2, OutputWarp::Standardize).unwrap(), *means);
         // The same key again keeps the first.
-        here.insert(2, OutputWarp::Copula, Arc::new((*prior).clone()));
-        assert!(Arc::ptr_eq(&here.trained()[0].1, &prior));
-        assert_eq!(here.trained()[0].0, (2, OutputWarp::Copula));
+        let first = here.get(&bench, &resolved, 2, OutputWarp::Copula, &mut |_, _| true).unwrap();
+        here.insert(2, OutputWarp::Copula, Learned::Prior(Arc::new((*prior).clone())));
+        assert!(Arc::ptr_eq(&here.get(&bench, &resolved, 2, OutputWarp::Copula, &mut |_, _| true).unwrap(), &first));
+        let kinds: Vec<_> = here.learned().iter().map(|(key, item)| (*key, item.kind())).collect();
+        assert_eq!(kinds, vec![((2, OutputWarp::Copula), LearnedKind::Prior), ((2, OutputWarp::Standardize), LearnedKind::OtherTaskMeans)]);
     }
 }

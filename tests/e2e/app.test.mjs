@@ -273,18 +273,19 @@ test('a generic CSV gets column roles from the user, and its link carries them',
 });
 
 test('transfer methods run in the workers and the Table-2 view ranks them', async () => {
-  const b = await open('v=1&data=bundled:quadratic&tasks=quadratic-02,quadratic-05,quadratic-11&methods=RS,GP,CTS,GCP%2Bprior&seeds=2&iters=12');
+  const b = await open('v=1&data=bundled:quadratic&tasks=quadratic-02,quadratic-05,quadratic-11&methods=RS,GP,CTS,GCP%2Bprior,SGPT&seeds=2&iters=12');
   try {
-    assert.equal(await b.page.locator('#methods input:checked').count(), 4);
+    assert.equal(await b.page.locator('#methods input:checked').count(), 5);
     const status = await runAndWait(b.page, 300_000);
-    assert.match(status, /Finished 24 jobs \(288 evaluations\)/);
-    // CTS and GCP+prior share the ψ prior of each held-out task: trained once per task, by
-    // whichever worker first needs it, then handed to the other workers.
-    assert.match(status, / · 3 priors trained, each shared by every job that needs it$/);
+    assert.match(status, /Finished 30 jobs \(360 evaluations\)/);
+    // CTS and GCP+prior share the ψ prior of each held-out task, and SGPT's seeds the other
+    // tasks' GPs: each learned once per task, by whichever worker first needs it, then handed
+    // to the other workers.
+    assert.match(status, / · 3 priors trained and 3 sets of other-task GPs fitted, each shared by every job that needs it$/);
     assert.deepEqual(await messages(b.page, 'error'), []);
     const rows = await b.page.locator('#table2 tbody tr').count();
     assert.equal(rows, 4, 'three tasks and the mean row');
-    assert.deepEqual(await b.page.locator('#table2 thead th').allTextContents(), ['task', 'GP', 'CTS', 'GCP+prior']);
+    assert.deepEqual(await b.page.locator('#table2 thead th').allTextContents(), ['task', 'GP', 'CTS', 'GCP+prior', 'SGPT']);
     assert.equal(await b.page.locator('#table2 td.best').count(), 2, 'the best two are bold');
     assert.equal(await b.page.locator('canvas#fig4').count(), 1, 'Fig. 4: improvement vs prior RMSE for CTS and GCP+prior');
     const csv = await download(b.page, '#export-csv');
