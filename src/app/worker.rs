@@ -86,7 +86,7 @@ impl Worker for HpoWorker {
                         let (priors, known) = (&l.priors, &mut l.known);
                         let mut progress = |p: JobProgress| {
                             if !matches!(p, JobProgress::Prior { .. }) {
-                                report_new_priors(scope, who, generation, priors, known);
+                                report_new_learned(scope, who, generation, priors, known);
                             }
                             let now = now_seconds();
                             if now - last >= PROGRESS_SECONDS {
@@ -96,7 +96,7 @@ impl Worker for HpoWorker {
                             true
                         };
                         let result = run_job(&l.bench, &l.resolved, &job, priors, &now_seconds, &mut progress).map_err(|e| e.to_string());
-                        report_new_priors(scope, who, generation, &l.priors, &mut l.known);
+                        report_new_learned(scope, who, generation, &l.priors, &mut l.known);
                         result
                     }
                     _ => Err("the worker has no data for this run".to_string()),
@@ -108,7 +108,7 @@ impl Worker for HpoWorker {
 }
 
 /// Sends the page every prior and set of SGPT means in `priors` it does not know of yet.
-fn report_new_priors(
+fn report_new_learned(
     scope: &WorkerScope<HpoWorker>,
     who: HandlerId,
     generation: u32,
