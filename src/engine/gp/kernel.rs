@@ -66,34 +66,52 @@ pub(super) struct Query {
     pub(super) norm: f64,
 }
 
-/// The conditioning points under one kernel: as queries, and scaled (s ⊙ x, row-major n×d)
-/// so that a distance to any query costs one multiply-add per nonzero of the query.
+/// The conditioning points under one kernel: as queries, and scaled (s ⊙ x) and stored by
+/// input (d×n: input d of every point is contiguous), so that the distances from a query to
+/// all of them cost one multiply-add per nonzero of the query and point, in loops the compiler
+/// vectorises.
 #[derive(Debug, Clone)]
 pub(super) struct ScaledPoints {
-    dim: usize,
     pub(super) queries: Vec<Query>,
-    scaled: Vec<f64>,
+    scaled_by_input: Vec<f64>,
 }
 
 impl ScaledPoints {
     pub(super) fn new(x: &[Vec<f64>], kernel: &Kernel) -> Self {
-        let dim = kernel.scale.len();
-        let mut scaled = vec![0.0; x.len() * dim];
-        for (row, point) in scaled.chunks_exact_mut(dim.max(1)).zip(x) {
-            for ((r, s), v) in row.iter_mut().zip(&kernel.scale).zip(point) {
-                *r = s * v;
+        let (n, dim) = (x.len(), kernel.scale.len());
+        let mut scaled_by_input = vec![0.0; n * dim];
+        for (i, point) in x.iter().enumerate() {
+            for (d, (s, v)) in kernel.scale.iter().zip(point).enumerate() {
+                scaled_by_input[d * n + i] = s * v;
             }
         }
-        ScaledPoints { dim, queries: x.iter().map(|p| kernel.query(p)).collect(), scaled }
+        ScaledPoints { queries: x.iter().map(|p| kernel.query(p)).collect(), scaled_by_input }
     }
 
-    /// r² between conditioning point `i` and `q`.
-    #[inline]
+    /// r² from `q` to every conditioning point, into `out` (length n). Per point it is
+    /// ‖x_i‖²_s + ‖q‖²_s − 2·Σ_{d ∈ nonzeros(q)} s_d·x_id·q_d with the sum in increasing d,
+    /// exactly as [`ScaledPoints::r2`] computes it one point at a time (tested bit for bit).
+    pub(super) fn r2_all(&self, q: &Query, out: &mut [f64]) {
+        let n = self.queries.len();
+        out.fill(0.0);
+        for (&d, &v) in q.index.iter().zip(&q.value) {
+            for (cross, s) in out.iter_mut().zip(&self.scaled_by_input[d * n..(d + 1) * n]) {
+                *cross += s * v;
+            }
+        }
+        for (r2, point) in out.iter_mut().zip(&self.queries) {
+            *r2 = (point.norm + q.norm - 2.0 * *r2).max(0.0);
+        }
+    }
+
+    /// r² between conditioning point `i` and `q`, one point at a time: the reference for
+    /// [`ScaledPoints::r2_all`] (and what prediction computed before it).
+    #[cfg(test)]
     pub(super) fn r2(&self, i: usize, q: &Query) -> f64 {
-        let row = &self.scaled[i * self.dim..(i + 1) * self.dim];
+        let n = self.queries.len();
         let mut cross = 0.0;
         for (&d, &v) in q.index.iter().zip(&q.value) {
-            cross += row[d] * v;
+            cross += self.scaled_by_input[d * n + i] * v;
         }
         (self.queries[i].norm + q.norm - 2.0 * cross).max(0.0)
     }
@@ -105,9 +123,11 @@ pub(super) fn kernel_matrix(points: &ScaledPoints, kernel: &Kernel, with_slope: 
     let n = points.queries.len();
     let mut k = vec![0.0; n * n];
     let mut slope = if with_slope { vec![0.0; n * n] } else { Vec::new() };
-    for i in 0..n {
-        for j in 0..=i {
-            let (v, s) = kernel.value_and_slope(points.r2(i, &points.queries[j]));
+    let mut r2 = vec![0.0; n];
+    for j in 0..n {
+        points.r2_all(&points.queries[j], &mut r2);
+        for (i, &r2) in r2.iter().enumerate().skip(j) {
+            let (v, s) = kernel.value_and_slope(r2);
             k[i * n + j] = v;
             k[j * n + i] = v;
             if with_slope {
@@ -137,6 +157,9 @@ mod tests {
         for (i, a) in x.iter().enumerate() {
             for b in &x {
                 let got = points.r2(i, &kernel.query(b));
+                let mut all = vec![f64::NAN; x.len()];
+                points.r2_all(&kernel.query(b), &mut all);
+                assert_eq!(all[i].to_bits(), got.to_bits(), "r2_all must match r2 bit for bit");
                 let want = dense_r2(&kernel.scale, a, b);
                 assert!((got - want).abs() < 1e-13 * (1.0 + want), "{a:?} {b:?}: {got} vs {want}");
                 if a == b {

@@ -191,9 +191,11 @@ impl FittedGp {
     /// Posterior mean only: O(n) per point instead of O(n²) with the variance.
     pub fn predict_mean(&self, x: &[f64]) -> f64 {
         let q = self.kernel.query(x);
+        let mut r2 = vec![0.0; self.alpha.len()];
+        self.points.r2_all(&q, &mut r2);
         let mut mean = 0.0;
-        for (i, a) in self.alpha.iter().enumerate() {
-            mean += self.kernel.value_and_slope(self.points.r2(i, &q)).0 * a;
+        for (&r2, a) in r2.iter().zip(&self.alpha) {
+            mean += self.kernel.value_and_slope(r2).0 * a;
         }
         self.params.mean() + mean
     }
@@ -202,7 +204,8 @@ impl FittedGp {
     pub fn predict(&self, x: &[f64]) -> (f64, f64) {
         let mut out = Vec::with_capacity(1);
         let mut queries = [Query::default()];
-        self.predict_block::<1>(&[x], &mut queries, &mut vec![0.0; self.alpha.len()], &mut out);
+        let n = self.alpha.len();
+        self.predict_block::<1>(&[x], &mut queries, &mut vec![0.0; n], &mut vec![0.0; n], &mut out);
         out[0]
     }
 
@@ -212,9 +215,10 @@ impl FittedGp {
         let mut out = Vec::with_capacity(which.len());
         let mut scratch = vec![0.0; self.alpha.len() * PREDICT_BLOCK];
         let mut queries: [Query; PREDICT_BLOCK] = Default::default();
+        let mut r2 = vec![0.0; self.alpha.len()];
         for block in which.chunks(PREDICT_BLOCK) {
             let points: Vec<&[f64]> = block.iter().map(|&i| candidates[i].as_slice()).collect();
-            self.predict_block::<PREDICT_BLOCK>(&points, &mut queries, &mut scratch, &mut out);
+            self.predict_block::<PREDICT_BLOCK>(&points, &mut queries, &mut scratch, &mut r2, &mut out);
         }
         out
     }
@@ -222,15 +226,23 @@ impl FittedGp {
     /// Up to `B` points at once: `kt` holds k(x_i, point_c) at i·B + c and is
     /// overwritten by L⁻¹·k column by column. Every point is its own lane with the same
     /// operations in the same order, so a result does not depend on its block-mates.
-    fn predict_block<const B: usize>(&self, points: &[&[f64]], queries: &mut [Query; B], kt: &mut [f64], out: &mut Vec<(f64, f64)>) {
+    fn predict_block<const B: usize>(
+        &self,
+        points: &[&[f64]],
+        queries: &mut [Query; B],
+        kt: &mut [f64],
+        r2: &mut [f64],
+        out: &mut Vec<(f64, f64)>,
+    ) {
         let n = self.alpha.len();
         kt.fill(0.0);
         for (q, point) in queries.iter_mut().zip(points) {
             self.kernel.fill_query(point, q);
         }
-        for i in 0..n {
-            for (c, q) in queries.iter().enumerate().take(points.len()) {
-                kt[i * B + c] = self.kernel.value_and_slope(self.points.r2(i, q)).0;
+        for (c, q) in queries.iter().enumerate().take(points.len()) {
+            self.points.r2_all(q, r2);
+            for (i, &r2) in r2.iter().enumerate() {
+                kt[i * B + c] = self.kernel.value_and_slope(r2).0;
             }
         }
         let mut mean = [0.0f64; B];
