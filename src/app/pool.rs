@@ -4,7 +4,9 @@
 //! What transfer methods learn from the other tasks (priors, SGPT's means) is learned once
 //! per run: a worker reports each item it learns, the pool passes it to the other workers, and
 //! while one worker learns an item no other worker is given a job that needs it (it takes
-//! other work, or waits: it would only learn the same thing again).
+//! other work, or waits: it would only learn the same thing again). Items learned before (an
+//! earlier run or the prior view, on the same data and objective) are handed to every worker
+//! with the data, so the run learns only what is new.
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -17,7 +19,7 @@ use crate::engine::benchmark::Benchmark;
 use crate::engine::methods::method_info;
 use crate::engine::runner::{JobProgress, Trace};
 use crate::engine::spec::{Job, ResolvedSpec};
-use crate::engine::transfer::LearnedKind;
+use crate::engine::transfer::{Learned, LearnedKey, LearnedKind};
 use crate::engine::warping::OutputWarp;
 use crate::worker_protocol::{FromWorker, ToWorker};
 
@@ -27,14 +29,12 @@ pub trait RunSink {
     fn progress(&self, worker: usize, job: &Job, progress: JobProgress);
     /// A job finished.
     fn finished(&self, worker: usize, job: &Job, result: Result<Trace, String>);
-    /// A worker learned a prior or SGPT's means for held-out task `task` (shared with the
-    /// others from then on).
-    fn learned(&self, worker: usize, task: usize, kind: LearnedKind);
+    /// A worker learned a prior or SGPT's means for held-out task `target` and `warp` (shared
+    /// with the others from then on).
+    fn learned(&self, worker: usize, target: usize, warp: OutputWarp, learned: &Learned);
 }
 
-/// What a job learns from the other tasks and could share: (held-out task, warp, kind).
-type LearnedKey = (usize, OutputWarp, LearnedKind);
-
+/// What a job learns from the other tasks and could share.
 fn needs(job: &Job) -> Option<LearnedKey> {
     let info = method_info(&job.method)?;
     match (info.prior, info.other_task_gps) {
@@ -94,8 +94,17 @@ fn spawn_workers(n: usize) -> Vec<WorkerBridge<HpoWorker>> {
     (0..n).map(|w| HpoWorker::spawner().callback(move |msg: FromWorker| on_message(w, msg)).spawn("./worker.js")).collect()
 }
 
-/// Starts a run, cancelling any run in progress. Returns the number of workers used.
-pub fn start(bench: Arc<Benchmark>, resolved: ResolvedSpec, jobs: Vec<Job>, workers: usize, sink: Box<dyn RunSink>) -> usize {
+/// Starts a run, cancelling any run in progress. `known` is what was learned before on the
+/// same data and objective: the items some job needs go to every worker before any job.
+/// Returns the number of workers used and the keys of the known items the run uses.
+pub fn start(
+    bench: Arc<Benchmark>,
+    resolved: ResolvedSpec,
+    jobs: Vec<Job>,
+    workers: usize,
+    known: Vec<(LearnedKey, Learned)>,
+    sink: Box<dyn RunSink>,
+) -> (usize, Vec<LearnedKey>) {
     let n = workers.clamp(1, 32).min(jobs.len().max(1));
     SINK.with(|s| *s.borrow_mut() = Some(sink));
     POOL.with(|p| {
@@ -106,8 +115,13 @@ pub fn start(bench: Arc<Benchmark>, resolved: ResolvedSpec, jobs: Vec<Job>, work
             Some(old) if old.workers.len() == n => old.workers,
             _ => spawn_workers(n),
         };
+        let needed: BTreeSet<LearnedKey> = jobs.iter().filter_map(needs).collect();
+        let reused: Vec<(LearnedKey, Learned)> = known.into_iter().filter(|(key, _)| needed.contains(key)).collect();
         for b in &bridges {
             b.send(ToWorker::Load { generation, benchmark: Box::new((*bench).clone()), resolved: Box::new(resolved.clone()) });
+            for ((target, warp, _), learned) in &reused {
+                b.send(ToWorker::Share { generation, target: *target, warp: *warp, learned: learned.clone() });
+            }
         }
         let per_worker = in_flight_per_worker(&jobs);
         // Task-major order: all jobs of a task are adjacent, so workers split tasks between them.
@@ -121,7 +135,7 @@ pub fn start(bench: Arc<Benchmark>, resolved: ResolvedSpec, jobs: Vec<Job>, work
             in_flight: vec![0; n],
             last_task: vec![None; n],
             per_worker,
-            learned: BTreeSet::new(),
+            learned: reused.iter().map(|(key, _)| *key).collect(),
             learning: BTreeMap::new(),
         });
         let pool = slot.as_mut().unwrap();
@@ -130,8 +144,8 @@ pub fn start(bench: Arc<Benchmark>, resolved: ResolvedSpec, jobs: Vec<Job>, work
                 dispatch(pool, w);
             }
         }
-    });
-    n
+        (n, reused.into_iter().map(|(key, _)| key).collect())
+    })
 }
 
 /// Sends worker `w` its next job: one of the task it worked on last if any is left, else the
@@ -170,7 +184,7 @@ pub fn cancel() {
 enum Event {
     Progress(Job, JobProgress),
     Finished(Job, Result<Trace, String>),
-    Learned(usize, LearnedKind),
+    Learned(usize, OutputWarp, Learned),
 }
 
 fn on_message(w: usize, msg: FromWorker) {
@@ -190,7 +204,7 @@ fn on_message(w: usize, msg: FromWorker) {
                 }
                 // Workers that waited for it can go on.
                 pool.dispatch_all();
-                Some(Event::Learned(target, kind))
+                Some(Event::Learned(target, warp, learned))
             }
             FromWorker::Done { generation, id, result } if generation == pool.generation => {
                 pool.in_flight[w] -= 1;
@@ -208,7 +222,7 @@ fn on_message(w: usize, msg: FromWorker) {
                 match event {
                     Event::Progress(job, progress) => sink.progress(w, &job, progress),
                     Event::Finished(job, result) => sink.finished(w, &job, result),
-                    Event::Learned(task, kind) => sink.learned(w, task, kind),
+                    Event::Learned(target, warp, learned) => sink.learned(w, target, warp, &learned),
                 }
             }
         });

@@ -2,7 +2,9 @@
 //! others in a Web Worker, with progress and cancel, then draw its predictive mean ± sd along
 //! any hyperparameter next to the task's own warped values. The sweep is computed in the page
 //! from the trained network (a few hundred forward passes), so switching hyperparameters is
-//! instant; only training needs the worker.
+//! instant; only training needs the worker. Priors live in the page's [`LearnedStore`]: one
+//! trained here is reused by the next run, and one a run trained is shown here without
+//! training again.
 
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;
@@ -17,7 +19,7 @@ use crate::engine::benchmark::Benchmark;
 use crate::engine::prior::TrainedPrior;
 use crate::engine::prior_slice::prior_slice;
 use crate::engine::spec::{ResolvedSpec, TransferMode};
-use crate::engine::transfer::prior_rmse_on_target;
+use crate::engine::transfer::{prior_rmse_on_target, Learned, LearnedKind, LearnedStore};
 use crate::engine::warping::OutputWarp;
 use crate::worker_protocol::{FromWorker, ToWorker};
 
@@ -36,8 +38,17 @@ struct PriorKey {
 #[derive(Debug, Clone, PartialEq)]
 enum PriorStatus {
     Idle,
-    Training { request: u32, key: PriorKey, step: usize, total: usize },
-    Ready { key: PriorKey, prior: Arc<TrainedPrior>, seconds: f64 },
+    Training {
+        request: u32,
+        key: PriorKey,
+        step: usize,
+        total: usize,
+    },
+    /// Trained here (the prior itself is in the page's store).
+    Ready {
+        key: PriorKey,
+        seconds: f64,
+    },
     Failed(String),
     Cancelled,
 }
@@ -65,11 +76,12 @@ fn key_of(bench: &Arc<Benchmark>, resolved: &ResolvedSpec, task: usize, warp: Ou
     PriorKey { bench: Arc::as_ptr(bench) as usize, objectives: resolved.objectives.iter().map(|o| o.0).collect(), task, warp }
 }
 
-fn train(status: RwSignal<PriorStatus>, bench: &Benchmark, resolved: ResolvedSpec, key: PriorKey) {
+fn train(state: AppState, status: RwSignal<PriorStatus>, bench: Arc<Benchmark>, resolved: ResolvedSpec, key: PriorKey) {
     let request = NEXT_REQUEST.with(|n| {
         n.set(n.get() + 1);
         n.get()
     });
+    let (for_store, resolved_for_store) = (bench.clone(), resolved.clone());
     let callback = move |msg: FromWorker| {
         let current = matches!(status.get_untracked(), PriorStatus::Training { request: r, .. } if r == request);
         if !current {
@@ -87,7 +99,12 @@ fn train(status: RwSignal<PriorStatus>, bench: &Benchmark, resolved: ResolvedSpe
                     _ => return,
                 };
                 status.set(match result {
-                    Ok(prior) => PriorStatus::Ready { key, prior: Arc::new(*prior), seconds },
+                    Ok(prior) => {
+                        let (task, warp) = (key.task, key.warp);
+                        let learned = Learned::Prior(Arc::new(*prior));
+                        state.keep_learned(&for_store, &resolved_for_store, task, warp, learned);
+                        PriorStatus::Ready { key, seconds }
+                    }
                     Err(e) => PriorStatus::Failed(e),
                 });
             }
@@ -100,12 +117,26 @@ fn train(status: RwSignal<PriorStatus>, bench: &Benchmark, resolved: ResolvedSpe
     let bridge = HpoWorker::spawner().callback(callback).spawn("./worker.js");
     bridge.send(ToWorker::TrainPrior {
         request,
-        benchmark: Box::new(bench.clone()),
+        benchmark: Box::new((*bench).clone()),
         resolved: Box::new(resolved),
         target: key.task,
         warp: key.warp,
     });
     TRAINER.with(|t| *t.borrow_mut() = Some(bridge));
+}
+
+/// The prior in `store` for `task` and `warp` on this data and objective.
+fn stored_prior(
+    store: &LearnedStore,
+    bench: &Arc<Benchmark>,
+    resolved: &ResolvedSpec,
+    task: usize,
+    warp: OutputWarp,
+) -> Option<Arc<TrainedPrior>> {
+    match store.get(bench, resolved, (task, warp, LearnedKind::Prior))? {
+        Learned::Prior(prior) => Some(prior),
+        Learned::OtherTaskMeans(_) => None,
+    }
 }
 
 fn cancel(status: RwSignal<PriorStatus>) {
@@ -135,26 +166,31 @@ pub fn PriorView() -> impl IntoView {
     let on_train = move |_| {
         if let Some((bench, Ok(resolved), task, warp)) = inputs.get_untracked() {
             let key = key_of(&bench, &resolved, task, warp);
-            train(status, &bench, resolved, key);
+            train(state, status, bench, resolved, key);
         }
     };
-    // The trained prior if it matches the controls (else it is stale and not drawn).
+    // The prior for the controls' task and warp, if one was trained (here or by a run) on this
+    // data and objective; with its training time when it was trained here.
     let ready = Memo::new(move |_| {
         let (bench, resolved, task, warp) = inputs.get()?;
         let resolved = resolved.ok()?;
-        match status.get() {
-            PriorStatus::Ready { key, prior, seconds } if key == key_of(&bench, &resolved, task, warp) => {
-                Some((bench, resolved, task, warp, prior, seconds))
-            }
+        let prior = state.learned.with(|s| stored_prior(s, &bench, &resolved, task, warp))?;
+        let seconds = match status.get() {
+            PriorStatus::Ready { key, seconds } if key == key_of(&bench, &resolved, task, warp) => Some(seconds),
             _ => None,
-        }
+        };
+        Some((bench, resolved, task, warp, prior, seconds))
     });
     let summary = move || {
         let (bench, resolved, task, warp, prior, seconds) = ready.get()?;
         let rmse = prior_rmse_on_target(&bench, &resolved, task, warp, &prior);
         let others: usize = bench.tasks.iter().enumerate().filter(|&(t, _)| t != task).map(|(_, t)| t.len()).sum();
+        let when = match seconds {
+            Some(s) => format!("in {s:.1} s"),
+            None => "by a run on this data (reused, not trained again)".into(),
+        };
         Some(format!(
-            "Prior for {} trained on {others} evaluations of {} other tasks in {seconds:.1} s (final loss {:.3}). RMSE of μθ on {}'s own warped values: {rmse:.3} ({}).",
+            "Prior for {} trained on {others} evaluations of {} other tasks {when} (final loss {:.3}). RMSE of μθ on {}'s own warped values: {rmse:.3} ({}).",
             bench.tasks[task].name,
             bench.tasks.len() - 1,
             prior.final_loss,
@@ -196,10 +232,10 @@ pub fn PriorView() -> impl IntoView {
         ))
     };
     let status_line = move || match status.get() {
-        PriorStatus::Idle => String::new(),
         PriorStatus::Training { step, total, .. } if total > 0 => format!("Training: {step} of {total} Adam steps"),
         PriorStatus::Training { .. } => "Training: starting a worker".into(),
-        PriorStatus::Ready { .. } if ready.with(Option::is_some) => "Trained.".into(),
+        _ if ready.with(Option::is_some) => "Trained.".into(),
+        PriorStatus::Idle => String::new(),
         // The data changed to something a prior cannot use: the problem line says why.
         PriorStatus::Ready { .. } if problem().is_some() => String::new(),
         PriorStatus::Ready { .. } => "The trained prior is for another task, warp or objective: train again.".into(),
@@ -227,7 +263,7 @@ pub fn PriorView() -> impl IntoView {
                     </select>
                 </label>
                 " "
-                <button id="prior-train" class="primary" disabled=move || training() || problem().is_some() || inputs.with(Option::is_none) on:click=on_train>"Train prior"</button>
+                <button id="prior-train" class="primary" disabled=move || training() || ready.with(Option::is_some) || problem().is_some() || inputs.with(Option::is_none) on:click=on_train>"Train prior"</button>
                 <button id="prior-cancel" disabled=move || !training() on:click=move |_| cancel(status)>"Cancel"</button>
                 " "
                 <label>"Along "

@@ -6,15 +6,16 @@ use wasm_bindgen::JsCast;
 use super::browser::{copy_to_clipboard, hardware_concurrency, link_for, now_ms};
 use super::pool::{self, RunSink};
 use super::state::{AppState, Level, RunStatus};
-use crate::engine::benchmark::Direction;
+use crate::engine::benchmark::{Benchmark, Direction};
 use crate::engine::fidelity::runner::MF_METHODS;
 use crate::engine::methods::METHODS;
 use crate::engine::permalink::{fits, reconcile_objectives, to_query};
 use crate::engine::runner::{JobProgress, Trace};
 use crate::engine::spec::{
-    default_race_budget, Job, ObjectiveChoice, TransferMode, MAX_ITERATIONS, MAX_OBJECTIVES, MAX_RACE_BUDGET, MAX_SEEDS,
+    default_race_budget, Job, ObjectiveChoice, ResolvedSpec, TransferMode, MAX_ITERATIONS, MAX_OBJECTIVES, MAX_RACE_BUDGET, MAX_SEEDS,
 };
-use crate::engine::transfer::LearnedKind;
+use crate::engine::transfer::{Learned, LearnedKind};
+use crate::engine::warping::OutputWarp;
 
 fn parse_in<T: std::str::FromStr + PartialOrd>(s: &str, lo: T, hi: T) -> Option<T> {
     s.trim().parse::<T>().ok().filter(|v| *v >= lo && *v <= hi)
@@ -254,6 +255,9 @@ pub fn SetupPanel() -> impl IntoView {
 
 struct UiSink {
     state: AppState,
+    /// The run's data and spec, under which what it learns is kept for later runs.
+    bench: std::sync::Arc<Benchmark>,
+    resolved: ResolvedSpec,
 }
 
 fn job_label(state: &AppState, job: &Job) -> String {
@@ -298,8 +302,9 @@ impl RunSink for UiSink {
         });
     }
 
-    fn learned(&self, _worker: usize, _task: usize, kind: LearnedKind) {
-        self.state.run.update(|r| match kind {
+    fn learned(&self, _worker: usize, target: usize, warp: OutputWarp, learned: &Learned) {
+        self.state.keep_learned(&self.bench, &self.resolved, target, warp, learned.clone());
+        self.state.run.update(|r| match learned.kind() {
             LearnedKind::Prior => r.priors_trained += 1,
             LearnedKind::OtherTaskMeans => r.means_computed += 1,
         });
@@ -357,8 +362,13 @@ fn start_run(state: AppState) {
     PENDING.with(|p| p.borrow_mut().0.clear());
     state.traces.set(Vec::with_capacity(total));
     state.run_setup.set(Some((resolved.clone(), bench.clone())));
-    let workers = pool::start(bench, resolved, jobs, hardware_concurrency(), Box::new(UiSink { state }));
+    let known = state.learned.with_untracked(|s| s.items(&bench, &resolved));
+    let sink = Box::new(UiSink { state, bench: bench.clone(), resolved: resolved.clone() });
+    let (workers, reused) = pool::start(bench, resolved, jobs, hardware_concurrency(), known, sink);
+    let reused_of = |kind: LearnedKind| reused.iter().filter(|key| key.2 == kind).count();
     state.run.set(RunStatus {
+        priors_reused: reused_of(LearnedKind::Prior),
+        means_reused: reused_of(LearnedKind::OtherTaskMeans),
         running: true,
         total_jobs: total,
         iterations: spec.race_budget.unwrap_or(spec.iterations as u64),
@@ -404,11 +414,21 @@ pub fn RunPanel() -> impl IntoView {
         .into_iter()
         .flatten()
         .collect();
-        if items.is_empty() {
-            String::new()
-        } else {
-            format!(" · {}, each shared by every job that needs it", items.join(" and "))
+        let reused: Vec<String> = [
+            (r.priors_reused > 0).then(|| plural(r.priors_reused, "prior", "priors")),
+            (r.means_reused > 0).then(|| plural(r.means_reused, "set of other-task GPs", "sets of other-task GPs")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let mut text = String::new();
+        if !items.is_empty() {
+            text += &format!(" · {}, each shared by every job that needs it", items.join(" and "));
         }
+        if !reused.is_empty() {
+            text += &format!(" · {} reused from before (same data and objective)", reused.join(" and "));
+        }
+        text
     };
     let status_text = move || {
         let r = run.get();

@@ -9,6 +9,8 @@ use leptos::prelude::*;
 use crate::engine::benchmark::Benchmark;
 use crate::engine::runner::{JobProgress, Trace};
 use crate::engine::spec::{ExperimentSpec, ResolvedSpec};
+use crate::engine::transfer::{Learned, LearnedStore};
+use crate::engine::warping::OutputWarp;
 
 /// Severity of a message shown at the top of the page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,6 +49,10 @@ pub struct RunStatus {
     pub priors_trained: usize,
     /// Sets of SGPT's other-task GP means computed by the workers (shared likewise).
     pub means_computed: usize,
+    /// Priors the run took from an earlier run or the prior view instead of training them.
+    pub priors_reused: usize,
+    /// Sets of SGPT's means the run took from an earlier run.
+    pub means_reused: usize,
     /// Iterations per job (budget units for a race).
     pub iterations: u64,
     /// Per worker: label and progress of the job it is running.
@@ -128,6 +134,8 @@ pub struct AppState {
     pub log_y: RwSignal<bool>,
     /// Task shown in the best-so-far chart.
     pub best_task: RwSignal<String>,
+    /// Priors and SGPT's means learned so far on the loaded data (by runs and the prior view).
+    pub learned: RwSignal<LearnedStore>,
 }
 
 impl AppState {
@@ -148,6 +156,7 @@ impl AppState {
             run: RwSignal::new(RunStatus::default()),
             log_y: RwSignal::new(false),
             best_task: RwSignal::new(String::new()),
+            learned: RwSignal::new(LearnedStore::default()),
         }
     }
 
@@ -157,6 +166,15 @@ impl AppState {
         self.next_message.set(id + 1);
         let text = text.into();
         self.messages.update(|m| m.push(Message { id, level, text }));
+    }
+
+    /// Keeps what a run or the prior view learned on `bench`, if `bench` is still the loaded
+    /// data: a result that arrives after other data was loaded would only evict what was
+    /// learned on the new data.
+    pub fn keep_learned(&self, bench: &Arc<Benchmark>, resolved: &ResolvedSpec, target: usize, warp: OutputWarp, learned: Learned) {
+        if self.bench.with_untracked(|b| b.as_ref().is_some_and(|b| Arc::ptr_eq(b, bench))) {
+            self.learned.update(|s| s.insert(bench, resolved, target, warp, learned));
+        }
     }
 
     /// Removes the messages of one level (e.g. errors solved by a new action).

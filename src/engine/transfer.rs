@@ -1,11 +1,12 @@
 //! What transfer methods learn from the other tasks (leave-one-task-out): the training set of
-//! the parametric prior, and a cache so that a prior is trained once per (target task, warp)
-//! and reused by every seed and method that needs it.
+//! the parametric prior, a cache so that a prior is trained once per (target task, warp)
+//! and reused by every seed and method that needs it, and a store that keeps what was learned
+//! between runs (and the page's prior view) on the same data and objective.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::benchmark::Benchmark;
+use super::benchmark::{Benchmark, Direction};
 use super::error::{EngineError, Result};
 use super::methods::sgpt::other_task_means;
 use super::optimizer::job_rng;
@@ -94,6 +95,60 @@ pub enum LearnedKind {
     Prior,
     /// SGPT's other-task GP means.
     OtherTaskMeans,
+}
+
+/// What can be learned once and shared: (held-out task, warp, kind).
+pub type LearnedKey = (usize, OutputWarp, LearnedKind);
+
+/// The data (compared by identity) and the objective(s) with their directions.
+type StoreContext = (Arc<Benchmark>, Vec<(usize, Direction)>);
+
+/// What was learned from the other tasks, kept between runs and the prior view.
+///
+/// A prior and SGPT's means depend only on the benchmark, the objective(s) with their
+/// directions, the held-out task and the warp (their seeds are fixed), so an item learned by
+/// one run is the item any later run or the prior view would learn again. The store holds one
+/// context (a benchmark, compared by identity, and its objectives): an item for another context
+/// replaces everything, so it never grows beyond one benchmark's tasks.
+#[derive(Clone, Default)]
+pub struct LearnedStore {
+    context: Option<StoreContext>,
+    items: BTreeMap<LearnedKey, Learned>,
+}
+
+impl std::fmt::Debug for LearnedStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let bench = self.context.as_ref().map(|(b, o)| (b.name.as_str(), o));
+        f.debug_struct("LearnedStore").field("context", &bench).field("items", &self.items.keys().collect::<Vec<_>>()).finish()
+    }
+}
+
+impl LearnedStore {
+    fn holds(&self, bench: &Arc<Benchmark>, resolved: &ResolvedSpec) -> bool {
+        self.context.as_ref().is_some_and(|(b, o)| Arc::ptr_eq(b, bench) && *o == resolved.objectives)
+    }
+
+    /// Every item learned for `bench` under `resolved`'s objective(s).
+    pub fn items(&self, bench: &Arc<Benchmark>, resolved: &ResolvedSpec) -> Vec<(LearnedKey, Learned)> {
+        if !self.holds(bench, resolved) {
+            return Vec::new();
+        }
+        self.items.iter().map(|(k, v)| (*k, v.clone())).collect()
+    }
+
+    /// The item for `key`, if it was learned for `bench` under `resolved`'s objective(s).
+    pub fn get(&self, bench: &Arc<Benchmark>, resolved: &ResolvedSpec, key: LearnedKey) -> Option<Learned> {
+        self.holds(bench, resolved).then(|| self.items.get(&key).cloned()).flatten()
+    }
+
+    /// Keeps `learned` for (`target`, `warp`), dropping everything of another context.
+    pub fn insert(&mut self, bench: &Arc<Benchmark>, resolved: &ResolvedSpec, target: usize, warp: OutputWarp, learned: Learned) {
+        if !self.holds(bench, resolved) {
+            self.items.clear();
+            self.context = Some((bench.clone(), resolved.objectives.clone()));
+        }
+        self.items.insert((target, warp, learned.kind()), learned);
+    }
 }
 
 type Slot = Arc<OnceLock<std::result::Result<Arc<TrainedPrior>, String>>>;
@@ -207,6 +262,34 @@ mod tests {
         assert_eq!(*cached, direct);
         let other_task = train_target_prior(&bench, &resolved, 3, OutputWarp::Copula, &mut |_, _| true).unwrap();
         assert_ne!(other_task, direct, "each held-out task has its own prior");
+    }
+
+    #[test]
+    fn the_store_gives_back_items_only_for_the_same_benchmark_and_objective() {
+        let (bench, resolved) = gcp_prior_on_quadratic();
+        let bench = Arc::new(bench);
+        let prior = PriorCache::new().get(&bench, &resolved, 1, OutputWarp::Copula, &mut |_, _| true).unwrap();
+        let mut store = LearnedStore::default();
+        assert!(store.items(&bench, &resolved).is_empty());
+        store.insert(&bench, &resolved, 1, OutputWarp::Copula, Learned::Prior(prior.clone()));
+        let key = (1, OutputWarp::Copula, LearnedKind::Prior);
+        assert_eq!(store.get(&bench, &resolved, key), Some(Learned::Prior(prior.clone())));
+        assert_eq!(store.get(&bench, &resolved, (1, OutputWarp::Standardize, LearnedKind::Prior)), None);
+        assert_eq!(store.items(&bench, &resolved).len(), 1);
+        // The same data loaded again is another benchmark: nothing carries over.
+        let reloaded = Arc::new((*bench).clone());
+        assert_eq!(store.get(&reloaded, &resolved, key), None);
+        // Another direction is another objective.
+        let mut maximise = resolved.clone();
+        maximise.objectives[0].1 = match maximise.objectives[0].1 {
+            Direction::Minimize => Direction::Maximize,
+            Direction::Maximize => Direction::Minimize,
+        };
+        assert_eq!(store.get(&bench, &maximise, key), None);
+        // An item of another context replaces the store's context and items.
+        store.insert(&reloaded, &resolved, 2, OutputWarp::Copula, Learned::Prior(prior.clone()));
+        assert_eq!(store.get(&bench, &resolved, key), None);
+        assert_eq!(store.items(&reloaded, &resolved).len(), 1);
     }
 
     #[test]

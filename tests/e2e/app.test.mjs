@@ -272,16 +272,22 @@ test('a generic CSV gets column roles from the user, and its link carries them',
   } finally { await second.close(); }
 });
 
-test('transfer methods run in the workers and the Table-2 view ranks them', async () => {
+test('transfer methods run in the workers, learn each prior once across the prior view and runs, and the Table-2 view ranks them', async () => {
   const b = await open('v=1&data=bundled:quadratic&tasks=quadratic-02,quadratic-05,quadratic-11&methods=RS,GP,CTS,GCP%2Bprior,SGPT&seeds=2&iters=12');
   try {
     assert.equal(await b.page.locator('#methods input:checked').count(), 5);
+    // A prior trained in the prior view is the one the run would train: the run takes it.
+    await b.page.click('#prior-view summary');
+    await b.page.selectOption('#prior-task', 'quadratic-02');
+    await b.page.click('#prior-train');
+    await b.page.waitForFunction(() => /RMSE/.test(document.querySelector('#prior-summary')?.textContent ?? ''), null, { timeout: 120_000 });
+    assert.equal(await b.page.isEnabled('#prior-train'), false, 'nothing to train: this prior is trained');
     const status = await runAndWait(b.page, 300_000);
     assert.match(status, /Finished 30 jobs \(360 evaluations\)/);
     // CTS and GCP+prior share the ψ prior of each held-out task, and SGPT's seeds the other
     // tasks' GPs: each learned once per task, by whichever worker first needs it, then handed
-    // to the other workers.
-    assert.match(status, / · 3 priors trained and 3 sets of other-task GPs fitted, each shared by every job that needs it$/);
+    // to the other workers; quadratic-02's prior came from the prior view.
+    assert.match(status, / · 2 priors trained and 3 sets of other-task GPs fitted, each shared by every job that needs it · 1 prior reused from before \(same data and objective\)$/);
     assert.deepEqual(await messages(b.page, 'error'), []);
     const rows = await b.page.locator('#table2 tbody tr').count();
     assert.equal(rows, 4, 'three tasks and the mean row');
@@ -291,6 +297,17 @@ test('transfer methods run in the workers and the Table-2 view ranks them', asyn
     const csv = await download(b.page, '#export-csv');
     const query = new URL(await b.page.inputValue('#permalink')).search.slice(1);
     assert.equal(csv, await cliTraces(query), 'transfer methods give identical traces in the browser and the CLI');
+    // The prior view shows a prior a run trained, without training it again.
+    await b.page.selectOption('#prior-task', 'quadratic-05');
+    assert.match(await b.page.locator('#prior-summary').textContent(), /^Prior for quadratic-05 trained on \d+ evaluations of \d+ other tasks by a run on this data/);
+    assert.equal(await b.page.locator('#prior-status').textContent(), 'Trained.');
+    // Running again learns nothing anew, and gives the same traces.
+    await b.page.click('#run');
+    await b.page.waitForFunction(() => /^Finished.* reused from before/.test(document.querySelector('#run-status')?.textContent ?? ''), null, { timeout: 300_000 });
+    const again = await b.page.locator('#run-status').textContent();
+    assert.match(again, /Finished 30 jobs \(360 evaluations\).* · 3 priors and 3 sets of other-task GPs reused from before \(same data and objective\)$/);
+    assert.doesNotMatch(again, /trained|fitted/);
+    assert.equal(await download(b.page, '#export-csv'), csv, 'reused priors and means give the same traces');
   } finally { await b.close(); }
 });
 
