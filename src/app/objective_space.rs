@@ -42,13 +42,30 @@ const MR: f64 = 150.0;
 const MT: f64 = 26.0;
 const MB: f64 = 42.0;
 
+/// The title across the canvas: at 13 px from the plot's left edge if it fits, else from the
+/// canvas' edge in a smaller font (down to 10 px), else squeezed to the width.
+fn draw_title(ctx: &web_sys::CanvasRenderingContext2d, title: &str) {
+    let width = |ctx: &web_sys::CanvasRenderingContext2d| ctx.measure_text(title).map(|m| m.width()).unwrap_or(0.0);
+    ctx.set_font("600 13px system-ui, sans-serif");
+    if width(ctx) <= W - ML - 8.0 {
+        let _ = ctx.fill_text(title, ML, 16.0);
+        return;
+    }
+    for px in [12, 11, 10] {
+        ctx.set_font(&format!("600 {px}px system-ui, sans-serif"));
+        if width(ctx) <= W - 16.0 || px == 10 {
+            let _ = ctx.fill_text_with_max_width(title, 8.0, 16.0, W - 16.0);
+            return;
+        }
+    }
+}
+
 fn draw(canvas: &web_sys::HtmlCanvasElement, s: &Scatter) -> Option<()> {
     let ctx: web_sys::CanvasRenderingContext2d = canvas.get_context("2d").ok()??.dyn_into().ok()?;
     ctx.set_fill_style_str("#ffffff");
     ctx.fill_rect(0.0, 0.0, W, H);
-    ctx.set_font("600 13px system-ui, sans-serif");
     ctx.set_fill_style_str("#222");
-    ctx.fill_text(&s.title, ML, 16.0).ok()?;
+    draw_title(&ctx, &s.title);
     let all = s.points.iter().chain(s.overlays.iter().flat_map(|o| o.0.iter())).filter(|p| p.0.is_finite() && p.1.is_finite());
     let (x0, x1, y0, y1) = all.fold((f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY), |(a, b, c, d), p| {
         (a.min(p.0), b.max(p.0), c.min(p.1), d.max(p.1))
@@ -67,19 +84,25 @@ fn draw(canvas: &web_sys::HtmlCanvasElement, s: &Scatter) -> Option<()> {
     ctx.stroke_rect(ML, MT, W - ML - MR, H - MT - MB);
     ctx.set_font("11px system-ui, sans-serif");
     ctx.set_fill_style_str("#444");
+    // Tick labels centred under x ticks and right-aligned against the plot on y, so the
+    // rotated y label at the left edge never runs into them.
     for k in 0..=4 {
         let f = k as f64 / 4.0;
         let (xv, yv) = (x0 + f * (x1 - x0), y0 + f * (y1 - y0));
-        ctx.fill_text(&short(xv), px(xv) - 14.0, H - MB + 14.0).ok()?;
-        ctx.fill_text(&short(yv), 4.0, py(yv) + 4.0).ok()?;
+        ctx.set_text_align("center");
+        ctx.fill_text(&short(xv), px(xv), H - MB + 14.0).ok()?;
+        ctx.set_text_align("right");
+        ctx.fill_text(&short(yv), ML - 4.0, py(yv) + 4.0).ok()?;
     }
     ctx.set_fill_style_str("#222");
-    ctx.fill_text(&s.x_label, (ML + W - MR) / 2.0 - 30.0, H - 8.0).ok()?;
+    ctx.set_text_align("center");
+    ctx.fill_text(&s.x_label, (ML + W - MR) / 2.0, H - 8.0).ok()?;
     ctx.save();
-    ctx.translate(12.0, (MT + H - MB) / 2.0 + 30.0).ok()?;
+    ctx.translate(12.0, (MT + H - MB) / 2.0).ok()?;
     ctx.rotate(-std::f64::consts::FRAC_PI_2).ok()?;
     ctx.fill_text(&s.y_label, 0.0, 0.0).ok()?;
     ctx.restore();
+    ctx.set_text_align("start");
     let mut current = String::new();
     for (i, p) in s.points.iter().enumerate() {
         let color = s.colors.get(i).map_or("#b9b9c3", String::as_str);
