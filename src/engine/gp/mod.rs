@@ -22,6 +22,7 @@ use rand::Rng;
 use super::error::{EngineError, Result};
 use super::optimizer::MethodRng;
 
+mod exp_batch;
 mod kernel;
 mod likelihood;
 mod linalg;
@@ -191,11 +192,12 @@ impl FittedGp {
     /// Posterior mean only: O(n) per point instead of O(n²) with the variance.
     pub fn predict_mean(&self, x: &[f64]) -> f64 {
         let q = self.kernel.query(x);
-        let mut r2 = vec![0.0; self.alpha.len()];
+        let (mut r2, mut k) = (vec![0.0; self.alpha.len()], vec![0.0; self.alpha.len()]);
         self.points.r2_all(&q, &mut r2);
+        self.kernel.values(&r2, &mut k);
         let mut mean = 0.0;
-        for (&r2, a) in r2.iter().zip(&self.alpha) {
-            mean += self.kernel.value_and_slope(r2).0 * a;
+        for (k, a) in k.iter().zip(&self.alpha) {
+            mean += k * a;
         }
         self.params.mean() + mean
     }
@@ -205,7 +207,7 @@ impl FittedGp {
         let mut out = Vec::with_capacity(1);
         let mut queries = [Query::default()];
         let n = self.alpha.len();
-        self.predict_block::<1>(&[x], &mut queries, &mut vec![0.0; n], &mut vec![0.0; n], &mut out);
+        self.predict_block::<1>(&[x], &mut queries, &mut vec![0.0; n], &mut vec![0.0; 2 * n], &mut out);
         out[0]
     }
 
@@ -215,7 +217,7 @@ impl FittedGp {
         let mut out = Vec::with_capacity(which.len());
         let mut scratch = vec![0.0; self.alpha.len() * PREDICT_BLOCK];
         let mut queries: [Query; PREDICT_BLOCK] = Default::default();
-        let mut r2 = vec![0.0; self.alpha.len()];
+        let mut r2 = vec![0.0; 2 * self.alpha.len()];
         for block in which.chunks(PREDICT_BLOCK) {
             let points: Vec<&[f64]> = block.iter().map(|&i| candidates[i].as_slice()).collect();
             self.predict_block::<PREDICT_BLOCK>(&points, &mut queries, &mut scratch, &mut r2, &mut out);
@@ -226,6 +228,7 @@ impl FittedGp {
     /// Up to `B` points at once: `kt` holds k(x_i, point_c) at i·B + c and is
     /// overwritten by L⁻¹·k column by column. Every point is its own lane with the same
     /// operations in the same order, so a result does not depend on its block-mates.
+    /// `r2` is scratch of length 2n (distances, then kernel values).
     fn predict_block<const B: usize>(
         &self,
         points: &[&[f64]],
@@ -239,10 +242,12 @@ impl FittedGp {
         for (q, point) in queries.iter_mut().zip(points) {
             self.kernel.fill_query(point, q);
         }
+        let (r2, k) = r2.split_at_mut(n);
         for (c, q) in queries.iter().enumerate().take(points.len()) {
             self.points.r2_all(q, r2);
-            for (i, &r2) in r2.iter().enumerate() {
-                kt[i * B + c] = self.kernel.value_and_slope(r2).0;
+            self.kernel.values(r2, k);
+            for (i, &k) in k.iter().enumerate() {
+                kt[i * B + c] = k;
             }
         }
         let mut mean = [0.0f64; B];
