@@ -38,6 +38,12 @@ pub(super) fn nll_from_factor(l: &[f64], n: usize, resid: &[f64], alpha: &[f64])
 
 /// Negative log marginal likelihood and its gradient with respect to the parameters.
 pub fn nll_and_grad(x: &[Vec<f64>], y: &[f64], p: &GpParams) -> Option<(f64, Vec<f64>)> {
+    nll_and_grad_looping(x, y, p, None)
+}
+
+/// [`nll_and_grad`] with the lengthscale gradient's loop chosen (`Some(true)`: every
+/// coordinate; `Some(false)`: the nonzeros only) or, with `None`, by the inputs' density.
+fn nll_and_grad_looping(x: &[Vec<f64>], y: &[f64], p: &GpParams, dense: Option<bool>) -> Option<(f64, Vec<f64>)> {
     let n = x.len();
     let dim = p.dim();
     let kernel = Kernel::new(p);
@@ -54,8 +60,12 @@ pub fn nll_and_grad(x: &[Vec<f64>], y: &[f64], p: &GpParams) -> Option<(f64, Vec
     let kinv = inverse_from_cholesky(&l, n);
     let mut grad = vec![0.0; dim + 3];
     // Σ_ij w_ij·slope_ij·(x_id − x_jd)², scaled by s_d at the end. Coordinates where both
-    // points are zero add exactly 0, so only the nonzeros of either point are visited; each
-    // term is still the difference squared (no cancellation when W is large).
+    // points are zero add exactly 0, so for sparse inputs only the nonzeros of either point are
+    // visited; each term is still the difference squared (no cancellation when W is large).
+    // Mostly dense inputs take a plain loop over every coordinate instead, which gives the same
+    // bits: the terms it adds on top are ±0, and a sum that starts at +0 never becomes −0, so
+    // adding ±0 changes nothing (tested against the sparse loop).
+    let dense = dense.unwrap_or_else(|| 2 * points.queries.iter().map(|q| q.index.len()).sum::<usize>() > n * dim);
     let mut squared_terms = vec![0.0; dim];
     let mut signal = 0.0;
     let mut noise_trace = 0.0;
@@ -66,6 +76,13 @@ pub fn nll_and_grad(x: &[Vec<f64>], y: &[f64], p: &GpParams) -> Option<(f64, Vec
             signal += w * k[i * n + j];
             let c = w * slope[i * n + j];
             let (xj, nz_j) = (&x[j], &points.queries[j]);
+            if dense {
+                for ((sum, a), b) in squared_terms.iter_mut().zip(&xi[..dim]).zip(&xj[..dim]) {
+                    let diff = a - b;
+                    *sum += c * diff * diff;
+                }
+                continue;
+            }
             for (&d, &v) in nz_i.index.iter().zip(&nz_i.value) {
                 let diff = v - xj[d];
                 squared_terms[d] += c * diff * diff;
@@ -177,6 +194,33 @@ mod tests {
             b.0[i] -= h;
             let fd = (nll_and_grad(x, y, &a).unwrap().0 - nll_and_grad(x, y, &b).unwrap().0) / (2.0 * h);
             assert!((fd - gi).abs() < 1e-5 * (1.0 + fd.abs()), "parameter {i}: analytic {gi} vs finite difference {fd}");
+        }
+    }
+
+    #[test]
+    fn the_dense_and_the_sparse_gradient_loops_give_the_same_bits() {
+        // Points with zeros in some coordinates (both, one or neither of a pair), duplicates,
+        // and one-hot rows, at lengthscales short and long.
+        let mut rng = crate::engine::optimizer::job_rng(3, "loops");
+        use rand::Rng;
+        let x: Vec<Vec<f64>> = (0..40)
+            .map(|i| {
+                (0..6)
+                    .map(|d| match (i + d) % 4 {
+                        0 => 0.0,
+                        1 => 1.0,
+                        _ => rng.random::<f64>(),
+                    })
+                    .collect()
+            })
+            .chain([vec![0.0; 6], vec![0.0; 6], vec![1.0, 0.0, 0.0, 0.0, 0.0, 0.0]])
+            .collect();
+        let y: Vec<f64> = x.iter().map(|v| v.iter().sum::<f64>().sin()).collect();
+        for log_l in [-4.0, -1.0, 0.5, 3.0] {
+            let p = GpParams(vec![log_l, -0.3, 0.2, 1.0, -2.0, 0.0, 0.1, -3.0, 0.05]);
+            let (dense, sparse) = (nll_and_grad_looping(&x, &y, &p, Some(true)), nll_and_grad_looping(&x, &y, &p, Some(false)));
+            let bits = |r: Option<(f64, Vec<f64>)>| r.map(|(v, g)| (v.to_bits(), g.iter().map(|g| g.to_bits()).collect::<Vec<_>>()));
+            assert_eq!(bits(dense), bits(sparse), "log ℓ₁ = {log_l}");
         }
     }
 
