@@ -26,6 +26,14 @@ pub enum ToWorker {
         /// The resolved spec.
         resolved: Box<ResolvedSpec>,
     },
+    /// Keep the benchmark of the last `Load` (the page knows it is the same data) and start a
+    /// new generation with this resolved spec: re-running on large data does not send it again.
+    Reload {
+        /// Generation counter.
+        generation: u32,
+        /// The resolved spec.
+        resolved: Box<ResolvedSpec>,
+    },
     /// Parse a file (so that big files never freeze the page).
     Parse {
         /// Request id.

@@ -55,6 +55,12 @@ impl Worker for HpoWorker {
                 self.loaded =
                     Some(Loaded { generation, bench: *benchmark, resolved: *resolved, priors: PriorCache::new(), known: BTreeSet::new() })
             }
+            ToWorker::Reload { generation, resolved } => {
+                if let Some(l) = self.loaded.take() {
+                    self.loaded =
+                        Some(Loaded { generation, bench: l.bench, resolved: *resolved, priors: PriorCache::new(), known: BTreeSet::new() })
+                }
+            }
             ToWorker::Share { generation, target, warp, learned } => {
                 if let Some(l) = self.loaded.as_mut().filter(|l| l.generation == generation) {
                     l.known.insert((target, warp, learned.kind()));
