@@ -104,13 +104,17 @@ async function priorTraining(query, task) {
   } finally { await b.close(); }
 }
 
-async function wholeRun(query) {
+// Run, then run again in the same page: the second run takes the prior the first trained.
+async function wholeRunTwice(query) {
   const b = await openLoaded(query);
   try {
     const t0 = Date.now();
     await b.page.click('#run');
     await finished(b.page, 1_800_000);
-    return (Date.now() - t0) / 1000;
+    const t1 = Date.now();
+    await b.page.click('#run');
+    await b.page.waitForFunction(() => /^Finished.* reused from before/.test(document.querySelector('#run-status')?.textContent ?? ''), null, { timeout: 1_800_000 });
+    return [(t1 - t0) / 1000, (Date.now() - t1) / 1000];
   } finally { await b.close(); }
 }
 
@@ -119,8 +123,8 @@ if (hasShared) {
     const p = await priorTraining(`v=1&data=shared:${file}`, task);
     log(`prior training in a worker (3 × 1,000 Adam steps, batch 64), ${what}, ${p.n.toLocaleString('en')} evaluations of ${p.k} other tasks`, `${p.secs.toFixed(1)} s (RMSE on the target ${p.rmse})`);
   }
-  const run = await wholeRun('v=1&data=shared:XGBoost.csv.zip&methods=GCP%2Bprior&tasks=heart&seeds=1&iters=100');
-  log('one GCP+prior seed, XGBoost heart, 100 iterations (prior training included), click to finished', `${run.toFixed(1)} s`);
+  const [first, again] = await wholeRunTwice('v=1&data=shared:XGBoost.csv.zip&methods=GCP%2Bprior&tasks=heart&seeds=1&iters=100');
+  log('one GCP+prior seed, XGBoost heart, 100 iterations, click to finished: prior training included / run again (prior reused)', `${first.toFixed(1)} s / ${again.toFixed(1)} s`);
 }
 
 // DyHPO in a worker: per-step optimizer time (surrogate fit + EI over all candidates) read
