@@ -378,6 +378,14 @@ fn start_run(state: AppState) {
     });
 }
 
+/// The nonzero counts with their singular or plural noun, joined: "3 priors trained and 1 set
+/// of other-task GPs fitted" (empty when every count is 0).
+fn counted(items: [(usize, &str, &str); 2]) -> String {
+    let parts: Vec<String> =
+        items.iter().filter(|(k, ..)| *k > 0).map(|&(k, one, many)| format!("{k} {}", if k == 1 { one } else { many })).collect();
+    parts.join(" and ")
+}
+
 fn fmt_seconds(s: f64) -> String {
     if s < 1.0 {
         format!("{:.0} ms", s * 1000.0)
@@ -406,27 +414,17 @@ pub fn RunPanel() -> impl IntoView {
         });
     };
     let priors = move |r: &RunStatus| {
-        let plural = |k: usize, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
-        let items: Vec<String> = [
-            (r.priors_trained > 0).then(|| plural(r.priors_trained, "prior trained", "priors trained")),
-            (r.means_computed > 0).then(|| plural(r.means_computed, "set of other-task GPs fitted", "sets of other-task GPs fitted")),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        let reused: Vec<String> = [
-            (r.priors_reused > 0).then(|| plural(r.priors_reused, "prior", "priors")),
-            (r.means_reused > 0).then(|| plural(r.means_reused, "set of other-task GPs", "sets of other-task GPs")),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
+        let trained = counted([
+            (r.priors_trained, "prior trained", "priors trained"),
+            (r.means_computed, "set of other-task GPs fitted", "sets of other-task GPs fitted"),
+        ]);
+        let reused = counted([(r.priors_reused, "prior", "priors"), (r.means_reused, "set of other-task GPs", "sets of other-task GPs")]);
         let mut text = String::new();
-        if !items.is_empty() {
-            text += &format!(" · {}, each shared by every job that needs it", items.join(" and "));
+        if !trained.is_empty() {
+            text += &format!(" · {trained}, each shared by every job that needs it");
         }
         if !reused.is_empty() {
-            text += &format!(" · {} reused from before (same data and objective)", reused.join(" and "));
+            text += &format!(" · {reused} reused from before (same data and objective)");
         }
         text
     };
