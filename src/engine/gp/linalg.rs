@@ -103,13 +103,21 @@ pub fn solve_upper_t(l: &[f64], n: usize, b: &mut [f64]) {
 /// (L·Lᵀ)⁻¹ = L⁻ᵀ·L⁻¹ from the Cholesky factor, exploiting the triangular and symmetric
 /// structure (about n³/3 multiply-adds instead of n³ for n solves).
 pub fn inverse_from_cholesky(l: &[f64], n: usize) -> Vec<f64> {
-    // Row j of `mt` is column j of M = L⁻¹ (so every inner loop below is contiguous).
+    // Row j of `mt` is column j of M = L⁻¹ (so every inner loop below is contiguous). Each
+    // element needs the one before it in its row (a chain of dot, divide, dot…), so four rows
+    // advance together: their dots are independent and overlap, and every element is still
+    // the same dot over the same slices.
     let mut mt = vec![0.0; n * n];
-    for j in 0..n {
-        mt[j * n + j] = 1.0 / l[j * n + j];
-        for i in j + 1..n {
-            let s = dot(&l[i * n + j..i * n + i], &mt[j * n + j..j * n + i]);
-            mt[j * n + i] = -s / l[i * n + i];
+    for first in (0..n).step_by(4) {
+        let rows = first..(first + 4).min(n);
+        for j in rows.clone() {
+            mt[j * n + j] = 1.0 / l[j * n + j];
+        }
+        for i in first + 1..n {
+            for j in rows.start..rows.end.min(i) {
+                let s = dot(&l[i * n + j..i * n + i], &mt[j * n + j..j * n + i]);
+                mt[j * n + i] = -s / l[i * n + i];
+            }
         }
     }
     let mut inv = vec![0.0; n * n];
