@@ -185,9 +185,11 @@ pub fn PriorView() -> impl IntoView {
         let (bench, resolved, task, warp, prior, seconds) = ready.get()?;
         let rmse = prior_rmse_on_target(&bench, &resolved, task, warp, &prior);
         let others: usize = bench.tasks.iter().enumerate().filter(|&(t, _)| t != task).map(|(_, t)| t.len()).sum();
+        // Without a time it came from the store: trained by a run, or earlier in this view for
+        // another task or warp than the last training here.
         let when = match seconds {
             Some(s) => format!("in {s:.1} s"),
-            None => "by a run on this data (reused, not trained again)".into(),
+            None => "earlier on this data (reused, not trained again)".into(),
         };
         Some(format!(
             "Prior for {} trained on {others} evaluations of {} other tasks {when} (final loss {:.3}). RMSE of μθ on {}'s own warped values: {rmse:.3} ({}).",

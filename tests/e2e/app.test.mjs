@@ -299,7 +299,7 @@ test('transfer methods run in the workers, learn each prior once across the prio
     assert.equal(csv, await cliTraces(query), 'transfer methods give identical traces in the browser and the CLI');
     // The prior view shows a prior a run trained, without training it again.
     await b.page.selectOption('#prior-task', 'quadratic-05');
-    assert.match(await b.page.locator('#prior-summary').textContent(), /^Prior for quadratic-05 trained on \d+ evaluations of \d+ other tasks by a run on this data/);
+    assert.match(await b.page.locator('#prior-summary').textContent(), /^Prior for quadratic-05 trained on \d+ evaluations of \d+ other tasks earlier on this data \(reused/);
     assert.equal(await b.page.locator('#prior-status').textContent(), 'Trained.');
     // Running again learns nothing anew, and gives the same traces.
     await b.page.click('#run');
