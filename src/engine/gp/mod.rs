@@ -15,7 +15,8 @@
 //! nat in 18 of 20 refits at 0.56–0.65 of the cost (`docs/methods.md`).
 //!
 //! Files: `kernel` (Matérn-5/2 on sparse inputs), `likelihood` (NLL, gradient, L-BFGS
-//! problem), `linalg` (Cholesky and solves).
+//! problem), `linalg` (Cholesky and solves), `predict` (posterior and the acquisition's
+//! argmax), `exp_batch` (exp over slices).
 
 use rand::Rng;
 
@@ -26,8 +27,9 @@ mod exp_batch;
 mod kernel;
 mod likelihood;
 mod linalg;
+mod predict;
 
-use kernel::{kernel_matrix, Kernel, Query, ScaledPoints};
+use kernel::{kernel_matrix, Kernel, ScaledPoints};
 pub use likelihood::nll_and_grad;
 use likelihood::{factor, nll_from_factor, Problem};
 pub use linalg::{cholesky, dot, inverse_from_cholesky, solve_lower, solve_upper_t};
@@ -188,104 +190,10 @@ impl FittedGp {
     pub fn params(&self) -> &GpParams {
         &self.params
     }
-
-    /// Posterior mean only: O(n) per point instead of O(n²) with the variance.
-    pub fn predict_mean(&self, x: &[f64]) -> f64 {
-        let q = self.kernel.query(x);
-        let (mut r2, mut k) = (vec![0.0; self.alpha.len()], vec![0.0; self.alpha.len()]);
-        self.points.r2_all(&q, &mut r2);
-        self.kernel.values(&r2, &mut k);
-        let mut mean = 0.0;
-        for (k, a) in k.iter().zip(&self.alpha) {
-            mean += k * a;
-        }
-        self.params.mean() + mean
-    }
-
-    /// Posterior mean and variance of the latent function at `x` (without observation noise).
-    pub fn predict(&self, x: &[f64]) -> (f64, f64) {
-        let mut out = Vec::with_capacity(1);
-        let mut queries = [Query::default()];
-        let n = self.alpha.len();
-        self.predict_block::<1>(&[x], &mut queries, &mut vec![0.0; n], &mut vec![0.0; 2 * n], &mut out);
-        out[0]
-    }
-
-    /// [`FittedGp::predict`] at `candidates[i]` for every `i` in `which`, bit for bit the
-    /// same numbers, about three times faster (blocks of points share each pass over L).
-    pub fn predict_many(&self, candidates: &[Vec<f64>], which: &[usize]) -> Vec<(f64, f64)> {
-        let mut out = Vec::with_capacity(which.len());
-        let mut scratch = vec![0.0; self.alpha.len() * PREDICT_BLOCK];
-        let mut queries: [Query; PREDICT_BLOCK] = Default::default();
-        let mut r2 = vec![0.0; 2 * self.alpha.len()];
-        for block in which.chunks(PREDICT_BLOCK) {
-            let points: Vec<&[f64]> = block.iter().map(|&i| candidates[i].as_slice()).collect();
-            self.predict_block::<PREDICT_BLOCK>(&points, &mut queries, &mut scratch, &mut r2, &mut out);
-        }
-        out
-    }
-
-    /// Up to `B` points at once: `kt` holds k(x_i, point_c) at i·B + c and is
-    /// overwritten by L⁻¹·k column by column. Every point is its own lane with the same
-    /// operations in the same order, so a result does not depend on its block-mates.
-    /// `r2` is scratch of length 2n (distances, then kernel values).
-    fn predict_block<const B: usize>(
-        &self,
-        points: &[&[f64]],
-        queries: &mut [Query; B],
-        kt: &mut [f64],
-        r2: &mut [f64],
-        out: &mut Vec<(f64, f64)>,
-    ) {
-        let n = self.alpha.len();
-        kt.fill(0.0);
-        for (q, point) in queries.iter_mut().zip(points) {
-            self.kernel.fill_query(point, q);
-        }
-        let (r2, k) = r2.split_at_mut(n);
-        for (c, q) in queries.iter().enumerate().take(points.len()) {
-            self.points.r2_all(q, r2);
-            self.kernel.values(r2, k);
-            for (i, &k) in k.iter().enumerate() {
-                kt[i * B + c] = k;
-            }
-        }
-        let mut mean = [0.0f64; B];
-        for (i, a) in self.alpha.iter().enumerate() {
-            for c in 0..B {
-                mean[c] += kt[i * B + c] * a;
-            }
-        }
-        for i in 0..n {
-            let mut acc = [0.0f64; B];
-            let (solved, rest) = kt.split_at_mut(i * B);
-            for (row, &lik) in solved.chunks_exact(B).zip(&self.chol[i * n..i * n + i]) {
-                for (a, v) in acc.iter_mut().zip(row) {
-                    *a += lik * v;
-                }
-            }
-            let lii = self.chol[i * n + i];
-            for (v, a) in rest[..B].iter_mut().zip(&acc) {
-                *v = (*v - a) / lii;
-            }
-        }
-        let mut explained = [0.0f64; B];
-        for i in 0..n {
-            for c in 0..B {
-                explained[c] += kt[i * B + c] * kt[i * B + c];
-            }
-        }
-        for c in 0..points.len() {
-            out.push((self.params.mean() + mean[c], (self.params.signal_variance() - explained[c]).max(1e-12)));
-        }
-    }
 }
 
 /// L-BFGS iterations every start gets before only the most likely one continues.
 const BURN_IN_ITERS: u64 = 25;
-
-/// Points per block in [`FittedGp::predict_many`].
-const PREDICT_BLOCK: usize = 8;
 
 #[cfg(test)]
 mod tests {

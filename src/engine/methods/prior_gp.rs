@@ -15,7 +15,6 @@ use crate::engine::prior::TrainedPrior;
 use crate::engine::stats::expected_improvement;
 use crate::engine::warping::OutputWarp;
 
-use super::surrogate_bo::argmax;
 use super::thompson::PriorThompson;
 
 /// Thompson-sampling warm start of Algorithm 2.
@@ -51,11 +50,10 @@ impl Optimizer for PriorResidualGp {
         let gp = FittedGp::fit_from(&x, &residuals, &self.settings, self.last_params.as_ref(), rng)?;
         self.last_params = Some(gp.params().clone());
         let open: Vec<usize> = (0..state.candidates.len()).filter(|&i| !state.evaluated[i]).collect();
-        let residuals = gp.predict_many(state.candidates, &open);
-        let pick = argmax(open.iter().zip(residuals).map(|(&i, (mr, vr))| {
+        let pick = gp.argmax_score(state.candidates, &open, |i, mr, vr| {
             let (mu, sigma) = prior[i];
-            (i, expected_improvement(mr * sigma + mu, vr.sqrt() * sigma, best))
-        }));
+            expected_improvement(mr * sigma + mu, vr.sqrt() * sigma, best)
+        });
         match pick {
             Some(i) => Ok(i),
             None => self.thompson.suggest(state, rng),

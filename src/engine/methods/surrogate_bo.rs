@@ -123,8 +123,7 @@ impl Optimizer for GpEiSearch {
         let best = z.iter().copied().fold(f64::INFINITY, f64::min);
         let gp = FittedGp::fit_from(&x, &z, &self.settings, self.last_params.as_ref(), rng)?;
         self.last_params = Some(gp.params().clone());
-        let predictions = gp.predict_many(state.candidates, &allowed);
-        let pick = argmax(allowed.iter().zip(predictions).map(|(&i, (m, v))| (i, expected_improvement(m, v.sqrt(), best))));
+        let pick = gp.argmax_score(state.candidates, &allowed, |_, m, v| expected_improvement(m, v.sqrt(), best));
         Ok(pick.unwrap_or(allowed[0]))
     }
 }
