@@ -106,14 +106,25 @@ pub(super) struct ScaledPoints {
 
 impl ScaledPoints {
     pub(super) fn new(x: &[Vec<f64>], kernel: &Kernel) -> Self {
+        let mut points = ScaledPoints { queries: Vec::new(), scaled_by_input: Vec::new() };
+        points.refill(x, kernel);
+        points
+    }
+
+    /// [`ScaledPoints::new`] in place, reusing the memory of earlier points.
+    pub(super) fn refill(&mut self, x: &[Vec<f64>], kernel: &Kernel) {
         let (n, dim) = (x.len(), kernel.scale.len());
-        let mut scaled_by_input = vec![0.0; n * dim];
+        self.scaled_by_input.clear();
+        self.scaled_by_input.resize(n * dim, 0.0);
         for (i, point) in x.iter().enumerate() {
             for (d, (s, v)) in kernel.scale.iter().zip(point).enumerate() {
-                scaled_by_input[d * n + i] = s * v;
+                self.scaled_by_input[d * n + i] = s * v;
             }
         }
-        ScaledPoints { queries: x.iter().map(|p| kernel.query(p)).collect(), scaled_by_input }
+        self.queries.resize_with(n, Query::default);
+        for (q, point) in self.queries.iter_mut().zip(x) {
+            kernel.fill_query(point, q);
+        }
     }
 
     /// r² from `q` to every conditioning point, into `out` (length n). Per point it is
@@ -148,26 +159,50 @@ impl ScaledPoints {
 /// The noise-free kernel matrix (row-major n×n) and, if asked, the matching `slope` matrix
 /// of [`Kernel::value_and_slope`] (lower triangle) for the gradient.
 pub(super) fn kernel_matrix(points: &ScaledPoints, kernel: &Kernel, with_slope: bool) -> (Vec<f64>, Vec<f64>) {
-    let n = points.queries.len();
-    let mut k = vec![0.0; n * n];
-    let mut slope = if with_slope { vec![0.0; n * n] } else { Vec::new() };
-    let (mut r2, mut values, mut slopes) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-    for j in 0..n {
-        points.r2_all(&points.queries[j], &mut r2);
+    let mut m = KernelMatrix::default();
+    m.fill(points, kernel, with_slope);
+    (m.k, m.slope)
+}
+
+/// [`kernel_matrix`]'s output and scratch, refilled in place across a fit's evaluations.
+#[derive(Debug, Default)]
+pub(super) struct KernelMatrix {
+    pub(super) k: Vec<f64>,
+    pub(super) slope: Vec<f64>,
+    r2: Vec<f64>,
+    values: Vec<f64>,
+    slopes: Vec<f64>,
+}
+
+impl KernelMatrix {
+    /// Computes [`kernel_matrix`] into `self` (`slope` empty unless `with_slope`).
+    pub(super) fn fill(&mut self, points: &ScaledPoints, kernel: &Kernel, with_slope: bool) {
+        let n = points.queries.len();
+        self.k.resize(n * n, 0.0);
+        self.slope.clear();
         if with_slope {
-            kernel.values_and_slopes(&r2[j..], &mut values[j..], &mut slopes[j..]);
-        } else {
-            kernel.values(&r2[j..], &mut values[j..]);
+            self.slope.resize(n * n, 0.0);
         }
-        for i in j..n {
-            k[i * n + j] = values[i];
-            k[j * n + i] = values[i];
+        for v in [&mut self.r2, &mut self.values, &mut self.slopes] {
+            v.resize(n, 0.0);
+        }
+        let (k, slope) = (&mut self.k, &mut self.slope);
+        for j in 0..n {
+            points.r2_all(&points.queries[j], &mut self.r2);
             if with_slope {
-                slope[i * n + j] = slopes[i];
+                kernel.values_and_slopes(&self.r2[j..], &mut self.values[j..], &mut self.slopes[j..]);
+            } else {
+                kernel.values(&self.r2[j..], &mut self.values[j..]);
+            }
+            for i in j..n {
+                k[i * n + j] = self.values[i];
+                k[j * n + i] = self.values[i];
+                if with_slope {
+                    slope[i * n + j] = self.slopes[i];
+                }
             }
         }
     }
-    (k, slope)
 }
 
 #[cfg(test)]

@@ -6,27 +6,48 @@ use argmin::core::{CostFunction, Error as ArgminError, Executor, Gradient, State
 use argmin::solver::linesearch::MoreThuenteLineSearch;
 use argmin::solver::quasinewton::LBFGS;
 
-use super::kernel::{kernel_matrix, Kernel, ScaledPoints};
-use super::linalg::{cholesky, inverse_from_cholesky, solve_lower, solve_upper_t};
+use super::kernel::{Kernel, KernelMatrix, ScaledPoints};
+use super::linalg::{cholesky_into, inverse_from_cholesky_into, solve_lower, solve_upper_t};
 use super::GpParams;
 
 /// Cholesky factor of K + σ_n²·I with jitter escalation (duplicates, near-constant targets).
 pub(super) fn factor(k: &[f64], n: usize, p: &GpParams) -> Option<Vec<f64>> {
+    let (mut a, mut l) = (Vec::new(), Vec::new());
+    factor_into(k, n, p, &mut a, &mut l).then_some(l)
+}
+
+/// [`factor`] into `l`, with `a` as scratch, reusing their memory; `false` if even the
+/// largest jitter fails.
+fn factor_into(k: &[f64], n: usize, p: &GpParams, a: &mut Vec<f64>, l: &mut Vec<f64>) -> bool {
     let noise = p.noise_variance();
     let mut jitter = 0.0;
     loop {
-        let mut a = k.to_vec();
+        a.clear();
+        a.extend_from_slice(k);
         for i in 0..n {
             a[i * n + i] += noise + jitter;
         }
-        if let Some(l) = cholesky(&a, n) {
-            return Some(l);
+        if cholesky_into(a, n, l) {
+            return true;
         }
         jitter = if jitter == 0.0 { 1e-10 * p.signal_variance().max(1e-12) } else { jitter * 10.0 };
         if jitter > 1e-1 * p.signal_variance().max(1.0) {
-            return None;
+            return false;
         }
     }
+}
+
+/// The n×n buffers of one likelihood evaluation, reused by the next: a fit evaluates the
+/// likelihood a hundred times or more at the same n, and allocating and zeroing them anew
+/// each time cost about 4% of a GCP run.
+#[derive(Debug, Default)]
+pub(super) struct Workspace {
+    points: Option<ScaledPoints>,
+    matrix: KernelMatrix,
+    shifted: Vec<f64>,
+    factor: Vec<f64>,
+    inverse_scratch: Vec<f64>,
+    inverse: Vec<f64>,
 }
 
 /// ½·rᵀα + ½·log|A| + ½·n·log 2π from the factor L of A and α = A⁻¹r.
@@ -38,26 +59,38 @@ pub(super) fn nll_from_factor(l: &[f64], n: usize, resid: &[f64], alpha: &[f64])
 
 /// Negative log marginal likelihood and its gradient with respect to the parameters.
 pub fn nll_and_grad(x: &[Vec<f64>], y: &[f64], p: &GpParams) -> Option<(f64, Vec<f64>)> {
-    nll_and_grad_looping(x, y, p, None)
+    nll_and_grad_looping(x, y, p, None, &mut Workspace::default())
 }
 
 /// [`nll_and_grad`] with the lengthscale gradient's loop chosen (`Some(true)`: every
-/// coordinate; `Some(false)`: the nonzeros only) or, with `None`, by the inputs' density.
-fn nll_and_grad_looping(x: &[Vec<f64>], y: &[f64], p: &GpParams, dense: Option<bool>) -> Option<(f64, Vec<f64>)> {
+/// coordinate; `Some(false)`: the nonzeros only) or, with `None`, by the inputs' density,
+/// in the buffers of `ws`.
+fn nll_and_grad_looping(x: &[Vec<f64>], y: &[f64], p: &GpParams, dense: Option<bool>, ws: &mut Workspace) -> Option<(f64, Vec<f64>)> {
     let n = x.len();
     let dim = p.dim();
     let kernel = Kernel::new(p);
-    let points = ScaledPoints::new(x, &kernel);
-    let (k, slope) = kernel_matrix(&points, &kernel, true);
-    let l = factor(&k, n, p)?;
+    let points = match &mut ws.points {
+        Some(points) => {
+            points.refill(x, &kernel);
+            points
+        }
+        none => none.insert(ScaledPoints::new(x, &kernel)),
+    };
+    ws.matrix.fill(points, &kernel, true);
+    let (k, slope) = (&ws.matrix.k, &ws.matrix.slope);
+    if !factor_into(k, n, p, &mut ws.shifted, &mut ws.factor) {
+        return None;
+    }
+    let l = &ws.factor;
     let resid: Vec<f64> = y.iter().map(|v| v - p.mean()).collect();
     let mut alpha = resid.clone();
-    solve_lower(&l, n, &mut alpha);
-    solve_upper_t(&l, n, &mut alpha);
-    let nll = nll_from_factor(&l, n, &resid, &alpha);
+    solve_lower(l, n, &mut alpha);
+    solve_upper_t(l, n, &mut alpha);
+    let nll = nll_from_factor(l, n, &resid, &alpha);
     // W = K⁻¹ − ααᵀ; ∂nll/∂θ = ½·tr(W·∂K/∂θ). W and ∂K are symmetric: visit j < i once,
     // counting off-diagonal pairs twice. The diagonal has no lengthscale term (a = b there).
-    let kinv = inverse_from_cholesky(&l, n);
+    inverse_from_cholesky_into(l, n, &mut ws.inverse_scratch, &mut ws.inverse);
+    let kinv = &ws.inverse;
     let mut grad = vec![0.0; dim + 3];
     // Σ_ij w_ij·slope_ij·(x_id − x_jd)², scaled by s_d at the end. Coordinates where both
     // points are zero add exactly 0, so for sparse inputs only the nonzeros of either point are
@@ -119,11 +152,12 @@ pub(super) struct Problem<'a> {
     y: &'a [f64],
     bounds: &'a [(f64, f64)],
     last: std::cell::RefCell<Option<(Vec<f64>, Evaluation)>>,
+    workspace: std::cell::RefCell<Workspace>,
 }
 
 impl<'a> Problem<'a> {
     pub(super) fn new(x: &'a [Vec<f64>], y: &'a [f64], bounds: &'a [(f64, f64)]) -> Self {
-        Problem { x, y, bounds, last: std::cell::RefCell::new(None) }
+        Problem { x, y, bounds, last: std::cell::RefCell::new(None), workspace: std::cell::RefCell::default() }
     }
 
     /// NLL and its gradient with respect to u (the unconstrained parameters), cached.
@@ -133,7 +167,7 @@ impl<'a> Problem<'a> {
                 return value.clone();
             }
         }
-        let value = nll_and_grad(self.x, self.y, &self.params(u)).map(|(v, g)| {
+        let value = nll_and_grad_looping(self.x, self.y, &self.params(u), None, &mut self.workspace.borrow_mut()).map(|(v, g)| {
             let gu = g.iter().zip(u).zip(self.bounds).map(|((g, &u), &(lo, hi))| g * (hi - lo) * sigmoid(u) * (1.0 - sigmoid(u))).collect();
             (v, gu)
         });
@@ -218,9 +252,32 @@ mod tests {
         let y: Vec<f64> = x.iter().map(|v| v.iter().sum::<f64>().sin()).collect();
         for log_l in [-4.0, -1.0, 0.5, 3.0] {
             let p = GpParams(vec![log_l, -0.3, 0.2, 1.0, -2.0, 0.0, 0.1, -3.0, 0.05]);
-            let (dense, sparse) = (nll_and_grad_looping(&x, &y, &p, Some(true)), nll_and_grad_looping(&x, &y, &p, Some(false)));
-            let bits = |r: Option<(f64, Vec<f64>)>| r.map(|(v, g)| (v.to_bits(), g.iter().map(|g| g.to_bits()).collect::<Vec<_>>()));
+            let ws = &mut Workspace::default();
+            let (dense, sparse) = (nll_and_grad_looping(&x, &y, &p, Some(true), ws), nll_and_grad_looping(&x, &y, &p, Some(false), ws));
             assert_eq!(bits(dense), bits(sparse), "log ℓ₁ = {log_l}");
+        }
+    }
+
+    fn bits(r: Option<(f64, Vec<f64>)>) -> Option<(u64, Vec<u64>)> {
+        r.map(|(v, g)| (v.to_bits(), g.iter().map(|g| g.to_bits()).collect()))
+    }
+
+    #[test]
+    fn a_reused_workspace_gives_the_fresh_numbers_bit_for_bit() {
+        let x: Vec<Vec<f64>> = (0..25).map(|i| (0..3).map(|d| ((i * (d + 2)) as f64 * 0.239) % 1.0).collect()).collect();
+        let y: Vec<f64> = x.iter().map(|v| (4.0 * v[0]).cos() + v[1] - v[2] * v[2]).collect();
+        let ws = &mut Workspace::default();
+        // Growing, shrinking and growing again (once with a duplicated point at the smallest
+        // noise), so stale buffers of every size are reused.
+        for (n, noise) in [(25, -2.0), (8, -2.0), (25, -13.8), (17, -1.0), (25, -2.0)] {
+            let (mut xs, ys) = (x[..n].to_vec(), &y[..n]);
+            if noise < -10.0 {
+                xs[3] = xs[2].clone();
+            }
+            let p = GpParams(vec![-0.7, 0.1, -1.2, 0.3, noise, 0.05]);
+            let fresh = nll_and_grad_looping(&xs, ys, &p, None, &mut Workspace::default());
+            assert!(fresh.is_some());
+            assert_eq!(bits(nll_and_grad_looping(&xs, ys, &p, None, ws)), bits(fresh), "n = {n}");
         }
     }
 

@@ -51,11 +51,19 @@ pub fn dot4(a: &[f64], b: [&[f64]; 4]) -> [f64; 4] {
 /// Column by column (every element is the same expression as row by row), so that four rows
 /// share each pass over the column's pivot row in [`dot4`].
 pub fn cholesky(a: &[f64], n: usize) -> Option<Vec<f64>> {
-    let mut l = vec![0.0; n * n];
+    let mut l = Vec::new();
+    cholesky_into(a, n, &mut l).then_some(l)
+}
+
+/// [`cholesky`] into `l` (resized to n×n; its upper triangle zero), reusing its memory;
+/// `false` if `a` is not positive definite.
+pub fn cholesky_into(a: &[f64], n: usize, l: &mut Vec<f64>) -> bool {
+    l.clear();
+    l.resize(n * n, 0.0);
     for j in 0..n {
         let s = a[j * n + j] - dot(&l[j * n..j * n + j], &l[j * n..j * n + j]);
         if s <= 0.0 || !s.is_finite() {
-            return None;
+            return false;
         }
         l[j * n + j] = s.sqrt();
         let ljj = l[j * n + j];
@@ -78,7 +86,7 @@ pub fn cholesky(a: &[f64], n: usize) -> Option<Vec<f64>> {
             l[i * n + j] = (a[i * n + j] - dot(&l[i * n..i * n + j], &l[j * n..j * n + j])) / ljj;
         }
     }
-    Some(l)
+    true
 }
 
 /// Solves L·x = b in place.
@@ -103,11 +111,20 @@ pub fn solve_upper_t(l: &[f64], n: usize, b: &mut [f64]) {
 /// (L·Lᵀ)⁻¹ = L⁻ᵀ·L⁻¹ from the Cholesky factor, exploiting the triangular and symmetric
 /// structure (about n³/3 multiply-adds instead of n³ for n solves).
 pub fn inverse_from_cholesky(l: &[f64], n: usize) -> Vec<f64> {
+    let (mut mt, mut inv) = (Vec::new(), Vec::new());
+    inverse_from_cholesky_into(l, n, &mut mt, &mut inv);
+    inv
+}
+
+/// [`inverse_from_cholesky`] into `inv`, with `mt` as scratch (both resized to n×n), reusing
+/// their memory.
+pub fn inverse_from_cholesky_into(l: &[f64], n: usize, mt: &mut Vec<f64>, inv: &mut Vec<f64>) {
     // Row j of `mt` is column j of M = L⁻¹ (so every inner loop below is contiguous). Each
     // element needs the one before it in its row (a chain of dot, divide, dot…), so four rows
     // advance together: their dots are independent and overlap, and every element is still
     // the same dot over the same slices.
-    let mut mt = vec![0.0; n * n];
+    mt.clear();
+    mt.resize(n * n, 0.0);
     for first in (0..n).step_by(4) {
         let rows = first..(first + 4).min(n);
         for j in rows.clone() {
@@ -120,7 +137,8 @@ pub fn inverse_from_cholesky(l: &[f64], n: usize) -> Vec<f64> {
             }
         }
     }
-    let mut inv = vec![0.0; n * n];
+    inv.clear();
+    inv.resize(n * n, 0.0);
     for i in 0..n {
         let row = &mt[i * n + i..i * n + n];
         let col = |j: usize| &mt[j * n + i..j * n + n];
@@ -139,7 +157,6 @@ pub fn inverse_from_cholesky(l: &[f64], n: usize) -> Vec<f64> {
             inv[j * n + i] = s;
         }
     }
-    inv
 }
 
 #[cfg(test)]
