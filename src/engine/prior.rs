@@ -148,7 +148,8 @@ impl PriorMlp {
             let mut out = layer.affine(input);
             if k + 1 < self.layers.len() {
                 for (j, v) in out.iter_mut().enumerate() {
-                    *v = v.max(0.0) * masks.map_or(1.0, |m| m[k][j]);
+                    // ReLU as a comparison: `max` is a per-element libm call on wasm.
+                    *v = if *v > 0.0 { *v } else { 0.0 } * masks.map_or(1.0, |m| m[k][j]);
                 }
             }
             acts.push(out);
