@@ -5,6 +5,7 @@
 use argmin::core::{CostFunction, Error as ArgminError, Executor, Gradient, State};
 use argmin::solver::linesearch::MoreThuenteLineSearch;
 use argmin::solver::quasinewton::LBFGS;
+use std::collections::HashMap;
 
 use super::kernel::{Kernel, KernelMatrix, ScaledPoints};
 use super::linalg::{cholesky_into, inverse_from_cholesky_into, solve_lower, solve_upper_t};
@@ -151,27 +152,29 @@ pub(super) struct Problem<'a> {
     x: &'a [Vec<f64>],
     y: &'a [f64],
     bounds: &'a [(f64, f64)],
-    last: std::cell::RefCell<Option<(Vec<f64>, Evaluation)>>,
+    /// Every evaluation of this fit by the bits of u: argmin asks for the cost and the
+    /// gradient at the same point separately, and the fit asks again for the NLL at each
+    /// start's end and starts the polishing run where the best start ended.
+    memo: std::cell::RefCell<HashMap<Vec<u64>, Evaluation>>,
     workspace: std::cell::RefCell<Workspace>,
 }
 
 impl<'a> Problem<'a> {
     pub(super) fn new(x: &'a [Vec<f64>], y: &'a [f64], bounds: &'a [(f64, f64)]) -> Self {
-        Problem { x, y, bounds, last: std::cell::RefCell::new(None), workspace: std::cell::RefCell::default() }
+        Problem { x, y, bounds, memo: std::cell::RefCell::default(), workspace: std::cell::RefCell::default() }
     }
 
-    /// NLL and its gradient with respect to u (the unconstrained parameters), cached.
+    /// NLL and its gradient with respect to u (the unconstrained parameters), memoised.
     pub(super) fn evaluate(&self, u: &[f64]) -> Evaluation {
-        if let Some((cached_u, value)) = self.last.borrow().as_ref() {
-            if cached_u.as_slice() == u {
-                return value.clone();
-            }
+        let key: Vec<u64> = u.iter().map(|v| v.to_bits()).collect();
+        if let Some(value) = self.memo.borrow().get(&key) {
+            return value.clone();
         }
         let value = nll_and_grad_looping(self.x, self.y, &self.params(u), None, &mut self.workspace.borrow_mut()).map(|(v, g)| {
             let gu = g.iter().zip(u).zip(self.bounds).map(|((g, &u), &(lo, hi))| g * (hi - lo) * sigmoid(u) * (1.0 - sigmoid(u))).collect();
             (v, gu)
         });
-        *self.last.borrow_mut() = Some((u.to_vec(), value.clone()));
+        self.memo.borrow_mut().insert(key, value.clone());
         value
     }
 
@@ -192,26 +195,29 @@ impl<'a> Problem<'a> {
     /// L-BFGS (memory 7, More–Thuente line search) from `u0` for at most `max_iters`
     /// iterations; the best point seen, or `None` if the solver failed outright.
     pub(super) fn minimise(&self, u0: Vec<f64>, max_iters: u64) -> Option<Vec<f64>> {
-        let problem = Problem::new(self.x, self.y, self.bounds);
+        let problem = Shared(self);
         let solver = LBFGS::new(MoreThuenteLineSearch::new(), 7).with_tolerance_grad(1e-6).ok()?.with_tolerance_cost(1e-9).ok()?;
         let result = Executor::new(problem, solver).configure(|s| s.param(u0).max_iters(max_iters)).run().ok()?;
         result.state().get_best_param().cloned()
     }
 }
 
-impl CostFunction for Problem<'_> {
+/// The problem as argmin's executor takes it (by value), sharing the memo and buffers.
+struct Shared<'p, 'a>(&'p Problem<'a>);
+
+impl CostFunction for Shared<'_, '_> {
     type Param = Vec<f64>;
     type Output = f64;
     fn cost(&self, u: &Vec<f64>) -> std::result::Result<f64, ArgminError> {
-        Ok(self.evaluate(u).map(|r| r.0).unwrap_or(f64::INFINITY))
+        Ok(self.0.evaluate(u).map(|r| r.0).unwrap_or(f64::INFINITY))
     }
 }
 
-impl Gradient for Problem<'_> {
+impl Gradient for Shared<'_, '_> {
     type Param = Vec<f64>;
     type Gradient = Vec<f64>;
     fn gradient(&self, u: &Vec<f64>) -> std::result::Result<Vec<f64>, ArgminError> {
-        self.evaluate(u).map(|r| r.1).ok_or_else(|| ArgminError::msg("covariance not positive definite"))
+        self.0.evaluate(u).map(|r| r.1).ok_or_else(|| ArgminError::msg("covariance not positive definite"))
     }
 }
 
