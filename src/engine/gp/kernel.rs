@@ -40,25 +40,29 @@ impl Kernel {
 
     /// [`Kernel::value_and_slope`]'s value at every r² of `r2`, into `out`, bit for bit, in
     /// loops the compiler vectorises (square roots, then all the exps, then the polynomial).
-    pub(super) fn values(&self, r2: &[f64], out: &mut [f64]) {
-        for (o, &r2) in out.iter_mut().zip(r2) {
-            *o = -SQRT5 * r2.sqrt();
+    /// `r` is scratch of the same length for the square roots (a square root costs about half
+    /// an exp on SIMD units, so they are taken once).
+    pub(super) fn values(&self, r2: &[f64], r: &mut [f64], out: &mut [f64]) {
+        for ((o, r), &r2) in out.iter_mut().zip(r.iter_mut()).zip(r2) {
+            *r = r2.sqrt();
+            *o = -SQRT5 * *r;
         }
         exp_in_place(out);
-        for (o, &r2) in out.iter_mut().zip(r2) {
-            let (r, e) = (r2.sqrt(), *o);
+        for ((o, &r), &r2) in out.iter_mut().zip(r.iter()).zip(r2) {
+            let e = *o;
             *o = self.signal_variance * (1.0 + SQRT5 * r + 5.0 / 3.0 * r2) * e;
         }
     }
 
     /// [`Kernel::values`] and the matching slopes, bit for bit [`Kernel::value_and_slope`].
-    pub(super) fn values_and_slopes(&self, r2: &[f64], value: &mut [f64], slope: &mut [f64]) {
-        for (o, &r2) in value.iter_mut().zip(r2) {
-            *o = -SQRT5 * r2.sqrt();
+    pub(super) fn values_and_slopes(&self, r2: &[f64], r: &mut [f64], value: &mut [f64], slope: &mut [f64]) {
+        for ((o, r), &r2) in value.iter_mut().zip(r.iter_mut()).zip(r2) {
+            *r = r2.sqrt();
+            *o = -SQRT5 * *r;
         }
         exp_in_place(value);
-        for ((v, s), &r2) in value.iter_mut().zip(slope.iter_mut()).zip(r2) {
-            let (r, e) = (r2.sqrt(), *v);
+        for (((v, s), &r), &r2) in value.iter_mut().zip(slope.iter_mut()).zip(r.iter()).zip(r2) {
+            let e = *v;
             *v = self.signal_variance * (1.0 + SQRT5 * r + 5.0 / 3.0 * r2) * e;
             *s = self.signal_variance * (5.0 / 3.0) * (1.0 + SQRT5 * r) * e;
         }
@@ -184,6 +188,7 @@ pub(super) struct KernelMatrix {
     pub(super) k: Vec<f64>,
     pub(super) slope: Vec<f64>,
     r2: Vec<f64>,
+    r: Vec<f64>,
     values: Vec<f64>,
     slopes: Vec<f64>,
 }
@@ -197,16 +202,16 @@ impl KernelMatrix {
         if with_slope {
             self.slope.resize(n * n, 0.0);
         }
-        for v in [&mut self.r2, &mut self.values, &mut self.slopes] {
+        for v in [&mut self.r2, &mut self.r, &mut self.values, &mut self.slopes] {
             v.resize(n, 0.0);
         }
         let (k, slope) = (&mut self.k, &mut self.slope);
         for j in 0..n {
             points.r2_all(&points.queries[j], &mut self.r2);
             if with_slope {
-                kernel.values_and_slopes(&self.r2[j..], &mut self.values[j..], &mut self.slopes[j..]);
+                kernel.values_and_slopes(&self.r2[j..], &mut self.r[j..], &mut self.values[j..], &mut self.slopes[j..]);
             } else {
-                kernel.values(&self.r2[j..], &mut self.values[j..]);
+                kernel.values(&self.r2[j..], &mut self.r[j..], &mut self.values[j..]);
             }
             for i in j..n {
                 k[i * n + j] = self.values[i];
@@ -257,9 +262,9 @@ mod tests {
         // send their slice to libm (a single such value would hide the batched path).
         let near: Vec<f64> = (0..2000).map(|i| (i as f64 * 0.37).powi(2) * 1e-3).chain([0.0, 1e-300]).collect();
         for r2 in [near, vec![4e5, 1e6, 3.0]] {
-            let (mut v, mut s, mut only) = (vec![0.0; r2.len()], vec![0.0; r2.len()], vec![0.0; r2.len()]);
-            kernel.values_and_slopes(&r2, &mut v, &mut s);
-            kernel.values(&r2, &mut only);
+            let (mut v, mut s, mut only, mut r) = (vec![0.0; r2.len()], vec![0.0; r2.len()], vec![0.0; r2.len()], vec![f64::NAN; r2.len()]);
+            kernel.values_and_slopes(&r2, &mut r, &mut v, &mut s);
+            kernel.values(&r2, &mut r, &mut only);
             for (i, &r2) in r2.iter().enumerate() {
                 let (want_v, want_s) = kernel.value_and_slope(r2);
                 assert_eq!(

@@ -44,14 +44,21 @@ struct Block<const B: usize> {
     queries: [Query; B],
     /// Kernel values, value i of point c at i·B + c; overwritten by L⁻¹·k.
     kt: Vec<f64>,
-    /// Distances to the observations, then kernel values, of one point.
+    /// Squared distances to the observations, distances and kernel values of one point.
     r2: Vec<f64>,
+    r: Vec<f64>,
     k: Vec<f64>,
 }
 
 impl<const B: usize> Block<B> {
     fn new(n: usize) -> Self {
-        Block { queries: std::array::from_fn(|_| Query::default()), kt: vec![0.0; n * B], r2: vec![0.0; n], k: vec![0.0; n] }
+        Block {
+            queries: std::array::from_fn(|_| Query::default()),
+            kt: vec![0.0; n * B],
+            r2: vec![0.0; n],
+            r: vec![0.0; n],
+            k: vec![0.0; n],
+        }
     }
 }
 
@@ -59,9 +66,10 @@ impl FittedGp {
     /// Posterior mean only: O(n) per point instead of O(n²) with the variance.
     pub fn predict_mean(&self, x: &[f64]) -> f64 {
         let q = self.kernel.query(x);
-        let (mut r2, mut k) = (vec![0.0; self.alpha.len()], vec![0.0; self.alpha.len()]);
+        let n = self.alpha.len();
+        let (mut r2, mut r, mut k) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
         self.points.r2_all(&q, &mut r2);
-        self.kernel.values(&r2, &mut k);
+        self.kernel.values(&r2, &mut r, &mut k);
         let mut mean = 0.0;
         for (k, a) in k.iter().zip(&self.alpha) {
             mean += k * a;
@@ -183,7 +191,7 @@ impl FittedGp {
         }
         for (c, q) in block.queries.iter().enumerate().take(points.len()) {
             self.points.r2_all(q, &mut block.r2);
-            self.kernel.values(&block.r2, &mut block.k);
+            self.kernel.values(&block.r2, &mut block.r, &mut block.k);
             for (i, &k) in block.k.iter().enumerate() {
                 block.kt[i * B + c] = k;
             }
