@@ -105,11 +105,13 @@ fn nll_and_grad_looping(x: &[Vec<f64>], y: &[f64], p: &GpParams, dense: Option<b
     let mut noise_trace = 0.0;
     for i in 0..n {
         let (xi, nz_i) = (&x[i], &points.queries[i]);
-        for j in 0..i {
-            let w = kinv[i * n + j] - alpha[i] * alpha[j];
-            signal += w * k[i * n + j];
-            let c = w * slope[i * n + j];
-            let (xj, nz_j) = (&x[j], &points.queries[j]);
+        // Row i's lower triangle zipped rather than indexed at i·n + j: no bounds checks per
+        // pair on wasm.
+        let row = kinv[i * n..i * n + i].iter().zip(&k[i * n..i * n + i]).zip(&slope[i * n..i * n + i]);
+        for ((((&kinv_ij, &k_ij), &slope_ij), &alpha_j), (xj, nz_j)) in row.zip(&alpha[..i]).zip(x.iter().zip(&points.queries)) {
+            let w = kinv_ij - alpha[i] * alpha_j;
+            signal += w * k_ij;
+            let c = w * slope_ij;
             if dense {
                 for ((sum, a), b) in squared_terms.iter_mut().zip(&xi[..dim]).zip(&xj[..dim]) {
                     let diff = a - b;

@@ -202,10 +202,11 @@ impl FittedGp {
     /// the variance conditioned on the first `rows` observations (all n for the posterior).
     fn finish_block<const B: usize>(&self, kt: &mut [f64], count: usize, rows: usize, out: &mut Vec<(f64, f64)>) {
         let n = self.alpha.len();
+        // Zipped rows of exactly B lanes, not kt[i·B + c]: no bounds check per lane on wasm.
         let mut mean = [0.0f64; B];
-        for (i, a) in self.alpha.iter().enumerate() {
-            for c in 0..B {
-                mean[c] += kt[i * B + c] * a;
+        for (row, a) in kt.chunks_exact(B).zip(&self.alpha) {
+            for (m, v) in mean.iter_mut().zip(row) {
+                *m += v * a;
             }
         }
         for i in 0..rows {
@@ -222,9 +223,9 @@ impl FittedGp {
             }
         }
         let mut explained = [0.0f64; B];
-        for i in 0..rows {
-            for c in 0..B {
-                explained[c] += kt[i * B + c] * kt[i * B + c];
+        for row in kt.chunks_exact(B).take(rows) {
+            for (e, v) in explained.iter_mut().zip(row) {
+                *e += v * v;
             }
         }
         for c in 0..count {
