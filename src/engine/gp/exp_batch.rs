@@ -40,26 +40,42 @@ pub(super) fn exp_in_place(xs: &mut [f64]) {
         }
         return;
     }
+    exp_lanes::<{ cfg!(target_arch = "wasm32") }>(xs);
+}
+
+/// Truncation toward zero of `t` (|t| < 2³¹): `f64::trunc` on wasm, whose SIMD has no
+/// f64 → i32 lane conversion (through `as i32` the loop ran one lane at a time there);
+/// through i32 natively, where baseline x86-64 has that conversion but no vector `trunc`
+/// (a libm call per value). The same integer either way; the tests run both natively.
+#[inline]
+fn truncate<const IN_F64: bool>(t: f64) -> f64 {
+    if IN_F64 {
+        t.trunc()
+    } else {
+        t as i32 as f64
+    }
+}
+
+/// The fast path of [`exp_in_place`] for a slice without special arguments.
+fn exp_lanes<const TRUNC_IN_F64: bool>(xs: &mut [f64]) {
     for x in xs.iter_mut() {
         let v = *x;
-        let negative = (v.to_bits() >> 63) as i32;
-        let hx = high_word(v);
+        let a = v.abs();
         // libm's reduction: k from the rounded quotient when |x| ≥ 1.5·ln2, ±1 when
         // 0.5·ln2 < |x| < 1.5·ln2, 0 below (where hi = x and lo = 0, which the formulas
-        // below reproduce exactly with k = 0).
-        let half = if negative == 1 { -0.5 } else { 0.5 };
-        let k_far = (INVLN2 * v + half) as i32;
-        let k_near = 1 - negative - negative;
-        let k = if hx > 0x3fd6_2e42 {
-            if hx >= 0x3ff0_a2b2 {
+        // below reproduce exactly with k = 0). k is kept as an f64 (thresholds on |x| for
+        // libm's on its high word, copysign for its sign bit) so that every lane operation
+        // exists in wasm SIMD; it is the same integer (|k| ≤ 1022).
+        let k_far = truncate::<TRUNC_IN_F64>(INVLN2 * v + 0.5f64.copysign(v));
+        let kf = if a >= NEAR_FROM {
+            if a >= FAR_FROM {
                 k_far
             } else {
-                k_near
+                1.0f64.copysign(v)
             }
         } else {
-            0
+            0.0
         };
-        let kf = k as f64;
         let hi = v - kf * LN2HI;
         let lo = kf * LN2LO;
         let r = hi - lo;
@@ -67,12 +83,23 @@ pub(super) fn exp_in_place(xs: &mut [f64]) {
         let c = r - rr * (P1 + rr * (P2 + rr * (P3 + rr * (P4 + rr * P5))));
         let y = 1. + (r * c / (2. - c) - lo + hi);
         // 2^k is a normal number for every k reached here (|k| ≤ 1022), so y·2^k rounds as
-        // libm's scalbn does (one multiplication), and y·2^0 = y.
-        let scale = f64::from_bits(((0x3ff + k) as u64) << 52);
+        // libm's scalbn does (one multiplication), and y·2^0 = y. Its exponent field is
+        // k + 1023, read off the low bits of k + 1.5·2⁵² (exact for integer k), whose other
+        // bits the shift drops.
+        let scale = f64::from_bits((kf + TWO_52_AND_A_HALF).to_bits().wrapping_add(0x3ff) << 52);
         // |x| ≤ 2⁻²⁸: libm returns 1 + x.
-        *x = if hx > 0x3e30_0000 { y * scale } else { 1. + v };
+        *x = if a >= TINY_ABOVE { y * scale } else { 1. + v };
     }
 }
+
+/// |x| from which libm reduces with k = ±1 (high word above 0x3fd6_2e42, 0.5·ln2).
+const NEAR_FROM: f64 = f64::from_bits(0x3fd6_2e43 << 32);
+/// |x| from which libm reduces with the rounded k (high word from 0x3ff0_a2b2, 1.5·ln2).
+const FAR_FROM: f64 = f64::from_bits(0x3ff0_a2b2 << 32);
+/// |x| from which libm evaluates the polynomial (high word above 0x3e30_0000, 2⁻²⁸).
+const TINY_ABOVE: f64 = f64::from_bits(0x3e30_0001 << 32);
+/// 1.5·2⁵²: adding it to an integer below 2⁵¹ in magnitude puts the integer in the low bits.
+const TWO_52_AND_A_HALF: f64 = 6_755_399_441_055_744.0;
 
 #[cfg(test)]
 mod tests {
@@ -81,11 +108,26 @@ mod tests {
     use rand::Rng;
 
     fn check_slice(xs: &[f64]) {
+        let compare = |got: Vec<f64>, how: &str| {
+            for (x, g) in xs.iter().zip(got) {
+                let want = libm::exp(*x);
+                assert!(g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()), "{how}: exp({x:e}) = {g:e}, libm {want:e}");
+            }
+        };
         let mut got = xs.to_vec();
         exp_in_place(&mut got);
-        for (x, g) in xs.iter().zip(got) {
-            let want = libm::exp(*x);
-            assert!(g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()), "exp({x:e}) = {g:e}, libm {want:e}");
+        compare(got, "exp_in_place");
+        // Both truncations, whichever this target uses (special arguments are libm's).
+        if xs.iter().all(|&x| high_word(x) < SPECIAL) {
+            for in_f64 in [false, true] {
+                let mut got = xs.to_vec();
+                if in_f64 {
+                    exp_lanes::<true>(&mut got);
+                } else {
+                    exp_lanes::<false>(&mut got);
+                }
+                compare(got, if in_f64 { "truncation in f64" } else { "truncation through i32" });
+            }
         }
     }
 
