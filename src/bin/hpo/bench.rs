@@ -26,7 +26,7 @@ fn median(mut xs: Vec<f64>) -> f64 {
     xs[xs.len() / 2]
 }
 
-/// GP fit (type-II ML) + EI over every candidate, with `n` observations of task 0.
+/// GP fit (type-II ML) + the EI argmax over every candidate, with `n` observations of task 0.
 fn gp_iteration(bench: &Benchmark, n: usize, repeats: usize) -> (f64, f64) {
     let candidates = bench.encoded_task(0);
     let ys = OutputWarp::Copula.apply(&bench.tasks[0].metrics[bench.objective][..n]);
@@ -38,8 +38,9 @@ fn gp_iteration(bench: &Benchmark, n: usize, repeats: usize) -> (f64, f64) {
         let t1 = Instant::now();
         let best = ys.iter().copied().fold(f64::INFINITY, f64::min);
         let all: Vec<usize> = (0..candidates.len()).collect();
-        let total: f64 = gp.predict_many(&candidates, &all).into_iter().map(|(m, v)| expected_improvement(m, v.sqrt(), best)).sum();
-        std::hint::black_box(total);
+        // As the methods pick: the argmax, which skips the variances that cannot win.
+        let pick = gp.argmax_score(&candidates, &all, |_, m, v| expected_improvement(m, v.sqrt(), best));
+        std::hint::black_box(pick);
         fit.push((t1 - t0).as_secs_f64() * 1000.0);
         ei.push(t1.elapsed().as_secs_f64() * 1000.0);
     }
@@ -162,7 +163,7 @@ pub fn run(shared_dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
         for n in [25, 50, 100] {
             let (fit, ei) = gp_iteration(&bench, n, 3);
             println!(
-                "| cold GP fit (3 L-BFGS starts, 25-iteration burn-in; the task's first n rows as observations, no previous optimum) + EI over all candidates, {name}, {n} observations | {fit:.0} + {ei:.0} = {:.0} |",
+                "| cold GP fit (3 L-BFGS starts, 25-iteration burn-in; the task's first n rows as observations, no previous optimum) + EI maximised over all candidates, {name}, {n} observations | {fit:.0} + {ei:.0} = {:.0} |",
                 fit + ei
             );
         }

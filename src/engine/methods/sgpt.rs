@@ -28,7 +28,6 @@ use crate::engine::stats::expected_improvement;
 use crate::engine::warping::OutputWarp;
 
 use super::gp::INITIAL_DESIGN;
-use super::surrogate_bo::argmax;
 
 /// Bandwidth of the ranking distance (App. B: best of {1, 0.1, 0.01}).
 pub const RHO: f64 = 0.01;
@@ -136,11 +135,12 @@ impl Optimizer for Sgpt {
             .collect();
         let target_weight = 0.75;
         let total = target_weight + tasks.iter().map(|t| t.0).sum::<f64>();
-        let predictions = gp.predict_many(state.candidates, &remaining);
-        let pick = argmax(remaining.iter().zip(predictions).map(|(&i, (m, v))| {
+        // Grows with the variance (EI does, the transfer term does not depend on it), as the
+        // pruned argmax needs.
+        let pick = gp.argmax_score(state.candidates, &remaining, |i, m, v| {
             let transfer: f64 = tasks.iter().zip(means).filter(|(t, _)| t.0 > 0.0).map(|(t, mu)| t.0 * (t.1 - mu[i]).max(0.0)).sum();
-            (i, (target_weight * expected_improvement(m, v.sqrt(), best) + transfer) / total)
-        }));
+            (target_weight * expected_improvement(m, v.sqrt(), best) + transfer) / total
+        });
         Ok(pick.unwrap_or(remaining[0]))
     }
 }
