@@ -33,7 +33,7 @@ fn high_word(x: f64) -> u32 {
 
 /// Replaces every `x` by `libm::exp(x)`, bit for bit. A slice holding any argument of libm's
 /// special paths goes through `libm::exp` one value at a time.
-pub(super) fn exp_in_place(xs: &mut [f64]) {
+pub(crate) fn exp_in_place(xs: &mut [f64]) {
     if xs.iter().fold(false, |special, &x| special | (high_word(x) >= SPECIAL)) {
         for x in xs.iter_mut() {
             *x = libm::exp(*x);

@@ -29,10 +29,11 @@ mod likelihood;
 mod linalg;
 mod predict;
 
+pub(crate) use exp_batch::exp_in_place;
 use kernel::{kernel_matrix, Kernel, ScaledPoints};
 pub use likelihood::nll_and_grad;
 use likelihood::{factor, nll_from_factor, Problem};
-pub use linalg::{cholesky, dot, inverse_from_cholesky, solve_lower, solve_upper_t};
+pub use linalg::{cholesky, dot, dot4, inverse_from_cholesky, solve_lower, solve_upper_t};
 
 /// GP hyperparameters: `[log ℓ_1..log ℓ_d, log σ_f², log σ_n², c]`.
 #[derive(Debug, Clone, PartialEq)]

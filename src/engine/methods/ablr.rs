@@ -87,8 +87,10 @@ impl Optimizer for Ablr {
         let post = posterior(&params, &tasks, tasks.len() - 1)
             .ok_or_else(|| EngineError::Method { method: "ABLR".into(), message: "the target's BLR is not positive definite".into() })?;
         let best = z.iter().copied().fold(f64::INFINITY, f64::min);
-        let pick = argmax(remaining.iter().map(|&i| {
-            let (m, v) = post.predict(&features(&params, &state.candidates[i]));
+        let inputs: Vec<&[f64]> = remaining.iter().map(|&i| state.candidates[i].as_slice()).collect();
+        let phi = features(&params, &inputs);
+        let pick = argmax(remaining.iter().zip(phi.chunks_exact(params.shape.hidden)).map(|(&i, phi)| {
+            let (m, v) = post.predict(phi);
             (i, expected_improvement(m, v.max(0.0).sqrt(), best))
         }));
         self.params = Some(params);
