@@ -21,3 +21,13 @@ fn native_cts_run_matches_golden_file() {
     }
     assert!(run == common::GOLDEN_CTS, "CTS traces differ from tests/golden/quadratic_cts.csv");
 }
+
+#[test]
+fn native_model_runs_match_golden_file() {
+    let run = common::golden_models_run();
+    if std::env::var_os("HPO_BLESS").is_some() {
+        std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/quadratic_models.csv"), &run).unwrap();
+    }
+    assert_eq!(run.lines().count(), 1 + 2 * 10);
+    assert!(run == common::GOLDEN_MODELS, "GCP+prior / ABLR traces differ from tests/golden/quadratic_models.csv");
+}

@@ -19,6 +19,13 @@ fn wasm_cts_run_matches_golden_file() {
 }
 
 #[wasm_bindgen_test]
+fn wasm_model_runs_match_golden_file() {
+    // The GP's fit and pruned EI argmax, the batched exp and ABLR's network must agree with
+    // native to the bit.
+    assert_eq!(common::golden_models_run(), common::GOLDEN_MODELS);
+}
+
+#[wasm_bindgen_test]
 fn permalink_round_trip_in_wasm() {
     use hpo_playground::engine::permalink::{from_query, to_query};
     use hpo_playground::engine::spec::ExperimentSpec;

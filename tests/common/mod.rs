@@ -13,6 +13,29 @@ pub const GOLDEN: &str = include_str!("../golden/quadratic_rs.csv");
 /// The golden traces of a transfer method (CTS: prior training and Thompson sampling).
 pub const GOLDEN_CTS: &str = include_str!("../golden/quadratic_cts.csv");
 
+/// The golden traces of the model-based transfer methods (GCP+prior: prior, copula, GP fit
+/// and EI argmax; ABLR: the shared network's L-BFGS fit and its features).
+pub const GOLDEN_MODELS: &str = include_str!("../golden/quadratic_models.csv");
+
+/// Runs GCP+prior and ABLR on one quadratic task for one seed, 10 iterations (5 of them
+/// model-based), and returns their traces CSV.
+pub fn golden_models_run() -> String {
+    let bench = load_bundled("quadratic").expect("bundled");
+    let spec = ExperimentSpec {
+        tasks: vec!["quadratic-05".into()],
+        methods: vec!["GCP+prior".into(), "ABLR".into()],
+        seeds: 1,
+        first_seed: 7,
+        iterations: 10,
+        ..ExperimentSpec::default()
+    };
+    let resolved = spec.resolve(&bench).expect("valid spec");
+    let priors = PriorCache::new();
+    let traces: Vec<_> =
+        resolved.jobs().iter().map(|j| run_job(&bench, &resolved, j, &priors, &|| 0.0, &mut |_| true).expect("runs")).collect();
+    traces_csv(&traces)
+}
+
 /// Runs CTS on one quadratic task for two seeds and returns its traces CSV.
 pub fn golden_cts_run() -> String {
     let bench = load_bundled("quadratic").expect("bundled");
