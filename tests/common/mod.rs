@@ -20,7 +20,6 @@ pub const GOLDEN_MODELS: &str = include_str!("../golden/quadratic_models.csv");
 /// Runs GCP+prior and ABLR on one quadratic task for one seed, 10 iterations (5 of them
 /// model-based), and returns their traces CSV.
 pub fn golden_models_run() -> String {
-    let bench = load_bundled("quadratic").expect("bundled");
     let spec = ExperimentSpec {
         tasks: vec!["quadratic-05".into()],
         methods: vec!["GCP+prior".into(), "ABLR".into()],
@@ -29,16 +28,11 @@ pub fn golden_models_run() -> String {
         iterations: 10,
         ..ExperimentSpec::default()
     };
-    let resolved = spec.resolve(&bench).expect("valid spec");
-    let priors = PriorCache::new();
-    let traces: Vec<_> =
-        resolved.jobs().iter().map(|j| run_job(&bench, &resolved, j, &priors, &|| 0.0, &mut |_| true).expect("runs")).collect();
-    traces_csv(&traces)
+    run_on_quadratic(spec)
 }
 
 /// Runs CTS on one quadratic task for two seeds and returns its traces CSV.
 pub fn golden_cts_run() -> String {
-    let bench = load_bundled("quadratic").expect("bundled");
     let spec = ExperimentSpec {
         tasks: vec!["quadratic-02".into()],
         methods: vec!["CTS".into()],
@@ -46,16 +40,11 @@ pub fn golden_cts_run() -> String {
         iterations: 12,
         ..ExperimentSpec::default()
     };
-    let resolved = spec.resolve(&bench).expect("valid spec");
-    let priors = PriorCache::new();
-    let traces: Vec<_> =
-        resolved.jobs().iter().map(|j| run_job(&bench, &resolved, j, &priors, &|| 0.0, &mut |_| true).expect("runs")).collect();
-    traces_csv(&traces)
+    run_on_quadratic(spec)
 }
 
 /// Runs the golden experiment and returns its traces CSV.
 pub fn golden_run() -> String {
-    let bench = load_bundled("quadratic").expect("bundled");
     let spec = ExperimentSpec {
         tasks: vec!["quadratic-00".into(), "quadratic-17".into()],
         methods: vec!["RS".into()],
@@ -65,8 +54,16 @@ pub fn golden_run() -> String {
         transfer: TransferMode::LeaveOneTaskOut,
         ..ExperimentSpec::default()
     };
+    run_on_quadratic(spec)
+}
+
+/// Runs every job of `spec` on the bundled quadratic family (one prior cache for all, as the
+/// CLI and the page share it) and returns the traces CSV.
+fn run_on_quadratic(spec: ExperimentSpec) -> String {
+    let bench = load_bundled("quadratic").expect("bundled");
     let resolved = spec.resolve(&bench).expect("valid spec");
+    let priors = PriorCache::new();
     let traces: Vec<_> =
-        resolved.jobs().iter().map(|j| run_job(&bench, &resolved, j, &PriorCache::new(), &|| 0.0, &mut |_| true).expect("runs")).collect();
+        resolved.jobs().iter().map(|j| run_job(&bench, &resolved, j, &priors, &|| 0.0, &mut |_| true).expect("runs")).collect();
     traces_csv(&traces)
 }
