@@ -100,11 +100,21 @@ impl TaskPosterior {
     }
 }
 
-/// NLL of one task, the posterior, ∂NLL/∂Φ (n × D, row-major) and ∂NLL/∂(log α, log β).
-type TaskNll = (f64, TaskPosterior, Vec<f64>, [f64; 2]);
+/// One task's Bayesian linear regression on its features at (log α, log β): everything but
+/// ∂NLL/∂Φ, which the batched code and the tests' reference compute each their own way.
+struct BlrFit {
+    /// The task's negative log marginal likelihood.
+    nll: f64,
+    /// Posterior of the weights.
+    posterior: TaskPosterior,
+    /// Residuals y − Φ·m.
+    residuals: Vec<f64>,
+    /// ∂NLL/∂(log α, log β).
+    grad_log_precisions: [f64; 2],
+}
 
-/// See [`TaskNll`]; `phi` holds the task's n feature rows of length `d` (n ≥ 1).
-fn task_nll(phi: &[f64], d: usize, y: &[f64], log_alpha: f64, log_beta: f64) -> Option<TaskNll> {
+/// [`BlrFit`] for the task's n feature rows of length `d` in `phi` (n ≥ 1).
+fn blr_fit(phi: &[f64], d: usize, y: &[f64], log_alpha: f64, log_beta: f64) -> Option<BlrFit> {
     if phi.is_empty() || d == 0 {
         return None;
     }
@@ -138,11 +148,26 @@ fn task_nll(phi: &[f64], d: usize, y: &[f64], log_alpha: f64, log_beta: f64) -> 
         + 0.5 * beta * rr
         + 0.5 * alpha * mm
         + 0.5 * log_det;
+    let tr_a_inv: f64 = (0..d).map(|i| a_inv[i * d + i]).sum();
+    // tr(A⁻¹ΦᵀΦ) = (D − α·tr A⁻¹)/β since A⁻¹A = I.
+    let tr_a_inv_ptp = (d as f64 - alpha * tr_a_inv) / beta;
+    let d_log_alpha = alpha * (0.5 * mm + 0.5 * tr_a_inv) - 0.5 * d as f64;
+    let d_log_beta = beta * (0.5 * rr + 0.5 * tr_a_inv_ptp) - 0.5 * n as f64;
+    Some(BlrFit { nll, posterior: TaskPosterior { m, a_inv, beta }, residuals: r, grad_log_precisions: [d_log_alpha, d_log_beta] })
+}
+
+/// NLL of one task, the posterior, ∂NLL/∂Φ (n × D, row-major) and ∂NLL/∂(log α, log β).
+type TaskNll = (f64, TaskPosterior, Vec<f64>, [f64; 2]);
+
+/// See [`TaskNll`]; `phi` holds the task's n feature rows of length `d` (n ≥ 1).
+fn task_nll(phi: &[f64], d: usize, y: &[f64], log_alpha: f64, log_beta: f64) -> Option<TaskNll> {
+    let fit = blr_fit(phi, d, y, log_alpha, log_beta)?;
+    let TaskPosterior { m, a_inv, beta } = &fit.posterior;
     // ∂NLL/∂Φ = β·(Φ·A⁻¹ − r·mᵀ); A⁻¹ is symmetric, so its row j is its column j, and four of
     // its rows share each pass over a feature row.
-    let mut grad_phi = vec![0.0; n * d];
+    let mut grad_phi = vec![0.0; phi.len()];
     let a_row = |j: usize| &a_inv[j * d..(j + 1) * d];
-    for ((row, ri), g) in phi.chunks_exact(d).zip(&r).zip(grad_phi.chunks_exact_mut(d)) {
+    for ((row, ri), g) in phi.chunks_exact(d).zip(&fit.residuals).zip(grad_phi.chunks_exact_mut(d)) {
         let mut j = 0;
         while j + 4 <= d {
             let sums = dot4(row, [a_row(j), a_row(j + 1), a_row(j + 2), a_row(j + 3)]);
@@ -155,12 +180,7 @@ fn task_nll(phi: &[f64], d: usize, y: &[f64], log_alpha: f64, log_beta: f64) -> 
             g[j] = beta * (dot(row, a_row(j)) - ri * m[j]);
         }
     }
-    let tr_a_inv: f64 = (0..d).map(|i| a_inv[i * d + i]).sum();
-    // tr(A⁻¹ΦᵀΦ) = (D − α·tr A⁻¹)/β since A⁻¹A = I.
-    let tr_a_inv_ptp = (d as f64 - alpha * tr_a_inv) / beta;
-    let d_log_alpha = alpha * (0.5 * mm + 0.5 * tr_a_inv) - 0.5 * d as f64;
-    let d_log_beta = beta * (0.5 * rr + 0.5 * tr_a_inv_ptp) - 0.5 * n as f64;
-    Some((nll, TaskPosterior { m, a_inv, beta }, grad_phi, [d_log_alpha, d_log_beta]))
+    Some((fit.nll, fit.posterior, grad_phi, fit.grad_log_precisions))
 }
 
 /// log α and log β live in [−B, B] (B = 10) through a sigmoid of the free parameter, so no

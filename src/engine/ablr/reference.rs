@@ -2,8 +2,8 @@
 //! (`network.rs`), kept only as the tests' reference: the batched code must give the same bits.
 
 use super::network::layer_dims;
-use super::{log_precision, AblrParams, AblrShape, TaskData};
-use crate::engine::gp::{cholesky, dot, inverse_from_cholesky};
+use super::{blr_fit, log_precision, AblrParams, AblrShape, TaskData, TaskPosterior};
+use crate::engine::gp::dot;
 
 fn tanh(x: f64) -> f64 {
     let e = libm::exp(-2.0 * x.abs());
@@ -24,48 +24,19 @@ fn forward(shape: &AblrShape, w: &[f64], x: &[f64]) -> Vec<Vec<f64>> {
     acts
 }
 
+/// The task's NLL, ∂NLL/∂Φ row by row with one dot product per entry, and ∂NLL/∂(log α, log β).
+/// The regression itself is the production [`blr_fit`]: the batching changed only the network
+/// and ∂NLL/∂Φ, so that is what this reference re-derives.
 fn task_nll(phi: &[Vec<f64>], y: &[f64], log_alpha: f64, log_beta: f64) -> Option<(f64, Vec<Vec<f64>>, [f64; 2])> {
-    let (n, d) = (phi.len(), phi.first()?.len());
-    let (alpha, beta) = (libm::exp(log_alpha), libm::exp(log_beta));
-    // A = β·ΦᵀΦ + α·I: the lower triangle of ΦᵀΦ row by row (contiguous inner loops).
-    let mut a = vec![0.0; d * d];
-    for row in phi {
-        for i in 0..d {
-            let ri = row[i];
-            for (a, r) in a[i * d..i * d + i + 1].iter_mut().zip(&row[..=i]) {
-                *a += ri * r;
-            }
-        }
-    }
-    for i in 0..d {
-        for j in 0..i {
-            a[i * d + j] *= beta;
-            a[j * d + i] = a[i * d + j];
-        }
-        a[i * d + i] = beta * a[i * d + i] + alpha;
-    }
-    let l = cholesky(&a, d)?;
-    let a_inv = inverse_from_cholesky(&l, d);
-    let phty: Vec<f64> = (0..d).map(|j| phi.iter().zip(y).map(|(r, v)| r[j] * v).sum()).collect();
-    let m: Vec<f64> = (0..d).map(|i| beta * (0..d).map(|j| a_inv[i * d + j] * phty[j]).sum::<f64>()).collect();
-    let r: Vec<f64> = phi.iter().zip(y).map(|(row, v)| v - row.iter().zip(&m).map(|(a, b)| a * b).sum::<f64>()).collect();
-    let log_det: f64 = (0..d).map(|i| libm::log(l[i * d + i])).sum::<f64>() * 2.0;
-    let (rr, mm) = (r.iter().map(|v| v * v).sum::<f64>(), m.iter().map(|v| v * v).sum::<f64>());
-    let nll = 0.5 * n as f64 * libm::log(2.0 * std::f64::consts::PI) - 0.5 * n as f64 * log_beta - 0.5 * d as f64 * log_alpha
-        + 0.5 * beta * rr
-        + 0.5 * alpha * mm
-        + 0.5 * log_det;
+    let d = phi.first()?.len();
+    let fit = blr_fit(&phi.concat(), d, y, log_alpha, log_beta)?;
+    let TaskPosterior { m, a_inv, beta } = &fit.posterior;
     let grad_phi: Vec<Vec<f64>> = phi
         .iter()
-        .zip(&r)
+        .zip(&fit.residuals)
         .map(|(row, ri)| (0..d).map(|j| beta * (dot(row, &a_inv[j * d..(j + 1) * d]) - ri * m[j])).collect()) // A⁻¹ is symmetric: row j = column j
         .collect();
-    let tr_a_inv: f64 = (0..d).map(|i| a_inv[i * d + i]).sum();
-    // tr(A⁻¹ΦᵀΦ) = (D − α·tr A⁻¹)/β since A⁻¹A = I.
-    let tr_a_inv_ptp = (d as f64 - alpha * tr_a_inv) / beta;
-    let d_log_alpha = alpha * (0.5 * mm + 0.5 * tr_a_inv) - 0.5 * d as f64;
-    let d_log_beta = beta * (0.5 * rr + 0.5 * tr_a_inv_ptp) - 0.5 * n as f64;
-    Some((nll, grad_phi, [d_log_alpha, d_log_beta]))
+    Some((fit.nll, grad_phi, fit.grad_log_precisions))
 }
 
 pub(super) fn loss_and_grad(params: &AblrParams, tasks: &[TaskData]) -> Option<(f64, Vec<f64>)> {
