@@ -14,6 +14,9 @@
 //! Candidates are finished in order of decreasing bound until the next bound falls below the
 //! best; the pick is the one scoring every [`FittedGp::predict_many`] output would give.
 
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
 use super::kernel::Query;
 use super::FittedGp;
 
@@ -38,6 +41,33 @@ const PRUNE_FLOOR: f64 = 1e-290;
 /// Kernel values the argmax keeps from its bounding pass for the candidates it finishes
 /// (16 MB); candidates beyond it have theirs computed again.
 const KEPT_KERNEL_VALUES: usize = 1 << 21;
+
+/// A candidate's position in `which` and its score's bound, ordered for the argmax's queue:
+/// higher bound first, then lower position.
+struct Bounded {
+    bound: f64,
+    position: usize,
+}
+
+impl Ord for Bounded {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.bound.total_cmp(&other.bound).then(other.position.cmp(&self.position))
+    }
+}
+
+impl PartialOrd for Bounded {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Bounded {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Bounded {}
 
 /// Scratch for one block of up to `B` points.
 struct Block<const B: usize> {
@@ -122,20 +152,35 @@ impl FittedGp {
                 }
             }
         });
-        // Positions in `which` by decreasing bound; a non-finite bound goes first, so it is
-        // never pruned on its strength.
-        let bound_scores: Vec<f64> = which.iter().zip(&bounds).map(|(&i, &(m, v))| score(i, m, v)).collect();
-        let key = |p: usize| if bound_scores[p].is_finite() { bound_scores[p] } else { f64::INFINITY };
-        let mut order: Vec<usize> = (0..which.len()).collect();
-        order.sort_by(|&a, &b| key(b).total_cmp(&key(a)).then(a.cmp(&b)));
+        // Positions in `which` come out by decreasing bound, ties by position; a non-finite
+        // bound comes first, so it is never pruned on its strength. A heap rather than a sort:
+        // only the candidates finished before the pruning stops are ever taken out of it.
+        let mut queue: BinaryHeap<Bounded> = which
+            .iter()
+            .zip(&bounds)
+            .enumerate()
+            .map(|(p, (&i, &(m, v)))| {
+                let bound = score(i, m, v);
+                Bounded { bound: if bound.is_finite() { bound } else { f64::INFINITY }, position: p }
+            })
+            .collect();
         let mut best: Option<(usize, f64)> = None;
         let mut block = Block::<BLOCK>::new(n);
         let mut exact = Vec::with_capacity(BLOCK);
+        let mut group = Vec::with_capacity(BLOCK);
         let mut finished = 0;
-        for group in order.chunks(BLOCK) {
+        while let Some(first) = queue.pop() {
             if let Some((_, b)) = best {
-                if b > PRUNE_FLOOR && key(group[0]) < b - b * PRUNE_MARGIN {
+                if b > PRUNE_FLOOR && first.bound < b - b * PRUNE_MARGIN {
                     break;
+                }
+            }
+            group.clear();
+            group.push(first.position);
+            while group.len() < BLOCK {
+                match queue.pop() {
+                    Some(next) => group.push(next.position),
+                    None => break,
                 }
             }
             if group.iter().all(|&p| p < kept) {
