@@ -2,9 +2,10 @@
 //! "GP" baseline of Salinas et al. (2020, §5 and Table 2).
 //!
 //! Defaults: Matérn-5/2 ARD kernel, constant mean, Gaussian noise, hyperparameters by type-II
-//! maximum likelihood (L-BFGS, 3 starts), y standardised with Δ on the task's observations,
-//! EI maximised over every remaining candidate. The paper does not state the initial design;
-//! we use 5 uniformly random configurations, the N₀ = 5 of its own Algorithm 2.
+//! maximum likelihood (L-BFGS, 2 starts: the default and the previous optimum), y standardised
+//! with Δ on the task's observations, EI maximised over every remaining candidate. The paper
+//! does not state the initial design; we use 5 uniformly random configurations, the N₀ = 5 of
+//! its own Algorithm 2.
 
 use super::surrogate_bo::{GpEiSearch, OutputWarp};
 use crate::engine::gp::GpSettings;
