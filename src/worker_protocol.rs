@@ -10,29 +10,30 @@ use crate::engine::loaders::table::ColumnRoles;
 use crate::engine::loaders::upload::{LoadFailure, LoadedFile};
 use crate::engine::prior::TrainedPrior;
 use crate::engine::runner::{JobProgress, Trace};
-use crate::engine::spec::{Job, ResolvedSpec};
+use crate::engine::spec::{ExperimentSpec, Job};
 use crate::engine::transfer::Learned;
 use crate::engine::warping::OutputWarp;
 
 /// Page → worker.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum ToWorker {
-    /// Replace the worker's benchmark and resolved spec.
+    /// Replace the worker's benchmark and spec (the worker resolves the spec against the
+    /// benchmark itself: only plain data crosses the boundary).
     Load {
         /// Generation counter: replies to older generations are ignored by the page.
         generation: u32,
         /// The benchmark.
         benchmark: Box<Benchmark>,
-        /// The resolved spec.
-        resolved: Box<ResolvedSpec>,
+        /// The spec.
+        spec: Box<ExperimentSpec>,
     },
     /// Keep the benchmark of the last `Load` (the page knows it is the same data) and start a
-    /// new generation with this resolved spec: re-running on large data does not send it again.
+    /// new generation with this spec: re-running on large data does not send it again.
     Reload {
         /// Generation counter.
         generation: u32,
-        /// The resolved spec.
-        resolved: Box<ResolvedSpec>,
+        /// The spec.
+        spec: Box<ExperimentSpec>,
     },
     /// Parse a file (so that big files never freeze the page).
     Parse {
@@ -52,7 +53,7 @@ pub enum ToWorker {
         /// The benchmark.
         benchmark: Box<Benchmark>,
         /// Objective(s) and direction.
-        resolved: Box<ResolvedSpec>,
+        spec: Box<ExperimentSpec>,
         /// Held-out task.
         target: usize,
         /// ψ (GCP+prior) or Δ (GP+prior).

@@ -2,7 +2,8 @@
 //! seeds explore differently; prior methods report the prior's RMSE on the target task.
 
 use hpo_playground::engine::bundled::load_bundled;
-use hpo_playground::engine::methods::{MethodObjectives, METHODS};
+use hpo_playground::engine::methods::MethodObjectives;
+use hpo_playground::engine::registry::{find, of_kind, RunKind};
 use hpo_playground::engine::runner::run_job;
 use hpo_playground::engine::spec::{ExperimentSpec, Job};
 use hpo_playground::engine::transfer::PriorCache;
@@ -10,9 +11,8 @@ use hpo_playground::engine::transfer::PriorCache;
 #[test]
 fn every_single_objective_method_is_deterministic_per_seed() {
     let bench = load_bundled("quadratic").unwrap();
-    let names: Vec<String> = METHODS
-        .iter()
-        .filter(|m| matches!(m.objectives, MethodObjectives::Single | MethodObjectives::Any))
+    let names: Vec<String> = of_kind(RunKind::Full)
+        .filter(|m| matches!(m.objectives(), MethodObjectives::Single | MethodObjectives::Any))
         .map(|m| m.name.to_string())
         .collect();
     assert!(names.len() >= 11, "{names:?}");
@@ -23,7 +23,7 @@ fn every_single_objective_method_is_deterministic_per_seed() {
         let a = run_job(&bench, &resolved, &job(1), &priors, &|| 0.0, &mut |_| true).unwrap();
         let b = run_job(&bench, &resolved, &job(1), &priors, &|| 0.0, &mut |_| true).unwrap();
         assert_eq!(a, b, "{m} differs between two runs with the same seed");
-        let has_prior = METHODS.iter().find(|x| x.name == m).unwrap().prior.is_some();
+        let has_prior = find(RunKind::Full, m).unwrap().transfer().prior().is_some();
         assert_eq!(a.prior_rmse.is_some(), has_prior, "{m}");
         if let Some(r) = a.prior_rmse {
             assert!(r.is_finite() && r > 0.0 && r < 1.0, "{m}: the quadratic family is easy to transfer, RMSE {r}");

@@ -12,7 +12,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use hpo_playground::engine::bundled::{bundled_csv, load_bundled};
 use hpo_playground::engine::loaders::upload::{load_file, LoadFailure};
 use hpo_playground::engine::optimizer::{job_rng, MethodRng};
-use hpo_playground::engine::permalink::{from_query, reconcile, reconcile_objectives};
+use hpo_playground::engine::permalink::from_query;
 use hpo_playground::engine::runner::run_job;
 use hpo_playground::engine::transfer::PriorCache;
 use rand::Rng;
@@ -95,8 +95,7 @@ fn drop_file(name: &str, bytes: &[u8]) -> Result<bool, String> {
         let mut link = from_query(
             "v=1&data=upload:x.csv@0000000000000000000000000000000000000000000000000000000000000000&methods=RS,GCP,CTS&seeds=1&iters=6",
         );
-        let names: Vec<String> = bench.tasks.iter().map(|t| t.name.clone()).collect();
-        reconcile(&mut link.spec, &names, &["RS", "GCP", "CTS"]);
+        link.spec.reconcile(&bench);
         if let Ok(resolved) = link.spec.resolve(&bench) {
             let priors = PriorCache::new();
             for job in resolved.jobs().into_iter().take(3) {
@@ -179,8 +178,6 @@ fn corrupted_gzip_and_zip_files_are_rejected_never_a_panic() {
 #[test]
 fn corrupted_links_restore_a_setup_or_say_why_never_a_panic() {
     let bench = load_bundled("quadratic").unwrap();
-    let names: Vec<String> = bench.tasks.iter().map(|t| t.name.clone()).collect();
-    let metrics: Vec<String> = bench.metrics.iter().map(|m| m.name.clone()).collect();
     let base = "v=1&data=bundled:quadratic&objective=metric_value&direction=min&tasks=quadratic-00,quadratic-01&methods=RS,GCP%2Bprior,CTS&seeds=2&seed0=3&iters=5&transfer=loto";
     let mut rng = job_rng(13, "corrupt");
     let (mut resolved, mut warned) = (0, 0);
@@ -188,8 +185,8 @@ fn corrupted_links_restore_a_setup_or_say_why_never_a_panic() {
         let query = String::from_utf8_lossy(&corrupt(&mut rng, base.as_bytes(), false)).into_owned();
         let outcome = catch_unwind(|| {
             let mut link = from_query(&query);
-            let mut notes = reconcile_objectives(&mut link.spec, &metrics);
-            notes.extend(reconcile(&mut link.spec, &names, &["RS", "GCP+prior", "CTS"]));
+            let mut notes = link.spec.reconcile_objectives(&bench);
+            notes.extend(link.spec.reconcile(&bench));
             let ok = link.spec.resolve(&bench).map(|r| r.jobs().len()).is_ok();
             (ok, !link.warnings.is_empty() || !notes.is_empty())
         });

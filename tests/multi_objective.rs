@@ -4,8 +4,9 @@
 //! methods are refused with a message.
 
 use hpo_playground::engine::bundled::load_bundled;
-use hpo_playground::engine::methods::{MethodObjectives, METHODS};
+use hpo_playground::engine::methods::MethodObjectives;
 use hpo_playground::engine::metrics::{band, hv_error_curves};
+use hpo_playground::engine::registry::{of_kind, RunKind};
 use hpo_playground::engine::runner::{run_job, Trace};
 use hpo_playground::engine::spec::{DataRef, ExperimentSpec, ObjectiveChoice, TransferMode};
 use hpo_playground::engine::transfer::PriorCache;
@@ -26,7 +27,7 @@ fn spec(methods: &[&str], tasks: &[&str], seeds: u32, iterations: u32) -> Experi
 #[test]
 fn every_multi_objective_method_is_deterministic_with_monotone_hypervolume_error() {
     let bench = load_bundled("tradeoff").unwrap();
-    let names: Vec<&str> = METHODS.iter().filter(|m| m.objectives != MethodObjectives::Single).map(|m| m.name).collect();
+    let names: Vec<&str> = of_kind(RunKind::Full).filter(|m| m.objectives() != MethodObjectives::Single).map(|m| m.name).collect();
     assert_eq!(names.len(), 9, "{names:?}");
     let resolved = spec(&names, &["tradeoff-03"], 1, 12).resolve(&bench).unwrap();
     let priors = PriorCache::new();

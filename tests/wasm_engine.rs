@@ -45,9 +45,10 @@ fn worker_messages_survive_the_workers_codec() {
     use hpo_playground::worker_protocol::{FromWorker, ToWorker};
     let bench = load_bundled("quadratic").unwrap();
     let resolved = ExperimentSpec { iterations: 3, ..Default::default() }.resolve(&bench).unwrap();
-    let load = ToWorker::Load { generation: 1, benchmark: Box::new(bench.clone()), resolved: Box::new(resolved.clone()) };
+    let load = ToWorker::Load { generation: 1, benchmark: Box::new(bench.clone()), spec: Box::new(resolved.spec.clone()) };
     match Bincode::decode::<ToWorker>(Bincode::encode(load)) {
-        ToWorker::Load { resolved: r, benchmark: b, .. } => assert!(*r == resolved && *b == bench),
+        // The worker resolves what it was sent to the same checked spec.
+        ToWorker::Load { spec, benchmark: b, .. } => assert!(spec.resolve(&b).unwrap() == resolved && *b == bench),
         _ => panic!("wrong variant"),
     }
     let trace =

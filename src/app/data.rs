@@ -15,13 +15,9 @@ use super::state::{AppState, Level, RoleEditor};
 use super::worker::HpoWorker;
 use crate::engine::benchmark::{Benchmark, Direction, Metric};
 use crate::engine::content_hash;
-use crate::engine::fidelity::runner::MF_METHODS;
 use crate::engine::loaders::table::ColumnRoles;
 use crate::engine::loaders::upload::{LoadFailure, LoadedFile};
 use crate::engine::loaders::MAX_DECOMPRESSED_BYTES;
-use crate::engine::methods::METHODS;
-use crate::engine::permalink::{reconcile, reconcile_objectives};
-use crate::engine::spec::default_race_budget;
 use crate::engine::spec::DataRef;
 use crate::worker_protocol::{FromWorker, ToWorker};
 
@@ -284,53 +280,9 @@ fn install(state: AppState, data: DataRef, bench: Benchmark, keep_setup: bool, c
         ms,
         parse_ms
     ));
-    let task_names: Vec<String> = bench.tasks.iter().map(|t| t.name.clone()).collect();
-    let steps = bench.curve_steps();
-    let mut warnings = Vec::new();
-    let mut notes = Vec::new();
-    state.spec.update(|spec| {
-        spec.data = data;
-        spec.columns = columns;
-        if !keep_setup {
-            spec.tasks.clear();
-            spec.objective = None;
-            spec.direction = None;
-            // Learning curves are what races are for; a copula table cannot race.
-            match (steps, spec.race_budget) {
-                (Some(n), None) => {
-                    spec.set_race(Some(default_race_budget(n)));
-                    notes.push(format!("{} has learning curves: set up a multi-fidelity race (untick it to run the full-evaluation methods on the final values)", bench.name));
-                }
-                (None, Some(_)) => {
-                    spec.set_race(None);
-                }
-                _ => {}
-            }
-        } else if steps.is_none() && spec.race_budget.is_some() {
-            warnings.push(format!("{} has no learning curves: the link's race cannot run on it; switched to full evaluations", bench.name));
-            warnings.extend(spec.set_race(None));
-        }
-        let methods: Vec<&str> = if spec.race_budget.is_some() {
-            MF_METHODS.iter().map(|m| m.name).collect()
-        } else {
-            METHODS.iter().map(|m| m.name).collect()
-        };
-        if let Some(o) = &spec.objective {
-            if bench.metric_index(o).is_none() {
-                warnings.push(format!("objective '{o}' is not a metric of {}; using {}", bench.name, bench.metrics[bench.objective].name));
-                spec.objective = None;
-            }
-        }
-        warnings.extend(reconcile(spec, &task_names, &methods));
-        let metric_names: Vec<String> = bench.metrics.iter().map(|m| m.name.clone()).collect();
-        warnings.extend(reconcile_objectives(spec, &metric_names));
-    });
-    for w in warnings {
-        state.say(Level::Warning, w);
-    }
-    for n in notes {
-        state.say(Level::Info, n);
-    }
-    state.best_task.set(task_names.first().cloned().unwrap_or_default());
+    let mut messages = Vec::new();
+    state.spec.update(|spec| messages = spec.change_data(data, &bench, keep_setup, columns));
+    state.tell(messages);
+    state.best_task.set(bench.tasks.first().map(|t| t.name.clone()).unwrap_or_default());
     state.bench.set(Some(Arc::new(bench)));
 }

@@ -16,7 +16,7 @@ use gloo_worker::{Spawnable, WorkerBridge};
 
 use super::worker::HpoWorker;
 use crate::engine::benchmark::Benchmark;
-use crate::engine::methods::method_info;
+use crate::engine::registry::{CostClass, TransferNeed};
 use crate::engine::runner::{JobProgress, Trace};
 use crate::engine::spec::{Job, ResolvedSpec};
 use crate::engine::transfer::{Learned, LearnedKey, LearnedKind};
@@ -35,20 +35,19 @@ pub trait RunSink {
 }
 
 /// What a job learns from the other tasks and could share.
-fn needs(job: &Job) -> Option<LearnedKey> {
-    let info = method_info(&job.method)?;
-    match (info.prior, info.other_task_gps) {
-        (Some(warp), _) => Some((job.task, warp, LearnedKind::Prior)),
-        (None, Some(warp)) => Some((job.task, warp, LearnedKind::OtherTaskMeans)),
-        (None, None) => None,
+fn needs(resolved: &ResolvedSpec, job: &Job) -> Option<LearnedKey> {
+    match resolved.entry(job).ok()?.transfer() {
+        TransferNeed::Prior(warp) => Some((job.task, warp, LearnedKind::Prior)),
+        TransferNeed::OtherTaskGps(warp) => Some((job.task, warp, LearnedKind::OtherTaskMeans)),
+        _ => None,
     }
 }
 
 /// Jobs queued per worker: two for cheap methods (no idle gap between jobs), one when any
 /// method fits a model (a job then takes seconds, and a cancelled run should not leave a
 /// second expensive job queued in a worker that cannot be interrupted).
-fn in_flight_per_worker(jobs: &[Job]) -> usize {
-    if jobs.iter().all(|j| j.method == "RS") {
+fn in_flight_per_worker(resolved: &ResolvedSpec) -> usize {
+    if resolved.methods.iter().all(|m| m.cost == CostClass::Instant) {
         2
     } else {
         1
@@ -59,6 +58,8 @@ struct Pool {
     workers: Vec<WorkerBridge<HpoWorker>>,
     /// The data every worker holds (kept alive, so the pointer comparison is sound).
     bench: Arc<Benchmark>,
+    /// The run's spec, checked against the data.
+    resolved: ResolvedSpec,
     generation: u32,
     jobs: Vec<Job>,
     queue: VecDeque<u32>,
@@ -76,7 +77,7 @@ struct Pool {
 impl Pool {
     /// True if job `k` of the queue needs what a worker other than `w` is learning.
     fn waits_for_another(&self, k: usize, w: usize) -> bool {
-        needs(&self.jobs[self.queue[k] as usize]).is_some_and(|key| self.learning.get(&key).is_some_and(|&o| o != w))
+        needs(&self.resolved, &self.jobs[self.queue[k] as usize]).is_some_and(|key| self.learning.get(&key).is_some_and(|&o| o != w))
     }
 
     /// Gives every worker with room a job.
@@ -121,25 +122,26 @@ pub fn start(
             }
             _ => (spawn_workers(n), false),
         };
-        let needed: BTreeSet<LearnedKey> = jobs.iter().filter_map(needs).collect();
+        let needed: BTreeSet<LearnedKey> = jobs.iter().filter_map(|j| needs(&resolved, j)).collect();
         let reused: Vec<(LearnedKey, Learned)> = known.into_iter().filter(|(key, _)| needed.contains(key)).collect();
         for b in &bridges {
             if same_data {
-                b.send(ToWorker::Reload { generation, resolved: Box::new(resolved.clone()) });
+                b.send(ToWorker::Reload { generation, spec: Box::new(resolved.spec.clone()) });
             } else {
-                b.send(ToWorker::Load { generation, benchmark: Box::new((*bench).clone()), resolved: Box::new(resolved.clone()) });
+                b.send(ToWorker::Load { generation, benchmark: Box::new((*bench).clone()), spec: Box::new(resolved.spec.clone()) });
             }
             for ((target, warp, _), learned) in &reused {
                 b.send(ToWorker::Share { generation, target: *target, warp: *warp, learned: learned.clone() });
             }
         }
-        let per_worker = in_flight_per_worker(&jobs);
+        let per_worker = in_flight_per_worker(&resolved);
         // Task-major order: all jobs of a task are adjacent, so workers split tasks between them.
         let mut order: Vec<u32> = (0..jobs.len() as u32).collect();
         order.sort_by_key(|&i| (jobs[i as usize].task, i));
         *slot = Some(Pool {
             workers: bridges,
             bench,
+            resolved,
             generation,
             queue: order.into(),
             jobs,
@@ -175,7 +177,7 @@ fn dispatch(pool: &mut Pool, w: usize) -> bool {
         return false;
     };
     let job = pool.jobs[id as usize].clone();
-    if let Some(key) = needs(&job).filter(|key| !pool.learned.contains(key)) {
+    if let Some(key) = needs(&pool.resolved, &job).filter(|key| !pool.learned.contains(key)) {
         pool.learning.insert(key, w);
     }
     pool.last_task[w] = Some(job.task);

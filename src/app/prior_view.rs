@@ -62,10 +62,13 @@ thread_local! {
 /// leave-one-task-out (whatever methods or race mode the setup has).
 fn prior_spec(state: &AppState, bench: &Benchmark) -> Result<ResolvedSpec, String> {
     let mut spec = state.spec.get();
-    spec.methods = vec!["GCP+prior".into()];
     spec.transfer = TransferMode::LeaveOneTaskOut;
     spec.race_budget = None;
     spec.tasks.clear();
+    // Any method with a prior that fits the objectives: the spec must resolve, and the prior
+    // depends on the objectives and the warp only.
+    let with_prior = spec.offered_methods().find(|m| m.transfer().prior().is_some());
+    spec.methods = with_prior.map(|m| m.name.to_string()).into_iter().collect();
     if bench.tasks.len() < 2 {
         return Err(format!("{} has a single task: a prior needs other tasks to learn from", bench.name));
     }
@@ -81,7 +84,8 @@ fn train(state: AppState, status: RwSignal<PriorStatus>, bench: Arc<Benchmark>, 
         n.set(n.get() + 1);
         n.get()
     });
-    let (for_store, resolved_for_store) = (bench.clone(), resolved.clone());
+    let spec = resolved.spec.clone();
+    let (for_store, resolved_for_store) = (bench.clone(), resolved);
     let callback = move |msg: FromWorker| {
         let current = matches!(status.get_untracked(), PriorStatus::Training { request: r, .. } if r == request);
         if !current {
@@ -118,7 +122,7 @@ fn train(state: AppState, status: RwSignal<PriorStatus>, bench: Arc<Benchmark>, 
     bridge.send(ToWorker::TrainPrior {
         request,
         benchmark: Box::new((*bench).clone()),
-        resolved: Box::new(resolved),
+        spec: Box::new(spec),
         target: key.task,
         warp: key.warp,
     });

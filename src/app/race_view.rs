@@ -13,7 +13,7 @@ use super::chart::{LineChart, Series, PALETTE};
 use super::state::{AppState, Level};
 use crate::engine::export::race_traces_csv;
 use crate::engine::fidelity::report::{race_points, race_traces, summarize_run, RacePoint};
-use crate::engine::fidelity::runner::{race_curves, RaceSetup};
+use crate::engine::fidelity::runner::race_curves;
 use crate::engine::fidelity::summary::RaceSummary;
 use crate::engine::metrics::Band;
 use crate::engine::spec::DataRef;
@@ -209,7 +209,8 @@ fn RaceAnimation() -> impl IntoView {
         let t = bench.task_index(&task)?;
         let rows =
             state.traces.with(|tr| tr.iter().find(|x| x.method == method && x.task == task && x.seed == seed).map(|x| x.race.clone()))?;
-        let (values, _) = race_curves(&bench, t, &RaceSetup { total_budget: resolved.spec.race_budget?, skip_steps: 0 }).ok()?;
+        resolved.race_budget()?;
+        let (values, _) = race_curves(&bench, t).ok()?;
         let points = race_points(&rows, &values);
         let mut first_order = vec![None; values.len()];
         let mut trained = 0;

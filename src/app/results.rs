@@ -10,10 +10,10 @@ use super::state::{AppState, Level};
 use super::warping_view::WarpingView;
 use crate::engine::benchmark::Benchmark;
 use crate::engine::export::{traces_csv, traces_detailed_csv};
-use crate::engine::methods::method_info;
 use crate::engine::metrics::{
     adtm_curves, average_ranks, band, best_so_far_curves, hv_error_curves, improvement_over_rs, mean_dtm_curve, prior_effects,
 };
+use crate::engine::registry::{baseline, RunKind};
 use crate::engine::runner::Trace;
 use crate::engine::spec::ResolvedSpec;
 
@@ -82,7 +82,7 @@ pub fn ResultsPanel() -> impl IntoView {
         }
     };
     let has_results = move || state.traces.with(|t| !t.is_empty());
-    let is_race = move || state.run_setup.with(|r| r.as_ref().is_some_and(|(r, _)| r.spec.race_budget.is_some()));
+    let is_race = move || state.run_setup.with(|r| r.as_ref().is_some_and(|(r, _)| r.mode.kind() == RunKind::Race));
     view! {
         {move || is_race().then(|| view! { <super::race_view::RaceResults/> })}
         <div style:display=move || if is_race() { "none" } else { "" }>
@@ -151,21 +151,21 @@ fn PriorEffectView() -> impl IntoView {
     let state = expect_context::<AppState>();
     let data = Memo::new(move |_| {
         let Some((resolved, bench)) = state.run_setup.get() else { return Scatter::default() };
-        if resolved.is_multi_objective() || !resolved.spec.methods.iter().any(|m| m == "RS") {
+        if resolved.is_multi_objective() || !resolved.methods.iter().any(|m| m.is_baseline()) {
             return Scatter::default();
         }
         let mut overlays = Vec::new();
         state.traces.with(|traces| {
-            for (k, m) in resolved.spec.methods.iter().enumerate() {
-                if method_info(m).is_none_or(|i| i.prior.is_none()) {
+            for (k, m) in resolved.methods.iter().enumerate() {
+                if m.transfer().prior().is_none() {
                     continue;
                 }
-                let effects = prior_effects(traces, &bench, resolved.objective, resolved.direction, m);
+                let effects = prior_effects(traces, &bench, resolved.objective, resolved.direction, m.name);
                 if !effects.is_empty() {
                     overlays.push((
                         effects.iter().map(|e| (e.rmse, e.improvement)).collect::<Vec<_>>(),
                         PALETTE[k % PALETTE.len()],
-                        m.clone(),
+                        m.name.to_string(),
                         true,
                     ));
                 }
@@ -195,15 +195,19 @@ fn Table2View() -> impl IntoView {
     let state = expect_context::<AppState>();
     let table = Memo::new(move |_| {
         let (resolved, bench) = state.run_setup.get()?;
-        if resolved.is_multi_objective() || !resolved.spec.methods.iter().any(|m| m == "RS") || resolved.spec.methods.len() < 2 {
+        let has_baseline = resolved.methods.iter().any(|m| m.is_baseline());
+        if resolved.mode.kind() != RunKind::Full || resolved.is_multi_objective() || !has_baseline || resolved.methods.len() < 2 {
             return None;
         }
-        let methods: Vec<String> = resolved.spec.methods.iter().filter(|m| *m != "RS").cloned().collect();
+        let methods: Vec<String> = resolved.methods.iter().filter(|m| !m.is_baseline()).map(|m| m.name.to_string()).collect();
         state.traces.with(|traces| {
             let mut rows = Vec::new();
             for &t in &resolved.tasks {
                 let task = bench.tasks[t].name.clone();
-                let Some(rs) = mean_dtm_curve(traces, &bench, resolved.objective, resolved.direction, "RS", &task) else { continue };
+                let Some(rs) = mean_dtm_curve(traces, &bench, resolved.objective, resolved.direction, baseline(RunKind::Full).name, &task)
+                else {
+                    continue;
+                };
                 let cells: Vec<f64> = methods
                     .iter()
                     .map(|m| {

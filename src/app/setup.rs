@@ -7,13 +7,10 @@ use super::browser::{copy_to_clipboard, hardware_concurrency, link_for, now_ms};
 use super::pool::{self, RunSink};
 use super::state::{AppState, Level, RunStatus};
 use crate::engine::benchmark::{Benchmark, Direction};
-use crate::engine::fidelity::runner::MF_METHODS;
-use crate::engine::methods::METHODS;
-use crate::engine::permalink::{fits, reconcile_objectives, to_query};
+use crate::engine::permalink::to_query;
+use crate::engine::registry::RunKind;
 use crate::engine::runner::{JobProgress, Trace};
-use crate::engine::spec::{
-    default_race_budget, Job, ObjectiveChoice, ResolvedSpec, TransferMode, MAX_ITERATIONS, MAX_OBJECTIVES, MAX_RACE_BUDGET, MAX_SEEDS,
-};
+use crate::engine::spec::{Job, ResolvedSpec, TransferMode, MAX_ITERATIONS, MAX_RACE_BUDGET, MAX_SEEDS};
 use crate::engine::transfer::{Learned, LearnedKind};
 use crate::engine::warping::OutputWarp;
 
@@ -29,52 +26,24 @@ pub fn SetupPanel() -> impl IntoView {
     let task_names = move || state.bench.get().map(|b| b.tasks.iter().map(|t| t.name.clone()).collect::<Vec<_>>()).unwrap_or_default();
     let toggle_task = move |name: String| {
         let all = task_names();
-        spec.update(|s| {
-            let mut chosen: Vec<String> = if s.tasks.is_empty() { all.clone() } else { s.tasks.clone() };
-            if let Some(i) = chosen.iter().position(|t| *t == name) {
-                if chosen.len() > 1 {
-                    chosen.remove(i);
-                }
-            } else {
-                chosen.push(name);
-            }
-            // Keep file order; "all" is written as an empty list (shorter links).
-            chosen = all.iter().filter(|t| chosen.contains(t)).cloned().collect();
-            s.tasks = if chosen.len() == all.len() { Vec::new() } else { chosen };
-        });
+        spec.update(|s| s.toggle_task(&name, &all));
     };
     let multi = move || !spec.with(|s| s.objectives.is_empty());
     // A memo, so that views switched on it are rebuilt only when the mode flips.
-    let race_memo = Memo::new(move |_| spec.with(|s| s.race_budget.is_some()));
+    let race_memo = Memo::new(move |_| spec.with(|s| s.run_kind() == RunKind::Race));
     let race = move || race_memo.get();
     // A race needs learning curves; switching keeps the methods that exist in the new mode.
     let set_race = move |on: bool| {
         let Some(b) = state.bench.get_untracked() else { return };
-        let steps = b.curve_steps();
-        if on && steps.is_none() {
-            state.say(
-                Level::Warning,
-                format!("{} has no learning curves: a race needs a metric per budget step (columns e1..eN, or LCBench)", b.name),
-            );
-            return;
-        }
-        let mut dropped = Vec::new();
-        spec.update(|s| dropped = s.set_race(steps.filter(|_| on).map(default_race_budget)));
-        for d in dropped {
-            state.say(Level::Info, d);
-        }
+        let mut messages = Vec::new();
+        spec.update(|s| messages = s.switch_race(&b, on));
+        state.tell(messages);
     };
     let method_box = move |name: &'static str, summary: &'static str| {
         view! {
             <label class="check" title=summary>
                 <input type="checkbox" value=name prop:checked=move || spec.get().methods.iter().any(|x| x == name)
-                    on:change=move |_| spec.update(|s| {
-                        if let Some(i) = s.methods.iter().position(|x| x == name) {
-                            if s.methods.len() > 1 { s.methods.remove(i); }
-                        } else {
-                            s.methods.push(name.to_string());
-                        }
-                    })/>
+                    on:change=move |_| spec.update(|s| s.toggle_method(name))/>
                 {name}" — "{summary}
             </label>
         }
@@ -82,41 +51,14 @@ pub fn SetupPanel() -> impl IntoView {
     // Switching modes keeps the methods that fit the new number of objectives.
     let set_multi = move |on: bool| {
         let Some(b) = state.bench.get_untracked() else { return };
-        if on && b.metrics.len() < 2 {
-            state.say(Level::Warning, format!("{} has a single metric: there is nothing to trade off", b.name));
-            return;
-        }
-        spec.update(|s| {
-            if on {
-                let first =
-                    s.objective.clone().filter(|o| b.metric_index(o).is_some()).unwrap_or_else(|| b.metrics[b.objective].name.clone());
-                let names = b.metrics.iter().map(|m| m.name.clone());
-                let second = names.clone().find(|n| *n != first && n.contains("latency")).or_else(|| names.clone().find(|n| *n != first));
-                s.objectives = vec![
-                    ObjectiveChoice { metric: first, direction: s.direction },
-                    ObjectiveChoice { metric: second.unwrap_or_default(), direction: None },
-                ];
-            } else {
-                s.objectives.clear();
-            }
-            let metric_names: Vec<String> = b.metrics.iter().map(|m| m.name.clone()).collect();
-            reconcile_objectives(s, &metric_names);
-        });
+        let mut messages = Vec::new();
+        spec.update(|s| messages = s.switch_multi_objective(&b, on));
+        state.tell(messages);
     };
     let toggle_objective = move |name: String| {
-        spec.update(|s| {
-            if let Some(i) = s.objectives.iter().position(|o| o.metric == name) {
-                if s.objectives.len() > 2 {
-                    s.objectives.remove(i);
-                } else {
-                    state.say(Level::Info, "a multi-objective setup needs two objectives: untick 'Several objectives' for one");
-                }
-            } else if s.objectives.len() < MAX_OBJECTIVES {
-                s.objectives.push(ObjectiveChoice { metric: name, direction: None });
-            } else {
-                state.say(Level::Warning, format!("at most {MAX_OBJECTIVES} objectives"));
-            }
-        });
+        let mut message = None;
+        spec.update(|s| message = s.toggle_objective(&name));
+        state.tell(message);
     };
     let number_input = move |id: &'static str,
                              label: &'static str,
@@ -224,10 +166,10 @@ pub fn SetupPanel() -> impl IntoView {
         </fieldset>
         <fieldset id="methods">
             <legend>"Methods"</legend>
-            {move || if race() {
-                MF_METHODS.iter().map(|m| method_box(m.name, m.summary)).collect_view().into_any()
-            } else {
-                METHODS.iter().filter(|m| fits(m.objectives, multi())).map(|m| method_box(m.name, m.summary)).collect_view().into_any()
+            {move || {
+                // Rebuilt when the mode or the number of objectives flips.
+                let (_, _) = (race(), multi());
+                spec.with_untracked(|s| s.offered_methods().map(|m| method_box(m.name, m.summary)).collect_view())
             }}
         </fieldset>
         <div class="row">
@@ -355,6 +297,7 @@ fn start_run(state: AppState) {
     state.clear(Level::Error);
     let jobs = resolved.jobs();
     let total = jobs.len();
+    let resolved_units = resolved.mode.units();
     let first_task = bench.tasks[resolved.tasks[0]].name.clone();
     if !resolved.tasks.iter().any(|&t| bench.tasks[t].name == state.best_task.get_untracked()) {
         state.best_task.set(first_task);
@@ -371,7 +314,7 @@ fn start_run(state: AppState) {
         means_reused: reused_of(LearnedKind::OtherTaskMeans),
         running: true,
         total_jobs: total,
-        iterations: spec.race_budget.unwrap_or(spec.iterations as u64),
+        iterations: resolved_units,
         started_ms: now_ms(),
         workers,
         ..RunStatus::default()
@@ -450,7 +393,7 @@ pub fn RunPanel() -> impl IntoView {
             format!("Cancelled after {} of {} jobs ({}).", r.done_jobs, r.total_jobs, fmt_seconds(elapsed))
         } else {
             let evals = (r.done_jobs - r.failed_jobs) as f64 * r.iterations as f64;
-            let unit = if state.run_setup.with_untracked(|s| s.as_ref().is_some_and(|(r, _)| r.spec.race_budget.is_some())) {
+            let unit = if state.run_setup.with_untracked(|s| s.as_ref().is_some_and(|(r, _)| r.mode.kind() == RunKind::Race)) {
                 "budget units"
             } else {
                 "evaluations"

@@ -8,6 +8,7 @@ use leptos::prelude::*;
 
 use crate::engine::benchmark::Benchmark;
 use crate::engine::runner::{JobProgress, Trace};
+use crate::engine::setup::SetupMessage;
 use crate::engine::spec::{ExperimentSpec, ResolvedSpec};
 use crate::engine::transfer::{Learned, LearnedStore};
 use crate::engine::warping::OutputWarp;
@@ -166,6 +167,15 @@ impl AppState {
         self.next_message.set(id + 1);
         let text = text.into();
         self.messages.update(|m| m.push(Message { id, level, text }));
+    }
+
+    /// Shows what a setup edit had to say: warnings first, then information.
+    pub fn tell(&self, messages: impl IntoIterator<Item = SetupMessage>) {
+        let (warnings, infos): (Vec<_>, Vec<_>) = messages.into_iter().partition(|m| matches!(m, SetupMessage::Warning(_)));
+        for m in warnings.into_iter().chain(infos) {
+            let level = if matches!(m, SetupMessage::Warning(_)) { Level::Warning } else { Level::Info };
+            self.say(level, m.text().to_string());
+        }
     }
 
     /// Keeps what a run or the prior view learned on `bench`, if `bench` is still the loaded

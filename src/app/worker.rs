@@ -23,7 +23,8 @@ pub struct HpoWorker {
 struct Loaded {
     generation: u32,
     bench: Benchmark,
-    resolved: ResolvedSpec,
+    /// The spec resolved here against the benchmark, or why it does not resolve.
+    resolved: Result<ResolvedSpec, String>,
     priors: PriorCache,
     /// What the page already knows of (learned here and reported, or shared by it).
     known: BTreeSet<(usize, OutputWarp, LearnedKind)>,
@@ -51,14 +52,14 @@ impl Worker for HpoWorker {
 
     fn received(&mut self, scope: &WorkerScope<Self>, msg: ToWorker, who: HandlerId) {
         match msg {
-            ToWorker::Load { generation, benchmark, resolved } => {
-                self.loaded =
-                    Some(Loaded { generation, bench: *benchmark, resolved: *resolved, priors: PriorCache::new(), known: BTreeSet::new() })
+            ToWorker::Load { generation, benchmark, spec } => {
+                let resolved = spec.resolve(&benchmark).map_err(|e| e.to_string());
+                self.loaded = Some(Loaded { generation, bench: *benchmark, resolved, priors: PriorCache::new(), known: BTreeSet::new() })
             }
-            ToWorker::Reload { generation, resolved } => {
+            ToWorker::Reload { generation, spec } => {
                 if let Some(l) = self.loaded.take() {
-                    self.loaded =
-                        Some(Loaded { generation, bench: l.bench, resolved: *resolved, priors: PriorCache::new(), known: BTreeSet::new() })
+                    let resolved = spec.resolve(&l.bench).map_err(|e| e.to_string());
+                    self.loaded = Some(Loaded { generation, bench: l.bench, resolved, priors: PriorCache::new(), known: BTreeSet::new() })
                 }
             }
             ToWorker::Share { generation, target, warp, learned } => {
@@ -72,19 +73,24 @@ impl Worker for HpoWorker {
                 let result = load_file(&file, &bytes, roles.as_ref());
                 scope.respond(who, FromWorker::Parsed { request, result, parse_ms: (now_seconds() - t0) * 1000.0 });
             }
-            ToWorker::TrainPrior { request, benchmark, resolved, target, warp } => {
+            ToWorker::TrainPrior { request, benchmark, spec, target, warp } => {
                 let t0 = now_seconds();
                 let mut progress = |step, total| {
                     scope.respond(who, FromWorker::PriorProgress { request, step, total });
                     true
                 };
-                let result =
-                    train_target_prior(&benchmark, &resolved, target, warp, &mut progress).map(Box::new).map_err(|e| e.to_string());
+                let result = spec
+                    .resolve(&benchmark)
+                    .and_then(|resolved| train_target_prior(&benchmark, &resolved, target, warp, &mut progress))
+                    .map(Box::new)
+                    .map_err(|e| e.to_string());
                 scope.respond(who, FromWorker::PriorTrained { request, result, seconds: now_seconds() - t0 });
             }
             ToWorker::Run { generation, id, job } => {
                 let result = match self.loaded.as_mut() {
+                    Some(Loaded { resolved: Err(e), generation: g, .. }) if *g == generation => Err(e.clone()),
                     Some(l) if l.generation == generation => {
+                        let Ok(resolved) = &l.resolved else { unreachable!("matched above") };
                         // Progress at most every 100 ms: short jobs finish before saying anything.
                         // What this job learned (a prior, SGPT's means) is reported as soon as the
                         // first iteration runs, so workers waiting for it need not wait for the job.
@@ -101,7 +107,7 @@ impl Worker for HpoWorker {
                             }
                             true
                         };
-                        let result = run_job(&l.bench, &l.resolved, &job, priors, &now_seconds, &mut progress).map_err(|e| e.to_string());
+                        let result = run_job(&l.bench, resolved, &job, priors, &now_seconds, &mut progress).map_err(|e| e.to_string());
                         report_new_learned(scope, who, generation, &l.priors, &mut l.known);
                         result
                     }

@@ -48,6 +48,15 @@ impl EngineError {
     pub fn parse(file: &str, message: impl Into<String>) -> Self {
         EngineError::Parse { file: file.to_string(), row: None, column: None, message: message.into() }
     }
+
+    /// The same error, attributed to `method` if it came from a method: code shared by
+    /// several methods (the GP-EI loop, say) names itself, the job knows which method it ran.
+    pub fn for_method(self, method: &str) -> Self {
+        match self {
+            EngineError::Method { message, .. } => EngineError::Method { method: method.to_string(), message },
+            other => other,
+        }
+    }
 }
 
 /// Result alias used throughout the engine.

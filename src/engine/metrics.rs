@@ -7,6 +7,7 @@
 //! The paper averages y_opt over seeds before normalising; DTM is affine in y_opt, so the mean
 //! of per-seed DTMs is identical and also yields a band. ADTM(t) averages DTM over tasks.
 
+use crate::engine::registry::{baseline, RunKind};
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -136,7 +137,7 @@ pub fn prior_effects(traces: &[Trace], bench: &Benchmark, objective: usize, dire
         .iter()
         .filter_map(|task| {
             let rmse = traces.iter().find(|t| t.method == method && t.task == task.name)?.prior_rmse?;
-            let rs = mean_dtm_curve(traces, bench, objective, direction, "RS", &task.name)?;
+            let rs = mean_dtm_curve(traces, bench, objective, direction, baseline(RunKind::Full).name, &task.name)?;
             let m = mean_dtm_curve(traces, bench, objective, direction, method, &task.name)?;
             Some(PriorEffect { task: task.name.clone(), rmse, improvement: improvement_over_rs(&rs, &m) })
         })

@@ -7,7 +7,6 @@
 
 use super::benchmark::{Direction, Metric};
 use super::loaders::table::ColumnRoles;
-use super::methods::{method_info, MethodObjectives};
 use super::spec::{DataRef, ExperimentSpec, ObjectiveChoice, TransferMode, MAX_ITERATIONS, MAX_RACE_BUDGET, MAX_SEEDS, SPEC_VERSION};
 
 /// Characters kept as they are; everything else is percent-encoded (UTF-8 bytes).
@@ -249,75 +248,6 @@ fn split_list(raw: &str) -> Option<Vec<String>> {
     raw.split(',').map(decode_component).collect()
 }
 
-/// Drops the tasks and methods a benchmark does not have, with a message naming each, and
-/// falls back to the defaults (all tasks, RS) when none remain.
-pub fn reconcile(spec: &mut ExperimentSpec, task_names: &[String], known_methods: &[&str]) -> Vec<String> {
-    let mut warnings = Vec::new();
-    let before = spec.tasks.len();
-    spec.tasks.retain(|t| {
-        let ok = task_names.contains(t);
-        if !ok {
-            warnings.push(format!("task '{t}' is not in this benchmark; ignored"));
-        }
-        ok
-    });
-    if before > 0 && spec.tasks.is_empty() {
-        warnings.push("no valid task left; using all tasks".into());
-    }
-    spec.methods.retain(|m| {
-        let ok = known_methods.contains(&m.as_str());
-        if !ok {
-            warnings.push(format!("method '{m}' is unknown; ignored"));
-        }
-        ok
-    });
-    if spec.methods.is_empty() {
-        spec.methods = ExperimentSpec::default().methods;
-        warnings.push(format!("no valid method left; using {}", spec.methods.join(", ")));
-    }
-    warnings
-}
-
-/// Keeps the objectives a benchmark has (a multi-objective setup with fewer than two left
-/// becomes single-objective) and the methods that fit the resulting number of objectives, with
-/// a message for everything dropped.
-pub fn reconcile_objectives(spec: &mut ExperimentSpec, metric_names: &[String]) -> Vec<String> {
-    let mut warnings = Vec::new();
-    spec.objectives.retain(|o| {
-        let ok = metric_names.contains(&o.metric);
-        if !ok {
-            warnings.push(format!("objective '{}' is not a metric of this benchmark; ignored", o.metric));
-        }
-        ok
-    });
-    if spec.objectives.len() == 1 {
-        warnings.push("fewer than two objectives left: single-objective setup".into());
-        spec.objectives.clear();
-    }
-    let multi = !spec.objectives.is_empty();
-    spec.methods.retain(|m| {
-        let ok = method_info(m).is_none_or(|info| fits(info.objectives, multi));
-        if !ok {
-            let why = if multi { "optimises a single objective" } else { "needs several objectives" };
-            warnings.push(format!("method '{m}' {why}; ignored"));
-        }
-        ok
-    });
-    if spec.methods.is_empty() {
-        spec.methods = ExperimentSpec::default().methods;
-    }
-    warnings
-}
-
-/// Whether a method can run with one (`multi` false) or several objectives.
-pub fn fits(objectives: MethodObjectives, multi: bool) -> bool {
-    match objectives {
-        MethodObjectives::Any => true,
-        MethodObjectives::Single => !multi,
-        MethodObjectives::Scalarized(_) | MethodObjectives::Pareto { .. } => multi,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -401,31 +331,5 @@ mod tests {
             let p = from_query(&format!("v=1&{bad}"));
             assert!(p.spec.objectives.is_empty() && p.warnings.len() == 1, "{bad}: {:?}", p.warnings);
         }
-    }
-
-    #[test]
-    fn objectives_reconcile_to_the_benchmark_and_methods_to_the_mode() {
-        let metrics: Vec<String> = vec!["metric_error".into(), "metric_latency".into()];
-        let choice = |m: &str| ObjectiveChoice { metric: m.into(), direction: None };
-        let mut spec = ExperimentSpec {
-            objectives: vec![choice("metric_error"), choice("metric_latency")],
-            methods: vec!["RS".into(), "GCP".into(), "EHVI".into()],
-            ..Default::default()
-        };
-        let w = reconcile_objectives(&mut spec, &metrics);
-        assert_eq!(spec.methods, ["RS", "EHVI"]);
-        assert!(w.len() == 1 && w[0].contains("'GCP' optimises a single objective"), "{w:?}");
-        let w = reconcile_objectives(&mut spec, &metrics[..1]);
-        assert!(spec.objectives.is_empty() && spec.methods == ["RS"], "{spec:?}");
-        assert_eq!(w.len(), 3, "{w:?}");
-    }
-
-    #[test]
-    fn reconcile_names_unknowns() {
-        let mut spec = ExperimentSpec { tasks: vec!["heart".into(), "nope".into()], methods: vec!["XX".into()], ..Default::default() };
-        let w = reconcile(&mut spec, &["heart".into()], &["RS"]);
-        assert_eq!(spec.tasks, vec!["heart".to_string()]);
-        assert_eq!(spec.methods, vec!["RS".to_string()]);
-        assert!(w[0].contains("'nope'") && w[1].contains("'XX'"), "{w:?}");
     }
 }

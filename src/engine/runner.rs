@@ -8,13 +8,14 @@ use serde::{Deserialize, Serialize};
 
 use super::benchmark::{Benchmark, Direction};
 use super::error::{EngineError, Result};
-use super::fidelity::runner::{run_mf_job_with, RaceSetup};
+use super::fidelity::runner::run_mf_job_with;
 use super::fidelity::RaceRow;
-use super::methods::{build_optimizer, method_info, MethodObjectives, TransferContext};
+use super::methods::{Evaluations, MethodObjectives, TransferContext};
 use super::optimizer::{job_rng, SearchState};
 use super::pareto::HypervolumeError;
+use super::registry::{MethodEntry, TransferNeed};
 use super::spec::TransferMode;
-use super::spec::{Job, ResolvedSpec};
+use super::spec::{Job, ResolvedSpec, RunMode};
 use super::transfer::{prior_rmse_on_target, PriorCache};
 use super::warping::scalarize_points;
 
@@ -95,47 +96,33 @@ pub fn run_job(
     progress: &mut dyn FnMut(JobProgress) -> bool,
 ) -> Result<Trace> {
     let task = bench.tasks.get(job.task).ok_or_else(|| EngineError::Spec(format!("task index {} out of range", job.task)))?;
-    if let Some(total) = resolved.spec.race_budget {
-        let setup = RaceSetup { total_budget: total, skip_steps: 0 };
-        let sign = resolved.direction.sign();
-        let mut on_step = |spent| progress(JobProgress::Budget { spent, total });
-        let race = run_mf_job_with(bench, job.task, &job.method, job.seed, &setup, sign, now, &mut on_step)?;
-        return Ok(Trace {
-            method: job.method.clone(),
-            blackbox: bench.name.clone(),
-            task: task.name.clone(),
-            seed: job.seed,
-            rows: Vec::new(),
-            prior_rmse: None,
-            race: race.rows,
-        });
-    }
+    let method = resolved.entry(job)?;
+    let iterations = match resolved.mode {
+        RunMode::Full { iterations } => iterations,
+        RunMode::Race { budget: total } => {
+            let sign = resolved.direction.sign();
+            let mut on_step = |spent| progress(JobProgress::Budget { spent, total });
+            let race = run_mf_job_with(bench, job.task, method, job.seed, total, sign, now, &mut on_step)?;
+            return Ok(Trace {
+                method: job.method.clone(),
+                blackbox: bench.name.clone(),
+                task: task.name.clone(),
+                seed: job.seed,
+                rows: Vec::new(),
+                prior_rmse: None,
+                race: race.rows,
+            });
+        }
+    };
     let candidates = bench.encoded_task(job.task);
     let values = &task.metrics[resolved.objective];
-    let sign = resolved.direction.sign();
     let multi = resolved.is_multi_objective();
     let loss_columns: Vec<Vec<f64>> = if multi { task_loss_columns(bench, resolved, job.task) } else { Vec::new() };
     let mut hv_tracker = multi.then(|| HypervolumeError::new(&loss_columns));
-    let info = method_info(&job.method).ok_or_else(|| EngineError::Spec(format!("unknown method '{}'", job.method)))?;
-    let prior = match info.prior {
-        Some(warp) => Some(priors.get(bench, resolved, job.task, warp, &mut |step, total| {
-            progress(JobProgress::Prior { step: step as u32, total: total as u32 })
-        })?),
-        None => None,
-    };
-    let prior_rmse = match (info.prior, &prior) {
-        (Some(warp), Some(p)) => Some(prior_rmse_on_target(bench, resolved, job.task, warp, p)),
-        _ => None,
-    };
-    let other_best = if info.uses_other_best { other_tasks_best(bench, resolved, job.task)? } else { Vec::new() };
-    let other_task_means = match info.other_task_gps {
-        Some(warp) => Some(priors.other_task_means(bench, resolved, job.task, warp)?),
-        None => None,
-    };
-    let other_data = if info.uses_other_data { other_tasks_data(bench, resolved, job.task) } else { Vec::new() };
-    let mut optimizer = build_optimizer(&job.method, TransferContext { prior, other_best, other_task_means, other_data })?;
+    let (transfer, prior_rmse) = transfer_context(bench, resolved, job.task, method, priors, progress)?;
+    let mut optimizer = method.build_full(transfer)?;
     let mut rng = job_rng(job.seed, &task.name);
-    let n = resolved.spec.iterations.min(task.len() as u32);
+    let n = iterations.min(task.len() as u32);
     let mut evaluated = vec![false; task.len()];
     let mut history: Vec<(usize, f64)> = Vec::with_capacity(n as usize);
     let mut loss_vectors: Vec<Vec<f64>> = Vec::with_capacity(if multi { n as usize } else { 0 });
@@ -144,7 +131,7 @@ pub fn run_job(
     let mut best = f64::NAN;
     for iteration in 0..n {
         let t0 = now();
-        let seen = match info.objectives {
+        let seen = match method.objectives() {
             // "+MO": the average of the objectives warped on the observations so far; the
             // warps change with every observation, so the whole history is recomputed.
             MethodObjectives::Scalarized(warp) if multi => {
@@ -154,7 +141,7 @@ pub fn run_job(
             _ => &history,
         };
         let state = SearchState { candidates: &candidates, evaluated: &evaluated, history: seen, objectives: &loss_vectors };
-        let pick = optimizer.suggest(&state, &mut rng)?;
+        let pick = optimizer.suggest(&state, &mut rng).map_err(|e| e.for_method(method.name))?;
         if pick >= task.len() || evaluated[pick] {
             return Err(EngineError::Method {
                 method: job.method.clone(),
@@ -162,7 +149,7 @@ pub fn run_job(
             });
         }
         let value = values[pick];
-        let loss = sign * value;
+        let loss = resolved.loss(value);
         optimizer.observe(pick, loss);
         let seconds = now() - t0;
         evaluated[pick] = true;
@@ -192,31 +179,67 @@ pub fn run_job(
     })
 }
 
+/// What `method` may learn from the other tasks, learned (or taken from `priors`) for held-out
+/// task `target`, and its prior's RMSE on the target (Fig. 4) when it has a prior.
+fn transfer_context(
+    bench: &Benchmark,
+    resolved: &ResolvedSpec,
+    target: usize,
+    method: &MethodEntry,
+    priors: &PriorCache,
+    progress: &mut dyn FnMut(JobProgress) -> bool,
+) -> Result<(TransferContext, Option<f64>)> {
+    let mut context = TransferContext::default();
+    let mut prior_rmse = None;
+    match method.transfer() {
+        TransferNeed::None => {}
+        TransferNeed::Prior(warp) => {
+            let prior = priors.get(bench, resolved, target, warp, &mut |step, total| {
+                progress(JobProgress::Prior { step: step as u32, total: total as u32 })
+            })?;
+            prior_rmse = Some(prior_rmse_on_target(bench, resolved, target, warp, &prior));
+            context.prior = Some(prior);
+        }
+        TransferNeed::OtherBest => context.other_best = other_tasks_best(bench, resolved, target)?,
+        TransferNeed::OtherTaskGps(warp) => context.other_task_means = Some(priors.other_task_means(bench, resolved, target, warp)?),
+        TransferNeed::OtherData => context.other_data = other_tasks_data(bench, resolved, target)?,
+    }
+    Ok((context, prior_rmse))
+}
+
 /// Losses (smaller is better) of every objective of `resolved` on task `t`: `[objective][config]`.
 pub fn task_loss_columns(bench: &Benchmark, resolved: &ResolvedSpec, t: usize) -> Vec<Vec<f64>> {
     resolved.objectives.iter().map(|&(m, d)| bench.tasks[t].metrics[m].iter().map(|v| d.sign() * v).collect()).collect()
 }
 
 /// Every evaluation (encoded configurations, losses) of every task but `target`, in task order.
-pub fn other_tasks_data(bench: &Benchmark, resolved: &ResolvedSpec, target: usize) -> Vec<(Vec<Vec<f64>>, Vec<f64>)> {
-    let sign = resolved.direction.sign();
-    (0..bench.tasks.len())
-        .filter(|&t| t != target)
-        .map(|t| (bench.encoded_task(t), bench.tasks[t].metrics[resolved.objective].iter().map(|v| sign * v).collect()))
-        .collect()
+pub fn other_tasks_data(bench: &Benchmark, resolved: &ResolvedSpec, target: usize) -> Result<Vec<Evaluations>> {
+    require_transfer(resolved)?;
+    Ok((0..bench.tasks.len()).filter(|&t| t != target).map(|t| (bench.encoded_task(t), objective_losses(bench, resolved, t))).collect())
+}
+
+/// The objective's losses (smaller is better) on every configuration of task `t`.
+pub fn objective_losses(bench: &Benchmark, resolved: &ResolvedSpec, t: usize) -> Vec<f64> {
+    bench.tasks[t].metrics[resolved.objective].iter().map(|&v| resolved.loss(v)).collect()
+}
+
+/// Learning from the other tasks needs the leave-one-task-out protocol (checked by
+/// [`crate::engine::spec::ExperimentSpec::resolve`] too; this guards direct callers).
+fn require_transfer(resolved: &ResolvedSpec) -> Result<()> {
+    if resolved.spec.transfer != TransferMode::LeaveOneTaskOut {
+        return Err(EngineError::Spec("methods that learn from the other tasks need transfer mode 'leave one task out'".into()));
+    }
+    Ok(())
 }
 
 /// The best configuration (encoded) of every task but `target`, in task order.
 pub fn other_tasks_best(bench: &Benchmark, resolved: &ResolvedSpec, target: usize) -> Result<Vec<Vec<f64>>> {
-    if resolved.spec.transfer != TransferMode::LeaveOneTaskOut {
-        return Err(EngineError::Spec("WS-GP and AutoGP need transfer mode 'leave one task out'".into()));
-    }
-    let sign = resolved.direction.sign();
+    require_transfer(resolved)?;
     Ok((0..bench.tasks.len())
         .filter(|&t| t != target)
         .filter_map(|t| {
-            let values = &bench.tasks[t].metrics[resolved.objective];
-            let best = (0..values.len()).min_by(|&a, &b| (sign * values[a]).total_cmp(&(sign * values[b])))?;
+            let losses = objective_losses(bench, resolved, t);
+            let best = (0..losses.len()).min_by(|&a, &b| losses[a].total_cmp(&losses[b]))?;
             Some(bench.space.encode(&bench.tasks[t].configs[best]))
         })
         .collect())

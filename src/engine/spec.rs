@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 use super::benchmark::{Benchmark, Direction};
 use super::error::{EngineError, Result};
 use super::loaders::table::ColumnRoles;
-use super::methods::{method_info, MethodObjectives};
+use super::methods::MethodObjectives;
+use super::registry::{self, MethodEntry, RunKind};
 
 /// Current spec and link version.
 pub const SPEC_VERSION: u32 = 1;
@@ -171,11 +172,58 @@ pub const MAX_RACE_BUDGET: u64 = 100_000;
 /// Most objectives of a multi-objective run (exact hypervolumes grow fast with the dimension).
 pub const MAX_OBJECTIVES: usize = 5;
 
-/// A spec checked against its benchmark, with names resolved to indices.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// How each run of an experiment spends its budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunMode {
+    /// `iterations` full evaluations per run.
+    Full {
+        /// Evaluations per run.
+        iterations: u32,
+    },
+    /// A multi-fidelity race of `budget` units per run.
+    Race {
+        /// Budget units per run.
+        budget: u64,
+    },
+}
+
+impl RunMode {
+    /// The kind of run, which says which methods exist.
+    pub fn kind(self) -> RunKind {
+        match self {
+            RunMode::Full { .. } => RunKind::Full,
+            RunMode::Race { .. } => RunKind::Race,
+        }
+    }
+
+    /// Units of progress of one run: iterations, or budget units.
+    pub fn units(self) -> u64 {
+        match self {
+            RunMode::Full { iterations } => iterations as u64,
+            RunMode::Race { budget } => budget,
+        }
+    }
+
+    /// "20 iterations" or "200 budget units".
+    pub fn describe(self) -> String {
+        match self {
+            RunMode::Full { iterations } => format!("{iterations} iteration{}", if iterations == 1 { "" } else { "s" }),
+            RunMode::Race { budget } => format!("{budget} budget unit{}", if budget == 1 { "" } else { "s" }),
+        }
+    }
+}
+
+/// A spec checked against its benchmark (the linfa pattern: parameters → checked
+/// parameters): names resolved to indices and registry entries, the run mode made explicit.
+/// Built only by [`ExperimentSpec::resolve`]; the workers resolve the spec they are sent.
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResolvedSpec {
     /// The spec as given.
     pub spec: ExperimentSpec,
+    /// Full evaluations or a race, with its length.
+    pub mode: RunMode,
+    /// The methods, in the spec's order.
+    pub methods: Vec<&'static MethodEntry>,
     /// Objective metric index.
     pub objective: usize,
     /// Effective direction of the objective.
@@ -198,10 +246,6 @@ pub struct Job {
     pub seed: u64,
 }
 
-/// Multi-fidelity methods a new race starts with: the paper's method and the baselines that
-/// cost next to nothing (DEHB and the ablations are one click away).
-pub const DEFAULT_RACE_METHODS: &[&str] = &["RS", "Hyperband", "ASHA", "BOHB", "DyHPO"];
-
 /// Race budget proposed for curves of `steps` budget steps: five full trainings — enough for
 /// the methods to separate, small enough for a first race in the browser to take about a
 /// minute. (The paper's LCBench protocol, 1,000 epochs ≈ 19 full trainings, is one edit away.)
@@ -210,33 +254,13 @@ pub fn default_race_budget(steps: usize) -> u64 {
 }
 
 impl ExperimentSpec {
-    /// Switches to a race of `budget` units (`Some`) or back to full evaluations (`None`),
-    /// keeping the methods that exist in the new mode (the defaults when none does) and
-    /// dropping the multi-objective choice (races optimise one objective). Returns a message
-    /// for every method dropped.
-    pub fn set_race(&mut self, budget: Option<u64>) -> Vec<String> {
-        use crate::engine::fidelity::runner::MF_METHODS;
-        self.race_budget = budget;
-        let known = |m: &str| if budget.is_some() { MF_METHODS.iter().any(|i| i.name == m) } else { method_info(m).is_some() };
-        let mut dropped = Vec::new();
-        self.methods.retain(|m| {
-            let ok = known(m);
-            if !ok {
-                dropped.push(format!("'{m}' does not run in this mode; removed"));
-            }
-            ok
-        });
-        if self.methods.is_empty() || (budget.is_some() && self.methods == ["RS"]) {
-            self.methods = if budget.is_some() {
-                DEFAULT_RACE_METHODS.iter().map(|m| m.to_string()).collect()
-            } else {
-                ExperimentSpec::default().methods
-            };
+    /// Full evaluations or a race, as the spec says.
+    pub fn run_kind(&self) -> RunKind {
+        if self.race_budget.is_some() {
+            RunKind::Race
+        } else {
+            RunKind::Full
         }
-        if budget.is_some() {
-            self.objectives.clear();
-        }
-        dropped
     }
 
     /// Checks the spec against a benchmark.
@@ -252,14 +276,13 @@ impl ExperimentSpec {
             return self.resolve_race(bench, budget, objectives);
         }
         let multi = objectives.len() > 1;
-        for m in &self.methods {
-            let info = method_info(m).ok_or_else(|| EngineError::Spec(format!("unknown method '{m}'")))?;
-            if (info.prior.is_some() || info.uses_other_best || info.other_task_gps.is_some())
-                && self.transfer != TransferMode::LeaveOneTaskOut
-            {
+        let methods = self.resolve_methods(RunKind::Full)?;
+        for info in &methods {
+            let m = info.name;
+            if info.transfer().learns_from_other_tasks() && self.transfer != TransferMode::LeaveOneTaskOut {
                 return Err(EngineError::Spec(format!("{m} learns from the other tasks: choose transfer 'leave one task out'")));
             }
-            match info.objectives {
+            match info.objectives() {
                 MethodObjectives::Any => {}
                 MethodObjectives::Single if multi => {
                     return Err(EngineError::Spec(format!(
@@ -295,7 +318,12 @@ impl ExperimentSpec {
                 )));
             }
         }
-        Ok(ResolvedSpec { spec: self.clone(), objective, direction, tasks, objectives })
+        let mode = RunMode::Full { iterations: self.iterations };
+        Ok(ResolvedSpec { spec: self.clone(), mode, methods, objective, direction, tasks, objectives })
+    }
+
+    fn resolve_methods(&self, kind: RunKind) -> Result<Vec<&'static MethodEntry>> {
+        self.methods.iter().map(|m| registry::lookup(kind, m)).collect()
     }
 
     fn resolve_tasks(&self, bench: &Benchmark) -> Result<Vec<usize>> {
@@ -310,18 +338,10 @@ impl ExperimentSpec {
 
     /// A multi-fidelity race: multi-fidelity methods, one objective, curves on every task.
     fn resolve_race(&self, bench: &Benchmark, budget: u64, objectives: Vec<(usize, Direction)>) -> Result<ResolvedSpec> {
-        use crate::engine::fidelity::runner::MF_METHODS;
         if objectives.len() > 1 {
             return Err(EngineError::Spec("a multi-fidelity race optimises one objective".into()));
         }
-        for m in &self.methods {
-            if !MF_METHODS.iter().any(|i| i.name == m) {
-                return Err(EngineError::Spec(format!(
-                    "'{m}' is not a multi-fidelity method; a race runs {}",
-                    MF_METHODS.iter().map(|i| i.name).collect::<Vec<_>>().join(", ")
-                )));
-            }
-        }
+        let methods = self.resolve_methods(RunKind::Race)?;
         if self.seeds == 0 || self.seeds > MAX_SEEDS {
             return Err(EngineError::Spec(format!("seeds must be between 1 and {MAX_SEEDS}, got {}", self.seeds)));
         }
@@ -338,7 +358,8 @@ impl ExperimentSpec {
             }
         }
         let (objective, direction) = objectives[0];
-        Ok(ResolvedSpec { spec: self.clone(), objective, direction, tasks, objectives })
+        let mode = RunMode::Race { budget };
+        Ok(ResolvedSpec { spec: self.clone(), mode, methods, objective, direction, tasks, objectives })
     }
 
     /// The objectives with their effective directions: `objective` alone, or `objectives`.
@@ -377,6 +398,29 @@ impl ResolvedSpec {
         self.objectives.len() > 1
     }
 
+    /// The registry entry of a job's method (jobs carry the name: it is what links, files and
+    /// the workers' messages hold).
+    pub fn entry(&self, job: &Job) -> Result<&'static MethodEntry> {
+        self.methods
+            .iter()
+            .copied()
+            .find(|m| m.name == job.method)
+            .ok_or_else(|| EngineError::Spec(format!("method '{}' is not part of this experiment", job.method)))
+    }
+
+    /// The race budget, if this is a race.
+    pub fn race_budget(&self) -> Option<u64> {
+        match self.mode {
+            RunMode::Race { budget } => Some(budget),
+            RunMode::Full { .. } => None,
+        }
+    }
+
+    /// The loss (smaller is better) of a value of the objective: sign × value.
+    pub fn loss(&self, value: f64) -> f64 {
+        self.direction.sign() * value
+    }
+
     /// Every (method, task, seed) job, in a fixed order.
     pub fn jobs(&self) -> Vec<Job> {
         let mut jobs = Vec::new();
@@ -394,25 +438,7 @@ impl ResolvedSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn switching_race_mode_keeps_the_methods_that_exist_in_it() {
-        let mut spec = ExperimentSpec { methods: vec!["RS".into(), "GCP+prior".into()], ..Default::default() };
-        let dropped = spec.set_race(Some(200));
-        assert_eq!(spec.race_budget, Some(200));
-        assert_eq!(dropped.len(), 1);
-        // A lone RS is no race: the defaults come in.
-        assert_eq!(spec.methods, DEFAULT_RACE_METHODS);
-        // Methods that race are kept.
-        let mut kept = ExperimentSpec { methods: vec!["ASHA".into(), "RS".into()], ..Default::default() };
-        assert!(kept.set_race(Some(50)).is_empty());
-        assert_eq!(kept.methods, vec!["ASHA", "RS"]);
-        spec.methods.push("DyHPO (fast)".into());
-        let dropped = spec.set_race(None);
-        assert_eq!(spec.methods, vec!["RS"]);
-        assert_eq!(dropped.len(), 5);
-        assert_eq!(default_race_budget(40), 200);
-    }
+    use crate::engine::registry::TransferNeed;
 
     #[test]
     fn data_refs_round_trip_and_reject_tampering() {
@@ -426,12 +452,34 @@ mod tests {
     }
 
     #[test]
-    fn transfer_methods_need_leave_one_task_out() {
-        let bench = crate::engine::bundled::quadratic_family();
-        let spec = ExperimentSpec { methods: vec!["RS".into(), "CTS".into()], transfer: TransferMode::None, ..Default::default() };
-        let e = spec.resolve(&bench).unwrap_err().to_string();
-        assert!(e.contains("CTS learns from the other tasks"), "{e}");
-        assert!(ExperimentSpec { transfer: TransferMode::LeaveOneTaskOut, ..spec }.resolve(&bench).is_ok());
+    fn every_transfer_method_needs_leave_one_task_out_and_runs_with_it() {
+        use crate::engine::bundled::{quadratic_family, tradeoff_family};
+        let transfer: Vec<_> = registry::of_kind(RunKind::Full).filter(|m| m.transfer().learns_from_other_tasks()).collect();
+        assert_eq!(
+            transfer.len(),
+            14,
+            "CTS, TS, GCP+prior, GP+prior, WS-GP, AutoGP, ABLR (2), SGPT (2) and the four +MO variants with a prior"
+        );
+        for m in transfer {
+            let (bench, objectives) = match m.objectives() {
+                MethodObjectives::Single => (quadratic_family(), Vec::new()),
+                _ => (
+                    tradeoff_family(),
+                    ["metric_error", "metric_latency"].iter().map(|n| ObjectiveChoice { metric: n.to_string(), direction: None }).collect(),
+                ),
+            };
+            let spec = ExperimentSpec { methods: vec![m.name.into()], transfer: TransferMode::None, objectives, ..Default::default() };
+            let e = spec.resolve(&bench).unwrap_err().to_string();
+            assert!(e.contains(&format!("{} learns from the other tasks", m.name)), "{e}");
+            assert!(ExperimentSpec { transfer: TransferMode::LeaveOneTaskOut, ..spec }.resolve(&bench).is_ok(), "{}", m.name);
+        }
+        let bench = quadratic_family();
+        let none =
+            registry::of_kind(RunKind::Full).filter(|m| m.transfer() == TransferNeed::None && m.objectives() == MethodObjectives::Single);
+        for m in none {
+            let spec = ExperimentSpec { methods: vec![m.name.into()], transfer: TransferMode::None, ..Default::default() };
+            assert!(spec.resolve(&bench).is_ok(), "{}", m.name);
+        }
     }
 
     #[test]

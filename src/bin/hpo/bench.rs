@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use hpo_playground::engine::benchmark::Benchmark;
 use hpo_playground::engine::fidelity::dyhpo::{race_with_observations, DyHpo};
-use hpo_playground::engine::fidelity::runner::{race_curves, RaceSetup};
+use hpo_playground::engine::fidelity::runner::race_curves;
 use hpo_playground::engine::fidelity::MultiFidelityOptimizer;
 use hpo_playground::engine::gp::{FittedGp, GpSettings};
 use hpo_playground::engine::loaders::copula::load_copula_format;
@@ -107,8 +107,7 @@ fn dyhpo_steps(lcbench_dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
         Ok(b) => (b, "LCBench task 0, 2,000 configurations × 51 epochs"),
         Err(_) => (hpo_playground::engine::bundled::crossing_curves_family(), "crossing curves, 256 configurations × 40 epochs"),
     };
-    let setup = RaceSetup { total_budget: 1000, skip_steps: 0 };
-    let (values, _) = race_curves(&bench, 0, &setup)?;
+    let (values, _) = race_curves(&bench, 0)?;
     let candidates = bench.encoded_task(0);
     let sign = bench.metrics[bench.objective].direction.sign();
     for (name, make) in [("DyHPO", DyHpo::new as fn() -> DyHpo), ("DyHPO (fast)", DyHpo::fast)] {

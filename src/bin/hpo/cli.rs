@@ -13,11 +13,12 @@ use hpo_playground::engine::fidelity::report::race_traces;
 use hpo_playground::engine::loaders::copula::load_copula_format;
 use hpo_playground::engine::loaders::curves::{load_lcbench_members, LCBENCH_ARCHIVE, LCBENCH_FILES};
 use hpo_playground::engine::loaders::upload::{load_file, LoadFailure};
-use hpo_playground::engine::methods::method_info;
 use hpo_playground::engine::metrics::{
     adtm_curves, average_ranks, band, hv_error_curves, improvement_over_rs, mean_dtm_curve, prior_effects,
 };
+use hpo_playground::engine::optimizer::fnv1a;
 use hpo_playground::engine::permalink::{from_query, to_query};
+use hpo_playground::engine::registry::{baseline, of_kind, RunKind};
 use hpo_playground::engine::runner::{run_job, Trace};
 use hpo_playground::engine::spec::{DataRef, ExperimentSpec, ResolvedSpec};
 use hpo_playground::engine::transfer::PriorCache;
@@ -65,8 +66,10 @@ enum Command {
         #[arg(long, default_value = "../shared/benchmarks/quantile-transfer")]
         shared_dir: PathBuf,
     },
-    /// Multi-fidelity runs (DyHPO and its ablation, RS, Hyperband, ASHA, BOHB, DEHB) with the
-    /// DyHPO paper's summaries (regret, ranks, CD at 50% and 100%, Fig. 6).
+    /// List every method (the registry): kind of run, name, cost, paper section, summary.
+    Methods,
+    /// Multi-fidelity runs (`hpo methods` lists those of a race) with the DyHPO paper's
+    /// summaries (regret, ranks, CD at 50% and 100%, Fig. 6).
     Race {
         /// `curves` (bundled crossing curves), `lcbench` (the shared LCBench tables) or a
         /// learning-curve CSV (columns e1..eN, minimised).
@@ -75,7 +78,7 @@ enum Command {
         /// Where the LCBench tables are.
         #[arg(long, default_value = "../shared/benchmarks/lcbench-surrogate")]
         lcbench_dir: PathBuf,
-        /// Comma-separated methods (default: all).
+        /// Comma-separated race methods (default: every race method of `hpo methods`).
         #[arg(long)]
         methods: Option<String>,
         /// Comma-separated task names or indices (default: all).
@@ -110,6 +113,10 @@ pub fn main() -> CliResult<()> {
     match Cli::parse().command {
         Command::Run { link, spec, data, shared_dir, out, threads } => run(link, spec, data, &shared_dir, &out, threads),
         Command::Info { data } => info(&data),
+        Command::Methods => {
+            list_methods();
+            Ok(())
+        }
         Command::Generate { name, out } => generate(&name, &out),
         Command::Bench { shared_dir } => crate::bench::run(&shared_dir),
         Command::Race { data, lcbench_dir, methods, tasks, seeds, budget, out, threads } => {
@@ -250,7 +257,7 @@ fn run(
     std::fs::write(out.join("spec.json"), serde_json::to_string_pretty(&spec)?)?;
     println!("{} jobs in {elapsed:.3} s; wrote {}/traces.csv, traces-detailed.csv and spec.json", jobs.len(), out.display());
     println!("link: ?{}", to_query(&spec));
-    if let Some(total) = spec.race_budget {
+    if let Some(total) = resolved.race_budget() {
         let races = race_traces(&traces);
         crate::race::summarize_and_write(&bench, &resolved.tasks, resolved.direction.sign(), &races, &spec.methods, total, out)?;
         return Ok(());
@@ -259,7 +266,7 @@ fn run(
         print_hv_errors(&resolved, &traces);
         return Ok(());
     }
-    if spec.methods.iter().any(|m| m == "RS") && spec.methods.len() > 1 {
+    if resolved.methods.iter().any(|m| m.is_baseline()) && resolved.methods.len() > 1 {
         print_table2(&bench, &resolved, &traces);
     }
     for m in &spec.methods {
@@ -279,7 +286,7 @@ fn run(
 /// Fig. 7 in numbers: mean normalised hypervolume error (over tasks, then seeds) at a few
 /// iterations, with the 95% band half-width, and each method's rank at the last iteration.
 fn print_hv_errors(resolved: &ResolvedSpec, traces: &[Trace]) {
-    let n = resolved.spec.iterations as usize;
+    let n = resolved.mode.units() as usize;
     let marks: Vec<usize> = [10, 25, 50, 100, 200].into_iter().filter(|&m| m < n).chain([n]).collect();
     println!("hypervolume error (normalised; mean over tasks and seeds ± 95% band half-width)");
     println!("{:<16}{}", "method", marks.iter().map(|m| format!("{:>18}", format!("iter {m}"))).collect::<String>());
@@ -317,6 +324,23 @@ fn info(path: &Path) -> CliResult<()> {
     Ok(())
 }
 
+fn list_methods() {
+    for kind in [RunKind::Full, RunKind::Race] {
+        println!(
+            "{}",
+            if kind == RunKind::Full {
+                "full evaluations (methods=… in a link):"
+            } else {
+                "multi-fidelity race (race=BUDGET in a link):"
+            }
+        );
+        for m in of_kind(kind) {
+            println!("  {:<14} {:<8} {}", m.name, format!("{:?}", m.cost).to_lowercase(), m.summary);
+            println!("  {:<14} {:<8} {}", "", "", m.paper);
+        }
+    }
+}
+
 fn generate(name: &str, out: &Path) -> CliResult<()> {
     match bundled_csv(name) {
         Some(csv) => std::fs::write(out, csv)?,
@@ -329,11 +353,12 @@ fn generate(name: &str, out: &Path) -> CliResult<()> {
 /// Table 2 of the copula paper for this run: mean improvement over RS per method (averaged
 /// over tasks) and the average rank over tasks.
 fn print_table2(bench: &Benchmark, resolved: &hpo_playground::engine::spec::ResolvedSpec, traces: &[Trace]) {
-    let methods: Vec<&String> = resolved.spec.methods.iter().filter(|m| *m != "RS").collect();
+    let methods: Vec<&str> = resolved.methods.iter().filter(|m| !m.is_baseline()).map(|m| m.name).collect();
+    let rs_name = baseline(RunKind::Full).name;
     let mut scores = Vec::new();
     for &t in &resolved.tasks {
         let task = &bench.tasks[t].name;
-        let Some(rs) = mean_dtm_curve(traces, bench, resolved.objective, resolved.direction, "RS", task) else { continue };
+        let Some(rs) = mean_dtm_curve(traces, bench, resolved.objective, resolved.direction, rs_name, task) else { continue };
         scores.push(
             methods
                 .iter()
@@ -350,7 +375,7 @@ fn print_table2(bench: &Benchmark, resolved: &hpo_playground::engine::spec::Reso
         let mean = scores.iter().map(|r| r[k]).sum::<f64>() / scores.len().max(1) as f64;
         println!("  {m:<10} {mean:>7.3} (average rank {:.2})", ranks[k]);
     }
-    for m in methods.iter().filter(|m| method_info(m).is_some_and(|i| i.prior.is_some())) {
+    for m in resolved.methods.iter().filter(|m| m.transfer().prior().is_some()).map(|m| m.name) {
         let effects = prior_effects(traces, bench, resolved.objective, resolved.direction, m);
         if effects.is_empty() {
             continue;
@@ -372,10 +397,4 @@ fn cache_key(spec: &ExperimentSpec) -> String {
 /// a rebuilt binary (changed code) never reuses another build's traces.
 pub fn build_fingerprint() -> u64 {
     std::env::current_exe().and_then(std::fs::read).map(|b| fnv1a(&b)).unwrap_or(0)
-}
-
-/// 64-bit FNV-1a: a stable name for a link's run cache (std's hasher may change between
-/// Rust versions).
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
 }

@@ -11,10 +11,11 @@ use hpo_playground::engine::benchmark::Direction;
 use hpo_playground::engine::bundled::crossing_curves_family;
 use hpo_playground::engine::export::race_traces_csv;
 use hpo_playground::engine::fidelity::report::task_curves;
-use hpo_playground::engine::fidelity::runner::{run_mf_job, RaceSetup, MF_METHODS};
+use hpo_playground::engine::fidelity::runner::run_mf_job;
 use hpo_playground::engine::fidelity::summary::{summarize, RaceSummary};
 use hpo_playground::engine::fidelity::RaceTrace;
 use hpo_playground::engine::loaders::curves::{load_curve_table, load_lcbench_members, LCBENCH_FILES};
+use hpo_playground::engine::registry::{lookup, of_kind, MethodEntry, RunKind};
 use hpo_playground::engine::EngineError;
 
 use crate::cli::CliResult;
@@ -68,22 +69,24 @@ fn select_tasks(bench: &Benchmark, tasks: Option<&str>) -> CliResult<Vec<usize>>
 
 pub fn run(args: RaceArgs) -> CliResult<()> {
     let bench = load(args.data, args.lcbench_dir)?;
-    let methods: Vec<String> = match args.methods {
-        Some(list) => list.split(',').map(|m| m.trim().to_string()).collect(),
-        None => MF_METHODS.iter().map(|m| m.name.to_string()).collect(),
+    let methods: Vec<&'static MethodEntry> = match args.methods {
+        Some(list) => list.split(',').map(|m| lookup(RunKind::Race, m.trim())).collect::<Result<_, _>>()?,
+        None => of_kind(RunKind::Race).collect(),
     };
     let tasks = select_tasks(&bench, args.tasks)?;
-    let setup = RaceSetup { total_budget: args.budget, skip_steps: 0 };
+    let budget = args.budget;
     let mut jobs = Vec::new();
     for &t in &tasks {
-        for m in &methods {
+        for &m in &methods {
             for seed in 0..args.seeds {
-                jobs.push((t, m.clone(), seed));
+                jobs.push((t, m, seed));
             }
         }
     }
-    // Slow methods first, so the pool stays busy to the end.
-    jobs.sort_by_key(|(_, m, _)| !m.starts_with("DyHPO"));
+    // Costly methods first, so the pool stays busy to the end; results are put back in
+    // (task, method, seed) order below, so the output does not depend on the schedule.
+    let mut schedule: Vec<usize> = (0..jobs.len()).collect();
+    schedule.sort_by_key(|&k| std::cmp::Reverse(jobs[k].1.cost));
     eprintln!(
         "{} runs ({} tasks × {} methods × {} seeds) on {} threads",
         jobs.len(),
@@ -98,25 +101,31 @@ pub fn run(args: RaceArgs) -> CliResult<()> {
     // Cached per build: a rebuilt binary never reuses an older build's runs.
     let runs_dir = args.out.join("runs").join(format!("{:016x}", crate::cli::build_fingerprint()));
     std::fs::create_dir_all(&runs_dir)?;
-    let traces: Vec<RaceTrace> = jobs
+    let scheduled: Vec<(usize, RaceTrace)> = schedule
         .par_iter()
-        .map(|(t, m, seed)| {
+        .map(|&k| {
+            let (t, m, seed) = jobs[k];
             let started = Instant::now();
             // Each run is cached, so a long replication can be stopped and resumed.
-            let cached =
-                runs_dir.join(format!("{}-{}-{seed}-{}.json", m.replace([' ', '/'], "_"), bench.tasks[*t].name, setup.total_budget));
+            let cached = runs_dir.join(format!("{}-{}-{seed}-{budget}.json", m.name.replace([' ', '/'], "_"), bench.tasks[t].name));
             if let Some(trace) = std::fs::read(&cached).ok().and_then(|b| serde_json::from_slice::<RaceTrace>(&b).ok()) {
-                return Ok(trace);
+                return Ok((k, trace));
             }
-            let trace = run_mf_job(&bench, *t, m, *seed, &setup, &now)?;
+            let trace = run_mf_job(&bench, t, m, seed, budget, &now)?;
             if let Ok(json) = serde_json::to_vec(&trace) {
                 let _ = std::fs::write(&cached, json);
             }
-            let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            eprintln!("[{k}/{}] {m} on {} seed {seed}: {:.1} s", jobs.len(), bench.tasks[*t].name, started.elapsed().as_secs_f64());
-            Ok(trace)
+            let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            eprintln!("[{n}/{}] {} on {} seed {seed}: {:.1} s", jobs.len(), m.name, bench.tasks[t].name, started.elapsed().as_secs_f64());
+            Ok((k, trace))
         })
         .collect::<Result<_, EngineError>>()?;
+    let mut traces: Vec<Option<RaceTrace>> = vec![None; jobs.len()];
+    for (k, trace) in scheduled {
+        traces[k] = Some(trace);
+    }
+    let traces: Vec<RaceTrace> = traces.into_iter().flatten().collect();
+    let methods: Vec<String> = methods.iter().map(|m| m.name.to_string()).collect();
     let sign = bench.metrics[bench.objective].direction.sign();
     summarize_and_write(&bench, &tasks, sign, &traces, &methods, args.budget, args.out)?;
     println!("finished in {:.1} s", origin.elapsed().as_secs_f64());
@@ -135,8 +144,7 @@ pub fn summarize_and_write(
     budget: u64,
     out: &Path,
 ) -> CliResult<()> {
-    let setup = RaceSetup { total_budget: budget, skip_steps: 0 };
-    let curves = task_curves(bench, tasks, sign, &setup)?;
+    let curves = task_curves(bench, tasks, sign)?;
     let summary = summarize(traces, methods, &curves, budget);
     std::fs::create_dir_all(out)?;
     write_traces(&out.join("race-traces.csv"), traces)?;

@@ -22,6 +22,7 @@ use super::deep_kernel::{fit, CurvePoint, DeepKernel, DeepKernelSettings, FitRep
 use super::{MultiFidelityOptimizer, Race, Request};
 use crate::engine::error::{EngineError, Result};
 use crate::engine::optimizer::{index_below, MethodRng};
+use crate::engine::registry::{CostClass, MethodEntry, MethodKind};
 use crate::engine::stats::expected_improvement;
 
 /// Observations the surrogate of "DyHPO (fast)" sees at most.
@@ -234,6 +235,33 @@ pub fn race_with_observations(values: &[Vec<f64>], observations: usize, sign: f6
     }
     race
 }
+
+/// Registry entry: the paper's method.
+pub const DYHPO: MethodEntry = MethodEntry {
+    name: "DyHPO",
+    summary: "Deep-kernel GP over learning curves, multi-fidelity EI, one budget unit per step (Wistuba et al. 2022)",
+    paper: "Wistuba, Kadra & Grabocka 2022, §4, Alg. 1",
+    cost: CostClass::Heavy,
+    kind: MethodKind::Race { build: || Box::new(DyHpo::new()) },
+};
+
+/// Registry entry: the paper's ablation without the learning-curve input.
+pub const DYHPO_WITHOUT_CNN: MethodEntry = MethodEntry {
+    name: "DyHPO w/o CNN",
+    summary: "DyHPO without the learning-curve input (the paper's ablation)",
+    paper: "Wistuba, Kadra & Grabocka 2022, §5.2",
+    cost: CostClass::Heavy,
+    kind: MethodKind::Race { build: || Box::new(DyHpo::without_cnn()) },
+};
+
+/// Registry entry: not the paper's method (see [`DyHpo::fast`]).
+pub const DYHPO_FAST: MethodEntry = MethodEntry {
+    name: "DyHPO (fast)",
+    summary: "Not the paper's method: DyHPO fitted on at most 256 observations (latest of each configuration first), for speed",
+    paper: "Wistuba, Kadra & Grabocka 2022, Alg. 1, with this project's shortcuts (docs/methods.md)",
+    cost: CostClass::Model,
+    kind: MethodKind::Race { build: || Box::new(DyHpo::fast()) },
+};
 
 #[cfg(test)]
 mod tests {

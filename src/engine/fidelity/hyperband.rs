@@ -23,6 +23,7 @@ use std::collections::VecDeque;
 use super::{MultiFidelityOptimizer, Race, Request};
 use crate::engine::error::{EngineError, Result};
 use crate::engine::optimizer::{index_below, MethodRng};
+use crate::engine::registry::{CostClass, MethodEntry, MethodKind};
 
 /// The halving rate of the papers.
 pub const ETA: u32 = 3;
@@ -217,6 +218,33 @@ impl MultiFidelityOptimizer for Asha {
         Ok(Request { config: fresh_config(race, rng, "ASHA")?, budget: self.rungs[0] })
     }
 }
+
+/// Registry entry: random search in a race.
+pub const RS_FULL_BUDGET: MethodEntry = MethodEntry {
+    name: "RS",
+    summary: "Random search: fresh random configurations, each trained to the full budget",
+    paper: "Wistuba, Kadra & Grabocka 2022, §4.3 (baseline)",
+    cost: CostClass::Instant,
+    kind: MethodKind::Race { build: || Box::new(FullBudgetRandomSearch) },
+};
+
+/// Registry entry.
+pub const HYPERBAND: MethodEntry = MethodEntry {
+    name: "Hyperband",
+    summary: "Hyperband, η = 3 (Li et al. 2018)",
+    paper: "Li et al. 2018, Alg. 1; a baseline of Wistuba et al. 2022, §4.3",
+    cost: CostClass::Instant,
+    kind: MethodKind::Race { build: || Box::new(Hyperband::new()) },
+};
+
+/// Registry entry.
+pub const ASHA: MethodEntry = MethodEntry {
+    name: "ASHA",
+    summary: "Asynchronous successive halving, η = 3 (Li et al. 2020)",
+    paper: "Li et al. 2020, Alg. 2; a baseline of Wistuba et al. 2022, §4.3",
+    cost: CostClass::Instant,
+    kind: MethodKind::Race { build: || Box::new(Asha::new()) },
+};
 
 #[cfg(test)]
 mod tests {

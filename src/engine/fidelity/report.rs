@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::analysis::GroundTruth;
-use super::runner::{race_curves, RaceSetup};
+use super::runner::race_curves;
 use super::summary::{summarize, RaceSummary, TaskCurves};
 use super::{RaceRow, RaceTrace};
 use crate::engine::benchmark::Benchmark;
@@ -14,10 +14,10 @@ use crate::engine::spec::ResolvedSpec;
 
 /// Raced curves and ground truth of `tasks`, keyed by task name; `sign` is +1 when smaller
 /// is better.
-pub fn task_curves(bench: &Benchmark, tasks: &[usize], sign: f64, setup: &RaceSetup) -> Result<BTreeMap<String, TaskCurves>> {
+pub fn task_curves(bench: &Benchmark, tasks: &[usize], sign: f64) -> Result<BTreeMap<String, TaskCurves>> {
     let mut curves = BTreeMap::new();
     for &t in tasks {
-        let (values, _) = race_curves(bench, t, setup)?;
+        let (values, _) = race_curves(bench, t)?;
         let truth = GroundTruth::new(&values, sign);
         curves.insert(bench.tasks[t].name.clone(), TaskCurves { values, truth });
     }
@@ -35,13 +35,12 @@ pub fn race_traces(traces: &[Trace]) -> Vec<RaceTrace> {
 
 /// The summary of a race run (`None` when the spec is not a race or nothing has finished).
 pub fn summarize_run(bench: &Benchmark, resolved: &ResolvedSpec, traces: &[Trace]) -> Option<RaceSummary> {
-    let total = resolved.spec.race_budget?;
+    let total = resolved.race_budget()?;
     let races = race_traces(traces);
     if races.is_empty() {
         return None;
     }
-    let setup = RaceSetup { total_budget: total, skip_steps: 0 };
-    let curves = task_curves(bench, &resolved.tasks, resolved.direction.sign(), &setup).ok()?;
+    let curves = task_curves(bench, &resolved.tasks, resolved.direction.sign()).ok()?;
     let methods: Vec<String> = resolved.spec.methods.iter().filter(|m| races.iter().any(|r| &r.method == *m)).cloned().collect();
     let summary = summarize(&races, &methods, &curves, total);
     (!summary.tasks.is_empty()).then_some(summary)

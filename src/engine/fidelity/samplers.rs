@@ -24,8 +24,10 @@
 use rand::Rng;
 
 use super::hyperband::ConfigSampler;
+use super::hyperband::Hyperband;
 use super::Race;
 use crate::engine::optimizer::{index_below, MethodRng};
+use crate::engine::registry::{CostClass, MethodEntry, MethodKind};
 use crate::engine::stats::normal_quantile;
 
 /// BOHB's share of random bracket starts.
@@ -181,6 +183,24 @@ impl ConfigSampler for DeSampler {
         nearest_untouched(race, candidates, &trial)
     }
 }
+
+/// Registry entry.
+pub const BOHB: MethodEntry = MethodEntry {
+    name: "BOHB",
+    summary: "Hyperband whose brackets start from TPE densities per budget (Falkner et al. 2018)",
+    paper: "Falkner et al. 2018; a baseline of Wistuba et al. 2022, §4.3",
+    cost: CostClass::Model,
+    kind: MethodKind::Race { build: || Box::new(Hyperband::with_sampler("BOHB", Box::new(TpeSampler))) },
+};
+
+/// Registry entry.
+pub const DEHB: MethodEntry = MethodEntry {
+    name: "DEHB",
+    summary: "Hyperband whose brackets start from differential evolution (Awad et al. 2021; simplified)",
+    paper: "Awad et al. 2021 (simplified, docs/methods.md); a baseline of Wistuba et al. 2022, §4.3",
+    cost: CostClass::Model,
+    kind: MethodKind::Race { build: || Box::new(Hyperband::with_sampler("DEHB", Box::new(DeSampler))) },
+};
 
 #[cfg(test)]
 mod tests {

@@ -19,6 +19,7 @@ use crate::engine::warping::OutputWarp;
 
 use super::gp::INITIAL_DESIGN;
 use super::surrogate_bo::argmax;
+use crate::engine::registry::{CostClass, MethodEntry, MethodKind, TransferNeed};
 
 /// Transfer evaluations in all (App. B).
 pub const TRANSFER_EVALUATIONS: usize = 2000;
@@ -97,3 +98,29 @@ impl Optimizer for Ablr {
         Ok(pick.unwrap_or(remaining[0]))
     }
 }
+
+/// Registry entry.
+pub const ABLR: MethodEntry = MethodEntry {
+    name: "ABLR",
+    summary: "Shared 3×50 tanh network with Bayesian linear regression per task (Δ), EI (Perrone et al. 2018)",
+    paper: "Perrone et al. 2018, as Salinas et al. 2020, App. B",
+    cost: CostClass::Model,
+    kind: MethodKind::Full {
+        objectives: super::MethodObjectives::Single,
+        transfer: TransferNeed::OtherData,
+        build: |t| Ok(Box::new(Ablr::new(OutputWarp::Standardize, &t.other_data))),
+    },
+};
+
+/// Registry entry: ψ instead of Δ.
+pub const ABLR_COPULA: MethodEntry = MethodEntry {
+    name: "ABLR Copula",
+    summary: "ABLR with ψ instead of Δ on every task",
+    paper: "Salinas et al. 2020, App. B and Table 2",
+    cost: CostClass::Model,
+    kind: MethodKind::Full {
+        objectives: super::MethodObjectives::Single,
+        transfer: TransferNeed::OtherData,
+        build: |t| Ok(Box::new(Ablr::new(OutputWarp::Copula, &t.other_data))),
+    },
+};

@@ -7,6 +7,7 @@
 
 use super::surrogate_bo::{GpEiSearch, OutputWarp, SearchBox};
 use crate::engine::gp::GpSettings;
+use crate::engine::registry::{CostClass, MethodEntry, MethodKind, TransferNeed};
 
 /// AutoGP for the other tasks' best configurations (encoded).
 pub fn auto_gp(other_tasks_best: &[Vec<f64>]) -> GpEiSearch {
@@ -16,6 +17,19 @@ pub fn auto_gp(other_tasks_best: &[Vec<f64>]) -> GpEiSearch {
         None => search,
     }
 }
+
+/// Registry entry.
+pub const AUTO_GP: MethodEntry = MethodEntry {
+    name: "AutoGP",
+    summary: "GP inside the bounding box of the other tasks' best configurations",
+    paper: "Perrone et al. 2019, as Salinas et al. 2020, App. B",
+    cost: CostClass::Model,
+    kind: MethodKind::Full {
+        objectives: super::MethodObjectives::Single,
+        transfer: TransferNeed::OtherBest,
+        build: |t| Ok(Box::new(auto_gp(&t.other_best))),
+    },
+};
 
 #[cfg(test)]
 mod tests {

@@ -23,6 +23,7 @@ use crate::engine::warping::standardize;
 
 use super::gp::INITIAL_DESIGN;
 use super::surrogate_bo::argmax;
+use crate::engine::registry::{CostClass, MethodEntry, MethodKind, TransferNeed};
 
 /// Margin of the reference point beyond the worst observation, as a fraction of the range.
 pub const REFERENCE_MARGIN: f64 = 0.1;
@@ -92,6 +93,19 @@ impl Optimizer for Ehvi {
         Ok(pick.unwrap_or(remaining[0]))
     }
 }
+
+/// Registry entry.
+pub const EHVI: MethodEntry = MethodEntry {
+    name: "EHVI",
+    summary: "Expected hypervolume improvement, independent GPs per objective (exact, 2 objectives)",
+    paper: "Emmerich et al. 2011; a baseline for Salinas et al. 2020, §5.2",
+    cost: CostClass::Model,
+    kind: MethodKind::Full {
+        objectives: super::MethodObjectives::Pareto { max_objectives: 2 },
+        transfer: TransferNeed::None,
+        build: |_| Ok(Box::new(Ehvi::new())),
+    },
+};
 
 #[cfg(test)]
 mod tests {

@@ -8,6 +8,7 @@
 
 use super::surrogate_bo::{GpEiSearch, OutputWarp};
 use crate::engine::gp::GpSettings;
+use crate::engine::registry::{CostClass, MethodEntry, MethodKind, TransferNeed};
 
 /// Random evaluations before the first GP fit.
 pub const INITIAL_DESIGN: usize = 5;
@@ -16,3 +17,12 @@ pub const INITIAL_DESIGN: usize = 5;
 pub fn gcp() -> GpEiSearch {
     GpEiSearch::new(OutputWarp::Copula, INITIAL_DESIGN, GpSettings::default())
 }
+
+/// Registry entry.
+pub const GCP: MethodEntry = MethodEntry {
+    name: "GCP",
+    summary: "Gaussian Copula Process: GP on ψ(y) = Φ⁻¹(F(y)), expected improvement",
+    paper: "Salinas et al. 2020, §4.2 and Table 2",
+    cost: CostClass::Model,
+    kind: MethodKind::Full { objectives: super::MethodObjectives::Single, transfer: TransferNeed::None, build: |_| Ok(Box::new(gcp())) },
+};

@@ -9,6 +9,7 @@
 
 use super::surrogate_bo::{GpEiSearch, OutputWarp};
 use crate::engine::gp::GpSettings;
+use crate::engine::registry::{CostClass, MethodEntry, MethodKind, TransferNeed};
 
 /// Random evaluations before the first GP fit.
 pub const INITIAL_DESIGN: usize = 5;
@@ -17,3 +18,12 @@ pub const INITIAL_DESIGN: usize = 5;
 pub fn gp() -> GpEiSearch {
     GpEiSearch::new(OutputWarp::Standardize, INITIAL_DESIGN, GpSettings::default())
 }
+
+/// Registry entry.
+pub const GP: MethodEntry = MethodEntry {
+    name: "GP",
+    summary: "GP (Matérn-5/2 ARD) on standardised y, expected improvement",
+    paper: "Salinas et al. 2020, §5 and Table 2",
+    cost: CostClass::Model,
+    kind: MethodKind::Full { objectives: super::MethodObjectives::Single, transfer: TransferNeed::None, build: |_| Ok(Box::new(gp())) },
+};

@@ -18,6 +18,7 @@ use crate::engine::optimizer::{index_below, MethodRng, Optimizer, SearchState};
 
 use super::gp::INITIAL_DESIGN;
 use super::surrogate_bo::{GpEiSearch, OutputWarp};
+use crate::engine::registry::{CostClass, MethodEntry, MethodKind, TransferNeed};
 
 /// Weight of the linear term of the augmented Chebyshev function.
 pub const RHO: f64 = 0.05;
@@ -103,6 +104,19 @@ impl Optimizer for ParEgo {
         self.inner.suggest(&SearchState { history: &history, ..*state }, rng)
     }
 }
+
+/// Registry entry.
+pub const PAREGO: MethodEntry = MethodEntry {
+    name: "ParEGO",
+    summary: "Random augmented Chebyshev scalarization each step, GP-EI on it (Knowles 2006)",
+    paper: "Knowles 2006; a baseline for Salinas et al. 2020, §5.2",
+    cost: CostClass::Model,
+    kind: MethodKind::Full {
+        objectives: super::MethodObjectives::Pareto { max_objectives: crate::engine::spec::MAX_OBJECTIVES },
+        transfer: TransferNeed::None,
+        build: |_| Ok(Box::new(ParEgo::new())),
+    },
+};
 
 #[cfg(test)]
 mod tests {

@@ -15,7 +15,9 @@ use crate::engine::prior::TrainedPrior;
 use crate::engine::stats::expected_improvement;
 use crate::engine::warping::OutputWarp;
 
+use super::thompson::needs_prior;
 use super::thompson::PriorThompson;
+use crate::engine::registry::{CostClass, MethodEntry, MethodKind, TransferNeed};
 
 /// Thompson-sampling warm start of Algorithm 2.
 pub const WARM_START: usize = 5;
@@ -60,3 +62,29 @@ impl Optimizer for PriorResidualGp {
         }
     }
 }
+
+/// Registry entry: the copula paper's method.
+pub const GCP_PRIOR: MethodEntry = MethodEntry {
+    name: "GCP+prior",
+    summary: "GCP on the residual of the ψ prior, 5 CTS warm-start evaluations (the paper's method)",
+    paper: "Salinas et al. 2020, §4.2, Alg. 2",
+    cost: CostClass::Model,
+    kind: MethodKind::Full {
+        objectives: super::MethodObjectives::Single,
+        transfer: TransferNeed::Prior(OutputWarp::Copula),
+        build: |t| Ok(Box::new(PriorResidualGp::new(OutputWarp::Copula, needs_prior(t.prior)?))),
+    },
+};
+
+/// Registry entry: the ablation with Δ instead of ψ.
+pub const GP_PRIOR: MethodEntry = MethodEntry {
+    name: "GP+prior",
+    summary: "GP on the residual of the Δ prior, 5 TS warm-start evaluations (ablation)",
+    paper: "Salinas et al. 2020, §5 and Table 2",
+    cost: CostClass::Model,
+    kind: MethodKind::Full {
+        objectives: super::MethodObjectives::Single,
+        transfer: TransferNeed::Prior(OutputWarp::Standardize),
+        build: |t| Ok(Box::new(PriorResidualGp::new(OutputWarp::Standardize, needs_prior(t.prior)?))),
+    },
+};

@@ -6,6 +6,7 @@
 
 use crate::engine::error::{EngineError, Result};
 use crate::engine::optimizer::{index_below, MethodRng, Optimizer, SearchState};
+use crate::engine::registry::{CostClass, MethodEntry, MethodKind, TransferNeed};
 
 /// Random search over a lazily shuffled permutation of the candidates.
 #[derive(Debug, Default, Clone)]
@@ -41,6 +42,19 @@ impl Optimizer for RandomSearch {
         Err(EngineError::Method { method: "RS".into(), message: "every candidate has been evaluated".into() })
     }
 }
+
+/// Registry entry.
+pub const RS: MethodEntry = MethodEntry {
+    name: "RS",
+    summary: "Random search without replacement",
+    paper: "Bergstra & Bengio 2012; the baseline of Salinas et al. 2020, Table 2",
+    cost: CostClass::Instant,
+    kind: MethodKind::Full {
+        objectives: super::MethodObjectives::Any,
+        transfer: TransferNeed::None,
+        build: |_| Ok(Box::new(RandomSearch::new())),
+    },
+};
 
 #[cfg(test)]
 mod tests {

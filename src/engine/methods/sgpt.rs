@@ -28,6 +28,7 @@ use crate::engine::stats::expected_improvement;
 use crate::engine::warping::OutputWarp;
 
 use super::gp::INITIAL_DESIGN;
+use crate::engine::registry::{CostClass, MethodEntry, MethodKind, TransferNeed};
 
 /// Bandwidth of the ranking distance (App. B: best of {1, 0.1, 0.01}).
 pub const RHO: f64 = 0.01;
@@ -143,6 +144,36 @@ impl Optimizer for Sgpt {
         });
         Ok(pick.unwrap_or(remaining[0]))
     }
+}
+
+/// Registry entry.
+pub const SGPT: MethodEntry = MethodEntry {
+    name: "SGPT",
+    summary: "GPs per task (Δ), weighted by rank matching (ρ = 0.01), transfer acquisition (Wistuba et al. 2018)",
+    paper: "Wistuba et al. 2018, as Salinas et al. 2020, App. B",
+    cost: CostClass::Model,
+    kind: MethodKind::Full {
+        objectives: super::MethodObjectives::Single,
+        transfer: TransferNeed::OtherTaskGps(OutputWarp::Standardize),
+        build: |t| Ok(Box::new(Sgpt::new(OutputWarp::Standardize, needs_means(t.other_task_means)?))),
+    },
+};
+
+/// Registry entry: ψ instead of Δ.
+pub const SGPT_COPULA: MethodEntry = MethodEntry {
+    name: "SGPT Copula",
+    summary: "SGPT with ψ instead of Δ on every task",
+    paper: "Salinas et al. 2020, App. B and Table 2",
+    cost: CostClass::Model,
+    kind: MethodKind::Full {
+        objectives: super::MethodObjectives::Single,
+        transfer: TransferNeed::OtherTaskGps(OutputWarp::Copula),
+        build: |t| Ok(Box::new(Sgpt::new(OutputWarp::Copula, needs_means(t.other_task_means)?))),
+    },
+};
+
+fn needs_means(means: Option<Arc<Vec<Vec<f64>>>>) -> Result<Arc<Vec<Vec<f64>>>> {
+    means.ok_or_else(|| EngineError::Method { method: String::new(), message: "needs the other tasks' GPs".into() })
 }
 
 #[cfg(test)]

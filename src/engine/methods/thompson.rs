@@ -11,7 +11,9 @@ use rand::Rng;
 use crate::engine::error::Result;
 use crate::engine::optimizer::{MethodRng, Optimizer, SearchState};
 use crate::engine::prior::TrainedPrior;
+use crate::engine::registry::{CostClass, MethodEntry, MethodKind, TransferNeed};
 use crate::engine::stats::normal_quantile;
+use crate::engine::warping::OutputWarp;
 
 /// A standard normal draw by inversion of a uniform in (0, 1) (exact and portable).
 pub fn standard_normal(rng: &mut MethodRng) -> f64 {
@@ -57,4 +59,35 @@ impl Optimizer for PriorThompson {
         best.map(|b| b.0)
             .ok_or_else(|| crate::engine::error::EngineError::Method { method: "CTS".into(), message: "no candidate left".into() })
     }
+}
+
+/// Registry entry: Thompson sampling from the ψ prior.
+pub const CTS: MethodEntry = MethodEntry {
+    name: "CTS",
+    summary: "Copula Thompson sampling from the MLP prior trained on ψ of the other tasks",
+    paper: "Salinas et al. 2020, §4.1, Alg. 1",
+    cost: CostClass::Model,
+    kind: MethodKind::Full {
+        objectives: super::MethodObjectives::Single,
+        transfer: TransferNeed::Prior(OutputWarp::Copula),
+        build: |t| Ok(Box::new(PriorThompson::new(needs_prior(t.prior)?))),
+    },
+};
+
+/// Registry entry: the ablation with the Δ prior.
+pub const TS: MethodEntry = MethodEntry {
+    name: "TS",
+    summary: "Thompson sampling from the MLP prior trained on Δ of the other tasks (ablation)",
+    paper: "Salinas et al. 2020, §5 and Table 2",
+    cost: CostClass::Model,
+    kind: MethodKind::Full {
+        objectives: super::MethodObjectives::Single,
+        transfer: TransferNeed::Prior(OutputWarp::Standardize),
+        build: |t| Ok(Box::new(PriorThompson::new(needs_prior(t.prior)?))),
+    },
+};
+
+/// The prior a prior-based method was given, or the error that it was not.
+pub fn needs_prior(prior: Option<Arc<TrainedPrior>>) -> Result<Arc<TrainedPrior>> {
+    prior.ok_or_else(|| crate::engine::error::EngineError::Method { method: String::new(), message: "needs a trained prior".into() })
 }

@@ -6,11 +6,25 @@
 
 use super::surrogate_bo::{GpEiSearch, OutputWarp};
 use crate::engine::gp::GpSettings;
+use crate::engine::registry::{CostClass, MethodEntry, MethodKind, TransferNeed};
 
 /// WS-GP, warm-started with the other tasks' best configurations (encoded).
 pub fn ws_gp(other_tasks_best: Vec<Vec<f64>>) -> GpEiSearch {
     GpEiSearch::new(OutputWarp::Standardize, super::gp::INITIAL_DESIGN, GpSettings::default()).with_warm_start(other_tasks_best)
 }
+
+/// Registry entry.
+pub const WS_GP: MethodEntry = MethodEntry {
+    name: "WS-GP",
+    summary: "GP warm-started with the best configuration of each other task",
+    paper: "Feurer et al. 2015, as Salinas et al. 2020, App. B",
+    cost: CostClass::Model,
+    kind: MethodKind::Full {
+        objectives: super::MethodObjectives::Single,
+        transfer: TransferNeed::OtherBest,
+        build: |t| Ok(Box::new(ws_gp(t.other_best))),
+    },
+};
 
 #[cfg(test)]
 mod tests {
