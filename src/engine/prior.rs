@@ -9,6 +9,7 @@
 //! β = (0.9, 0.999), ε = 1e-8 (neither is stated in the paper). Gradients are derived by hand
 //! and checked against finite differences in the tests.
 
+use crate::engine::smooth::{sigmoid, softplus};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
@@ -99,18 +100,6 @@ impl Dense {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PriorMlp {
     layers: Vec<Dense>,
-}
-
-fn softplus(v: f64) -> f64 {
-    if v > 30.0 {
-        v
-    } else {
-        libm::log1p(libm::exp(v))
-    }
-}
-
-fn sigmoid(v: f64) -> f64 {
-    1.0 / (1.0 + libm::exp(-v))
 }
 
 /// Smallest σ the prior may predict (keeps the likelihood finite).

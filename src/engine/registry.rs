@@ -258,6 +258,20 @@ pub fn defaults(kind: RunKind) -> Vec<&'static MethodEntry> {
     }
 }
 
+/// The registry as the Markdown table `docs/methods.md` holds (kept current by a test).
+pub fn markdown_table() -> String {
+    let mut out = String::from("| run | method | cost | implements | summary |\n|---|---|---|---|---|\n");
+    for m in METHODS {
+        let kind = match m.run_kind() {
+            RunKind::Full => "full evaluations",
+            RunKind::Race => "race",
+        };
+        let cost = format!("{:?}", m.cost).to_lowercase();
+        out += &format!("| {kind} | {} | {cost} | {} | {} |\n", m.name, m.paper, m.summary.replace('|', "\\|"));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -151,7 +151,7 @@ impl Default for ExperimentSpec {
             objective: None,
             direction: None,
             tasks: Vec::new(),
-            methods: vec!["RS".into()],
+            methods: vec![registry::baseline(RunKind::Full).name.into()],
             seeds: 10,
             first_seed: 0,
             iterations: 50,

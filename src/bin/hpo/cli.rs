@@ -18,7 +18,7 @@ use hpo_playground::engine::metrics::{
 };
 use hpo_playground::engine::optimizer::fnv1a;
 use hpo_playground::engine::permalink::{from_query, to_query};
-use hpo_playground::engine::registry::{baseline, of_kind, RunKind};
+use hpo_playground::engine::registry::{baseline, markdown_table, of_kind, RunKind};
 use hpo_playground::engine::runner::{run_job, Trace};
 use hpo_playground::engine::spec::{DataRef, ExperimentSpec, ResolvedSpec};
 use hpo_playground::engine::transfer::PriorCache;
@@ -67,7 +67,11 @@ enum Command {
         shared_dir: PathBuf,
     },
     /// List every method (the registry): kind of run, name, cost, paper section, summary.
-    Methods,
+    Methods {
+        /// Print the Markdown table of docs/methods.md instead.
+        #[arg(long)]
+        markdown: bool,
+    },
     /// Multi-fidelity runs (`hpo methods` lists those of a race) with the DyHPO paper's
     /// summaries (regret, ranks, CD at 50% and 100%, Fig. 6).
     Race {
@@ -113,8 +117,12 @@ pub fn main() -> CliResult<()> {
     match Cli::parse().command {
         Command::Run { link, spec, data, shared_dir, out, threads } => run(link, spec, data, &shared_dir, &out, threads),
         Command::Info { data } => info(&data),
-        Command::Methods => {
-            list_methods();
+        Command::Methods { markdown } => {
+            if markdown {
+                print!("{}", markdown_table());
+            } else {
+                list_methods();
+            }
             Ok(())
         }
         Command::Generate { name, out } => generate(&name, &out),

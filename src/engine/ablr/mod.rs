@@ -16,9 +16,7 @@
 //! Files: `network` (the shared network's forward pass and backpropagation over a batch of
 //! points, bit for bit the point-by-point loops), `reference` (those loops, kept for the tests).
 
-use argmin::core::{CostFunction, Error as ArgminError, Executor, Gradient, State};
-use argmin::solver::linesearch::MoreThuenteLineSearch;
-use argmin::solver::quasinewton::LBFGS;
+use argmin::core::{CostFunction, Error as ArgminError, Gradient};
 use rand::Rng;
 
 use super::gp::{cholesky, dot, dot4, inverse_from_cholesky};
@@ -272,13 +270,8 @@ impl Gradient for Problem<'_> {
 /// returns `start` unchanged if the optimizer fails.
 pub fn fit(start: AblrParams, tasks: &[TaskData], max_iters: u64) -> AblrParams {
     let shape = start.shape;
-    let solver = match LBFGS::new(MoreThuenteLineSearch::new(), 7).with_tolerance_grad(1e-6).and_then(|s| s.with_tolerance_cost(1e-9)) {
-        Ok(s) => s,
-        Err(_) => return start,
-    };
     let problem = Problem { shape, tasks, last: std::cell::RefCell::new(None) };
-    let result = Executor::new(problem, solver).configure(|s| s.param(start.values.clone()).max_iters(max_iters)).run();
-    match result.ok().and_then(|r| r.state().get_best_param().cloned()) {
+    match crate::engine::lbfgs::minimise(problem, start.values.clone(), max_iters) {
         Some(values) => AblrParams { shape, values },
         None => start,
     }

@@ -17,6 +17,7 @@
 //! values (noise ≥ 1e-4), all raw values start at 0; network weights start as PyTorch's
 //! default, U(−1/√fan_in, 1/√fan_in); the LeakyReLU slope is PyTorch's 0.01.
 
+use crate::engine::smooth::{sigmoid, softplus};
 use rand::Rng;
 
 use crate::engine::adam::Adam;
@@ -115,18 +116,6 @@ pub struct DeepKernel {
     shape: Shape,
     /// Every parameter; the last four are raw length scale, raw output scale, raw noise, mean.
     pub params: Vec<f64>,
-}
-
-fn softplus(v: f64) -> f64 {
-    if v > 30.0 {
-        v
-    } else {
-        libm::log1p(libm::exp(v))
-    }
-}
-
-fn sigmoid(v: f64) -> f64 {
-    1.0 / (1.0 + libm::exp(-v))
 }
 
 fn leaky(v: f64) -> f64 {

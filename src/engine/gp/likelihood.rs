@@ -2,9 +2,8 @@
 //! 2006, Eq. 5.8–5.9), and the L-BFGS problem over unconstrained parameters that type-II
 //! maximum likelihood solves.
 
-use argmin::core::{CostFunction, Error as ArgminError, Executor, Gradient, State};
-use argmin::solver::linesearch::MoreThuenteLineSearch;
-use argmin::solver::quasinewton::LBFGS;
+use crate::engine::smooth::sigmoid;
+use argmin::core::{CostFunction, Error as ArgminError, Gradient};
 use std::collections::HashMap;
 
 use super::kernel::{Kernel, KernelMatrix, ScaledPoints};
@@ -148,10 +147,6 @@ fn nll_and_grad_looping(x: &[Vec<f64>], y: &[f64], p: &GpParams, dense: Option<b
     Some((nll, grad))
 }
 
-fn sigmoid(u: f64) -> f64 {
-    1.0 / (1.0 + libm::exp(-u))
-}
-
 /// Evaluations cached by parameter vector (argmin asks for cost and gradient separately).
 type Evaluation = Option<(f64, Vec<f64>)>;
 
@@ -203,10 +198,7 @@ impl<'a> Problem<'a> {
     /// L-BFGS (memory 7, More–Thuente line search) from `u0` for at most `max_iters`
     /// iterations; the best point seen, or `None` if the solver failed outright.
     pub(super) fn minimise(&self, u0: Vec<f64>, max_iters: u64) -> Option<Vec<f64>> {
-        let problem = Shared(self);
-        let solver = LBFGS::new(MoreThuenteLineSearch::new(), 7).with_tolerance_grad(1e-6).ok()?.with_tolerance_cost(1e-9).ok()?;
-        let result = Executor::new(problem, solver).configure(|s| s.param(u0).max_iters(max_iters)).run().ok()?;
-        result.state().get_best_param().cloned()
+        crate::engine::lbfgs::minimise(Shared(self), u0, max_iters)
     }
 }
 
