@@ -24,8 +24,8 @@ fn every_single_objective_method_is_deterministic_per_seed() {
         let b = run_job(&bench, &resolved, &job(1), &priors, &|| 0.0, &mut |_| true).unwrap();
         assert_eq!(a, b, "{m} differs between two runs with the same seed");
         let has_prior = find(RunKind::Full, m).unwrap().transfer().prior().is_some();
-        assert_eq!(a.prior_rmse.is_some(), has_prior, "{m}");
-        if let Some(r) = a.prior_rmse {
+        assert_eq!(a.prior_rmse().is_some(), has_prior, "{m}");
+        if let Some(r) = a.prior_rmse() {
             assert!(r.is_finite() && r > 0.0 && r < 1.0, "{m}: the quadratic family is easy to transfer, RMSE {r}");
         }
         // WS-GP's first 29 evaluations are the other tasks' best configurations: no seed
@@ -36,8 +36,8 @@ fn every_single_objective_method_is_deterministic_per_seed() {
         }
         let c = run_job(&bench, &resolved, &job(2), &priors, &|| 0.0, &mut |_| true).unwrap();
         assert_ne!(
-            a.rows.iter().map(|r| r.candidate).collect::<Vec<_>>(),
-            c.rows.iter().map(|r| r.candidate).collect::<Vec<_>>(),
+            a.rows().iter().map(|r| r.candidate).collect::<Vec<_>>(),
+            c.rows().iter().map(|r| r.candidate).collect::<Vec<_>>(),
             "{m} ignores its seed"
         );
     }

@@ -37,7 +37,7 @@ fn every_multi_objective_method_is_deterministic_with_monotone_hypervolume_error
         assert_eq!(a, b, "{} is not deterministic", job.method);
         let task = &bench.tasks[job.task];
         let mut previous = f64::INFINITY;
-        for row in &a.rows {
+        for row in a.rows() {
             let e = row.hv_error.expect("multi-objective rows carry the hypervolume error");
             assert!((0.0..=1.0).contains(&e) && e <= previous + 1e-15, "{}: {e} after {previous}", job.method);
             previous = e;

@@ -226,7 +226,7 @@ pub fn ObjectiveSpacePanel() -> impl IntoView {
                     let found: Vec<(f64, f64)> = traces
                         .iter()
                         .filter(|t| &t.method == m && t.task == task_name && t.seed == chosen_seed)
-                        .flat_map(|t| t.rows.iter().map(|r| (r.objectives.first().copied(), r.objectives.get(1).copied())))
+                        .flat_map(|t| t.rows().iter().map(|r| (r.objectives.first().copied(), r.objectives.get(1).copied())))
                         .filter_map(|(a, b)| Some((a?, b?)))
                         .collect();
                     if !found.is_empty() {

@@ -198,7 +198,7 @@ fn RaceAnimation() -> impl IntoView {
     let runs = Memo::new(move |_| {
         state.traces.with(|t| {
             let mut v: Vec<(String, String, u64)> =
-                t.iter().filter(|t| !t.race.is_empty()).map(|t| (t.method.clone(), t.task.clone(), t.seed)).collect();
+                t.iter().filter(|t| t.race().is_some_and(|r| !r.is_empty())).map(|t| (t.method.clone(), t.task.clone(), t.seed)).collect();
             v.sort();
             v
         })
@@ -207,8 +207,9 @@ fn RaceAnimation() -> impl IntoView {
         let (resolved, bench) = state.run_setup.get()?;
         let (method, task, seed) = runs.with(|r| r.get(run.get()).cloned())?;
         let t = bench.task_index(&task)?;
-        let rows =
-            state.traces.with(|tr| tr.iter().find(|x| x.method == method && x.task == task && x.seed == seed).map(|x| x.race.clone()))?;
+        let rows = state.traces.with(|tr| {
+            tr.iter().find(|x| x.method == method && x.task == task && x.seed == seed).and_then(|x| x.race().map(<[_]>::to_vec))
+        })?;
         resolved.race_budget()?;
         let (values, _) = race_curves(&bench, t).ok()?;
         let points = race_points(&rows, &values);

@@ -18,7 +18,7 @@ fn write_csv<'a>(traces: impl IntoIterator<Item = &'a Trace>, extra_columns: &[&
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(PAPER_COLUMNS.iter().chain(extra_columns)).expect("writing to memory");
     for t in sorted {
-        for r in &t.rows {
+        for r in t.rows() {
             let mut record = vec![
                 t.seed.to_string(),
                 r.iteration.to_string(),
@@ -76,7 +76,7 @@ pub fn traces_csv<'a>(traces: impl IntoIterator<Item = &'a Trace>) -> String {
 /// objective (`objective_1` … in the order of the spec; `value` is then `objective_1`).
 pub fn traces_detailed_csv<'a>(traces: impl IntoIterator<Item = &'a Trace>) -> String {
     let traces: Vec<&Trace> = traces.into_iter().collect();
-    let objectives = traces.iter().flat_map(|t| t.rows.first()).map(|r| r.objectives.len()).max().unwrap_or(0);
+    let objectives = traces.iter().flat_map(|t| t.rows().first()).map(|r| r.objectives.len()).max().unwrap_or(0);
     let mut columns: Vec<String> = ["configuration", "best", "optimizer_seconds"].map(String::from).to_vec();
     if objectives > 0 {
         columns.push("hv_error".into());
@@ -97,6 +97,7 @@ pub fn traces_detailed_csv<'a>(traces: impl IntoIterator<Item = &'a Trace>) -> S
 mod tests {
     use super::*;
     use crate::engine::fidelity::RaceRow;
+    use crate::engine::runner::TraceBody;
 
     #[test]
     fn race_csv_sorted_one_row_per_request() {
@@ -125,9 +126,7 @@ mod tests {
             blackbox: "XGBoost".into(),
             task: task.into(),
             seed,
-            rows: vec![row(0, 0.5), row(1, 0.25)],
-            prior_rmse: None,
-            race: Vec::new(),
+            body: TraceBody::Evaluations { rows: vec![row(0, 0.5), row(1, 0.25)], prior_rmse: None },
         };
         let csv = traces_csv(&[t(1, "heart"), t(0, "a,b")]);
         assert_eq!(

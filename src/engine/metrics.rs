@@ -62,7 +62,7 @@ pub fn band(curves: &[Vec<f64>]) -> Band {
 
 /// Best-so-far curve of each trace of `method` on `task`.
 pub fn best_so_far_curves<'a>(traces: impl IntoIterator<Item = &'a Trace>, method: &str, task: &str) -> Vec<Vec<f64>> {
-    traces.into_iter().filter(|t| t.method == method && t.task == task).map(|t| t.rows.iter().map(|r| r.best).collect()).collect()
+    traces.into_iter().filter(|t| t.method == method && t.task == task).map(|t| t.rows().iter().map(|r| r.best).collect()).collect()
 }
 
 /// Per-seed ADTM curves of one method: for each seed, the mean over the tasks run with that
@@ -80,7 +80,7 @@ pub fn adtm_curves<'a>(
             continue;
         };
         let (lo, hi) = bench.tasks[ti].metric_range(objective);
-        by_seed.entry(t.seed).or_default().push(t.rows.iter().map(|r| dtm(r.best, lo, hi, direction)).collect());
+        by_seed.entry(t.seed).or_default().push(t.rows().iter().map(|r| dtm(r.best, lo, hi, direction)).collect());
     }
     by_seed.into_values().map(|per_task| band(&per_task).mean).collect()
 }
@@ -90,7 +90,7 @@ pub fn adtm_curves<'a>(
 pub fn hv_error_curves<'a>(traces: impl IntoIterator<Item = &'a Trace>, method: &str) -> Vec<Vec<f64>> {
     let mut by_seed: BTreeMap<u64, Vec<Vec<f64>>> = BTreeMap::new();
     for t in traces.into_iter().filter(|t| t.method == method) {
-        let curve: Option<Vec<f64>> = t.rows.iter().map(|r| r.hv_error).collect();
+        let curve: Option<Vec<f64>> = t.rows().iter().map(|r| r.hv_error).collect();
         if let Some(curve) = curve.filter(|c| !c.is_empty()) {
             by_seed.entry(t.seed).or_default().push(curve);
         }
@@ -112,7 +112,7 @@ pub fn mean_dtm_curve<'a>(
     let curves: Vec<Vec<f64>> = traces
         .into_iter()
         .filter(|t| t.method == method && t.task == task)
-        .map(|t| t.rows.iter().map(|r| dtm(r.best, lo, hi, direction)).collect())
+        .map(|t| t.rows().iter().map(|r| dtm(r.best, lo, hi, direction)).collect())
         .collect();
     (!curves.is_empty()).then(|| band(&curves).mean)
 }
@@ -136,7 +136,7 @@ pub fn prior_effects(traces: &[Trace], bench: &Benchmark, objective: usize, dire
         .tasks
         .iter()
         .filter_map(|task| {
-            let rmse = traces.iter().find(|t| t.method == method && t.task == task.name)?.prior_rmse?;
+            let rmse = traces.iter().find(|t| t.method == method && t.task == task.name)?.prior_rmse()?;
             let rs = mean_dtm_curve(traces, bench, objective, direction, baseline(RunKind::Full).name, &task.name)?;
             let m = mean_dtm_curve(traces, bench, objective, direction, method, &task.name)?;
             Some(PriorEffect { task: task.name.clone(), rmse, improvement: improvement_over_rs(&rs, &m) })

@@ -74,14 +74,48 @@ pub struct Trace {
     pub task: String,
     /// Seed.
     pub seed: u64,
-    /// One row per iteration.
-    pub rows: Vec<TraceRow>,
-    /// Methods with a parametric prior: its RMSE on the target task's warped values (Fig. 4).
-    #[serde(default)]
-    pub prior_rmse: Option<f64>,
-    /// Multi-fidelity races: every served request (then `rows` is empty).
-    #[serde(default)]
-    pub race: Vec<RaceRow>,
+    /// What the run did: full evaluations or a race.
+    pub body: TraceBody,
+}
+
+/// The two shapes of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum TraceBody {
+    /// Full evaluations.
+    Evaluations {
+        /// One row per iteration.
+        rows: Vec<TraceRow>,
+        /// Methods with a parametric prior: its RMSE on the target task's warped values (Fig. 4).
+        prior_rmse: Option<f64>,
+    },
+    /// A multi-fidelity race: every served request.
+    Race(Vec<RaceRow>),
+}
+
+impl Trace {
+    /// The evaluations of a full-evaluation run, one per iteration (none for a race).
+    pub fn rows(&self) -> &[TraceRow] {
+        match &self.body {
+            TraceBody::Evaluations { rows, .. } => rows,
+            TraceBody::Race(_) => &[],
+        }
+    }
+
+    /// The requests of a race, `None` for a full-evaluation run.
+    pub fn race(&self) -> Option<&[RaceRow]> {
+        match &self.body {
+            TraceBody::Race(rows) => Some(rows),
+            TraceBody::Evaluations { .. } => None,
+        }
+    }
+
+    /// The prior's RMSE on the target task, for methods with a prior.
+    pub fn prior_rmse(&self) -> Option<f64> {
+        match self.body {
+            TraceBody::Evaluations { prior_rmse, .. } => prior_rmse,
+            TraceBody::Race(_) => None,
+        }
+    }
 }
 
 /// Runs `job`; `priors` holds (or trains) the parametric priors transfer methods need;
@@ -108,9 +142,7 @@ pub fn run_job(
                 blackbox: bench.name.clone(),
                 task: task.name.clone(),
                 seed: job.seed,
-                rows: Vec::new(),
-                prior_rmse: None,
-                race: race.rows,
+                body: TraceBody::Race(race.rows),
             });
         }
     };
@@ -173,9 +205,7 @@ pub fn run_job(
         blackbox: bench.name.clone(),
         task: task.name.clone(),
         seed: job.seed,
-        rows,
-        prior_rmse,
-        race: Vec::new(),
+        body: TraceBody::Evaluations { rows, prior_rmse },
     })
 }
 
@@ -268,15 +298,15 @@ mod tests {
         let a = run_job(&bench, &r, &job, &PriorCache::new(), &|| 0.0, &mut |_| true).unwrap();
         let b = run_job(&bench, &r, &job, &PriorCache::new(), &|| 0.0, &mut |_| true).unwrap();
         assert_eq!(a, b);
-        assert_eq!(a.rows.len(), 30);
+        assert_eq!(a.rows().len(), 30);
         let mut m = f64::INFINITY;
-        for row in &a.rows {
+        for row in a.rows() {
             m = m.min(row.value);
             assert_eq!(row.best, m);
             assert_eq!(row.value, bench.tasks[3].metrics[0][row.candidate]);
         }
         let other = run_job(&bench, &r, &Job { seed: 6, ..job }, &PriorCache::new(), &|| 0.0, &mut |_| true).unwrap();
-        assert_ne!(a.rows[0].candidate, other.rows[0].candidate);
+        assert_ne!(a.rows()[0].candidate, other.rows()[0].candidate);
     }
 
     #[test]

@@ -28,8 +28,14 @@ pub fn task_curves(bench: &Benchmark, tasks: &[usize], sign: f64) -> Result<BTre
 pub fn race_traces(traces: &[Trace]) -> Vec<RaceTrace> {
     traces
         .iter()
-        .filter(|t| !t.race.is_empty())
-        .map(|t| RaceTrace { method: t.method.clone(), task: t.task.clone(), seed: t.seed, rows: t.race.clone() })
+        .filter_map(|t| {
+            Some(RaceTrace {
+                method: t.method.clone(),
+                task: t.task.clone(),
+                seed: t.seed,
+                rows: t.race().filter(|r| !r.is_empty())?.to_vec(),
+            })
+        })
         .collect()
 }
 
