@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use super::chart::PALETTE;
 use super::objective_space::{Scatter, ScatterCanvas};
 use super::state::AppState;
-use crate::engine::benchmark::Benchmark;
+use crate::engine::benchmark::{Benchmark, Direction};
 use crate::engine::stats::normal_pdf;
 use crate::engine::warping::{delta_n, CopulaWarp};
 
@@ -57,14 +57,14 @@ pub fn WarpingView() -> impl IntoView {
     });
     let warped = Memo::new(move |_| {
         let Some((bench, m, _)) = inputs.get() else { return Scatter::default() };
-        let sign = bench.metrics[m].direction.sign();
+        let direction = bench.metrics[m].direction;
         let mut overlays: Vec<_> = bench
             .tasks
             .iter()
             .take(MAX_TASKS_SHOWN)
             .enumerate()
             .map(|(k, t)| {
-                let losses: Vec<f64> = t.metrics[m].iter().map(|v| sign * v).collect();
+                let losses: Vec<f64> = direction.losses(&t.metrics[m]);
                 let z = CopulaWarp::fit(&losses).transform(&losses);
                 (density(&z, -3.5, 3.5), PALETTE[k % PALETTE.len()], t.name.clone(), true)
             })
@@ -81,14 +81,13 @@ pub fn WarpingView() -> impl IntoView {
     let ecdf = Memo::new(move |_| {
         let Some((bench, m, task)) = inputs.get() else { return Scatter::default() };
         let t = &bench.tasks[task];
-        let sign = bench.metrics[m].direction.sign();
-        let losses: Vec<f64> = t.metrics[m].iter().map(|v| sign * v).collect();
+        let losses: Vec<f64> = bench.metrics[m].direction.losses(&t.metrics[m]);
         let warp = CopulaWarp::fit(&losses);
         let (lo, hi) = losses.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
         let d = delta_n(losses.len());
         Scatter {
             title: format!("{}: winsorized empirical CDF, δ_N = {d:.4} (N = {})", t.name, losses.len()),
-            x_label: if sign > 0.0 { bench.metrics[m].name.clone() } else { format!("−{}", bench.metrics[m].name) },
+            x_label: if bench.metrics[m].direction == Direction::Minimize { bench.metrics[m].name.clone() } else { format!("−{}", bench.metrics[m].name) },
             y_label: "F(y)".into(),
             points: losses.iter().map(|&y| (y, warp.cdf(y))).collect(),
             colors: Vec::new(),

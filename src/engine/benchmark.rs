@@ -27,6 +27,17 @@ impl Direction {
         }
     }
 
+    /// The loss (smaller is better) of a value in this direction: sign × value. Every place
+    /// that turns metric values into what optimizers minimise goes through here.
+    pub fn loss(self, value: f64) -> f64 {
+        self.sign() * value
+    }
+
+    /// The losses of a column of values.
+    pub fn losses(self, values: &[f64]) -> Vec<f64> {
+        values.iter().map(|&v| self.loss(v)).collect()
+    }
+
     /// Short form used in links and the CLI.
     pub fn as_str(self) -> &'static str {
         match self {

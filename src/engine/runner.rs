@@ -239,7 +239,7 @@ fn transfer_context(
 
 /// Losses (smaller is better) of every objective of `resolved` on task `t`: `[objective][config]`.
 pub fn task_loss_columns(bench: &Benchmark, resolved: &ResolvedSpec, t: usize) -> Vec<Vec<f64>> {
-    resolved.objectives.iter().map(|&(m, d)| bench.tasks[t].metrics[m].iter().map(|v| d.sign() * v).collect()).collect()
+    resolved.objectives.iter().map(|&(m, d)| d.losses(&bench.tasks[t].metrics[m])).collect()
 }
 
 /// Every evaluation (encoded configurations, losses) of every task but `target`, in task order.
@@ -250,7 +250,7 @@ pub fn other_tasks_data(bench: &Benchmark, resolved: &ResolvedSpec, target: usiz
 
 /// The objective's losses (smaller is better) on every configuration of task `t`.
 pub fn objective_losses(bench: &Benchmark, resolved: &ResolvedSpec, t: usize) -> Vec<f64> {
-    bench.tasks[t].metrics[resolved.objective].iter().map(|&v| resolved.loss(v)).collect()
+    resolved.direction.losses(&bench.tasks[t].metrics[resolved.objective])
 }
 
 /// Learning from the other tasks needs the leave-one-task-out protocol (checked by

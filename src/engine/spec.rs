@@ -418,7 +418,7 @@ impl ResolvedSpec {
 
     /// The loss (smaller is better) of a value of the objective: sign × value.
     pub fn loss(&self, value: f64) -> f64 {
-        self.direction.sign() * value
+        self.direction.loss(value)
     }
 
     /// Every (method, task, seed) job, in a fixed order.

@@ -3,6 +3,7 @@
 //! and reused by every seed and method that needs it, and a store that keeps what was learned
 //! between runs (and the page's prior view) on the same data and objective.
 
+use crate::engine::methods::Evaluations;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -24,7 +25,7 @@ pub fn task_targets(bench: &Benchmark, resolved: &ResolvedSpec, t: usize, warp: 
         // warped with the same Z as the target's (§5.2).
         scalarize(&task_loss_columns(bench, resolved, t), warp)
     } else {
-        bench.tasks[t].metrics[resolved.objective].iter().map(|v| resolved.direction.sign() * v).collect()
+        crate::engine::runner::objective_losses(bench, resolved, t)
     };
     warp.apply(&losses)
 }
@@ -229,10 +230,9 @@ impl PriorCache {
         }
         let slot = self.means.lock().expect("cache lock").entry((target, warp)).or_default().clone();
         let result = slot.get_or_init(|| {
-            let sign = resolved.direction.sign();
-            let others: Vec<(Vec<Vec<f64>>, Vec<f64>)> = (0..bench.tasks.len())
+            let others: Vec<Evaluations> = (0..bench.tasks.len())
                 .filter(|&t| t != target)
-                .map(|t| (bench.encoded_task(t), bench.tasks[t].metrics[resolved.objective].iter().map(|v| sign * v).collect()))
+                .map(|t| (bench.encoded_task(t), crate::engine::runner::objective_losses(bench, resolved, t)))
                 .collect();
             other_task_means(&others, warp, &bench.encoded_task(target)).map(Arc::new).map_err(|e| e.to_string())
         });
