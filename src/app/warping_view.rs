@@ -87,7 +87,11 @@ pub fn WarpingView() -> impl IntoView {
         let d = delta_n(losses.len());
         Scatter {
             title: format!("{}: winsorized empirical CDF, δ_N = {d:.4} (N = {})", t.name, losses.len()),
-            x_label: if bench.metrics[m].direction == Direction::Minimize { bench.metrics[m].name.clone() } else { format!("−{}", bench.metrics[m].name) },
+            x_label: if bench.metrics[m].direction == Direction::Minimize {
+                bench.metrics[m].name.clone()
+            } else {
+                format!("−{}", bench.metrics[m].name)
+            },
             y_label: "F(y)".into(),
             points: losses.iter().map(|&y| (y, warp.cdf(y))).collect(),
             colors: Vec::new(),
