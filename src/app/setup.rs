@@ -18,16 +18,25 @@ fn parse_in<T: std::str::FromStr + PartialOrd>(s: &str, lo: T, hi: T) -> Option<
     s.trim().parse::<T>().ok().filter(|v| *v >= lo && *v <= hi)
 }
 
-/// Objective, tasks, methods, seeds, iterations, transfer mode.
+/// Objective, tasks, methods, seeds, iterations, transfer mode: one child component each.
+/// Every edit is a method of the engine's `ExperimentSpec` (`engine/setup.rs`); these
+/// components only wire inputs to them and show what they say.
 #[component]
 pub fn SetupPanel() -> impl IntoView {
+    view! {
+        <ModeSwitches/>
+        <ObjectiveChooser/>
+        <TaskChooser/>
+        <MethodChooser/>
+        <RunLength/>
+    }
+}
+
+/// Race on/off and one/several objectives.
+#[component]
+fn ModeSwitches() -> impl IntoView {
     let state = expect_context::<AppState>();
     let spec = state.spec;
-    let task_names = move || state.bench.get().map(|b| b.tasks.iter().map(|t| t.name.clone()).collect::<Vec<_>>()).unwrap_or_default();
-    let toggle_task = move |name: String| {
-        let all = task_names();
-        spec.update(|s| s.toggle_task(&name, &all));
-    };
     let multi = move || !spec.with(|s| s.objectives.is_empty());
     // A memo, so that views switched on it are rebuilt only when the mode flips.
     let race_memo = Memo::new(move |_| spec.with(|s| s.run_kind() == RunKind::Race));
@@ -39,46 +48,12 @@ pub fn SetupPanel() -> impl IntoView {
         spec.update(|s| messages = s.switch_race(&b, on));
         state.tell(messages);
     };
-    let method_box = move |name: &'static str, summary: &'static str| {
-        view! {
-            <label class="check" title=summary>
-                <input type="checkbox" value=name prop:checked=move || spec.get().methods.iter().any(|x| x == name)
-                    on:change=move |_| spec.update(|s| s.toggle_method(name))/>
-                {name}" — "{summary}
-            </label>
-        }
-    };
     // Switching modes keeps the methods that fit the new number of objectives.
     let set_multi = move |on: bool| {
         let Some(b) = state.bench.get_untracked() else { return };
         let mut messages = Vec::new();
         spec.update(|s| messages = s.switch_multi_objective(&b, on));
         state.tell(messages);
-    };
-    let toggle_objective = move |name: String| {
-        let mut message = None;
-        spec.update(|s| message = s.toggle_objective(&name));
-        state.tell(message);
-    };
-    let number_input = move |id: &'static str,
-                             label: &'static str,
-                             get: fn(&crate::engine::spec::ExperimentSpec) -> String,
-                             set: fn(&mut crate::engine::spec::ExperimentSpec, &str) -> bool,
-                             hint: String| {
-        let invalid = RwSignal::new(false);
-        view! {
-            <label>{label}" "
-                <input id=id type="number" class:invalid=move || invalid.get() title=hint.clone()
-                    prop:value=move || get(&spec.get())
-                    on:change=move |ev| {
-                        let v = event_target_value(&ev);
-                        let mut ok = false;
-                        spec.update(|s| ok = set(s, &v));
-                        invalid.set(!ok);
-                        if !ok { state.say(Level::Warning, format!("{label}: '{v}' is not valid ({hint}); kept the previous value")); }
-                    }/>
-            </label>
-        }
     };
     view! {
         <label class="check" title="Gray-box HPO on learning curves: train configurations a budget unit at a time (Wistuba et al. 2022)"
@@ -90,6 +65,21 @@ pub fn SetupPanel() -> impl IntoView {
             <input id="multi-objective" type="checkbox" prop:checked=multi on:change=move |ev| set_multi(event_target_checked(&ev))/>
             "Several objectives (Pareto front, hypervolume error)"
         </label>
+    }
+}
+
+/// The objective and its direction, or the several objectives with theirs.
+#[component]
+fn ObjectiveChooser() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let spec = state.spec;
+    let multi = move || !spec.with(|s| s.objectives.is_empty());
+    let toggle_objective = move |name: String| {
+        let mut message = None;
+        spec.update(|s| message = s.toggle_objective(&name));
+        state.tell(message);
+    };
+    view! {
         {move || (!multi()).then(|| view! {
             <div class="row">
                 <label>"Objective "
@@ -149,6 +139,20 @@ pub fn SetupPanel() -> impl IntoView {
                 })}
             </fieldset>
         })}
+    }
+}
+
+/// The target tasks.
+#[component]
+fn TaskChooser() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let spec = state.spec;
+    let task_names = move || state.bench.get().map(|b| b.tasks.iter().map(|t| t.name.clone()).collect::<Vec<_>>()).unwrap_or_default();
+    let toggle_task = move |name: String| {
+        let all = task_names();
+        spec.update(|s| s.toggle_task(&name, &all));
+    };
+    view! {
         <fieldset id="tasks">
             <legend>"Tasks "
                 <button class="small" id="tasks-all" on:click=move |_| spec.update(|s| s.tasks.clear())>"all"</button>
@@ -164,6 +168,28 @@ pub fn SetupPanel() -> impl IntoView {
                 }).collect_view()
             }}
         </fieldset>
+    }
+}
+
+/// The methods the registry offers for this mode and number of objectives.
+#[component]
+fn MethodChooser() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let spec = state.spec;
+    let multi = move || !spec.with(|s| s.objectives.is_empty());
+    // A memo, so that views switched on it are rebuilt only when the mode flips.
+    let race_memo = Memo::new(move |_| spec.with(|s| s.run_kind() == RunKind::Race));
+    let race = move || race_memo.get();
+    let method_box = move |name: &'static str, summary: &'static str| {
+        view! {
+            <label class="check" title=summary>
+                <input type="checkbox" value=name prop:checked=move || spec.get().methods.iter().any(|x| x == name)
+                    on:change=move |_| spec.update(|s| s.toggle_method(name))/>
+                {name}" — "{summary}
+            </label>
+        }
+    };
+    view! {
         <fieldset id="methods">
             <legend>"Methods"</legend>
             {move || {
@@ -172,6 +198,38 @@ pub fn SetupPanel() -> impl IntoView {
                 spec.with_untracked(|s| s.offered_methods().map(|m| method_box(m.name, m.summary)).collect_view())
             }}
         </fieldset>
+    }
+}
+
+/// Seeds, run length (iterations or budget units) and the transfer protocol.
+#[component]
+fn RunLength() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let spec = state.spec;
+    // A memo, so that views switched on it are rebuilt only when the mode flips.
+    let race_memo = Memo::new(move |_| spec.with(|s| s.run_kind() == RunKind::Race));
+    let race = move || race_memo.get();
+    let number_input = move |id: &'static str,
+                             label: &'static str,
+                             get: fn(&crate::engine::spec::ExperimentSpec) -> String,
+                             set: fn(&mut crate::engine::spec::ExperimentSpec, &str) -> bool,
+                             hint: String| {
+        let invalid = RwSignal::new(false);
+        view! {
+            <label>{label}" "
+                <input id=id type="number" class:invalid=move || invalid.get() title=hint.clone()
+                    prop:value=move || get(&spec.get())
+                    on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        let mut ok = false;
+                        spec.update(|s| ok = set(s, &v));
+                        invalid.set(!ok);
+                        if !ok { state.say(Level::Warning, format!("{label}: '{v}' is not valid ({hint}); kept the previous value")); }
+                    }/>
+            </label>
+        }
+    };
+    view! {
         <div class="row">
             {number_input("seeds", "Seeds", |s| s.seeds.to_string(), |s, v| parse_in(v, 1, MAX_SEEDS).map(|n| s.seeds = n).is_some(), format!("1 to {MAX_SEEDS}"))}
             {number_input("first-seed", "First seed", |s| s.first_seed.to_string(), |s, v| parse_in(v, 0, u64::MAX).map(|n| s.first_seed = n).is_some(), "a non-negative integer".into())}
