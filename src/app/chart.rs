@@ -3,6 +3,9 @@
 
 use leptos::prelude::*;
 
+use super::browser::{download_png, download_svg};
+use super::state::{AppState, Level};
+
 use crate::engine::metrics::Band;
 
 /// One curve: a method's mean with its band.
@@ -254,5 +257,39 @@ pub fn LineChart(
                 }.into_any()
             }}
         </svg>
+    }
+}
+
+/// A chart with its caption and its SVG and PNG export buttons — the one way the results
+/// show a chart, so every chart exports alike and reports a failed export alike.
+#[component]
+pub fn ChartFigure(
+    /// DOM id of the chart inside (what the exports read).
+    id: &'static str,
+    /// File name of the downloads, without extension.
+    file: &'static str,
+    /// The caption: text, and controls if any; the export buttons follow it.
+    #[prop(into)]
+    caption: ViewFn,
+    /// The chart.
+    children: Children,
+) -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let export = move |png: bool| {
+        let result = if png { download_png(id, &format!("{file}.png")) } else { download_svg(id, &format!("{file}.svg")) };
+        if let Err(e) = result {
+            state.say(Level::Error, format!("export failed: {e:?}"));
+        }
+    };
+    view! {
+        <figure>
+            {children()}
+            <figcaption>
+                {caption.run()}
+                " "
+                <button class="small" on:click=move |_| export(false)>"SVG"</button>
+                <button class="small" on:click=move |_| export(true)>"PNG"</button>
+            </figcaption>
+        </figure>
     }
 }

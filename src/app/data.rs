@@ -2,21 +2,20 @@
 //! and uploads (verified against the link's hash when a link names them). Files are parsed
 //! in a dedicated Web Worker so that even a large table never freezes the page.
 
-use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use futures_channel::oneshot;
-use gloo_worker::{Spawnable, WorkerBridge};
+use gloo_worker::Spawnable;
 use leptos::prelude::*;
 
 use super::browser::{fetch_bytes, file_bytes, now_ms};
 use super::state::{AppState, Level, RoleEditor};
 use super::worker::HpoWorker;
+use super::workers::ParseReply;
 use crate::engine::benchmark::{Benchmark, Direction, Metric};
 use crate::engine::content_hash;
 use crate::engine::loaders::table::ColumnRoles;
-use crate::engine::loaders::upload::{LoadFailure, LoadedFile};
+use crate::engine::loaders::upload::LoadFailure;
 use crate::engine::loaders::MAX_DECOMPRESSED_BYTES;
 use crate::engine::spec::DataRef;
 use crate::worker_protocol::{FromWorker, ToWorker};
@@ -24,30 +23,19 @@ use crate::worker_protocol::{FromWorker, ToWorker};
 /// Largest upload accepted, checked before reading the file.
 pub const MAX_UPLOAD_BYTES: f64 = MAX_DECOMPRESSED_BYTES as f64;
 
-type ParseReply = (Result<LoadedFile, LoadFailure>, f64);
-
-thread_local! {
-    static LOADER: RefCell<Option<WorkerBridge<HpoWorker>>> = const { RefCell::new(None) };
-    static WAITING: RefCell<BTreeMap<u32, oneshot::Sender<ParseReply>>> = const { RefCell::new(BTreeMap::new()) };
-    static NEXT_REQUEST: Cell<u32> = const { Cell::new(0) };
-    /// The last file that needed column roles: (reference, name, bytes).
-    static AWAITING_ROLES: RefCell<Option<(DataRef, String, Vec<u8>)>> = const { RefCell::new(None) };
-}
-
-async fn parse_in_worker(file: String, bytes: Vec<u8>, roles: Option<ColumnRoles>) -> ParseReply {
-    let request = NEXT_REQUEST.with(|n| {
-        n.set(n.get() + 1);
-        n.get()
-    });
+async fn parse_in_worker(state: AppState, file: String, bytes: Vec<u8>, roles: Option<ColumnRoles>) -> ParseReply {
+    let service = state.workers;
+    let request = service.next_request();
     let (tx, rx) = oneshot::channel();
-    WAITING.with(|w| w.borrow_mut().insert(request, tx));
-    LOADER.with(|l| {
-        l.borrow_mut()
+    service.loader.update_value(|loader| {
+        loader.waiting.insert(request, tx);
+        loader
+            .bridge
             .get_or_insert_with(|| {
                 HpoWorker::spawner()
-                    .callback(|msg: FromWorker| {
+                    .callback(move |msg: FromWorker| {
                         if let FromWorker::Parsed { request, result, parse_ms } = msg {
-                            if let Some(tx) = WAITING.with(|w| w.borrow_mut().remove(&request)) {
+                            if let Some(tx) = service.loader.try_update_value(|l| l.waiting.remove(&request)).flatten() {
                                 let _ = tx.send((result, parse_ms));
                             }
                         }
@@ -96,7 +84,7 @@ pub async fn load_ref(state: AppState, data: DataRef, keep_setup: bool) {
             match fetch_bytes(&url).await {
                 Ok(bytes) => {
                     let roles = if keep_setup { state.spec.get_untracked().columns } else { None };
-                    let reply = parse_in_worker(name.clone(), bytes, roles).await;
+                    let reply = parse_in_worker(state, name.clone(), bytes, roles).await;
                     finish_load(state, data.clone(), reply, keep_setup, t0, None);
                 }
                 Err(e) => {
@@ -162,7 +150,7 @@ pub async fn load_upload(state: AppState, file: web_sys::File) {
     let keep = pending.is_some();
     let roles = if keep { state.spec.get_untracked().columns } else { None };
     let data = DataRef::Upload { name: name.clone(), sha256 };
-    let reply = parse_in_worker(name.clone(), bytes.clone(), roles).await;
+    let reply = parse_in_worker(state, name.clone(), bytes.clone(), roles).await;
     finish_load(state, data, reply, keep, t0, Some(bytes));
 }
 
@@ -184,7 +172,7 @@ fn finish_load(state: AppState, data: DataRef, (result, parse_ms): ParseReply, k
                 DataRef::Upload { name, .. } | DataRef::Bundled(name) | DataRef::Shared(name) => name.clone(),
             };
             if let Some(bytes) = bytes {
-                AWAITING_ROLES.with(|a| *a.borrow_mut() = Some((data, name.clone(), bytes)));
+                state.workers.loader.update_value(|l| l.awaiting_roles = Some((data, name.clone(), bytes)));
             }
             let roles = headers.iter().map(|h| role_of(&guess, h).to_string()).collect();
             state.data_info.set(format!("{name}: waiting for column roles"));
@@ -245,17 +233,17 @@ pub fn roles_from_editor(editor: &RoleEditor) -> Result<ColumnRoles, String> {
 
 /// Re-parses the file waiting for roles with the roles from the editor.
 pub async fn apply_roles(state: AppState, roles: ColumnRoles) {
-    let Some((data, name, bytes)) = AWAITING_ROLES.with(|a| a.borrow().clone()) else {
+    let Some((data, name, bytes)) = state.workers.loader.with_value(|l| l.awaiting_roles.clone()) else {
         state.say(Level::Error, "choose the file again: its content is no longer in memory");
         return;
     };
     state.loading.set(true);
     let t0 = now_ms();
-    let (result, parse_ms) = parse_in_worker(name, bytes, Some(roles.clone())).await;
+    let (result, parse_ms) = parse_in_worker(state, name, bytes, Some(roles.clone())).await;
     state.loading.set(false);
     match result {
         Ok(loaded) => {
-            AWAITING_ROLES.with(|a| *a.borrow_mut() = None);
+            state.workers.loader.update_value(|l| l.awaiting_roles = None);
             state.role_editor.set(None);
             state.pending_upload.set(None);
             for w in loaded.warnings {

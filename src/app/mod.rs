@@ -14,6 +14,7 @@ pub mod setup;
 pub mod state;
 pub mod warping_view;
 pub mod worker;
+pub mod workers;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;

@@ -8,13 +8,14 @@
 //! earlier run or the prior view, on the same data and objective) are handed to every worker
 //! with the data, so the run learns only what is new.
 
-use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
 use gloo_worker::{Spawnable, WorkerBridge};
+use leptos::prelude::{SetValue, UpdateValue, WithValue};
 
 use super::worker::HpoWorker;
+use super::workers::WorkerService;
 use crate::engine::benchmark::Benchmark;
 use crate::engine::registry::{CostClass, TransferNeed};
 use crate::engine::runner::{JobProgress, Trace};
@@ -54,7 +55,8 @@ fn in_flight_per_worker(resolved: &ResolvedSpec) -> usize {
     }
 }
 
-struct Pool {
+/// A run's workers and its queue (held by [`WorkerService`]).
+pub struct Pool {
     workers: Vec<WorkerBridge<HpoWorker>>,
     /// The data every worker holds (kept alive, so the pointer comparison is sound).
     bench: Arc<Benchmark>,
@@ -88,19 +90,15 @@ impl Pool {
     }
 }
 
-thread_local! {
-    static POOL: RefCell<Option<Pool>> = const { RefCell::new(None) };
-    static SINK: RefCell<Option<Box<dyn RunSink>>> = const { RefCell::new(None) };
-}
-
-fn spawn_workers(n: usize) -> Vec<WorkerBridge<HpoWorker>> {
-    (0..n).map(|w| HpoWorker::spawner().callback(move |msg: FromWorker| on_message(w, msg)).spawn("./worker.js")).collect()
+fn spawn_workers(service: WorkerService, n: usize) -> Vec<WorkerBridge<HpoWorker>> {
+    (0..n).map(|w| HpoWorker::spawner().callback(move |msg: FromWorker| on_message(service, w, msg)).spawn("./worker.js")).collect()
 }
 
 /// Starts a run, cancelling any run in progress. `known` is what was learned before on the
 /// same data and objective: the items some job needs go to every worker before any job.
 /// Returns the number of workers used and the keys of the known items the run uses.
 pub fn start(
+    service: WorkerService,
     bench: Arc<Benchmark>,
     resolved: ResolvedSpec,
     jobs: Vec<Job>,
@@ -109,18 +107,18 @@ pub fn start(
     sink: Box<dyn RunSink>,
 ) -> (usize, Vec<LearnedKey>) {
     let n = workers.clamp(1, 32).min(jobs.len().max(1));
-    SINK.with(|s| *s.borrow_mut() = Some(sink));
-    POOL.with(|p| {
-        let mut slot = p.borrow_mut();
-        let generation = slot.as_ref().map(|p| p.generation + 1).unwrap_or(1);
+    service.sink.set_value(Some(sink));
+    let old = service.pool.try_update_value(Option::take).flatten();
+    let (pool, started) = {
+        let generation = old.as_ref().map(|p| p.generation + 1).unwrap_or(1);
         // Reuse live workers when there are enough; otherwise start afresh. Workers that hold
         // this very benchmark keep it (a Reload), so a re-run does not send the data again.
-        let (bridges, same_data) = match slot.take() {
+        let (bridges, same_data) = match old {
             Some(old) if old.workers.len() == n => {
                 let same = Arc::ptr_eq(&old.bench, &bench);
                 (old.workers, same)
             }
-            _ => (spawn_workers(n), false),
+            _ => (spawn_workers(service, n), false),
         };
         let needed: BTreeSet<LearnedKey> = jobs.iter().filter_map(|j| needs(&resolved, j)).collect();
         let reused: Vec<(LearnedKey, Learned)> = known.into_iter().filter(|(key, _)| needed.contains(key)).collect();
@@ -138,7 +136,7 @@ pub fn start(
         // Task-major order: all jobs of a task are adjacent, so workers split tasks between them.
         let mut order: Vec<u32> = (0..jobs.len() as u32).collect();
         order.sort_by_key(|&i| (jobs[i as usize].task, i));
-        *slot = Some(Pool {
+        let mut pool = Pool {
             workers: bridges,
             bench,
             resolved,
@@ -150,15 +148,16 @@ pub fn start(
             per_worker,
             learned: reused.iter().map(|(key, _)| *key).collect(),
             learning: BTreeMap::new(),
-        });
-        let pool = slot.as_mut().unwrap();
+        };
         for _ in 0..per_worker {
             for w in 0..n {
-                dispatch(pool, w);
+                dispatch(&mut pool, w);
             }
         }
-        (n, reused.into_iter().map(|(key, _)| key).collect())
-    })
+        (pool, (n, reused.into_iter().map(|(key, _)| key).collect()))
+    };
+    service.pool.set_value(Some(pool));
+    started
 }
 
 /// Sends worker `w` its next job: one of the task it worked on last if any is left, else the
@@ -188,9 +187,9 @@ fn dispatch(pool: &mut Pool, w: usize) -> bool {
 
 /// Stops the run: pending jobs are dropped and the workers are shut down (a job already
 /// running finishes in the background and its result is ignored).
-pub fn cancel() {
-    POOL.with(|p| *p.borrow_mut() = None);
-    SINK.with(|s| *s.borrow_mut() = None);
+pub fn cancel(service: WorkerService) {
+    service.pool.set_value(None);
+    service.sink.set_value(None);
 }
 
 /// What a worker's message means for the page, told to the sink once the pool is released.
@@ -200,9 +199,8 @@ enum Event {
     Learned(usize, OutputWarp, Learned),
 }
 
-fn on_message(w: usize, msg: FromWorker) {
-    let event = POOL.with(|p| {
-        let mut slot = p.borrow_mut();
+fn on_message(service: WorkerService, w: usize, msg: FromWorker) {
+    let event = service.pool.try_update_value(|slot| {
         let pool = slot.as_mut()?;
         match msg {
             FromWorker::Progress { generation, id, progress } if generation == pool.generation => {
@@ -229,9 +227,9 @@ fn on_message(w: usize, msg: FromWorker) {
             _ => None,
         }
     });
-    if let Some(event) = event {
-        SINK.with(|s| {
-            if let Some(sink) = s.borrow().as_ref() {
+    if let Some(event) = event.flatten() {
+        service.sink.with_value(|s| {
+            if let Some(sink) = s.as_ref() {
                 match event {
                     Event::Progress(job, progress) => sink.progress(w, &job, progress),
                     Event::Finished(job, result) => sink.finished(w, &job, result),

@@ -6,10 +6,9 @@
 //! trained here is reused by the next run, and one a run trained is shown here without
 //! training again.
 
-use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
-use gloo_worker::{Spawnable, WorkerBridge};
+use gloo_worker::Spawnable;
 use leptos::prelude::*;
 
 use super::objective_space::{Scatter, ScatterCanvas};
@@ -53,11 +52,6 @@ enum PriorStatus {
     Cancelled,
 }
 
-thread_local! {
-    static TRAINER: RefCell<Option<WorkerBridge<HpoWorker>>> = const { RefCell::new(None) };
-    static NEXT_REQUEST: Cell<u32> = const { Cell::new(0) };
-}
-
 /// The spec the prior is trained under: the setup's objective(s) and direction, every task,
 /// leave-one-task-out (whatever methods or race mode the setup has).
 fn prior_spec(state: &AppState, bench: &Benchmark) -> Result<ResolvedSpec, String> {
@@ -80,10 +74,7 @@ fn key_of(bench: &Arc<Benchmark>, resolved: &ResolvedSpec, task: usize, warp: Ou
 }
 
 fn train(state: AppState, status: RwSignal<PriorStatus>, bench: Arc<Benchmark>, resolved: ResolvedSpec, key: PriorKey) {
-    let request = NEXT_REQUEST.with(|n| {
-        n.set(n.get() + 1);
-        n.get()
-    });
+    let request = state.workers.next_request();
     let spec = resolved.spec.clone();
     let (for_store, resolved_for_store) = (bench.clone(), resolved);
     let callback = move |msg: FromWorker| {
@@ -126,7 +117,7 @@ fn train(state: AppState, status: RwSignal<PriorStatus>, bench: Arc<Benchmark>, 
         target: key.task,
         warp: key.warp,
     });
-    TRAINER.with(|t| *t.borrow_mut() = Some(bridge));
+    state.workers.trainer.set_value(Some(bridge));
 }
 
 /// The prior in `store` for `task` and `warp` on this data and objective.
@@ -143,8 +134,8 @@ fn stored_prior(
     }
 }
 
-fn cancel(status: RwSignal<PriorStatus>) {
-    TRAINER.with(|t| *t.borrow_mut() = None);
+fn cancel(state: AppState, status: RwSignal<PriorStatus>) {
+    state.workers.trainer.set_value(None);
     status.set(PriorStatus::Cancelled);
 }
 
@@ -270,7 +261,7 @@ pub fn PriorView() -> impl IntoView {
                 </label>
                 " "
                 <button id="prior-train" class="primary" disabled=move || training() || ready.with(Option::is_some) || problem().is_some() || inputs.with(Option::is_none) on:click=on_train>"Train prior"</button>
-                <button id="prior-cancel" disabled=move || !training() on:click=move |_| cancel(status)>"Cancel"</button>
+                <button id="prior-cancel" disabled=move || !training() on:click=move |_| cancel(state, status)>"Cancel"</button>
                 " "
                 <label>"Along "
                     <select id="prior-param" on:change=move |ev| param.set(event_target_value(&ev).parse().unwrap_or(0))>

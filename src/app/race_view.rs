@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 
-use super::browser::{download_png, download_svg, download_text};
+use super::browser::download_text;
 use super::cd_diagram::CdDiagram;
-use super::chart::{LineChart, Series, PALETTE};
+use super::chart::{ChartFigure, LineChart, Series, PALETTE};
 use super::state::{AppState, Level};
 use crate::engine::export::race_traces_csv;
 use crate::engine::fidelity::report::{race_points, race_traces, summarize_run, RacePoint};
@@ -78,18 +78,6 @@ pub fn RaceResults() -> impl IntoView {
             state.say(Level::Error, format!("export failed: {e:?}"));
         }
     };
-    let export_chart = move |id: &'static str, png: bool| {
-        let result = if png { download_png(id, &format!("{id}.png")) } else { download_svg(id, &format!("{id}.svg")) };
-        if let Err(e) = result {
-            state.say(Level::Error, format!("export failed: {e:?}"));
-        }
-    };
-    let buttons = move |id: &'static str| {
-        view! {
-            <button class="small" on:click=move |_| export_chart(id, false)>"SVG"</button>
-            <button class="small" on:click=move |_| export_chart(id, true)>"PNG"</button>
-        }
-    };
     let has = move || summary.with(Option::is_some);
     // The bundled family is adversarial by design; say so where its results are read.
     let on_bundled_curves =
@@ -107,19 +95,18 @@ pub fn RaceResults() -> impl IntoView {
             })}</span>
         </div>
         <div class="charts">
-            <figure>
+            <ChartFigure id="chart-regret" file="chart-regret"
+                caption=|| "Regret of the best value seen so far (any budget), averaged over seeds, then mean and 95% band over tasks (Wistuba et al. 2022, Fig. 3).">
                 <LineChart id="chart-regret" title=title("Mean regret") y_label="regret" series=regret log_y=state.log_y.into() x_label="budget units spent"/>
-                <figcaption>"Regret of the best value seen so far (any budget), averaged over seeds, then mean and 95% band over tasks (Wistuba et al. 2022, Fig. 3). " {buttons("chart-regret")}</figcaption>
-            </figure>
-            <figure>
+            </ChartFigure>
+            <ChartFigure id="chart-regret-time" file="chart-regret-time"
+                caption=|| "The same against the benchmark's training time plus the optimizer's own measured time (Fig. 5): overhead counts.">
                 <LineChart id="chart-regret-time" title=title("Mean regret over wall-clock") y_label="regret" series=regret_time log_y=state.log_y.into()
                     x_label="seconds (training + optimizer)" x_values=wall_clock/>
-                <figcaption>"The same against the benchmark's training time plus the optimizer's own measured time (Fig. 5): overhead counts. " {buttons("chart-regret-time")}</figcaption>
-            </figure>
-            <figure>
+            </ChartFigure>
+            <ChartFigure id="chart-ranks" file="chart-ranks" caption=|| "Rank of each method's mean regret per task, averaged over tasks.">
                 <LineChart id="chart-ranks" title=title("Average rank") y_label="rank (1 = best)" series=ranks log_y=Signal::derive(|| false) x_label="budget units spent"/>
-                <figcaption>"Rank of each method's mean regret per task, averaged over tasks. " {buttons("chart-ranks")}</figcaption>
-            </figure>
+            </ChartFigure>
         </div>
         <div class="charts" id="cd-diagrams">
             {move || summary.get().map(|s| {
@@ -128,27 +115,27 @@ pub fn RaceResults() -> impl IntoView {
                 }
                 s.cd.iter().map(|cd| {
                     let id: &'static str = if cd.fraction < 1.0 { "cd-50" } else { "cd-100" };
-                    view! { <figure><CdDiagram id=id cd=cd.clone() methods=s.methods.clone() tasks=s.tasks.len()/><figcaption>{buttons(id)}</figcaption></figure> }
+                    let (cd, methods, tasks) = (cd.clone(), s.methods.clone(), s.tasks.len());
+                    view! { <ChartFigure id=id file=id caption=|| ()><CdDiagram id=id cd=cd methods=methods tasks=tasks/></ChartFigure> }
                 }).collect_view().into_any()
             })}
         </div>
         <h3>"Where the budget went (Wistuba et al. 2022, Fig. 6)"</h3>
         <div class="charts">
-            <figure>
+            <ChartFigure id="chart-precision" file="chart-precision"
+                caption=|| "Of the configurations trained to this step, the share that are among the task's best 1%.">
                 <LineChart id="chart-precision" title=Signal::derive(|| "Precision of the top 1% configurations".into()) y_label="precision"
                     series=precision log_y=Signal::derive(|| false) x_label="budget step"/>
-                <figcaption>"Of the configurations trained to this step, the share that are among the task's best 1%. " {buttons("chart-precision")}</figcaption>
-            </figure>
-            <figure>
+            </ChartFigure>
+            <ChartFigure id="chart-selected-regret" file="chart-selected-regret" caption=|| "Lower: the method spends its budget on better configurations.">
                 <LineChart id="chart-selected-regret" title=Signal::derive(|| "Mean regret of the configurations trained this far".into()) y_label="regret"
                     series=selected log_y=state.log_y.into() x_label="budget step"/>
-                <figcaption>"Lower: the method spends its budget on better configurations. " {buttons("chart-selected-regret")}</figcaption>
-            </figure>
-            <figure>
+            </ChartFigure>
+            <ChartFigure id="chart-good-after-bad" file="chart-good-after-bad"
+                caption=|| "Of the configurations in the top third at this step (among those trained this far), the share that were outside the top third at an earlier step; grey: the same over all configurations trained fully.">
                 <LineChart id="chart-good-after-bad" title=Signal::derive(|| "Good configurations that looked bad earlier".into()) y_label="share"
                     series=good log_y=Signal::derive(|| false) x_label="budget step"/>
-                <figcaption>"Of the configurations in the top third at this step (among those trained this far), the share that were outside the top third at an earlier step; grey: the same over all configurations trained fully. " {buttons("chart-good-after-bad")}</figcaption>
-            </figure>
+            </ChartFigure>
         </div>
         <RaceAnimation/>
     }

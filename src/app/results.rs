@@ -2,8 +2,8 @@
 
 use leptos::prelude::*;
 
-use super::browser::{download_png, download_svg, download_text};
-use super::chart::{LineChart, Series, PALETTE};
+use super::browser::download_text;
+use super::chart::{ChartFigure, LineChart, Series, PALETTE};
 use super::objective_space::{ObjectiveSpacePanel, Scatter, ScatterCanvas};
 use super::prior_view::PriorView;
 use super::state::{AppState, Level};
@@ -69,12 +69,6 @@ pub fn ResultsPanel() -> impl IntoView {
                 let spec = state.run_setup.with(|r| r.as_ref().map(|(r, _)| r.spec.clone())).unwrap_or_else(|| state.spec.get_untracked());
                 download_text("spec.json", "application/json", &serde_json::to_string_pretty(&spec).unwrap_or_default())
             }
-            "adtm-svg" => download_svg("chart-adtm", "adtm.svg"),
-            "adtm-png" => download_png("chart-adtm", "adtm.png"),
-            "best-svg" => download_svg("chart-best", "best-so-far.svg"),
-            "best-png" => download_png("chart-best", "best-so-far.png"),
-            "hv-svg" => download_svg("chart-hv", "hypervolume-error.svg"),
-            "hv-png" => download_png("chart-hv", "hypervolume-error.png"),
             other => Err(format!("unknown export '{other}'").into()),
         };
         if let Err(e) = result {
@@ -96,28 +90,18 @@ pub fn ResultsPanel() -> impl IntoView {
         </div>
         {move || is_multi().then(|| view! {
             <div class="charts">
-                <figure>
+                <ChartFigure id="chart-hv" file="hypervolume-error"
+                    caption=|| "Hypervolume of the task's true Pareto front minus that of the points found so far, every objective scaled to [0, 1] by its range over the task, reference point (1, 1, …) = each objective's maximum (Salinas et al. 2020, §5.2, Fig. 7).">
                     <LineChart id="chart-hv" title=hv_title y_label="hypervolume error" series=Signal::derive(move || hv.get()) log_y=state.log_y.into()/>
-                    <figcaption>
-                        "Hypervolume of the task's true Pareto front minus that of the points found so far, every objective scaled to [0, 1] by its range over the task, reference point (1, 1, …) = each objective's maximum (Salinas et al. 2020, §5.2, Fig. 7). "
-                        <button class="small" on:click=move |_| export("hv-svg")>"SVG"</button>
-                        <button class="small" on:click=move |_| export("hv-png")>"PNG"</button>
-                    </figcaption>
-                </figure>
+                </ChartFigure>
             </div>
         })}
         <div class="charts" style:display=move || if is_multi() { "none" } else { "" }>
-            <figure>
+            <ChartFigure id="chart-adtm" file="adtm"
+                caption=|| "Distance to the task's best configuration, normalised by its min and max over all evaluations, averaged over tasks (Salinas et al. 2020, §5).">
                 <LineChart id="chart-adtm" title=adtm_title y_label="ADTM" series=Signal::derive(move || adtm.get()) log_y=state.log_y.into()/>
-                <figcaption>
-                    "Distance to the task's best configuration, normalised by its min and max over all evaluations, averaged over tasks (Salinas et al. 2020, §5). "
-                    <button class="small" on:click=move |_| export("adtm-svg")>"SVG"</button>
-                    <button class="small" on:click=move |_| export("adtm-png")>"PNG"</button>
-                </figcaption>
-            </figure>
-            <figure>
-                <LineChart id="chart-best" title=best_title y_label="best so far" series=Signal::derive(move || best.get()) log_y=state.log_y.into()/>
-                <figcaption>
+            </ChartFigure>
+            <ChartFigure id="chart-best" file="best-so-far" caption=move || view! {
                     <label>"Task "
                         <select id="best-task" on:change=move |ev| state.best_task.set(event_target_value(&ev))>
                             {move || state.run_setup.get().map(|(r, b)| {
@@ -129,11 +113,9 @@ pub fn ResultsPanel() -> impl IntoView {
                             })}
                         </select>
                     </label>
-                    " "
-                    <button class="small" on:click=move |_| export("best-svg")>"SVG"</button>
-                    <button class="small" on:click=move |_| export("best-png")>"PNG"</button>
-                </figcaption>
-            </figure>
+                }>
+                <LineChart id="chart-best" title=best_title y_label="best so far" series=Signal::derive(move || best.get()) log_y=state.log_y.into()/>
+            </ChartFigure>
         </div>
         <Table2View/>
         <PriorEffectView/>

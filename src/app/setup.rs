@@ -32,15 +32,20 @@ pub fn SetupPanel() -> impl IntoView {
     }
 }
 
+/// Whether the setup is a race, as a memo: views switched on it are rebuilt only when the
+/// mode flips, not on every edit of the setup.
+fn race_mode(spec: RwSignal<crate::engine::spec::ExperimentSpec>) -> impl Fn() -> bool + Copy {
+    let memo = Memo::new(move |_| spec.with(|s| s.run_kind() == RunKind::Race));
+    move || memo.get()
+}
+
 /// Race on/off and one/several objectives.
 #[component]
 fn ModeSwitches() -> impl IntoView {
     let state = expect_context::<AppState>();
     let spec = state.spec;
     let multi = move || !spec.with(|s| s.objectives.is_empty());
-    // A memo, so that views switched on it are rebuilt only when the mode flips.
-    let race_memo = Memo::new(move |_| spec.with(|s| s.run_kind() == RunKind::Race));
-    let race = move || race_memo.get();
+    let race = race_mode(spec);
     // A race needs learning curves; switching keeps the methods that exist in the new mode.
     let set_race = move |on: bool| {
         let Some(b) = state.bench.get_untracked() else { return };
@@ -177,9 +182,7 @@ fn MethodChooser() -> impl IntoView {
     let state = expect_context::<AppState>();
     let spec = state.spec;
     let multi = move || !spec.with(|s| s.objectives.is_empty());
-    // A memo, so that views switched on it are rebuilt only when the mode flips.
-    let race_memo = Memo::new(move |_| spec.with(|s| s.run_kind() == RunKind::Race));
-    let race = move || race_memo.get();
+    let race = race_mode(spec);
     let method_box = move |name: &'static str, summary: &'static str| {
         view! {
             <label class="check" title=summary>
@@ -206,9 +209,7 @@ fn MethodChooser() -> impl IntoView {
 fn RunLength() -> impl IntoView {
     let state = expect_context::<AppState>();
     let spec = state.spec;
-    // A memo, so that views switched on it are rebuilt only when the mode flips.
-    let race_memo = Memo::new(move |_| spec.with(|s| s.run_kind() == RunKind::Race));
-    let race = move || race_memo.get();
+    let race = race_mode(spec);
     let number_input = move |id: &'static str,
                              label: &'static str,
                              get: fn(&crate::engine::spec::ExperimentSpec) -> String,
@@ -265,27 +266,26 @@ fn job_label(state: &AppState, job: &Job) -> String {
     format!("{} · {} · seed {}", job.method, task, job.seed)
 }
 
-thread_local! {
-    /// Traces received but not yet shown: charts recompute over all traces, so they are
-    /// refreshed in batches (every [`FLUSH_MS`]) rather than once per job.
-    static PENDING: std::cell::RefCell<(Vec<Trace>, bool)> = const { std::cell::RefCell::new((Vec::new(), false)) };
-}
-
+/// Traces received are shown in batches (every `FLUSH_MS`) rather than once per job: charts
+/// recompute over all traces.
 const FLUSH_MS: i32 = 250;
 
 fn flush_pending(state: AppState) {
-    let batch = PENDING.with(|p| {
-        let mut p = p.borrow_mut();
-        p.1 = false;
-        std::mem::take(&mut p.0)
-    });
+    let batch = state
+        .workers
+        .pending
+        .try_update_value(|p| {
+            p.1 = false;
+            std::mem::take(&mut p.0)
+        })
+        .unwrap_or_default();
     if !batch.is_empty() {
         state.traces.update(|t| t.extend(batch));
     }
 }
 
 fn schedule_flush(state: AppState) {
-    let already = PENDING.with(|p| std::mem::replace(&mut p.borrow_mut().1, true));
+    let already = state.workers.pending.try_update_value(|p| std::mem::replace(&mut p.1, true)).unwrap_or(true);
     if !already {
         let cb = wasm_bindgen::closure::Closure::once_into_js(move || flush_pending(state));
         if let Some(w) = web_sys::window() {
@@ -313,7 +313,7 @@ impl RunSink for UiSink {
     fn finished(&self, worker: usize, job: &Job, result: Result<Trace, String>) {
         let label = job_label(&self.state, job);
         match result {
-            Ok(trace) => PENDING.with(|p| p.borrow_mut().0.push(trace)),
+            Ok(trace) => self.state.workers.pending.update_value(|p| p.0.push(trace)),
             Err(e) => {
                 self.state.say(Level::Error, format!("{label}: {e}"));
                 self.state.run.update(|r| r.failed_jobs += 1);
@@ -360,12 +360,12 @@ fn start_run(state: AppState) {
     if !resolved.tasks.iter().any(|&t| bench.tasks[t].name == state.best_task.get_untracked()) {
         state.best_task.set(first_task);
     }
-    PENDING.with(|p| p.borrow_mut().0.clear());
+    state.workers.pending.update_value(|p| p.0.clear());
     state.traces.set(Vec::with_capacity(total));
     state.run_setup.set(Some((resolved.clone(), bench.clone())));
     let known = state.learned.with_untracked(|s| s.items(&bench, &resolved));
     let sink = Box::new(UiSink { state, bench: bench.clone(), resolved: resolved.clone() });
-    let (workers, reused) = pool::start(bench, resolved, jobs, hardware_concurrency(), known, sink);
+    let (workers, reused) = pool::start(state.workers, bench, resolved, jobs, hardware_concurrency(), known, sink);
     let reused_of = |kind: LearnedKind| reused.iter().filter(|key| key.2 == kind).count();
     state.run.set(RunStatus {
         priors_reused: reused_of(LearnedKind::Prior),
@@ -405,7 +405,7 @@ pub fn RunPanel() -> impl IntoView {
     let link = Memo::new(move |_| link_for(&to_query(&state.spec.get())));
     let copied = RwSignal::new(false);
     let cancel = move |_| {
-        pool::cancel();
+        pool::cancel(state.workers);
         flush_pending(state);
         run.update(|r| {
             r.running = false;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
+use super::workers::WorkerService;
 use crate::engine::benchmark::Benchmark;
 use crate::engine::runner::{JobProgress, Trace};
 use crate::engine::setup::SetupMessage;
@@ -107,6 +108,8 @@ pub struct RoleEditor {
 /// All signals of the page, shared through context.
 #[derive(Clone, Copy)]
 pub struct AppState {
+    /// The page's Web Workers and what is in flight with them.
+    pub workers: WorkerService,
     /// The setup (mirrored in the URL).
     pub spec: RwSignal<ExperimentSpec>,
     /// The loaded benchmark.
@@ -158,6 +161,7 @@ impl AppState {
             log_y: RwSignal::new(false),
             best_task: RwSignal::new(String::new()),
             learned: RwSignal::new(LearnedStore::default()),
+            workers: WorkerService::new(),
         }
     }
 
