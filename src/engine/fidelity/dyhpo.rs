@@ -240,7 +240,7 @@ pub fn race_with_observations(values: &[Vec<f64>], observations: usize, sign: f6
 pub const DYHPO: MethodEntry = MethodEntry {
     name: "DyHPO",
     summary: "Deep-kernel GP over learning curves, multi-fidelity EI, one budget unit per step (Wistuba et al. 2022)",
-    paper: "Wistuba, Kadra & Grabocka 2022, §4, Alg. 1",
+    paper: "Wistuba, Kadra & Grabocka 2022, §3, Alg. 1",
     cost: CostClass::Heavy,
     kind: MethodKind::Race { build: || Box::new(DyHpo::new()) },
 };
@@ -249,7 +249,7 @@ pub const DYHPO: MethodEntry = MethodEntry {
 pub const DYHPO_WITHOUT_CNN: MethodEntry = MethodEntry {
     name: "DyHPO w/o CNN",
     summary: "DyHPO without the learning-curve input (the paper's ablation)",
-    paper: "Wistuba, Kadra & Grabocka 2022, §5.2",
+    paper: "Wistuba, Kadra & Grabocka 2022, §5 (the ablation of Fig. 7)",
     cost: CostClass::Heavy,
     kind: MethodKind::Race { build: || Box::new(DyHpo::without_cnn()) },
 };
@@ -258,7 +258,7 @@ pub const DYHPO_WITHOUT_CNN: MethodEntry = MethodEntry {
 pub const DYHPO_FAST: MethodEntry = MethodEntry {
     name: "DyHPO (fast)",
     summary: "Not the paper's method: DyHPO fitted on at most 256 observations (latest of each configuration first), for speed",
-    paper: "Wistuba, Kadra & Grabocka 2022, Alg. 1, with this project's shortcuts (docs/methods.md)",
+    paper: "Wistuba, Kadra & Grabocka 2022, §3, Alg. 1, with this project's shortcuts (docs/methods.md)",
     cost: CostClass::Model,
     kind: MethodKind::Race { build: || Box::new(DyHpo::fast()) },
 };
