@@ -21,6 +21,7 @@ pub mod error;
 pub mod export;
 pub mod fidelity;
 pub mod gp;
+pub mod gpb;
 pub mod lbfgs;
 pub mod loaders;
 pub mod methods;
