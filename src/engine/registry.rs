@@ -13,7 +13,7 @@
 //! mode picks which one a name means.
 
 use super::error::{EngineError, Result};
-use super::fidelity::{dyhpo, hyperband, samplers, MultiFidelityOptimizer};
+use super::fidelity::{dyhpo, gpb, hyperband, samplers, MultiFidelityOptimizer};
 use super::methods::{
     ablr, auto_gp, ehvi, gcp, gp, parego, prior_gp, random_search, scalarized, sgpt, thompson, ws_gp, MethodObjectives, TransferContext,
 };
@@ -205,6 +205,10 @@ pub static METHODS: &[MethodEntry] = &[
     dyhpo::DYHPO,
     dyhpo::DYHPO_WITHOUT_CNN,
     dyhpo::DYHPO_FAST,
+    gpb::GPB_IC,
+    gpb::GPB_TA,
+    gpb::GPB_RANDOM,
+    gpb::GP_MAX_BUDGET,
 ];
 
 /// The methods a new race starts with: the paper's method and the baselines that cost next

@@ -10,6 +10,7 @@ use hpo_playground::engine::benchmark::Benchmark;
 use hpo_playground::engine::bundled::{bundled_csv, load_bundled, BUNDLED};
 use hpo_playground::engine::export::{traces_csv, traces_detailed_csv};
 use hpo_playground::engine::fidelity::report::race_traces;
+use hpo_playground::engine::gpb::design::Criterion;
 use hpo_playground::engine::loaders::copula::load_copula_format;
 use hpo_playground::engine::loaders::curves::{load_lcbench_members, LCBENCH_ARCHIVE, LCBENCH_FILES};
 use hpo_playground::engine::loaders::upload::{load_file, LoadFailure};
@@ -101,6 +102,11 @@ enum Command {
         #[arg(long)]
         threads: Option<usize>,
     },
+    /// The GPB paper's experiments (Gaussian processes with budgets and optimal designs).
+    Gpb {
+        #[command(subcommand)]
+        experiment: GpbExperiment,
+    },
     /// Write a bundled benchmark as CSV (what assets/ ships).
     Generate {
         /// Benchmark name: quadratic, tradeoff or curves.
@@ -108,6 +114,39 @@ enum Command {
         /// Output file.
         #[arg(long)]
         out: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum GpbExperiment {
+    /// Tables 1 and 2 (the synthetic functions): Std. of β and integral loss per initial
+    /// design, beside the paper's numbers.
+    Tables {
+        /// Repetitions per cell.
+        #[arg(long, default_value_t = 100)]
+        reps: u64,
+        /// Design criterion: D, A or E.
+        #[arg(long, default_value = "D")]
+        criterion: String,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// The analogue of Tables 3–4 on LCBench: GPB with Random/IC/TA designs against the GP
+    /// at the full budget, final metric and epochs spent.
+    Lcbench {
+        /// Where the LCBench tables are.
+        #[arg(long, default_value = "../shared/benchmarks/lcbench-surrogate")]
+        lcbench_dir: PathBuf,
+        /// Comma-separated task names or indices (default: all).
+        #[arg(long)]
+        tasks: Option<String>,
+        /// Seeds per task and arm.
+        #[arg(long, default_value_t = 3)]
+        seeds: u64,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
     },
 }
 
@@ -126,11 +165,20 @@ pub fn main() -> CliResult<()> {
             Ok(())
         }
         Command::Generate { name, out } => generate(&name, &out),
+        Command::Gpb { experiment } => match experiment {
+            GpbExperiment::Tables { reps, criterion, threads } => {
+                set_threads(threads)?;
+                let criterion = Criterion::parse(&criterion).ok_or_else(|| format!("unknown criterion '{criterion}' (D, A or E)"))?;
+                crate::gpb::tables(reps, criterion)
+            }
+            GpbExperiment::Lcbench { lcbench_dir, tasks, seeds, threads } => {
+                set_threads(threads)?;
+                crate::gpb::lcbench(&lcbench_dir, tasks.as_deref(), seeds)
+            }
+        },
         Command::Bench { shared_dir } => crate::bench::run(&shared_dir),
         Command::Race { data, lcbench_dir, methods, tasks, seeds, budget, out, threads } => {
-            if let Some(n) = threads {
-                rayon::ThreadPoolBuilder::new().num_threads(n).build_global()?;
-            }
+            set_threads(threads)?;
             crate::race::run(crate::race::RaceArgs {
                 data: &data,
                 lcbench_dir: &lcbench_dir,
@@ -142,6 +190,13 @@ pub fn main() -> CliResult<()> {
             })
         }
     }
+}
+
+fn set_threads(threads: Option<usize>) -> CliResult<()> {
+    if let Some(n) = threads {
+        rayon::ThreadPoolBuilder::new().num_threads(n).build_global()?;
+    }
+    Ok(())
 }
 
 fn read_file(path: &Path) -> CliResult<Vec<u8>> {

@@ -6,12 +6,16 @@
 //! hpo info --data ../shared/benchmarks/quantile-transfer/XGBoost.csv.zip
 //! hpo generate quadratic --out assets/quadratic.csv
 //! hpo race --data lcbench --seeds 10 --budget 1000 --out out/race   # DyHPO vs Hyperband family
+//! hpo gpb tables --reps 100                     # the GPB paper's Tables 1–2
+//! hpo gpb lcbench --seeds 3                     # its Tables 3–4 analogue on LCBench
 //! ```
 
 #[cfg(not(target_arch = "wasm32"))]
 mod bench;
 #[cfg(not(target_arch = "wasm32"))]
 mod cli;
+#[cfg(not(target_arch = "wasm32"))]
+mod gpb;
 #[cfg(not(target_arch = "wasm32"))]
 mod race;
 

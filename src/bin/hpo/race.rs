@@ -52,7 +52,7 @@ pub fn load(data: &str, lcbench_dir: &Path) -> CliResult<Benchmark> {
     }
 }
 
-fn select_tasks(bench: &Benchmark, tasks: Option<&str>) -> CliResult<Vec<usize>> {
+pub fn select_tasks(bench: &Benchmark, tasks: Option<&str>) -> CliResult<Vec<usize>> {
     let Some(list) = tasks else { return Ok((0..bench.tasks.len()).collect()) };
     list.split(',')
         .map(|s| {

@@ -11,6 +11,7 @@
 pub mod analysis;
 pub mod deep_kernel;
 pub mod dyhpo;
+pub mod gpb;
 pub mod hyperband;
 pub mod race;
 pub mod report;

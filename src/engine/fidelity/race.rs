@@ -35,6 +35,17 @@ impl Race {
         (0..self.curves.len()).filter(|&i| self.curves[i].is_empty())
     }
 
+    /// Trains configuration `config` from the budget it reached up to `to`, observing the
+    /// losses `sign · values[config][step]` on the way and spending the units.
+    pub fn train(&mut self, config: usize, to: u32, values: &[Vec<f64>], sign: f64) {
+        let from = self.budget_of(config);
+        for step in from..to {
+            self.curves[config].push(sign * values[config][step as usize]);
+        }
+        self.remaining = self.remaining.saturating_sub((to - from) as u64);
+        self.history.push(Request { config, budget: to });
+    }
+
     /// Lowest loss observed at any budget so far (the incumbent's), if any.
     pub fn best_loss(&self) -> Option<f64> {
         self.curves.iter().flatten().copied().reduce(f64::min)
@@ -126,19 +137,16 @@ pub fn run_race_with_progress(
         }
         let to = request.budget.min(from + race.remaining.min(u32::MAX as u64) as u32);
         let curve = &values[request.config];
-        for step in from..to {
-            let value = curve[step as usize];
-            race.curves[request.config].push(sign * value);
+        for &value in &curve[from as usize..to as usize] {
             best = if best.is_nan() || sign * value < sign * best { value } else { best };
         }
+        race.train(request.config, to, values, sign);
         let units = (to - from) as u64;
-        race.remaining -= units;
         spent += units;
         spent_cost += match cost {
             Some(c) => c[request.config][to as usize - 1] - if from > 0 { c[request.config][from as usize - 1] } else { 0.0 },
             None => units as f64,
         };
-        race.history.push(Request { config: request.config, budget: to });
         rows.push(RaceRow {
             config: request.config,
             budget: to,

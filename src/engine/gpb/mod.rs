@@ -21,4 +21,5 @@
 pub mod construct;
 pub mod design;
 pub mod model;
+pub mod protocol;
 pub mod synthetic;

@@ -182,6 +182,24 @@ pub fn regression_matrix(x: &[Vec<f64>], b: &[f64]) -> DMatrix<f64> {
     DMatrix::from_fn(x.len(), k, |i, j| regressors(&x[i], b[i])[j])
 }
 
+/// True when the budgets are not all equal: only then is β2 identifiable. With one budget
+/// (e.g. a GP at the full budget) f2(b) is a constant, collinear with f1's intercept, and
+/// the model drops it (β2 is reported as 0).
+pub fn identifies_budget_term(b: &[f64]) -> bool {
+    b.iter().any(|v| *v != b[0])
+}
+
+/// F without the budget column when the budget term is not identifiable.
+fn fitted_regression(x: &[Vec<f64>], b: &[f64]) -> DMatrix<f64> {
+    let f = regression_matrix(x, b);
+    if identifies_budget_term(b) {
+        f
+    } else {
+        let k = f.ncols();
+        f.columns(0, k - 1).into_owned()
+    }
+}
+
 /// The GLS solution at fixed correlation: β̂, the residual's R⁻¹(y − Fβ̂), σ̂², and what
 /// prediction needs.
 struct Gls {
@@ -214,7 +232,7 @@ pub fn profile_nll(kernel: BudgetKernel, p: &CovParams, x: &[Vec<f64>], b: &[f64
     let n = x.len();
     let d = p.theta1.len();
     let r = corr_matrix(kernel, p, x, b);
-    let f = regression_matrix(x, b);
+    let f = fitted_regression(x, b);
     let yv = DVector::from_column_slice(y);
     let g = gls(r, &f, &yv)?;
     let log_det: f64 = g.chol.l().diagonal().iter().map(|v| 2.0 * libm::log(*v)).sum();
@@ -327,8 +345,9 @@ fn check(x: &[Vec<f64>], b: &[f64], y: &[f64]) -> Result<()> {
     if x.len() != b.len() || x.len() != y.len() || x.iter().any(|v| v.len() != d) {
         return Err(EngineError::Spec("GPB: inputs, budgets and values differ in length".into()));
     }
-    if x.len() < d + 2 {
-        return Err(EngineError::Spec(format!("GPB needs at least {} observations in {d} dimensions (has {})", d + 2, x.len())));
+    let k = d + 1 + identifies_budget_term(b) as usize;
+    if x.len() < k {
+        return Err(EngineError::Spec(format!("GPB needs at least {k} observations in {d} dimensions (has {})", x.len())));
     }
     if b.iter().any(|&v| !(v > 0.0 && v.is_finite())) || y.iter().any(|v| !v.is_finite()) {
         return Err(EngineError::Spec("GPB: budgets must be positive and values finite".into()));
@@ -341,7 +360,7 @@ impl Gpb {
     pub fn condition(kernel: BudgetKernel, params: CovParams, x: Vec<Vec<f64>>, b: Vec<f64>, y: &[f64]) -> Result<Gpb> {
         check(&x, &b, y)?;
         let r = corr_matrix(kernel, &params, &x, &b);
-        let f = regression_matrix(&x, &b);
+        let f = fitted_regression(&x, &b);
         let gls = gls(r, &f, &DVector::from_column_slice(y))
             .ok_or_else(|| EngineError::Method { method: "GPB".into(), message: "singular correlation or regression matrix".into() })?;
         Ok(Gpb { kernel, params, x, b, gls })
@@ -374,9 +393,11 @@ impl Gpb {
         &self.params
     }
 
-    /// β̂ = (β1, β2) by GLS.
-    pub fn beta(&self) -> &[f64] {
-        self.gls.beta.as_slice()
+    /// β̂ = (β1, β2) by GLS (β2 = 0 when the data has a single budget).
+    pub fn beta(&self) -> Vec<f64> {
+        let mut beta = self.gls.beta.as_slice().to_vec();
+        beta.resize(self.x[0].len() + 2, 0.0);
+        beta
     }
 
     /// σ̂².
@@ -396,7 +417,8 @@ impl Gpb {
 
     /// Universal-kriging mean and variance from the cross-correlations `c` with the data, the
     /// point's regressors `f` and its prior correlation `c0`.
-    fn krige(&self, c: DVector<f64>, f: Vec<f64>, c0: f64) -> (f64, f64) {
+    fn krige(&self, c: DVector<f64>, mut f: Vec<f64>, c0: f64) -> (f64, f64) {
+        f.truncate(self.gls.beta.len());
         let f = DVector::from_vec(f);
         let mean = f.dot(&self.gls.beta) + c.dot(&self.gls.alpha);
         let rinv_c = self.gls.chol.solve(&c);
