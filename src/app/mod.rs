@@ -5,6 +5,7 @@ pub mod browser;
 pub mod cd_diagram;
 pub mod chart;
 pub mod data;
+pub mod design_view;
 pub mod objective_space;
 pub mod pool;
 pub mod prior_view;
@@ -69,6 +70,7 @@ pub fn App() -> impl IntoView {
                 <h2>"4. Results"</h2>
                 <results::ResultsPanel/>
             </section>
+            <design_view::DesignView/>
         </main>
     }
 }

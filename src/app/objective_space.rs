@@ -35,6 +35,8 @@ pub struct Scatter {
 /// A highlighted point set: (points, colour, legend, joined by a line).
 pub type Overlay = (Vec<(f64, f64)>, &'static str, String, bool);
 
+/// Joined overlays with more points than this are drawn as lines without dots.
+const DENSE_CURVE: usize = 60;
 const W: f64 = 560.0;
 const H: f64 = 380.0;
 const ML: f64 = 62.0;
@@ -126,9 +128,11 @@ fn draw(canvas: &web_sys::HtmlCanvasElement, s: &Scatter) -> Option<()> {
             }
             ctx.stroke();
         }
-        for p in pts {
+        // A dense joined series is a curve: its line says everything, dots would smear it.
+        let dotted = !*joined || pts.len() <= DENSE_CURVE;
+        for p in pts.iter().filter(|_| dotted) {
             ctx.begin_path();
-            ctx.arc(px(p.0), py(p.1), 3.2, 0.0, std::f64::consts::TAU).ok()?;
+            ctx.arc(px(p.0), py(p.1), if *joined { 3.2 } else { 5.0 }, 0.0, std::f64::consts::TAU).ok()?;
             ctx.fill();
         }
         let ly = MT + 12.0 + 16.0 * k as f64;

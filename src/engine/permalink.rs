@@ -6,6 +6,7 @@
 //! falls back to the default for that field only, so a tampered link still opens.
 
 use super::benchmark::{Direction, Metric};
+use super::gpb::view::DesignViewSpec;
 use super::loaders::table::ColumnRoles;
 use super::spec::{DataRef, ExperimentSpec, ObjectiveChoice, TransferMode, MAX_ITERATIONS, MAX_RACE_BUDGET, MAX_SEEDS, SPEC_VERSION};
 
@@ -81,6 +82,9 @@ pub fn to_query(spec: &ExperimentSpec) -> String {
         parts.push(format!("race={b}"));
     }
     parts.push(format!("transfer={}", spec.transfer.as_str()));
+    if let Some(d) = &spec.design_view {
+        parts.push(format!("design={}", d.to_link()));
+    }
     if let Some(roles) = &spec.columns {
         parts.push(format!("hp={}", list(&roles.hyperparameters)));
         if !roles.categorical.is_empty() {
@@ -163,6 +167,10 @@ pub fn from_query(query: &str) -> ParsedLink {
             "iters" => match value.parse::<u32>() {
                 Ok(n) if (1..=MAX_ITERATIONS).contains(&n) => spec.iterations = n,
                 _ => invalid(&format!("expected an integer from 1 to {MAX_ITERATIONS}")),
+            },
+            "design" => match DesignViewSpec::parse(&value) {
+                Some(d) => spec.design_view = Some(d),
+                None => invalid("expected method.criterion.points.seed, e.g. TA.D.10.0 (Random/LHD/IC/TA, D/A/E, 4 to 30 points)"),
             },
             "race" => match value.parse::<u64>() {
                 Ok(n) if (1..=MAX_RACE_BUDGET).contains(&n) => spec.race_budget = Some(n),
@@ -263,9 +271,11 @@ mod tests {
             seeds: 20,
             first_seed: 7,
             iterations: 100,
+            design_view: Some(DesignViewSpec { seed: 3, ..DesignViewSpec::default() }),
             ..ExperimentSpec::default()
         };
         let q = to_query(&spec);
+        assert!(q.ends_with("&design=TA.D.10.3"), "{q}");
         assert!(q.starts_with("v=1&data=shared:XGBoost.csv.zip&objective=metric_error"), "{q}");
         let parsed = from_query(&format!("?{q}"));
         assert_eq!(parsed.warnings, Vec::<String>::new());
@@ -275,15 +285,16 @@ mod tests {
 
     #[test]
     fn tampered_fields_fall_back_one_by_one() {
-        let p = from_query("v=1&data=shared:XGBoost.csv.zip&seeds=-3&iters=abc&evil=1&methods=RS&transfer=zz&tasks=%ZZ");
+        let p = from_query("v=1&data=shared:XGBoost.csv.zip&seeds=-3&iters=abc&evil=1&methods=RS&transfer=zz&tasks=%ZZ&design=IC.D.2.0");
         assert_eq!(p.spec.data, DataRef::Shared("XGBoost.csv.zip".into()));
         assert_eq!(p.spec.seeds, ExperimentSpec::default().seeds);
         assert_eq!(p.spec.iterations, ExperimentSpec::default().iterations);
         let all = p.warnings.join("\n");
-        for field in ["'seeds'", "'iters'", "'evil'", "'transfer'", "'tasks'"] {
+        for field in ["'seeds'", "'iters'", "'evil'", "'transfer'", "'tasks'", "'design'"] {
             assert!(all.contains(field), "no message for {field}: {all}");
         }
-        assert_eq!(p.warnings.len(), 5, "{all}");
+        assert_eq!(p.warnings.len(), 6, "{all}");
+        assert_eq!(p.spec.design_view, None);
     }
 
     #[test]

@@ -141,6 +141,9 @@ pub struct ExperimentSpec {
     /// run instead of `iterations` full evaluations; the data needs learning curves.
     #[serde(default)]
     pub race_budget: Option<u64>,
+    /// The GPB design view's setting (paper 003 §3), when the link opens it.
+    #[serde(default)]
+    pub design_view: Option<crate::engine::gpb::view::DesignViewSpec>,
 }
 
 impl Default for ExperimentSpec {
@@ -159,6 +162,7 @@ impl Default for ExperimentSpec {
             columns: None,
             objectives: Vec::new(),
             race_budget: None,
+            design_view: None,
         }
     }
 }

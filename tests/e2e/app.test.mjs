@@ -416,7 +416,8 @@ test('a multi-fidelity race: regret, ranks, CD diagrams, Fig. 6, the animated ra
     assert.equal(await b.page.isChecked('#race-mode'), true);
     assert.equal(await b.page.inputValue('#race-budget'), '200', 'five full trainings of 40 steps');
     const offered = await b.page.locator('#methods input').evaluateAll(e => e.map(x => x.value));
-    assert.deepEqual(offered, ['RS', 'Hyperband', 'ASHA', 'BOHB', 'DEHB', 'DyHPO', 'DyHPO w/o CNN', 'DyHPO (fast)']);
+    assert.deepEqual(offered, ['RS', 'Hyperband', 'ASHA', 'BOHB', 'DEHB', 'DyHPO', 'DyHPO w/o CNN', 'DyHPO (fast)',
+      'GPB (IC)', 'GPB (TA)', 'GPB (Random)', 'GP (max budget)']);
     const checked = await b.page.locator('#methods input:checked').evaluateAll(e => e.map(x => x.value));
     assert.deepEqual(checked, ['RS', 'Hyperband', 'ASHA', 'BOHB', 'DyHPO']);
     await onlyTask(b.page, 'curves-00');
@@ -468,6 +469,41 @@ test('a multi-fidelity race: regret, ranks, CD diagrams, Fig. 6, the animated ra
     assert.equal(await flat.page.isChecked('#race-mode'), false);
     assert.deepEqual(await flat.page.locator('#methods input:checked').evaluateAll(e => e.map(x => x.value)), ['RS']);
   } finally { await flat.close(); }
+});
+
+test('GPB: the design view follows its link and shows the equivalence theorem; GPB races as in the CLI', async () => {
+  const b = await open('v=1&design=Random.D.10.0');
+  const redCells = () => b.page.locator('#design-map rect[fill="rgb(255,0,0)"]').count();
+  const maxD = async () => Number((await b.page.locator('#design-numbers td').nth(2).textContent()).match(/^[-0-9.e]+/)[0]);
+  try {
+    await b.page.waitForSelector('#design-map rect');
+    assert.equal(await b.page.locator('#design-map .design-point').count(), 10);
+    const random = { red: await redCells(), maxD: await maxD() };
+    assert.ok(random.maxD > 0, 'a random design is not optimal');
+    await b.page.selectOption('#design-method', 'IC');
+    await b.page.waitForFunction(() => /IC \(D-optimality, N = 10\)/.test(document.querySelector('#design-numbers')?.textContent ?? ''));
+    assert.match(b.page.url(), /design=IC\.D\.10\.0/);
+    assert.ok(await maxD() < random.maxD, 'IC lowers max d');
+    assert.ok(await redCells() < random.red, 'and shrinks the region where d is large');
+    await setNumber(b.page, 'design-points', 6);
+    await b.page.waitForFunction(() => document.querySelectorAll('#design-map .design-point').length === 6);
+    assert.match(b.page.url(), /design=IC\.D\.6\.0/);
+    assert.deepEqual(b.errors, []);
+  } finally { await b.close(); }
+  const bad = await open('v=1&design=IC.D.99.0');
+  try {
+    assert.match((await messages(bad.page, 'warning')).join('\n'), /design.*4 to 30 points/);
+  } finally { await bad.close(); }
+  // GPB and its baseline race on the bundled curves exactly as in the CLI.
+  const query = 'v=1&data=bundled:curves&tasks=curves-00&methods=GPB%20(IC),GP%20(max%20budget)&seeds=1&race=400';
+  const r = await open(query);
+  try {
+    assert.match(await runAndWait(r.page, 300_000), /Finished 2 jobs \(800 budget units\)/);
+    assert.deepEqual(await messages(r.page, 'error'), []);
+    const csv = await download(r.page, '#export-race-csv');
+    assert.deepEqual(withoutTimes(csv), withoutTimes(await cliRaceTraces(query)));
+    assert.deepEqual(r.errors, []);
+  } finally { await r.close(); }
 });
 
 test('LCBench from ../shared: the staged folder loads as one benchmark and races as in the CLI', { skip: !HAS_SHARED && 'needs ../shared' }, async () => {

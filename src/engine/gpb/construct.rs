@@ -92,8 +92,8 @@ pub fn latin_hypercube(n: usize, columns: usize, rng: &mut MethodRng) -> Vec<Vec
     for j in 0..columns {
         let mut perm: Vec<usize> = (1..=n).collect();
         perm.shuffle(rng);
-        for (i, a) in perm.into_iter().enumerate() {
-            out[i][j] = (a as f64 - rng.random_range(0.0..1.0)) / n as f64;
+        for (row, a) in out.iter_mut().zip(perm) {
+            row[j] = (a as f64 - rng.random_range(0.0..1.0)) / n as f64;
         }
     }
     out

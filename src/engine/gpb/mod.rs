@@ -23,3 +23,4 @@ pub mod design;
 pub mod model;
 pub mod protocol;
 pub mod synthetic;
+pub mod view;
