@@ -141,7 +141,9 @@ async function raceRun(query) {
     const [dl] = await Promise.all([b.page.waitForEvent('download'), b.page.click('#export-race-csv')]);
     const lines = (await readFile(await dl.path(), 'utf8')).trim().split('\n');
     const col = lines[0].split(',').indexOf('optimizer_seconds');
-    return { seconds, secs: lines.slice(1).map((l) => Number(l.split(',')[col])) };
+    const cols = lines[0].split(',');
+    const rows = lines.slice(1).map((l) => l.split(',')).map((f) => ({ config: f[cols.indexOf('config')], budget: Number(f[cols.indexOf('budget')]), secs: Number(f[col]) }));
+    return { seconds, secs: rows.map((r) => r.secs), rows };
   } finally { await b.close(); }
 }
 
@@ -161,6 +163,53 @@ for (const [method, budget] of Object.entries(budgets)) {
   log(`${method} step, mean of the 10 steps before ${marks.join(' / ')} observations`,
     `${marks.map((m) => (r.secs.slice(m - 10, m).reduce((a, b) => a + b, 0) * 100).toFixed(0)).join(' / ')} ms`);
   log(`${method}: one full ${budget}-unit run (one seed, one worker), click to finished`, `${r.seconds.toFixed(1)} s (optimizer ${r.secs.reduce((a, b) => a + b, 0).toFixed(1)} s)`);
+}
+
+// GPB (paper 003) in a worker: a step is one round — the ML fit and a batch of 10 EI picks
+// over 256 configurations × 6 budget levels (the other requests of a round cost nothing).
+// The observations at a round's start are replayed from the requests before it.
+{
+  const levels = [1, 8, 16, 24, 32, 40];
+  const query = `v=1&data=bundled:curves&methods=${encodeURIComponent('GPB (IC)')}&tasks=curves-00&seeds=1&race=3000`;
+  const r = await raceRun(query);
+  // A fresh output folder: `hpo run` reuses the finished jobs of an earlier run in the same one.
+  const nativeOut = `/tmp/hpo-bench-gpb-${process.pid}-${Date.now()}`;
+  execFileSync(join(ROOT, 'target/release/hpo'), ['run', '--link', query, '--out', nativeOut, '--threads', '1']);
+  const nativeCsv = (await readFile(join(nativeOut, 'race-traces.csv'), 'utf8')).trim().split('\n');
+  const rounds = (rows) => {
+    const reached = new Map();
+    const out = [];
+    for (const { config, budget, secs } of rows) {
+      if (secs > 0.002) {
+        const obs = [...reached.values()].reduce((n, b) => n + levels.filter((l) => l < b).length + 1, 0);
+        out.push({ obs, ms: secs * 1000 });
+      }
+      reached.set(config, budget);
+    }
+    return out;
+  };
+  const near = (rs, n) => rs.reduce((a, b) => (Math.abs(b.obs - n) < Math.abs(a.obs - n) ? b : a));
+  const browserRounds = rounds(r.rows);
+  const cols = nativeCsv[0]?.split(',') ?? [];
+  const nativeRounds = rounds(nativeCsv.slice(1).map((l) => l.split(',')).map((f) => ({ config: f[cols.indexOf('config')], budget: Number(f[cols.indexOf('budget')]), secs: Number(f[cols.indexOf('optimizer_seconds')]) })));
+  for (const n of [50, 200]) {
+    const b = near(browserRounds, n), c = nativeRounds.length ? near(nativeRounds, n) : null;
+    log(`GPB (IC) step (ML fit + 10 EI picks over 256 configurations × 6 budgets), bundled curves, the round nearest ${n} observations: browser worker / native`,
+      `${b.ms.toFixed(0)} ms at ${b.obs} / ${c ? `${c.ms.toFixed(0)} ms at ${c.obs}` : 'n/a'}`);
+  }
+  log('GPB (IC): one 3000-unit run (one seed, one worker), click to finished', `${r.seconds.toFixed(1)} s (optimizer ${r.secs.reduce((a, b) => a + b, 0).toFixed(1)} s)`);
+  // The design view computes on the page's thread and says how long it took.
+  for (const method of ['IC', 'TA']) {
+    const ms = [];
+    for (const n of [6, 10, 20]) {
+      const b = await freshBrowser();
+      await b.page.goto(`${url}?v=1&design=${method}.D.${n}.0`);
+      await b.page.waitForSelector('#design-numbers .design-ms');
+      ms.push((await b.page.locator('#design-numbers .design-ms').textContent()).trim());
+      await b.close();
+    }
+    log(`the page's design view with ${method} (2-D, 441 points × 3 budgets, and the 1-D fit), N = 6 / 10 / 20`, ms.join(' / '));
+  }
 }
 
 const dist = join(ROOT, 'dist');

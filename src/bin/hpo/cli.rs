@@ -132,6 +132,8 @@ enum GpbExperiment {
         #[arg(long)]
         threads: Option<usize>,
     },
+    /// Speed of the IC and TA designs and of one GPB step (for docs/benchmarks.md).
+    Bench,
     /// The analogue of Tables 3–4 on LCBench: GPB with Random/IC/TA designs against the GP
     /// at the full budget, final metric and epochs spent.
     Lcbench {
@@ -171,6 +173,7 @@ pub fn main() -> CliResult<()> {
                 let criterion = Criterion::parse(&criterion).ok_or_else(|| format!("unknown criterion '{criterion}' (D, A or E)"))?;
                 crate::gpb::tables(reps, criterion)
             }
+            GpbExperiment::Bench => crate::gpb::bench(),
             GpbExperiment::Lcbench { lcbench_dir, tasks, seeds, threads } => {
                 set_threads(threads)?;
                 crate::gpb::lcbench(&lcbench_dir, tasks.as_deref(), seeds)

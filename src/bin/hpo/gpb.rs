@@ -117,3 +117,86 @@ pub fn lcbench(lcbench_dir: &Path, tasks: Option<&str>, seeds: u64) -> CliResult
     eprintln!("{:.1} s", started.elapsed().as_secs_f64());
     Ok(())
 }
+
+/// Speed of the designs and of one GPB step (`docs/benchmarks.md`).
+pub fn bench() -> CliResult<()> {
+    use hpo_playground::engine::gpb::design::{DesignModel, DesignProblem};
+    use hpo_playground::engine::gpb::model::{CovParams, Gpb, GpbSettings};
+    use hpo_playground::engine::optimizer::MethodRng;
+    use hpo_playground::engine::stats::expected_improvement;
+    use rand::{Rng, SeedableRng};
+
+    let settings = GpbSettings::default();
+    let levels: Vec<f64> = [1.0, 10.0, 20.0, 30.0, 40.0, 50.0].iter().map(|l| l / 50.0).collect();
+    let mut rng = MethodRng::seed_from_u64(0);
+    let mut points =
+        |n: usize, d: usize| -> Vec<Vec<f64>> { (0..n).map(|_| (0..d).map(|_| rng.random_range(0.0..1.0)).collect()).collect() };
+    println!("| what | N = 6 | N = 10 | N = 20 |\n|---|---|---|---|");
+    for dim in [2, 8] {
+        // Max d is sought over 1,000 points × the 6 budget levels (a table's design set).
+        let problem = DesignProblem {
+            model: DesignModel::Gpb { kernel: settings.kernel, params: CovParams::nominal(dim, &settings) },
+            criterion: Criterion::D,
+            budgets: levels.clone(),
+            grid: points(1000, dim),
+            tabular: false,
+        };
+        for method in [DesignMethod::Ic, DesignMethod::Ta] {
+            let cells: Vec<String> = [6, 10, 20]
+                .iter()
+                .map(|&n| {
+                    if n < dim + 2 {
+                        return format!("— (N < p + 2 = {}: M is singular)", dim + 2);
+                    }
+                    let t0 = Instant::now();
+                    let c = problem.construct(method, n, &mut MethodRng::seed_from_u64(1));
+                    format!("{:.2} s ({} iterates)", t0.elapsed().as_secs_f64(), c.path.len())
+                })
+                .collect();
+            println!("| {} design, {dim}-D, 1,000 points × 6 budgets | {} |", method.name(), cells.join(" | "));
+        }
+    }
+    // The page's design view: 2-D, the 21 × 21 map × Table 1's 3 budgets.
+    for method in [DesignMethod::Ic, DesignMethod::Ta] {
+        let cells: Vec<String> = [6, 10, 20]
+            .iter()
+            .map(|&points| {
+                let t0 = Instant::now();
+                let view = hpo_playground::engine::gpb::view::design_view(&hpo_playground::engine::gpb::view::DesignViewSpec {
+                    method,
+                    criterion: Criterion::D,
+                    points,
+                    seed: 0,
+                });
+                format!("{:.2} s ({} iterates)", t0.elapsed().as_secs_f64(), view.map_or(0, |v| v.iterates))
+            })
+            .collect();
+        println!(
+            "| the page's design view with {} (2-D, 441 points × 3 budgets, and the 1-D fit) | {} |",
+            method.name(),
+            cells.join(" | ")
+        );
+    }
+    println!("\n| one GPB step (ML fit + EI over 2,000 configurations × 6 budgets), 7-D | seconds |\n|---|---|");
+    let candidates = points(2000, 7);
+    for n in [50, 200] {
+        let x = points(n, 7);
+        let b: Vec<f64> = (0..n).map(|i| levels[i % 6]).collect();
+        let y: Vec<f64> = x.iter().zip(&b).map(|(x, b)| x.iter().map(|v| (v - 0.4) * (v - 0.4)).sum::<f64>() + 0.05 / b).collect();
+        let t0 = Instant::now();
+        let model = Gpb::fit(&settings, x, b, &y, &mut MethodRng::seed_from_u64(2))?;
+        let fit = t0.elapsed().as_secs_f64();
+        let y_min = y.iter().copied().fold(f64::INFINITY, f64::min);
+        let best = candidates
+            .iter()
+            .flat_map(|c| levels.iter().map(move |&l| (c, l)))
+            .map(|(c, l)| {
+                let (m, v) = model.predict(c, l);
+                expected_improvement(m, v.sqrt(), y_min)
+            })
+            .fold(0.0, f64::max);
+        let total = t0.elapsed().as_secs_f64();
+        println!("| {n} observations | {total:.2} (fit {fit:.2}, EI {:.2}; best EI {best:.2e}) |", total - fit);
+    }
+    Ok(())
+}

@@ -102,7 +102,9 @@ impl GpbRace {
     /// The initial design as requests.
     fn initial_round(&self, race: &Race, candidates: &[Vec<f64>], rng: &mut MethodRng) -> Vec<Request> {
         let levels = self.levels(race.max_budget);
-        let n = self.round_size().min(candidates.len());
+        // The paper's 20, or p + 2 when that is more (below it β is not identifiable).
+        let dim = candidates.first().map_or(0, Vec::len);
+        let n = self.round_size().max(dim + 2).min(candidates.len());
         let pool: Vec<usize> = if candidates.len() > DESIGN_CANDIDATES {
             let mut v = sample(rng, candidates.len(), DESIGN_CANDIDATES).into_vec();
             v.sort_unstable();
@@ -110,7 +112,6 @@ impl GpbRace {
         } else {
             (0..candidates.len()).collect()
         };
-        let dim = candidates.first().map_or(0, Vec::len);
         let problem = DesignProblem {
             model: DesignModel::Gpb { kernel: self.settings.kernel, params: CovParams::nominal(dim, &self.settings) },
             criterion: self.criterion,
