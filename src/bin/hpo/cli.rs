@@ -146,6 +146,9 @@ enum GpbExperiment {
         /// Seeds per task and arm.
         #[arg(long, default_value_t = 3)]
         seeds: u64,
+        /// Also write every run (task, seed, recommended configuration, final metric, budget) as JSON.
+        #[arg(long)]
+        json: Option<PathBuf>,
         /// Worker threads (default: all cores).
         #[arg(long)]
         threads: Option<usize>,
@@ -174,9 +177,9 @@ pub fn main() -> CliResult<()> {
                 crate::gpb::tables(reps, criterion)
             }
             GpbExperiment::Bench => crate::gpb::bench(),
-            GpbExperiment::Lcbench { lcbench_dir, tasks, seeds, threads } => {
+            GpbExperiment::Lcbench { lcbench_dir, tasks, seeds, json, threads } => {
                 set_threads(threads)?;
-                crate::gpb::lcbench(&lcbench_dir, tasks.as_deref(), seeds)
+                crate::gpb::lcbench(&lcbench_dir, tasks.as_deref(), seeds, json.as_deref())
             }
         },
         Command::Bench { shared_dir } => crate::bench::run(&shared_dir),

@@ -10,6 +10,7 @@ use hpo_playground::engine::gpb::construct::DesignMethod;
 use hpo_playground::engine::gpb::design::Criterion;
 use hpo_playground::engine::gpb::protocol::{self, Arm};
 use hpo_playground::engine::gpb::synthetic::{mean_sd, std_of_beta, table1_rep, table2_rep, TestFunction};
+use hpo_playground::engine::significance::wilcoxon;
 
 use crate::cli::CliResult;
 
@@ -26,10 +27,36 @@ const PAPER_TABLE2: [(&str, [f64; 4]); 3] =
 
 const DESIGNS: [DesignMethod; 4] = [DesignMethod::Random, DesignMethod::Lhd, DesignMethod::Ic, DesignMethod::Ta];
 
+/// Std. of β with a 90 % percentile-bootstrap interval over the repetitions (1,000 resamples,
+/// fixed seed), so that orderings can be read with their uncertainty.
+fn std_of_beta_band(betas: &[Vec<f64>]) -> String {
+    use hpo_playground::engine::optimizer::{index_below, MethodRng};
+    use rand::SeedableRng;
+    let mut rng = MethodRng::seed_from_u64(0);
+    let mut boot: Vec<f64> = (0..1000)
+        .map(|_| {
+            let sample: Vec<Vec<f64>> = (0..betas.len()).map(|_| betas[index_below(&mut rng, betas.len())].clone()).collect();
+            std_of_beta(&sample)
+        })
+        .collect();
+    boot.sort_by(f64::total_cmp);
+    let digits = |v: f64| {
+        if v >= 100.0 {
+            format!("{v:.0}")
+        } else if v >= 10.0 {
+            format!("{v:.1}")
+        } else {
+            format!("{v:.3}")
+        }
+    };
+    format!("{} [{}, {}]", digits(std_of_beta(betas)), digits(boot[50]), digits(boot[949]))
+}
+
 /// Tables 1 and 2 with `reps` repetitions per cell.
 pub fn tables(reps: u64, criterion: Criterion) -> CliResult<()> {
     let started = Instant::now();
     println!("## Table 1 (§4.1): N = 6, {reps} repetitions, {}-optimal designs\n", criterion.name());
+    println!("Std. of β: mean over β's components of their standard deviation over the repetitions, [90 % bootstrap interval].\n");
     println!(
         "| initial design | Std. of β (ours) | paper | integral loss b=1 (ours) | paper | b=2/3 (ours) | paper | b=1/2 (ours) | paper |"
     );
@@ -44,9 +71,9 @@ pub fn tables(reps: u64, criterion: Criterion) -> CliResult<()> {
         let paper = PAPER_TABLE1.iter().find(|p| p.0 == method.name());
         let p = |i: usize| paper.map_or("—", |p| [p.1, p.2, p.3, p.4][i]);
         println!(
-            "| {} | {:.3} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             method.name(),
-            std_of_beta(&betas),
+            std_of_beta_band(&betas),
             p(0),
             loss(0),
             p(1),
@@ -65,7 +92,7 @@ pub fn tables(reps: u64, criterion: Criterion) -> CliResult<()> {
             for points in [10, 20] {
                 let betas: Vec<Vec<f64>> =
                     (0..reps).into_par_iter().map(|s| table2_rep(function, method, criterion, points, s)).collect::<Result<_, _>>()?;
-                cells.push(format!("{:.4}", std_of_beta(&betas)));
+                cells.push(std_of_beta_band(&betas));
             }
         }
         let paper =
@@ -77,7 +104,7 @@ pub fn tables(reps: u64, criterion: Criterion) -> CliResult<()> {
 }
 
 /// The LCBench analogue of Tables 3–4.
-pub fn lcbench(lcbench_dir: &Path, tasks: Option<&str>, seeds: u64) -> CliResult<()> {
+pub fn lcbench(lcbench_dir: &Path, tasks: Option<&str>, seeds: u64, json: Option<&Path>) -> CliResult<()> {
     let started = Instant::now();
     let bench = crate::race::load("lcbench", lcbench_dir)?;
     if bench.tasks.is_empty() {
@@ -87,32 +114,57 @@ pub fn lcbench(lcbench_dir: &Path, tasks: Option<&str>, seeds: u64) -> CliResult
     let metric = &bench.metrics[bench.objective].name;
     println!("## Tables 3–4 analogue on LCBench: 4 rounds of 20/10/10/10 configurations, {seeds} seeds × {} tasks\n", tasks.len());
     println!(
-        "| initial design | final {metric} (mean ± sd over tasks of the seed mean) | budget (epochs, mean ± sd) | wins vs Random (GP) |"
+        "| initial design | recommendation | final {metric} (mean ± sd over tasks of the seed mean) | budget (epochs, mean ± sd) | budget / GP's | tasks better than Random (GP) | Wilcoxon p vs Random (GP) |"
     );
-    println!("|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|");
     let jobs: Vec<(Arm, usize, u64)> =
         Arm::ALL.iter().flat_map(|&a| tasks.iter().flat_map(move |&t| (0..seeds).map(move |s| (a, t, s)))).collect();
     let runs: Vec<protocol::ProtocolRun> = jobs.par_iter().map(|&(a, t, s)| protocol::run(&bench, t, a, s)).collect::<Result<_, _>>()?;
-    let per_task = |arm: usize| -> Vec<f64> {
+    let per_task = |arm: usize, observed: bool| -> Vec<f64> {
         tasks
             .iter()
             .enumerate()
             .map(|(k, _)| {
                 let start = (arm * tasks.len() + k) * seeds as usize;
-                runs[start..start + seeds as usize].iter().map(|r| r.final_metric).sum::<f64>() / seeds as f64
+                let runs = &runs[start..start + seeds as usize];
+                runs.iter().map(|r| if observed { r.observed_final_metric } else { r.final_metric }).sum::<f64>() / seeds as f64
             })
             .collect()
     };
-    let baseline = per_task(3);
+    let baseline = per_task(3, true);
     let sign = bench.metrics[bench.objective].direction.sign();
+    let budget_of = |a: usize| -> Vec<f64> {
+        runs[a * tasks.len() * seeds as usize..(a + 1) * tasks.len() * seeds as usize].iter().map(|r| r.budget as f64).collect()
+    };
+    let gp_budget = mean_sd(&budget_of(3)).0;
     for (a, arm) in Arm::ALL.iter().enumerate() {
-        let finals = per_task(a);
-        let (m, s) = mean_sd(&finals);
-        let budgets: Vec<f64> =
-            runs[a * tasks.len() * seeds as usize..(a + 1) * tasks.len() * seeds as usize].iter().map(|r| r.budget as f64).collect();
-        let (bm, bs) = mean_sd(&budgets);
-        let wins = finals.iter().zip(&baseline).filter(|(v, b)| sign * **v < sign * **b).count();
-        println!("| {} | {m:.3} ± {s:.3} | {bm:.0} ± {bs:.0} | {wins}/{} |", arm.label(), tasks.len());
+        for observed in [false, true] {
+            if a == 3 && !observed {
+                continue;
+            }
+            let finals = per_task(a, observed);
+            let (m, s) = mean_sd(&finals);
+            let (bm, bs) = mean_sd(&budget_of(a));
+            let wins = finals.iter().zip(&baseline).filter(|(v, b)| sign * **v < sign * **b).count();
+            let p = if a == 3 { "—".to_string() } else { format!("{:.3}", wilcoxon(&finals, &baseline).1) };
+            let rule = if a == 3 {
+                "best observed at the full budget"
+            } else if observed {
+                "best observed at the largest budget"
+            } else {
+                "lowest predicted loss as b → ∞"
+            };
+            println!(
+                "| {} | {rule} | {m:.4} ± {s:.4} | {bm:.0} ± {bs:.0} | {:.0} % | {wins}/{} | {p} |",
+                arm.label(),
+                100.0 * bm / gp_budget,
+                tasks.len()
+            );
+        }
+    }
+    if let Some(path) = json {
+        std::fs::write(path, serde_json::to_string_pretty(&runs)?)?;
+        eprintln!("wrote every run to {}", path.display());
     }
     eprintln!("{:.1} s", started.elapsed().as_secs_f64());
     Ok(())

@@ -192,9 +192,18 @@ impl GpbRace {
             Ok(model) if self.multi_budget => {
                 trained.min_by(|&i, &j| model.predict_limit(&candidates[i]).0.total_cmp(&model.predict_limit(&candidates[j]).0))
             }
-            _ => trained.min_by(|&i, &j| race.curves[i].last().unwrap().total_cmp(race.curves[j].last().unwrap())),
+            _ => best_observed_at_largest_budget(race),
         }
     }
+}
+
+/// The configuration with the lowest observed loss among those trained furthest: what a user
+/// who trusts only measurements would pick (and the GP baseline's recommendation).
+pub fn best_observed_at_largest_budget(race: &Race) -> Option<usize> {
+    let top = race.curves.iter().map(Vec::len).max().filter(|&n| n > 0)?;
+    (0..race.curves.len())
+        .filter(|&i| race.curves[i].len() == top)
+        .min_by(|&i, &j| race.curves[i][top - 1].total_cmp(&race.curves[j][top - 1]))
 }
 
 impl MultiFidelityOptimizer for GpbRace {
