@@ -11,6 +11,8 @@ use hpo_playground::engine::bundled::{bundled_csv, load_bundled, BUNDLED};
 use hpo_playground::engine::export::{traces_csv, traces_detailed_csv};
 use hpo_playground::engine::fidelity::report::race_traces;
 use hpo_playground::engine::gpb::design::Criterion;
+use hpo_playground::engine::gpb::model::BudgetKernel;
+use hpo_playground::engine::gpb::synthetic::Setting;
 use hpo_playground::engine::loaders::copula::load_copula_format;
 use hpo_playground::engine::loaders::curves::{load_lcbench_members, LCBENCH_ARCHIVE, LCBENCH_FILES};
 use hpo_playground::engine::loaders::upload::{load_file, LoadFailure};
@@ -128,6 +130,9 @@ enum GpbExperiment {
         /// Design criterion: D, A or E.
         #[arg(long, default_value = "D")]
         criterion: String,
+        /// Budget correlation: power (max(b, b')^-h, §3.2; the default) or rbf (Eq. 2).
+        #[arg(long, default_value = "power")]
+        kernel: String,
         /// Worker threads (default: all cores).
         #[arg(long)]
         threads: Option<usize>,
@@ -171,10 +176,15 @@ pub fn main() -> CliResult<()> {
         }
         Command::Generate { name, out } => generate(&name, &out),
         Command::Gpb { experiment } => match experiment {
-            GpbExperiment::Tables { reps, criterion, threads } => {
+            GpbExperiment::Tables { reps, criterion, kernel, threads } => {
                 set_threads(threads)?;
                 let criterion = Criterion::parse(&criterion).ok_or_else(|| format!("unknown criterion '{criterion}' (D, A or E)"))?;
-                crate::gpb::tables(reps, criterion)
+                let kernel = match kernel.to_ascii_lowercase().as_str() {
+                    "power" => BudgetKernel::Power,
+                    "rbf" => BudgetKernel::Rbf,
+                    _ => return Err(format!("unknown budget correlation '{kernel}' (power or rbf)").into()),
+                };
+                crate::gpb::tables(reps, Setting { criterion, kernel })
             }
             GpbExperiment::Bench => crate::gpb::bench(),
             GpbExperiment::Lcbench { lcbench_dir, tasks, seeds, json, threads } => {

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use hpo_playground::engine::gpb::construct::DesignMethod;
 use hpo_playground::engine::gpb::design::Criterion;
 use hpo_playground::engine::gpb::protocol::{self, Arm};
-use hpo_playground::engine::gpb::synthetic::{mean_sd, std_of_beta, table1_rep, table2_rep, TestFunction};
+use hpo_playground::engine::gpb::synthetic::{mean_sd, std_of_beta, table1_rep, table2_rep, Setting, TestFunction};
 use hpo_playground::engine::significance::wilcoxon;
 
 use crate::cli::CliResult;
@@ -53,16 +53,21 @@ fn std_of_beta_band(betas: &[Vec<f64>]) -> String {
 }
 
 /// Tables 1 and 2 with `reps` repetitions per cell.
-pub fn tables(reps: u64, criterion: Criterion) -> CliResult<()> {
+pub fn tables(reps: u64, setting: Setting) -> CliResult<()> {
+    let criterion = setting.criterion;
     let started = Instant::now();
-    println!("## Table 1 (§4.1): N = 6, {reps} repetitions, {}-optimal designs\n", criterion.name());
+    println!(
+        "## Table 1 (§4.1): N = 6, {reps} repetitions, {}-optimal designs, budget correlation {:?}\n",
+        criterion.name(),
+        setting.kernel
+    );
     println!("Std. of β: mean over β's components of their standard deviation over the repetitions, [90 % bootstrap interval].\n");
     println!(
         "| initial design | Std. of β (ours) | paper | integral loss b=1 (ours) | paper | b=2/3 (ours) | paper | b=1/2 (ours) | paper |"
     );
     println!("|---|---|---|---|---|---|---|---|---|");
     for method in DESIGNS {
-        let reps: Vec<_> = (0..reps).into_par_iter().map(|s| table1_rep(method, criterion, s)).collect::<Result<_, _>>()?;
+        let reps: Vec<_> = (0..reps).into_par_iter().map(|s| table1_rep(method, setting, s)).collect::<Result<_, _>>()?;
         let betas: Vec<Vec<f64>> = reps.iter().map(|r| r.beta.clone()).collect();
         let loss = |k: usize| {
             let (m, s) = mean_sd(&reps.iter().map(|r| r.loss[k]).collect::<Vec<_>>());
@@ -91,7 +96,7 @@ pub fn tables(reps: u64, criterion: Criterion) -> CliResult<()> {
         for function in TestFunction::ALL {
             for points in [10, 20] {
                 let betas: Vec<Vec<f64>> =
-                    (0..reps).into_par_iter().map(|s| table2_rep(function, method, criterion, points, s)).collect::<Result<_, _>>()?;
+                    (0..reps).into_par_iter().map(|s| table2_rep(function, method, setting, points, s)).collect::<Result<_, _>>()?;
                 cells.push(std_of_beta_band(&betas));
             }
         }

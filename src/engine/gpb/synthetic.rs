@@ -70,12 +70,28 @@ pub fn table2_noise_levels() -> Vec<f64> {
     (0..10).map(|i| libm::pow(10.0, 4.0 - i as f64)).collect()
 }
 
+/// What an experiment may vary: the design criterion and the model's budget correlation
+/// (the design's nominal correlation and the fitted model's use the same one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct Setting {
+    /// Design criterion.
+    pub criterion: Criterion,
+    /// Budget correlation.
+    pub kernel: BudgetKernel,
+}
+
+impl Setting {
+    fn settings(self) -> GpbSettings {
+        GpbSettings::with_kernel(self.kernel)
+    }
+}
+
 /// The design problem of Table 1: [0, 1] on a 201-point grid, budgets 1/2, 2/3, 1.
-pub fn table1_problem(criterion: Criterion) -> DesignProblem {
-    let settings = GpbSettings::default();
+pub fn table1_problem(setting: Setting) -> DesignProblem {
+    let settings = setting.settings();
     DesignProblem {
-        model: DesignModel::Gpb { kernel: BudgetKernel::Power, params: CovParams::nominal(1, &settings) },
-        criterion,
+        model: DesignModel::Gpb { kernel: setting.kernel, params: CovParams::nominal(1, &settings) },
+        criterion: setting.criterion,
         budgets: TABLE1_BUDGETS.to_vec(),
         grid: (0..=200).map(|i| vec![i as f64 / 200.0]).collect(),
         tabular: false,
@@ -84,11 +100,11 @@ pub fn table1_problem(criterion: Criterion) -> DesignProblem {
 
 /// The design problem of Table 2: [0, 1]² (mapped to [−2, 2]²) on a 21 × 21 grid, model
 /// budgets r = 1/b.
-pub fn table2_problem(criterion: Criterion) -> DesignProblem {
-    let settings = GpbSettings::default();
+pub fn table2_problem(setting: Setting) -> DesignProblem {
+    let settings = setting.settings();
     DesignProblem {
-        model: DesignModel::Gpb { kernel: BudgetKernel::Power, params: CovParams::nominal(2, &settings) },
-        criterion,
+        model: DesignModel::Gpb { kernel: setting.kernel, params: CovParams::nominal(2, &settings) },
+        criterion: setting.criterion,
         budgets: table2_noise_levels().iter().map(|b| 1.0 / b).collect(),
         grid: (0..21 * 21).map(|i| vec![(i % 21) as f64 / 20.0, (i / 21) as f64 / 20.0]).collect(),
         tabular: false,
@@ -106,13 +122,13 @@ pub struct Table1Rep {
 }
 
 /// Repetition `seed` of Table 1 for a design method.
-pub fn table1_rep(method: DesignMethod, criterion: Criterion, seed: u64) -> Result<Table1Rep> {
-    let problem = table1_problem(criterion);
+pub fn table1_rep(method: DesignMethod, setting: Setting, seed: u64) -> Result<Table1Rep> {
+    let problem = table1_problem(setting);
     let mut rng = MethodRng::seed_from_u64(seed);
     let design = problem.construct(method, TABLE1_POINTS, &mut rng).design;
     let b = problem.budgets_of(&design);
     let y: Vec<f64> = design.x.iter().zip(&b).map(|(x, &b)| one_d(x[0], b)).collect();
-    let model = Gpb::fit(&GpbSettings::default(), design.x.clone(), b, &y, &mut rng)?;
+    let model = Gpb::fit(&setting.settings(), design.x.clone(), b, &y, &mut rng)?;
     let loss = [1.0, 2.0 / 3.0, 0.5].map(|b| integral_loss(|x| (one_d(x, b) - model.predict(&[x], b).0).abs()));
     Ok(Table1Rep { beta: model.beta().to_vec(), loss })
 }
@@ -124,8 +140,8 @@ fn integral_loss(g: impl Fn(f64) -> f64) -> f64 {
 }
 
 /// Repetition `seed` of one Table 2 cell: β̂ of GPB fitted on the noisy initial design.
-pub fn table2_rep(function: TestFunction, method: DesignMethod, criterion: Criterion, points: usize, seed: u64) -> Result<Vec<f64>> {
-    let problem = table2_problem(criterion);
+pub fn table2_rep(function: TestFunction, method: DesignMethod, setting: Setting, points: usize, seed: u64) -> Result<Vec<f64>> {
+    let problem = table2_problem(setting);
     // The design does not depend on the function: both columns share it (common random numbers).
     let mut rng = MethodRng::seed_from_u64(seed);
     let design = problem.construct(method, points, &mut rng).design;
@@ -133,7 +149,7 @@ pub fn table2_rep(function: TestFunction, method: DesignMethod, criterion: Crite
     let mut noise_rng = MethodRng::seed_from_u64(seed ^ 0x9e37_79b9_7f4a_7c15);
     let y: Vec<f64> =
         design.x.iter().zip(&r).map(|(x, &r)| function.value(4.0 * x[0] - 2.0, 4.0 * x[1] - 2.0) + normal(&mut noise_rng) / r).collect();
-    Ok(Gpb::fit(&GpbSettings::default(), design.x.clone(), r, &y, &mut rng)?.beta().to_vec())
+    Ok(Gpb::fit(&setting.settings(), design.x.clone(), r, &y, &mut rng)?.beta().to_vec())
 }
 
 fn normal(rng: &mut MethodRng) -> f64 {
@@ -176,9 +192,10 @@ mod tests {
 
     #[test]
     fn one_table1_repetition_runs_and_is_deterministic() {
-        for method in [DesignMethod::Random, DesignMethod::Ic] {
-            let a = table1_rep(method, Criterion::D, 4).unwrap();
-            assert_eq!(a, table1_rep(method, Criterion::D, 4).unwrap());
+        for (method, kernel) in [(DesignMethod::Random, BudgetKernel::Power), (DesignMethod::Ic, BudgetKernel::Rbf)] {
+            let setting = Setting { criterion: Criterion::D, kernel };
+            let a = table1_rep(method, setting, 4).unwrap();
+            assert_eq!(a, table1_rep(method, setting, 4).unwrap());
             assert!(a.loss.iter().all(|l| l.is_finite() && *l >= 0.0), "{a:?}");
         }
     }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::construct::DesignMethod;
 use super::design::{Criterion, DesignModel, DesignProblem};
 use super::model::{CovParams, Gpb, GpbSettings};
-use super::synthetic::{one_d, table1_problem, TABLE1_BUDGETS};
+use super::synthetic::{one_d, table1_problem, Setting, TABLE1_BUDGETS};
 use crate::engine::error::Result;
 use crate::engine::optimizer::MethodRng;
 
@@ -122,7 +122,7 @@ pub fn design_view(spec: &DesignViewSpec) -> Result<DesignViewData> {
         .information(&design)
         .and_then(|m| m.try_inverse())
         .map_or(f64::NAN, |inv| inv.diagonal().iter().map(|v| v.max(0.0).sqrt()).sum::<f64>() / inv.nrows() as f64);
-    let line = table1_problem(spec.criterion);
+    let line = table1_problem(Setting { criterion: spec.criterion, ..Setting::default() });
     let mut line_rng = MethodRng::seed_from_u64(spec.seed);
     let line_design = line.construct(spec.method, spec.points, &mut line_rng).design;
     let b = line.budgets_of(&line_design);
