@@ -293,15 +293,25 @@ struct Likelihood<'a> {
     x: &'a [Vec<f64>],
     b: &'a [f64],
     y: &'a [f64],
+    /// The last evaluation: argmin asks for the cost and the gradient at the same point
+    /// separately, and one evaluation gives both.
+    last: std::cell::RefCell<Option<(Vec<f64>, f64, Vec<f64>)>>,
 }
 
 impl Likelihood<'_> {
     fn eval(&self, u: &[f64]) -> (f64, Vec<f64>) {
+        if let Some((at, value, grad)) = self.last.borrow().as_ref() {
+            if at.as_slice() == u {
+                return (*value, grad.clone());
+            }
+        }
         let (v, dv) = to_box(u, &self.boxes);
-        match profile_nll(self.kernel, &CovParams::from_vec(&v), self.x, self.b, self.y) {
+        let (value, grad) = match profile_nll(self.kernel, &CovParams::from_vec(&v), self.x, self.b, self.y) {
             Some((nll, g)) => (nll, g.iter().zip(&dv).map(|(a, b)| a * b).collect()),
             None => (f64::INFINITY, vec![0.0; u.len()]),
-        }
+        };
+        *self.last.borrow_mut() = Some((u.to_vec(), value, grad.clone()));
+        (value, grad)
     }
 }
 
@@ -371,11 +381,13 @@ impl Gpb {
     pub fn fit(settings: &GpbSettings, x: Vec<Vec<f64>>, b: Vec<f64>, y: &[f64], rng: &mut MethodRng) -> Result<Gpb> {
         check(&x, &b, y)?;
         let d = x[0].len();
-        let problem = Likelihood { kernel: settings.kernel, boxes: boxes(settings, d), x: &x, b: &b, y };
+        let problem = Likelihood { kernel: settings.kernel, boxes: boxes(settings, d), x: &x, b: &b, y, last: Default::default() };
         let mut best: Option<(f64, Vec<f64>)> = None;
         for start in 0..settings.starts.max(1) {
             let u0: Vec<f64> = (0..2 * d + 2).map(|_| if start == 0 { 0.0 } else { rng.random_range(-2.0..2.0) }).collect();
-            let u = minimise(Likelihood { boxes: problem.boxes.clone(), ..problem }, u0.clone(), settings.iterations).unwrap_or(u0);
+            let u =
+                minimise(Likelihood { boxes: problem.boxes.clone(), last: Default::default(), ..problem }, u0.clone(), settings.iterations)
+                    .unwrap_or(u0);
             let value = problem.eval(&u).0;
             if value.is_finite() && best.as_ref().is_none_or(|(v, _)| value < *v) {
                 best = Some((value, u));
