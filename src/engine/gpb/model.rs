@@ -287,6 +287,9 @@ fn to_box(u: &[f64], boxes: &[(f64, f64, bool)]) -> (Vec<f64>, Vec<f64>) {
         .unzip()
 }
 
+/// A point (unconstrained), the likelihood there and its gradient.
+type Evaluation = (Vec<f64>, f64, Vec<f64>);
+
 struct Likelihood<'a> {
     kernel: BudgetKernel,
     boxes: Vec<(f64, f64, bool)>,
@@ -295,7 +298,7 @@ struct Likelihood<'a> {
     y: &'a [f64],
     /// The last evaluation: argmin asks for the cost and the gradient at the same point
     /// separately, and one evaluation gives both.
-    last: std::cell::RefCell<Option<(Vec<f64>, f64, Vec<f64>)>>,
+    last: std::cell::RefCell<Option<Evaluation>>,
 }
 
 impl Likelihood<'_> {
