@@ -268,7 +268,7 @@ mod tests {
         let mut rng = MethodRng::seed_from_u64(3);
         let start = latin_hypercube(10, 3, &mut rng);
         assert!(is_latin(&start));
-        // Re-run the walk's proposals by hand: every accepted design's rows stay Latin.
+        // Every accepted design's input columns stay Latin, and its budget column balanced.
         let c = p.threshold_acceptance(start, 60, &mut rng);
         assert!(c.path.len() > 1, "TA accepted nothing");
         for it in &c.path {

@@ -21,8 +21,8 @@ use super::construct::DesignMethod;
 use super::design::{Criterion, DesignModel, DesignProblem};
 use super::model::{BudgetKernel, CovParams, Gpb, GpbSettings};
 use crate::engine::error::Result;
+use crate::engine::methods::thompson::standard_normal;
 use crate::engine::optimizer::MethodRng;
-use crate::engine::stats::normal_quantile;
 
 /// §4.1's one-dimensional function with a budget term.
 pub fn one_d(x: f64, b: f64) -> f64 {
@@ -147,14 +147,13 @@ pub fn table2_rep(function: TestFunction, method: DesignMethod, setting: Setting
     let design = problem.construct(method, points, &mut rng).design;
     let r = problem.budgets_of(&design);
     let mut noise_rng = MethodRng::seed_from_u64(seed ^ 0x9e37_79b9_7f4a_7c15);
-    let y: Vec<f64> =
-        design.x.iter().zip(&r).map(|(x, &r)| function.value(4.0 * x[0] - 2.0, 4.0 * x[1] - 2.0) + normal(&mut noise_rng) / r).collect();
+    let y: Vec<f64> = design
+        .x
+        .iter()
+        .zip(&r)
+        .map(|(x, &r)| function.value(4.0 * x[0] - 2.0, 4.0 * x[1] - 2.0) + standard_normal(&mut noise_rng) / r)
+        .collect();
     Ok(Gpb::fit(&setting.settings(), design.x.clone(), r, &y, &mut rng)?.beta().to_vec())
-}
-
-fn normal(rng: &mut MethodRng) -> f64 {
-    use rand::Rng;
-    normal_quantile(rng.random_range(1e-12..1.0 - 1e-12))
 }
 
 /// Mean over components of β̂'s standard deviation over repetitions.
