@@ -57,6 +57,32 @@ pub fn budget_levels(max: u32) -> Vec<u32> {
     levels
 }
 
+/// The rows of a table of `n` configurations a design is built over: all of them, or a
+/// seeded sample of [`DESIGN_CANDIDATES`] in row order.
+pub fn design_pool(n: usize, rng: &mut MethodRng) -> Vec<usize> {
+    if n > DESIGN_CANDIDATES {
+        let mut v = sample(rng, n, DESIGN_CANDIDATES).into_vec();
+        v.sort_unstable();
+        v
+    } else {
+        (0..n).collect()
+    }
+}
+
+/// The design problem of a race's initial design on a table: GPB at nominal parameters over
+/// the encoded configurations `grid` at the model budgets `budgets` (fractions of the full
+/// budget). The page's design view builds the same problem on a loaded benchmark.
+pub fn table_design_problem(grid: Vec<Vec<f64>>, budgets: Vec<f64>, criterion: Criterion, settings: &GpbSettings) -> DesignProblem {
+    let dim = grid.first().map_or(0, Vec::len);
+    DesignProblem {
+        model: DesignModel::Gpb { kernel: settings.kernel, params: CovParams::nominal(dim, settings) },
+        criterion,
+        budgets,
+        grid,
+        tabular: true,
+    }
+}
+
 /// GPB (or the GP baseline) racing on a table.
 pub struct GpbRace {
     name: &'static str,
@@ -105,20 +131,10 @@ impl GpbRace {
         // The paper's 20, or p + 2 when that is more (below it β is not identifiable).
         let dim = candidates.first().map_or(0, Vec::len);
         let n = self.round_size().max(dim + 2).min(candidates.len());
-        let pool: Vec<usize> = if candidates.len() > DESIGN_CANDIDATES {
-            let mut v = sample(rng, candidates.len(), DESIGN_CANDIDATES).into_vec();
-            v.sort_unstable();
-            v
-        } else {
-            (0..candidates.len()).collect()
-        };
-        let problem = DesignProblem {
-            model: DesignModel::Gpb { kernel: self.settings.kernel, params: CovParams::nominal(dim, &self.settings) },
-            criterion: self.criterion,
-            budgets: levels.iter().map(|&l| l as f64 / race.max_budget as f64).collect(),
-            grid: pool.iter().map(|&i| candidates[i].clone()).collect(),
-            tabular: true,
-        };
+        let pool = design_pool(candidates.len(), rng);
+        let budgets = levels.iter().map(|&l| l as f64 / race.max_budget as f64).collect();
+        let grid = pool.iter().map(|&i| candidates[i].clone()).collect();
+        let problem = table_design_problem(grid, budgets, self.criterion, &self.settings);
         let design = problem.construct(self.design, n, rng).design;
         design
             .x

@@ -1,6 +1,12 @@
-//! What the page's design view shows (paper 003, §3–4.1): one design on two inputs with the
-//! map of d(x, ξ) — the equivalence theorem made visible — and the §4.1 function with GPB
-//! fitted on the same kind of design, drawn at the budgets of Table 1.
+//! What the page's design view shows (paper 003, §3–4.1): one design with the map of
+//! d(x, ξ) — the equivalence theorem made visible — and the §4.1 function with GPB fitted on
+//! the same kind of design, drawn at the budgets of Table 1.
+//!
+//! The design lives either on the unit square (a 21 × 21 grid, Table 1's budgets) or on a
+//! loaded benchmark's table ([`DesignTable`]): the configurations of one task, in all their
+//! encoded dimensions, at the budget levels a GPB race would use — exactly the problem of the
+//! race's initial design. The table's map and points are then drawn projected onto two chosen
+//! hyperparameters.
 
 use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
@@ -9,15 +15,20 @@ use super::construct::DesignMethod;
 use super::design::{Criterion, DesignModel, DesignProblem};
 use super::model::{CovParams, Gpb, GpbSettings};
 use super::synthetic::{one_d, table1_problem, Setting, TABLE1_BUDGETS};
-use crate::engine::error::Result;
+use crate::engine::benchmark::Benchmark;
+use crate::engine::error::{EngineError, Result};
+use crate::engine::fidelity::gpb::{budget_levels, design_pool, table_design_problem};
 use crate::engine::optimizer::MethodRng;
+use crate::engine::space::{Hyperparameter, ParamKind, SearchSpace};
 
 /// Points per side of the d(x, ξ) map.
 pub const MAP_SIDE: usize = 21;
 /// Fewest and most design points the view offers.
 pub const POINTS_RANGE: (usize, usize) = (4, 30);
 
-/// The view's setting, carried in links as `design=TA.D.10.0` (method, criterion, points, seed).
+/// The view's setting, carried in links as `design=TA.D.10.0` (method, criterion, points,
+/// seed) on the unit square, or `design=TA.D.10.0.2.5` on the loaded data, drawn over its
+/// hyperparameters 2 and 5 (0-based, in column order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DesignViewSpec {
     /// Construction.
@@ -28,33 +39,150 @@ pub struct DesignViewSpec {
     pub points: usize,
     /// Seed of the construction.
     pub seed: u64,
+    /// On the loaded data, the two hyperparameters drawn; `None` for the unit square.
+    #[serde(default)]
+    pub axes: Option<(usize, usize)>,
 }
 
 impl Default for DesignViewSpec {
     fn default() -> Self {
-        DesignViewSpec { method: DesignMethod::Ta, criterion: Criterion::D, points: 10, seed: 0 }
+        DesignViewSpec { method: DesignMethod::Ta, criterion: Criterion::D, points: 10, seed: 0, axes: None }
     }
 }
 
 impl DesignViewSpec {
     /// The link value.
     pub fn to_link(&self) -> String {
-        format!("{}.{}.{}.{}", self.method.name(), self.criterion.name(), self.points, self.seed)
+        let base = format!("{}.{}.{}.{}", self.method.name(), self.criterion.name(), self.points, self.seed);
+        match self.axes {
+            Some((i, j)) => format!("{base}.{i}.{j}"),
+            None => base,
+        }
     }
 
-    /// Parses a link value; `None` when any part is invalid.
+    /// Parses a link value; `None` when any part is invalid. Whether the axes exist in the
+    /// loaded data is checked when the view is built ([`DesignTable::from_benchmark`]).
     pub fn parse(s: &str) -> Option<Self> {
-        let mut parts = s.split('.');
-        let method = DesignMethod::parse(parts.next()?)?;
-        let criterion = Criterion::parse(parts.next()?)?;
-        let points = parts.next()?.parse::<usize>().ok().filter(|n| (POINTS_RANGE.0..=POINTS_RANGE.1).contains(n))?;
-        let seed = parts.next()?.parse::<u64>().ok()?;
-        parts.next().is_none().then_some(DesignViewSpec { method, criterion, points, seed })
+        let parts: Vec<&str> = s.split('.').collect();
+        if parts.len() != 4 && parts.len() != 6 {
+            return None;
+        }
+        let method = DesignMethod::parse(parts[0])?;
+        let criterion = Criterion::parse(parts[1])?;
+        let points = parts[2].parse::<usize>().ok().filter(|n| (POINTS_RANGE.0..=POINTS_RANGE.1).contains(n))?;
+        let seed = parts[3].parse::<u64>().ok()?;
+        let axes = match parts.get(4..6) {
+            Some([i, j]) => Some((i.parse::<usize>().ok()?, j.parse::<usize>().ok()?)).filter(|(i, j)| i != j),
+            _ => None,
+        };
+        (parts.len() == 4 || axes.is_some()).then_some(DesignViewSpec { method, criterion, points, seed, axes })
+    }
+}
+
+/// A loaded benchmark's task as a design problem for the view: its configurations (a seeded
+/// sample of at most 1,000, as the race's design), the race's budget levels, and where each
+/// configuration falls on the two chosen hyperparameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DesignTable {
+    /// "benchmark, task".
+    pub name: String,
+    /// Configurations of the task the design is built over, model encoding.
+    pub candidates: Vec<Vec<f64>>,
+    /// Configurations of the task in all.
+    pub rows: usize,
+    /// Each candidate on the two axes, in [0, 1].
+    pub projected: Vec<(f64, f64)>,
+    /// The two axes: name (with its scale) and the labels of their two ends.
+    pub axes: [Axis; 2],
+    /// Budget levels as fractions of the full budget.
+    pub budgets: Vec<f64>,
+    /// The levels as users read them (steps of the curves, or Table 1's fractions).
+    pub budget_names: Vec<String>,
+}
+
+/// One axis of a table's projection.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Axis {
+    /// Title.
+    pub title: String,
+    /// Label at 0.
+    pub low: String,
+    /// Label at 1.
+    pub high: String,
+}
+
+/// Where a raw value falls on its axis: the model's scale for numbers, levels spread evenly.
+fn axis_position(p: &Hyperparameter, raw: f64) -> f64 {
+    match &p.kind {
+        ParamKind::Categorical { levels } if levels.len() > 1 => raw / (levels.len() - 1) as f64,
+        ParamKind::Categorical { .. } => 0.5,
+        _ => SearchSpace { params: vec![p.clone()] }.encode(&[raw])[0],
+    }
+}
+
+fn short(v: f64) -> String {
+    if v != 0.0 && (v.abs() >= 1e4 || v.abs() < 1e-2) {
+        format!("{v:.0e}")
+    } else {
+        format!("{}", (v * 1000.0).round() / 1000.0)
+    }
+}
+
+fn axis_of(p: &Hyperparameter) -> Axis {
+    let (title, low, high) = match &p.kind {
+        ParamKind::Continuous { lower, upper, log } => {
+            (format!("{}{}", p.name, if *log { " (log scale)" } else { "" }), short(*lower), short(*upper))
+        }
+        ParamKind::Integer { lower, upper } => (p.name.clone(), lower.to_string(), upper.to_string()),
+        ParamKind::Categorical { levels } => {
+            (format!("{} (levels)", p.name), levels.first().cloned().unwrap_or_default(), levels.last().cloned().unwrap_or_default())
+        }
+    };
+    Axis { title, low, high }
+}
+
+impl DesignTable {
+    /// Task `task` of `bench` drawn over hyperparameters `axes`; the sample of candidates is
+    /// drawn with `seed`.
+    pub fn from_benchmark(bench: &Benchmark, task: usize, axes: (usize, usize), seed: u64) -> Result<Self> {
+        let params = &bench.space.params;
+        let (i, j) = axes;
+        if i == j || i >= params.len() || j >= params.len() {
+            return Err(EngineError::Spec(format!(
+                "the design view's axes ({i}, {j}) must be two different hyperparameters of {}, which has {}",
+                bench.name,
+                params.len()
+            )));
+        }
+        let t = bench.tasks.get(task).ok_or_else(|| EngineError::Spec(format!("{} has no task {task}", bench.name)))?;
+        if t.configs.is_empty() {
+            return Err(EngineError::Spec(format!("task {} of {} has no configurations", t.name, bench.name)));
+        }
+        let pool = design_pool(t.configs.len(), &mut MethodRng::seed_from_u64(seed));
+        let (budgets, budget_names) = match bench.curve_steps() {
+            Some(steps) if steps > 1 => {
+                let levels = budget_levels(steps as u32);
+                (levels.iter().map(|&l| l as f64 / steps as f64).collect(), levels.iter().map(|l| l.to_string()).collect())
+            }
+            _ => (TABLE1_BUDGETS.to_vec(), vec!["1/2".into(), "2/3".into(), "1".into()]),
+        };
+        Ok(DesignTable {
+            name: format!("{}, {}", bench.name, t.name),
+            candidates: pool.iter().map(|&r| bench.space.encode(&t.configs[r])).collect(),
+            rows: t.configs.len(),
+            projected: pool
+                .iter()
+                .map(|&r| (axis_position(&params[i], t.configs[r][i]), axis_position(&params[j], t.configs[r][j])))
+                .collect(),
+            axes: [axis_of(&params[i]), axis_of(&params[j])],
+            budgets,
+            budget_names,
+        })
     }
 }
 
 /// One fitted curve of the 1-D panel.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BudgetCurve {
     /// The budget.
     pub budget: f64,
@@ -65,16 +193,26 @@ pub struct BudgetCurve {
 }
 
 /// Everything the design view draws.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DesignViewData {
-    /// Budgets of the design problems (Table 1's).
+    /// Budgets of the design problem, model units (fractions of the full budget).
     pub budgets: Vec<f64>,
-    /// The 2-D design: (x1, x2, budget index).
+    /// The budgets as users read them.
+    pub budget_names: Vec<String>,
+    /// The table's two drawn axes; `None` on the unit square.
+    pub axes: Option<[Axis; 2]>,
+    /// The design: (x1, x2, budget index), on the two drawn axes.
     pub points: Vec<(f64, f64, usize)>,
-    /// max over budgets of d(x, ξ) on the MAP_SIDE² grid, row by row from x2 = 0.
+    /// Where each value of `map` is drawn: the grid of the unit square (row by row from
+    /// x2 = 0), or each candidate configuration projected onto the two axes.
+    pub map_xy: Vec<(f64, f64)>,
+    /// max over budgets of d(x, ξ) at each point of the problem.
     pub map: Vec<f64>,
     /// Where the map is largest: (x1, x2, d).
     pub map_max: (f64, f64, f64),
+    /// Design points used: the spec's, or p + 2 when the data has more dimensions than that
+    /// allows (below it β is not identifiable), as the race does.
+    pub points_used: usize,
     /// Criterion value, max d over the problem's points, and the mean standard error of β̂
     /// at the nominal parameters (√diag M⁻¹ with σ = 1).
     pub value: f64,
@@ -105,11 +243,24 @@ pub fn square_problem(criterion: Criterion) -> DesignProblem {
     }
 }
 
-/// Computes the view (deterministic given the spec).
-pub fn design_view(spec: &DesignViewSpec) -> Result<DesignViewData> {
-    let problem = square_problem(spec.criterion);
+/// Computes the view on the unit square (`table` = `None`) or on a loaded table; deterministic
+/// given the spec (and the table).
+pub fn design_view(spec: &DesignViewSpec, table: Option<&DesignTable>) -> Result<DesignViewData> {
+    let (problem, map_xy, budget_names) = match table {
+        Some(t) => (
+            table_design_problem(t.candidates.clone(), t.budgets.clone(), spec.criterion, &GpbSettings::default()),
+            t.projected.clone(),
+            t.budget_names.clone(),
+        ),
+        None => {
+            let problem = square_problem(spec.criterion);
+            let xy = problem.grid.iter().map(|x| (x[0], x[1])).collect();
+            (problem, xy, vec!["1/2".into(), "2/3".into(), "1".into()])
+        }
+    };
+    let points_used = spec.points.max(problem.dim() + 2).min(problem.grid.len());
     let mut rng = MethodRng::seed_from_u64(spec.seed);
-    let construction = problem.construct(spec.method, spec.points, &mut rng);
+    let construction = problem.construct(spec.method, points_used, &mut rng);
     let design = construction.design;
     let sensitivity = problem.sensitivity(&design);
     let map: Vec<f64> = problem
@@ -122,6 +273,19 @@ pub fn design_view(spec: &DesignViewSpec) -> Result<DesignViewData> {
         .information(&design)
         .and_then(|m| m.try_inverse())
         .map_or(f64::NAN, |inv| inv.diagonal().iter().map(|v| v.max(0.0).sqrt()).sum::<f64>() / inv.nrows() as f64);
+    // Design points are points of the problem's grid (tables) or free points of the square.
+    let points = design
+        .x
+        .iter()
+        .zip(&design.budget)
+        .map(|(x, &b)| match table {
+            Some(_) => {
+                let g = problem.grid.iter().position(|p| p == x).unwrap_or(0);
+                (map_xy[g].0, map_xy[g].1, b)
+            }
+            None => (x[0], x[1], b),
+        })
+        .collect();
     let line = table1_problem(Setting { criterion: spec.criterion, ..Setting::default() });
     let mut line_rng = MethodRng::seed_from_u64(spec.seed);
     let line_design = line.construct(spec.method, spec.points, &mut line_rng).design;
@@ -139,9 +303,13 @@ pub fn design_view(spec: &DesignViewSpec) -> Result<DesignViewData> {
         .collect();
     Ok(DesignViewData {
         budgets: problem.budgets.clone(),
-        points: design.x.iter().zip(&design.budget).map(|(x, &b)| (x[0], x[1], b)).collect(),
-        map_max: (problem.grid[k][0], problem.grid[k][1], d),
+        budget_names,
+        axes: table.map(|t| t.axes.clone()),
+        points,
+        map_max: (map_xy[k].0, map_xy[k].1, d),
+        map_xy,
         map,
+        points_used,
         value: construction.path.last().map_or(f64::NAN, |it| it.value),
         max_d: construction.path.last().map_or(f64::NAN, |it| it.max_d),
         std_beta,
@@ -158,9 +326,25 @@ mod tests {
 
     #[test]
     fn link_values_round_trip_and_bad_ones_are_refused() {
-        let spec = DesignViewSpec { method: DesignMethod::Ic, criterion: Criterion::A, points: 12, seed: 7 };
+        let spec = DesignViewSpec { method: DesignMethod::Ic, criterion: Criterion::A, points: 12, seed: 7, axes: None };
         assert_eq!(DesignViewSpec::parse(&spec.to_link()), Some(spec));
-        for bad in ["IC.A.12", "IC.A.12.7.1", "XX.A.12.7", "IC.Q.12.7", "IC.A.3.7", "IC.A.31.7", "IC.A.12.-1", ""] {
+        let on_data = DesignViewSpec { axes: Some((3, 1)), ..spec };
+        assert_eq!(on_data.to_link(), "IC.A.12.7.3.1");
+        assert_eq!(DesignViewSpec::parse(&on_data.to_link()), Some(on_data));
+        let bad = [
+            "IC.A.12",
+            "IC.A.12.7.1",
+            "XX.A.12.7",
+            "IC.Q.12.7",
+            "IC.A.3.7",
+            "IC.A.31.7",
+            "IC.A.12.-1",
+            "",
+            "IC.A.12.7.2.2",
+            "IC.A.12.7.1.x",
+            "IC.A.12.7.1.2.3",
+        ];
+        for bad in bad {
             assert_eq!(DesignViewSpec::parse(bad), None, "{bad}");
         }
     }
@@ -168,9 +352,49 @@ mod tests {
     #[test]
     fn an_optimal_design_leaves_a_smaller_positive_region_than_random() {
         let positive = |method| {
-            let v = design_view(&DesignViewSpec { method, ..DesignViewSpec::default() }).unwrap();
+            let v = design_view(&DesignViewSpec { method, ..DesignViewSpec::default() }, None).unwrap();
             v.map.iter().filter(|d| **d > 0.0).count()
         };
         assert!(positive(DesignMethod::Ic) < positive(DesignMethod::Random));
+    }
+
+    #[test]
+    fn a_table_design_is_the_race_s_problem_drawn_over_two_hyperparameters() {
+        let bench = crate::engine::bundled::crossing_curves_family();
+        let table = DesignTable::from_benchmark(&bench, 0, (2, 0), 5).unwrap();
+        let steps = bench.curve_steps().unwrap() as u32;
+        assert_eq!(table.budget_names, budget_levels(steps).iter().map(|l| l.to_string()).collect::<Vec<_>>());
+        assert_eq!(table.candidates.len(), bench.tasks[0].configs.len().min(1000));
+        assert!(table.projected.iter().all(|&(x, y)| (0.0..=1.0).contains(&x) && (0.0..=1.0).contains(&y)));
+        let spec = DesignViewSpec { method: DesignMethod::Ic, axes: Some((2, 0)), ..DesignViewSpec::default() };
+        let view = design_view(&spec, Some(&table)).unwrap();
+        assert_eq!(view.map.len(), table.candidates.len());
+        assert_eq!(view.points.len(), spec.points);
+        // Every design point is drawn where its configuration is.
+        assert!(view.points.iter().all(|&(x, y, b)| b < table.budgets.len() && table.projected.contains(&(x, y))));
+        assert_eq!(design_view(&spec, Some(&table)).unwrap(), view, "deterministic per seed");
+        let random = design_view(&DesignViewSpec { method: DesignMethod::Random, ..spec }, Some(&table)).unwrap();
+        assert!(
+            view.max_d < random.max_d && view.value > random.value,
+            "IC {} / {} vs Random {} / {}",
+            view.max_d,
+            view.value,
+            random.max_d,
+            random.value
+        );
+        for bad in [(0, 0), (0, 3), (7, 1)] {
+            assert!(DesignTable::from_benchmark(&bench, 0, bad, 5).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn too_few_points_for_the_data_s_dimension_are_raised_to_p_plus_2() {
+        let bench = crate::engine::bundled::quadratic_family();
+        let table = DesignTable::from_benchmark(&bench, 0, (0, 1), 0).unwrap();
+        assert_eq!(table.budget_names, ["1/2", "2/3", "1"], "no curves: Table 1's budgets");
+        let view = design_view(&DesignViewSpec { points: 4, axes: Some((0, 1)), ..DesignViewSpec::default() }, Some(&table)).unwrap();
+        assert_eq!(view.points_used, 3 + 2);
+        assert_eq!(view.points.len(), 5);
+        assert!(view.max_d.is_finite());
     }
 }
