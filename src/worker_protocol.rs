@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::engine::benchmark::Benchmark;
+use crate::engine::gpb::view::{DesignTable, DesignViewData, DesignViewSpec};
 use crate::engine::loaders::table::ColumnRoles;
 use crate::engine::loaders::upload::{LoadFailure, LoadedFile};
 use crate::engine::prior::TrainedPrior;
@@ -70,6 +71,15 @@ pub enum ToWorker {
         /// The prior or SGPT's means.
         learned: Learned,
     },
+    /// Build the design view's design (paper 003 §3) off the page's thread.
+    Design {
+        /// Request id.
+        request: u32,
+        /// The view's setting.
+        spec: DesignViewSpec,
+        /// The loaded data's problem, or `None` for the unit square.
+        table: Option<Box<DesignTable>>,
+    },
     /// Run one job.
     Run {
         /// Generation the job belongs to.
@@ -131,6 +141,15 @@ pub enum FromWorker {
         warp: OutputWarp,
         /// What was learned.
         learned: Learned,
+    },
+    /// The design view, or why not.
+    Designed {
+        /// Request id.
+        request: u32,
+        /// What the view draws.
+        result: Result<Box<DesignViewData>, String>,
+        /// Milliseconds spent in the worker.
+        ms: f64,
     },
     /// A finished job.
     Done {

@@ -1,23 +1,31 @@
-//! The GPB design view (paper 003, §3–4.1): a design on two inputs over the map of its
-//! sensitivity d(x, ξ) — an optimal design leaves no positive (red) region, the equivalence
-//! theorem made visible — with the criterion, max d and β's standard error, and beside it
-//! the §4.1 function with GPB fitted on the same kind of design at the budgets of Table 1.
-//! Everything it shows is computed by `engine::gpb::view` from the link's `design=` field.
+//! The GPB design view (paper 003, §3–4.1): a design over the map of its sensitivity
+//! d(x, ξ) — an optimal design leaves no positive (red) region, the equivalence theorem made
+//! visible — with the criterion, max d and β's standard error, and beside it the §4.1 function
+//! with GPB fitted on the same kind of design at the budgets of Table 1. The design is built on
+//! the unit square or, once data is loaded, on a task's configurations at the race's budget
+//! levels, drawn over two chosen hyperparameters. Everything it shows is computed by
+//! `engine::gpb::view` in a Web Worker from the link's `design=` field.
 
+use std::sync::Arc;
+
+use gloo_worker::Spawnable;
 use leptos::prelude::*;
 
-use super::browser::now_ms;
 use super::chart::{ChartFigure, PALETTE};
 use super::objective_space::{Scatter, ScatterCanvas};
 use super::state::AppState;
+use super::worker::HpoWorker;
+use crate::engine::benchmark::Benchmark;
 use crate::engine::gpb::construct::DesignMethod;
 use crate::engine::gpb::design::Criterion;
-use crate::engine::gpb::view::{design_view, DesignViewData, DesignViewSpec, MAP_SIDE, POINTS_RANGE};
+use crate::engine::gpb::view::{DesignTable, DesignViewData, DesignViewSpec, MAP_SIDE, POINTS_RANGE};
+use crate::worker_protocol::{FromWorker, ToWorker};
 
 const SIDE_PX: f64 = 420.0;
-const BUDGET_NAMES: [&str; 3] = ["b = 1/2", "b = 2/3", "b = 1"];
 /// The true function at b = 1, 2/3, 1/2: darker for larger budgets.
 const TRUTH_GREYS: [&str; 3] = ["#333333", "#777777", "#aaaaaa"];
+/// Marker names by budget level, as drawn by [`marker`].
+const MARKER_GLYPHS: [&str; 6] = ["●", "■", "▲", "◆", "▼", "✚"];
 
 /// Colour of d on a diverging scale: blue below 0, white at 0, red above (clipped at ±1).
 fn heat(d: f64) -> String {
@@ -40,45 +48,157 @@ fn fmt(v: f64) -> String {
     }
 }
 
-/// The map of d(x, ξ) with the design's points (shape and colour by budget) and max d marked.
+/// A design point of budget level `level` at (cx, cy): shape and colour by level.
+fn marker(level: usize, cx: f64, cy: f64) -> AnyView {
+    let color = PALETTE[level % PALETTE.len()];
+    let poly = |pts: &[(f64, f64)]| pts.iter().map(|(x, y)| format!("{},{}", cx + x, cy + y)).collect::<Vec<_>>().join(" ");
+    match level % MARKER_GLYPHS.len() {
+        0 => view! { <circle class="design-point" cx=cx cy=cy r="9" fill=color stroke="#000" stroke-width="1.5"/> }.into_any(),
+        1 => view! { <rect class="design-point" x=cx - 8.0 y=cy - 8.0 width="16" height="16" fill=color stroke="#000" stroke-width="1.5"/> }.into_any(),
+        2 => view! { <polygon class="design-point" points=poly(&[(0.0, -10.0), (-9.0, 7.0), (9.0, 7.0)]) fill=color stroke="#000" stroke-width="1.5"/> }.into_any(),
+        3 => view! { <polygon class="design-point" points=poly(&[(0.0, -10.0), (10.0, 0.0), (0.0, 10.0), (-10.0, 0.0)]) fill=color stroke="#000" stroke-width="1.5"/> }.into_any(),
+        4 => view! { <polygon class="design-point" points=poly(&[(0.0, 10.0), (-9.0, -7.0), (9.0, -7.0)]) fill=color stroke="#000" stroke-width="1.5"/> }.into_any(),
+        _ => {
+            let cross = [(-3.0, -10.0), (3.0, -10.0), (3.0, -3.0), (10.0, -3.0), (10.0, 3.0), (3.0, 3.0), (3.0, 10.0), (-3.0, 10.0), (-3.0, 3.0), (-10.0, 3.0), (-10.0, -3.0), (-3.0, -3.0)];
+            view! { <polygon class="design-point" points=poly(&cross) fill=color stroke="#000" stroke-width="1.5"/> }.into_any()
+        }
+    }
+}
+
+/// The map of d(x, ξ) with the design's points (shape and colour by budget) and max d marked:
+/// cells of the square's grid, or each candidate configuration as a dot, the largest d on top.
 #[component]
-fn SensitivityMap(data: Signal<Option<DesignViewData>>) -> impl IntoView {
+fn SensitivityMap(
+    data: Signal<Option<DesignViewData>>,
+    axes: Signal<[(String, String, String); 2]>,
+    on_square: Signal<bool>,
+) -> impl IntoView {
     let cell = SIDE_PX / MAP_SIDE as f64;
     let to_px = move |v: f64| cell / 2.0 + v * (SIDE_PX - cell);
     view! {
-        <svg id="design-map" viewBox=format!("-40 -10 {} {}", SIDE_PX + 60.0, SIDE_PX + 50.0) role="img"
+        <svg id="design-map" viewBox=format!("-40 -10 {} {}", SIDE_PX + 140.0, SIDE_PX + 50.0) role="img"
             aria-label="Sensitivity d(x, ξ) over two inputs with the design's points">
+            <ColourBar/>
             {move || data.get().map(|d| {
-                let rects = d.map.iter().enumerate().map(|(k, &v)| {
-                    let (i, j) = (k % MAP_SIDE, k / MAP_SIDE);
-                    view! { <rect x=i as f64 * cell y=SIDE_PX - (j + 1) as f64 * cell width=cell + 0.5 height=cell + 0.5 fill=heat(v)/> }
-                }).collect_view();
-                let points = d.points.iter().map(|&(x, y, b)| {
-                    let (cx, cy) = (to_px(x), SIDE_PX - to_px(y));
-                    let color = PALETTE[b % PALETTE.len()];
-                    match b {
-                        0 => view! { <circle class="design-point" cx=cx cy=cy r="9" fill=color stroke="#000" stroke-width="1.5"/> }.into_any(),
-                        1 => view! { <rect class="design-point" x=cx - 8.0 y=cy - 8.0 width="16" height="16" fill=color stroke="#000" stroke-width="1.5"/> }.into_any(),
-                        _ => view! { <polygon class="design-point" points=format!("{},{} {},{} {},{}", cx, cy - 10.0, cx - 9.0, cy + 7.0, cx + 9.0, cy + 7.0) fill=color stroke="#000" stroke-width="1.5"/> }.into_any(),
-                    }
-                }).collect_view();
+                let map = if on_square.get() {
+                    d.map.iter().enumerate().map(|(k, &v)| {
+                        let (i, j) = (k % MAP_SIDE, k / MAP_SIDE);
+                        view! { <rect x=i as f64 * cell y=SIDE_PX - (j + 1) as f64 * cell width=cell + 0.5 height=cell + 0.5 fill=heat(v)/> }.into_any()
+                    }).collect_view().into_any()
+                } else {
+                    let mut order: Vec<usize> = (0..d.map.len()).collect();
+                    order.sort_by(|&a, &b| d.map[a].total_cmp(&d.map[b]));
+                    view! {
+                        <rect x="0" y="0" width=SIDE_PX height=SIDE_PX fill="#f4f4f4" stroke="#999"/>
+                        {order.into_iter().map(|k| {
+                            let (x, y) = d.map_xy[k];
+                            view! { <circle class="design-candidate" cx=to_px(x) cy=SIDE_PX - to_px(y) r="5" fill=heat(d.map[k]) stroke="#555" stroke-width="0.5"/> }
+                        }).collect_view()}
+                    }.into_any()
+                };
+                let points = d.points.iter().map(|&(x, y, b)| marker(b, to_px(x), SIDE_PX - to_px(y))).collect_view();
                 let (mx, my, _) = d.map_max;
                 let (cx, cy) = (to_px(mx), SIDE_PX - to_px(my));
+                let [(x_title, x_low, x_high), (y_title, y_low, y_high)] = axes.get();
                 view! {
-                    <g>{rects}</g>
+                    <g>{map}</g>
                     <g>{points}</g>
                     <g id="design-max">
                         <line x1=cx - 14.0 y1=cy x2=cx + 14.0 y2=cy stroke="#000" stroke-width="3"/>
                         <line x1=cx y1=cy - 14.0 x2=cx y2=cy + 14.0 stroke="#000" stroke-width="3"/>
                     </g>
-                    <text x=SIDE_PX / 2.0 y=SIDE_PX + 34.0 text-anchor="middle" class="axis-title">"x₁ (unit scale)"</text>
-                    <text x="0" y="0" transform=format!("translate(-22,{}) rotate(-90)", SIDE_PX / 2.0) text-anchor="middle" class="axis-title">"x₂ (unit scale)"</text>
-                    <text x="0" y=SIDE_PX + 16.0 class="tick">"0"</text>
-                    <text x=SIDE_PX - 8.0 y=SIDE_PX + 16.0 class="tick">"1"</text>
+                    <text x=SIDE_PX / 2.0 y=SIDE_PX + 34.0 text-anchor="middle" class="axis-title">{x_title}</text>
+                    <text x="0" y="0" transform=format!("translate(-22,{}) rotate(-90)", SIDE_PX / 2.0) text-anchor="middle" class="axis-title">{y_title}</text>
+                    <text x="0" y=SIDE_PX + 16.0 class="tick">{x_low}</text>
+                    <text x=SIDE_PX y=SIDE_PX + 16.0 text-anchor="end" class="tick">{x_high}</text>
+                    <text x="0" y="0" transform=format!("translate(-6,{}) rotate(-90)", SIDE_PX) class="tick">{y_low}</text>
+                    <text x="0" y="0" transform="translate(-6,0) rotate(-90)" text-anchor="end" class="tick">{y_high}</text>
                 }
             })}
         </svg>
     }
+}
+
+/// The key of [`heat`] right of the map: d from −1 (bottom) through 0 to 1 (top), the
+/// positive half on heat's square-root scale.
+#[component]
+fn ColourBar() -> impl IntoView {
+    let (x, w) = (SIDE_PX + 22.0, 16.0);
+    // Position t in [−1, 1] (bottom to top) shows d = t for t ≤ 0 and d = t² above.
+    let stops = (0..=20)
+        .map(|k| {
+            let t = 1.0 - k as f64 / 10.0;
+            let d = if t > 0.0 { t * t } else { t };
+            view! { <stop offset=format!("{}%", k * 5) stop-color=heat(d)/> }
+        })
+        .collect_view();
+    let label = |t: f64, text: &'static str| {
+        view! { <text x=x + w + 4.0 y=SIDE_PX * (1.0 - t) / 2.0 + 5.0 class="tick">{text}</text> }
+    };
+    view! {
+        <defs><linearGradient id="design-heat" x1="0" y1="0" x2="0" y2="1">{stops}</linearGradient></defs>
+        <rect x=x y="0" width=w height=SIDE_PX fill="url(#design-heat)" stroke="#555"/>
+        {label(1.0, "≥ 1")}{label(0.5, "0.25")}{label(0.0, "0")}{label(-1.0, "≤ −1")}
+        <text x="0" y="0" transform=format!("translate({},{}) rotate(-90)", x + w + 48.0, SIDE_PX / 2.0) text-anchor="middle" class="axis-title">"d(x, ξ)"</text>
+    }
+}
+
+/// Where the view's design is computed and what it has to show.
+#[derive(Debug, Clone, PartialEq)]
+enum DesignStatus {
+    /// Waiting for the worker (the last result stays drawn meanwhile).
+    Computing,
+    /// The view of a setting, with the worker's milliseconds.
+    Ready(Box<DesignViewData>, DesignViewSpec, f64),
+    /// Why there is nothing to show.
+    Failed(String),
+}
+
+/// The task the view builds a table design on: the setup's first task, else the first one.
+fn view_task(bench: &Benchmark, state: &AppState) -> usize {
+    state.spec.with_untracked(|s| s.tasks.first().and_then(|t| bench.task_index(t))).unwrap_or(0)
+}
+
+/// Sends the view's request to the design worker: the idle one, or a fresh one when it is
+/// busy with a request that is now stale (that worker ends after it, unheard).
+fn request_design(
+    state: AppState,
+    spec: DesignViewSpec,
+    table: Option<DesignTable>,
+    status: RwSignal<DesignStatus>,
+    latest: StoredValue<(u32, DesignViewSpec)>,
+) {
+    let request = state.workers.next_request();
+    latest.set_value((request, spec));
+    let busy = state.workers.designer.with_value(|d| d.as_ref().is_none_or(|(_, busy)| *busy));
+    if busy {
+        let callback = move |msg: FromWorker| {
+            if let FromWorker::Designed { request, result, ms } = msg {
+                let (current, spec) = latest.get_value();
+                if current != request {
+                    return;
+                }
+                state.workers.designer.update_value(|d| {
+                    if let Some((_, busy)) = d {
+                        *busy = false;
+                    }
+                });
+                status.set(match result {
+                    Ok(data) => DesignStatus::Ready(data, spec, ms),
+                    Err(e) => DesignStatus::Failed(e),
+                });
+            }
+        };
+        let bridge = HpoWorker::spawner().callback(callback).spawn("./worker.js");
+        state.workers.designer.set_value(Some((bridge, false)));
+    }
+    status.set(DesignStatus::Computing);
+    state.workers.designer.update_value(|d| {
+        if let Some((bridge, busy)) = d {
+            bridge.send(ToWorker::Design { request, spec, table: table.map(Box::new) });
+            *busy = true;
+        }
+    });
 }
 
 /// The design view panel.
@@ -86,14 +206,38 @@ fn SensitivityMap(data: Signal<Option<DesignViewData>>) -> impl IntoView {
 pub fn DesignView() -> impl IntoView {
     let state = expect_context::<AppState>();
     let spec = Memo::new(move |_| state.spec.get().design_view.unwrap_or_default());
-    // Computed on the page's thread: the largest view (TA, 30 points) takes well under a
-    // second (docs/benchmarks.md); the time is shown so that a user can see it.
-    let timed = Memo::new(move |_| {
-        let t0 = now_ms();
-        let data = design_view(&spec.get()).ok();
-        (data, now_ms() - t0)
+    let status = RwSignal::new(DesignStatus::Computing);
+    let latest = StoredValue::new((0u32, DesignViewSpec::default()));
+    // What the map and the numbers show: the last finished view (kept while the next computes).
+    let shown: RwSignal<Option<(Box<DesignViewData>, DesignViewSpec, f64)>> = RwSignal::new(None);
+    Effect::new(move |_| {
+        if let DesignStatus::Ready(d, s, ms) = status.get() {
+            shown.set(Some((d, s, ms)));
+        }
     });
-    let data = Memo::new(move |_| timed.get().0);
+    // The loaded data's problem, when the view is on it: (table, task index) or why not.
+    let table = Memo::new(move |_| -> Option<Result<Arc<DesignTable>, String>> {
+        let s = spec.get();
+        let axes = s.axes?;
+        let bench = state.bench.get()?;
+        let task = view_task(&bench, &state);
+        Some(DesignTable::from_benchmark(&bench, task, axes, s.seed).map(Arc::new).map_err(|e| e.to_string()))
+    });
+    Effect::new(move |_| {
+        let s = spec.get();
+        match (s.axes, table.get()) {
+            (None, _) => request_design(state, s, None, status, latest),
+            (Some(_), Some(Ok(t))) => request_design(state, s, Some((*t).clone()), status, latest),
+            (Some(_), Some(Err(e))) => status.set(DesignStatus::Failed(e)),
+            (Some(_), None) => status.set(DesignStatus::Failed("load data to build the design on its configurations".into())),
+        }
+    });
+    let data = Signal::derive(move || shown.get().map(|(d, _, _)| *d));
+    let on_square = Signal::derive(move || data.with(|d| d.as_ref().is_none_or(|d| d.axes.is_none())));
+    let axes = Signal::derive(move || match data.get().and_then(|d| d.axes) {
+        Some(a) => a.map(|a| (a.title, a.low, a.high)),
+        None => [("x₁ (unit scale)".into(), "0".into(), "1".into()), ("x₂ (unit scale)".into(), "0".into(), "1".into())],
+    });
     let set = move |f: &dyn Fn(&mut DesignViewSpec)| {
         state.spec.update(|s| {
             let mut d = s.design_view.unwrap_or_default();
@@ -101,13 +245,36 @@ pub fn DesignView() -> impl IntoView {
             s.design_view = Some(d);
         })
     };
+    let params = Signal::derive(move || {
+        state.bench.get().map(|b| b.space.params.iter().map(|p| p.name.clone()).collect::<Vec<_>>()).unwrap_or_default()
+    });
+    let on_data = move || spec.get().axes.is_some() && params.get().len() > 1;
+    let axis_select = move |id: &'static str, which: usize| {
+        view! {
+            <select id=id on:change=move |ev| {
+                if let Ok(k) = event_target_value(&ev).parse::<usize>() {
+                    set(&|d| {
+                        let (mut i, mut j) = d.axes.unwrap_or((0, 1));
+                        if which == 0 { if k == j { j = i } i = k } else { if k == i { i = j } j = k }
+                        d.axes = Some((i, j));
+                    })
+                }
+            }>
+                {move || params.get().into_iter().enumerate().map(|(k, name)| {
+                    let selected = move || spec.get().axes.is_some_and(|a| if which == 0 { a.0 == k } else { a.1 == k });
+                    view! { <option value=k.to_string() selected=selected>{name}</option> }
+                }).collect_view()}
+            </select>
+        }
+    };
     let line = Memo::new(move |_| {
         let Some(d) = data.get() else { return Scatter::default() };
+        let names = ["b = 1/2", "b = 2/3", "b = 1"];
         let mut overlays = Vec::new();
         // Curves come in Table 1's order b = 1, 2/3, 1/2; budget index 2 is b = 1.
         for (k, c) in d.curves.iter().enumerate() {
             let level = 2 - k;
-            let name = BUDGET_NAMES[level];
+            let name = names[level];
             overlays.push((d.curve_x.iter().copied().zip(c.truth.iter().copied()).collect(), TRUTH_GREYS[k], format!("f, {name}"), true));
             overlays.push((
                 d.curve_x.iter().copied().zip(c.fitted.iter().copied()).collect(),
@@ -116,7 +283,7 @@ pub fn DesignView() -> impl IntoView {
                 true,
             ));
         }
-        for (level, name) in BUDGET_NAMES.iter().enumerate() {
+        for (level, name) in names.iter().enumerate() {
             let pts: Vec<(f64, f64)> = d.one_d_points.iter().filter(|p| p.1 == level).map(|&(x, _, y)| (x, y)).collect();
             if !pts.is_empty() {
                 overlays.push((pts, PALETTE[level], format!("design, {name}"), false));
@@ -130,6 +297,27 @@ pub fn DesignView() -> impl IntoView {
             ..Scatter::default()
         }
     });
+    let map_caption = move || {
+        let budgets = data.get().map(|d| {
+            d.budget_names
+                .iter()
+                .enumerate()
+                .map(|(k, n)| format!("{} {n}", MARKER_GLYPHS[k % MARKER_GLYPHS.len()]))
+                .collect::<Vec<_>>()
+                .join(", ")
+        });
+        let budgets = budgets.unwrap_or_default();
+        match table.get() {
+            Some(Ok(t)) => format!(
+                "d(x, ξ), the largest over the budgets, at {} of the {} configurations of {} (all {} inputs; drawn over two of them); budgets: {budgets}; + marks max d.",
+                t.candidates.len(),
+                t.rows,
+                t.name,
+                t.candidates.first().map_or(0, Vec::len)
+            ),
+            _ => format!("d(x, ξ), the largest over the budgets, on [0, 1]²; budgets: {budgets}; + marks max d."),
+        }
+    };
     view! {
         <section class="panel wide" id="design-panel">
             <h2>"Initial designs for GPB"</h2>
@@ -139,6 +327,21 @@ pub fn DesignView() -> impl IntoView {
                 "By the equivalence theorem (Thm. 1) a design is optimal exactly when nothing is red; IC moves points to the reddest spot, TA shuffles a Latin hypercube."
             </p>
             <div class="controls" id="design-controls">
+                <label>"On "
+                    <select id="design-space" on:change=move |ev| {
+                        let on_data = event_target_value(&ev) == "data";
+                        set(&|d| d.axes = if on_data { Some(d.axes.unwrap_or((0, 1))) } else { None })
+                    }>
+                        <option value="square" selected=move || spec.get().axes.is_none()>"the unit square"</option>
+                        <option value="data" selected=move || spec.get().axes.is_some() disabled=move || params.get().len() < 2>
+                            {move || state.bench.get().map_or("the loaded data (none yet)".to_string(), |b| format!("the loaded data: {}", b.name))}
+                        </option>
+                    </select>
+                </label>
+                <Show when=on_data>
+                    <label>"x axis " {axis_select("design-axis-x", 0)}</label>
+                    <label>"y axis " {axis_select("design-axis-y", 1)}</label>
+                </Show>
                 <label>"Design "
                     <select id="design-method" on:change=move |ev| { if let Some(m) = DesignMethod::parse(&event_target_value(&ev)) { set(&|d| d.method = m) } }>
                         {DesignMethod::ALL.iter().map(|m| view! { <option value=m.name() selected=move || spec.get().method == *m>{m.name()}</option> }).collect_view()}
@@ -158,12 +361,15 @@ pub fn DesignView() -> impl IntoView {
                         on:change=move |ev| { if let Ok(n) = event_target_value(&ev).parse::<u64>() { set(&|d| d.seed = n) } }/>
                 </label>
                 <button id="design-next-seed" on:click=move |_| set(&|d| d.seed += 1)>"New draw"</button>
+                <span id="design-status" class="status" aria-live="polite">{move || match status.get() {
+                    DesignStatus::Computing => "computing…".to_string(),
+                    DesignStatus::Ready(..) => String::new(),
+                    DesignStatus::Failed(e) => e,
+                }}</span>
             </div>
             <div class="chart-row">
-                <ChartFigure id="design-map" file="design-map" caption=move || view! {
-                    <span>"d(x, ξ), the largest over the budgets, on [0, 1]²; points by budget: ● 1/2, ■ 2/3, ▲ 1; + marks max d."</span>
-                }>
-                    <SensitivityMap data=Signal::derive(move || data.get())/>
+                <ChartFigure id="design-map" file="design-map" caption=move || view! { <span>{map_caption}</span> }>
+                    <SensitivityMap data=data axes=axes on_square=on_square/>
                 </ChartFigure>
                 <ChartFigure id="design-line" file="design-gpb-1d" caption=move || view! {
                     <span>"The same construction with the same number of points on §4.1's function: grey the truth, colours GPB's mean at each budget."</span>
@@ -173,15 +379,18 @@ pub fn DesignView() -> impl IntoView {
             </div>
             <table id="design-numbers" class="numbers">
                 <thead><tr><th>"design"</th><th>"criterion value"</th><th>"max d(x, ξ)"</th><th>"mean std. error of β"</th><th>"iterates"</th><th>"computed in"</th></tr></thead>
-                <tbody>{move || data.get().map(|d| view! {
-                    <tr>
-                        <td>{move || format!("{} ({}-optimality, N = {})", spec.get().method.name(), spec.get().criterion.name(), spec.get().points)}</td>
-                        <td>{fmt(d.value)}</td>
-                        <td>{fmt(d.max_d)}{if d.max_d <= 1e-9 { " — optimal" } else { "" }}</td>
-                        <td>{fmt(d.std_beta)}</td>
-                        <td>{d.iterates}</td>
-                        <td class="design-ms">{move || format!("{:.0} ms", timed.get().1)}</td>
-                    </tr>
+                <tbody>{move || shown.get().map(|(d, s, ms)| {
+                    let raised = if d.points_used > s.points { format!(" — raised to p + 2 = {}", d.points_used) } else { String::new() };
+                    view! {
+                        <tr>
+                            <td>{format!("{} ({}-optimality, N = {}{raised})", s.method.name(), s.criterion.name(), s.points)}</td>
+                            <td>{fmt(d.value)}</td>
+                            <td>{fmt(d.max_d)}{if d.max_d <= 1e-9 { " — optimal" } else { "" }}</td>
+                            <td>{fmt(d.std_beta)}</td>
+                            <td>{d.iterates}</td>
+                            <td class="design-ms">{format!("{ms:.0} ms")}</td>
+                        </tr>
+                    }
                 })}</tbody>
             </table>
         </section>

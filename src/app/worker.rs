@@ -6,6 +6,7 @@ use gloo_worker::{HandlerId, Registrable, Worker, WorkerScope};
 use wasm_bindgen::JsCast;
 
 use crate::engine::benchmark::Benchmark;
+use crate::engine::gpb::view::design_view;
 use crate::engine::loaders::upload::load_file;
 use crate::engine::runner::{run_job, JobProgress};
 use crate::engine::spec::ResolvedSpec;
@@ -85,6 +86,11 @@ impl Worker for HpoWorker {
                     .map(Box::new)
                     .map_err(|e| e.to_string());
                 scope.respond(who, FromWorker::PriorTrained { request, result, seconds: now_seconds() - t0 });
+            }
+            ToWorker::Design { request, spec, table } => {
+                let t0 = now_seconds();
+                let result = design_view(&spec, table.as_deref()).map(Box::new).map_err(|e| e.to_string());
+                scope.respond(who, FromWorker::Designed { request, result, ms: (now_seconds() - t0) * 1000.0 });
             }
             ToWorker::Run { generation, id, job } => {
                 let result = match self.loaded.as_mut() {

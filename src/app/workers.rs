@@ -41,6 +41,9 @@ pub struct WorkerService {
     pub loader: StoredValue<Loader, LocalStorage>,
     /// The prior view's training worker (dropped, and so stopped, by cancel).
     pub trainer: StoredValue<Option<WorkerBridge<HpoWorker>>, LocalStorage>,
+    /// The design view's worker, and whether it is computing (a new request then goes to a
+    /// fresh worker instead of queueing behind a stale one).
+    pub designer: StoredValue<Option<(WorkerBridge<HpoWorker>, bool)>, LocalStorage>,
     /// The current run's worker pool.
     pub pool: StoredValue<Option<Pool>, LocalStorage>,
     /// Where the current run reports.
@@ -56,6 +59,7 @@ impl WorkerService {
             next_request: StoredValue::new_local(0),
             loader: StoredValue::new_local(Loader::default()),
             trainer: StoredValue::new_local(None),
+            designer: StoredValue::new_local(None),
             pool: StoredValue::new_local(None),
             sink: StoredValue::new_local(None),
             pending: StoredValue::new_local((Vec::new(), false)),

@@ -476,8 +476,7 @@ test('GPB: the design view follows its link and shows the equivalence theorem; G
   const redCells = () => b.page.locator('#design-map rect[fill="rgb(255,0,0)"]').count();
   const maxD = async () => Number((await b.page.locator('#design-numbers td').nth(2).textContent()).match(/^[-0-9.e]+/)[0]);
   try {
-    await b.page.waitForSelector('#design-map rect');
-    assert.equal(await b.page.locator('#design-map .design-point').count(), 10);
+    await b.page.waitForFunction(() => document.querySelectorAll('#design-map .design-point').length === 10);
     const random = { red: await redCells(), maxD: await maxD() };
     assert.ok(random.maxD > 0, 'a random design is not optimal');
     await b.page.selectOption('#design-method', 'IC');
@@ -490,6 +489,29 @@ test('GPB: the design view follows its link and shows the equivalence theorem; G
     assert.match(b.page.url(), /design=IC\.D\.6\.0/);
     assert.deepEqual(b.errors, []);
   } finally { await b.close(); }
+  // On loaded data: the task's configurations at the race's budget levels, drawn over two
+  // chosen hyperparameters; the axes are in the link.
+  const onData = await open('v=1&data=bundled:curves&design=IC.D.10.0.0.2');
+  try {
+    await onData.page.waitForSelector('#design-map .design-candidate');
+    assert.match(await onData.page.locator('#design-panel').textContent(), /256 of the 256 configurations of curves, curves-00 \(all 3 inputs/);
+    assert.equal(await onData.page.locator('#design-map .design-candidate').count(), 256);
+    assert.equal(await onData.page.locator('#design-map .design-point').count(), 10);
+    assert.match(await onData.page.locator('#design-panel').textContent(), /budgets: ● 1, ■ 8, ▲ 16, ◆ 24, ▼ 32, ✚ 40/);
+    assert.match(await onData.page.locator('#design-map').textContent(), /hp_lr/);
+    await onData.page.selectOption('#design-axis-x', { label: 'hp_width' });
+    await onData.page.waitForFunction(() => /design=IC\.D\.10\.0\.1\.2/.test(location.search));
+    await onData.page.waitForFunction(() => /hp_width/.test(document.querySelector('#design-map')?.textContent ?? ''));
+    await onData.page.selectOption('#design-space', 'square');
+    await onData.page.waitForFunction(() => /design=IC\.D\.10\.0(&|$)/.test(location.search));
+    await onData.page.waitForFunction(() => document.querySelectorAll('#design-map .design-candidate').length === 0
+      && /x₁ \(unit scale\)/.test(document.querySelector('#design-map')?.textContent ?? ''));
+    assert.deepEqual(onData.errors, []);
+  } finally { await onData.close(); }
+  const badAxes = await open('v=1&data=bundled:curves&design=IC.D.10.0.0.9');
+  try {
+    await badAxes.page.waitForFunction(() => /must be two different hyperparameters of curves, which has 3/.test(document.querySelector('#design-status')?.textContent ?? ''));
+  } finally { await badAxes.close(); }
   const bad = await open('v=1&design=IC.D.99.0');
   try {
     assert.match((await messages(bad.page, 'warning')).join('\n'), /design.*4 to 30 points/);

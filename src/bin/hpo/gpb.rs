@@ -10,6 +10,7 @@ use hpo_playground::engine::gpb::construct::DesignMethod;
 use hpo_playground::engine::gpb::design::Criterion;
 use hpo_playground::engine::gpb::protocol::{self, Arm};
 use hpo_playground::engine::gpb::synthetic::{mean_sd, std_of_beta, table1_rep, table2_rep, Setting, TestFunction};
+use hpo_playground::engine::gpb::view::{design_view, DesignTable, DesignViewSpec};
 use hpo_playground::engine::significance::wilcoxon;
 
 use crate::cli::CliResult;
@@ -219,17 +220,36 @@ pub fn bench() -> CliResult<()> {
             .iter()
             .map(|&points| {
                 let t0 = Instant::now();
-                let view = hpo_playground::engine::gpb::view::design_view(&hpo_playground::engine::gpb::view::DesignViewSpec {
-                    method,
-                    criterion: Criterion::D,
-                    points,
-                    seed: 0,
-                });
+                let view = hpo_playground::engine::gpb::view::design_view(
+                    &hpo_playground::engine::gpb::view::DesignViewSpec { method, criterion: Criterion::D, points, seed: 0, axes: None },
+                    None,
+                );
                 format!("{:.2} s ({} iterates)", t0.elapsed().as_secs_f64(), view.map_or(0, |v| v.iterates))
             })
             .collect();
         println!(
             "| the page's design view with {} (2-D, 441 points × 3 budgets, and the 1-D fit) | {} |",
+            method.name(),
+            cells.join(" | ")
+        );
+    }
+    // The page's design view on the 8-D table `scripts/bench-browser.mjs` uploads (same bytes).
+    let table8 = design_8d_csv();
+    let bench8 = hpo_playground::engine::loaders::upload::load_file("design-8d.csv", table8.as_bytes(), None)
+        .map_err(|e| format!("{e:?}"))?
+        .benchmark;
+    for method in [DesignMethod::Ic, DesignMethod::Ta] {
+        let cells: Vec<String> = [10, 20]
+            .iter()
+            .map(|&points| {
+                let spec = DesignViewSpec { method, criterion: Criterion::D, points, seed: 0, axes: Some((0, 1)) };
+                let t0 = Instant::now();
+                let view = DesignTable::from_benchmark(&bench8, 0, (0, 1), 0).and_then(|t| design_view(&spec, Some(&t)));
+                format!("{:.2} s ({} iterates)", t0.elapsed().as_secs_f64(), view.map_or(0, |v| v.iterates))
+            })
+            .collect();
+        println!(
+            "| the page's design view with {} on the uploaded 8-D table (1,000 configurations × 6 budgets, and the 1-D fit) | — (raised to p + 2 = 10) | {} |",
             method.name(),
             cells.join(" | ")
         );
@@ -256,4 +276,26 @@ pub fn bench() -> CliResult<()> {
         println!("| {n} observations | {total:.2} (fit {fit:.2}, EI {:.2}; best EI {best:.2e}) |", total - fit);
     }
     Ok(())
+}
+
+/// The 8-D learning-curve table of the design-view benchmark: 1,000 configurations uniform
+/// in [0, 1]⁸ and 50 steps, from the same linear congruential generator and with the same
+/// formatting as `scripts/bench-browser.mjs` (MINSTD: exact in JavaScript's doubles), so that both measure the same bytes.
+fn design_8d_csv() -> String {
+    let mut seed: u64 = 1;
+    let mut uniform = || {
+        seed = seed * 48_271 % 2_147_483_647;
+        seed as f64 / 2_147_483_647.0
+    };
+    let mut out = (1..=8).map(|k| format!("hp{k}")).chain((1..=50).map(|k| format!("e{k}"))).collect::<Vec<_>>().join(",");
+    out.push('\n');
+    for _ in 0..1000 {
+        let x: Vec<f64> = (0..8).map(|_| uniform()).collect();
+        let last: f64 = x.iter().map(|v| (v - 0.5).powi(2)).sum();
+        let row: Vec<String> =
+            x.iter().map(|v| format!("{v:.5}")).chain((1..=50).map(|k| format!("{:.5}", last + 1.0 / k as f64))).collect();
+        out.push_str(&row.join(","));
+        out.push('\n');
+    }
+    out
 }
