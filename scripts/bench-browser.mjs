@@ -199,9 +199,11 @@ for (const [method, budget] of Object.entries(budgets)) {
   }
   log('GPB (IC): one 3000-unit run (one seed, one worker), click to finished', `${r.seconds.toFixed(1)} s (optimizer ${r.secs.reduce((a, b) => a + b, 0).toFixed(1)} s)`);
   // The design view computes in a worker and says how long it took there.
-  const designMs = async (page, method, n) => {
-    await page.waitForFunction(([m, n]) => !/computing/.test(document.querySelector('#design-status')?.textContent ?? '')
-      && new RegExp(`${m} \\(D-optimality, N = ${n}`).test(document.querySelector('#design-numbers')?.textContent ?? ''), [method, n], { timeout: 120_000 });
+  // `on`: text the map's caption must contain (the data the design was built on).
+  const designMs = async (page, method, n, on = '[0, 1]²') => {
+    await page.waitForFunction(([m, n, on]) => !/computing/.test(document.querySelector('#design-status')?.textContent ?? '')
+      && (document.querySelector('#design-panel figcaption')?.textContent ?? '').includes(on)
+      && new RegExp(`${m} \\(D-optimality, N = ${n}`).test(document.querySelector('#design-numbers')?.textContent ?? ''), [method, n, on], { timeout: 120_000 });
     return (await page.locator('#design-numbers .design-ms').textContent()).trim();
   };
   for (const method of ['IC', 'TA']) {
@@ -233,7 +235,7 @@ for (const [method, budget] of Object.entries(budgets)) {
       const b = await freshBrowser();
       await b.page.goto(`${url}?v=1&design=${method}.D.${n}.0.0.1`);
       await b.page.setInputFiles('#upload', { name: 'design-8d.csv', mimeType: 'text/csv', buffer: csv });
-      ms.push(await designMs(b.page, method, n));
+      ms.push(await designMs(b.page, method, n, 'of design-8d'));
       await b.close();
     }
     log(`the page's design view with ${method} on an uploaded 8-D table (1,000 configurations × 6 budgets, and the 1-D fit), N = 10 / 20 (N = 6 is raised to p + 2 = 10)`, ms.join(' / '));

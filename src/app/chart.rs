@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use super::browser::{download_png, download_svg};
 use super::state::{AppState, Level};
 
+use crate::engine::axis::{self, Ticks};
 use crate::engine::metrics::Band;
 
 /// One curve: a method's mean with its band.
@@ -53,22 +54,34 @@ impl Scale {
         let f = if hi > lo { (self.t(v) - lo) / (hi - lo) } else { 0.5 };
         H - MB - f * (H - MT - MB)
     }
-    fn ticks(&self) -> Vec<f64> {
+    fn ticks(&self) -> Ticks {
         if self.log {
-            let (a, b) = (self.y_lo.log10().floor() as i32, self.y_hi.log10().ceil() as i32);
-            (a..=b).map(|e| 10f64.powi(e)).filter(|v| *v >= self.y_lo * 0.999 && *v <= self.y_hi * 1.001).collect()
+            axis::log(self.y_lo, self.y_hi, 6)
         } else {
-            let span = self.y_hi - self.y_lo;
-            if span <= 0.0 {
-                return vec![self.y_lo];
-            }
-            let raw = span / 5.0;
-            let mag = 10f64.powf(raw.log10().floor());
-            let step = [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * mag).find(|s| span / s <= 6.0).unwrap_or(10.0 * mag);
-            let first = (self.y_lo / step).ceil() as i64;
-            let last = (self.y_hi / step).floor() as i64;
-            (first..=last).map(|k| k as f64 * step).collect()
+            axis::linear(self.y_lo, self.y_hi, 5)
         }
+    }
+
+    /// Ticks of the x axis: nice values of `x_values` (evenly spaced over the indices) or of
+    /// the 1-based iteration, as (pixel, label).
+    fn x_ticks(&self, x_values: Option<&[f64]>) -> Vec<(f64, String)> {
+        let n = self.x_max;
+        let (first, last) = match x_values {
+            Some(v) if v.len() >= 2 && v[v.len() - 1] > v[0] => (v[0], v[v.len() - 1]),
+            _ => (1.0, n as f64),
+        };
+        if n < 2 || last <= first {
+            return vec![(
+                self.x(0),
+                x_values.and_then(|v| v.first()).map_or("1".to_string(), |v| axis::linear(*v, *v, 1).labels[0].clone()),
+            )];
+        }
+        let mut ticks = axis::linear(first, last, 7);
+        if x_values.is_none() && ticks.values.len() > 1 && ticks.values[1] - ticks.values[0] < 1.0 {
+            // Iterations are whole numbers.
+            ticks = Ticks { values: (1..=n).map(|i| i as f64).collect(), labels: (1..=n).map(|i| i.to_string()).collect() };
+        }
+        ticks.values.iter().zip(ticks.labels).map(|(&v, l)| (ML + (v - first) / (last - first) * (W - ML - MR), l)).collect()
     }
 }
 
@@ -186,21 +199,20 @@ pub fn LineChart(
                 let Some(sc) = scale(&s, log) else {
                     return view! { <text x=W / 2.0 y=H / 2.0 text-anchor="middle" fill="#777">"No results yet: run an experiment."</text> }.into_any();
                 };
-                let ticks = sc.ticks().into_iter().map(|v| {
+                let yt = sc.ticks();
+                let ticks = yt.values.iter().zip(yt.labels).map(|(&v, label)| {
                     let y = sc.y(v);
                     view! {
                         <line x1=ML x2=W - MR y1=y y2=y stroke="#e5e5e5"/>
-                        <text x=ML - 6.0 y=y + 4.0 text-anchor="end" fill="#444">{fmt_value(v)}</text>
+                        <text x=ML - 6.0 y=y + 4.0 text-anchor="end" fill="#444">{label}</text>
                     }
                 }).collect_view();
-                let xt: Vec<usize> = {
-                    let n = sc.x_max;
-                    let step = [1usize, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10000].into_iter().find(|st| n / st <= 8).unwrap_or(n);
-                    (1..=n).filter(|i| i % step == 0 || *i == 1).collect()
+                let xt = match x_values {
+                    Some(v) => v.with(|v| sc.x_ticks(Some(v))),
+                    None => sc.x_ticks(None),
                 };
-                let xticks = xt.into_iter().map(|i| {
-                    let x = sc.x(i - 1);
-                    view! { <text x=x y=H - MB + 16.0 text-anchor="middle" fill="#444">{x_at(i - 1)}</text> }
+                let xticks = xt.into_iter().map(|(x, label)| {
+                    view! { <text x=x y=H - MB + 16.0 text-anchor="middle" fill="#444">{label}</text> }
                 }).collect_view();
                 let curves = s.iter().enumerate().map(|(k, se)| {
                     let b = &se.band;

@@ -307,15 +307,11 @@ pub fn DesignView() -> impl IntoView {
                 .join(", ")
         });
         let budgets = budgets.unwrap_or_default();
-        match table.get() {
-            Some(Ok(t)) => format!(
-                "d(x, ξ), the largest over the budgets, at {} of the {} configurations of {} (all {} inputs; drawn over two of them); budgets: {budgets}; + marks max d.",
-                t.candidates.len(),
-                t.rows,
-                t.name,
-                t.candidates.first().map_or(0, Vec::len)
+        match data.get().and_then(|d| d.table) {
+            Some((name, rows, candidates, inputs)) => format!(
+                "d(x, ξ), the largest over the budgets, at {candidates} of the {rows} configurations of {name} (all {inputs} inputs; drawn over two of them); budgets: {budgets}; + marks max d."
             ),
-            _ => format!("d(x, ξ), the largest over the budgets, on [0, 1]²; budgets: {budgets}; + marks max d."),
+            None => format!("d(x, ξ), the largest over the budgets, on [0, 1]²; budgets: {budgets}; + marks max d."),
         }
     };
     view! {

@@ -11,6 +11,7 @@ use wasm_bindgen::JsCast;
 
 use super::chart::PALETTE;
 use super::state::AppState;
+use crate::engine::axis;
 use crate::engine::benchmark::Benchmark;
 use crate::engine::pareto::non_dominated;
 use crate::engine::warping::{scalarize_weighted, OutputWarp};
@@ -88,13 +89,14 @@ fn draw(canvas: &web_sys::HtmlCanvasElement, s: &Scatter) -> Option<()> {
     ctx.set_fill_style_str("#444");
     // Tick labels centred under x ticks and right-aligned against the plot on y, so the
     // rotated y label at the left edge never runs into them.
-    for k in 0..=4 {
-        let f = k as f64 / 4.0;
-        let (xv, yv) = (x0 + f * (x1 - x0), y0 + f * (y1 - y0));
-        ctx.set_text_align("center");
-        ctx.fill_text(&short(xv), px(xv), H - MB + 14.0).ok()?;
-        ctx.set_text_align("right");
-        ctx.fill_text(&short(yv), ML - 4.0, py(yv) + 4.0).ok()?;
+    let (xt, yt) = (axis::linear(x0, x1, 5), axis::linear(y0, y1, 5));
+    ctx.set_text_align("center");
+    for (&v, label) in xt.values.iter().zip(&xt.labels) {
+        ctx.fill_text(label, px(v), H - MB + 14.0).ok()?;
+    }
+    ctx.set_text_align("right");
+    for (&v, label) in yt.values.iter().zip(&yt.labels) {
+        ctx.fill_text(label, ML - 4.0, py(v) + 4.0).ok()?;
     }
     ctx.set_fill_style_str("#222");
     ctx.set_text_align("center");
@@ -141,16 +143,6 @@ fn draw(canvas: &web_sys::HtmlCanvasElement, s: &Scatter) -> Option<()> {
         ctx.fill_text(label, W - MR + 28.0, ly).ok()?;
     }
     Some(())
-}
-
-fn short(v: f64) -> String {
-    // Ticks computed as lo + k·step land a rounding error away from zero (1.3e-15).
-    let v = if v.abs() < 1e-10 { 0.0 } else { v };
-    if v != 0.0 && (v.abs() >= 1e4 || v.abs() < 1e-2) {
-        format!("{v:.2e}")
-    } else {
-        format!("{v:.3}").trim_end_matches('0').trim_end_matches('.').to_string()
-    }
 }
 
 /// A canvas redrawn whenever `data` changes.

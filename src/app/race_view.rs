@@ -11,6 +11,7 @@ use super::browser::download_text;
 use super::cd_diagram::CdDiagram;
 use super::chart::{ChartFigure, LineChart, Series, PALETTE};
 use super::state::{AppState, Level};
+use crate::engine::axis;
 use crate::engine::export::race_traces_csv;
 use crate::engine::fidelity::report::{race_points, race_traces, summarize_run, RacePoint};
 use crate::engine::fidelity::runner::race_curves;
@@ -295,6 +296,14 @@ fn RaceCharts(frames: RaceFrames, shown: usize) -> impl IntoView {
     let x = |b: u32| RL + (b as f64 - 1.0) / ((frames.max_budget.max(2) - 1) as f64) * (RW - RL - RR);
     let y = |v: f64| RH - RB - (v - lo) / (hi - lo) * (RH - RT - RB);
     let denom = frames.requests.max(2) as f64 - 1.0;
+    let y_ticks = axis::linear(lo, hi, 5);
+    let mut x_ticks = axis::linear(1.0, frames.max_budget.max(1) as f64, 6);
+    // Budget steps are whole numbers; a short table gets every step.
+    if x_ticks.values.windows(2).any(|w| w[1] - w[0] < 1.0) {
+        x_ticks = axis::linear(1.0, frames.max_budget.max(1) as f64, frames.max_budget.max(1) as usize);
+    }
+    x_ticks.values.retain(|v| v.fract() == 0.0);
+    x_ticks.labels = x_ticks.values.iter().map(|v| format!("{v:.0}")).collect();
     // Segments join consecutive budgets of a configuration, coloured by the later point.
     let mut last: Vec<Option<&RacePoint>> = vec![None; frames.first_order.len()];
     let mut segments = Vec::new();
@@ -312,10 +321,13 @@ fn RaceCharts(frames: RaceFrames, shown: usize) -> impl IntoView {
             <line x1=RL x2=RW - RR y1=RH - RB y2=RH - RB stroke="#444"/>
             <line x1=RL x2=RL y1=RT y2=RH - RB stroke="#444"/>
             <text x=(RL + RW - RR) / 2.0 y=RH - 8.0 text-anchor="middle" fill="#222">"budget step"</text>
-            <text x=RL - 6.0 y=RT + 4.0 text-anchor="end" fill="#444">{format!("{hi:.3}")}</text>
-            <text x=RL - 6.0 y=RH - RB text-anchor="end" fill="#444">{format!("{lo:.3}")}</text>
-            <text x=RL y=RH - RB + 14.0 text-anchor="middle" fill="#444">"1"</text>
-            <text x=RW - RR y=RH - RB + 14.0 text-anchor="middle" fill="#444">{frames.max_budget}</text>
+            {y_ticks.values.iter().zip(y_ticks.labels).map(|(&v, l)| view! {
+                <line x1=RL x2=RW - RR y1=y(v) y2=y(v) stroke="#e5e5e5"/>
+                <text x=RL - 6.0 y=y(v) + 4.0 text-anchor="end" fill="#444">{l}</text>
+            }).collect_view()}
+            {x_ticks.values.iter().zip(x_ticks.labels).map(|(&b, l)| view! {
+                <text x=x(b as u32) y=RH - RB + 14.0 text-anchor="middle" fill="#444">{l}</text>
+            }).collect_view()}
             <text transform=format!("translate(14,{}) rotate(-90)", (RT + RH - RB) / 2.0) text-anchor="middle" fill="#222">{frames.metric.clone()}</text>
             {segments.into_iter().map(|(x1, y1, x2, y2, c)| view! { <line x1=x1 y1=y1 x2=x2 y2=y2 stroke=c stroke-width="1.5"/> }).collect_view()}
             {visible.iter().map(|p| view! { <circle cx=x(p.budget) cy=y(p.value) r="1.8" fill=step_color(p.step as f64 / denom)/> }).collect_view()}

@@ -15,6 +15,7 @@
 
 pub mod ablr;
 pub mod adam;
+pub mod axis;
 pub mod benchmark;
 pub mod bundled;
 pub mod error;

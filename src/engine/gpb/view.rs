@@ -201,6 +201,9 @@ pub struct DesignViewData {
     pub budget_names: Vec<String>,
     /// The table's two drawn axes; `None` on the unit square.
     pub axes: Option<[Axis; 2]>,
+    /// What the design was built on when it is a table: "benchmark, task", its configurations
+    /// in all, those in the design problem, and their encoded inputs.
+    pub table: Option<(String, usize, usize, usize)>,
     /// The design: (x1, x2, budget index), on the two drawn axes.
     pub points: Vec<(f64, f64, usize)>,
     /// Where each value of `map` is drawn: the grid of the unit square (row by row from
@@ -305,6 +308,7 @@ pub fn design_view(spec: &DesignViewSpec, table: Option<&DesignTable>) -> Result
         budgets: problem.budgets.clone(),
         budget_names,
         axes: table.map(|t| t.axes.clone()),
+        table: table.map(|t| (t.name.clone(), t.rows, t.candidates.len(), problem.dim())),
         points,
         map_max: (map_xy[k].0, map_xy[k].1, d),
         map_xy,

@@ -1,0 +1,199 @@
+//! Axis ticks every chart uses: "nice" linear steps of 1, 2 or 5 × 10^k whose labels share one
+//! number of decimals, and log axes at decades (with 2 and 5 between them when the axis spans
+//! less than two decades). Pure functions, so that they are tested natively; the page's charts
+//! only draw what they return.
+//!
+//! Why not a crate: plotters computes ticks inside its own drawing backends, and no small
+//! crate offers only the tick algorithm; this is Heckbert's "nice numbers" (Graphics Gems,
+//! 1990) with the labelling rule d3 uses (decimals from the step, not from each value).
+
+/// Tick positions and their labels.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ticks {
+    /// Values, increasing.
+    pub values: Vec<f64>,
+    /// One label per value.
+    pub labels: Vec<String>,
+}
+
+/// The nice step for about `target` intervals over `span` (> 0): 1, 2 or 5 × 10^k.
+pub fn nice_step(span: f64, target: usize) -> f64 {
+    let raw = span / target.max(1) as f64;
+    let mag = 10f64.powf(raw.log10().floor());
+    let m = raw / mag;
+    let nice = if m < 1.5 {
+        1.0
+    } else if m < 3.5 {
+        2.0
+    } else if m < 7.5 {
+        5.0
+    } else {
+        10.0
+    };
+    nice * mag
+}
+
+/// [lo, hi] widened to whole steps of the ticks [`linear`] would put on it.
+pub fn nice_range(lo: f64, hi: f64, target: usize) -> (f64, f64) {
+    if !(lo.is_finite() && hi.is_finite()) || hi <= lo {
+        return (lo, hi);
+    }
+    let step = nice_step(hi - lo, target);
+    ((lo / step).floor() * step, (hi / step).ceil() * step)
+}
+
+/// About `target` + 1 ticks inside [lo, hi] at a nice step, labelled with the step's decimals
+/// (0.0, 0.5, 1.0), or in scientific notation with a shared mantissa precision when the
+/// values are very large or very small (2e-5, 4e-5; 1.2e-4, 1.3e-4).
+pub fn linear(lo: f64, hi: f64, target: usize) -> Ticks {
+    if !(lo.is_finite() && hi.is_finite()) {
+        return Ticks { values: Vec::new(), labels: Vec::new() };
+    }
+    if hi <= lo {
+        return Ticks { values: vec![lo], labels: vec![label(lo, 0.0, scientific(lo.abs(), 0.0))] };
+    }
+    let step = nice_step(hi - lo, target);
+    let (first, last) = ((lo / step - 1e-9).ceil() as i64, (hi / step + 1e-9).floor() as i64);
+    // k·step, not lo + k·step: 0 is exactly 0 and 0.3 prints as 0.3.
+    let values: Vec<f64> = (first..=last).map(|k| k as f64 * step).collect();
+    let sci = scientific(lo.abs().max(hi.abs()), step);
+    let labels = values.iter().map(|&v| label(v, step, sci)).collect();
+    Ticks { values, labels }
+}
+
+/// Whether an axis reaching `big` in steps of `step` is labelled in scientific notation.
+fn scientific(big: f64, step: f64) -> bool {
+    let big = big.max(step);
+    big >= 1e6 || (big > 0.0 && big < 1e-3)
+}
+
+/// Ticks of a log axis over [lo, hi] (both > 0): every decade, and 2 and 5 times each when the
+/// axis spans less than two decades; when it spans more than about `target` decades, every
+/// second (third, …) decade.
+pub fn log(lo: f64, hi: f64, target: usize) -> Ticks {
+    if !(lo > 0.0 && hi >= lo && hi.is_finite()) {
+        return Ticks { values: Vec::new(), labels: Vec::new() };
+    }
+    let (a, b) = ((lo.log10() + 1e-9).floor() as i32, (hi.log10() - 1e-9).ceil() as i32);
+    let decades = (b - a).max(1) as usize;
+    let every = decades.div_ceil(target.max(1)).max(1) as i32;
+    let multiples: &[f64] = if hi / lo < 100.0 { &[1.0, 2.0, 5.0] } else { &[1.0] };
+    let mut values = Vec::new();
+    for e in (a..=b).filter(|e| (e - a) % every == 0) {
+        for &m in multiples {
+            let v = m * 10f64.powi(e);
+            if v >= lo * (1.0 - 1e-9) && v <= hi * (1.0 + 1e-9) {
+                values.push(v);
+            }
+        }
+    }
+    if values.is_empty() {
+        return linear(lo, hi, target);
+    }
+    let labels = values.iter().map(|&v| log_label(v)).collect();
+    Ticks { values, labels }
+}
+
+/// A value on a nice linear axis of step `step` (0 for a single value), in the axis' notation.
+fn label(v: f64, step: f64, sci: bool) -> String {
+    let v = if step > 0.0 && v.abs() < step * 1e-6 { 0.0 } else { v };
+    if sci {
+        if v == 0.0 {
+            return "0".into();
+        }
+        // Mantissa digits: as many as the step needs relative to the value's magnitude.
+        let e = v.abs().log10().floor();
+        let digits = if step > 0.0 { (e - (step.log10() + 1e-9).floor()).clamp(0.0, 6.0) as usize } else { 2 };
+        return tidy_exponent(&format!("{v:.digits$e}"));
+    }
+    let decimals = decimals_of(if step > 0.0 { step } else { v.abs() });
+    format!("{v:.decimals$}")
+}
+
+/// Decimals needed to write multiples of `step` exactly (step a nice number).
+fn decimals_of(step: f64) -> usize {
+    if step <= 0.0 || !step.is_finite() {
+        return 3;
+    }
+    (-(step.log10() + 1e-9).floor()).clamp(0.0, 12.0) as usize
+}
+
+/// A decade or 2·/5· a decade: plain below 1e5 and above 1e-4, else 1e-6.
+fn log_label(v: f64) -> String {
+    if (1e-4..1e5).contains(&v) {
+        let decimals = decimals_of(v);
+        format!("{v:.decimals$}")
+    } else {
+        tidy_exponent(&format!("{v:.0e}"))
+    }
+}
+
+/// Rust writes 2.0e-5 as "2.0e-5" and 1e6 as "1e6"; keep that, but never "e0".
+fn tidy_exponent(s: &str) -> String {
+    s.strip_suffix("e0").map_or_else(|| s.to_string(), str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn labels(t: &Ticks) -> Vec<&str> {
+        t.labels.iter().map(String::as_str).collect()
+    }
+
+    #[test]
+    fn linear_ticks_are_1_2_5_steps_with_shared_decimals() {
+        assert_eq!(labels(&linear(0.0, 1.0, 5)), ["0.0", "0.2", "0.4", "0.6", "0.8", "1.0"]);
+        // The ranges the issue saw drawn as 2.996 / 25.38 / 47.765.
+        assert_eq!(labels(&linear(2.996, 47.765, 5)), ["10", "20", "30", "40"]);
+        assert_eq!(labels(&linear(-1.301, 2.1, 5)), ["-1.0", "-0.5", "0.0", "0.5", "1.0", "1.5", "2.0"]);
+        assert_eq!(labels(&linear(0.0, 250.0, 5)), ["0", "50", "100", "150", "200", "250"]);
+        assert_eq!(labels(&linear(0.81, 0.83, 4)), ["0.810", "0.815", "0.820", "0.825", "0.830"]);
+        assert_eq!(labels(&linear(1.0, 3000.0, 5)), ["500", "1000", "1500", "2000", "2500", "3000"]);
+    }
+
+    #[test]
+    fn tiny_and_huge_values_share_a_scientific_format() {
+        assert_eq!(labels(&linear(0.0, 6.83e-5, 4)), ["0", "2e-5", "4e-5", "6e-5"]);
+        assert_eq!(labels(&linear(0.0, 3.0e7, 3)), ["0", "1e7", "2e7", "3e7"]);
+        assert_eq!(labels(&linear(1.2e-4, 1.5e-4, 3)), ["1.2e-4", "1.3e-4", "1.4e-4", "1.5e-4"]);
+    }
+
+    #[test]
+    fn ticks_stay_inside_the_range_and_never_print_minus_zero() {
+        for (lo, hi) in [(-0.3, 0.3), (0.1, 0.7), (-1e-12, 1e-12), (123.4, 123.9), (-5.0, -4.0)] {
+            let t = linear(lo, hi, 5);
+            assert!(!t.values.is_empty(), "{lo} {hi}");
+            assert!(t.values.iter().all(|v| *v >= lo - 1e-12 && *v <= hi + 1e-12), "{lo} {hi}: {:?}", t.values);
+            assert!(t.labels.iter().all(|l| !l.starts_with("-0") || l.chars().any(|c| ('1'..='9').contains(&c))), "{:?}", t.labels);
+            assert!(t.values.windows(2).all(|w| w[0] < w[1]));
+        }
+        assert_eq!(labels(&linear(-0.3, 0.3, 5)), ["-0.3", "-0.2", "-0.1", "0.0", "0.1", "0.2", "0.3"]);
+    }
+
+    #[test]
+    fn degenerate_and_non_finite_ranges() {
+        assert_eq!(linear(2.0, 2.0, 5).values, [2.0]);
+        assert!(linear(f64::NAN, 1.0, 5).values.is_empty());
+        assert!(log(0.0, 1.0, 5).values.is_empty());
+    }
+
+    #[test]
+    fn log_ticks_are_decades() {
+        assert_eq!(labels(&log(1e-3, 10.0, 6)), ["0.001", "0.01", "0.1", "1", "10"]);
+        assert_eq!(labels(&log(3e-7, 2e-2, 6)), ["1e-6", "1e-5", "0.0001", "0.001", "0.01"]);
+        // Less than two decades: 2 and 5 between.
+        assert_eq!(labels(&log(0.8, 30.0, 6)), ["1", "2", "5", "10", "20"]);
+        // Many decades: every second one.
+        assert_eq!(labels(&log(1e-8, 1e4, 6)), ["1e-8", "1e-6", "0.0001", "0.01", "1", "100", "10000"]);
+        assert_eq!(labels(&log(1.0, 1e7, 8)), ["1", "10", "100", "1000", "10000", "1e5", "1e6", "1e7"]);
+    }
+
+    #[test]
+    fn nice_range_covers_the_data_with_whole_steps() {
+        assert_eq!(nice_range(2.996, 47.765, 5), (0.0, 50.0));
+        assert_eq!(nice_range(0.0, 1.0, 5), (0.0, 1.0));
+        let (lo, hi) = nice_range(-1.301, 2.1, 5);
+        assert!((lo + 1.5).abs() < 1e-12 && (hi - 2.5).abs() < 1e-12, "{lo} {hi}");
+    }
+}
