@@ -24,6 +24,7 @@ pub mod fidelity;
 pub mod gp;
 pub mod gpb;
 pub mod lbfgs;
+pub mod lessons;
 pub mod loaders;
 pub mod methods;
 pub mod metrics;

@@ -256,6 +256,19 @@ fn split_list(raw: &str) -> Option<Vec<String>> {
     raw.split(',').map(decode_component).collect()
 }
 
+/// The query of a pasted link (or of a bare query), if it has one: what the landing page's
+/// "open a shared link" field navigates to.
+pub fn query_of(pasted: &str) -> Option<String> {
+    let s = pasted.trim();
+    let q = match s.split_once('?') {
+        Some((_, q)) => q,
+        None if s.contains('=') => s,
+        None => return None,
+    };
+    let q = q.split('#').next().unwrap_or_default();
+    (!q.is_empty()).then(|| q.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -342,5 +355,13 @@ mod tests {
             let p = from_query(&format!("v=1&{bad}"));
             assert!(p.spec.objectives.is_empty() && p.warnings.len() == 1, "{bad}: {:?}", p.warnings);
         }
+    }
+
+    #[test]
+    fn pasted_links_give_their_query() {
+        assert_eq!(query_of("https://x.org/app/?v=1&seeds=3#top").as_deref(), Some("v=1&seeds=3"));
+        assert_eq!(query_of("  learn=gp-ei&step=2 ").as_deref(), Some("learn=gp-ei&step=2"));
+        assert_eq!(query_of("https://x.org/app/"), None);
+        assert_eq!(query_of("hello"), None);
     }
 }

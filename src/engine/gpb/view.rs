@@ -225,6 +225,8 @@ pub struct DesignViewData {
     pub std_beta: f64,
     /// Iterates of the construction (1 for Random and LHD).
     pub iterates: usize,
+    /// The iterate drawn (the last, unless [`design_view_at`] asked for another).
+    pub shown_iterate: usize,
     /// The 1-D design: (x, budget index, y).
     pub one_d_points: Vec<(f64, usize, f64)>,
     /// x of the 1-D curves.
@@ -249,79 +251,142 @@ pub fn square_problem(criterion: Criterion) -> DesignProblem {
 /// Computes the view on the unit square (`table` = `None`) or on a loaded table; deterministic
 /// given the spec (and the table).
 pub fn design_view(spec: &DesignViewSpec, table: Option<&DesignTable>) -> Result<DesignViewData> {
-    let (problem, map_xy, budget_names) = match table {
-        Some(t) => (
-            table_design_problem(t.candidates.clone(), t.budgets.clone(), spec.criterion, &GpbSettings::default()),
-            t.projected.clone(),
-            t.budget_names.clone(),
-        ),
-        None => {
-            let problem = square_problem(spec.criterion);
-            let xy = problem.grid.iter().map(|x| (x[0], x[1])).collect();
-            (problem, xy, vec!["1/2".into(), "2/3".into(), "1".into()])
-        }
-    };
-    let points_used = spec.points.max(problem.dim() + 2).min(problem.grid.len());
-    let mut rng = MethodRng::seed_from_u64(spec.seed);
-    let construction = problem.construct(spec.method, points_used, &mut rng);
-    let design = construction.design;
-    let sensitivity = problem.sensitivity(&design);
-    let map: Vec<f64> = problem
-        .grid
-        .iter()
-        .map(|x| sensitivity.as_ref().map_or(f64::NAN, |s| problem.budgets.iter().map(|&b| s.at(x, b)).fold(f64::NEG_INFINITY, f64::max)))
-        .collect();
-    let (k, d) = map.iter().copied().enumerate().fold((0, f64::NEG_INFINITY), |best, (k, d)| if d > best.1 { (k, d) } else { best });
-    let std_beta = problem
-        .information(&design)
-        .and_then(|m| m.try_inverse())
-        .map_or(f64::NAN, |inv| inv.diagonal().iter().map(|v| v.max(0.0).sqrt()).sum::<f64>() / inv.nrows() as f64);
-    // Design points are points of the problem's grid (tables) or free points of the square.
-    let points = design
-        .x
-        .iter()
-        .zip(&design.budget)
-        .map(|(x, &b)| match table {
-            Some(_) => {
-                let g = problem.grid.iter().position(|p| p == x).unwrap_or(0);
-                (map_xy[g].0, map_xy[g].1, b)
+    let steps = DesignSteps::new(spec, table)?;
+    Ok(steps.view(steps.result))
+}
+
+/// [`design_view`] showing the construction's iterate `iterate` (0 = its start, clamped to
+/// the last) instead of its result.
+pub fn design_view_at(spec: &DesignViewSpec, table: Option<&DesignTable>, iterate: usize) -> Result<DesignViewData> {
+    Ok(DesignSteps::new(spec, table)?.view(iterate))
+}
+
+/// A construction done once, viewed at any of its iterates: the lesson that runs IC or TA
+/// step by step draws each iterate's map without constructing the design again.
+pub struct DesignSteps {
+    problem: DesignProblem,
+    map_xy: Vec<(f64, f64)>,
+    budget_names: Vec<String>,
+    axes: Option<[Axis; 2]>,
+    table: Option<(String, usize, usize, usize)>,
+    points_used: usize,
+    path: Vec<super::construct::Iterate>,
+    /// The iterate the construction returns: the last for IC, the best accepted for TA.
+    pub result: usize,
+    one_d_points: Vec<(f64, usize, f64)>,
+    curve_x: Vec<f64>,
+    curves: Vec<BudgetCurve>,
+}
+
+impl DesignSteps {
+    /// Builds the design (and the 1-D panel's fit) of `spec` on the square or `table`.
+    pub fn new(spec: &DesignViewSpec, table: Option<&DesignTable>) -> Result<Self> {
+        let (problem, map_xy, budget_names) = match table {
+            Some(t) => (
+                table_design_problem(t.candidates.clone(), t.budgets.clone(), spec.criterion, &GpbSettings::default()),
+                t.projected.clone(),
+                t.budget_names.clone(),
+            ),
+            None => {
+                let problem = square_problem(spec.criterion);
+                let xy = problem.grid.iter().map(|x| (x[0], x[1])).collect();
+                (problem, xy, vec!["1/2".into(), "2/3".into(), "1".into()])
             }
-            None => (x[0], x[1], b),
+        };
+        let points_used = spec.points.max(problem.dim() + 2).min(problem.grid.len());
+        let mut rng = MethodRng::seed_from_u64(spec.seed);
+        let construction = problem.construct(spec.method, points_used, &mut rng);
+        let path = construction.path;
+        let result = path.iter().rposition(|it| it.design == construction.design).unwrap_or(path.len().saturating_sub(1));
+        if path.is_empty() {
+            return Err(EngineError::Spec("the construction returned no design".into()));
+        }
+        let line = table1_problem(Setting { criterion: spec.criterion, ..Setting::default() });
+        let mut line_rng = MethodRng::seed_from_u64(spec.seed);
+        let line_design = line.construct(spec.method, spec.points, &mut line_rng).design;
+        let b = line.budgets_of(&line_design);
+        let y: Vec<f64> = line_design.x.iter().zip(&b).map(|(x, &b)| one_d(x[0], b)).collect();
+        let model = Gpb::fit(&GpbSettings::default(), line_design.x.clone(), b, &y, &mut line_rng)?;
+        let curve_x: Vec<f64> = (0..=100).map(|i| i as f64 / 100.0).collect();
+        let curves = [1.0, 2.0 / 3.0, 0.5]
+            .iter()
+            .map(|&budget| BudgetCurve {
+                budget,
+                truth: curve_x.iter().map(|&x| one_d(x, budget)).collect(),
+                fitted: curve_x.iter().map(|&x| model.predict(&[x], budget).0).collect(),
+            })
+            .collect();
+        Ok(DesignSteps {
+            table: table.map(|t| (t.name.clone(), t.rows, t.candidates.len(), problem.dim())),
+            axes: table.map(|t| t.axes.clone()),
+            problem,
+            map_xy,
+            budget_names,
+            points_used,
+            path,
+            result,
+            one_d_points: line_design.x.iter().zip(&line_design.budget).zip(&y).map(|((x, &l), &y)| (x[0], l, y)).collect(),
+            curve_x,
+            curves,
         })
-        .collect();
-    let line = table1_problem(Setting { criterion: spec.criterion, ..Setting::default() });
-    let mut line_rng = MethodRng::seed_from_u64(spec.seed);
-    let line_design = line.construct(spec.method, spec.points, &mut line_rng).design;
-    let b = line.budgets_of(&line_design);
-    let y: Vec<f64> = line_design.x.iter().zip(&b).map(|(x, &b)| one_d(x[0], b)).collect();
-    let model = Gpb::fit(&GpbSettings::default(), line_design.x.clone(), b, &y, &mut line_rng)?;
-    let curve_x: Vec<f64> = (0..=100).map(|i| i as f64 / 100.0).collect();
-    let curves = [1.0, 2.0 / 3.0, 0.5]
-        .iter()
-        .map(|&budget| BudgetCurve {
-            budget,
-            truth: curve_x.iter().map(|&x| one_d(x, budget)).collect(),
-            fitted: curve_x.iter().map(|&x| model.predict(&[x], budget).0).collect(),
-        })
-        .collect();
-    Ok(DesignViewData {
-        budgets: problem.budgets.clone(),
-        budget_names,
-        axes: table.map(|t| t.axes.clone()),
-        table: table.map(|t| (t.name.clone(), t.rows, t.candidates.len(), problem.dim())),
-        points,
-        map_max: (map_xy[k].0, map_xy[k].1, d),
-        map_xy,
-        map,
-        points_used,
-        value: construction.path.last().map_or(f64::NAN, |it| it.value),
-        max_d: construction.path.last().map_or(f64::NAN, |it| it.max_d),
-        std_beta,
-        iterates: construction.path.len(),
-        one_d_points: line_design.x.iter().zip(&line_design.budget).zip(&y).map(|((x, &l), &y)| (x[0], l, y)).collect(),
-        curve_x,
-        curves,
-    })
+    }
+
+    /// Iterates of the construction (at least 1).
+    pub fn iterates(&self) -> usize {
+        self.path.len()
+    }
+
+    /// The view of iterate `k` (clamped to the last).
+    pub fn view(&self, k: usize) -> DesignViewData {
+        let shown = k.min(self.path.len() - 1);
+        let it = &self.path[shown];
+        let (problem, design) = (&self.problem, &it.design);
+        let sensitivity = problem.sensitivity(design);
+        let map: Vec<f64> = problem
+            .grid
+            .iter()
+            .map(|x| {
+                sensitivity.as_ref().map_or(f64::NAN, |s| problem.budgets.iter().map(|&b| s.at(x, b)).fold(f64::NEG_INFINITY, f64::max))
+            })
+            .collect();
+        let (m, d) = map.iter().copied().enumerate().fold((0, f64::NEG_INFINITY), |best, (k, d)| if d > best.1 { (k, d) } else { best });
+        let std_beta = problem
+            .information(design)
+            .and_then(|m| m.try_inverse())
+            .map_or(f64::NAN, |inv| inv.diagonal().iter().map(|v| v.max(0.0).sqrt()).sum::<f64>() / inv.nrows() as f64);
+        // Design points are points of the problem's grid (tables) or free points of the square.
+        let points = design
+            .x
+            .iter()
+            .zip(&design.budget)
+            .map(|(x, &b)| match self.table {
+                Some(_) => {
+                    let g = problem.grid.iter().position(|p| p == x).unwrap_or(0);
+                    (self.map_xy[g].0, self.map_xy[g].1, b)
+                }
+                None => (x[0], x[1], b),
+            })
+            .collect();
+        DesignViewData {
+            budgets: problem.budgets.clone(),
+            budget_names: self.budget_names.clone(),
+            axes: self.axes.clone(),
+            table: self.table.clone(),
+            points,
+            map_max: (self.map_xy[m].0, self.map_xy[m].1, d),
+            map_xy: self.map_xy.clone(),
+            map,
+            points_used: self.points_used,
+            value: it.value,
+            max_d: it.max_d,
+            std_beta,
+            iterates: self.path.len(),
+            shown_iterate: shown,
+            one_d_points: self.one_d_points.clone(),
+            curve_x: self.curve_x.clone(),
+            curves: self.curves.clone(),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -400,5 +465,22 @@ mod tests {
         assert_eq!(view.points_used, 3 + 2);
         assert_eq!(view.points.len(), 5);
         assert!(view.max_d.is_finite());
+    }
+
+    #[test]
+    fn the_lesson_steps_through_ic_s_iterates_with_a_rising_criterion() {
+        let spec = DesignViewSpec { method: DesignMethod::Ic, ..DesignViewSpec::default() };
+        let last = design_view(&spec, None).unwrap();
+        let values: Vec<f64> = (0..last.iterates).map(|k| design_view_at(&spec, None, k).unwrap().value).collect();
+        assert!(values.windows(2).all(|w| w[1] >= w[0] - 1e-12), "IC never lowers the D criterion: {values:?}");
+        let end = design_view_at(&spec, None, 999).unwrap();
+        assert_eq!((end.shown_iterate, end.value, end.points.clone()), (last.iterates - 1, last.value, last.points.clone()));
+        // TA returns its best accepted design, which need not be its last.
+        let ta = DesignViewSpec { method: DesignMethod::Ta, ..spec };
+        let steps = DesignSteps::new(&ta, None).unwrap();
+        let best = (0..steps.iterates()).map(|k| steps.view(k).max_d).fold(f64::INFINITY, f64::min);
+        assert_eq!(design_view(&ta, None).unwrap().max_d, best);
+        let start = design_view_at(&spec, None, 0).unwrap();
+        assert!(start.max_d > last.max_d);
     }
 }

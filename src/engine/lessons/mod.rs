@@ -1,0 +1,263 @@
+//! The Learn section's lessons: each shows one method from the inside, one step at a time,
+//! and is a link that opens ready to play (`?learn=gp-ei&step=3`). A lesson's whole state —
+//! its setting, the step, the speed and which panels a teacher hid (`ei_hide=1`, as
+//! TensorFlow Playground's `*_hide` switches) — is in that link; every frame is recomputed
+//! from it, so stepping back and forth gives identical pictures.
+//!
+//! Lessons: [`gp_ei`] (lesson 1, GP + EI on a 1-D function) and the GPB initial-design
+//! construction (lesson 5, `engine::gpb::view` at each iterate of IC or TA).
+
+pub mod gp_ei;
+
+use std::collections::BTreeSet;
+
+use crate::engine::gpb::view::DesignViewSpec;
+use crate::engine::permalink::decode_component;
+use gp_ei::{GpEiSetting, LENGTHSCALE_RANGE, MAX_ADDED, MAX_STEPS};
+
+/// Steps per second the player offers.
+pub const SPEEDS: [u32; 4] = [1, 2, 4, 8];
+
+/// Which lesson, with its own setting.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Lesson {
+    /// Lesson 1: GP + EI in 1-D.
+    GpEi(GpEiSetting),
+    /// Lesson 5: an initial design built step by step (the setting and the iterate shown).
+    Designs(DesignViewSpec, usize),
+}
+
+impl Lesson {
+    /// The link name.
+    pub fn id(&self) -> &'static str {
+        match self {
+            Lesson::GpEi(_) => "gp-ei",
+            Lesson::Designs(..) => "designs",
+        }
+    }
+
+    /// Title shown in the lesson list.
+    pub fn title(&self) -> &'static str {
+        match self {
+            Lesson::GpEi(_) => "1. How Bayesian optimisation picks the next point",
+            Lesson::Designs(..) => "5. Where to put the first points",
+        }
+    }
+
+    /// Every lesson at its start.
+    pub fn all() -> Vec<Lesson> {
+        vec![
+            Lesson::GpEi(GpEiSetting::default()),
+            Lesson::Designs(DesignViewSpec { method: crate::engine::gpb::construct::DesignMethod::Ic, ..DesignViewSpec::default() }, 0),
+        ]
+    }
+
+    /// The panels a teacher can hide (link names).
+    pub fn panels(&self) -> &'static [&'static str] {
+        match self {
+            Lesson::GpEi(_) => &["text", "controls", "lengthscale", "posterior", "ei", "numbers"],
+            Lesson::Designs(..) => &["text", "controls", "settings", "map", "numbers"],
+        }
+    }
+
+    /// The step shown.
+    pub fn step(&self) -> usize {
+        match self {
+            Lesson::GpEi(s) => s.step,
+            Lesson::Designs(_, k) => *k,
+        }
+    }
+
+    /// The same lesson at another step (clamped to the lesson's own limit where it has one).
+    pub fn with_step(&self, step: usize) -> Lesson {
+        match self {
+            Lesson::GpEi(s) => Lesson::GpEi(GpEiSetting { step: step.min(MAX_STEPS), ..s.clone() }),
+            Lesson::Designs(d, _) => Lesson::Designs(*d, step),
+        }
+    }
+}
+
+/// A lesson link: the lesson, the player's speed and the hidden panels.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LessonLink {
+    /// The lesson and its setting.
+    pub lesson: Lesson,
+    /// Steps per second when playing.
+    pub speed: u32,
+    /// Play on opening.
+    pub playing: bool,
+    /// Panels hidden by the link.
+    pub hidden: BTreeSet<String>,
+}
+
+impl LessonLink {
+    /// A lesson at its start, paused, everything shown.
+    pub fn new(lesson: Lesson) -> Self {
+        LessonLink { lesson, speed: 1, playing: false, hidden: BTreeSet::new() }
+    }
+
+    /// The query string (without `?`).
+    pub fn to_query(&self) -> String {
+        let mut q = vec![format!("learn={}", self.lesson.id())];
+        match &self.lesson {
+            Lesson::GpEi(s) => {
+                q.push(format!("step={}", s.step));
+                if let Some(l) = s.lengthscale {
+                    q.push(format!("ls={l}"));
+                }
+                if !s.added.is_empty() {
+                    q.push(format!("lx={}", s.added.iter().map(|x| format!("{x}")).collect::<Vec<_>>().join(",")));
+                }
+                if s.seed != 0 {
+                    q.push(format!("seed={}", s.seed));
+                }
+            }
+            Lesson::Designs(d, k) => {
+                q.push(format!("step={k}"));
+                q.push(format!("design={}", d.to_link()));
+            }
+        }
+        if self.speed != 1 {
+            q.push(format!("speed={}", self.speed));
+        }
+        if self.playing {
+            q.push("play=1".into());
+        }
+        q.extend(self.hidden.iter().map(|h| format!("{h}_hide=1")));
+        q.join("&")
+    }
+
+    /// Parses a query with `learn=`; `None` when it names no lesson. Each bad field is named
+    /// in a warning and left at its default.
+    pub fn from_query(query: &str) -> Option<(LessonLink, Vec<String>)> {
+        let pairs: Vec<(String, String)> = query
+            .trim_start_matches('?')
+            .split('&')
+            .filter(|p| !p.is_empty())
+            .map(|p| {
+                let (k, v) = p.split_once('=').unwrap_or((p, ""));
+                // A broken escape reads as an invalid value, named by the field's own warning.
+                (k.to_string(), decode_component(v).unwrap_or_else(|| "\u{FFFD}".into()))
+            })
+            .collect();
+        let get = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+        let id = get("learn")?;
+        let mut warnings = Vec::new();
+        let mut lesson = match id {
+            "gp-ei" => Lesson::GpEi(GpEiSetting::default()),
+            "designs" => Lesson::all().remove(1),
+            other => {
+                warnings.push(format!("there is no lesson '{other}': showing lesson 1"));
+                Lesson::GpEi(GpEiSetting::default())
+            }
+        };
+        let step = match get("step").map(|v| v.parse::<usize>()) {
+            None => 0,
+            Some(Ok(s)) => s,
+            Some(Err(_)) => {
+                warnings.push("the link's step is not a whole number: starting at step 0".into());
+                0
+            }
+        };
+        match &mut lesson {
+            Lesson::GpEi(s) => {
+                if step > MAX_STEPS {
+                    warnings.push(format!("the lesson has {MAX_STEPS} steps: showing step {MAX_STEPS}"));
+                }
+                s.step = step.min(MAX_STEPS);
+                match get("ls") {
+                    None | Some("fit") => {}
+                    Some(v) => match v.parse::<f64>() {
+                        Ok(l) if (LENGTHSCALE_RANGE.0..=LENGTHSCALE_RANGE.1).contains(&l) => s.lengthscale = Some(l),
+                        _ => warnings.push(format!(
+                            "the lengthscale '{v}' is not a number in [{}, {}]: fitting it instead",
+                            LENGTHSCALE_RANGE.0, LENGTHSCALE_RANGE.1
+                        )),
+                    },
+                }
+                if let Some(v) = get("lx").filter(|v| !v.is_empty()) {
+                    let xs: Vec<Option<f64>> = v.split(',').map(|x| x.parse::<f64>().ok().filter(|x| (0.0..=1.0).contains(x))).collect();
+                    if xs.iter().any(Option::is_none) || xs.len() > MAX_ADDED {
+                        warnings.push(format!("the added points must be at most {MAX_ADDED} numbers in [0, 1]: ignoring the bad ones"));
+                    }
+                    s.added = xs.into_iter().flatten().take(MAX_ADDED).collect();
+                }
+                if let Some(v) = get("seed") {
+                    match v.parse::<u64>() {
+                        Ok(seed) => s.seed = seed,
+                        Err(_) => warnings.push(format!("the seed '{v}' is not a whole number: using 0")),
+                    }
+                }
+            }
+            Lesson::Designs(d, k) => {
+                *k = step;
+                if let Some(v) = get("design") {
+                    match DesignViewSpec::parse(v) {
+                        Some(spec) if spec.axes.is_none() => *d = spec,
+                        _ => warnings.push(format!("the design setting '{v}' is not valid here (e.g. IC.D.10.0): using {}", d.to_link())),
+                    }
+                }
+            }
+        }
+        let speed = match get("speed").map(|v| v.parse::<u32>()) {
+            None => 1,
+            Some(Ok(s)) if SPEEDS.contains(&s) => s,
+            Some(_) => {
+                warnings.push(format!("the speed must be one of {SPEEDS:?} steps per second: using 1"));
+                1
+            }
+        };
+        let playing = matches!(get("play"), Some("1" | "true"));
+        let mut hidden = BTreeSet::new();
+        for (k, v) in &pairs {
+            if let Some(panel) = k.strip_suffix("_hide") {
+                if !lesson.panels().contains(&panel) {
+                    warnings.push(format!("this lesson has no panel '{panel}' to hide (it has {})", lesson.panels().join(", ")));
+                } else if matches!(v.as_str(), "1" | "true") {
+                    hidden.insert(panel.to_string());
+                }
+            }
+        }
+        Some((LessonLink { lesson, speed, playing, hidden }, warnings))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_round_trip() {
+        let link = LessonLink {
+            lesson: Lesson::GpEi(GpEiSetting { step: 4, lengthscale: Some(0.05), added: vec![0.25, 0.5], seed: 3 }),
+            speed: 4,
+            playing: true,
+            hidden: ["ei".to_string(), "text".to_string()].into(),
+        };
+        let q = link.to_query();
+        assert_eq!(q, "learn=gp-ei&step=4&ls=0.05&lx=0.25,0.5&seed=3&speed=4&play=1&ei_hide=1&text_hide=1");
+        assert_eq!(LessonLink::from_query(&q), Some((link, vec![])));
+        let designs = LessonLink::new(Lesson::Designs(DesignViewSpec::default(), 7));
+        assert_eq!(LessonLink::from_query(&designs.to_query()), Some((designs, vec![])));
+        assert_eq!(LessonLink::from_query("v=1&seeds=3"), None, "not a lesson link");
+    }
+
+    #[test]
+    fn each_bad_field_is_named_and_defaults() {
+        let (link, warnings) =
+            LessonLink::from_query("learn=gp-ei&step=x&ls=7&lx=0.2,2,abc&seed=-1&speed=3&bogus_hide=1&ei_hide=1").unwrap();
+        assert_eq!(link.lesson, Lesson::GpEi(GpEiSetting { added: vec![0.2], ..GpEiSetting::default() }));
+        assert_eq!(link.hidden, ["ei".to_string()].into());
+        assert_eq!(link.speed, 1);
+        let all = warnings.join("\n");
+        for part in ["step", "lengthscale '7'", "added points", "seed '-1'", "speed", "no panel 'bogus'"] {
+            assert!(all.contains(part), "{part} in {all}");
+        }
+        let (link, warnings) = LessonLink::from_query("learn=nope&step=99").unwrap();
+        assert_eq!(link.lesson.id(), "gp-ei");
+        assert_eq!(link.lesson.step(), MAX_STEPS);
+        assert_eq!(warnings.len(), 2);
+        let (_, warnings) = LessonLink::from_query("learn=designs&design=IC.D.10.0.1.2").unwrap();
+        assert_eq!(warnings.len(), 1, "lesson 5 draws the unit square only");
+    }
+}
