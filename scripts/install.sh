@@ -28,8 +28,8 @@ if ! wasm-bindgen --version 2>/dev/null | grep -q " $wbg\$"; then
   cargo install wasm-bindgen-cli --version "$wbg"
 fi
 
-# npm tools: binaryen's wasm-opt 132 (Debian's 108 breaks the wasm) and playwright-core.
-if ! wasm-opt --version 2>/dev/null | grep -q "version 132" || ! [ -d node_modules/playwright-core ]; then
+# npm tools: binaryen's wasm-opt 132 (Debian's 108 breaks the wasm), playwright-core, axe-core.
+if ! wasm-opt --version 2>/dev/null | grep -q "version 132" || ! [ -d node_modules/playwright-core ] || ! [ -d node_modules/axe-core ]; then
   say "installing npm tools"
   if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
 fi

@@ -133,3 +133,9 @@ pub async fn sha256_hex(bytes: &[u8]) -> Result<String, String> {
     let digest = JsFuture::from(promise).await.map_err(|e| format!("{e:?}"))?;
     Ok(js_sys::Uint8Array::new(&digest).to_vec().iter().map(|b| format!("{b:02x}")).collect())
 }
+
+/// Opens this page with `query` (a full navigation: a lesson and an experiment are different
+/// pages of the same app).
+pub fn open_query(query: &str) {
+    let _ = window().location().set_search(query);
+}

@@ -66,9 +66,10 @@ pub fn CdDiagram(
             view! { <line class="cd-bar" x1=x(cd.ranks[order[i]]) - 4.0 x2=x(cd.ranks[order[j]]) + 4.0 y1=y y2=y stroke="#222" stroke-width="3"/> }
         })
         .collect_view();
+    let label = format!("Critical-difference diagram: {title}");
     view! {
         <svg id=id xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {W} {h}") width="100%"
-            font-family="system-ui, sans-serif" font-size="11" role="img">
+            font-family="system-ui, sans-serif" font-size="11" role="img" aria-label=label>
             <rect x="0" y="0" width=W height=h fill="#ffffff"/>
             <text x="8" y="14" font-size="12" font-weight="600" fill="#222">{title}</text>
             <text x="8" y="27" fill="#444">{subtitle}</text>

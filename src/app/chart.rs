@@ -189,7 +189,7 @@ pub fn LineChart(
     };
     view! {
         <svg id=id xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {W} {H}") width="100%"
-            font-family="system-ui, sans-serif" font-size="11" role="img"
+            font-family="system-ui, sans-serif" font-size="11" role="img" aria-label=move || format!("{}: {y_label} over {x_label}", title.get())
             on:mousemove=on_move on:mouseleave=move |_| hover.set(None)>
             <rect x="0" y="0" width=W height=H fill="#ffffff"/>
             <text x=ML y="16" font-size="13" font-weight="600" fill="#222">{move || title.get()}</text>

@@ -25,7 +25,7 @@ const SIDE_PX: f64 = 420.0;
 /// The true function at b = 1, 2/3, 1/2: darker for larger budgets.
 const TRUTH_GREYS: [&str; 3] = ["#333333", "#777777", "#aaaaaa"];
 /// Marker names by budget level, as drawn by [`marker`].
-const MARKER_GLYPHS: [&str; 6] = ["●", "■", "▲", "◆", "▼", "✚"];
+pub(super) const MARKER_GLYPHS: [&str; 6] = ["●", "■", "▲", "◆", "▼", "✚"];
 
 /// Colour of d on a diverging scale: blue below 0, white at 0, red above (clipped at ±1).
 fn heat(d: f64) -> String {
@@ -68,7 +68,7 @@ fn marker(level: usize, cx: f64, cy: f64) -> AnyView {
 /// The map of d(x, ξ) with the design's points (shape and colour by budget) and max d marked:
 /// cells of the square's grid, or each candidate configuration as a dot, the largest d on top.
 #[component]
-fn SensitivityMap(
+pub(super) fn SensitivityMap(
     data: Signal<Option<DesignViewData>>,
     axes: Signal<[(String, String, String); 2]>,
     on_square: Signal<bool>,

@@ -6,6 +6,10 @@ pub mod cd_diagram;
 pub mod chart;
 pub mod data;
 pub mod design_view;
+pub mod landing;
+pub mod learn;
+pub mod lesson_designs;
+pub mod lesson_gp_ei;
 pub mod objective_space;
 pub mod pool;
 pub mod prior_view;
@@ -21,8 +25,10 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
+use crate::engine::lessons::LessonLink;
 use crate::engine::permalink::{from_query, to_query};
 use crate::engine::spec::DataRef;
+use crate::engine::spec::ExperimentSpec;
 use state::{AppState, Level};
 
 /// Mounts the app (entry point of the main wasm binary).
@@ -35,7 +41,21 @@ pub fn start() {
 #[component]
 pub fn App() -> impl IntoView {
     let query = browser::current_query();
+    if let Some((link, warnings)) = LessonLink::from_query(&query) {
+        let state = AppState::new(ExperimentSpec::default());
+        provide_context(state);
+        for w in warnings {
+            state.say(Level::Warning, w);
+        }
+        return view! {
+            <Header/>
+            <Messages/>
+            <learn::LearnPage initial=link/>
+        }
+        .into_any();
+    }
     let parsed = from_query(&query);
+    let first_visit = query.is_empty();
     let state = AppState::new(parsed.spec.clone());
     provide_context(state);
     for w in parsed.warnings {
@@ -48,12 +68,10 @@ pub fn App() -> impl IntoView {
         data::load_ref(state, parsed.spec.data.clone(), !query.is_empty()).await;
     });
     view! {
-        <header>
-            <h1>"hpo-playground"</h1>
-            <p class="tagline">"Run and compare hyperparameter optimization methods in your browser — nothing leaves this page."</p>
-        </header>
+        <Header/>
         <Messages/>
         <main>
+            {first_visit.then(|| view! { <landing::Landing/> })}
             <section class="panel" id="data-panel">
                 <h2>"1. Data"</h2>
                 <DataPanel/>
@@ -72,6 +90,23 @@ pub fn App() -> impl IntoView {
             </section>
             <design_view::DesignView/>
         </main>
+    }
+    .into_any()
+}
+
+/// The page's title and its two sections.
+#[component]
+fn Header() -> impl IntoView {
+    let learning = browser::current_query().contains("learn=");
+    view! {
+        <header>
+            <h1>"hpo-playground"</h1>
+            <p class="tagline">"Run, compare and learn hyperparameter optimization methods in your browser — nothing leaves this page."</p>
+            <nav id="sections" aria-label="Sections">
+                <a href="?learn=gp-ei" aria-current=learning.then_some("page")>"Learn"</a>
+                <a href="./" aria-current=(!learning).then_some("page")>"Experiment"</a>
+            </nav>
+        </header>
     }
 }
 

@@ -269,7 +269,7 @@ fn RaceAnimation() -> impl IntoView {
                         </select>
                     </label>
                     <button id="race-play" on:click=play>{move || if is_playing.get() { "Pause" } else { "Play" }}</button>
-                    <input id="race-step" type="range" min="0"
+                    <input id="race-step" type="range" min="0" aria-label="request shown"
                         prop:max=move || frames.with(|f| f.as_ref().map_or(0, |f| f.requests))
                         prop:value=move || frames.with(|f| f.as_ref().map_or(0, |f| shown.get().min(f.requests)))
                         on:input=move |ev| { stop(); shown.set(event_target_value(&ev).parse().unwrap_or(0)); }/>
@@ -315,7 +315,8 @@ fn RaceCharts(frames: RaceFrames, shown: usize) -> impl IntoView {
     }
     let current = k.checked_sub(1).and_then(|s| visible.iter().rev().find(|p| p.step == s).copied());
     let curve_view = view! {
-        <svg id="race-curves" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {RW} {RH}") width="100%" font-family="system-ui, sans-serif" font-size="11" role="img">
+        <svg id="race-curves" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {RW} {RH}") width="100%" font-family="system-ui, sans-serif" font-size="11" role="img"
+            aria-label=format!("Learning curves as trained: {}", frames.title)>
             <rect x="0" y="0" width=RW height=RH fill="#ffffff"/>
             <text x=RL y="16" font-size="13" font-weight="600" fill="#222">{format!("Learning curves as trained: {}", frames.title)}</text>
             <line x1=RL x2=RW - RR y1=RH - RB y2=RH - RB stroke="#444"/>
@@ -338,7 +339,8 @@ fn RaceCharts(frames: RaceFrames, shown: usize) -> impl IntoView {
     let ox = |s: usize| RL + s as f64 / denom * (RW - RL - RR);
     let oy = |r: usize| RT + (r as f64 + 0.5) / rows * (RH - RT - RB);
     let order_view = view! {
-        <svg id="race-order" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {RW} {RH}") width="100%" font-family="system-ui, sans-serif" font-size="11" role="img">
+        <svg id="race-order" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {RW} {RH}") width="100%" font-family="system-ui, sans-serif" font-size="11" role="img"
+            aria-label="Which configuration each request advanced">
             <rect x="0" y="0" width=RW height=RH fill="#ffffff"/>
             <text x=RL y="16" font-size="13" font-weight="600" fill="#222">"Which configuration each request advanced"</text>
             <line x1=RL x2=RW - RR y1=RH - RB y2=RH - RB stroke="#444"/>

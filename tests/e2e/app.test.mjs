@@ -23,7 +23,9 @@ after(() => site.server.close());
 async function open(query = '') {
   const b = await freshBrowser();
   await b.page.goto(site.url + (query ? `?${query}` : ''));
+  // A lesson is ready when drawn; the experiment page when its data has loaded (or not).
   await b.page.waitForFunction(() => {
+    if (document.querySelector('.lesson #lesson-numbers')) return true;
     const t = document.querySelector('#data-info')?.textContent ?? '';
     return /loaded in|waiting for|no data/.test(t);
   }, null, { timeout: 60_000 });
@@ -542,4 +544,123 @@ test('LCBench from ../shared: the staged folder loads as one benchmark and races
     assert.deepEqual(withoutTimes(csv), withoutTimes(await cliRaceTraces(query)));
     assert.deepEqual(b.errors, []);
   } finally { await b.close(); }
+});
+
+// Learn: each lesson opens from its link, steps forward and back to identical states, plays,
+// takes a click and a pinned lengthscale into its link, and hides what its switches name.
+test('lessons open from their links, step back to identical states and hide what the link says', async () => {
+  const b = await open('learn=gp-ei&step=2');
+  const svg = () => b.page.locator('#lesson-posterior').innerHTML();
+  const url = () => new URL(b.page.url()).search;
+  try {
+    await b.page.waitForSelector('#lesson-posterior circle');
+    assert.match(await b.page.locator('#lesson-explain').textContent(), /^Step 2: EI picked x = /);
+    const at2 = await svg();
+    await b.page.click('#lesson-step');
+    await b.page.waitForFunction(() => /step=3/.test(location.search));
+    assert.notEqual(await svg(), at2);
+    await b.page.click('#lesson-back');
+    await b.page.waitForFunction(() => /step=2/.test(location.search));
+    assert.equal(await svg(), at2, 'back gives the identical picture');
+    // Play runs by itself (8 steps per second) until paused; the link says it is playing.
+    await b.page.selectOption('#lesson-speed', '8');
+    await b.page.click('#lesson-play');
+    await b.page.waitForFunction(() => Number(new URLSearchParams(location.search).get('step')) >= 6);
+    assert.match(url(), /play=1/);
+    await b.page.click('#lesson-play');
+    assert.doesNotMatch(url(), /play=1/);
+    // A click on the chart adds an observation, which the link keeps.
+    const before = Number((await b.page.locator('#lesson-numbers').textContent()).match(/(\d+) observations/)[1]);
+    const box = await b.page.locator('#lesson-posterior').boundingBox();
+    await b.page.mouse.click(box.x + box.width * 0.5, box.y + box.height * 0.5);
+    await b.page.waitForFunction(() => /lx=0\.\d+/.test(location.search));
+    const after = Number((await b.page.locator('#lesson-numbers').textContent()).match(/(\d+) observations/)[1]);
+    assert.equal(after, before + 1);
+    // Pinning the lengthscale.
+    await b.page.uncheck('#lesson-ls-fit');
+    await b.page.waitForFunction(() => /ls=0\.1(&|$)/.test(location.search));
+    assert.match(await b.page.locator('#lesson-numbers').textContent(), /ℓ = 0\.100 \(pinned\)/);
+    assert.deepEqual(b.errors, []);
+  } finally { await b.close(); }
+  // Hide switches: what the link hides is absent, and the checkboxes bring it back.
+  const h = await open('learn=gp-ei&step=1&ei_hide=1&text_hide=1');
+  try {
+    await h.page.waitForSelector('#lesson-posterior circle');
+    assert.equal(await h.page.locator('#lesson-ei').count(), 0);
+    assert.equal(await h.page.locator('#lesson-text').count(), 0);
+    assert.equal(await h.page.locator('#lesson-numbers').count(), 1);
+    await h.page.click('#lesson-hide summary');
+    await h.page.check('#show-ei');
+    await h.page.waitForSelector('#lesson-ei polygon');
+    assert.doesNotMatch(new URL(h.page.url()).search, /ei_hide/);
+    await h.page.uncheck('#show-controls');
+    assert.equal(await h.page.locator('#lesson-play').count(), 0);
+    assert.match(new URL(h.page.url()).search, /controls_hide=1/);
+  } finally { await h.close(); }
+  // Lesson 5: IC's iterates, max d falling from the start to the end.
+  const d = await open('learn=designs&step=0');
+  try {
+    await d.page.waitForSelector('#design-map .design-point');
+    const maxD = async () => Number((await d.page.locator('#lesson-numbers').textContent()).match(/max d (-?[0-9.]+)/)[1]);
+    const start = await maxD();
+    const last = Number((await d.page.locator('#lesson-step-label').textContent()).match(/of (\d+)/)[1]);
+    assert.ok(last > 1, 'IC takes several iterates');
+    for (let k = 0; k < last; k++) await d.page.click('#lesson-step');
+    await d.page.waitForFunction((n) => new URLSearchParams(location.search).get('step') === String(n), last);
+    assert.ok(await maxD() < start, 'IC lowers max d');
+    assert.equal(await d.page.isDisabled('#lesson-step'), true);
+  } finally { await d.close(); }
+  // A tampered lesson link names each bad field.
+  const t = await open('learn=gp-ei&step=abc&ls=9&speed=3');
+  try {
+    await t.page.waitForSelector('#lesson-posterior circle');
+    const w = (await messages(t.page, 'warning')).join('\n');
+    for (const part of [/step/, /lengthscale '9'/, /speed/]) assert.match(w, part);
+  } finally { await t.close(); }
+});
+
+test('the first visit shows a lesson playing and the three ways in', async () => {
+  const b = await freshBrowser();
+  try {
+    const t0 = Date.now();
+    await b.page.goto(site.url);
+    await b.page.waitForSelector('#landing-preview circle');
+    const first = await b.page.locator('#landing-preview').innerHTML();
+    assert.ok(Date.now() - t0 < 10_000);
+    await b.page.waitForFunction((f) => document.querySelector('#landing-preview').innerHTML !== f, first, { timeout: 5000 });
+    for (const id of ['#landing-learn', '#landing-explore', '#landing-link']) assert.equal(await b.page.locator(id).count(), 1);
+    await b.page.fill('#landing-link', 'not a link');
+    await b.page.click('#landing-open button');
+    assert.match((await messages(b.page, 'error')).join('\n'), /does not look like a link/);
+    await b.page.fill('#landing-link', `${site.url}?learn=designs&step=2`);
+    await b.page.click('#landing-open button');
+    await b.page.waitForSelector('#lesson-designs');
+    assert.deepEqual(b.errors, []);
+  } finally { await b.close(); }
+});
+
+// axe-core on every view: no serious or critical violation.
+test('accessibility: axe-core finds no serious or critical violation on any view', async () => {
+  const views = [
+    ['', null],
+    ['learn=gp-ei&step=2', null],
+    ['learn=designs&step=2', null],
+    ['v=1&data=bundled:curves&tasks=curves-00&methods=RS,ASHA&seeds=1&race=100&design=IC.D.10.0.0.1', '#run'],
+    ['v=1&data=bundled:tradeoff', null],
+    ['v=1&seeds=2&iters=10', '#run'],
+  ];
+  for (const [query, click] of views) {
+    const b = await open(query);
+    try {
+      if (click) {
+        await b.page.click(click);
+        await b.page.waitForFunction(() => /^Finished/.test(document.querySelector('#run-status')?.textContent ?? ''), null, { timeout: 120_000 });
+      }
+      await b.page.addScriptTag({ path: join(ROOT, 'node_modules', 'axe-core', 'axe.min.js') });
+      const bad = await b.page.evaluate(async () => (await axe.run(document, { resultTypes: ['violations'] })).violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`));
+      assert.deepEqual(bad, [], `view '${query}'`);
+    } finally { await b.close(); }
+  }
 });

@@ -1,0 +1,144 @@
+//! The Learn section: a list of lessons, the lesson of the link, a player (start, back, play /
+//! pause, step, speed) shared by all lessons, and switches that hide panels — everything in
+//! the URL (`engine::lessons::LessonLink`), so that a teacher's link opens exactly what they
+//! chose. The lessons themselves are [`super::lesson_gp_ei`] and [`super::lesson_designs`].
+
+use std::time::Duration;
+
+use leptos::prelude::*;
+
+use super::browser;
+use crate::engine::lessons::{Lesson, LessonLink, SPEEDS};
+
+/// Whether the link hides `panel`.
+pub fn hidden(link: RwSignal<LessonLink>, panel: &'static str) -> bool {
+    link.with(|l| l.hidden.contains(panel))
+}
+
+/// The Learn page for `initial`.
+#[component]
+pub fn LearnPage(
+    /// The lesson the link opened.
+    initial: LessonLink,
+) -> impl IntoView {
+    let link = RwSignal::new(initial);
+    Effect::new(move |_| browser::replace_query(&link.get().to_query()));
+    let id = Memo::new(move |_| link.with(|l| l.lesson.id()));
+    view! {
+        <main class="learn">
+            <nav class="panel" id="lesson-list" aria-label="Lessons">
+                <h2>"Lessons"</h2>
+                <ul>
+                    {Lesson::all().into_iter().map(|l| {
+                        let href = format!("?{}", LessonLink::new(l.clone()).to_query());
+                        let lesson_id = l.id();
+                        view! {
+                            <li><a href=href aria-current=move || (id.get() == lesson_id).then_some("page")>{l.title()}</a></li>
+                        }
+                    }).collect_view()}
+                </ul>
+                <p class="hint">"Each lesson is a link: the step, the speed and what is hidden are in the address, ready to send to a class."</p>
+            </nav>
+            {move || match id.get() {
+                "designs" => view! { <super::lesson_designs::DesignLesson link=link/> }.into_any(),
+                _ => view! { <super::lesson_gp_ei::GpEiLesson link=link/> }.into_any(),
+            }}
+            <HideSwitches link=link/>
+        </main>
+    }
+}
+
+/// Checkboxes that show or hide each panel of the lesson (and so build a teacher's link).
+#[component]
+fn HideSwitches(link: RwSignal<LessonLink>) -> impl IntoView {
+    let panels = Memo::new(move |_| link.with(|l| l.lesson.panels()));
+    view! {
+        <details class="panel wide" id="lesson-hide">
+            <summary>"Show or hide parts of this lesson (for a class)"</summary>
+            <div class="row">
+                {move || panels.get().iter().map(|&p| view! {
+                    <label class="check">
+                        <input type="checkbox" id=format!("show-{p}") prop:checked=move || !hidden(link, p)
+                            on:change=move |ev| {
+                                let show = event_target_checked(&ev);
+                                link.update(|l| { if show { l.hidden.remove(p); } else { l.hidden.insert(p.to_string()); } });
+                            }/>
+                        {format!(" {p}")}
+                    </label>
+                }).collect_view()}
+            </div>
+        </details>
+    }
+}
+
+/// Start / back / play-pause / step / speed for a lesson with steps 0 ..= `last`.
+#[component]
+pub fn Player(
+    /// The lesson's link, whose step and playing state the player changes.
+    link: RwSignal<LessonLink>,
+    /// The last step.
+    last: Signal<usize>,
+) -> impl IntoView {
+    let step = Memo::new(move |_| link.with(|l| l.lesson.step()));
+    // `last` may derive from the link: read it before taking the link for writing.
+    let set_step = move |k: usize| {
+        let k = k.min(last.get_untracked());
+        link.update(|l| l.lesson = l.lesson.with_step(k))
+    };
+    let timer = StoredValue::new_local(None::<IntervalHandle>);
+    let stop_timer = move || {
+        if let Some(h) = timer.get_value() {
+            h.clear();
+        }
+        timer.set_value(None);
+    };
+    // (Re)starts the timer whenever playing or the speed changes.
+    let playing = Memo::new(move |_| link.with(|l| (l.playing, l.speed)));
+    Effect::new(move |_| {
+        let (on, speed) = playing.get();
+        stop_timer();
+        if !on {
+            return;
+        }
+        let tick = move || {
+            let (k, end) = (step.get_untracked(), last.get_untracked());
+            if k >= end {
+                link.update(|l| l.playing = false);
+            } else {
+                set_step(k + 1);
+            }
+        };
+        if let Ok(h) = set_interval_with_handle(tick, Duration::from_millis(1000 / speed.max(1) as u64)) {
+            timer.set_value(Some(h));
+        }
+    });
+    on_cleanup(stop_timer);
+    let pause = move || link.update(|l| l.playing = false);
+    // Comparisons stay out of the view! macro, which would read `>` as the end of a tag.
+    let at_end = move || step.get() >= last.get();
+    let toggle = move |_| {
+        let end = last.get_untracked();
+        link.update(|l| {
+            if !l.playing && l.lesson.step() >= end {
+                l.lesson = l.lesson.with_step(0);
+            }
+            l.playing = !l.playing;
+        })
+    };
+    view! {
+        <div class="player" role="group" aria-label="Step through the lesson">
+            <button id="lesson-start" title="back to the start" on:click=move |_| { pause(); set_step(0) }>"« start"</button>
+            <button id="lesson-back" title="one step back" aria-label="one step back" prop:disabled=move || step.get() == 0
+                on:click=move |_| { pause(); set_step(step.get_untracked().saturating_sub(1)) }>"◀ back"</button>
+            <button id="lesson-play" class="primary" on:click=toggle>{move || if link.with(|l| l.playing) { "⏸ pause" } else { "▶ play" }}</button>
+            <button id="lesson-step" title="one step forward" prop:disabled=at_end
+                on:click=move |_| { pause(); set_step(step.get_untracked() + 1) }>"step ▶"</button>
+            <label>"speed "
+                <select id="lesson-speed" on:change=move |ev| { if let Ok(s) = event_target_value(&ev).parse::<u32>() { link.update(|l| l.speed = s) } }>
+                    {SPEEDS.iter().map(|&s| view! { <option value=s.to_string() selected=move || link.with(|l| l.speed == s)>{format!("{s} step{}/s", if s == 1 { "" } else { "s" })}</option> }).collect_view()}
+                </select>
+            </label>
+            <span id="lesson-step-label" aria-live="polite">{move || format!("step {} of {}", step.get(), last.get())}</span>
+        </div>
+    }
+}

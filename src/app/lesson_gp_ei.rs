@@ -1,0 +1,268 @@
+//! Lesson 1 (`engine::lessons::gp_ei`): the GP's posterior over a 1-D function with its
+//! observations, EI below it and the point it picks next; click the upper chart to add an
+//! observation, pin the lengthscale to see over- and under-smoothing.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+
+use super::browser::now_ms;
+use super::chart::ChartFigure;
+use super::learn::{hidden, Player};
+use crate::engine::axis;
+use crate::engine::lessons::gp_ei::{frames, GpEiFrame, GpEiSetting, Origin, LENGTHSCALE_RANGE, MAX_ADDED, MAX_STEPS};
+use crate::engine::lessons::{Lesson, LessonLink};
+
+pub(super) const W: f64 = 720.0;
+pub(super) const H: f64 = 330.0;
+const EI_H: f64 = 200.0;
+const ML: f64 = 70.0;
+const MR: f64 = 24.0;
+const MT: f64 = 36.0;
+const MB: f64 = 52.0;
+
+/// Observation colours: initial points grey, added black, EI's picks blue, the latest orange.
+const INITIAL: &str = "#7a7a7a";
+const ADDED: &str = "#000000";
+const PICKED: &str = "#0072B2";
+const LATEST: &str = "#D55E00";
+const MEAN: &str = "#0072B2";
+const TRUTH: &str = "#444444";
+
+/// Maps [x0, x1] × [y0, y1] onto a chart of height `h`.
+#[derive(Clone, Copy)]
+struct Plot {
+    y0: f64,
+    y1: f64,
+    h: f64,
+}
+
+impl Plot {
+    fn px(&self, x: f64) -> f64 {
+        ML + x * (W - ML - MR)
+    }
+    fn py(&self, y: f64) -> f64 {
+        let f = if self.y1 > self.y0 { (y.clamp(self.y0, self.y1) - self.y0) / (self.y1 - self.y0) } else { 0.5 };
+        self.h - MB - f * (self.h - MT - MB)
+    }
+    fn polyline(&self, x: &[f64], y: &[f64]) -> String {
+        x.iter().zip(y).map(|(&a, &b)| format!("{:.1},{:.1}", self.px(a), self.py(b))).collect::<Vec<_>>().join(" ")
+    }
+}
+
+/// Axes, nice ticks and titles of a lesson chart (classes styled by the CSS type scale).
+fn axes(p: Plot, title: &str, y_title: &str) -> impl IntoView {
+    let xt = axis::linear(0.0, 1.0, 5);
+    let yt = axis::linear(p.y0, p.y1, 5);
+    let h = p.h;
+    view! {
+        <rect x="0" y="0" width=W height=h fill="#ffffff"/>
+        <text x=ML y="22" class="chart-title">{title.to_string()}</text>
+        {yt.values.iter().zip(yt.labels).map(|(&v, l)| view! {
+            <line x1=ML x2=W - MR y1=p.py(v) y2=p.py(v) stroke="#e5e5e5"/>
+            <text x=ML - 8.0 y=p.py(v) + 5.0 text-anchor="end" class="tick">{l}</text>
+        }).collect_view()}
+        {xt.values.iter().zip(xt.labels).map(|(&v, l)| view! {
+            <text x=p.px(v) y=h - MB + 20.0 text-anchor="middle" class="tick">{l}</text>
+        }).collect_view()}
+        <line x1=ML x2=W - MR y1=h - MB y2=h - MB stroke="#444"/>
+        <line x1=ML x2=ML y1=MT y2=h - MB stroke="#444"/>
+        <text x=(ML + W - MR) / 2.0 y=h - 10.0 text-anchor="middle" class="axis-title">"x"</text>
+        <text transform=format!("translate(20,{}) rotate(-90)", (MT + h - MB) / 2.0) text-anchor="middle" class="axis-title">{y_title.to_string()}</text>
+    }
+}
+
+/// The posterior chart: truth, mean ± 2 sd, observations, the next pick; a click adds a point.
+pub(super) fn posterior_chart(f: &GpEiFrame, step: usize) -> impl IntoView {
+    let lo = f.truth.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = f.truth.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let pad = 0.15 * (hi - lo);
+    let (y0, y1) = axis::nice_range(lo - pad, hi + pad, 5);
+    let p = Plot { y0, y1, h: H };
+    let upper: Vec<f64> = f.mean.iter().zip(&f.sd).map(|(m, s)| m + 2.0 * s).collect();
+    let lower: Vec<f64> = f.mean.iter().zip(&f.sd).map(|(m, s)| m - 2.0 * s).collect();
+    let mut rev_x = f.x.clone();
+    rev_x.reverse();
+    let mut rev_lower = lower.clone();
+    rev_lower.reverse();
+    let band = format!("{} {}", p.polyline(&f.x, &upper), p.polyline(&rev_x, &rev_lower));
+    let next_x = p.px(f.next.0);
+    let dots = f.observations.iter().map(|&(x, y, origin)| {
+        let (cx, cy) = (p.px(x), p.py(y));
+        match origin {
+            Origin::Initial => view! { <circle class="obs obs-initial" cx=cx cy=cy r="6" fill=INITIAL stroke="#fff" stroke-width="1.5"/> }.into_any(),
+            Origin::Added => view! { <rect class="obs obs-added" x=cx - 6.0 y=cy - 6.0 width="12" height="12" fill=ADDED stroke="#fff" stroke-width="1.5"/> }.into_any(),
+            Origin::Step(k) => {
+                let color = if k == step { LATEST } else { PICKED };
+                view! { <circle class="obs obs-picked" cx=cx cy=cy r=if k == step { "8" } else { "6" } fill=color stroke="#fff" stroke-width="1.5"/> }.into_any()
+            }
+        }
+    }).collect_view();
+    let legend = [("f(x), the truth", TRUTH, true), ("posterior mean ± 2 sd", MEAN, false)];
+    view! {
+        {axes(p, "What the GP believes after the observations", "f(x)")}
+        <polygon points=band fill=MEAN fill-opacity="0.16" stroke="none"/>
+        <polyline points=p.polyline(&f.x, &f.truth) fill="none" stroke=TRUTH stroke-width="2" stroke-dasharray="6,4"/>
+        <polyline points=p.polyline(&f.x, &f.mean) fill="none" stroke=MEAN stroke-width="3"/>
+        <line x1=next_x x2=next_x y1=MT y2=H - MB stroke=LATEST stroke-width="2" stroke-dasharray="4,4"/>
+        <text x=next_x + 6.0 y=H - MB - 8.0 class="legend" fill=LATEST>"next"</text>
+        {dots}
+        {legend.into_iter().enumerate().map(|(k, (name, color, dashed))| {
+            let y = MT + 14.0 + 20.0 * k as f64;
+            let x = ML + 12.0;
+            view! {
+                <line x1=x x2=x + 26.0 y1=y - 5.0 y2=y - 5.0 stroke=color stroke-width="3" stroke-dasharray=if dashed { "6,4" } else { "none" }/>
+                <text x=x + 32.0 y=y class="legend">{name}</text>
+            }
+        }).collect_view()}
+    }
+}
+
+/// EI over x with its maximum marked.
+fn ei_chart(f: &GpEiFrame) -> impl IntoView {
+    let top = f.ei.iter().copied().fold(0.0, f64::max);
+    let (y0, y1) = axis::nice_range(0.0, if top > 0.0 { top } else { 1.0 }, 4);
+    let p = Plot { y0, y1, h: EI_H };
+    let area = format!("{:.1},{:.1} {} {:.1},{:.1}", p.px(0.0), p.py(0.0), p.polyline(&f.x, &f.ei), p.px(1.0), p.py(0.0));
+    let (nx, ny) = (p.px(f.next.0), p.py(f.next.1));
+    view! {
+        {axes(p, "Expected improvement (EI) over the best so far", "EI(x)")}
+        <polygon points=area fill=LATEST fill-opacity="0.25" stroke=LATEST stroke-width="2"/>
+        <line x1=nx x2=nx y1=ny y2=EI_H - MB stroke=LATEST stroke-width="2" stroke-dasharray="4,4"/>
+        <circle cx=nx cy=ny r="6" fill=LATEST/>
+    }
+}
+
+/// The x of a click on a chart, in [0, 1], or `None` outside the plot.
+fn click_x(ev: &leptos::ev::MouseEvent) -> Option<f64> {
+    let target: web_sys::Element = event_target(ev);
+    let svg = target.closest("svg").ok().flatten()?;
+    let rect = svg.get_bounding_client_rect();
+    let x = (ev.client_x() as f64 - rect.left()) * W / rect.width().max(1.0);
+    let f = (x - ML) / (W - ML - MR);
+    (0.0..=1.0).contains(&f).then_some((f * 1000.0).round() / 1000.0)
+}
+
+/// Lesson 1.
+#[component]
+pub fn GpEiLesson(
+    /// The lesson's link.
+    link: RwSignal<LessonLink>,
+) -> impl IntoView {
+    let setting = Memo::new(move |_| match link.with(|l| l.lesson.clone()) {
+        Lesson::GpEi(s) => s,
+        _ => GpEiSetting::default(),
+    });
+    // Everything but the step: frames are cached per setting and extended as the step grows.
+    let base = Memo::new(move |_| GpEiSetting { step: 0, ..setting.get() });
+    let cache = StoredValue::new_local((GpEiSetting::default(), Vec::<Arc<GpEiFrame>>::new(), 0.0f64));
+    let current = Memo::new(move |_| -> Result<(Arc<GpEiFrame>, f64), String> {
+        let (b, step) = (base.get(), setting.get().step);
+        let (cached_for, frames_so_far, ms) = cache.get_value();
+        if cached_for == b && frames_so_far.len() > step {
+            return Ok((frames_so_far[step].clone(), ms));
+        }
+        let t0 = now_ms();
+        // Compute to the end at once: stepping and playing are then free.
+        let all: Vec<Arc<GpEiFrame>> = frames(&b, MAX_STEPS).map_err(|e| e.to_string())?.into_iter().map(Arc::new).collect();
+        let ms = now_ms() - t0;
+        let f = all[step.min(all.len() - 1)].clone();
+        cache.set_value((b, all, ms));
+        Ok((f, ms))
+    });
+    let set = move |f: &dyn Fn(&mut GpEiSetting)| {
+        link.update(|l| {
+            if let Lesson::GpEi(s) = &mut l.lesson {
+                f(s)
+            }
+        })
+    };
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        if let Some(x) = click_x(&ev) {
+            set(&|s| {
+                if s.added.len() < MAX_ADDED && !s.added.contains(&x) {
+                    s.added.push(x);
+                }
+            });
+        }
+    };
+    let step = Memo::new(move |_| setting.get().step);
+    let explain = move || {
+        current.get().ok().map(|(f, _)| {
+            let k = step.get();
+            let n = f.observations.len();
+            let ls = if f.fitted { format!("fitted lengthscale ℓ = {:.3}", f.lengthscale) } else { format!("lengthscale pinned at ℓ = {:.3}", f.lengthscale) };
+            let first = if k == 0 {
+                format!("Step 0: {n} observations, {} of them random.", n - setting.get().added.len())
+            } else {
+                let (x, y, _) = f.observations[n - 1];
+                format!("Step {k}: EI picked x = {x:.3} and observed f = {y:.2}.")
+            };
+            format!(
+                "{first} The GP ({ls}) is sure near the points and unsure between them; EI is largest at x = {:.3}, where a low mean and a wide band together promise the most improvement over the best so far, f = {:.2}.",
+                f.next.0, f.best.1
+            )
+        })
+    };
+    let last = Signal::derive(|| MAX_STEPS);
+    let log_ls = move || setting.get().lengthscale.unwrap_or(0.1).log10();
+    view! {
+        <section class="panel lesson" id="lesson-gp-ei">
+            <h2>"How Bayesian optimisation picks the next point"</h2>
+            <Show when=move || !hidden(link, "text")>
+                <div id="lesson-text" class="lesson-text">
+                    <p>
+                        "A Gaussian process (GP) turns a few observations of an unknown function into a belief about all of it: a mean and, around it, how unsure it is. "
+                        "Expected improvement (EI) asks, for every x, how much better than the best observation a new point there is expected to be — "
+                        "large where the mean is low or the uncertainty wide. Bayesian optimisation evaluates where EI is largest, updates the GP, and repeats "
+                        "(the GP-EI baseline of Salinas et al. 2020, §5; the function is Forrester et al.'s, minimum near x = 0.757)."
+                    </p>
+                    <p id="lesson-explain" aria-live="polite">{explain}</p>
+                </div>
+            </Show>
+            <Show when=move || !hidden(link, "controls")>
+                <Player link=link last=last/>
+            </Show>
+            <Show when=move || !hidden(link, "lengthscale")>
+                <div class="row" id="lesson-lengthscale">
+                    <label class="check"><input type="checkbox" id="lesson-ls-fit" prop:checked=move || setting.get().lengthscale.is_none()
+                        on:change=move |ev| { let fit = event_target_checked(&ev); set(&|s| s.lengthscale = if fit { None } else { Some(0.1) }) }/>
+                        " fit the lengthscale by maximum likelihood"</label>
+                    <label>"or pin it: ℓ = "
+                        <input type="range" id="lesson-ls" min=LENGTHSCALE_RANGE.0.log10() max=LENGTHSCALE_RANGE.1.log10() step="0.05"
+                            prop:value=move || log_ls().to_string() prop:disabled=move || setting.get().lengthscale.is_none()
+                            aria-label="lengthscale (log scale)"
+                            on:input=move |ev| { if let Ok(t) = event_target_value(&ev).parse::<f64>() { let l = (10f64.powf(t) * 1000.0).round() / 1000.0; set(&|s| s.lengthscale = Some(l.clamp(LENGTHSCALE_RANGE.0, LENGTHSCALE_RANGE.1))) } }/>
+                        <span id="lesson-ls-value">{move || current.get().ok().map(|(f, _)| format!(" {:.3}", f.lengthscale))}</span>
+                    </label>
+                    <button id="lesson-clear" prop:disabled=move || setting.get().added.is_empty() on:click=move |_| set(&|s| s.added.clear())>"remove my points"</button>
+                    <button id="lesson-reseed" on:click=move |_| set(&|s| { s.seed += 1; s.step = 0 })>"new random start"</button>
+                </div>
+            </Show>
+            {move || current.get().err().map(|e| view! { <p class="msg error">{e}</p> })}
+            <Show when=move || !hidden(link, "posterior")>
+                <ChartFigure id="lesson-posterior" file="gp-ei-posterior" caption=move || view! {
+                    <span>"Grey dots: random start; black squares: your points (click the chart to add one, up to 20); blue: EI's picks, the latest orange."</span>
+                }>
+                    <svg id="lesson-posterior" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {W} {H}") role="img"
+                        aria-label="GP posterior mean with a band of two standard deviations, the true function and the observations" on:click=on_click>
+                        {move || current.get().ok().map(|(f, _)| posterior_chart(&f, step.get()))}
+                    </svg>
+                </ChartFigure>
+            </Show>
+            <Show when=move || !hidden(link, "ei")>
+                <ChartFigure id="lesson-ei" file="gp-ei-ei" caption=move || view! { <span>"EI in units of f; the orange dot is the next evaluation."</span> }>
+                    <svg id="lesson-ei" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {W} {EI_H}") role="img" aria-label="Expected improvement over x">
+                        {move || current.get().ok().map(|(f, _)| ei_chart(&f))}
+                    </svg>
+                </ChartFigure>
+            </Show>
+            <Show when=move || !hidden(link, "numbers")>
+                <p id="lesson-numbers" class="numbers">{move || current.get().ok().map(|(f, ms)| format!(
+                    "step {} of {MAX_STEPS} · {} observations · best f = {:.3} at x = {:.3} · next x = {:.3} (EI {:.3}) · ℓ = {:.3} ({}) · all steps computed in {ms:.0} ms",
+                    step.get(), f.observations.len(), f.best.1, f.best.0, f.next.0, f.next.1, f.lengthscale, if f.fitted { "fitted" } else { "pinned" }
+                ))}</p>
+            </Show>
+        </section>
+    }
+}
