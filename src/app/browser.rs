@@ -36,9 +36,33 @@ pub fn download_text(filename: &str, mime: &str, text: &str) -> Result<(), JsVal
     r
 }
 
+/// The chart's markup with the page's text styles written into each text element: charts are
+/// styled by the CSS type scale, and an exported file has no style sheet.
 fn svg_markup(id: &str) -> Result<String, JsValue> {
     let el = window().document().ok_or("no document")?.get_element_by_id(id).ok_or("chart not found")?;
-    web_sys::XmlSerializer::new()?.serialize_to_string(&el)
+    let copy: web_sys::Element = el.clone_node_with_deep(true)?.dyn_into()?;
+    let (texts, copies) = (el.query_selector_all("text")?, copy.query_selector_all("text")?);
+    for i in 0..texts.length() {
+        let (Some(text), Some(target)) = (texts.item(i), copies.item(i)) else { continue };
+        let (text, target): (web_sys::Element, web_sys::Element) = (text.dyn_into()?, target.dyn_into()?);
+        if let Some(style) = window().get_computed_style(&text)? {
+            for property in ["font-size", "font-weight", "font-family", "fill"] {
+                let value = style.get_property_value(property)?;
+                if !value.is_empty() {
+                    target.set_attribute(property, &value)?;
+                }
+            }
+        }
+    }
+    web_sys::XmlSerializer::new()?.serialize_to_string(&copy)
+}
+
+/// A CSS custom property of the page (e.g. the chart type scale's `--chart-tick`), trimmed.
+pub fn css_variable(name: &str) -> Option<String> {
+    let root = window().document()?.document_element()?;
+    let value = window().get_computed_style(&root).ok()??.get_property_value(name).ok()?;
+    let value = value.trim().to_string();
+    (!value.is_empty()).then_some(value)
 }
 
 /// Downloads the chart with DOM id `id` as SVG.

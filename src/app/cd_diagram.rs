@@ -6,11 +6,11 @@ use leptos::prelude::*;
 
 use crate::engine::fidelity::summary::CdSummary;
 
-const W: f64 = 640.0;
-const ML: f64 = 150.0;
-const MR: f64 = 150.0;
-const AXIS_Y: f64 = 56.0;
-const ROW: f64 = 18.0;
+const W: f64 = 720.0;
+const ML: f64 = 190.0;
+const MR: f64 = 190.0;
+const AXIS_Y: f64 = 70.0;
+const ROW: f64 = 22.0;
 
 /// One CD diagram as a self-contained SVG.
 #[component]
@@ -38,7 +38,7 @@ pub fn CdDiagram(
             let xr = x(r as f64);
             view! {
                 <line x1=xr x2=xr y1=AXIS_Y - 5.0 y2=AXIS_Y stroke="#444"/>
-                <text x=xr y=AXIS_Y - 9.0 text-anchor="middle" fill="#444">{r}</text>
+                <text x=xr y=AXIS_Y - 9.0 text-anchor="middle" class="tick">{r}</text>
             }
         })
         .collect_view();
@@ -54,7 +54,7 @@ pub fn CdDiagram(
             let label = format!("{} ({:.2})", methods[m], cd.ranks[m]);
             view! {
                 <polyline points=format!("{xr:.1},{AXIS_Y} {xr:.1},{y:.1} {x_end:.1},{y:.1}") fill="none" stroke="#555"/>
-                <text x=tx y=y + 4.0 text-anchor=anchor fill="#222" class="cd-method">{label}</text>
+                <text x=tx y=y + 5.0 text-anchor=anchor class="legend cd-method">{label}</text>
             }
         })
         .collect_view();
@@ -69,10 +69,10 @@ pub fn CdDiagram(
     let label = format!("Critical-difference diagram: {title}");
     view! {
         <svg id=id xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {W} {h}") width="100%"
-            font-family="system-ui, sans-serif" font-size="11" role="img" aria-label=label>
+            class="chart" role="img" aria-label=label>
             <rect x="0" y="0" width=W height=h fill="#ffffff"/>
-            <text x="8" y="14" font-size="12" font-weight="600" fill="#222">{title}</text>
-            <text x="8" y="27" fill="#444">{subtitle}</text>
+            <text x="8" y="20" class="chart-title">{title}</text>
+            <text x="8" y="40" class="tick">{subtitle}</text>
             <line x1=ML x2=W - MR y1=AXIS_Y y2=AXIS_Y stroke="#444"/>
             {ticks}
             {bars}

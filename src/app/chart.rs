@@ -23,12 +23,14 @@ pub struct Series {
 /// Colour-blind-safe palette (Okabe–Ito), one colour per method.
 pub const PALETTE: &[&str] = &["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"];
 
-const W: f64 = 640.0;
-const H: f64 = 330.0;
-const ML: f64 = 64.0;
-const MR: f64 = 150.0;
-const MT: f64 = 28.0;
-const MB: f64 = 44.0;
+const W: f64 = 720.0;
+const H: f64 = 360.0;
+const ML: f64 = 72.0;
+const MR: f64 = 200.0;
+const MT: f64 = 36.0;
+const MB: f64 = 52.0;
+/// Height of one legend entry and of one hover line (the type scale's legend size plus air).
+const LINE: f64 = 20.0;
 
 struct Scale {
     x_max: usize,
@@ -175,6 +177,15 @@ pub fn LineChart(
         }
     };
     let hover = RwSignal::new(None::<usize>);
+    // Series the reader switched off in the legend (by name, so a new run keeps the choice).
+    let hidden = RwSignal::new(std::collections::BTreeSet::<String>::new());
+    let toggle = move |name: String| {
+        hidden.update(|h| {
+            if !h.remove(&name) {
+                h.insert(name);
+            }
+        })
+    };
     let on_move = move |ev: leptos::ev::MouseEvent| {
         let n = series.with(|s| s.iter().map(|x| x.band.mean.len()).max().unwrap_or(0));
         if n == 0 {
@@ -189,22 +200,47 @@ pub fn LineChart(
     };
     view! {
         <svg id=id xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {W} {H}") width="100%"
-            font-family="system-ui, sans-serif" font-size="11" role="img" aria-label=move || format!("{}: {y_label} over {x_label}", title.get())
+            class="chart" role="group" aria-label=move || format!("{}: {y_label} over {x_label}", title.get())
             on:mousemove=on_move on:mouseleave=move |_| hover.set(None)>
             <rect x="0" y="0" width=W height=H fill="#ffffff"/>
-            <text x=ML y="16" font-size="13" font-weight="600" fill="#222">{move || title.get()}</text>
+            <text x=ML y="22" class="chart-title">{move || title.get()}</text>
             {move || {
-                let s = series.get();
+                let all = series.get();
+                let off = hidden.get();
+                let s: Vec<Series> = all.iter().filter(|x| !off.contains(&x.name)).cloned().collect();
                 let log = log_y.get();
+                // The legend lists every series, shown or not; a click (or Enter) toggles one.
+                let legend = all.iter().enumerate().map(|(k, se)| {
+                    let ly = MT + 14.0 + LINE * k as f64;
+                    let name = se.name.clone();
+                    let shown = !off.contains(&se.name);
+                    let (n1, n2) = (name.clone(), name.clone());
+                    view! {
+                        <g class="legend-entry" role="button" tabindex="0" aria-pressed=if shown { "true" } else { "false" }
+                            aria-label=format!("{}: {}", se.name, if shown { "shown, press to hide" } else { "hidden, press to show" })
+                            on:click=move |_| toggle(n1.clone())
+                            on:keydown=move |ev| { if ev.key() == "Enter" || ev.key() == " " { ev.prevent_default(); toggle(n2.clone()) } }
+                            style="cursor:pointer" opacity=if shown { "1" } else { "0.4" }>
+                            <rect x=W - MR + 6.0 y=ly - 14.0 width=MR - 8.0 height=LINE - 2.0 fill="#ffffff" fill-opacity="0"/>
+                            <line x1=W - MR + 10.0 x2=W - MR + 30.0 y1=ly - 5.0 y2=ly - 5.0 stroke=se.color stroke-width="3"
+                                stroke-dasharray=if shown { "none" } else { "3,3" }/>
+                            <text x=W - MR + 36.0 y=ly class="legend">{format!("{} (n={})", se.name, se.band.n)}</text>
+                        </g>
+                    }
+                }).collect_view();
                 let Some(sc) = scale(&s, log) else {
-                    return view! { <text x=W / 2.0 y=H / 2.0 text-anchor="middle" fill="#777">"No results yet: run an experiment."</text> }.into_any();
+                    let note = if all.is_empty() { "No results yet: run an experiment." } else { "Every series is hidden: click one in the legend." };
+                    return view! {
+                        <text x=(ML + W - MR) / 2.0 y=H / 2.0 text-anchor="middle" class="axis-title">{note}</text>
+                        {legend}
+                    }.into_any();
                 };
                 let yt = sc.ticks();
                 let ticks = yt.values.iter().zip(yt.labels).map(|(&v, label)| {
                     let y = sc.y(v);
                     view! {
                         <line x1=ML x2=W - MR y1=y y2=y stroke="#e5e5e5"/>
-                        <text x=ML - 6.0 y=y + 4.0 text-anchor="end" fill="#444">{label}</text>
+                        <text x=ML - 10.0 y=y + 5.0 text-anchor="end" class="tick">{label}</text>
                     }
                 }).collect_view();
                 let xt = match x_values {
@@ -212,11 +248,10 @@ pub fn LineChart(
                     None => sc.x_ticks(None),
                 };
                 let xticks = xt.into_iter().map(|(x, label)| {
-                    view! { <text x=x y=H - MB + 16.0 text-anchor="middle" fill="#444">{label}</text> }
+                    view! { <text x=x y=H - MB + 24.0 text-anchor="middle" class="tick">{label}</text> }
                 }).collect_view();
-                let curves = s.iter().enumerate().map(|(k, se)| {
+                let curves = s.iter().map(|se| {
                     let b = &se.band;
-                    let ly = MT + 14.0 + 16.0 * k as f64;
                     // Missing values (NaN) break the curve rather than the drawing.
                     let pieces = finite_runs(&b.mean).into_iter().map(|(from, to)| {
                         let upper: Vec<String> = (from..to).map(|i| format!("{:.2},{:.2}", sc.x(i), sc.y(b.upper[i]))).collect();
@@ -227,11 +262,7 @@ pub fn LineChart(
                             <polyline points=line.join(" ") fill="none" stroke=se.color stroke-width="2"/>
                         }
                     }).collect_view();
-                    view! {
-                        {pieces}
-                        <line x1=W - MR + 10.0 x2=W - MR + 28.0 y1=ly - 4.0 y2=ly - 4.0 stroke=se.color stroke-width="3"/>
-                        <text x=W - MR + 32.0 y=ly fill="#222">{format!("{} (n={})", se.name, b.n)}</text>
-                    }
+                    view! { {pieces} }
                 }).collect_view();
                 let hover_view = hover.get().filter(|&i| i < sc.x_max).map(|i| {
                     let x = sc.x(i);
@@ -239,16 +270,16 @@ pub fn LineChart(
                         let m = *se.band.mean.get(i).filter(|m| m.is_finite())?;
                         Some((format!("{}: {} [{}, {}]", se.name, fmt_value(m), fmt_value(se.band.lower[i]), fmt_value(se.band.upper[i])), se.color))
                     }).collect();
-                    let bx = if x > W / 2.0 { x - 236.0 } else { x + 8.0 };
+                    let bx = if x > (ML + W - MR) / 2.0 { x - 316.0 } else { x + 8.0 };
                     let rows = lines.into_iter().enumerate().map(|(k, (t, c))| view! {
-                        <text x=bx + 6.0 y=MT + 30.0 + 14.0 * k as f64 fill=c>{t}</text>
+                        <text x=bx + 6.0 y=MT + 24.0 + LINE * (k + 1) as f64 class="legend" style=format!("fill:{c}")>{t}</text>
                     }).collect_view();
-                    let height = 22.0 + 14.0 * s.len() as f64;
+                    let height = 12.0 + LINE * (s.len() + 1) as f64;
                     view! {
                         <g class="hover">
                             <line x1=x x2=x y1=MT y2=H - MB stroke="#888" stroke-dasharray="3,3"/>
-                            <rect x=bx y=MT + 4.0 width="228" height=height fill="#ffffff" fill-opacity="0.92" stroke="#bbb"/>
-                            <text x=bx + 6.0 y=MT + 17.0 fill="#222" font-weight="600">{format!("{x_label} {}", x_at(i))}</text>
+                            <rect x=bx y=MT + 4.0 width="308" height=height fill="#ffffff" fill-opacity="0.92" stroke="#bbb"/>
+                            <text x=bx + 6.0 y=MT + 24.0 class="legend" font-weight="600">{format!("{x_label} {}", x_at(i))}</text>
                             {rows}
                         </g>
                     }
@@ -259,11 +290,12 @@ pub fn LineChart(
                         {xticks}
                         <line x1=ML x2=W - MR y1=H - MB y2=H - MB stroke="#444"/>
                         <line x1=ML x2=ML y1=MT y2=H - MB stroke="#444"/>
-                        <text x=(ML + W - MR) / 2.0 y=H - 8.0 text-anchor="middle" fill="#222">{x_label}</text>
-                        <text transform=format!("translate(14,{}) rotate(-90)", (MT + H - MB) / 2.0) text-anchor="middle" fill="#222">
+                        <text x=(ML + W - MR) / 2.0 y=H - 10.0 text-anchor="middle" class="axis-title">{x_label}</text>
+                        <text transform=format!("translate(18,{}) rotate(-90)", (MT + H - MB) / 2.0) text-anchor="middle" class="axis-title">
                             {move || if log_y.get() { format!("{y_label} (log)") } else { y_label.to_string() }}
                         </text>
                         {curves}
+                        {legend}
                         {hover_view}
                     </g>
                 }.into_any()

@@ -76,7 +76,7 @@ pub(super) fn SensitivityMap(
     let cell = SIDE_PX / MAP_SIDE as f64;
     let to_px = move |v: f64| cell / 2.0 + v * (SIDE_PX - cell);
     view! {
-        <svg id="design-map" viewBox=format!("-40 -10 {} {}", SIDE_PX + 140.0, SIDE_PX + 50.0) role="img"
+        <svg id="design-map" class="chart" viewBox=format!("-40 -10 {} {}", SIDE_PX + 140.0, SIDE_PX + 50.0) role="img"
             aria-label="Sensitivity d(x, ξ) over two inputs with the design's points">
             <ColourBar/>
             {move || data.get().map(|d| {

@@ -60,10 +60,10 @@ fn axes(p: Plot, title: &str, y_title: &str) -> impl IntoView {
         <text x=ML y="22" class="chart-title">{title.to_string()}</text>
         {yt.values.iter().zip(yt.labels).map(|(&v, l)| view! {
             <line x1=ML x2=W - MR y1=p.py(v) y2=p.py(v) stroke="#e5e5e5"/>
-            <text x=ML - 8.0 y=p.py(v) + 5.0 text-anchor="end" class="tick">{l}</text>
+            <text x=ML - 10.0 y=p.py(v) + 5.0 text-anchor="end" class="tick">{l}</text>
         }).collect_view()}
         {xt.values.iter().zip(xt.labels).map(|(&v, l)| view! {
-            <text x=p.px(v) y=h - MB + 20.0 text-anchor="middle" class="tick">{l}</text>
+            <text x=p.px(v) y=h - MB + 24.0 text-anchor="middle" class="tick">{l}</text>
         }).collect_view()}
         <line x1=ML x2=W - MR y1=h - MB y2=h - MB stroke="#444"/>
         <line x1=ML x2=ML y1=MT y2=h - MB stroke="#444"/>

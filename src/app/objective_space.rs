@@ -9,6 +9,7 @@ use leptos::html::Canvas;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use super::browser;
 use super::chart::PALETTE;
 use super::state::AppState;
 use crate::engine::axis;
@@ -38,26 +39,33 @@ pub type Overlay = (Vec<(f64, f64)>, &'static str, String, bool);
 
 /// Joined overlays with more points than this are drawn as lines without dots.
 const DENSE_CURVE: usize = 60;
-const W: f64 = 560.0;
-const H: f64 = 380.0;
-const ML: f64 = 62.0;
-const MR: f64 = 150.0;
-const MT: f64 = 26.0;
-const MB: f64 = 42.0;
+const W: f64 = 640.0;
+const H: f64 = 420.0;
+const ML: f64 = 72.0;
+const MR: f64 = 180.0;
+const MT: f64 = 34.0;
+const MB: f64 = 50.0;
 
-/// The title across the canvas: at 13 px from the plot's left edge if it fits, else from the
-/// canvas' edge in a smaller font (down to 10 px), else squeezed to the width.
+/// A canvas font from the CSS type scale (`--chart-tick`, …), so canvas and SVG charts match.
+fn font(variable: &str, weight: &str) -> String {
+    let size = browser::css_variable(variable).unwrap_or_else(|| "14px".into());
+    let family = browser::css_variable("--chart-font").unwrap_or_else(|| "system-ui, sans-serif".into());
+    format!("{weight} {size} {family}")
+}
+
+/// The title across the canvas in the type scale's title font from the plot's left edge if it
+/// fits, else from the canvas' edge in the tick font, else squeezed to the width.
 fn draw_title(ctx: &web_sys::CanvasRenderingContext2d, title: &str) {
     let width = |ctx: &web_sys::CanvasRenderingContext2d| ctx.measure_text(title).map(|m| m.width()).unwrap_or(0.0);
-    ctx.set_font("600 13px system-ui, sans-serif");
+    ctx.set_font(&font("--chart-title", "600"));
     if width(ctx) <= W - ML - 8.0 {
-        let _ = ctx.fill_text(title, ML, 16.0);
+        let _ = ctx.fill_text(title, ML, 22.0);
         return;
     }
-    for px in [12, 11, 10] {
-        ctx.set_font(&format!("600 {px}px system-ui, sans-serif"));
-        if width(ctx) <= W - 16.0 || px == 10 {
-            let _ = ctx.fill_text_with_max_width(title, 8.0, 16.0, W - 16.0);
+    for (variable, last) in [("--chart-axis", false), ("--chart-tick", true)] {
+        ctx.set_font(&font(variable, "600"));
+        if width(ctx) <= W - 16.0 || last {
+            let _ = ctx.fill_text_with_max_width(title, 8.0, 22.0, W - 16.0);
             return;
         }
     }
@@ -74,7 +82,7 @@ fn draw(canvas: &web_sys::HtmlCanvasElement, s: &Scatter) -> Option<()> {
         (a.min(p.0), b.max(p.0), c.min(p.1), d.max(p.1))
     });
     if !x0.is_finite() {
-        ctx.set_font("12px system-ui, sans-serif");
+        ctx.set_font(&font("--chart-axis", "400"));
         ctx.fill_text("No data.", W / 2.0 - 20.0, H / 2.0).ok()?;
         return Some(());
     }
@@ -85,24 +93,25 @@ fn draw(canvas: &web_sys::HtmlCanvasElement, s: &Scatter) -> Option<()> {
     ctx.set_stroke_style_str("#444");
     ctx.set_line_width(1.0);
     ctx.stroke_rect(ML, MT, W - ML - MR, H - MT - MB);
-    ctx.set_font("11px system-ui, sans-serif");
+    ctx.set_font(&font("--chart-tick", "400"));
     ctx.set_fill_style_str("#444");
     // Tick labels centred under x ticks and right-aligned against the plot on y, so the
     // rotated y label at the left edge never runs into them.
     let (xt, yt) = (axis::linear(x0, x1, 5), axis::linear(y0, y1, 5));
     ctx.set_text_align("center");
     for (&v, label) in xt.values.iter().zip(&xt.labels) {
-        ctx.fill_text(label, px(v), H - MB + 14.0).ok()?;
+        ctx.fill_text(label, px(v), H - MB + 20.0).ok()?;
     }
     ctx.set_text_align("right");
     for (&v, label) in yt.values.iter().zip(&yt.labels) {
-        ctx.fill_text(label, ML - 4.0, py(v) + 4.0).ok()?;
+        ctx.fill_text(label, ML - 6.0, py(v) + 5.0).ok()?;
     }
     ctx.set_fill_style_str("#222");
+    ctx.set_font(&font("--chart-axis", "400"));
     ctx.set_text_align("center");
-    ctx.fill_text(&s.x_label, (ML + W - MR) / 2.0, H - 8.0).ok()?;
+    ctx.fill_text(&s.x_label, (ML + W - MR) / 2.0, H - 10.0).ok()?;
     ctx.save();
-    ctx.translate(12.0, (MT + H - MB) / 2.0).ok()?;
+    ctx.translate(18.0, (MT + H - MB) / 2.0).ok()?;
     ctx.rotate(-std::f64::consts::FRAC_PI_2).ok()?;
     ctx.fill_text(&s.y_label, 0.0, 0.0).ok()?;
     ctx.restore();
@@ -116,6 +125,7 @@ fn draw(canvas: &web_sys::HtmlCanvasElement, s: &Scatter) -> Option<()> {
         }
         ctx.fill_rect(px(p.0) - 1.0, py(p.1) - 1.0, 2.5, 2.5);
     }
+    ctx.set_font(&font("--chart-legend", "400"));
     for (k, (pts, color, label, joined)) in s.overlays.iter().enumerate() {
         ctx.set_stroke_style_str(color);
         ctx.set_fill_style_str(color);
@@ -137,7 +147,7 @@ fn draw(canvas: &web_sys::HtmlCanvasElement, s: &Scatter) -> Option<()> {
             ctx.arc(px(p.0), py(p.1), if *joined { 3.2 } else { 5.0 }, 0.0, std::f64::consts::TAU).ok()?;
             ctx.fill();
         }
-        let ly = MT + 12.0 + 16.0 * k as f64;
+        let ly = MT + 14.0 + 20.0 * k as f64;
         ctx.fill_rect(W - MR + 10.0, ly - 6.0, 14.0, 4.0);
         ctx.set_fill_style_str("#222");
         ctx.fill_text(label, W - MR + 28.0, ly).ok()?;
@@ -160,7 +170,7 @@ pub fn ScatterCanvas(
             draw(&c, &s);
         }
     });
-    view! { <canvas id=id node_ref=canvas width=W height=H style="width:100%;max-width:560px"></canvas> }
+    view! { <canvas id=id node_ref=canvas width=W height=H style="width:100%;max-width:640px"></canvas> }
 }
 
 /// Green (best) to red (worst) by rank, as in the paper's Fig. 6.

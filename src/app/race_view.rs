@@ -154,11 +154,11 @@ fn step_color(f: f64) -> String {
 }
 
 const RW: f64 = 640.0;
-const RH: f64 = 300.0;
-const RL: f64 = 56.0;
+const RH: f64 = 320.0;
+const RL: f64 = 68.0;
 const RR: f64 = 16.0;
-const RT: f64 = 28.0;
-const RB: f64 = 40.0;
+const RT: f64 = 36.0;
+const RB: f64 = 48.0;
 
 /// What the race view draws for one run.
 #[derive(Debug, Clone, PartialEq)]
@@ -315,21 +315,21 @@ fn RaceCharts(frames: RaceFrames, shown: usize) -> impl IntoView {
     }
     let current = k.checked_sub(1).and_then(|s| visible.iter().rev().find(|p| p.step == s).copied());
     let curve_view = view! {
-        <svg id="race-curves" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {RW} {RH}") width="100%" font-family="system-ui, sans-serif" font-size="11" role="img"
+        <svg id="race-curves" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {RW} {RH}") width="100%" class="chart" role="img"
             aria-label=format!("Learning curves as trained: {}", frames.title)>
             <rect x="0" y="0" width=RW height=RH fill="#ffffff"/>
-            <text x=RL y="16" font-size="13" font-weight="600" fill="#222">{format!("Learning curves as trained: {}", frames.title)}</text>
+            <text x=RL y="22" class="chart-title">{format!("Learning curves as trained: {}", frames.title)}</text>
             <line x1=RL x2=RW - RR y1=RH - RB y2=RH - RB stroke="#444"/>
             <line x1=RL x2=RL y1=RT y2=RH - RB stroke="#444"/>
-            <text x=(RL + RW - RR) / 2.0 y=RH - 8.0 text-anchor="middle" fill="#222">"budget step"</text>
+            <text x=(RL + RW - RR) / 2.0 y=RH - 8.0 text-anchor="middle" class="axis-title">"budget step"</text>
             {y_ticks.values.iter().zip(y_ticks.labels).map(|(&v, l)| view! {
                 <line x1=RL x2=RW - RR y1=y(v) y2=y(v) stroke="#e5e5e5"/>
-                <text x=RL - 6.0 y=y(v) + 4.0 text-anchor="end" fill="#444">{l}</text>
+                <text x=RL - 10.0 y=y(v) + 5.0 text-anchor="end" class="tick">{l}</text>
             }).collect_view()}
             {x_ticks.values.iter().zip(x_ticks.labels).map(|(&b, l)| view! {
-                <text x=x(b as u32) y=RH - RB + 14.0 text-anchor="middle" fill="#444">{l}</text>
+                <text x=x(b as u32) y=RH - RB + 22.0 text-anchor="middle" class="tick">{l}</text>
             }).collect_view()}
-            <text transform=format!("translate(14,{}) rotate(-90)", (RT + RH - RB) / 2.0) text-anchor="middle" fill="#222">{frames.metric.clone()}</text>
+            <text transform=format!("translate(18,{}) rotate(-90)", (RT + RH - RB) / 2.0) text-anchor="middle" class="axis-title">{frames.metric.clone()}</text>
             {segments.into_iter().map(|(x1, y1, x2, y2, c)| view! { <line x1=x1 y1=y1 x2=x2 y2=y2 stroke=c stroke-width="1.5"/> }).collect_view()}
             {visible.iter().map(|p| view! { <circle cx=x(p.budget) cy=y(p.value) r="1.8" fill=step_color(p.step as f64 / denom)/> }).collect_view()}
             {current.map(|p| view! { <circle class="race-current" cx=x(p.budget) cy=y(p.value) r="5" fill="none" stroke="#D55E00" stroke-width="2"/> })}
@@ -339,14 +339,14 @@ fn RaceCharts(frames: RaceFrames, shown: usize) -> impl IntoView {
     let ox = |s: usize| RL + s as f64 / denom * (RW - RL - RR);
     let oy = |r: usize| RT + (r as f64 + 0.5) / rows * (RH - RT - RB);
     let order_view = view! {
-        <svg id="race-order" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {RW} {RH}") width="100%" font-family="system-ui, sans-serif" font-size="11" role="img"
+        <svg id="race-order" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {RW} {RH}") width="100%" class="chart" role="img"
             aria-label="Which configuration each request advanced">
             <rect x="0" y="0" width=RW height=RH fill="#ffffff"/>
-            <text x=RL y="16" font-size="13" font-weight="600" fill="#222">"Which configuration each request advanced"</text>
+            <text x=RL y="22" class="chart-title">"Which configuration each request advanced"</text>
             <line x1=RL x2=RW - RR y1=RH - RB y2=RH - RB stroke="#444"/>
             <line x1=RL x2=RL y1=RT y2=RH - RB stroke="#444"/>
-            <text x=(RL + RW - RR) / 2.0 y=RH - 8.0 text-anchor="middle" fill="#222">"request (colour: early → late)"</text>
-            <text transform=format!("translate(14,{}) rotate(-90)", (RT + RH - RB) / 2.0) text-anchor="middle" fill="#222">"configuration, in order first trained"</text>
+            <text x=(RL + RW - RR) / 2.0 y=RH - 8.0 text-anchor="middle" class="axis-title">"request (colour: early → late)"</text>
+            <text transform=format!("translate(18,{}) rotate(-90)", (RT + RH - RB) / 2.0) text-anchor="middle" class="axis-title">"configuration, in order first trained"</text>
             {visible.iter().filter(|p| frames.first_order[p.config].is_some()).map(|p| {
                 let r = frames.first_order[p.config].unwrap_or(0);
                 view! { <rect x=ox(p.step) - 1.0 y=oy(r) - 1.5 width="2.5" height="3" fill=step_color(p.step as f64 / denom)/> }

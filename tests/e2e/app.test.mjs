@@ -73,6 +73,13 @@ test('bundled benchmark: run, charts and traces identical to the CLI', async () 
     assert.match(status, /Finished 120 jobs \(3000 evaluations\)/);
     assert.equal(await b.page.locator('#chart-adtm polyline').count(), 1);
     assert.equal(await b.page.locator('#chart-adtm polygon').count(), 1, 'the band across seeds is drawn');
+    // A legend entry hides its series and shows it again (by keyboard too).
+    await b.page.click('#chart-adtm .legend-entry');
+    assert.equal(await b.page.locator('#chart-adtm polyline').count(), 0);
+    assert.equal(await b.page.getAttribute('#chart-adtm .legend-entry', 'aria-pressed'), 'false');
+    await b.page.focus('#chart-adtm .legend-entry');
+    await b.page.keyboard.press('Enter');
+    assert.equal(await b.page.locator('#chart-adtm polyline').count(), 1);
     const csv = await download(b.page, '#export-csv');
     assert.equal(csv.split('\n')[0], 'seed,iteration,value,blackbox,task,optimizer');
     assert.equal(csv.trim().split('\n').length, 1 + 120 * 25);
@@ -640,7 +647,7 @@ test('the first visit shows a lesson playing and the three ways in', async () =>
 });
 
 // axe-core on every view: no serious or critical violation.
-test('accessibility: axe-core finds no serious or critical violation on any view', async () => {
+test('accessibility and legibility: axe-core finds no serious or critical violation and no chart labels overlap, on every view', async () => {
   const views = [
     ['', null],
     ['learn=gp-ei&step=2', null],
@@ -661,6 +668,21 @@ test('accessibility: axe-core finds no serious or critical violation on any view
         .filter((v) => v.impact === 'serious' || v.impact === 'critical')
         .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`));
       assert.deepEqual(bad, [], `view '${query}'`);
+      // Every SVG chart's text labels are legible: no two tick labels (nor legend entries) overlap.
+      const overlaps = await b.page.evaluate(() => {
+        const out = [];
+        for (const svg of document.querySelectorAll('svg')) {
+          for (const cls of ['tick', 'legend']) {
+            const boxes = [...svg.querySelectorAll(`text.${cls}`)].map((t) => [t.textContent, t.getBoundingClientRect()]).filter(([, r]) => r.width > 0);
+            for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+              const [a, r] = boxes[i], [c, q] = boxes[j];
+              if (r.left < q.right - 0.5 && q.left < r.right - 0.5 && r.top < q.bottom - 0.5 && q.top < r.bottom - 0.5) out.push(`${svg.id}: '${a}' / '${c}'`);
+            }
+          }
+        }
+        return out;
+      });
+      assert.deepEqual(overlaps, [], `overlapping labels on view '${query}'`);
     } finally { await b.close(); }
   }
 });
