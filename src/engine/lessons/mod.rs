@@ -4,15 +4,18 @@
 //! TensorFlow Playground's `*_hide` switches) — is in that link; every frame is recomputed
 //! from it, so stepping back and forth gives identical pictures.
 //!
-//! Lessons: [`gp_ei`] (lesson 1, GP + EI on a 1-D function) and the GPB initial-design
+//! Lessons: [`gp_ei`] (lesson 1, GP + EI on a 1-D function), [`copula`] (lesson 2, the
+//! copula warping) and the GPB initial-design
 //! construction (lesson 5, `engine::gpb::view` at each iterate of IC or TA).
 
+pub mod copula;
 pub mod gp_ei;
 
 use std::collections::BTreeSet;
 
 use crate::engine::gpb::view::DesignViewSpec;
 use crate::engine::permalink::decode_component;
+use copula::CopulaSetting;
 use gp_ei::{GpEiSetting, LENGTHSCALE_RANGE, MAX_ADDED, MAX_STEPS};
 
 /// Steps per second the player offers.
@@ -23,6 +26,8 @@ pub const SPEEDS: [u32; 4] = [1, 2, 4, 8];
 pub enum Lesson {
     /// Lesson 1: GP + EI in 1-D.
     GpEi(GpEiSetting),
+    /// Lesson 2: the copula warping ψ on values arriving one at a time.
+    Copula(CopulaSetting),
     /// Lesson 5: an initial design built step by step (the setting and the iterate shown).
     Designs(DesignViewSpec, usize),
 }
@@ -32,6 +37,7 @@ impl Lesson {
     pub fn id(&self) -> &'static str {
         match self {
             Lesson::GpEi(_) => "gp-ei",
+            Lesson::Copula(_) => "copula",
             Lesson::Designs(..) => "designs",
         }
     }
@@ -40,6 +46,7 @@ impl Lesson {
     pub fn title(&self) -> &'static str {
         match self {
             Lesson::GpEi(_) => "1. How Bayesian optimisation picks the next point",
+            Lesson::Copula(_) => "2. Making values comparable: the copula warping",
             Lesson::Designs(..) => "5. Where to put the first points",
         }
     }
@@ -48,6 +55,7 @@ impl Lesson {
     pub fn all() -> Vec<Lesson> {
         vec![
             Lesson::GpEi(GpEiSetting::default()),
+            Lesson::Copula(CopulaSetting::default()),
             Lesson::Designs(DesignViewSpec { method: crate::engine::gpb::construct::DesignMethod::Ic, ..DesignViewSpec::default() }, 0),
         ]
     }
@@ -56,6 +64,7 @@ impl Lesson {
     pub fn panels(&self) -> &'static [&'static str] {
         match self {
             Lesson::GpEi(_) => &["text", "controls", "lengthscale", "posterior", "ei", "numbers"],
+            Lesson::Copula(_) => &["text", "controls", "add", "ecdf", "warped", "numbers"],
             Lesson::Designs(..) => &["text", "controls", "settings", "map", "numbers"],
         }
     }
@@ -64,6 +73,7 @@ impl Lesson {
     pub fn step(&self) -> usize {
         match self {
             Lesson::GpEi(s) => s.step,
+            Lesson::Copula(s) => s.step,
             Lesson::Designs(_, k) => *k,
         }
     }
@@ -72,6 +82,7 @@ impl Lesson {
     pub fn with_step(&self, step: usize) -> Lesson {
         match self {
             Lesson::GpEi(s) => Lesson::GpEi(GpEiSetting { step: step.min(MAX_STEPS), ..s.clone() }),
+            Lesson::Copula(s) => Lesson::Copula(CopulaSetting { step: step.min(copula::MAX_STEPS), ..s.clone() }),
             Lesson::Designs(d, _) => Lesson::Designs(*d, step),
         }
     }
@@ -112,6 +123,15 @@ impl LessonLink {
                     q.push(format!("seed={}", s.seed));
                 }
             }
+            Lesson::Copula(s) => {
+                q.push(format!("step={}", s.step));
+                if !s.added.is_empty() {
+                    q.push(format!("ly={}", s.added.iter().map(|y| format!("{y}")).collect::<Vec<_>>().join(",")));
+                }
+                if s.seed != 0 {
+                    q.push(format!("seed={}", s.seed));
+                }
+            }
             Lesson::Designs(d, k) => {
                 q.push(format!("step={k}"));
                 q.push(format!("design={}", d.to_link()));
@@ -145,7 +165,8 @@ impl LessonLink {
         let mut warnings = Vec::new();
         let mut lesson = match id {
             "gp-ei" => Lesson::GpEi(GpEiSetting::default()),
-            "designs" => Lesson::all().remove(1),
+            "copula" => Lesson::Copula(CopulaSetting::default()),
+            "designs" => Lesson::all().remove(2),
             other => {
                 warnings.push(format!("there is no lesson '{other}': showing lesson 1"));
                 Lesson::GpEi(GpEiSetting::default())
@@ -181,6 +202,26 @@ impl LessonLink {
                         warnings.push(format!("the added points must be at most {MAX_ADDED} numbers in [0, 1]: ignoring the bad ones"));
                     }
                     s.added = xs.into_iter().flatten().take(MAX_ADDED).collect();
+                }
+                if let Some(v) = get("seed") {
+                    match v.parse::<u64>() {
+                        Ok(seed) => s.seed = seed,
+                        Err(_) => warnings.push(format!("the seed '{v}' is not a whole number: using 0")),
+                    }
+                }
+            }
+            Lesson::Copula(s) => {
+                if step > copula::MAX_STEPS {
+                    warnings.push(format!("the lesson has {} steps: showing step {}", copula::MAX_STEPS, copula::MAX_STEPS));
+                }
+                s.step = step.min(copula::MAX_STEPS);
+                if let Some(v) = get("ly").filter(|v| !v.is_empty()) {
+                    let ys: Vec<Option<f64>> = v.split(',').map(|y| y.parse::<f64>().ok().filter(|y| y.is_finite())).collect();
+                    if ys.iter().any(Option::is_none) || ys.len() > copula::MAX_ADDED {
+                        warnings
+                            .push(format!("the added values must be at most {} finite numbers: ignoring the bad ones", copula::MAX_ADDED));
+                    }
+                    s.added = ys.into_iter().flatten().take(copula::MAX_ADDED).collect();
                 }
                 if let Some(v) = get("seed") {
                     match v.parse::<u64>() {
@@ -237,6 +278,9 @@ mod tests {
         let q = link.to_query();
         assert_eq!(q, "learn=gp-ei&step=4&ls=0.05&lx=0.25,0.5&seed=3&speed=4&play=1&ei_hide=1&text_hide=1");
         assert_eq!(LessonLink::from_query(&q), Some((link, vec![])));
+        let copula = LessonLink::new(Lesson::Copula(CopulaSetting { step: 5, added: vec![1e6, -2.5], seed: 2 }));
+        assert_eq!(copula.to_query(), "learn=copula&step=5&ly=1000000,-2.5&seed=2");
+        assert_eq!(LessonLink::from_query(&copula.to_query()), Some((copula, vec![])));
         let designs = LessonLink::new(Lesson::Designs(DesignViewSpec::default(), 7));
         assert_eq!(LessonLink::from_query(&designs.to_query()), Some((designs, vec![])));
         assert_eq!(LessonLink::from_query("v=1&seeds=3"), None, "not a lesson link");
