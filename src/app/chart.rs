@@ -20,6 +20,10 @@ pub struct Series {
     pub band: Band,
 }
 
+/// Line styles paired with the palette, so that series stay apart without colour (print,
+/// colour blindness beyond what Okabe–Ito covers, a washed-out projector).
+const DASHES: &[&str] = &["none", "9,4", "2,3", "12,3,2,3", "5,5", "1,4", "14,5", "6,2,2,2"];
+
 /// Colour-blind-safe palette (Okabe–Ito), one colour per method.
 pub const PALETTE: &[&str] = &["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"];
 
@@ -210,6 +214,7 @@ pub fn LineChart(
                 let s: Vec<Series> = all.iter().filter(|x| !off.contains(&x.name)).cloned().collect();
                 let log = log_y.get();
                 // The legend lists every series, shown or not; a click (or Enter) toggles one.
+                let dash = |name: &str| DASHES[all.iter().position(|x| x.name == name).unwrap_or(0) % DASHES.len()];
                 let legend = all.iter().enumerate().map(|(k, se)| {
                     let ly = MT + 14.0 + LINE * k as f64;
                     let name = se.name.clone();
@@ -222,8 +227,8 @@ pub fn LineChart(
                             on:keydown=move |ev| { if ev.key() == "Enter" || ev.key() == " " { ev.prevent_default(); toggle(n2.clone()) } }
                             style="cursor:pointer" opacity=if shown { "1" } else { "0.4" }>
                             <rect x=W - MR + 6.0 y=ly - 14.0 width=MR - 8.0 height=LINE - 2.0 fill="#ffffff" fill-opacity="0"/>
-                            <line x1=W - MR + 10.0 x2=W - MR + 30.0 y1=ly - 5.0 y2=ly - 5.0 stroke=se.color stroke-width="3"
-                                stroke-dasharray=if shown { "none" } else { "3,3" }/>
+                            <line x1=W - MR + 8.0 x2=W - MR + 32.0 y1=ly - 5.0 y2=ly - 5.0 stroke=se.color stroke-width="3"
+                                stroke-dasharray=dash(&se.name)/>
                             <text x=W - MR + 36.0 y=ly class="legend">{format!("{} (n={})", se.name, se.band.n)}</text>
                         </g>
                     }
@@ -259,7 +264,7 @@ pub fn LineChart(
                         let line: Vec<String> = (from..to).map(|i| format!("{:.2},{:.2}", sc.x(i), sc.y(b.mean[i]))).collect();
                         view! {
                             <polygon points=format!("{} {}", upper.join(" "), lower.join(" ")) fill=se.color fill-opacity="0.18" stroke="none"/>
-                            <polyline points=line.join(" ") fill="none" stroke=se.color stroke-width="2"/>
+                            <polyline points=line.join(" ") fill="none" stroke=se.color stroke-width="2.5" stroke-dasharray=dash(&se.name)/>
                         }
                     }).collect_view();
                     view! { {pieces} }

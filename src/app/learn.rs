@@ -1,7 +1,8 @@
 //! The Learn section: a list of lessons, the lesson of the link, a player (start, back, play /
 //! pause, step, speed) shared by all lessons, and switches that hide panels — everything in
 //! the URL (`engine::lessons::LessonLink`), so that a teacher's link opens exactly what they
-//! chose. The lessons themselves are [`super::lesson_gp_ei`] and [`super::lesson_designs`].
+//! chose. The lessons themselves are [`super::lesson_gp_ei`], [`super::lesson_copula`] and
+//! [`super::lesson_designs`].
 
 use std::time::Duration;
 
@@ -41,6 +42,7 @@ pub fn LearnPage(
             </nav>
             {move || match id.get() {
                 "designs" => view! { <super::lesson_designs::DesignLesson link=link/> }.into_any(),
+                "copula" => view! { <super::lesson_copula::CopulaLesson link=link/> }.into_any(),
                 _ => view! { <super::lesson_gp_ei::GpEiLesson link=link/> }.into_any(),
             }}
             <HideSwitches link=link/>

@@ -187,6 +187,8 @@ pub fn GpEiLesson(
         }
     };
     let step = Memo::new(move |_| setting.get().step);
+    // The keyboard's way to add an observation (the chart takes clicks).
+    let add_x = RwSignal::new(String::new());
     let explain = move || {
         current.get().ok().map(|(f, _)| {
             let k = step.get();
@@ -235,6 +237,19 @@ pub fn GpEiLesson(
                             on:input=move |ev| { if let Ok(t) = event_target_value(&ev).parse::<f64>() { let l = (10f64.powf(t) * 1000.0).round() / 1000.0; set(&|s| s.lengthscale = Some(l.clamp(LENGTHSCALE_RANGE.0, LENGTHSCALE_RANGE.1))) } }/>
                         <span id="lesson-ls-value">{move || current.get().ok().map(|(f, _)| format!(" {:.3}", f.lengthscale))}</span>
                     </label>
+                    <label>"add a point at x = "
+                        <input id="lesson-add-x" type="number" min="0" max="1" step="0.01" placeholder="0 to 1" prop:value=move || add_x.get()
+                            on:input=move |ev| add_x.set(event_target_value(&ev))/>
+                    </label>
+                    <button id="lesson-add" on:click=move |_| {
+                        if let Ok(x) = add_x.get_untracked().trim().parse::<f64>() {
+                            if (0.0..=1.0).contains(&x) {
+                                let x = (x * 1000.0).round() / 1000.0;
+                                set(&|s| if s.added.len() < MAX_ADDED && !s.added.contains(&x) { s.added.push(x) });
+                                add_x.set(String::new());
+                            }
+                        }
+                    }>"add"</button>
                     <button id="lesson-clear" prop:disabled=move || setting.get().added.is_empty() on:click=move |_| set(&|s| s.added.clear())>"remove my points"</button>
                     <button id="lesson-reseed" on:click=move |_| set(&|s| { s.seed += 1; s.step = 0 })>"new random start"</button>
                 </div>

@@ -8,6 +8,7 @@ pub mod data;
 pub mod design_view;
 pub mod landing;
 pub mod learn;
+pub mod lesson_copula;
 pub mod lesson_designs;
 pub mod lesson_gp_ei;
 pub mod objective_space;

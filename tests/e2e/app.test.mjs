@@ -587,6 +587,10 @@ test('lessons open from their links, step back to identical states and hide what
     await b.page.uncheck('#lesson-ls-fit');
     await b.page.waitForFunction(() => /ls=0\.1(&|$)/.test(location.search));
     assert.match(await b.page.locator('#lesson-numbers').textContent(), /ℓ = 0\.100 \(pinned\)/);
+    // The keyboard's way to add a point.
+    await b.page.fill('#lesson-add-x', '0.25');
+    await b.page.click('#lesson-add');
+    await b.page.waitForFunction(() => /lx=[0-9.,]*0\.25/.test(location.search));
     assert.deepEqual(b.errors, []);
   } finally { await b.close(); }
   // Hide switches: what the link hides is absent, and the checkboxes bring it back.
@@ -617,6 +621,24 @@ test('lessons open from their links, step back to identical states and hide what
     assert.ok(await maxD() < start, 'IC lowers max d');
     assert.equal(await d.page.isDisabled('#lesson-step'), true);
   } finally { await d.close(); }
+  // Lesson 2: a huge value squeezes the standardised values but not ψ; back and forth agree.
+  const c = await open('learn=copula&step=5');
+  try {
+    await c.page.waitForSelector('#lesson-warped circle');
+    const spreads = async () => (await c.page.locator('#lesson-numbers').textContent()).match(/standardised ([0-9.]+), ψ ([0-9.]+)/).slice(1).map(Number);
+    const at5 = await c.page.locator('#lesson-ecdf').innerHTML();
+    await c.page.click('#lesson-step');
+    await c.page.click('#lesson-back');
+    await c.page.waitForFunction(() => /step=5/.test(location.search));
+    assert.equal(await c.page.locator('#lesson-ecdf').innerHTML(), at5);
+    const [s0, p0] = await spreads();
+    await c.page.fill('#lesson-add-y', '100000');
+    await c.page.click('#lesson-add');
+    await c.page.waitForFunction(() => /ly=100000/.test(location.search));
+    const [s1, p1] = await spreads();
+    assert.ok(s1 < 0.2 * s0 && p1 > 0.8 * p0, `the sample's spread: standardised ${s0} → ${s1}, ψ ${p0} → ${p1}`);
+    assert.deepEqual(c.errors, []);
+  } finally { await c.close(); }
   // A tampered lesson link names each bad field.
   const t = await open('learn=gp-ei&step=abc&ls=9&speed=3');
   try {
@@ -652,6 +674,7 @@ test('accessibility and legibility: axe-core finds no serious or critical violat
     ['', null],
     ['learn=gp-ei&step=2', null],
     ['learn=designs&step=2', null],
+    ['learn=copula&step=4&ly=100000', null],
     ['v=1&data=bundled:curves&tasks=curves-00&methods=RS,ASHA&seeds=1&race=100&design=IC.D.10.0.0.1', '#run'],
     ['v=1&data=bundled:tradeoff', null],
     ['v=1&seeds=2&iters=10', '#run'],
