@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::benchmark::Benchmark;
 use crate::engine::gpb::view::{DesignTable, DesignViewData, DesignViewSpec};
+use crate::engine::lessons::{LessonFrames, LessonJob};
 use crate::engine::loaders::table::ColumnRoles;
 use crate::engine::loaders::upload::{LoadFailure, LoadedFile};
 use crate::engine::prior::TrainedPrior;
@@ -80,6 +81,13 @@ pub enum ToWorker {
         /// The loaded data's problem, or `None` for the unit square.
         table: Option<Box<DesignTable>>,
     },
+    /// Compute a lesson's frames (the GP and GPB code stay out of the page's bundle).
+    Lesson {
+        /// Request id.
+        request: u32,
+        /// What to compute.
+        job: LessonJob,
+    },
     /// Run one job.
     Run {
         /// Generation the job belongs to.
@@ -148,6 +156,15 @@ pub enum FromWorker {
         request: u32,
         /// What the view draws.
         result: Result<Box<DesignViewData>, String>,
+        /// Milliseconds spent in the worker.
+        ms: f64,
+    },
+    /// A lesson's frames, or why not.
+    LessonFrames {
+        /// Request id.
+        request: u32,
+        /// The frames.
+        result: Result<Box<LessonFrames>, String>,
         /// Milliseconds spent in the worker.
         ms: f64,
     },

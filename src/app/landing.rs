@@ -1,5 +1,6 @@
 //! What a first visit shows above the experiment page: lesson 1 playing by itself (alive
-//! within the first seconds, computed here in about a tenth of a second), and one button to
+//! within the first seconds: its frames come from a worker in about a tenth of a second),
+//! and one button to
 //! each of the three uses — learn, explore my data, open a shared link. Shown only when the
 //! page opens without a query; a link always opens exactly what it names.
 
@@ -11,8 +12,11 @@ use leptos::prelude::*;
 use super::browser;
 use super::lesson_gp_ei::{posterior_chart, H, W};
 use super::state::{AppState, Level};
-use crate::engine::lessons::gp_ei::{frames, GpEiFrame, GpEiSetting};
+use super::workers::LatestWorker;
+use crate::engine::lessons::gp_ei::{GpEiFrame, GpEiSetting};
+use crate::engine::lessons::{LessonFrames, LessonJob};
 use crate::engine::permalink::query_of;
+use crate::worker_protocol::{FromWorker, ToWorker};
 
 /// Steps the preview loops through, and its pace.
 const PREVIEW_STEPS: usize = 10;
@@ -22,15 +26,27 @@ const PREVIEW_MS: u64 = 900;
 #[component]
 pub fn Landing() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let all: Vec<Arc<GpEiFrame>> =
-        frames(&GpEiSetting::default(), PREVIEW_STEPS).map(|v| v.into_iter().map(Arc::new).collect()).unwrap_or_default();
-    let count = all.len();
+    // The frames come from a worker (the GP code stays out of the page's bundle); the preview
+    // then loops through them.
+    let frames = RwSignal::new(Vec::<Arc<GpEiFrame>>::new());
     let step = RwSignal::new(0usize);
-    let frame = StoredValue::new(all);
-    if count > 1 {
-        if let Ok(h) = set_interval_with_handle(move || step.update(|k| *k = (*k + 1) % count), Duration::from_millis(PREVIEW_MS)) {
-            on_cleanup(move || h.clear());
+    let worker = LatestWorker::new();
+    let request = state.workers.next_request();
+    worker.ask(request, ToWorker::Lesson { request, job: LessonJob::GpEi(GpEiSetting::default()) }, move |msg| {
+        if let FromWorker::LessonFrames { result: Ok(f), .. } = msg {
+            if let LessonFrames::GpEi(all) = *f {
+                frames.set(all.into_iter().take(PREVIEW_STEPS + 1).map(Arc::new).collect());
+            }
         }
+    });
+    if let Ok(h) = set_interval_with_handle(
+        move || {
+            let count = frames.with_untracked(Vec::len).max(1);
+            step.update(|k| *k = (*k + 1) % count)
+        },
+        Duration::from_millis(PREVIEW_MS),
+    ) {
+        on_cleanup(move || h.clear());
     }
     let link = RwSignal::new(String::new());
     let open_link = move || match query_of(&link.get_untracked()) {
@@ -57,7 +73,7 @@ pub fn Landing() -> impl IntoView {
                 aria-label="A Gaussian process and expected improvement choosing points, step by step">
                 {move || {
                     let k = step.get();
-                    frame.with_value(|f| f.get(k).cloned()).map(|f| posterior_chart(&f, k))
+                    frames.with(|f| f.get(k).cloned()).map(|f| posterior_chart(&f, k))
                 }}
             </svg>
         </section>

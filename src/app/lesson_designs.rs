@@ -6,14 +6,16 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::browser::now_ms;
 use super::chart::ChartFigure;
 use super::design_view::{SensitivityMap, MARKER_GLYPHS};
 use super::learn::{hidden, Player};
+use super::state::AppState;
+use super::workers::LatestWorker;
 use crate::engine::gpb::construct::DesignMethod;
 use crate::engine::gpb::design::Criterion;
-use crate::engine::gpb::view::{DesignSteps, DesignViewData, DesignViewSpec, POINTS_RANGE};
-use crate::engine::lessons::{Lesson, LessonLink};
+use crate::engine::gpb::view::{DesignViewData, DesignViewSpec, POINTS_RANGE};
+use crate::engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink};
+use crate::worker_protocol::{FromWorker, ToWorker};
 
 fn fmt(v: f64) -> String {
     if v.is_finite() {
@@ -34,29 +36,37 @@ pub fn DesignLesson(
         _ => DesignViewSpec::default(),
     });
     let step = Memo::new(move |_| link.with(|l| l.lesson.step()));
-    // The construction is done once per setting (on this thread: IC on the square takes tens
-    // of milliseconds, TA up to about a second at 30 points); each step draws one iterate.
-    let cache = StoredValue::new_local(None::<(DesignViewSpec, Arc<DesignSteps>, f64)>);
-    let steps = Memo::new(move |_| -> Result<(usize, f64), String> {
+    // A worker builds the construction once per setting and draws every iterate (GPB's code
+    // stays out of the page's bundle); each step shows one of them.
+    let all = RwSignal::new(None::<(DesignViewSpec, Arc<Vec<DesignViewData>>, f64)>);
+    let error = RwSignal::new(None::<String>);
+    let worker = LatestWorker::new();
+    let state = expect_context::<AppState>();
+    Effect::new(move |_| {
         let s = spec.get();
-        if let Some((cached, st, ms)) = cache.get_value() {
-            if cached == s {
-                return Ok((st.iterates(), ms));
-            }
+        if all.with_untracked(|a| a.as_ref().is_some_and(|(k, _, _)| *k == s)) {
+            return;
         }
-        let t0 = now_ms();
-        let st = DesignSteps::new(&s, None).map_err(|e| e.to_string())?;
-        let ms = now_ms() - t0;
-        let n = st.iterates();
-        cache.set_value(Some((s, Arc::new(st), ms)));
-        Ok((n, ms))
+        let request = state.workers.next_request();
+        worker.ask(request, ToWorker::Lesson { request, job: LessonJob::Designs(s) }, move |msg| {
+            if let FromWorker::LessonFrames { result, ms, .. } = msg {
+                match result.map(|f| *f) {
+                    Ok(LessonFrames::Designs(views)) => {
+                        error.set(None);
+                        all.set(Some((s, Arc::new(views), ms)));
+                    }
+                    Ok(_) => {}
+                    Err(e) => error.set(Some(e)),
+                }
+            }
+        });
     });
     let data = Signal::derive(move || -> Option<DesignViewData> {
-        steps.get().ok()?;
         let k = step.get();
-        cache.with_value(|c| c.as_ref().map(|(_, st, _)| st.view(k)))
+        all.with(|a| a.as_ref().and_then(|(_, v, _)| v.get(k.min(v.len().saturating_sub(1))).cloned()))
     });
-    let last = Signal::derive(move || steps.get().map_or(0, |(n, _)| n.saturating_sub(1)));
+    let last = Signal::derive(move || all.with(|a| a.as_ref().map_or(0, |(_, v, _)| v.len().saturating_sub(1))));
+    let ms = move || all.with(|a| a.as_ref().map_or(0.0, |(_, _, ms)| *ms));
     let set = move |f: &dyn Fn(&mut DesignViewSpec)| {
         link.update(|l| {
             if let Lesson::Designs(d, k) = &mut l.lesson {
@@ -112,6 +122,7 @@ pub fn DesignLesson(
                     <button id="lesson-design-seed" on:click=move |_| set(&|d| d.seed += 1)>"new random start"</button>
                 </div>
             </Show>
+            {move || error.get().map(|e| view! { <p class="msg error">{e}</p> })}
             <Show when=move || !hidden(link, "map")>
                 <ChartFigure id="design-map" file="design-lesson-map" caption=move || view! {
                     <span>{move || data.get().map(|d| format!(
@@ -124,9 +135,9 @@ pub fn DesignLesson(
             </Show>
             <Show when=move || !hidden(link, "numbers")>
                 <p id="lesson-numbers" class="numbers">{move || data.get().map(|d| format!(
-                    "{} ({}-optimality, N = {}) · iterate {} of {} · criterion {} · max d {} · mean std. error of β {} · construction computed in {:.0} ms",
+                    "{} ({}-optimality, N = {}) · iterate {} of {} · criterion {} · max d {} · mean std. error of β {} · construction computed in a worker in {:.0} ms",
                     spec.get().method.name(), spec.get().criterion.name(), spec.get().points, d.shown_iterate, d.iterates.saturating_sub(1),
-                    fmt(d.value), fmt(d.max_d), fmt(d.std_beta), steps.get().map_or(0.0, |(_, ms)| ms)
+                    fmt(d.value), fmt(d.max_d), fmt(d.std_beta), ms()
                 ))}</p>
             </Show>
         </section>

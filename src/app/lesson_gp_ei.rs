@@ -6,12 +6,14 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::browser::now_ms;
 use super::chart::ChartFigure;
 use super::learn::{hidden, Player};
+use super::state::AppState;
+use super::workers::LatestWorker;
 use crate::engine::axis;
-use crate::engine::lessons::gp_ei::{frames, GpEiFrame, GpEiSetting, Origin, LENGTHSCALE_RANGE, MAX_ADDED, MAX_STEPS};
-use crate::engine::lessons::{Lesson, LessonLink};
+use crate::engine::lessons::gp_ei::{GpEiFrame, GpEiSetting, Origin, LENGTHSCALE_RANGE, MAX_ADDED, MAX_STEPS};
+use crate::engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink};
+use crate::worker_protocol::{FromWorker, ToWorker};
 
 pub(super) const W: f64 = 720.0;
 pub(super) const H: f64 = 330.0;
@@ -153,22 +155,38 @@ pub fn GpEiLesson(
         Lesson::GpEi(s) => s,
         _ => GpEiSetting::default(),
     });
-    // Everything but the step: frames are cached per setting and extended as the step grows.
+    // Everything but the step: a worker computes all of a setting's frames at once (the GP
+    // code stays out of the page's bundle), and stepping only indexes them.
     let base = Memo::new(move |_| GpEiSetting { step: 0, ..setting.get() });
-    let cache = StoredValue::new_local((GpEiSetting::default(), Vec::<Arc<GpEiFrame>>::new(), 0.0f64));
-    let current = Memo::new(move |_| -> Result<(Arc<GpEiFrame>, f64), String> {
-        let (b, step) = (base.get(), setting.get().step);
-        let (cached_for, frames_so_far, ms) = cache.get_value();
-        if cached_for == b && frames_so_far.len() > step {
-            return Ok((frames_so_far[step].clone(), ms));
+    let all = RwSignal::new(None::<(GpEiSetting, Arc<Vec<GpEiFrame>>, f64)>);
+    let error = RwSignal::new(None::<String>);
+    let worker = LatestWorker::new();
+    let state = expect_context::<AppState>();
+    Effect::new(move |_| {
+        let b = base.get();
+        if all.with_untracked(|a| a.as_ref().is_some_and(|(k, _, _)| *k == b)) {
+            return;
         }
-        let t0 = now_ms();
-        // Compute to the end at once: stepping and playing are then free.
-        let all: Vec<Arc<GpEiFrame>> = frames(&b, MAX_STEPS).map_err(|e| e.to_string())?.into_iter().map(Arc::new).collect();
-        let ms = now_ms() - t0;
-        let f = all[step.min(all.len() - 1)].clone();
-        cache.set_value((b, all, ms));
-        Ok((f, ms))
+        let request = state.workers.next_request();
+        let key = b.clone();
+        worker.ask(request, ToWorker::Lesson { request, job: LessonJob::GpEi(b) }, move |msg| {
+            if let FromWorker::LessonFrames { result, ms, .. } = msg {
+                match result.map(|f| *f) {
+                    Ok(LessonFrames::GpEi(frames)) => {
+                        error.set(None);
+                        all.set(Some((key.clone(), Arc::new(frames), ms)));
+                    }
+                    Ok(_) => {}
+                    Err(e) => error.set(Some(e)),
+                }
+            }
+        });
+    });
+    let current = Memo::new(move |_| -> Option<(Arc<GpEiFrame>, f64)> {
+        let step = setting.get().step;
+        all.with(|a| {
+            a.as_ref().and_then(|(_, frames, ms)| frames.get(step.min(frames.len().saturating_sub(1))).map(|f| (Arc::new(f.clone()), *ms)))
+        })
     });
     let set = move |f: &dyn Fn(&mut GpEiSetting)| {
         link.update(|l| {
@@ -190,7 +208,7 @@ pub fn GpEiLesson(
     // The keyboard's way to add an observation (the chart takes clicks).
     let add_x = RwSignal::new(String::new());
     let explain = move || {
-        current.get().ok().map(|(f, _)| {
+        current.get().map(|(f, _)| {
             let k = step.get();
             let n = f.observations.len();
             let ls = if f.fitted { format!("fitted lengthscale ℓ = {:.3}", f.lengthscale) } else { format!("lengthscale pinned at ℓ = {:.3}", f.lengthscale) };
@@ -235,7 +253,7 @@ pub fn GpEiLesson(
                             prop:value=move || log_ls().to_string() prop:disabled=move || setting.get().lengthscale.is_none()
                             aria-label="lengthscale (log scale)"
                             on:input=move |ev| { if let Ok(t) = event_target_value(&ev).parse::<f64>() { let l = (10f64.powf(t) * 1000.0).round() / 1000.0; set(&|s| s.lengthscale = Some(l.clamp(LENGTHSCALE_RANGE.0, LENGTHSCALE_RANGE.1))) } }/>
-                        <span id="lesson-ls-value">{move || current.get().ok().map(|(f, _)| format!(" {:.3}", f.lengthscale))}</span>
+                        <span id="lesson-ls-value">{move || current.get().map(|(f, _)| format!(" {:.3}", f.lengthscale))}</span>
                     </label>
                     <label>"add a point at x = "
                         <input id="lesson-add-x" type="number" min="0" max="1" step="0.01" placeholder="0 to 1" prop:value=move || add_x.get()
@@ -254,27 +272,27 @@ pub fn GpEiLesson(
                     <button id="lesson-reseed" on:click=move |_| set(&|s| { s.seed += 1; s.step = 0 })>"new random start"</button>
                 </div>
             </Show>
-            {move || current.get().err().map(|e| view! { <p class="msg error">{e}</p> })}
+            {move || error.get().map(|e| view! { <p class="msg error">{e}</p> })}
             <Show when=move || !hidden(link, "posterior")>
                 <ChartFigure id="lesson-posterior" file="gp-ei-posterior" caption=move || view! {
                     <span>"Grey dots: random start; black squares: your points (click the chart to add one, up to 20); blue: EI's picks, the latest orange."</span>
                 }>
                     <svg id="lesson-posterior" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {W} {H}") role="img"
                         aria-label="GP posterior mean with a band of two standard deviations, the true function and the observations" on:click=on_click>
-                        {move || current.get().ok().map(|(f, _)| posterior_chart(&f, step.get()))}
+                        {move || current.get().map(|(f, _)| posterior_chart(&f, step.get()))}
                     </svg>
                 </ChartFigure>
             </Show>
             <Show when=move || !hidden(link, "ei")>
                 <ChartFigure id="lesson-ei" file="gp-ei-ei" caption=move || view! { <span>"EI in units of f; the orange dot is the next evaluation."</span> }>
                     <svg id="lesson-ei" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {W} {EI_H}") role="img" aria-label="Expected improvement over x">
-                        {move || current.get().ok().map(|(f, _)| ei_chart(&f))}
+                        {move || current.get().map(|(f, _)| ei_chart(&f))}
                     </svg>
                 </ChartFigure>
             </Show>
             <Show when=move || !hidden(link, "numbers")>
-                <p id="lesson-numbers" class="numbers">{move || current.get().ok().map(|(f, ms)| format!(
-                    "step {} of {MAX_STEPS} · {} observations · best f = {:.3} at x = {:.3} · next x = {:.3} (EI {:.3}) · ℓ = {:.3} ({}) · all steps computed in {ms:.0} ms",
+                <p id="lesson-numbers" class="numbers">{move || current.get().map(|(f, ms)| format!(
+                    "step {} of {MAX_STEPS} · {} observations · best f = {:.3} at x = {:.3} · next x = {:.3} (EI {:.3}) · ℓ = {:.3} ({}) · all steps computed in a worker in {ms:.0} ms",
                     step.get(), f.observations.len(), f.best.1, f.best.0, f.next.0, f.next.1, f.lengthscale, if f.fitted { "fitted" } else { "pinned" }
                 ))}</p>
             </Show>

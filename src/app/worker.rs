@@ -92,6 +92,11 @@ impl Worker for HpoWorker {
                 let result = design_view(&spec, table.as_deref()).map(Box::new).map_err(|e| e.to_string());
                 scope.respond(who, FromWorker::Designed { request, result, ms: (now_seconds() - t0) * 1000.0 });
             }
+            ToWorker::Lesson { request, job } => {
+                let t0 = now_seconds();
+                let result = job.run().map(Box::new).map_err(|e| e.to_string());
+                scope.respond(who, FromWorker::LessonFrames { request, result, ms: (now_seconds() - t0) * 1000.0 });
+            }
             ToWorker::Run { generation, id, job } => {
                 let result = match self.loaded.as_mut() {
                     Some(Loaded { resolved: Err(e), generation: g, .. }) if *g == generation => Err(e.clone()),

@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 
 use futures_channel::oneshot;
-use gloo_worker::WorkerBridge;
+use gloo_worker::{Spawnable, WorkerBridge};
 use leptos::prelude::*;
 
 use super::pool::{Pool, RunSink};
@@ -18,6 +18,7 @@ use super::worker::HpoWorker;
 use crate::engine::loaders::upload::{LoadFailure, LoadedFile};
 use crate::engine::runner::Trace;
 use crate::engine::spec::DataRef;
+use crate::worker_protocol::{FromWorker, ToWorker};
 
 /// What the loader worker answers: the parsed file or why not, and the parse's milliseconds.
 pub type ParseReply = (Result<LoadedFile, LoadFailure>, f64);
@@ -78,6 +79,67 @@ impl WorkerService {
 }
 
 impl Default for WorkerService {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// What a [`LatestWorker`] calls with the answer to the latest request.
+type ReplyHandler = std::rc::Rc<dyn Fn(FromWorker)>;
+
+/// A worker for one kind of request where only the latest matters (a lesson's frames): an
+/// idle worker is reused, and a request made while another is in flight goes to a fresh
+/// worker (the busy one finishes unheard: gloo-worker cannot terminate it).
+#[derive(Clone, Copy)]
+pub struct LatestWorker {
+    bridge: StoredValue<Option<(WorkerBridge<HpoWorker>, bool)>, LocalStorage>,
+    latest: StoredValue<u32, LocalStorage>,
+    handler: StoredValue<Option<ReplyHandler>, LocalStorage>,
+}
+
+impl LatestWorker {
+    /// No worker yet: it is spawned by the first request.
+    pub fn new() -> Self {
+        LatestWorker { bridge: StoredValue::new_local(None), latest: StoredValue::new_local(0), handler: StoredValue::new_local(None) }
+    }
+
+    /// Sends `message(request id)`; `on_reply` gets the answer if no later request was made.
+    pub fn ask(&self, request: u32, message: ToWorker, on_reply: impl Fn(FromWorker) + 'static) {
+        self.latest.set_value(request);
+        self.handler.set_value(Some(std::rc::Rc::new(on_reply)));
+        let busy = self.bridge.with_value(|b| b.as_ref().is_none_or(|(_, busy)| *busy));
+        if busy {
+            let this = *self;
+            let callback = move |msg: FromWorker| {
+                let id = match &msg {
+                    FromWorker::LessonFrames { request, .. } | FromWorker::Designed { request, .. } => *request,
+                    _ => return,
+                };
+                if this.latest.get_value() != id {
+                    return;
+                }
+                this.bridge.update_value(|b| {
+                    if let Some((_, busy)) = b {
+                        *busy = false;
+                    }
+                });
+                if let Some(handler) = this.handler.get_value() {
+                    handler(msg);
+                }
+            };
+            let bridge = HpoWorker::spawner().callback(callback).spawn("./worker.js");
+            self.bridge.set_value(Some((bridge, false)));
+        }
+        self.bridge.update_value(|b| {
+            if let Some((bridge, busy)) = b {
+                bridge.send(message);
+                *busy = true;
+            }
+        });
+    }
+}
+
+impl Default for LatestWorker {
     fn default() -> Self {
         Self::new()
     }

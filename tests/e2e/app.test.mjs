@@ -581,12 +581,12 @@ test('lessons open from their links, step back to identical states and hide what
     const box = await b.page.locator('#lesson-posterior').boundingBox();
     await b.page.mouse.click(box.x + box.width * 0.5, box.y + box.height * 0.5);
     await b.page.waitForFunction(() => /lx=0\.\d+/.test(location.search));
-    const after = Number((await b.page.locator('#lesson-numbers').textContent()).match(/(\d+) observations/)[1]);
-    assert.equal(after, before + 1);
+    // The frames of the new setting come from a worker: wait for them.
+    await b.page.waitForFunction((n) => new RegExp(`· ${n} observations`).test(document.querySelector('#lesson-numbers')?.textContent ?? ''), before + 1);
     // Pinning the lengthscale.
     await b.page.uncheck('#lesson-ls-fit');
     await b.page.waitForFunction(() => /ls=0\.1(&|$)/.test(location.search));
-    assert.match(await b.page.locator('#lesson-numbers').textContent(), /ℓ = 0\.100 \(pinned\)/);
+    await b.page.waitForFunction(() => /ℓ = 0\.100 \(pinned\)/.test(document.querySelector('#lesson-numbers')?.textContent ?? ''));
     // The keyboard's way to add a point.
     await b.page.fill('#lesson-add-x', '0.25');
     await b.page.click('#lesson-add');

@@ -12,6 +12,7 @@
 //! forth gives identical pictures.
 
 use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
 
 use crate::engine::error::{EngineError, Result};
 use crate::engine::gp::{FittedGp, GpParams, GpSettings};
@@ -44,7 +45,7 @@ pub fn forrester(x: f64) -> f64 {
 
 /// The lesson's setting (all of it in the link); the default is step 0, a fitted lengthscale,
 /// nothing added, seed 0.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct GpEiSetting {
     /// EI steps taken.
     pub step: usize,
@@ -57,7 +58,7 @@ pub struct GpEiSetting {
 }
 
 /// Where an observation came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Origin {
     /// The random initial design.
     Initial,
@@ -68,7 +69,7 @@ pub enum Origin {
 }
 
 /// Everything one frame of the lesson draws.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GpEiFrame {
     /// The grid.
     pub x: Vec<f64>,

@@ -13,6 +13,8 @@ pub mod gp_ei;
 
 use std::collections::BTreeSet;
 
+use serde::{Deserialize, Serialize};
+
 use crate::engine::gpb::view::DesignViewSpec;
 use crate::engine::permalink::decode_component;
 use copula::CopulaSetting;
@@ -84,6 +86,38 @@ impl Lesson {
             Lesson::GpEi(s) => Lesson::GpEi(GpEiSetting { step: step.min(MAX_STEPS), ..s.clone() }),
             Lesson::Copula(s) => Lesson::Copula(CopulaSetting { step: step.min(copula::MAX_STEPS), ..s.clone() }),
             Lesson::Designs(d, _) => Lesson::Designs(*d, step),
+        }
+    }
+}
+
+/// Lesson work heavy enough for a Web Worker (it brings the GP and GPB fitting code, which
+/// the page's own bundle then need not carry): every frame of a setting at once.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum LessonJob {
+    /// Lesson 1: frames 0 ..= `MAX_STEPS` of a setting (its step ignored).
+    GpEi(GpEiSetting),
+    /// Lesson 5: the view at every iterate of a construction on the unit square.
+    Designs(DesignViewSpec),
+}
+
+/// What a [`LessonJob`] returns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum LessonFrames {
+    /// Lesson 1's frames, step 0 first.
+    GpEi(Vec<gp_ei::GpEiFrame>),
+    /// Lesson 5's views, iterate 0 first.
+    Designs(Vec<crate::engine::gpb::view::DesignViewData>),
+}
+
+impl LessonJob {
+    /// Computes every frame of the job (deterministic given the job).
+    pub fn run(&self) -> crate::engine::error::Result<LessonFrames> {
+        match self {
+            LessonJob::GpEi(s) => gp_ei::frames(s, MAX_STEPS).map(LessonFrames::GpEi),
+            LessonJob::Designs(spec) => {
+                let steps = crate::engine::gpb::view::DesignSteps::new(spec, None)?;
+                Ok(LessonFrames::Designs((0..steps.iterates()).map(|k| steps.view(k)).collect()))
+            }
         }
     }
 }
@@ -282,6 +316,10 @@ mod tests {
         assert_eq!(copula.to_query(), "learn=copula&step=5&ly=1000000,-2.5&seed=2");
         assert_eq!(LessonLink::from_query(&copula.to_query()), Some((copula, vec![])));
         let designs = LessonLink::new(Lesson::Designs(DesignViewSpec::default(), 7));
+        // The worker's jobs give the frames the lessons compute one by one.
+        let LessonFrames::GpEi(all) = LessonJob::GpEi(GpEiSetting::default()).run().unwrap() else { panic!() };
+        assert_eq!(all.len(), MAX_STEPS + 1);
+        assert_eq!(all[4], gp_ei::frame(&GpEiSetting { step: 4, ..GpEiSetting::default() }).unwrap());
         assert_eq!(LessonLink::from_query(&designs.to_query()), Some((designs, vec![])));
         assert_eq!(LessonLink::from_query("v=1&seeds=3"), None, "not a lesson link");
     }
