@@ -189,6 +189,11 @@ impl<'a> Problem<'a> {
         p.0.iter()
             .zip(self.bounds)
             .map(|(&t, &(lo, hi))| {
+                // A parameter whose bounds are one value is fixed there: any finite u maps to
+                // it, and (t − lo)/(hi − lo) would be 0/0 (a NaN the optimizer never left).
+                if hi <= lo {
+                    return 0.0;
+                }
                 let f = ((t - lo) / (hi - lo)).clamp(1e-6, 1.0 - 1e-6);
                 libm::log(f / (1.0 - f))
             })

@@ -273,4 +273,20 @@ mod tests {
         let (m, v) = gp.predict(&[0.2, 0.2]);
         assert!(m.is_finite() && v.is_finite() && v > 0.0);
     }
+
+    #[test]
+    fn bounds_collapsed_to_one_value_fix_that_parameter() {
+        // Before the fix this fit never returned (0/0 in the unconstrained start).
+        let (x, y) = data();
+        let settings = GpSettings { lengthscale: (0.3, 0.3), ..GpSettings::default() };
+        let gp = FittedGp::fit(&x, &y, &settings, &mut job_rng(2, "gp")).unwrap();
+        let p = gp.params();
+        assert!(p.0[..2].iter().all(|l| (libm::exp(*l) - 0.3).abs() < 1e-12), "{:?}", p.0);
+        assert!(p.0.iter().all(|v| v.is_finite()));
+        // The other parameters are still fitted: at least as likely as the default start's.
+        let mut start = settings.default_start(2);
+        start.0[0] = libm::log(0.3);
+        start.0[1] = libm::log(0.3);
+        assert!(gp.nll <= nll_and_grad(&x, &y, &start).unwrap().0 + 1e-9);
+    }
 }
