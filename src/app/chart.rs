@@ -69,23 +69,25 @@ impl Scale {
     }
 
     /// Ticks of the x axis: nice values of `x_values` (evenly spaced over the indices) or of
-    /// the 1-based iteration, as (pixel, label).
-    fn x_ticks(&self, x_values: Option<&[f64]>) -> Vec<(f64, String)> {
+    /// the 1-based iteration counted from `first_iteration` (a zoomed window's), as (pixel,
+    /// label).
+    fn x_ticks_from(&self, x_values: Option<&[f64]>, first_iteration: usize) -> Vec<(f64, String)> {
         let n = self.x_max;
         let (first, last) = match x_values {
             Some(v) if v.len() >= 2 && v[v.len() - 1] > v[0] => (v[0], v[v.len() - 1]),
-            _ => (1.0, n as f64),
+            _ => (first_iteration as f64, (first_iteration + n - 1) as f64),
         };
         if n < 2 || last <= first {
             return vec![(
                 self.x(0),
-                x_values.and_then(|v| v.first()).map_or("1".to_string(), |v| axis::linear(*v, *v, 1).labels[0].clone()),
+                x_values.and_then(|v| v.first()).map_or(first_iteration.to_string(), |v| axis::linear(*v, *v, 1).labels[0].clone()),
             )];
         }
         let mut ticks = axis::linear(first, last, 7);
         if x_values.is_none() && ticks.values.len() > 1 && ticks.values[1] - ticks.values[0] < 1.0 {
             // Iterations are whole numbers.
-            ticks = Ticks { values: (1..=n).map(|i| i as f64).collect(), labels: (1..=n).map(|i| i.to_string()).collect() };
+            let range = first_iteration..first_iteration + n;
+            ticks = Ticks { values: range.clone().map(|i| i as f64).collect(), labels: range.map(|i| i.to_string()).collect() };
         }
         ticks.values.iter().zip(ticks.labels).map(|(&v, l)| (ML + (v - first) / (last - first) * (W - ML - MR), l)).collect()
     }
@@ -174,10 +176,42 @@ pub fn LineChart(
     x_values: Option<Signal<Vec<f64>>>,
 ) -> impl IntoView {
     let x_label = x_label.unwrap_or("iteration");
+    // Drag across the plot to zoom into those iterations; "reset zoom" (or Escape) undoes it.
+    // Zooming slices the data, so scale, ticks and hover work on the window unchanged.
+    let zoom = RwSignal::new(None::<(usize, usize)>);
+    let drag = RwSignal::new(None::<(usize, usize)>);
+    let all_series = series;
+    let series = Signal::derive(move || {
+        let all = all_series.get();
+        match zoom.get() {
+            None => all,
+            Some((a, b)) => all
+                .into_iter()
+                .map(|mut s| {
+                    let cut = |v: &mut Vec<f64>| *v = v.get(a..=b.min(v.len().saturating_sub(1))).map(<[f64]>::to_vec).unwrap_or_default();
+                    cut(&mut s.band.mean);
+                    cut(&mut s.band.lower);
+                    cut(&mut s.band.upper);
+                    s
+                })
+                .collect(),
+        }
+    });
+    let x_values: Option<Signal<Vec<f64>>> = x_values.map(|v| {
+        Signal::derive(move || {
+            let all = v.get();
+            match zoom.get() {
+                Some((a, b)) => all.get(a..=b.min(all.len().saturating_sub(1))).map(<[f64]>::to_vec).unwrap_or_default(),
+                None => all,
+            }
+        })
+    });
+    // Without x values the axis counts iterations from the window's first.
+    let first_iteration = move || zoom.get().map_or(1, |(a, _)| a + 1);
     let x_at = move |i: usize| -> String {
         match x_values {
             Some(v) => v.with(|v| v.get(i).map(|x| fmt_tick(*x)).unwrap_or_default()),
-            None => (i + 1).to_string(),
+            None => (i + first_iteration()).to_string(),
         }
     };
     let hover = RwSignal::new(None::<usize>);
@@ -190,22 +224,57 @@ pub fn LineChart(
             }
         })
     };
-    let on_move = move |ev: leptos::ev::MouseEvent| {
+    // The index under the pointer within the shown window, or None without data.
+    let index_at = move |ev: &leptos::ev::MouseEvent| -> Option<usize> {
         let n = series.with(|s| s.iter().map(|x| x.band.mean.len()).max().unwrap_or(0));
         if n == 0 {
-            return;
+            return None;
         }
         // offsetX is in CSS pixels of the rendered svg; map back through its viewBox.
-        let target: web_sys::Element = event_target(&ev);
+        let target: web_sys::Element = event_target(ev);
         let width = target.closest("svg").ok().flatten().map(|e| e.get_bounding_client_rect().width()).unwrap_or(W);
         let x = ev.offset_x() as f64 * W / width.max(1.0);
         let f = ((x - ML) / (W - ML - MR)).clamp(0.0, 1.0);
-        hover.set(Some((f * (n.max(2) - 1) as f64).round() as usize));
+        Some((f * (n.max(2) - 1) as f64).round() as usize)
+    };
+    let offset = move || zoom.get_untracked().map_or(0, |(a, _)| a);
+    let on_move = move |ev: leptos::ev::MouseEvent| {
+        let Some(i) = index_at(&ev) else { return };
+        hover.set(Some(i));
+        if let Some((start, _)) = drag.get_untracked() {
+            drag.set(Some((start, offset() + i)));
+        }
+    };
+    let on_down = move |ev: leptos::ev::MouseEvent| {
+        // Not on the legend or the reset button, which take clicks.
+        let target: web_sys::Element = event_target(&ev);
+        if target.closest(".legend-entry, .zoom-reset").ok().flatten().is_none() {
+            if let Some(i) = index_at(&ev) {
+                // A drag zooms; it must not also select the chart's text.
+                ev.prevent_default();
+                drag.set(Some((offset() + i, offset() + i)));
+            }
+        }
+    };
+    let on_up = move |_| {
+        if let Some((a, b)) = drag.get_untracked() {
+            let (a, b) = (a.min(b), a.max(b));
+            if b >= a + 2 {
+                zoom.set(Some((a, b)));
+                hover.set(None);
+            }
+        }
+        drag.set(None);
+    };
+    let reset = move || {
+        zoom.set(None);
+        drag.set(None);
     };
     view! {
         <svg id=id xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {W} {H}") width="100%"
             class="chart" role="group" aria-label=move || format!("{}: {y_label} over {x_label}", title.get())
-            on:mousemove=on_move on:mouseleave=move |_| hover.set(None)>
+            on:mousemove=on_move on:mouseleave=move |_| { hover.set(None); drag.set(None) }
+            on:mousedown=on_down on:mouseup=on_up on:keydown=move |ev| { if ev.key() == "Escape" { reset() } }>
             <rect x="0" y="0" width=W height=H fill="#ffffff"/>
             <text x=ML y="22" class="chart-title">{move || title.get()}</text>
             {move || {
@@ -249,8 +318,8 @@ pub fn LineChart(
                     }
                 }).collect_view();
                 let xt = match x_values {
-                    Some(v) => v.with(|v| sc.x_ticks(Some(v))),
-                    None => sc.x_ticks(None),
+                    Some(v) => v.with(|v| sc.x_ticks_from(Some(v), 1)),
+                    None => sc.x_ticks_from(None, first_iteration()),
                 };
                 let xticks = xt.into_iter().map(|(x, label)| {
                     view! { <text x=x y=H - MB + 24.0 text-anchor="middle" class="tick">{label}</text> }
@@ -302,6 +371,18 @@ pub fn LineChart(
                         {curves}
                         {legend}
                         {hover_view}
+                        {drag.get().filter(|(a, b)| a != b).map(|(a, b)| {
+                            let o = offset();
+                            let (x1, x2) = (sc.x(a.min(b).saturating_sub(o)), sc.x(a.max(b).saturating_sub(o)));
+                            view! { <rect class="zoom-band" x=x1 y=MT width=x2 - x1 height=H - MT - MB fill="#0072B2" fill-opacity="0.12" stroke="#0072B2"/> }
+                        })}
+                        {zoom.get().map(|_| view! {
+                            <g class="zoom-reset" role="button" tabindex="0" aria-label="reset zoom" style="cursor:pointer"
+                                on:click=move |_| reset() on:keydown=move |ev| { if ev.key() == "Enter" || ev.key() == " " { ev.prevent_default(); reset() } }>
+                                <rect x=W - MR - 112.0 y=MT + 4.0 width="104" height="24" rx="4" fill="#ffffff" stroke="#0072B2"/>
+                                <text x=W - MR - 60.0 y=MT + 21.0 text-anchor="middle" class="legend" style="fill:#0072B2">"reset zoom"</text>
+                            </g>
+                        })}
                     </g>
                 }.into_any()
             }}

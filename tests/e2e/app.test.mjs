@@ -80,6 +80,21 @@ test('bundled benchmark: run, charts and traces identical to the CLI', async () 
     await b.page.focus('#chart-adtm .legend-entry');
     await b.page.keyboard.press('Enter');
     assert.equal(await b.page.locator('#chart-adtm polyline').count(), 1);
+    // Drag across the plot to zoom into iterations; the reset button (or Escape) undoes it.
+    const ticks = () => b.page.locator('#chart-adtm text.tick').allTextContents();
+    const before = await ticks();
+    const box = await b.page.locator('#chart-adtm').boundingBox();
+    const at = (f) => box.x + box.width * (72 + f * (720 - 72 - 200)) / 720;
+    await b.page.mouse.move(at(0.4), box.y + box.height * 0.5);
+    await b.page.mouse.down();
+    await b.page.mouse.move(at(0.6), box.y + box.height * 0.5, { steps: 5 });
+    await b.page.mouse.up();
+    await b.page.waitForSelector('#chart-adtm .zoom-reset');
+    const zoomed = await ticks();
+    assert.notDeepEqual(zoomed, before);
+    assert.ok(zoomed.includes('12') && !zoomed.includes('2'), `x ticks of the window: ${zoomed}`);
+    await b.page.click('#chart-adtm .zoom-reset');
+    assert.deepEqual(await ticks(), before);
     const csv = await download(b.page, '#export-csv');
     assert.equal(csv.split('\n')[0], 'seed,iteration,value,blackbox,task,optimizer');
     assert.equal(csv.trim().split('\n').length, 1 + 120 * 25);
