@@ -38,7 +38,8 @@ fn heat(d: f64) -> String {
     format!("rgb({:.0},{:.0},{:.0})", r, g, b)
 }
 
-fn fmt(v: f64) -> String {
+/// A number of the design numbers: 3 decimals, scientific when very large or small.
+pub(super) fn fmt(v: f64) -> String {
     if !v.is_finite() {
         "—".into()
     } else if v.abs() >= 1000.0 || (v != 0.0 && v.abs() < 0.01) {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use super::chart::ChartFigure;
-use super::design_view::{SensitivityMap, MARKER_GLYPHS};
+use super::design_view::{fmt, SensitivityMap, MARKER_GLYPHS};
 use super::learn::{hidden, Player};
 use super::state::AppState;
 use super::workers::LatestWorker;
@@ -16,14 +16,6 @@ use crate::engine::gpb::design::Criterion;
 use crate::engine::gpb::view::{DesignViewData, DesignViewSpec, POINTS_RANGE};
 use crate::engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink};
 use crate::worker_protocol::{FromWorker, ToWorker};
-
-fn fmt(v: f64) -> String {
-    if v.is_finite() {
-        format!("{v:.3}")
-    } else {
-        "—".into()
-    }
-}
 
 /// Lesson 5.
 #[component]

@@ -199,12 +199,17 @@ mod tests {
         assert_eq!(f1.observations.len(), INITIAL_POINTS + 1);
         assert_eq!(f1.observations.last().unwrap().0, f0.next.0, "step 1 evaluates frame 0's pick");
         assert_eq!(f1.observations.last().unwrap().2, Origin::Step(1));
-        // Back and forth: the same frame, whether computed alone or in one pass.
+        // Back and forth: the same frame again.
         assert_eq!(frame(&GpEiSetting { step: 1, ..s.clone() }).unwrap(), f1);
+        // Each frame is the one before plus that frame's pick, evaluated.
         let all = frames(&s, 5).unwrap();
         assert_eq!(all.len(), 6);
-        assert_eq!((&all[0], &all[1]), (&f0, &f1));
-        assert_eq!(all[5], frame(&GpEiSetting { step: 5, ..s.clone() }).unwrap());
+        for k in 1..all.len() {
+            let (before, now) = (&all[k - 1], &all[k]);
+            assert_eq!(&now.observations[..now.observations.len() - 1], &before.observations[..], "step {k}");
+            let last = now.observations.last().unwrap();
+            assert_eq!((last.0, last.1, last.2), (before.next.0, forrester(before.next.0), Origin::Step(k)));
+        }
         // The posterior interpolates observations (little noise) and EI is ≥ 0.
         for &(x, y, _) in &f1.observations {
             let i = (x * (GRID - 1) as f64).round() as usize;

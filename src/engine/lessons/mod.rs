@@ -230,39 +230,18 @@ impl LessonLink {
                         )),
                     },
                 }
-                if let Some(v) = get("lx").filter(|v| !v.is_empty()) {
-                    let xs: Vec<Option<f64>> = v.split(',').map(|x| x.parse::<f64>().ok().filter(|x| (0.0..=1.0).contains(x))).collect();
-                    if xs.iter().any(Option::is_none) || xs.len() > MAX_ADDED {
-                        warnings.push(format!("the added points must be at most {MAX_ADDED} numbers in [0, 1]: ignoring the bad ones"));
-                    }
-                    s.added = xs.into_iter().flatten().take(MAX_ADDED).collect();
-                }
-                if let Some(v) = get("seed") {
-                    match v.parse::<u64>() {
-                        Ok(seed) => s.seed = seed,
-                        Err(_) => warnings.push(format!("the seed '{v}' is not a whole number: using 0")),
-                    }
-                }
+                let what = format!("the added points must be at most {MAX_ADDED} numbers in [0, 1]");
+                s.added = parse_list(get("lx"), MAX_ADDED, |x| (0.0..=1.0).contains(&x), &what, &mut warnings);
+                s.seed = parse_seed(get("seed"), &mut warnings);
             }
             Lesson::Copula(s) => {
                 if step > copula::MAX_STEPS {
                     warnings.push(format!("the lesson has {} steps: showing step {}", copula::MAX_STEPS, copula::MAX_STEPS));
                 }
                 s.step = step.min(copula::MAX_STEPS);
-                if let Some(v) = get("ly").filter(|v| !v.is_empty()) {
-                    let ys: Vec<Option<f64>> = v.split(',').map(|y| y.parse::<f64>().ok().filter(|y| y.is_finite())).collect();
-                    if ys.iter().any(Option::is_none) || ys.len() > copula::MAX_ADDED {
-                        warnings
-                            .push(format!("the added values must be at most {} finite numbers: ignoring the bad ones", copula::MAX_ADDED));
-                    }
-                    s.added = ys.into_iter().flatten().take(copula::MAX_ADDED).collect();
-                }
-                if let Some(v) = get("seed") {
-                    match v.parse::<u64>() {
-                        Ok(seed) => s.seed = seed,
-                        Err(_) => warnings.push(format!("the seed '{v}' is not a whole number: using 0")),
-                    }
-                }
+                let what = format!("the added values must be at most {} finite numbers", copula::MAX_ADDED);
+                s.added = parse_list(get("ly"), copula::MAX_ADDED, f64::is_finite, &what, &mut warnings);
+                s.seed = parse_seed(get("seed"), &mut warnings);
             }
             Lesson::Designs(d, k) => {
                 *k = step;
@@ -297,6 +276,29 @@ impl LessonLink {
     }
 }
 
+/// A lesson's seed field (0 when absent or bad, with a warning when bad).
+fn parse_seed(value: Option<&str>, warnings: &mut Vec<String>) -> u64 {
+    match value.map(str::parse::<u64>) {
+        None => 0,
+        Some(Ok(seed)) => seed,
+        Some(Err(_)) => {
+            warnings.push(format!("the seed '{}' is not a whole number: using 0", value.unwrap_or_default()));
+            0
+        }
+    }
+}
+
+/// A comma-separated list of at most `max` numbers that pass `valid`; bad or surplus entries
+/// are dropped with the warning `what`.
+fn parse_list(value: Option<&str>, max: usize, valid: impl Fn(f64) -> bool, what: &str, warnings: &mut Vec<String>) -> Vec<f64> {
+    let Some(v) = value.filter(|v| !v.is_empty()) else { return Vec::new() };
+    let parsed: Vec<Option<f64>> = v.split(',').map(|x| x.parse::<f64>().ok().filter(|x| valid(*x))).collect();
+    if parsed.iter().any(Option::is_none) || parsed.len() > max {
+        warnings.push(format!("{what}: ignoring the bad ones"));
+    }
+    parsed.into_iter().flatten().take(max).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -316,10 +318,13 @@ mod tests {
         assert_eq!(copula.to_query(), "learn=copula&step=5&ly=1000000,-2.5&seed=2");
         assert_eq!(LessonLink::from_query(&copula.to_query()), Some((copula, vec![])));
         let designs = LessonLink::new(Lesson::Designs(DesignViewSpec::default(), 7));
-        // The worker's jobs give the frames the lessons compute one by one.
-        let LessonFrames::GpEi(all) = LessonJob::GpEi(GpEiSetting::default()).run().unwrap() else { panic!() };
+        // The worker's jobs: every frame of the setting, whatever its step, starting at step 0.
+        let LessonFrames::GpEi(all) = LessonJob::GpEi(GpEiSetting { step: 7, ..GpEiSetting::default() }).run().unwrap() else { panic!() };
         assert_eq!(all.len(), MAX_STEPS + 1);
-        assert_eq!(all[4], gp_ei::frame(&GpEiSetting { step: 4, ..GpEiSetting::default() }).unwrap());
+        assert_eq!(all[0].observations.len(), gp_ei::INITIAL_POINTS);
+        let spec = DesignViewSpec { method: crate::engine::gpb::construct::DesignMethod::Ic, ..DesignViewSpec::default() };
+        let LessonFrames::Designs(views) = LessonJob::Designs(spec).run().unwrap() else { panic!() };
+        assert!(views.len() > 1 && views.iter().enumerate().all(|(k, v)| v.shown_iterate == k && v.iterates == views.len()));
         assert_eq!(LessonLink::from_query(&designs.to_query()), Some((designs, vec![])));
         assert_eq!(LessonLink::from_query("v=1&seeds=3"), None, "not a lesson link");
     }
