@@ -58,4 +58,44 @@ pub trait Optimizer {
 
     /// Learns the loss of a candidate it (or a warm start) evaluated.
     fn observe(&mut self, _candidate: usize, _loss: f64) {}
+
+    /// Asks the method to keep what it believed at each pick (see [`Belief`]); false when it
+    /// has no model to show. Off by default: recording predicts every candidate, which a run
+    /// does not need.
+    fn record_beliefs(&mut self) -> bool {
+        false
+    }
+
+    /// What the method believed when it made its last pick, if it recorded it and a model
+    /// made that pick (a random warm start has none).
+    fn belief(&self) -> Option<&Belief> {
+        None
+    }
+}
+
+/// How a method scored the candidates at a pick.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Acquisition {
+    /// Expected improvement; the largest is picked.
+    ExpectedImprovement,
+    /// A Thompson draw of the warped loss; the smallest is picked.
+    ThompsonDraw,
+}
+
+/// A model's view of every candidate at one pick, in the model's own units (warped losses),
+/// for the Learn section: what a method believed, not only what it chose.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Belief {
+    /// Predictive mean of every candidate.
+    pub mean: Vec<f64>,
+    /// Predictive standard deviation of every candidate.
+    pub sd: Vec<f64>,
+    /// What the pick maximised or minimised ([`Belief::acquisition_kind`]) per candidate; NaN
+    /// for those already evaluated.
+    pub acquisition: Vec<f64>,
+    /// Which acquisition.
+    pub acquisition_kind: Acquisition,
+    /// The observations as the model saw them (warped losses), in the order evaluated; empty
+    /// for a model that does not condition on them (Thompson sampling from the prior).
+    pub observed: Vec<f64>,
 }

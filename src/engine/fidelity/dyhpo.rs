@@ -44,6 +44,28 @@ pub struct DyHpo {
     fitted_at: Option<usize>,
     /// The last step's fit, for benchmarks; `None` when that step only conditioned the GP.
     pub last_fit: Option<FitReport>,
+    /// With [`DyHpo::recording`]: how the last step scored every open configuration.
+    pub last_scores: Option<Vec<StepScore>>,
+    record: bool,
+}
+
+/// How EI_MF scored advancing one configuration by one budget unit (Eq. 6-7), in the loss's
+/// own units: what the Learn section shows of a DyHPO step.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct StepScore {
+    /// The configuration.
+    pub config: usize,
+    /// The budget it would reach, b(x) + 1.
+    pub budget: u32,
+    /// Predicted loss there: mean and standard deviation of the latent f.
+    pub mean: f64,
+    /// See `mean`.
+    pub sd: f64,
+    /// The incumbent EI_MF compares against: the best loss seen at that budget (Eq. 7), or
+    /// the best at any budget when nothing reached it yet.
+    pub incumbent: f64,
+    /// EI_MF.
+    pub ei: f64,
 }
 
 impl DyHpo {
@@ -59,7 +81,23 @@ impl DyHpo {
 
     /// DyHPO with other surrogate settings (for tests and benchmarks).
     pub fn with_settings(name: &'static str, settings: DeepKernelSettings) -> Self {
-        DyHpo { name, settings, model: None, max_observations: None, refit_every: 1, fitted_at: None, last_fit: None }
+        DyHpo {
+            name,
+            settings,
+            model: None,
+            max_observations: None,
+            refit_every: 1,
+            fitted_at: None,
+            last_fit: None,
+            last_scores: None,
+            record: false,
+        }
+    }
+
+    /// Keeps each step's scores in [`DyHpo::last_scores`] (for the Learn section).
+    pub fn recording(mut self) -> Self {
+        self.record = true;
+        self
     }
 
     /// "DyHPO (fast)": the faithful model and acquisition with two shortcuts. The GP is
@@ -160,6 +198,7 @@ impl MultiFidelityOptimizer for DyHpo {
         if open.is_empty() {
             return Err(self.error("every configuration is fully trained"));
         }
+        self.last_scores = None;
         if race.history.is_empty() {
             let untouched: Vec<usize> = race.untouched().collect();
             return Ok(Request { config: untouched[index_below(rng, untouched.len())], budget: 1 });
@@ -203,12 +242,20 @@ impl MultiFidelityOptimizer for DyHpo {
         let per_budget: Vec<Option<f64>> = incumbents_per_budget(race).into_iter().map(|v| v.map(|v| (v - z.0) / z.1)).collect();
         let overall = y.iter().copied().fold(f64::INFINITY, f64::min);
         let mut best = (f64::NEG_INFINITY, open[0]);
+        let mut scores = Vec::new();
         for ((mean, var), &i) in fitted.predict(&queries).into_iter().zip(&open) {
-            let ei = expected_improvement(mean, var.sqrt(), incumbent_for(&per_budget, race.budget_of(i) + 1, overall));
+            let incumbent = incumbent_for(&per_budget, race.budget_of(i) + 1, overall);
+            let ei = expected_improvement(mean, var.sqrt(), incumbent);
             if ei > best.0 {
                 best = (ei, i);
             }
+            if self.record {
+                let (m, s) = z;
+                let (config, budget, sd) = (i, race.budget_of(i) + 1, var.max(0.0).sqrt() * s);
+                scores.push(StepScore { config, budget, mean: m + mean * s, sd, incumbent: m + incumbent * s, ei: ei * s });
+            }
         }
+        self.last_scores = self.record.then_some(scores);
         self.model = Some(fitted.model().clone());
         Ok(Request { config: best.1, budget: race.budget_of(best.1) + 1 })
     }

@@ -177,6 +177,13 @@ impl Hyperband {
     }
 }
 
+impl Hyperband {
+    /// The bracket (index into [`hyperband_schedule`]) and rung of the request served last.
+    pub fn position(&self) -> Option<(usize, usize)> {
+        (self.rung != usize::MAX && !self.schedule.is_empty()).then_some((self.bracket, self.rung))
+    }
+}
+
 impl MultiFidelityOptimizer for Hyperband {
     fn next(&mut self, race: &Race, candidates: &[Vec<f64>], rng: &mut MethodRng) -> Result<Request> {
         while self.queue.is_empty() {

@@ -7,9 +7,12 @@
 //! extremes stay finite. The engine's own `warping` code computes every number shown.
 
 use rand::SeedableRng;
+use serde::{Deserialize, Serialize};
 
+use super::gp_ei::forrester;
+use super::steps::{record, Pick};
 use crate::engine::error::{EngineError, Result};
-use crate::engine::methods::thompson::standard_normal;
+use crate::engine::methods::{gcp::gcp, gp::gp, thompson::standard_normal};
 use crate::engine::optimizer::MethodRng;
 use crate::engine::warping::{delta_n, standardize, CopulaWarp};
 
@@ -84,6 +87,40 @@ pub fn frame(setting: &CopulaSetting) -> Result<CopulaFrame> {
     })
 }
 
+/// Candidates of the side-by-side run: x = 0, 0.01, …, 1.
+pub const VERSUS_GRID: usize = 101;
+
+/// GP and GCP minimising the same heavy-tailed function from the same seed (the lesson's
+/// second part): every pick of both, steps 0 ..= [`MAX_STEPS`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Versus {
+    /// The candidates' x.
+    pub x: Vec<f64>,
+    /// The function at each candidate.
+    pub y: Vec<f64>,
+    /// GP's frames (Δ: standardised values).
+    pub gp: Vec<Pick>,
+    /// GCP's frames (ψ).
+    pub gcp: Vec<Pick>,
+}
+
+/// exp(f(x)/2) with f Forrester's function: the same minimum (x ≈ 0.757, 0.049) and shape
+/// as lesson 1, but values from 0.05 to about 2,700 with most below 3 — the heavy right tail
+/// that standardising handles badly.
+pub fn heavy_tailed(x: f64) -> f64 {
+    (forrester(x) / 2.0).exp()
+}
+
+/// Both methods, their registry defaults (5 random evaluations first, drawn alike from `seed`).
+pub fn versus(seed: u64) -> Result<Versus> {
+    let x: Vec<f64> = (0..VERSUS_GRID).map(|i| i as f64 / (VERSUS_GRID - 1) as f64).collect();
+    let candidates: Vec<Vec<f64>> = x.iter().map(|&v| vec![v]).collect();
+    let y: Vec<f64> = x.iter().map(|&v| heavy_tailed(v)).collect();
+    let gp = record(&mut gp(), &candidates, &y, MAX_STEPS, &mut MethodRng::seed_from_u64(seed))?;
+    let gcp = record(&mut gcp(), &candidates, &y, MAX_STEPS, &mut MethodRng::seed_from_u64(seed))?;
+    Ok(Versus { x, y, gp, gcp })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,5 +153,23 @@ mod tests {
         assert!(spread(&with.standardized[..n]) < 0.2 * spread(&base.standardized));
         assert!(spread(&with.psi[..n]) > 0.8 * spread(&base.psi));
         assert!(frame(&CopulaSetting { added: vec![f64::NAN], ..CopulaSetting::default() }).is_err());
+    }
+
+    #[test]
+    fn gp_and_gcp_start_alike_and_see_different_values() {
+        let v = versus(0).unwrap();
+        assert_eq!(v.gp.len(), MAX_STEPS + 1);
+        // The same seed: the same five random evaluations.
+        for k in 0..5 {
+            assert_eq!(v.gp[k].next, v.gcp[k].next, "warm-start pick {k}");
+        }
+        // After that each models its own warp of the same observations: Δ keeps the outlier's
+        // distance, ψ caps it at Φ⁻¹(1 − δ_N).
+        let (g, c) = (v.gp[5].belief.as_ref().unwrap(), v.gcp[5].belief.as_ref().unwrap());
+        let ys: Vec<f64> = v.gp[5].evaluated.iter().map(|&i| v.y[i]).collect();
+        assert_eq!(g.observed, standardize(&ys));
+        assert_eq!(c.observed, CopulaWarp::fit(&ys).transform(&ys));
+        let cap = crate::engine::stats::normal_quantile(1.0 - delta_n(5));
+        assert!(c.observed.iter().all(|z| z.abs() <= cap + 1e-12));
     }
 }

@@ -4,12 +4,18 @@
 //! TensorFlow Playground's `*_hide` switches) — is in that link; every frame is recomputed
 //! from it, so stepping back and forth gives identical pictures.
 //!
-//! Lessons: [`gp_ei`] (lesson 1, GP + EI on a 1-D function), [`copula`] (lesson 2, the
-//! copula warping) and the GPB initial-design
-//! construction (lesson 5, `engine::gpb::view` at each iterate of IC or TA).
+//! Lessons: [`gp_ei`] (1, GP + EI on a 1-D function), [`copula`] (2, the copula warping, and
+//! GP against GCP on heavy-tailed values), [`transfer`] (3, the MLP prior, CTS and GCP+prior),
+//! [`multi_fidelity`] (4, DyHPO and Hyperband on crossing curves), the GPB initial-design
+//! construction (5, `engine::gpb::view` at each iterate of IC or TA) and [`pareto`] (6, the
+//! Pareto front of a multi-objective run). [`steps`] records a method's beliefs pick by pick.
 
 pub mod copula;
 pub mod gp_ei;
+pub mod multi_fidelity;
+pub mod pareto;
+pub mod steps;
+pub mod transfer;
 
 use std::collections::BTreeSet;
 
@@ -30,8 +36,23 @@ pub enum Lesson {
     GpEi(GpEiSetting),
     /// Lesson 2: the copula warping ψ on values arriving one at a time.
     Copula(CopulaSetting),
+    /// Lesson 3: transfer from other tasks (step, seed).
+    Transfer(SeedStep),
+    /// Lesson 4: DyHPO and Hyperband spending the same epochs (step = epochs spent, seed).
+    MultiFidelity(SeedStep),
     /// Lesson 5: an initial design built step by step (the setting and the iterate shown).
     Designs(DesignViewSpec, usize),
+    /// Lesson 6: a multi-objective run (method, step, seed).
+    Pareto(String, SeedStep),
+}
+
+/// The setting of a lesson that is a seeded run shown step by step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct SeedStep {
+    /// The step shown.
+    pub step: usize,
+    /// The seed (the task drawn and the methods' randomness).
+    pub seed: u64,
 }
 
 impl Lesson {
@@ -40,7 +61,10 @@ impl Lesson {
         match self {
             Lesson::GpEi(_) => "gp-ei",
             Lesson::Copula(_) => "copula",
+            Lesson::Transfer(_) => "transfer",
+            Lesson::MultiFidelity(_) => "multi-fidelity",
             Lesson::Designs(..) => "designs",
+            Lesson::Pareto(..) => "pareto",
         }
     }
 
@@ -49,7 +73,10 @@ impl Lesson {
         match self {
             Lesson::GpEi(_) => "1. How Bayesian optimisation picks the next point",
             Lesson::Copula(_) => "2. Making values comparable: the copula warping",
+            Lesson::Transfer(_) => "3. Learning from other tasks: prior, CTS and GCP+prior",
+            Lesson::MultiFidelity(_) => "4. Spending epochs wisely: DyHPO and Hyperband",
             Lesson::Designs(..) => "5. Where to put the first points",
+            Lesson::Pareto(..) => "6. Several objectives: the Pareto front",
         }
     }
 
@@ -58,16 +85,40 @@ impl Lesson {
         vec![
             Lesson::GpEi(GpEiSetting::default()),
             Lesson::Copula(CopulaSetting::default()),
+            Lesson::Transfer(SeedStep::default()),
+            Lesson::MultiFidelity(SeedStep::default()),
             Lesson::Designs(DesignViewSpec { method: crate::engine::gpb::construct::DesignMethod::Ic, ..DesignViewSpec::default() }, 0),
+            Lesson::Pareto(pareto::DEFAULT_METHOD.into(), SeedStep::default()),
         ]
+    }
+
+    /// The lesson with link name `id` at its start.
+    pub fn by_id(id: &str) -> Option<Lesson> {
+        Lesson::all().into_iter().find(|l| l.id() == id)
+    }
+
+    /// The last step, where the lesson has a fixed number of steps (lesson 5's depends on
+    /// the construction).
+    pub fn last_step(&self) -> Option<usize> {
+        match self {
+            Lesson::GpEi(_) => Some(MAX_STEPS),
+            Lesson::Copula(_) => Some(copula::MAX_STEPS),
+            Lesson::Transfer(_) => Some(transfer::MAX_STEPS),
+            Lesson::MultiFidelity(_) => Some(multi_fidelity::BUDGET),
+            Lesson::Designs(..) => None,
+            Lesson::Pareto(..) => Some(pareto::MAX_STEPS),
+        }
     }
 
     /// The panels a teacher can hide (link names).
     pub fn panels(&self) -> &'static [&'static str] {
         match self {
             Lesson::GpEi(_) => &["text", "controls", "lengthscale", "posterior", "ei", "numbers"],
-            Lesson::Copula(_) => &["text", "controls", "add", "ecdf", "warped", "numbers"],
+            Lesson::Copula(_) => &["text", "controls", "add", "ecdf", "warped", "versus", "numbers"],
+            Lesson::Transfer(_) => &["text", "controls", "prior", "runs", "regret", "numbers"],
+            Lesson::MultiFidelity(_) => &["text", "controls", "dyhpo", "hyperband", "numbers"],
             Lesson::Designs(..) => &["text", "controls", "settings", "map", "numbers"],
+            Lesson::Pareto(..) => &["text", "controls", "method", "front", "hv", "numbers"],
         }
     }
 
@@ -76,16 +127,21 @@ impl Lesson {
         match self {
             Lesson::GpEi(s) => s.step,
             Lesson::Copula(s) => s.step,
+            Lesson::Transfer(s) | Lesson::MultiFidelity(s) | Lesson::Pareto(_, s) => s.step,
             Lesson::Designs(_, k) => *k,
         }
     }
 
     /// The same lesson at another step (clamped to the lesson's own limit where it has one).
     pub fn with_step(&self, step: usize) -> Lesson {
+        let step = self.last_step().map_or(step, |last| step.min(last));
         match self {
-            Lesson::GpEi(s) => Lesson::GpEi(GpEiSetting { step: step.min(MAX_STEPS), ..s.clone() }),
-            Lesson::Copula(s) => Lesson::Copula(CopulaSetting { step: step.min(copula::MAX_STEPS), ..s.clone() }),
+            Lesson::GpEi(s) => Lesson::GpEi(GpEiSetting { step, ..s.clone() }),
+            Lesson::Copula(s) => Lesson::Copula(CopulaSetting { step, ..s.clone() }),
+            Lesson::Transfer(s) => Lesson::Transfer(SeedStep { step, ..*s }),
+            Lesson::MultiFidelity(s) => Lesson::MultiFidelity(SeedStep { step, ..*s }),
             Lesson::Designs(d, _) => Lesson::Designs(*d, step),
+            Lesson::Pareto(m, s) => Lesson::Pareto(m.clone(), SeedStep { step, ..*s }),
         }
     }
 }
@@ -96,8 +152,16 @@ impl Lesson {
 pub enum LessonJob {
     /// Lesson 1: frames 0 ..= `MAX_STEPS` of a setting (its step ignored).
     GpEi(GpEiSetting),
+    /// Lesson 2's second part: GP and GCP side by side from this seed.
+    Versus(u64),
+    /// Lesson 3 for a seed.
+    Transfer(u64),
+    /// Lesson 4 for a seed.
+    MultiFidelity(u64),
     /// Lesson 5: the view at every iterate of a construction on the unit square.
     Designs(DesignViewSpec),
+    /// Lesson 6: (method, seed).
+    Pareto(String, u64),
 }
 
 /// What a [`LessonJob`] returns.
@@ -105,8 +169,16 @@ pub enum LessonJob {
 pub enum LessonFrames {
     /// Lesson 1's frames, step 0 first.
     GpEi(Vec<gp_ei::GpEiFrame>),
+    /// Lesson 2's GP and GCP runs.
+    Versus(copula::Versus),
+    /// Lesson 3's prior and runs.
+    Transfer(transfer::TransferFrames),
+    /// Lesson 4's runs.
+    MultiFidelity(multi_fidelity::MultiFidelityFrames),
     /// Lesson 5's views, iterate 0 first.
     Designs(Vec<crate::engine::gpb::view::DesignViewData>),
+    /// Lesson 6's run.
+    Pareto(pareto::ParetoFrames),
 }
 
 impl LessonJob {
@@ -114,6 +186,10 @@ impl LessonJob {
     pub fn run(&self) -> crate::engine::error::Result<LessonFrames> {
         match self {
             LessonJob::GpEi(s) => gp_ei::frames(s, MAX_STEPS).map(LessonFrames::GpEi),
+            LessonJob::Versus(seed) => copula::versus(*seed).map(LessonFrames::Versus),
+            LessonJob::Transfer(seed) => transfer::frames(*seed).map(LessonFrames::Transfer),
+            LessonJob::MultiFidelity(seed) => multi_fidelity::frames(*seed).map(LessonFrames::MultiFidelity),
+            LessonJob::Pareto(method, seed) => pareto::frames(method, *seed).map(LessonFrames::Pareto),
             LessonJob::Designs(spec) => {
                 let steps = crate::engine::gpb::view::DesignSteps::new(spec, None)?;
                 Ok(LessonFrames::Designs((0..steps.iterates()).map(|k| steps.view(k)).collect()))
@@ -166,9 +242,22 @@ impl LessonLink {
                     q.push(format!("seed={}", s.seed));
                 }
             }
+            Lesson::Transfer(s) | Lesson::MultiFidelity(s) => {
+                q.push(format!("step={}", s.step));
+                if s.seed != 0 {
+                    q.push(format!("seed={}", s.seed));
+                }
+            }
             Lesson::Designs(d, k) => {
                 q.push(format!("step={k}"));
                 q.push(format!("design={}", d.to_link()));
+            }
+            Lesson::Pareto(m, s) => {
+                q.push(format!("step={}", s.step));
+                q.push(format!("lm={}", crate::engine::permalink::encode_component(m)));
+                if s.seed != 0 {
+                    q.push(format!("seed={}", s.seed));
+                }
             }
         }
         if self.speed != 1 {
@@ -197,15 +286,10 @@ impl LessonLink {
         let get = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
         let id = get("learn")?;
         let mut warnings = Vec::new();
-        let mut lesson = match id {
-            "gp-ei" => Lesson::GpEi(GpEiSetting::default()),
-            "copula" => Lesson::Copula(CopulaSetting::default()),
-            "designs" => Lesson::all().remove(2),
-            other => {
-                warnings.push(format!("there is no lesson '{other}': showing lesson 1"));
-                Lesson::GpEi(GpEiSetting::default())
-            }
-        };
+        let mut lesson = Lesson::by_id(id).unwrap_or_else(|| {
+            warnings.push(format!("there is no lesson '{id}': showing lesson 1"));
+            Lesson::GpEi(GpEiSetting::default())
+        });
         let step = match get("step").map(|v| v.parse::<usize>()) {
             None => 0,
             Some(Ok(s)) => s,
@@ -214,12 +298,12 @@ impl LessonLink {
                 0
             }
         };
+        if let Some(last) = lesson.last_step().filter(|&last| step > last) {
+            warnings.push(format!("the lesson has {last} steps: showing step {last}"));
+        }
+        lesson = lesson.with_step(step);
         match &mut lesson {
             Lesson::GpEi(s) => {
-                if step > MAX_STEPS {
-                    warnings.push(format!("the lesson has {MAX_STEPS} steps: showing step {MAX_STEPS}"));
-                }
-                s.step = step.min(MAX_STEPS);
                 match get("ls") {
                     None | Some("fit") => {}
                     Some(v) => match v.parse::<f64>() {
@@ -235,16 +319,20 @@ impl LessonLink {
                 s.seed = parse_seed(get("seed"), &mut warnings);
             }
             Lesson::Copula(s) => {
-                if step > copula::MAX_STEPS {
-                    warnings.push(format!("the lesson has {} steps: showing step {}", copula::MAX_STEPS, copula::MAX_STEPS));
-                }
-                s.step = step.min(copula::MAX_STEPS);
                 let what = format!("the added values must be at most {} finite numbers", copula::MAX_ADDED);
                 s.added = parse_list(get("ly"), copula::MAX_ADDED, f64::is_finite, &what, &mut warnings);
                 s.seed = parse_seed(get("seed"), &mut warnings);
             }
-            Lesson::Designs(d, k) => {
-                *k = step;
+            Lesson::Transfer(s) | Lesson::MultiFidelity(s) => s.seed = parse_seed(get("seed"), &mut warnings),
+            Lesson::Pareto(m, s) => {
+                s.seed = parse_seed(get("seed"), &mut warnings);
+                match get("lm") {
+                    None => {}
+                    Some(v) if pareto::names().contains(&v) => *m = v.to_string(),
+                    Some(v) => warnings.push(format!("lesson 6 has no method '{v}' (it offers {}): using {m}", pareto::names().join(", "))),
+                }
+            }
+            Lesson::Designs(d, _) => {
                 if let Some(v) = get("design") {
                     match DesignViewSpec::parse(v) {
                         Some(spec) if spec.axes.is_none() => *d = spec,
@@ -327,6 +415,21 @@ mod tests {
         assert!(views.len() > 1 && views.iter().enumerate().all(|(k, v)| v.shown_iterate == k && v.iterates == views.len()));
         assert_eq!(LessonLink::from_query(&designs.to_query()), Some((designs, vec![])));
         assert_eq!(LessonLink::from_query("v=1&seeds=3"), None, "not a lesson link");
+        for lesson in [
+            Lesson::Transfer(SeedStep { step: 4, seed: 2 }),
+            Lesson::MultiFidelity(SeedStep { step: 77, seed: 0 }),
+            Lesson::Pareto("GP+MO".into(), SeedStep { step: 9, seed: 5 }),
+        ] {
+            let link = LessonLink { hidden: [lesson.panels()[2].to_string()].into(), ..LessonLink::new(lesson) };
+            assert_eq!(LessonLink::from_query(&link.to_query()), Some((link.clone(), vec![])), "{}", link.to_query());
+        }
+        assert_eq!(
+            LessonLink::new(Lesson::Pareto("GCP+MO".into(), SeedStep { step: 1, seed: 0 })).to_query(),
+            "learn=pareto&step=1&lm=GCP%2BMO"
+        );
+        // Every lesson is in the list once, under its own name.
+        let ids: Vec<&str> = Lesson::all().iter().map(Lesson::id).collect();
+        assert_eq!(ids, ["gp-ei", "copula", "transfer", "multi-fidelity", "designs", "pareto"]);
     }
 
     #[test]
@@ -346,5 +449,11 @@ mod tests {
         assert_eq!(warnings.len(), 2);
         let (_, warnings) = LessonLink::from_query("learn=designs&design=IC.D.10.0.1.2").unwrap();
         assert_eq!(warnings.len(), 1, "lesson 5 draws the unit square only");
+        let (link, warnings) = LessonLink::from_query("learn=pareto&step=500&lm=GCP%2Bprior&seed=x").unwrap();
+        assert_eq!(link.lesson, Lesson::Pareto(pareto::DEFAULT_METHOD.into(), SeedStep { step: pareto::MAX_STEPS, seed: 0 }));
+        let all = warnings.join("\n");
+        for part in ["30 steps", "no method 'GCP+prior'", "seed 'x'"] {
+            assert!(all.contains(part), "{part} in {all}");
+        }
     }
 }

@@ -10,11 +10,12 @@ use std::sync::Arc;
 
 use crate::engine::error::Result;
 use crate::engine::gp::{FittedGp, GpParams, GpSettings};
-use crate::engine::optimizer::{MethodRng, Optimizer, SearchState};
+use crate::engine::optimizer::{Belief, MethodRng, Optimizer, SearchState};
 use crate::engine::prior::TrainedPrior;
 use crate::engine::stats::expected_improvement;
 use crate::engine::warping::OutputWarp;
 
+use super::surrogate_bo::belief_of;
 use super::thompson::needs_prior;
 use super::thompson::PriorThompson;
 use crate::engine::registry::{CostClass, MethodEntry, MethodKind, TransferNeed};
@@ -29,19 +30,31 @@ pub struct PriorResidualGp {
     thompson: PriorThompson,
     settings: GpSettings,
     last_params: Option<GpParams>,
+    recording: bool,
+    belief: Option<Belief>,
 }
 
 impl PriorResidualGp {
     /// GCP+prior (`OutputWarp::Copula`) or GP+prior (`OutputWarp::Standardize`).
     pub fn new(warp: OutputWarp, prior: Arc<TrainedPrior>) -> Self {
-        PriorResidualGp { warp, thompson: PriorThompson::new(prior), settings: GpSettings::default(), last_params: None }
+        PriorResidualGp {
+            warp,
+            thompson: PriorThompson::new(prior),
+            settings: GpSettings::default(),
+            last_params: None,
+            recording: false,
+            belief: None,
+        }
     }
 }
 
 impl Optimizer for PriorResidualGp {
     fn suggest(&mut self, state: &SearchState, rng: &mut MethodRng) -> Result<usize> {
+        self.belief = None;
         if state.history.len() < WARM_START {
-            return self.thompson.suggest(state, rng);
+            let pick = self.thompson.suggest(state, rng);
+            self.belief = self.thompson.belief().cloned();
+            return pick;
         }
         let prior = self.thompson.predictions(state.candidates).to_vec();
         let losses: Vec<f64> = state.history.iter().map(|&(_, y)| y).collect();
@@ -56,10 +69,31 @@ impl Optimizer for PriorResidualGp {
             let (mu, sigma) = prior[i];
             expected_improvement(mr * sigma + mu, vr.sqrt() * sigma, best)
         });
+        if self.recording {
+            // In the units of z: prior mean + σθ·(residual GP), as EI saw them.
+            let mut belief = belief_of(&gp, state.candidates, &open, z, |_, _| f64::NAN);
+            for ((m, s), &(mu, sigma)) in belief.mean.iter_mut().zip(belief.sd.iter_mut()).zip(&prior) {
+                *m = *m * sigma + mu;
+                *s *= sigma;
+            }
+            for &i in &open {
+                belief.acquisition[i] = expected_improvement(belief.mean[i], belief.sd[i], best);
+            }
+            self.belief = Some(belief);
+        }
         match pick {
             Some(i) => Ok(i),
             None => self.thompson.suggest(state, rng),
         }
+    }
+
+    fn record_beliefs(&mut self) -> bool {
+        self.recording = true;
+        self.thompson.record_beliefs()
+    }
+
+    fn belief(&self) -> Option<&Belief> {
+        self.belief.as_ref()
     }
 }
 

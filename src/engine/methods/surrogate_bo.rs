@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 
 use crate::engine::error::{EngineError, Result};
 use crate::engine::gp::{FittedGp, GpParams, GpSettings};
-use crate::engine::optimizer::{index_below, MethodRng, Optimizer, SearchState};
+use crate::engine::optimizer::{index_below, Acquisition, Belief, MethodRng, Optimizer, SearchState};
 use crate::engine::stats::expected_improvement;
 pub use crate::engine::warping::OutputWarp;
 
@@ -51,12 +51,23 @@ pub struct GpEiSearch {
     warm_start: VecDeque<Vec<f64>>,
     region: Option<SearchBox>,
     last_params: Option<GpParams>,
+    recording: bool,
+    belief: Option<Belief>,
 }
 
 impl GpEiSearch {
     /// A search with `initial` uniformly random evaluations before the first GP.
     pub fn new(warp: OutputWarp, initial: usize, settings: GpSettings) -> Self {
-        GpEiSearch { warp, initial: initial.max(1), settings, warm_start: VecDeque::new(), region: None, last_params: None }
+        GpEiSearch {
+            warp,
+            initial: initial.max(1),
+            settings,
+            warm_start: VecDeque::new(),
+            region: None,
+            last_params: None,
+            recording: false,
+            belief: None,
+        }
     }
 
     /// Evaluates, first, the remaining candidate nearest to each of `points`, in order.
@@ -102,6 +113,7 @@ fn squared_distance(a: &[f64], b: &[f64]) -> f64 {
 
 impl Optimizer for GpEiSearch {
     fn suggest(&mut self, state: &SearchState, rng: &mut MethodRng) -> Result<usize> {
+        self.belief = None;
         let allowed = self.allowed(state);
         if allowed.is_empty() {
             return Err(EngineError::Method { method: "GP".into(), message: "no candidate left".into() });
@@ -124,8 +136,32 @@ impl Optimizer for GpEiSearch {
         let gp = FittedGp::fit_from(&x, &z, &self.settings, self.last_params.as_ref(), rng)?;
         self.last_params = Some(gp.params().clone());
         let pick = gp.argmax_score(state.candidates, &allowed, |_, m, v| expected_improvement(m, v.sqrt(), best));
+        if self.recording {
+            self.belief = Some(belief_of(&gp, state.candidates, &allowed, z, |m, s| expected_improvement(m, s, best)));
+        }
         Ok(pick.unwrap_or(allowed[0]))
     }
+
+    fn record_beliefs(&mut self) -> bool {
+        self.recording = true;
+        true
+    }
+
+    fn belief(&self) -> Option<&Belief> {
+        self.belief.as_ref()
+    }
+}
+
+/// The GP's mean and sd at every candidate, the acquisition `score(mean, sd)` at those in
+/// `open` (EI; NaN elsewhere), and the observations `z` it was fitted on.
+pub fn belief_of(gp: &FittedGp, candidates: &[Vec<f64>], open: &[usize], z: Vec<f64>, score: impl Fn(f64, f64) -> f64) -> Belief {
+    let all: Vec<usize> = (0..candidates.len()).collect();
+    let (mean, sd): (Vec<f64>, Vec<f64>) = gp.predict_many(candidates, &all).into_iter().map(|(m, v)| (m, v.max(0.0).sqrt())).unzip();
+    let mut acquisition = vec![f64::NAN; candidates.len()];
+    for &i in open {
+        acquisition[i] = score(mean[i], sd[i]);
+    }
+    Belief { mean, sd, acquisition, acquisition_kind: Acquisition::ExpectedImprovement, observed: z }
 }
 
 #[cfg(test)]

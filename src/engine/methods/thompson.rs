@@ -9,7 +9,7 @@ use std::sync::Arc;
 use rand::Rng;
 
 use crate::engine::error::Result;
-use crate::engine::optimizer::{MethodRng, Optimizer, SearchState};
+use crate::engine::optimizer::{Acquisition, Belief, MethodRng, Optimizer, SearchState};
 use crate::engine::prior::TrainedPrior;
 use crate::engine::registry::{CostClass, MethodEntry, MethodKind, TransferNeed};
 use crate::engine::stats::normal_quantile;
@@ -26,12 +26,14 @@ pub fn standard_normal(rng: &mut MethodRng) -> f64 {
 pub struct PriorThompson {
     prior: Arc<TrainedPrior>,
     predictions: Vec<(f64, f64)>,
+    recording: bool,
+    belief: Option<Belief>,
 }
 
 impl PriorThompson {
     /// Thompson sampling from `prior`.
     pub fn new(prior: Arc<TrainedPrior>) -> Self {
-        PriorThompson { prior, predictions: Vec::new() }
+        PriorThompson { prior, predictions: Vec::new(), recording: false, belief: None }
     }
 
     /// μθ, σθ of every candidate (computed once per task).
@@ -47,17 +49,34 @@ impl Optimizer for PriorThompson {
     fn suggest(&mut self, state: &SearchState, rng: &mut MethodRng) -> Result<usize> {
         self.predictions(state.candidates);
         let mut best: Option<(usize, f64)> = None;
+        let mut draws = if self.recording { vec![f64::NAN; state.candidates.len()] } else { Vec::new() };
         for (i, &(mu, sigma)) in self.predictions.iter().enumerate() {
             if state.evaluated[i] {
                 continue;
             }
             let draw = mu + sigma * standard_normal(rng);
+            if let Some(d) = draws.get_mut(i) {
+                *d = draw;
+            }
             if best.is_none_or(|(_, b)| draw < b) {
                 best = Some((i, draw));
             }
         }
+        if self.recording {
+            let (mean, sd) = self.predictions.iter().copied().unzip();
+            self.belief = Some(Belief { mean, sd, acquisition: draws, acquisition_kind: Acquisition::ThompsonDraw, observed: Vec::new() });
+        }
         best.map(|b| b.0)
             .ok_or_else(|| crate::engine::error::EngineError::Method { method: "CTS".into(), message: "no candidate left".into() })
+    }
+
+    fn record_beliefs(&mut self) -> bool {
+        self.recording = true;
+        true
+    }
+
+    fn belief(&self) -> Option<&Belief> {
+        self.belief.as_ref()
     }
 }
 
