@@ -1,15 +1,61 @@
 //! The Learn section: a list of lessons, the lesson of the link, a player (start, back, play /
 //! pause, step, speed) shared by all lessons, and switches that hide panels — everything in
 //! the URL (`engine::lessons::LessonLink`), so that a teacher's link opens exactly what they
-//! chose. The lessons themselves are [`super::lesson_gp_ei`], [`super::lesson_copula`] and
-//! [`super::lesson_designs`].
+//! chose. The lessons themselves are [`super::lesson_gp_ei`], [`super::lesson_copula`],
+//! [`super::lesson_transfer`], [`super::lesson_multi_fidelity`], [`super::lesson_designs`] and
+//! [`super::lesson_pareto`]; [`worker_frames`] gets their frames from a worker.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use leptos::prelude::*;
 
 use super::browser;
-use crate::engine::lessons::{Lesson, LessonLink, SPEEDS};
+use super::state::AppState;
+use super::workers::LatestWorker;
+use crate::engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink, SPEEDS};
+use crate::worker_protocol::{FromWorker, ToWorker};
+
+/// What a worker computed for a lesson: the key it was asked for, the frames, milliseconds.
+pub type Computed<K, T> = Option<(K, Arc<T>, f64)>;
+
+/// Asks a worker for `job(key)` whenever `key` changes (a newer request supersedes an older
+/// one) and keeps the answer `extract` takes from it, or the error in words.
+pub fn worker_frames<K, T>(
+    key: Memo<K>,
+    job: fn(K) -> LessonJob,
+    extract: fn(LessonFrames) -> Option<T>,
+) -> (RwSignal<Computed<K, T>>, RwSignal<Option<String>>)
+where
+    K: Clone + PartialEq + Send + Sync + 'static,
+    T: Send + Sync + 'static,
+{
+    let all = RwSignal::new(None::<(K, Arc<T>, f64)>);
+    let error = RwSignal::new(None::<String>);
+    let worker = LatestWorker::new();
+    let state = expect_context::<AppState>();
+    Effect::new(move |_| {
+        let k = key.get();
+        if all.with_untracked(|a| a.as_ref().is_some_and(|(have, _, _)| *have == k)) {
+            return;
+        }
+        let request = state.workers.next_request();
+        let asked = k.clone();
+        worker.ask(request, ToWorker::Lesson { request, job: job(k) }, move |msg| {
+            if let FromWorker::LessonFrames { result, ms, .. } = msg {
+                match result.map(|f| extract(*f)) {
+                    Ok(Some(frames)) => {
+                        error.set(None);
+                        all.set(Some((asked.clone(), Arc::new(frames), ms)));
+                    }
+                    Ok(None) => {}
+                    Err(e) => error.set(Some(e)),
+                }
+            }
+        });
+    });
+    (all, error)
+}
 
 /// Whether the link hides `panel`.
 pub fn hidden(link: RwSignal<LessonLink>, panel: &'static str) -> bool {
@@ -43,6 +89,9 @@ pub fn LearnPage(
             {move || match id.get() {
                 "designs" => view! { <super::lesson_designs::DesignLesson link=link/> }.into_any(),
                 "copula" => view! { <super::lesson_copula::CopulaLesson link=link/> }.into_any(),
+                "transfer" => view! { <super::lesson_transfer::TransferLesson link=link/> }.into_any(),
+                "multi-fidelity" => view! { <super::lesson_multi_fidelity::MultiFidelityLesson link=link/> }.into_any(),
+                "pareto" => view! { <super::lesson_pareto::ParetoLesson link=link/> }.into_any(),
                 _ => view! { <super::lesson_gp_ei::GpEiLesson link=link/> }.into_any(),
             }}
             <HideSwitches link=link/>

@@ -4,11 +4,15 @@
 
 use leptos::prelude::*;
 
+use std::sync::Arc;
+
 use super::chart::ChartFigure;
-use super::learn::{hidden, Player};
+use super::learn::{hidden, worker_frames, Player};
+use super::lesson_plot::{model_chart, GREEN, PURPLE};
 use crate::engine::axis;
 use crate::engine::lessons::copula::{frame, CopulaFrame, CopulaSetting, MAX_ADDED, MAX_STEPS};
-use crate::engine::lessons::{Lesson, LessonLink};
+use crate::engine::lessons::steps::best_so_far;
+use crate::engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink};
 use crate::engine::stats::normal_quantile;
 
 const W: f64 = 720.0;
@@ -129,6 +133,28 @@ pub fn CopulaLesson(
         })
     };
     let add_y = RwSignal::new(String::new());
+    // GP against GCP on a heavy-tailed function, from a worker (GP fits stay out of the page).
+    let seed = Memo::new(move |_| setting.get().seed);
+    let (versus, versus_error) = worker_frames(seed, LessonJob::Versus, |f| match f {
+        LessonFrames::Versus(v) => Some(v),
+        _ => None,
+    });
+    let versus = Memo::new(move |_| versus.with(|a| a.as_ref().map(|(_, v, _)| Arc::clone(v))));
+    let versus_numbers = move || {
+        versus.get().map(|v| {
+            let k = step.get();
+            let best = |picks: &[crate::engine::lessons::steps::Pick]| {
+                best_so_far(&picks[..=k.min(picks.len() - 1)], &v.y)[k.min(picks.len() - 1)]
+            };
+            let show = |b: f64| if b.is_finite() { format!("{b:.3}") } else { "—".into() };
+            let optimum = v.y.iter().copied().fold(f64::INFINITY, f64::min);
+            format!(
+                "after {k} evaluations: best found by GP {}, by GCP {} (the function's minimum {optimum:.3})",
+                show(best(&v.gp)),
+                show(best(&v.gcp))
+            )
+        })
+    };
     let explain = move || {
         current.get().ok().map(|f| {
             let n = f.ys.len();
@@ -203,6 +229,27 @@ pub fn CopulaLesson(
                         {move || current.get().ok().map(|f| warped_chart(&f, step.get()))}
                     </svg>
                 </ChartFigure>
+            </Show>
+            <Show when=move || !hidden(link, "versus")>
+                <h3 id="lesson-versus-title">"The same idea inside an optimiser: GP against GCP"</h3>
+                <p class="lesson-text">
+                    "Both minimise exp(f(x)/2), f being lesson 1's function: values from 0.05 to about 2,700, most below 3. Same seed, same five random points first; then GP fits standardised values (Δ) and GCP fits ψ. "
+                    "On Δ, the one huge value flattens all the others. On ψ, every value becomes its rank, evenly spaced: no value dominates, but two neighbours with nearly equal values end up a whole rank apart, "
+                    "and with few points the GP may then explain everything as noise — a flat band, equal EI everywhere, and the first remaining x taken (our tie rule). "
+                    "Which wins differs from sample to sample; the paper compares them over many tasks (Table 2), where the prior of lesson 3 helps GCP most at the start."
+                </p>
+                {move || versus_error.get().map(|e| view! { <p class="msg error">{e}</p> })}
+                <ChartFigure id="lesson-versus-gp" file="copula-versus-gp" caption=move || view! { <span>"GP on standardised values: mean ± 2 sd and the evaluations (latest orange)."</span> }>
+                    <svg id="lesson-versus-gp" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 720 240" role="img" aria-label="GP's model of the heavy-tailed function at this step">
+                        {move || versus.get().map(|v| model_chart("GP", "Δ(y)", &v.x, &v.y, &v.gp[step.get().min(v.gp.len() - 1)], PURPLE))}
+                    </svg>
+                </ChartFigure>
+                <ChartFigure id="lesson-versus-gcp" file="copula-versus-gcp" caption=move || view! { <span>"GCP on ψ of the same values, at the same step."</span> }>
+                    <svg id="lesson-versus-gcp" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 720 240" role="img" aria-label="GCP's model of the heavy-tailed function at this step">
+                        {move || versus.get().map(|v| model_chart("GCP", "ψ(y)", &v.x, &v.y, &v.gcp[step.get().min(v.gcp.len() - 1)], GREEN))}
+                    </svg>
+                </ChartFigure>
+                <p id="lesson-versus-numbers" class="numbers">{versus_numbers}</p>
             </Show>
             <Show when=move || !hidden(link, "numbers")>
                 <p id="lesson-numbers" class="numbers">{move || current.get().ok().map(|f| {

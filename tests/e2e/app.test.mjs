@@ -663,6 +663,71 @@ test('lessons open from their links, step back to identical states and hide what
   } finally { await t.close(); }
 });
 
+// Lessons 2 (GP against GCP), 3, 4 and 6: frames from a worker, stepping back gives the same
+// picture, and each lesson's own hide switches hide what they name.
+test('lessons 3, 4 and 6 (and lesson 2\'s GP against GCP) open from their links, show each step and step back to identical states', async () => {
+  const sameAfterStepAndBack = async (page, ids, step) => {
+    const before = await Promise.all(ids.map((id) => page.locator(id).innerHTML()));
+    await page.click('#lesson-step');
+    await page.waitForFunction((n) => new URLSearchParams(location.search).get('step') === String(n), step + 1);
+    await page.click('#lesson-back');
+    await page.waitForFunction((n) => new URLSearchParams(location.search).get('step') === String(n), step);
+    assert.deepEqual(await Promise.all(ids.map((id) => page.locator(id).innerHTML())), before);
+  };
+  // Lesson 3: the prior, CTS's draws, GCP+prior's warm start then its residual GP.
+  const t = await open('learn=transfer&step=3');
+  try {
+    await t.page.waitForSelector('#lesson-prior circle.draw');
+    assert.match(await t.page.locator('#lesson-run-prior').textContent(), /Thompson warm start \(4 of 5\)/);
+    assert.match(await t.page.locator('#lesson-run-gcp').textContent(), /random start \(4 of 5\)/);
+    const rmse = Number((await t.page.locator('#lesson-numbers').textContent()).match(/prior RMSE on the new task's ψ ([0-9.]+)/)[1]);
+    assert.ok(rmse < 1, `the prior predicts the new task better than 0: RMSE ${rmse}`);
+    await sameAfterStepAndBack(t.page, ['#lesson-prior', '#lesson-run-prior', '#lesson-run-gcp', '#lesson-regret'], 3);
+    for (let k = 3; k < 6; k++) await t.page.click('#lesson-step');
+    await t.page.waitForFunction(() => /its GP in ψ\(y\) units/.test(document.querySelector('#lesson-run-prior')?.textContent ?? ''));
+    await t.page.click('#lesson-hide summary');
+    await t.page.uncheck('#show-prior');
+    assert.equal(await t.page.locator('#lesson-prior').count(), 0);
+    assert.equal(await t.page.locator('#lesson-run-prior').count(), 1);
+    assert.match(new URL(t.page.url()).search, /prior_hide=1/);
+    assert.deepEqual(t.errors, []);
+  } finally { await t.close(); }
+  // Lesson 4: the table's first row is the configuration DyHPO advances; Hyperband's bracket.
+  const m = await open('learn=multi-fidelity&step=30&hyperband_hide=1');
+  try {
+    await m.page.waitForSelector('#lesson-scores tr.chosen');
+    assert.equal(await m.page.locator('#lesson-hyperband').count(), 0, 'hidden by the link');
+    const chosen = (await m.page.locator('#lesson-scores tr.chosen td').first().textContent()).trim();
+    assert.match(await m.page.locator('#lesson-explain').textContent(), new RegExp(`(configuration ${chosen} from epoch|a new configuration)`));
+    assert.match(await m.page.locator('#lesson-numbers').textContent(), /epoch 30 of 120/);
+    await sameAfterStepAndBack(m.page, ['#lesson-dyhpo', '#lesson-scores'], 30);
+    await m.page.click('#lesson-hide summary');
+    await m.page.check('#show-hyperband');
+    await m.page.waitForSelector('#lesson-hyperband circle');
+    assert.match(await m.page.locator('#lesson-hyperband').textContent(), /bracket 1, rung \d/);
+    assert.deepEqual(m.errors, []);
+  } finally { await m.close(); }
+  // Lesson 6: one found point per step; another method restarts the run at step 0.
+  const p = await open('learn=pareto&step=10');
+  try {
+    await p.page.waitForSelector('#lesson-front');
+    assert.equal(await p.page.locator('#lesson-objectives circle.found').count(), 10);
+    await sameAfterStepAndBack(p.page, ['#lesson-objectives', '#lesson-hv'], 10);
+    await p.page.selectOption('#lesson-method', 'ParEGO');
+    await p.page.waitForFunction(() => /lm=ParEGO/.test(location.search) && /step=0/.test(location.search));
+    await p.page.waitForFunction(() => /^ParEGO/.test(document.querySelector('#lesson-numbers')?.textContent ?? ''));
+    assert.equal(await p.page.locator('#lesson-objectives circle.found').count(), 0);
+    assert.deepEqual(p.errors, []);
+  } finally { await p.close(); }
+  // Lesson 2's second part: GP and GCP from the same seed, side by side.
+  const c = await open('learn=copula&step=7');
+  try {
+    await c.page.waitForSelector('#lesson-versus-gcp circle.obs');
+    assert.match(await c.page.locator('#lesson-versus-numbers').textContent(), /after 7 evaluations: best found by GP [0-9.]+, by GCP [0-9.]+/);
+    await sameAfterStepAndBack(c.page, ['#lesson-versus-gp', '#lesson-versus-gcp'], 7);
+  } finally { await c.close(); }
+});
+
 test('the first visit shows a lesson playing and the three ways in', async () => {
   const b = await freshBrowser();
   try {
@@ -685,16 +750,20 @@ test('the first visit shows a lesson playing and the three ways in', async () =>
 test('accessibility and legibility: axe-core finds no serious or critical violation and no chart labels overlap, on every view', async () => {
   const views = [
     ['', null],
-    ['learn=gp-ei&step=2', null],
-    ['learn=designs&step=2', null],
-    ['learn=copula&step=4&ly=100000', null],
+    ['learn=gp-ei&step=2', null, '#lesson-posterior circle'],
+    ['learn=designs&step=2', null, '#design-map .design-point'],
+    ['learn=copula&step=6&ly=100000', null, '#lesson-versus-gcp circle'],
+    ['learn=transfer&step=7', null, '#lesson-prior circle.draw'],
+    ['learn=multi-fidelity&step=40', null, '#lesson-scores'],
+    ['learn=pareto&step=12', null, '#lesson-front'],
     ['v=1&data=bundled:curves&tasks=curves-00&methods=RS,ASHA&seeds=1&race=100&design=IC.D.10.0.0.1', '#run'],
     ['v=1&data=bundled:tradeoff', null],
     ['v=1&seeds=2&iters=10', '#run'],
   ];
-  for (const [query, click] of views) {
+  for (const [query, click, ready] of views) {
     const b = await open(query);
     try {
+      if (ready) await b.page.waitForSelector(ready);
       if (click) {
         await b.page.click(click);
         await b.page.waitForFunction(() => /^Finished/.test(document.querySelector('#run-status')?.textContent ?? ''), null, { timeout: 120_000 });
