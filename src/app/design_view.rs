@@ -73,12 +73,39 @@ pub(super) fn SensitivityMap(
     data: Signal<Option<DesignViewData>>,
     axes: Signal<[(String, String, String); 2]>,
     on_square: Signal<bool>,
+    /// When set, the design's points can be dragged (or moved with the arrow keys once
+    /// focused), and a move ends with (point index, x1, x2) on the unit square.
+    #[prop(optional)]
+    on_move: Option<Callback<(usize, f64, f64)>>,
 ) -> impl IntoView {
     let cell = SIDE_PX / MAP_SIDE as f64;
     let to_px = move |v: f64| cell / 2.0 + v * (SIDE_PX - cell);
+    // The point being dragged and where the pointer holds it (unit square).
+    let dragging = RwSignal::new(None::<(usize, f64, f64)>);
+    let unit_at = move |ev: &leptos::ev::PointerEvent| -> Option<(f64, f64)> {
+        let svg: web_sys::Element = event_target::<web_sys::Element>(ev).closest("svg").ok().flatten()?;
+        let r = svg.get_bounding_client_rect();
+        let (vw, vh) = (SIDE_PX + 140.0, SIDE_PX + 50.0);
+        let sx = -40.0 + (ev.client_x() as f64 - r.left()) * vw / r.width().max(1.0);
+        let sy = -10.0 + (ev.client_y() as f64 - r.top()) * vh / r.height().max(1.0);
+        let round = |v: f64| (v.clamp(0.0, 1.0) * 100.0).round() / 100.0;
+        Some((round((sx - cell / 2.0) / (SIDE_PX - cell)), round((SIDE_PX - sy - cell / 2.0) / (SIDE_PX - cell))))
+    };
+    let on_pointer_move = move |ev: leptos::ev::PointerEvent| {
+        if let (Some((k, _, _)), Some((x, y))) = (dragging.get_untracked(), unit_at(&ev)) {
+            dragging.set(Some((k, x, y)));
+        }
+    };
+    let on_pointer_up = move |_: leptos::ev::PointerEvent| {
+        if let (Some((k, x, y)), Some(cb)) = (dragging.get_untracked(), on_move) {
+            cb.run((k, x, y));
+        }
+        dragging.set(None);
+    };
     view! {
-        <svg id="design-map" class="chart" viewBox=format!("-40 -10 {} {}", SIDE_PX + 140.0, SIDE_PX + 50.0) role="img"
-            aria-label="Sensitivity d(x, ξ) over two inputs with the design's points">
+        <svg id="design-map" class="chart" class:draggable=on_move.is_some() viewBox=format!("-40 -10 {} {}", SIDE_PX + 140.0, SIDE_PX + 50.0) role="img"
+            aria-label="Sensitivity d(x, ξ) over two inputs with the design's points"
+            on:pointermove=on_pointer_move on:pointerup=on_pointer_up on:pointerleave=move |_| dragging.set(None)>
             <ColourBar/>
             {move || data.get().map(|d| {
                 let map = if on_square.get() {
@@ -97,7 +124,32 @@ pub(super) fn SensitivityMap(
                         }).collect_view()}
                     }.into_any()
                 };
-                let points = d.points.iter().map(|&(x, y, b)| marker(b, to_px(x), SIDE_PX - to_px(y))).collect_view();
+                let points = d.points.iter().enumerate().map(|(k, &(x, y, b))| {
+                    let Some(cb) = on_move else { return marker(b, to_px(x), SIDE_PX - to_px(y)) };
+                    // Where the point is drawn: under the pointer while dragged.
+                    let at = move || dragging.get().filter(|d| d.0 == k).map_or((x, y), |d| (d.1, d.2));
+                    let nudge = move |ev: leptos::ev::KeyboardEvent| {
+                        let step = 0.05;
+                        let (dx, dy) = match ev.key().as_str() {
+                            "ArrowLeft" => (-step, 0.0),
+                            "ArrowRight" => (step, 0.0),
+                            "ArrowUp" => (0.0, step),
+                            "ArrowDown" => (0.0, -step),
+                            _ => return,
+                        };
+                        ev.prevent_default();
+                        let round = |v: f64| (v.clamp(0.0, 1.0) * 100.0).round() / 100.0;
+                        cb.run((k, round(x + dx), round(y + dy)));
+                    };
+                    view! {
+                        <g class="design-handle" tabindex="0" role="button" focusable="true"
+                            aria-label=format!("design point {} at ({x:.2}, {y:.2}), budget level {}: drag it, or move it with the arrow keys", k + 1, b + 1)
+                            on:pointerdown=move |ev: leptos::ev::PointerEvent| { ev.prevent_default(); dragging.set(Some((k, x, y))) }
+                            on:keydown=nudge>
+                            {move || { let (px, py) = at(); marker(b, to_px(px), SIDE_PX - to_px(py)) }}
+                        </g>
+                    }.into_any()
+                }).collect_view();
                 let (mx, my, _) = d.map_max;
                 let (cx, cy) = (to_px(mx), SIDE_PX - to_px(my));
                 let [(x_title, x_low, x_high), (y_title, y_low, y_high)] = axes.get();

@@ -635,6 +635,33 @@ test('lessons open from their links, step back to identical states and hide what
     await d.page.waitForFunction((n) => new URLSearchParams(location.search).get('step') === String(n), last);
     assert.ok(await maxD() < start, 'IC lowers max d');
     assert.equal(await d.page.isDisabled('#lesson-step'), true);
+    // Drag a design point: the link carries the placed design, iterate 0 shows it, IC improves it.
+    await d.page.click('#lesson-start');
+    const handle = d.page.locator('#design-map .design-handle').first();
+    const box = await handle.boundingBox();
+    const map = await d.page.locator('#design-map').boundingBox();
+    await d.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await d.page.mouse.down();
+    await d.page.mouse.move(map.x + map.width * 0.2, map.y + map.height * 0.2, { steps: 5 });
+    await d.page.mouse.up();
+    await d.page.waitForFunction(() => /lp=/.test(location.search) && /step=0/.test(location.search));
+    await d.page.waitForFunction(() => /from your placement/.test(document.querySelector('#lesson-numbers')?.textContent ?? ''));
+    const placed = new URLSearchParams(new URL(d.page.url()).search).get('lp');
+    assert.equal(placed.split(',').length, 10);
+    // The keyboard moves a point too.
+    const shown = await d.page.locator('#lesson-numbers').textContent();
+    await d.page.locator('#design-map .design-handle').nth(1).focus();
+    await d.page.keyboard.press('ArrowRight');
+    await d.page.waitForFunction((p) => new URLSearchParams(location.search).get('lp') !== p, placed);
+    await d.page.waitForFunction((before) => document.querySelector('#lesson-numbers')?.textContent !== before, shown);
+    const fromPlaced = await maxD();
+    const end = Number((await d.page.locator('#lesson-step-label').textContent()).match(/of (\d+)/)[1]);
+    for (let k = 0; k < end; k++) await d.page.click('#lesson-step');
+    await d.page.waitForFunction((n) => new URLSearchParams(location.search).get('step') === String(n), end);
+    assert.ok(await maxD() < fromPlaced, 'IC improves the placed design');
+    await d.page.click('#lesson-design-unplace');
+    await d.page.waitForFunction(() => !/lp=/.test(location.search));
+    assert.deepEqual(d.errors, []);
   } finally { await d.close(); }
   // Lesson 2: a huge value squeezes the standardised values but not ψ; back and forth agree.
   const c = await open('learn=copula&step=5');

@@ -159,6 +159,16 @@ impl DesignProblem {
         }
     }
 
+    /// [`DesignProblem::construct`] from given unit-cube rows (inputs, then the budget column)
+    /// instead of a random start: Random and LHD keep them as they are, IC and TA improve them.
+    pub fn construct_from(&self, method: DesignMethod, rows: Vec<Vec<f64>>, rng: &mut MethodRng) -> Construction {
+        match method {
+            DesignMethod::Random | DesignMethod::Lhd => self.single(self.design_from_unit_rows(&rows)),
+            DesignMethod::Ic => self.iterated_construction(self.design_from_unit_rows(&rows), IC_ITERATIONS),
+            DesignMethod::Ta => self.threshold_acceptance(rows, TA_ITERATIONS, rng),
+        }
+    }
+
     fn single(&self, design: Design) -> Construction {
         let it = self.iterate(design);
         Construction { design: it.design.clone(), path: vec![it] }

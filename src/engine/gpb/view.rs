@@ -281,6 +281,22 @@ pub struct DesignSteps {
 impl DesignSteps {
     /// Builds the design (and the 1-D panel's fit) of `spec` on the square or `table`.
     pub fn new(spec: &DesignViewSpec, table: Option<&DesignTable>) -> Result<Self> {
+        Self::starting_from(spec, table, &[])
+    }
+
+    /// [`DesignSteps::new`] on the unit square from a design the user placed: points
+    /// (x1, x2, budget level) in [0, 1]² — iterate 0 is that design, and IC or TA improve it
+    /// from there (Random and LHD keep it). An empty `start` is [`DesignSteps::new`].
+    pub fn starting_from(spec: &DesignViewSpec, table: Option<&DesignTable>, start: &[(f64, f64, usize)]) -> Result<Self> {
+        if !start.is_empty() && (table.is_some() || start.len() < POINTS_RANGE.0 || start.len() > POINTS_RANGE.1) {
+            return Err(EngineError::Spec(format!(
+                "a placed design lies on the unit square and has {} to {} points",
+                POINTS_RANGE.0, POINTS_RANGE.1
+            )));
+        }
+        if start.iter().any(|&(a, b, l)| !(0.0..=1.0).contains(&a) || !(0.0..=1.0).contains(&b) || l >= TABLE1_BUDGETS.len()) {
+            return Err(EngineError::Spec(format!("placed points lie in [0, 1]² with a budget level below {}", TABLE1_BUDGETS.len())));
+        }
         let (problem, map_xy, budget_names) = match table {
             Some(t) => (
                 table_design_problem(t.candidates.clone(), t.budgets.clone(), spec.criterion, &GpbSettings::default()),
@@ -293,9 +309,16 @@ impl DesignSteps {
                 (problem, xy, vec!["1/2".into(), "2/3".into(), "1".into()])
             }
         };
-        let points_used = spec.points.max(problem.dim() + 2).min(problem.grid.len());
         let mut rng = MethodRng::seed_from_u64(spec.seed);
-        let construction = problem.construct(spec.method, points_used, &mut rng);
+        let (points_used, construction) = if start.is_empty() {
+            let n = spec.points.max(problem.dim() + 2).min(problem.grid.len());
+            (n, problem.construct(spec.method, n, &mut rng))
+        } else {
+            // The budget column of a unit row is read as level ⌊v·L⌋: the middle of level l's cell.
+            let levels = problem.budgets.len() as f64;
+            let rows = start.iter().map(|&(a, b, l)| vec![a, b, (l as f64 + 0.5) / levels]).collect();
+            (start.len(), problem.construct_from(spec.method, rows, &mut rng))
+        };
         let path = construction.path;
         let result = path.iter().rposition(|it| it.design == construction.design).unwrap_or(path.len().saturating_sub(1));
         if path.is_empty() {

@@ -21,7 +21,8 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::gpb::view::DesignViewSpec;
+use crate::engine::gpb::synthetic::TABLE1_BUDGETS;
+use crate::engine::gpb::view::{DesignViewSpec, POINTS_RANGE};
 use crate::engine::permalink::decode_component;
 use copula::CopulaSetting;
 use gp_ei::{GpEiSetting, LENGTHSCALE_RANGE, MAX_ADDED, MAX_STEPS};
@@ -40,11 +41,15 @@ pub enum Lesson {
     Transfer(SeedStep),
     /// Lesson 4: DyHPO and Hyperband spending the same epochs (step = epochs spent, seed).
     MultiFidelity(SeedStep),
-    /// Lesson 5: an initial design built step by step (the setting and the iterate shown).
-    Designs(DesignViewSpec, usize),
+    /// Lesson 5: an initial design built step by step (the setting, the iterate shown, and the
+    /// start the user placed by dragging points: (x1, x2, budget level); empty = the method's).
+    Designs(DesignViewSpec, usize, Vec<Placed>),
     /// Lesson 6: a multi-objective run (method, step, seed).
     Pareto(String, SeedStep),
 }
+
+/// A design point placed by hand in lesson 5: (x1, x2) in [0, 1]² and its budget level.
+pub type Placed = (f64, f64, usize);
 
 /// The setting of a lesson that is a seeded run shown step by step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -87,7 +92,11 @@ impl Lesson {
             Lesson::Copula(CopulaSetting::default()),
             Lesson::Transfer(SeedStep::default()),
             Lesson::MultiFidelity(SeedStep::default()),
-            Lesson::Designs(DesignViewSpec { method: crate::engine::gpb::construct::DesignMethod::Ic, ..DesignViewSpec::default() }, 0),
+            Lesson::Designs(
+                DesignViewSpec { method: crate::engine::gpb::construct::DesignMethod::Ic, ..DesignViewSpec::default() },
+                0,
+                Vec::new(),
+            ),
             Lesson::Pareto(pareto::DEFAULT_METHOD.into(), SeedStep::default()),
         ]
     }
@@ -128,7 +137,7 @@ impl Lesson {
             Lesson::GpEi(s) => s.step,
             Lesson::Copula(s) => s.step,
             Lesson::Transfer(s) | Lesson::MultiFidelity(s) | Lesson::Pareto(_, s) => s.step,
-            Lesson::Designs(_, k) => *k,
+            Lesson::Designs(_, k, _) => *k,
         }
     }
 
@@ -140,7 +149,7 @@ impl Lesson {
             Lesson::Copula(s) => Lesson::Copula(CopulaSetting { step, ..s.clone() }),
             Lesson::Transfer(s) => Lesson::Transfer(SeedStep { step, ..*s }),
             Lesson::MultiFidelity(s) => Lesson::MultiFidelity(SeedStep { step, ..*s }),
-            Lesson::Designs(d, _) => Lesson::Designs(*d, step),
+            Lesson::Designs(d, _, placed) => Lesson::Designs(*d, step, placed.clone()),
             Lesson::Pareto(m, s) => Lesson::Pareto(m.clone(), SeedStep { step, ..*s }),
         }
     }
@@ -158,8 +167,9 @@ pub enum LessonJob {
     Transfer(u64),
     /// Lesson 4 for a seed.
     MultiFidelity(u64),
-    /// Lesson 5: the view at every iterate of a construction on the unit square.
-    Designs(DesignViewSpec),
+    /// Lesson 5: the view at every iterate of a construction on the unit square, from the
+    /// placed start if any.
+    Designs(DesignViewSpec, Vec<Placed>),
     /// Lesson 6: (method, seed).
     Pareto(String, u64),
 }
@@ -190,8 +200,8 @@ impl LessonJob {
             LessonJob::Transfer(seed) => transfer::frames(*seed).map(LessonFrames::Transfer),
             LessonJob::MultiFidelity(seed) => multi_fidelity::frames(*seed).map(LessonFrames::MultiFidelity),
             LessonJob::Pareto(method, seed) => pareto::frames(method, *seed).map(LessonFrames::Pareto),
-            LessonJob::Designs(spec) => {
-                let steps = crate::engine::gpb::view::DesignSteps::new(spec, None)?;
+            LessonJob::Designs(spec, placed) => {
+                let steps = crate::engine::gpb::view::DesignSteps::starting_from(spec, None, placed)?;
                 Ok(LessonFrames::Designs((0..steps.iterates()).map(|k| steps.view(k)).collect()))
             }
         }
@@ -248,9 +258,12 @@ impl LessonLink {
                     q.push(format!("seed={}", s.seed));
                 }
             }
-            Lesson::Designs(d, k) => {
+            Lesson::Designs(d, k, placed) => {
                 q.push(format!("step={k}"));
                 q.push(format!("design={}", d.to_link()));
+                if !placed.is_empty() {
+                    q.push(format!("lp={}", placed.iter().map(|(a, b, l)| format!("{a}:{b}:{l}")).collect::<Vec<_>>().join(",")));
+                }
             }
             Lesson::Pareto(m, s) => {
                 q.push(format!("step={}", s.step));
@@ -332,11 +345,24 @@ impl LessonLink {
                     Some(v) => warnings.push(format!("lesson 6 has no method '{v}' (it offers {}): using {m}", pareto::names().join(", "))),
                 }
             }
-            Lesson::Designs(d, _) => {
+            Lesson::Designs(d, _, placed) => {
                 if let Some(v) = get("design") {
                     match DesignViewSpec::parse(v) {
                         Some(spec) if spec.axes.is_none() => *d = spec,
                         _ => warnings.push(format!("the design setting '{v}' is not valid here (e.g. IC.D.10.0): using {}", d.to_link())),
+                    }
+                }
+                if let Some(v) = get("lp").filter(|v| !v.is_empty()) {
+                    match parse_placed(v) {
+                        Some(p) => {
+                            // A placed design fixes the number of points.
+                            d.points = p.len();
+                            *placed = p;
+                        }
+                        None => warnings.push(format!(
+                            "the placed points '{v}' are not {}–{} points x:y:level with x, y in [0, 1] and level 0, 1 or 2: using the method's start",
+                            POINTS_RANGE.0, POINTS_RANGE.1
+                        )),
                     }
                 }
             }
@@ -362,6 +388,20 @@ impl LessonLink {
         }
         Some((LessonLink { lesson, speed, playing, hidden }, warnings))
     }
+}
+
+/// Lesson 5's placed points: `x:y:level` separated by commas, all valid or `None`.
+fn parse_placed(v: &str) -> Option<Vec<Placed>> {
+    let points: Vec<Placed> = v
+        .split(',')
+        .map(|p| {
+            let mut it = p.split(':');
+            let (a, b, l) = (it.next()?.parse::<f64>().ok()?, it.next()?.parse::<f64>().ok()?, it.next()?.parse::<usize>().ok()?);
+            let ok = it.next().is_none() && (0.0..=1.0).contains(&a) && (0.0..=1.0).contains(&b) && l < TABLE1_BUDGETS.len();
+            ok.then_some((a, b, l))
+        })
+        .collect::<Option<_>>()?;
+    (POINTS_RANGE.0..=POINTS_RANGE.1).contains(&points.len()).then_some(points)
 }
 
 /// A lesson's seed field (0 when absent or bad, with a warning when bad).
@@ -405,13 +445,13 @@ mod tests {
         let copula = LessonLink::new(Lesson::Copula(CopulaSetting { step: 5, added: vec![1e6, -2.5], seed: 2 }));
         assert_eq!(copula.to_query(), "learn=copula&step=5&ly=1000000,-2.5&seed=2");
         assert_eq!(LessonLink::from_query(&copula.to_query()), Some((copula, vec![])));
-        let designs = LessonLink::new(Lesson::Designs(DesignViewSpec::default(), 7));
+        let designs = LessonLink::new(Lesson::Designs(DesignViewSpec::default(), 7, Vec::new()));
         // The worker's jobs: every frame of the setting, whatever its step, starting at step 0.
         let LessonFrames::GpEi(all) = LessonJob::GpEi(GpEiSetting { step: 7, ..GpEiSetting::default() }).run().unwrap() else { panic!() };
         assert_eq!(all.len(), MAX_STEPS + 1);
         assert_eq!(all[0].observations.len(), gp_ei::INITIAL_POINTS);
         let spec = DesignViewSpec { method: crate::engine::gpb::construct::DesignMethod::Ic, ..DesignViewSpec::default() };
-        let LessonFrames::Designs(views) = LessonJob::Designs(spec).run().unwrap() else { panic!() };
+        let LessonFrames::Designs(views) = LessonJob::Designs(spec, Vec::new()).run().unwrap() else { panic!() };
         assert!(views.len() > 1 && views.iter().enumerate().all(|(k, v)| v.shown_iterate == k && v.iterates == views.len()));
         assert_eq!(LessonLink::from_query(&designs.to_query()), Some((designs, vec![])));
         assert_eq!(LessonLink::from_query("v=1&seeds=3"), None, "not a lesson link");
@@ -447,6 +487,19 @@ mod tests {
         assert_eq!(link.lesson.id(), "gp-ei");
         assert_eq!(link.lesson.step(), MAX_STEPS);
         assert_eq!(warnings.len(), 2);
+        // Lesson 5 from a placed design: the link carries it, iterate 0 is it, IC improves it.
+        let placed: Vec<Placed> = vec![(0.1, 0.1, 0), (0.2, 0.15, 1), (0.15, 0.2, 2), (0.3, 0.3, 0), (0.25, 0.1, 2)];
+        let spec = DesignViewSpec { method: crate::engine::gpb::construct::DesignMethod::Ic, points: 5, ..DesignViewSpec::default() };
+        let link = LessonLink::new(Lesson::Designs(spec, 0, placed.clone()));
+        assert!(link.to_query().contains("lp=0.1:0.1:0,0.2:0.15:1,"), "{}", link.to_query());
+        assert_eq!(LessonLink::from_query(&link.to_query()), Some((link, vec![])));
+        let LessonFrames::Designs(views) = LessonJob::Designs(spec, placed.clone()).run().unwrap() else { panic!() };
+        assert_eq!(views[0].points, placed, "iterate 0 is the placed design");
+        assert!(views.len() > 1 && views.last().unwrap().max_d < views[0].max_d, "IC improves a bunched design");
+        for bad in ["0.1:0.1", "0.1:0.1:3,0.2:0.2:0,0.3:0.3:0,0.4:0.4:0", "2:0:0,0:0:0,0:0:0,0:0:0", "0.1:0.1:0"] {
+            let (link, warnings) = LessonLink::from_query(&format!("learn=designs&lp={bad}")).unwrap();
+            assert!(matches!(link.lesson, Lesson::Designs(_, _, ref p) if p.is_empty()) && warnings.len() == 1, "{bad}");
+        }
         let (_, warnings) = LessonLink::from_query("learn=designs&design=IC.D.10.0.1.2").unwrap();
         assert_eq!(warnings.len(), 1, "lesson 5 draws the unit square only");
         let (link, warnings) = LessonLink::from_query("learn=pareto&step=500&lm=GCP%2Bprior&seed=x").unwrap();
