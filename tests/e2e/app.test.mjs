@@ -755,6 +755,27 @@ test('lessons 3, 4 and 6 (and lesson 2\'s GP against GCP) open from their links,
   } finally { await c.close(); }
 });
 
+// Offline use: once a page has loaded, every lesson opens and plays without a network — the
+// page (any query), its wasm, the lesson worker and the bundled data come from sw.js's cache.
+test('lessons work offline once the page has loaded', async () => {
+  const b = await freshBrowser();
+  try {
+    await b.page.goto(`${site.url}?learn=gp-ei&step=2`);
+    await b.page.waitForSelector('#lesson-posterior circle');
+    await b.page.waitForFunction(() => document.documentElement.dataset.offline === 'ready', null, { timeout: 30_000 });
+    await b.context.setOffline(true);
+    await b.page.goto(`${site.url}?learn=copula&step=3`);
+    await b.page.waitForSelector('#lesson-ecdf polyline');
+    await b.page.goto(`${site.url}?learn=gp-ei&step=5&seed=3`);
+    await b.page.waitForSelector('#lesson-posterior circle');
+    assert.match(await b.page.locator('#lesson-numbers').textContent(), /step 5 of/);
+    await b.page.goto(`${site.url}?learn=transfer&step=6`);
+    await b.page.waitForSelector('#lesson-prior circle.draw');
+    await b.context.setOffline(false);
+    assert.deepEqual(b.errors, []);
+  } finally { await b.close(); }
+});
+
 test('the first visit shows a lesson playing and the three ways in', async () => {
   const b = await freshBrowser();
   try {
