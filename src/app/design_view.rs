@@ -12,7 +12,7 @@ use gloo_worker::Spawnable;
 use leptos::prelude::*;
 
 use super::chart::{ChartFigure, PALETTE};
-use super::objective_space::{Scatter, ScatterCanvas};
+use super::scatter::{Scatter, ScatterCanvas};
 use super::state::AppState;
 use super::worker::HpoWorker;
 use crate::engine::benchmark::Benchmark;

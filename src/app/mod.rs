@@ -20,6 +20,7 @@ pub mod pool;
 pub mod prior_view;
 pub mod race_view;
 pub mod results;
+pub mod scatter;
 pub mod setup;
 pub mod state;
 pub mod warping_view;

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use gloo_worker::Spawnable;
 use leptos::prelude::*;
 
-use super::objective_space::{Scatter, ScatterCanvas};
+use super::scatter::{Scatter, ScatterCanvas};
 use super::state::AppState;
 use super::worker::HpoWorker;
 use crate::engine::benchmark::Benchmark;

@@ -4,8 +4,9 @@ use leptos::prelude::*;
 
 use super::browser::download_text;
 use super::chart::{ChartFigure, LineChart, Series, PALETTE};
-use super::objective_space::{ObjectiveSpacePanel, Scatter, ScatterCanvas};
+use super::objective_space::ObjectiveSpacePanel;
 use super::prior_view::PriorView;
+use super::scatter::{Scatter, ScatterCanvas};
 use super::state::{AppState, Level};
 use super::warping_view::WarpingView;
 use crate::engine::benchmark::Benchmark;

@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use super::chart::PALETTE;
-use super::objective_space::{Scatter, ScatterCanvas};
+use super::scatter::{Scatter, ScatterCanvas};
 use super::state::AppState;
 use crate::engine::benchmark::{Benchmark, Direction};
 use crate::engine::stats::normal_pdf;

@@ -403,6 +403,29 @@ test('several objectives: hypervolume chart, objective space, Fig. 6 and the war
       return n;
     }, id);
     assert.ok(await inked('front-view') > 2000, 'the objective space is drawn');
+    // The canvas charts' reader controls: a series toggles, a point reads out, a drag zooms.
+    const front = b.page.locator('#front-view');
+    const full = await inked('front-view');
+    const toggle = b.page.locator('#objective-space .scatter-controls .legend-entry').filter({ hasText: 'true front' });
+    await toggle.click();
+    assert.equal(await toggle.getAttribute('aria-pressed'), 'false');
+    assert.ok(await inked('front-view') < full, 'hiding the true front removes its ink');
+    await toggle.press('Enter');
+    assert.equal(await toggle.getAttribute('aria-pressed'), 'true');
+    const box = await front.boundingBox();
+    let read = '';
+    for (let i = 0; i < 40 && !read; i++) {
+      await b.page.mouse.move(box.x + box.width * (0.15 + 0.015 * i), box.y + box.height * (0.2 + 0.015 * i));
+      read = await b.page.locator('#objective-space .hover-readout').first().textContent();
+    }
+    assert.match(read, /metric_error = [-0-9.e]+, metric_latency = [-0-9.e]+/, 'hovering a point reads its values');
+    await b.page.mouse.move(box.x + box.width * 0.2, box.y + box.height * 0.3);
+    await b.page.mouse.down();
+    await b.page.mouse.move(box.x + box.width * 0.45, box.y + box.height * 0.6, { steps: 4 });
+    await b.page.mouse.up();
+    await b.page.waitForSelector('#objective-space .zoom-reset');
+    await front.press('Escape');
+    assert.equal(await b.page.locator('#objective-space .zoom-reset').count(), 0, 'Escape resets the zoom');
     for (const id of ['fig6-delta-25', 'fig6-delta-50', 'fig6-delta-75', 'fig6-psi-50', 'warp-raw', 'warp-psi', 'warp-ecdf']) {
       assert.ok(await inked(id) > 1000, `${id} is drawn`);
     }
