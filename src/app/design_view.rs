@@ -103,7 +103,9 @@ pub(super) fn SensitivityMap(
         dragging.set(None);
     };
     view! {
-        <svg id="design-map" class="chart" class:draggable=on_move.is_some() viewBox=format!("-40 -10 {} {}", SIDE_PX + 140.0, SIDE_PX + 50.0) role="img"
+        <svg id="design-map" class="chart" class:draggable=on_move.is_some() viewBox=format!("-40 -10 {} {}", SIDE_PX + 140.0, SIDE_PX + 50.0)
+            // A picture, unless its points take the keyboard: then a group of those controls.
+            role=if on_move.is_some() { "group" } else { "img" }
             aria-label="Sensitivity d(x, ξ) over two inputs with the design's points"
             on:pointermove=on_pointer_move on:pointerup=on_pointer_up on:pointerleave=move |_| dragging.set(None)>
             <ColourBar/>

@@ -98,11 +98,11 @@ pub fn RaceResults() -> impl IntoView {
         <div class="charts">
             <ChartFigure id="chart-regret" file="chart-regret"
                 caption=|| "Regret of the best value seen so far (any budget), averaged over seeds, then mean and 95% band over tasks (Wistuba et al. 2022, Fig. 3).">
-                <LineChart id="chart-regret" title=title("Mean regret") y_label="regret" series=regret log_y=state.log_y.into() x_label="budget units spent"/>
+                <LineChart id="chart-regret" title=title("Mean regret") y_label="regret (metric units)" series=regret log_y=state.log_y.into() x_label="budget units spent"/>
             </ChartFigure>
             <ChartFigure id="chart-regret-time" file="chart-regret-time"
                 caption=|| "The same against the benchmark's training time plus the optimizer's own measured time (Fig. 5): overhead counts.">
-                <LineChart id="chart-regret-time" title=title("Mean regret over wall-clock") y_label="regret" series=regret_time log_y=state.log_y.into()
+                <LineChart id="chart-regret-time" title=title("Mean regret over wall-clock") y_label="regret (metric units)" series=regret_time log_y=state.log_y.into()
                     x_label="seconds (training + optimizer)" x_values=wall_clock/>
             </ChartFigure>
             <ChartFigure id="chart-ranks" file="chart-ranks" caption=|| "Rank of each method's mean regret per task, averaged over tasks.">
@@ -134,7 +134,7 @@ pub fn RaceResults() -> impl IntoView {
             </ChartFigure>
             <ChartFigure id="chart-good-after-bad" file="chart-good-after-bad"
                 caption=|| "Of the configurations in the top third at this step (among those trained this far), the share that were outside the top third at an earlier step; grey: the same over all configurations trained fully.">
-                <LineChart id="chart-good-after-bad" title=Signal::derive(|| "Good configurations that looked bad earlier".into()) y_label="share"
+                <LineChart id="chart-good-after-bad" title=Signal::derive(|| "Good configurations that looked bad earlier".into()) y_label="share of good configurations"
                     series=good log_y=Signal::derive(|| false) x_label="budget step"/>
             </ChartFigure>
         </div>

@@ -93,14 +93,14 @@ pub fn ResultsPanel() -> impl IntoView {
             <div class="charts">
                 <ChartFigure id="chart-hv" file="hypervolume-error"
                     caption=|| "Hypervolume of the task's true Pareto front minus that of the points found so far, every objective scaled to [0, 1] by its range over the task, reference point (1, 1, …) = each objective's maximum (Salinas et al. 2020, §5.2, Fig. 7).">
-                    <LineChart id="chart-hv" title=hv_title y_label="hypervolume error" series=Signal::derive(move || hv.get()) log_y=state.log_y.into()/>
+                    <LineChart id="chart-hv" title=hv_title y_label="error (share of unit box)" series=Signal::derive(move || hv.get()) log_y=state.log_y.into()/>
                 </ChartFigure>
             </div>
         })}
         <div class="charts" style:display=move || if is_multi() { "none" } else { "" }>
             <ChartFigure id="chart-adtm" file="adtm"
                 caption=|| "Distance to the task's best configuration, normalised by its min and max over all evaluations, averaged over tasks (Salinas et al. 2020, §5).">
-                <LineChart id="chart-adtm" title=adtm_title y_label="ADTM" series=Signal::derive(move || adtm.get()) log_y=state.log_y.into()/>
+                <LineChart id="chart-adtm" title=adtm_title y_label="ADTM (0 = minimum)" series=Signal::derive(move || adtm.get()) log_y=state.log_y.into()/>
             </ChartFigure>
             <ChartFigure id="chart-best" file="best-so-far" caption=move || view! {
                     <label>"Task "
@@ -115,7 +115,7 @@ pub fn ResultsPanel() -> impl IntoView {
                         </select>
                     </label>
                 }>
-                <LineChart id="chart-best" title=best_title y_label="best so far" series=Signal::derive(move || best.get()) log_y=state.log_y.into()/>
+                <LineChart id="chart-best" title=best_title y_label="best (metric units)" series=Signal::derive(move || best.get()) log_y=state.log_y.into()/>
             </ChartFigure>
         </div>
         <Table2View/>
