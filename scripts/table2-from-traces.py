@@ -6,10 +6,10 @@ RS, the average rank, optionally without some tasks, per task, and with a bootst
 over seeds. Standard library only. docs/replication.md's "without <task>" columns, per-task
 numbers and 95% intervals come from it.
 
-Usage: python3 scripts/table2-from-traces.py TRACES TABLE.zip OBJECTIVE
+Usage: python3 scripts/table2-from-traces.py TRACES TABLE OBJECTIVE   (TABLE: .zip, .csv.gz or .csv)
            [--exclude task1,task2] [--per-task] [--bootstrap N]
 """
-import argparse, collections, csv, io, random, statistics, zipfile
+import argparse, collections, csv, gzip, io, random, statistics, zipfile
 
 ap = argparse.ArgumentParser()
 ap.add_argument('traces'); ap.add_argument('table'); ap.add_argument('objective')
@@ -18,9 +18,17 @@ ap.add_argument('--bootstrap', type=int, default=0)
 args = ap.parse_args()
 exclude = set(filter(None, args.exclude.split(',')))
 
-z = zipfile.ZipFile(args.table)
+def open_table(path):
+    """The table's rows as text, from a .zip (its first file), a .gz or a plain .csv."""
+    if path.endswith('.zip'):
+        z = zipfile.ZipFile(path)
+        return io.TextIOWrapper(z.open([n for n in z.namelist() if not n.endswith('/')][0]), encoding='utf-8')
+    if path.endswith('.gz'):
+        return gzip.open(path, 'rt', encoding='utf-8')
+    return open(path, encoding='utf-8')
+
 lo, hi = {}, {}
-for row in csv.DictReader(io.TextIOWrapper(z.open([n for n in z.namelist() if not n.endswith('/')][0]), encoding='utf-8')):
+for row in csv.DictReader(open_table(args.table)):
     try: v = float(row[args.objective])
     except ValueError: continue
     t = row['task']; lo[t] = min(lo.get(t, v), v); hi[t] = max(hi.get(t, v), v)
@@ -63,7 +71,8 @@ if args.bootstrap:
         for m in methods: boots[m].append(statistics.mean(b[(m, t)] for t in tasks))
     for m in methods:
         v = sorted(boots[m]); interval[m] = f" [{v[int(0.025 * len(v))]:.3f}, {v[int(0.975 * len(v)) - 1]:.3f}]"
-print(f"{len(tasks)} tasks, {len({s for *_, s in runs})} seeds" + (f", {args.bootstrap} bootstrap resamples" if args.bootstrap else ''))
+def count(n, noun): return f"{n} {noun}" + ('' if n == 1 else 's')
+print(f"{count(len(tasks), 'task')}, {count(len({s for *_, s in runs}), 'seed')}" + (f", {args.bootstrap} bootstrap resamples" if args.bootstrap else ''))
 for m in sorted(methods, key=lambda m: -mean[m]):
     print(f"| {m} | {mean[m]:.3f} ({rank[m]:.2f}){interval.get(m, '')} |")
 if args.per_task:

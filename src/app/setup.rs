@@ -6,6 +6,7 @@ use wasm_bindgen::JsCast;
 use super::browser::{copy_to_clipboard, hardware_concurrency, link_for, now_ms};
 use super::pool::{self, RunSink};
 use super::state::{AppState, Level, RunStatus};
+use crate::engine::axis::count;
 use crate::engine::benchmark::{Benchmark, Direction};
 use crate::engine::permalink::to_query;
 use crate::engine::registry::RunKind;
@@ -477,7 +478,13 @@ pub fn RunPanel() -> impl IntoView {
                 let s = state.spec.get();
                 let tasks = if s.tasks.is_empty() { state.bench.get().map(|b| b.tasks.len()).unwrap_or(0) } else { s.tasks.len() };
                 let each = match s.race_budget { Some(b) => format!("{b} budget units"), None => format!("{} iterations", s.iterations) };
-                format!("{} methods × {} tasks × {} seeds = {} jobs of {each}", s.methods.len(), tasks, s.seeds, s.methods.len() * tasks * s.seeds as usize)
+                format!(
+                    "{} × {} × {} = {} of {each}",
+                    count(s.methods.len(), "method"),
+                    count(tasks, "task"),
+                    count(s.seeds as usize, "seed"),
+                    count(s.methods.len() * tasks * s.seeds as usize, "job")
+                )
             }}</span>
         </div>
         <progress id="progress" max="1" prop:value=move || run.get().fraction()></progress>

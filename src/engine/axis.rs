@@ -129,6 +129,30 @@ fn log_label(v: f64) -> String {
 }
 
 /// Rust writes 2.0e-5 as "2.0e-5" and 1e6 as "1e6"; keep that, but never "e0".
+/// `v` with `digits` significant digits for reports: fixed notation from 10⁻³ up to 10⁶,
+/// scientific beyond (so 1e308 is never printed as a 309-digit number, nor 3e-9 as 0.0000).
+pub fn significant(v: f64, digits: usize) -> String {
+    if !v.is_finite() || v == 0.0 {
+        return format!("{v}");
+    }
+    let digits = digits.max(1);
+    let e = v.abs().log10().floor() as i32;
+    if !(-3..6).contains(&e) {
+        return tidy_exponent(&format!("{v:.prec$e}", prec = digits - 1));
+    }
+    let decimals = (digits as i32 - 1 - e).max(0) as usize;
+    format!("{v:.decimals$}")
+}
+
+/// "1 configuration", "2 configurations": `n` and `noun`, plural unless n is 1.
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 fn tidy_exponent(s: &str) -> String {
     s.strip_suffix("e0").map_or_else(|| s.to_string(), str::to_string)
 }
@@ -136,6 +160,19 @@ fn tidy_exponent(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn report_numbers_keep_their_digits_at_any_scale() {
+        assert_eq!(significant(1e308, 4), "1.000e308");
+        assert_eq!(significant(3e-9, 3), "3.00e-9");
+        assert_eq!(significant(0.000123456, 3), "1.23e-4");
+        assert_eq!(significant(0.5, 4), "0.5000");
+        assert_eq!(significant(-12.3456, 3), "-12.3");
+        assert_eq!(significant(123456.7, 4), "123457");
+        assert_eq!(significant(2e6, 3), "2.00e6");
+        assert_eq!(significant(0.0, 3), "0");
+        assert_eq!((count(1, "method"), count(0, "task"), count(3, "seed")), ("1 method".into(), "0 tasks".into(), "3 seeds".into()));
+    }
 
     fn labels(t: &Ticks) -> Vec<&str> {
         t.labels.iter().map(String::as_str).collect()

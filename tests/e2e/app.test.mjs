@@ -134,7 +134,7 @@ test('XGBoost heart: 20 seeds x 100 iterations, link restores and re-runs identi
     await onlyTask(first.page, 'heart');
     await setNumber(first.page, 'seeds', 20);
     await setNumber(first.page, 'iters', 100);
-    assert.match(await first.page.locator('#job-count').textContent(), /1 tasks × 20 seeds = 20 jobs of 100 iterations/);
+    assert.match(await first.page.locator('#job-count').textContent(), /1 method × 1 task × 20 seeds = 20 jobs of 100 iterations/);
     assert.match(await runAndWait(first.page), /Finished 20 jobs \(2000 evaluations\)/);
     assert.equal(await first.page.locator('#chart-adtm polygon').count(), 1);
     assert.match(await first.page.locator('#chart-adtm').textContent(), /ADTM over 1 task/);

@@ -6,6 +6,7 @@ use std::time::Instant;
 use clap::{Parser, Subcommand};
 use rayon::prelude::*;
 
+use hpo_playground::engine::axis::{count, significant};
 use hpo_playground::engine::benchmark::Benchmark;
 use hpo_playground::engine::bundled::{bundled_csv, load_bundled, BUNDLED};
 use hpo_playground::engine::export::{traces_csv, traces_detailed_csv};
@@ -13,7 +14,6 @@ use hpo_playground::engine::fidelity::report::race_traces;
 use hpo_playground::engine::gpb::design::Criterion;
 use hpo_playground::engine::gpb::model::BudgetKernel;
 use hpo_playground::engine::gpb::synthetic::Setting;
-use hpo_playground::engine::loaders::copula::load_copula_format;
 use hpo_playground::engine::loaders::curves::{load_lcbench_members, LCBENCH_ARCHIVE, LCBENCH_FILES};
 use hpo_playground::engine::loaders::upload::{load_file, LoadFailure};
 use hpo_playground::engine::metrics::{
@@ -44,9 +44,13 @@ enum Command {
         /// The experiment as a JSON spec file.
         #[arg(long)]
         spec: Option<PathBuf>,
-        /// Data file for `upload:` references (checked against the link's hash) or to override the data.
+        /// The file of an `upload:` link (checked against the link's SHA-256).
         #[arg(long)]
         data: Option<PathBuf>,
+        /// Run on --data although the link names other data (or another file's hash); the
+        /// printed link then names the file that ran.
+        #[arg(long, requires = "data")]
+        force: bool,
         /// Where `shared:` files are looked up.
         #[arg(long, default_value = "../shared/benchmarks/quantile-transfer")]
         shared_dir: PathBuf,
@@ -57,11 +61,28 @@ enum Command {
         #[arg(long)]
         threads: Option<usize>,
     },
-    /// Print a benchmark's tasks, search space and metrics.
+    /// Print a benchmark's tasks, search space and metrics: any file the page reads (copula
+    /// format, generic CSV, learning curves; .csv, .csv.gz or .zip).
     Info {
-        /// A copula-format .csv, .csv.gz or .zip.
+        /// The data file.
         #[arg(long)]
         data: PathBuf,
+        /// A link whose column roles (a generic CSV's) apply to the file.
+        #[arg(long)]
+        link: Option<String>,
+    },
+    /// Print a ready link for an uploaded file: its name and SHA-256, with the setup of
+    /// --link if given (else the page's defaults).
+    Link {
+        /// The data file.
+        #[arg(long)]
+        data: PathBuf,
+        /// A link or query whose setup (methods, seeds, …) the new link keeps.
+        #[arg(long)]
+        link: Option<String>,
+        /// The page's address the link starts with.
+        #[arg(long, default_value = "")]
+        base: String,
     },
     /// Measure the speed of the GP, the prior and a GCP+prior seed on the shared tables.
     Bench {
@@ -164,8 +185,9 @@ pub type CliResult<T> = Result<T, Box<dyn std::error::Error>>;
 
 pub fn main() -> CliResult<()> {
     match Cli::parse().command {
-        Command::Run { link, spec, data, shared_dir, out, threads } => run(link, spec, data, &shared_dir, &out, threads),
-        Command::Info { data } => info(&data),
+        Command::Run { link, spec, data, force, shared_dir, out, threads } => run(link, spec, data, force, &shared_dir, &out, threads),
+        Command::Info { data, link } => info(&data, link.as_deref()),
+        Command::Link { data, link, base } => print_link(&data, link.as_deref(), &base),
         Command::Methods { markdown } => {
             if markdown {
                 print!("{}", markdown_table());
@@ -240,14 +262,20 @@ fn load_data(spec: &ExperimentSpec, data: Option<&Path>, shared_dir: &Path) -> C
             let bytes = read_file(path)?;
             let actual = content_hash(&bytes);
             if &actual != sha256 {
-                return Err(
-                    format!("{} does not match the link's file {name}: SHA-256 {actual} instead of {sha256}", path.display()).into()
-                );
+                return Err(format!(
+                    "{} does not match the link's file {name}: SHA-256 {actual} instead of {sha256} (add --force to run it anyway; the printed link then names it)",
+                    path.display()
+                )
+                .into());
             }
             load(path, &bytes)
         }
         (DataRef::Upload { name, .. }, None) => Err(format!("the experiment uses the uploaded file '{name}': pass it with --data").into()),
-        (_, Some(path)) => load(path, &read_file(path)?),
+        (other, Some(path)) => Err(format!(
+            "the link names {other}, not a file: --data {} would run other data than the link says (add --force to run it; the printed link then names that file)",
+            path.display()
+        )
+        .into()),
         (DataRef::Bundled(name), None) => load_bundled(name).ok_or_else(|| format!("unknown bundled benchmark '{name}'").into()),
         // The page's LCBench archive is zipped from the lcbench-surrogate folder at build time;
         // the CLI reads the folder beside the shared directory.
@@ -264,26 +292,45 @@ fn load_data(spec: &ExperimentSpec, data: Option<&Path>, shared_dir: &Path) -> C
     }
 }
 
+/// The spec of a link or query string; any problem in it is an error.
+fn spec_of_link(link: &str) -> CliResult<ExperimentSpec> {
+    let query = link.split_once('?').map(|(_, q)| q).unwrap_or(link);
+    let parsed = from_query(query.split('#').next().unwrap_or(query));
+    if !parsed.warnings.is_empty() {
+        return Err(format!("the link has problems:\n  {}", parsed.warnings.join("\n  ")).into());
+    }
+    Ok(parsed.spec)
+}
+
+/// `data=upload:NAME@SHA256` for the file at `path`.
+fn upload_ref(path: &Path, bytes: &[u8]) -> DataRef {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    DataRef::Upload { name, sha256: content_hash(bytes) }
+}
+
 fn run(
     link: Option<String>,
     spec_path: Option<PathBuf>,
     data: Option<PathBuf>,
+    force: bool,
     shared_dir: &Path,
     out: &Path,
     threads: Option<usize>,
 ) -> CliResult<()> {
-    let spec = match (link, spec_path) {
-        (Some(link), _) => {
-            let query = link.split_once('?').map(|(_, q)| q).unwrap_or(&link);
-            let parsed = from_query(query.split('#').next().unwrap_or(query));
-            if !parsed.warnings.is_empty() {
-                return Err(format!("the link has problems:\n  {}", parsed.warnings.join("\n  ")).into());
-            }
-            parsed.spec
-        }
+    let mut spec = match (link, spec_path) {
+        (Some(link), _) => spec_of_link(&link)?,
         (None, Some(path)) => serde_json::from_slice(&read_file(&path)?).map_err(|e| format!("{}: {e}", path.display()))?,
         (None, None) => return Err("give the experiment with --link or --spec".into()),
     };
+    // --data runs the file a link names, or — with --force — another one, and then the link
+    // printed and written names that file: a printed link never names data that did not run.
+    if let (Some(path), true) = (data.as_deref(), force) {
+        let file = upload_ref(path, &read_file(path)?);
+        if file != spec.data {
+            eprintln!("warning: running {} instead of the link's data ({}); the printed link names it", path.display(), spec.data);
+            spec.data = file;
+        }
+    }
     let bench = load_data(&spec, data.as_deref(), shared_dir)?;
     let resolved = spec.resolve(&bench)?;
     let jobs = resolved.jobs();
@@ -292,7 +339,7 @@ fn run(
     }
     let origin = Instant::now();
     let now = move || origin.elapsed().as_secs_f64();
-    eprintln!("running {} jobs on {} threads", jobs.len(), rayon::current_num_threads());
+    eprintln!("running {} on {}", count(jobs.len(), "job"), count(rayon::current_num_threads(), "thread"));
     let priors = PriorCache::new();
     let started = Instant::now();
     // Each finished job is cached under the build that ran it and everything in the link that
@@ -334,7 +381,7 @@ fn run(
     std::fs::write(out.join("traces.csv"), traces_csv(&traces))?;
     std::fs::write(out.join("traces-detailed.csv"), traces_detailed_csv(&traces))?;
     std::fs::write(out.join("spec.json"), serde_json::to_string_pretty(&spec)?)?;
-    println!("{} jobs in {elapsed:.3} s; wrote {}/traces.csv, traces-detailed.csv and spec.json", jobs.len(), out.display());
+    println!("{} in {elapsed:.3} s; wrote {}/traces.csv, traces-detailed.csv and spec.json", count(jobs.len(), "job"), out.display());
     println!("link: ?{}", to_query(&spec));
     if let Some(total) = resolved.race_budget() {
         let races = race_traces(&traces);
@@ -350,12 +397,14 @@ fn run(
     }
     for m in &spec.methods {
         let b = band(&adtm_curves(&traces, &bench, resolved.objective, resolved.direction, m));
-        if let (Some(first), Some(last)) = (b.mean.first(), b.mean.last()) {
+        if let (Some(&first), Some(&last)) = (b.mean.first(), b.mean.last()) {
             println!(
-                "{m}: ADTM {first:.4} at iteration 1 -> {last:.4} at iteration {} (95% band ±{:.4}, {} seeds)",
+                "{m}: ADTM {} at iteration 1 -> {} at iteration {} (95% band ±{}, {})",
+                significant(first, 4),
+                significant(last, 4),
                 b.mean.len(),
-                b.upper.last().unwrap() - last,
-                b.n
+                significant(b.upper.last().unwrap() - last, 2),
+                count(b.n, "seed")
             );
         }
     }
@@ -374,7 +423,7 @@ fn print_hv_errors(resolved: &ResolvedSpec, traces: &[Trace]) {
         let cells: String = marks
             .iter()
             .map(|&k| match b.mean.get(k - 1) {
-                Some(v) => format!("{:>18}", format!("{v:.4} ± {:.4}", b.upper[k - 1] - v)),
+                Some(&v) => format!("{:>18}", format!("{} ± {}", significant(v, 4), significant(b.upper[k - 1] - v, 2))),
                 None => format!("{:>18}", "-"),
             })
             .collect();
@@ -382,11 +431,24 @@ fn print_hv_errors(resolved: &ResolvedSpec, traces: &[Trace]) {
     }
 }
 
-fn info(path: &Path) -> CliResult<()> {
+fn info(path: &Path, link: Option<&str>) -> CliResult<()> {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let loaded = load_copula_format(&name, &read_file(path)?)?;
+    let roles = link.map(spec_of_link).transpose()?.and_then(|s| s.columns);
+    let loaded = load_file(&name, &read_file(path)?, roles.as_ref()).map_err(|e| match e {
+        LoadFailure::Error(m) => m,
+        LoadFailure::NeedsRoles { message, guess, .. } => {
+            let example = ExperimentSpec { columns: Some(guess), ..ExperimentSpec::default() };
+            format!("{message}; give them with --link, e.g. --link '?{}'", to_query(&example))
+        }
+    })?;
     let b = &loaded.benchmark;
-    println!("{}: {} tasks, {} rows, {} model inputs", b.name, b.tasks.len(), b.total_rows(), b.space.encoded_dim());
+    println!(
+        "{}: {}, {}, {}",
+        b.name,
+        count(b.tasks.len(), "task"),
+        count(b.total_rows(), "row"),
+        count(b.space.encoded_dim(), "model input")
+    );
     for p in &b.space.params {
         println!("  {}: {:?}", p.name, p.kind);
     }
@@ -395,11 +457,42 @@ fn info(path: &Path) -> CliResult<()> {
     }
     for t in &b.tasks {
         let (lo, hi) = t.metric_range(b.objective);
-        println!("  task {}: {} configurations, objective in [{lo}, {hi}]", t.name, t.len());
+        let curves = t.curves.as_ref().map_or(String::new(), |c| {
+            let steps = c.values.iter().map(Vec::len).min().unwrap_or(0);
+            format!(", learning curves of {}", count(steps, "step"))
+        });
+        println!(
+            "  task {}: {}, objective in [{}, {}]{curves}",
+            t.name,
+            count(t.len(), "configuration"),
+            significant(lo, 6),
+            significant(hi, 6)
+        );
     }
     for w in &loaded.warnings {
         println!("warning: {w}");
     }
+    Ok(())
+}
+
+/// `hpo link`: the file's upload reference (checked to load) with a setup.
+fn print_link(path: &Path, link: Option<&str>, base: &str) -> CliResult<()> {
+    let bytes = read_file(path)?;
+    // A setup fragment ("?methods=GP&seeds=5") need not carry the version field.
+    let with_version = |l: &str| {
+        let query = l.split_once('?').map_or(l, |(_, q)| q);
+        if query.split('&').any(|p| p.starts_with("v=")) {
+            query.to_string()
+        } else {
+            format!("v=1&{query}")
+        }
+    };
+    let mut spec = link.map(|l| spec_of_link(&with_version(l))).transpose()?.unwrap_or_default();
+    spec.data = upload_ref(path, &bytes);
+    // The link must open: the file loads and the setup fits it.
+    let bench = load_data(&spec, Some(path), Path::new("."))?;
+    spec.resolve(&bench)?;
+    println!("{base}?{}", to_query(&spec));
     Ok(())
 }
 

@@ -4,6 +4,7 @@
 //! hpo run --link 'v=1&data=shared:XGBoost.csv.zip&tasks=heart&methods=RS&seeds=20&iters=100' --out out/
 //! hpo run --spec spec.json --out out/          # spec as written by the app or by a previous run
 //! hpo info --data ../shared/benchmarks/quantile-transfer/XGBoost.csv.zip
+//! hpo link --data my-runs.csv --link '?methods=GP,GCP&seeds=5'   # a ready upload link
 //! hpo generate quadratic --out assets/quadratic.csv
 //! hpo race --data lcbench --seeds 10 --budget 1000 --out out/race   # DyHPO vs Hyperband family
 //! hpo gpb tables --reps 100                     # the GPB paper's Tables 1–2
@@ -21,6 +22,13 @@ mod race;
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() {
+    // `hpo … | head` closes the pipe early: end quietly like other command-line tools, instead
+    // of panicking in println! (Rust ignores SIGPIPE by default).
+    #[cfg(unix)]
+    // SAFETY: restoring a signal's default disposition at start-up, before any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     if let Err(e) = cli::main() {
         eprintln!("error: {e}");
         std::process::exit(1);

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use hpo_playground::engine::axis::{count, significant};
 use hpo_playground::engine::benchmark::Benchmark;
 use hpo_playground::engine::benchmark::Direction;
 use hpo_playground::engine::bundled::crossing_curves_family;
@@ -88,12 +89,12 @@ pub fn run(args: RaceArgs) -> CliResult<()> {
     let mut schedule: Vec<usize> = (0..jobs.len()).collect();
     schedule.sort_by_key(|&k| std::cmp::Reverse(jobs[k].1.cost));
     eprintln!(
-        "{} runs ({} tasks × {} methods × {} seeds) on {} threads",
-        jobs.len(),
-        tasks.len(),
-        methods.len(),
-        args.seeds,
-        rayon::current_num_threads()
+        "{} ({} × {} × {}) on {}",
+        count(jobs.len(), "run"),
+        count(tasks.len(), "task"),
+        count(methods.len(), "method"),
+        count(args.seeds as usize, "seed"),
+        count(rayon::current_num_threads(), "thread")
     );
     let origin = Instant::now();
     let now = move || origin.elapsed().as_secs_f64();
@@ -161,8 +162,10 @@ fn write_traces(path: &Path, traces: &[RaceTrace]) -> CliResult<()> {
 
 /// Fig. 3 and 4 in numbers.
 pub fn print_summary(s: &RaceSummary) {
-    let marks: Vec<u64> = [0.1, 0.25, 0.5, 0.75, 1.0].iter().map(|f| ((s.total as f64 * f).round() as u64).max(1)).collect();
-    println!("mean regret over {} tasks (± 95% band half-width over tasks)", s.tasks.len());
+    let mut marks: Vec<u64> = [0.1, 0.25, 0.5, 0.75, 1.0].iter().map(|f| ((s.total as f64 * f).round() as u64).max(1)).collect();
+    // A small budget rounds several fractions to the same unit: show each once.
+    marks.dedup();
+    println!("mean regret over {} (± 95% band half-width over tasks)", count(s.tasks.len(), "task"));
     println!("{:<16}{}{:>12}", "method", marks.iter().map(|m| format!("{:>20}", format!("budget {m}"))).collect::<String>(), "opt. s/run");
     for (k, m) in s.methods.iter().enumerate() {
         let b = &s.regret[k];
@@ -170,10 +173,14 @@ pub fn print_summary(s: &RaceSummary) {
             .iter()
             .map(|&u| {
                 let i = u as usize - 1;
-                format!("{:>20}", format!("{:.4} ± {:.4}", b.mean[i], b.upper[i] - b.mean[i]))
+                format!("{:>20}", format!("{} ± {}", significant(b.mean[i], 4), significant(b.upper[i] - b.mean[i], 2)))
             })
             .collect();
         println!("{m:<16}{cells}{:>12.1}", s.optimizer_seconds[k]);
+    }
+    if s.methods.len() < 2 {
+        println!("one method: no ranks or Friedman test to compare");
+        return;
     }
     for cd in &s.cd {
         println!("at {:.0}% of the budget: Friedman p = {:.2e}; average ranks:", cd.fraction * 100.0, cd.friedman_p);

@@ -1,0 +1,127 @@
+//! The CLI as a researcher meets it: `hpo info` reads the formats the page reads, `hpo link`
+//! prints a link that runs, `--data` never silently runs other data than the printed link
+//! names, reports print numbers at any scale and grammatical counts, and `hpo … | head` ends
+//! quietly.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn hpo(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hpo")).args(args).output().expect("hpo runs")
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hpo-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn generate(name: &str, dir: &Path) -> PathBuf {
+    let file = dir.join(format!("{name}.csv"));
+    let o = hpo(&["generate", name, "--out", file.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o));
+    file
+}
+
+#[test]
+fn info_reads_learning_curves_and_counts_grammatically() {
+    let dir = scratch("info");
+    let curves = generate("curves", &dir);
+    let o = hpo(&["info", "--data", curves.to_str().unwrap()]);
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("curves: 8 tasks, 2048 rows, 3 model inputs"), "{out}");
+    assert!(out.contains("256 configurations") && out.contains("learning curves of 40 steps"), "{out}");
+    // One task of one configuration with a huge value: singular nouns, and 1e308 stays short.
+    let tiny = dir.join("tiny.csv");
+    std::fs::write(&tiny, "task,hp_x,metric_y\nonly,0.5,1e308\n").unwrap();
+    let out = text(&hpo(&["info", "--data", tiny.to_str().unwrap()]));
+    assert!(out.contains("1 task, 1 row, 1 model input") && out.contains("1 configuration,"), "{out}");
+    assert!(out.contains("[1.00000e308, 1.00000e308]"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_printed_link_names_the_file_that_ran() {
+    let dir = scratch("link");
+    let file = generate("quadratic", &dir);
+    let o = hpo(&["link", "--data", file.to_str().unwrap(), "--link", "?methods=RS&seeds=1&iters=4&tasks=quadratic-00"]);
+    let link = String::from_utf8_lossy(&o.stdout).trim().to_string();
+    assert!(o.status.success() && link.starts_with("?v=1&data=upload:quadratic.csv@"), "{}", text(&o));
+    let out = dir.join("out");
+    let run = |extra: &[&str], data: &Path| {
+        let mut args = vec!["run", "--link", &link, "--data", data.to_str().unwrap(), "--out", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        hpo(&args)
+    };
+    let o = run(&[], &file);
+    assert!(o.status.success() && text(&o).contains(&format!("link: {link}")), "{}", text(&o));
+    // Another file: refused, unless forced — and then the printed link names that file.
+    let other = dir.join("other.csv");
+    // The same table plus a trailing newline: other bytes, other hash.
+    std::fs::write(&other, std::fs::read_to_string(&file).unwrap() + "\n").unwrap();
+    let o = run(&[], &other);
+    assert!(!o.status.success() && text(&o).contains("does not match the link's file quadratic.csv"), "{}", text(&o));
+    let o = run(&["--force"], &other);
+    let out_text = text(&o);
+    assert!(o.status.success(), "{out_text}");
+    assert!(out_text.contains("link: ?v=1&data=upload:other.csv@") && !out_text.contains(&format!("link: {link}")), "{out_text}");
+    // A link naming bundled data with --data: refused, not silently replaced.
+    let o = hpo(&[
+        "run",
+        "--link",
+        "v=1&data=bundled:quadratic&methods=RS&seeds=1&iters=3",
+        "--data",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success() && text(&o).contains("the link names bundled:quadratic, not a file"), "{}", text(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_one_method_race_prints_no_friedman_test_and_each_budget_mark_once() {
+    let dir = scratch("race");
+    let o = hpo(&[
+        "race",
+        "--data",
+        "curves",
+        "--methods",
+        "RS",
+        "--tasks",
+        "0",
+        "--seeds",
+        "1",
+        "--budget",
+        "3",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(!out.contains("Friedman p") && out.contains("one method: no ranks or Friedman test to compare"), "{out}");
+    let header = out.lines().find(|l| l.starts_with("method")).unwrap();
+    let marks: Vec<&str> = header.split("budget ").skip(1).map(|m| m.split_whitespace().next().unwrap()).collect();
+    let mut unique = marks.clone();
+    unique.dedup();
+    assert_eq!(marks, unique, "{header}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_closed_pipe_ends_the_cli_quietly() {
+    // The reading end is closed before `hpo` writes anything: its first write meets a closed
+    // pipe, as under `hpo methods | head -1` once head has exited.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let o = Command::new(env!("CARGO_BIN_EXE_hpo")).arg("methods").stdout(writer).stderr(Stdio::piped()).output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!stderr.contains("panicked") && !stderr.contains("Broken pipe"), "{stderr}");
+}
