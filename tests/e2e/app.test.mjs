@@ -799,6 +799,40 @@ test('lessons work offline once the page has loaded', async () => {
   } finally { await b.close(); }
 });
 
+// A strict Content-Security-Policy (scripts/csp.mjs): no inline script, no eval beyond
+// WebAssembly's, and no violation while lessons, workers, a run and an export do their work.
+test('a strict Content-Security-Policy holds on every kind of view', async () => {
+  const b = await freshBrowser();
+  try {
+    await b.context.addInitScript(() => {
+      window.cspViolations = [];
+      document.addEventListener('securitypolicyviolation', (e) => window.cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`));
+    });
+    const views = [
+      ['', '#landing-preview circle'],
+      ['learn=transfer&step=2', '#lesson-prior circle.draw'],
+      ['learn=designs&step=1', '#design-map .design-point'],
+      ['v=1&seeds=1&iters=5', '#data-info'],
+    ];
+    for (const [query, ready] of views) {
+      await b.page.goto(site.url + (query ? `?${query}` : ''));
+      await b.page.waitForSelector(ready);
+      if (query.startsWith('v=1')) {
+        await b.page.click('#run');
+        await b.page.waitForFunction(() => /^Finished/.test(document.querySelector('#run-status')?.textContent ?? ''), null, { timeout: 60_000 });
+        await download(b.page, 'figure:has(#chart-best) button:has-text("PNG")');
+      }
+      assert.deepEqual(await b.page.evaluate(() => window.cspViolations), [], `view '${query}'`);
+    }
+    const policy = await b.page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
+    const script = policy.split(';').map((d) => d.trim()).find((d) => d.startsWith('script-src'));
+    assert.equal(script, "script-src 'self' 'wasm-unsafe-eval'");
+    assert.match(policy, /object-src 'none'/);
+    assert.equal(await b.page.locator('script:not([src])').count(), 0, 'no inline script in the page');
+    assert.deepEqual(b.errors, []);
+  } finally { await b.close(); }
+});
+
 test('the first visit shows a lesson playing and the three ways in', async () => {
   const b = await freshBrowser();
   try {

@@ -1,0 +1,37 @@
+// Trunk post-build hook: the page runs no inline script, so its Content-Security-Policy can
+// forbid inline script. Trunk writes the app's start-up as an inline module script in
+// index.html; this moves it to a file named by its content's hash and adds the policy as a
+// <meta> tag (a static host may not let us set headers).
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const dir = process.env.TRUNK_STAGING_DIR;
+if (!dir) throw new Error('run by trunk (TRUNK_STAGING_DIR is not set)');
+const file = join(dir, 'index.html');
+let html = readFileSync(file, 'utf8');
+
+html = html.replace(/<script type="module">([\s\S]*?)<\/script>/g, (_, body) => {
+  const name = `start-${createHash('sha256').update(body).digest('hex').slice(0, 16)}.js`;
+  writeFileSync(join(dir, name), body);
+  return `<script type="module" src="/${name}"></script>`;
+});
+if (/<script(?![^>]*\bsrc=)[^>]*>/.test(html)) throw new Error('index.html still has an inline script');
+
+// 'wasm-unsafe-eval' lets WebAssembly compile and nothing else eval; workers may start from
+// blob: URLs (gloo-worker's loader shim, which then loads worker.js from 'self'); styles may
+// be inline (Leptos sets style attributes); data: and blob: images are the charts' PNG exports.
+const policy = [
+  "default-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval'",
+  "worker-src 'self' blob:",
+  "connect-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+html = html.replace('<meta charset="utf-8">', `<meta charset="utf-8">\n  <meta http-equiv="Content-Security-Policy" content="${policy}">`);
+if (!html.includes('Content-Security-Policy')) throw new Error('no <meta charset="utf-8"> to put the policy after');
+writeFileSync(file, html);
