@@ -1,11 +1,11 @@
 // Browser benchmarks of the release build in headless Chromium; prints the numbers and
 // writes docs/benchmarks.md. Run: node scripts/bench-browser.mjs (after trunk build --release
 // and cargo build --release --bin hpo). Needs ../shared for the XGBoost rows.
-import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { execFileSync } from 'node:child_process';
-import { cpus } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '../tests/e2e/server.mjs';
@@ -240,6 +240,36 @@ for (const [method, budget] of Object.entries(budgets)) {
     }
     log(`the page's design view with ${method} on an uploaded 8-D table (1,000 configurations × 6 budgets, and the 1-D fit), N = 10 / 20 (N = 6 is raised to p + 2 = 10)`, ms.join(' / '));
   }
+}
+
+// A 100 MB upload: click to ready, and the longest pause of the page's thread meanwhile (a
+// 20 ms timer on the page; its largest gap). The table comes from a fixed generator (MINSTD).
+{
+  let x = 1, size = 0, n = 0;
+  const next = () => { x = (x * 48271) % 2147483647; return (x / 2147483647).toFixed(6); };
+  const parts = ['task,hp_a,hp_b,hp_c,hp_d,metric_error,metric_time\n'];
+  while (size < 100 * 1024 * 1024) {
+    const line = `task${n % 8},${next()},${next()},${next()},${next()},${next()},${next()}\n`;
+    parts.push(line); size += line.length; n++;
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'hpo-bench-big-'));
+  const file = join(dir, 'big.csv');
+  await writeFile(file, parts.join(''));
+  const ms = [], pauses = [];
+  for (let i = 0; i < 3; i++) {
+    const b = await openLoaded('v=1');
+    await b.page.evaluate(() => {
+      window.pause = 0;
+      let last = performance.now();
+      setInterval(() => { const t = performance.now(); window.pause = Math.max(window.pause, t - last); last = t; }, 20);
+    });
+    await b.page.setInputFiles('#upload', file);
+    await b.page.waitForFunction(() => /^big: .*loaded in/.test(document.querySelector('#data-info')?.textContent ?? ''), null, { timeout: 300_000 });
+    ms.push(Number((await b.page.locator('#data-info').textContent()).match(/loaded in (\d+) ms/)[1]));
+    pauses.push(Math.round(await b.page.evaluate(() => window.pause)));
+    await b.close();
+  }
+  log(`a 100 MB CSV upload (${n.toLocaleString('en')} rows × 7 columns): click to ready / longest pause of the page's thread meanwhile, 3 runs`, `${ms.join(', ')} ms / ${pauses.join(', ')} ms`);
 }
 
 const dist = join(ROOT, 'dist');

@@ -150,6 +150,7 @@ pub async fn load_upload(state: AppState, file: web_sys::File) {
     let keep = pending.is_some();
     let roles = if keep { state.spec.get_untracked().columns } else { None };
     let data = DataRef::Upload { name: name.clone(), sha256 };
+    state.data_info.set(format!("parsing {name} ({:.0} MiB) in a worker…", bytes.len() as f64 / 1048576.0));
     let reply = parse_in_worker(state, name.clone(), bytes.clone(), roles).await;
     finish_load(state, data, reply, keep, t0, Some(bytes));
 }

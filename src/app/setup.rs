@@ -458,11 +458,11 @@ pub fn RunPanel() -> impl IntoView {
                 "evaluations"
             };
             format!(
-                "Finished {} jobs ({} {unit}) in {} on {} workers: {:.0} {unit}/s{}{}",
-                r.total_jobs,
+                "Finished {} ({} {unit}) in {} on {}: {:.0} {unit}/s{}{}",
+                count(r.total_jobs, "job"),
                 evals,
                 fmt_seconds(elapsed),
-                r.workers,
+                count(r.workers, "worker"),
                 evals / elapsed.max(1e-3),
                 if r.failed_jobs > 0 { format!(", {} failed", r.failed_jobs) } else { String::new() },
                 priors(&r)

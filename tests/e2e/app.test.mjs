@@ -799,6 +799,44 @@ test('lessons work offline once the page has loaded', async () => {
   } finally { await b.close(); }
 });
 
+// A 100 MB upload: read, hashed and parsed off the page's thread, with a word on each stage;
+// how long the page's thread pauses is measured by scripts/bench-browser.mjs, not here.
+test('a 100 MB CSV uploads and loads', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'hpo-big-'));
+  const path = join(dir, 'big.csv');
+  const lines = ['task,hp_a,hp_b,hp_c,metric_error'];
+  let size = 0, n = 0, x = 1;
+  const next = () => { x = (x * 48271) % 2147483647; return (x / 2147483647).toFixed(6); };
+  const chunks = [];
+  while (size < 100 * 1024 * 1024) {
+    const line = `task${n % 8},${next()},${next()},${next()},${next()}\n`;
+    chunks.push(line); size += line.length; n++;
+    if (chunks.length === 100_000) { lines.push(chunks.join('')); chunks.length = 0; }
+  }
+  lines.push(chunks.join(''));
+  await writeFile(path, lines[0] + '\n' + lines.slice(1).join(''));
+  const b = await open();
+  try {
+    await b.page.evaluate(() => {
+      window.stages = [];
+      new MutationObserver(() => window.stages.push(document.querySelector('#data-info')?.textContent ?? ''))
+        .observe(document.querySelector('#data-info'), { childList: true, subtree: true, characterData: true });
+    });
+    await b.page.setInputFiles('#upload', path);
+    await b.page.waitForFunction(() => /^big: 8 tasks/.test(document.querySelector('#data-info')?.textContent ?? ''), null, { timeout: 120_000 });
+    assert.match(await b.page.locator('#data-info').textContent(), new RegExp(`big: 8 tasks, ${n} evaluations, 3 hyperparameters`));
+    const stages = (await b.page.evaluate(() => window.stages)).join('\n');
+    assert.match(stages, /reading big\.csv/);
+    assert.match(stages, /parsing big\.csv \(100 MiB\) in a worker/);
+    // The page still works: the new data runs.
+    await setNumber(b.page, 'seeds', 1);
+    await setNumber(b.page, 'iters', 5);
+    await onlyTask(b.page, 'task3');
+    assert.match(await runAndWait(b.page), /Finished 1 job/);
+    assert.deepEqual(b.errors, []);
+  } finally { await b.close(); }
+});
+
 // A strict Content-Security-Policy (scripts/csp.mjs): no inline script, no eval beyond
 // WebAssembly's, and no violation while lessons, workers, a run and an export do their work.
 test('a strict Content-Security-Policy holds on every kind of view', async () => {
