@@ -35,6 +35,9 @@ pub fn DesignLesson(
             _ => None,
         },
     );
+    // Frames of an older setting stay drawn while the worker computes the new one: say so
+    // (aria-busy), so that readers — and tests — know the picture is about to change.
+    let busy = move || all.with(|a| a.as_ref().is_none_or(|(k, _, _)| *k != setting.get()));
     let data = Signal::derive(move || -> Option<DesignViewData> {
         let k = step.get();
         all.with(|a| a.as_ref().and_then(|(_, v, _)| v.get(k.min(v.len().saturating_sub(1))).cloned()))
@@ -87,7 +90,7 @@ pub fn DesignLesson(
         ]
     });
     view! {
-        <section class="panel lesson" id="lesson-designs">
+        <section class="panel lesson" id="lesson-designs" aria-busy=move || if busy() { "true" } else { "false" }>
             <h2>"Where to put the first points"</h2>
             <Show when=move || !hidden(link, "text")>
                 <div id="lesson-text" class="lesson-text">
