@@ -56,9 +56,30 @@ pub async fn load_shared_manifest(state: AppState) {
     }
 }
 
+thread_local! {
+    /// The number of the newest load. A load that ends after a newer one began is dropped, so
+    /// that a slow default table can never replace the file the user chose meanwhile (seen:
+    /// the bundled table, still loading when a file was chosen, finished second and won).
+    static NEWEST_LOAD: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Starts a load: its number.
+fn begin_load() -> u64 {
+    NEWEST_LOAD.with(|n| {
+        n.set(n.get() + 1);
+        n.get()
+    })
+}
+
+/// Whether load `ticket` is still the newest.
+fn is_newest(ticket: u64) -> bool {
+    NEWEST_LOAD.with(|n| n.get() == ticket)
+}
+
 /// Loads the data a spec refers to. `keep_setup` keeps the spec's tasks and objective (a
 /// link being opened); otherwise they are reset for the new data.
 pub async fn load_ref(state: AppState, data: DataRef, keep_setup: bool) {
+    let ticket = begin_load();
     state.role_editor.set(None);
     match &data {
         DataRef::Upload { name, sha256 } => {
@@ -81,11 +102,17 @@ pub async fn load_ref(state: AppState, data: DataRef, keep_setup: bool) {
             state.loading.set(true);
             state.data_info.set(format!("loading {name}…"));
             let t0 = now_ms();
-            match fetch_bytes(&url).await {
+            let fetched = fetch_bytes(&url).await;
+            if !is_newest(ticket) {
+                return;
+            }
+            match fetched {
                 Ok(bytes) => {
                     let roles = if keep_setup { state.spec.get_untracked().columns } else { None };
                     let reply = parse_in_worker(state, name.clone(), bytes, roles).await;
-                    finish_load(state, data.clone(), reply, keep_setup, t0, None);
+                    if is_newest(ticket) {
+                        finish_load(state, data.clone(), reply, keep_setup, t0, None);
+                    }
                 }
                 Err(e) => {
                     state.loading.set(false);
@@ -116,6 +143,7 @@ pub async fn load_upload(state: AppState, file: web_sys::File) {
         );
         return;
     }
+    let ticket = begin_load();
     state.loading.set(true);
     state.data_info.set(format!("reading {name}…"));
     let t0 = now_ms();
@@ -132,6 +160,9 @@ pub async fn load_upload(state: AppState, file: web_sys::File) {
         Ok(h) => h,
         Err(_) => content_hash(&bytes),
     };
+    if !is_newest(ticket) {
+        return;
+    }
     let pending = state.pending_upload.get_untracked();
     if let Some((expected_name, expected_hash)) = &pending {
         if *expected_hash != sha256 {
@@ -152,7 +183,9 @@ pub async fn load_upload(state: AppState, file: web_sys::File) {
     let data = DataRef::Upload { name: name.clone(), sha256 };
     state.data_info.set(format!("parsing {name} ({:.0} MiB) in a worker…", bytes.len() as f64 / 1048576.0));
     let reply = parse_in_worker(state, name.clone(), bytes.clone(), roles).await;
-    finish_load(state, data, reply, keep, t0, Some(bytes));
+    if is_newest(ticket) {
+        finish_load(state, data, reply, keep, t0, Some(bytes));
+    }
 }
 
 fn finish_load(state: AppState, data: DataRef, (result, parse_ms): ParseReply, keep_setup: bool, t0: f64, bytes: Option<Vec<u8>>) {
@@ -238,9 +271,13 @@ pub async fn apply_roles(state: AppState, roles: ColumnRoles) {
         state.say(Level::Error, "choose the file again: its content is no longer in memory");
         return;
     };
+    let ticket = begin_load();
     state.loading.set(true);
     let t0 = now_ms();
     let (result, parse_ms) = parse_in_worker(state, name, bytes, Some(roles.clone())).await;
+    if !is_newest(ticket) {
+        return;
+    }
     state.loading.set(false);
     match result {
         Ok(loaded) => {
