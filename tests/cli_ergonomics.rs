@@ -125,3 +125,42 @@ fn a_closed_pipe_ends_the_cli_quietly() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(!stderr.contains("panicked") && !stderr.contains("Broken pipe"), "{stderr}");
 }
+
+#[test]
+fn a_race_on_a_curve_file_takes_a_direction() {
+    let dir = scratch("direction");
+    // Two configurations: one curve ends at 0.2, the other at 0.9 — lower is better for a
+    // loss, higher for an accuracy. Random search at full budget trains both; the best value
+    // the traces report differs with the direction.
+    let file = dir.join("acc.csv");
+    std::fs::write(&file, "hp_x,e1,e2\n0.1,0.5,0.2\n0.9,0.5,0.9\n").unwrap();
+    let run = |direction: &str| {
+        let out = dir.join(format!("out-{direction}"));
+        let o = hpo(&[
+            "race",
+            "--data",
+            file.to_str().unwrap(),
+            "--methods",
+            "RS",
+            "--seeds",
+            "1",
+            "--budget",
+            "4",
+            "--direction",
+            direction,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", text(&o));
+        (text(&o), std::fs::read_to_string(out.join("race-traces.csv")).unwrap())
+    };
+    let (min_text, min_traces) = run("min");
+    let (max_text, max_traces) = run("max");
+    assert!(min_text.contains("is minimised") && max_text.contains("is maximised"), "{min_text}\n{max_text}");
+    // The `best` column of the last request: the lower final value, or the higher one.
+    let last_best = |csv: &str| csv.lines().last().unwrap().split(',').nth(7).unwrap().to_string();
+    assert_eq!((last_best(&min_traces), last_best(&max_traces)), ("0.2".to_string(), "0.9".to_string()), "{min_traces}\n{max_traces}");
+    let o = hpo(&["race", "--data", file.to_str().unwrap(), "--direction", "up"]);
+    assert!(!o.status.success() && text(&o).contains("--direction is 'min' or 'max', not 'up'"), "{}", text(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
 use rayon::prelude::*;
 
 use hpo_playground::engine::axis::{count, significant};
-use hpo_playground::engine::benchmark::Benchmark;
+use hpo_playground::engine::benchmark::{Benchmark, Direction};
 use hpo_playground::engine::bundled::{bundled_csv, load_bundled, BUNDLED};
 use hpo_playground::engine::export::{traces_csv, traces_detailed_csv};
 use hpo_playground::engine::fidelity::report::race_traces;
@@ -100,7 +100,7 @@ enum Command {
     /// summaries (regret, ranks, CD at 50% and 100%, Fig. 6).
     Race {
         /// `curves` (bundled crossing curves), `lcbench` (the shared LCBench tables) or a
-        /// learning-curve CSV (columns e1..eN, minimised).
+        /// learning-curve CSV (columns e1..eN; minimised unless --direction max).
         #[arg(long, default_value = "curves")]
         data: String,
         /// Where the LCBench tables are.
@@ -118,6 +118,10 @@ enum Command {
         /// Budget units (epochs) per run.
         #[arg(long, default_value_t = 1000)]
         budget: u64,
+        /// Minimise (`min`) or maximise (`max`) the curves' metric, instead of the data's own
+        /// direction (a curve file's is "min": losses; say `max` for accuracies).
+        #[arg(long)]
+        direction: Option<String>,
         /// Output directory.
         #[arg(long, default_value = "out/race")]
         out: PathBuf,
@@ -215,8 +219,14 @@ pub fn main() -> CliResult<()> {
             }
         },
         Command::Bench { shared_dir } => crate::bench::run(&shared_dir),
-        Command::Race { data, lcbench_dir, methods, tasks, seeds, budget, out, threads } => {
+        Command::Race { data, lcbench_dir, methods, tasks, seeds, budget, direction, out, threads } => {
             set_threads(threads)?;
+            let direction = match direction.as_deref() {
+                None => None,
+                Some("min") => Some(Direction::Minimize),
+                Some("max") => Some(Direction::Maximize),
+                Some(other) => return Err(format!("--direction is 'min' or 'max', not '{other}'").into()),
+            };
             crate::race::run(crate::race::RaceArgs {
                 data: &data,
                 lcbench_dir: &lcbench_dir,
@@ -225,6 +235,7 @@ pub fn main() -> CliResult<()> {
                 seeds,
                 budget,
                 out: &out,
+                direction,
             })
         }
     }

@@ -30,6 +30,8 @@ pub struct RaceArgs<'a> {
     pub seeds: u64,
     pub budget: u64,
     pub out: &'a Path,
+    /// The metric's direction when the data's own is not wanted (`min` or `max`).
+    pub direction: Option<Direction>,
 }
 
 /// Loads `curves` (bundled), `lcbench` (the shared tables) or a learning-curve CSV; returns
@@ -69,7 +71,14 @@ pub fn select_tasks(bench: &Benchmark, tasks: Option<&str>) -> CliResult<Vec<usi
 }
 
 pub fn run(args: RaceArgs) -> CliResult<()> {
-    let bench = load(args.data, args.lcbench_dir)?;
+    let mut bench = load(args.data, args.lcbench_dir)?;
+    if let Some(d) = args.direction {
+        let objective = bench.objective;
+        bench.metrics[objective].direction = d;
+    }
+    let objective = &bench.metrics[bench.objective];
+    let verb = if objective.direction == Direction::Minimize { "minimised" } else { "maximised" };
+    eprintln!("{} is {verb} (--direction min|max to change it)", objective.name);
     let methods: Vec<&'static MethodEntry> = match args.methods {
         Some(list) => list.split(',').map(|m| lookup(RunKind::Race, m.trim())).collect::<Result<_, _>>()?,
         None => of_kind(RunKind::Race).collect(),
