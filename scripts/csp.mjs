@@ -1,4 +1,4 @@
-// Trunk post-build hook: the page runs no inline script, so its Content-Security-Policy can
+// Trunk post-build hook (build and serve): the page runs no inline script, so its Content-Security-Policy can
 // forbid inline script. Trunk writes the app's start-up as an inline module script in
 // index.html; this moves it to a file named by its content's hash and adds the policy as a
 // <meta> tag (a static host may not let us set headers).
@@ -11,10 +11,12 @@ if (!dir) throw new Error('run by trunk (TRUNK_STAGING_DIR is not set)');
 const file = join(dir, 'index.html');
 let html = readFileSync(file, 'utf8');
 
-html = html.replace(/<script type="module">([\s\S]*?)<\/script>/g, (_, body) => {
+// Every inline script: trunk's start-up module, and under `trunk serve` its autoreload script.
+html = html.replace(/<script((?:\s+(?!src=)[^>]*)?)>([\s\S]*?)<\/script>/g, (whole, attrs, body) => {
+  if (/\bsrc=/.test(attrs) || !body.trim()) return whole;
   const name = `start-${createHash('sha256').update(body).digest('hex').slice(0, 16)}.js`;
   writeFileSync(join(dir, name), body);
-  return `<script type="module" src="/${name}"></script>`;
+  return `<script${attrs} src="/${name}"></script>`;
 });
 if (/<script(?![^>]*\bsrc=)[^>]*>/.test(html)) throw new Error('index.html still has an inline script');
 

@@ -4,4 +4,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
 export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
-exec trunk serve --release --address 127.0.0.1 --port "${PORT:-8080}"
+# No autoreload: trunk's reload script would be inline (or, moved to a file, lose the address
+# trunk fills in when serving), and the page's Content-Security-Policy forbids both.
+exec trunk serve --release --no-autoreload --address 127.0.0.1 --port "${PORT:-8080}"

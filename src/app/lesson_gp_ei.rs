@@ -8,20 +8,16 @@ use leptos::prelude::*;
 
 use super::chart::ChartFigure;
 use super::learn::{hidden, Player};
+use super::lesson_plot::Plot;
 use super::state::AppState;
 use super::workers::LatestWorker;
-use crate::engine::axis;
 use crate::engine::lessons::gp_ei::{GpEiFrame, GpEiSetting, Origin, LENGTHSCALE_RANGE, MAX_ADDED, MAX_STEPS};
 use crate::engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink};
 use crate::worker_protocol::{FromWorker, ToWorker};
 
-pub(super) const W: f64 = 720.0;
+pub(super) use super::lesson_plot::W;
 pub(super) const H: f64 = 330.0;
 const EI_H: f64 = 200.0;
-const ML: f64 = 70.0;
-const MR: f64 = 24.0;
-const MT: f64 = 36.0;
-const MB: f64 = 52.0;
 
 /// Observation colours: initial points grey, added black, EI's picks blue, the latest orange.
 const INITIAL: &str = "#7a7a7a";
@@ -31,64 +27,15 @@ const LATEST: &str = "#D55E00";
 const MEAN: &str = "#0072B2";
 const TRUTH: &str = "#444444";
 
-/// Maps [x0, x1] × [y0, y1] onto a chart of height `h`.
-#[derive(Clone, Copy)]
-struct Plot {
-    y0: f64,
-    y1: f64,
-    h: f64,
-}
-
-impl Plot {
-    fn px(&self, x: f64) -> f64 {
-        ML + x * (W - ML - MR)
-    }
-    fn py(&self, y: f64) -> f64 {
-        let f = if self.y1 > self.y0 { (y.clamp(self.y0, self.y1) - self.y0) / (self.y1 - self.y0) } else { 0.5 };
-        self.h - MB - f * (self.h - MT - MB)
-    }
-    fn polyline(&self, x: &[f64], y: &[f64]) -> String {
-        x.iter().zip(y).map(|(&a, &b)| format!("{:.1},{:.1}", self.px(a), self.py(b))).collect::<Vec<_>>().join(" ")
-    }
-}
-
-/// Axes, nice ticks and titles of a lesson chart (classes styled by the CSS type scale).
-fn axes(p: Plot, title: &str, y_title: &str) -> impl IntoView {
-    let xt = axis::linear(0.0, 1.0, 5);
-    let yt = axis::linear(p.y0, p.y1, 5);
-    let h = p.h;
-    view! {
-        <rect x="0" y="0" width=W height=h fill="#ffffff"/>
-        <text x=ML y="22" class="chart-title">{title.to_string()}</text>
-        {yt.values.iter().zip(yt.labels).map(|(&v, l)| view! {
-            <line x1=ML x2=W - MR y1=p.py(v) y2=p.py(v) stroke="#e5e5e5"/>
-            <text x=ML - 10.0 y=p.py(v) + 5.0 text-anchor="end" class="tick">{l}</text>
-        }).collect_view()}
-        {xt.values.iter().zip(xt.labels).map(|(&v, l)| view! {
-            <text x=p.px(v) y=h - MB + 24.0 text-anchor="middle" class="tick">{l}</text>
-        }).collect_view()}
-        <line x1=ML x2=W - MR y1=h - MB y2=h - MB stroke="#444"/>
-        <line x1=ML x2=ML y1=MT y2=h - MB stroke="#444"/>
-        <text x=(ML + W - MR) / 2.0 y=h - 10.0 text-anchor="middle" class="axis-title">"x"</text>
-        <text transform=format!("translate(20,{}) rotate(-90)", (MT + h - MB) / 2.0) text-anchor="middle" class="axis-title">{y_title.to_string()}</text>
-    }
-}
-
 /// The posterior chart: truth, mean ± 2 sd, observations, the next pick; a click adds a point.
 pub(super) fn posterior_chart(f: &GpEiFrame, step: usize) -> impl IntoView {
     let lo = f.truth.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = f.truth.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let pad = 0.15 * (hi - lo);
-    let (y0, y1) = axis::nice_range(lo - pad, hi + pad, 5);
-    let p = Plot { y0, y1, h: H };
+    let p = Plot::nice((0.0, 1.0), (lo - pad, hi + pad), H);
     let upper: Vec<f64> = f.mean.iter().zip(&f.sd).map(|(m, s)| m + 2.0 * s).collect();
     let lower: Vec<f64> = f.mean.iter().zip(&f.sd).map(|(m, s)| m - 2.0 * s).collect();
-    let mut rev_x = f.x.clone();
-    rev_x.reverse();
-    let mut rev_lower = lower.clone();
-    rev_lower.reverse();
-    let band = format!("{} {}", p.polyline(&f.x, &upper), p.polyline(&rev_x, &rev_lower));
-    let next_x = p.px(f.next.0);
+    let line = |y: &[f64]| p.points(f.x.iter().copied().zip(y.iter().copied()));
     let dots = f.observations.iter().map(|&(x, y, origin)| {
         let (cx, cy) = (p.px(x), p.py(y));
         match origin {
@@ -100,49 +47,41 @@ pub(super) fn posterior_chart(f: &GpEiFrame, step: usize) -> impl IntoView {
             }
         }
     }).collect_view();
-    let legend = [("f(x), the truth", TRUTH, true), ("posterior mean ± 2 sd", MEAN, false)];
     view! {
-        {axes(p, "What the GP believes after the observations", "f(x)")}
-        <polygon points=band fill=MEAN fill-opacity="0.16" stroke="none"/>
-        <polyline points=p.polyline(&f.x, &f.truth) fill="none" stroke=TRUTH stroke-width="2" stroke-dasharray="6,4"/>
-        <polyline points=p.polyline(&f.x, &f.mean) fill="none" stroke=MEAN stroke-width="3"/>
-        <line x1=next_x x2=next_x y1=MT y2=H - MB stroke=LATEST stroke-width="2" stroke-dasharray="4,4"/>
-        <text x=next_x + 6.0 y=H - MB - 8.0 class="legend" fill=LATEST>"next"</text>
+        {p.axes("What the GP believes after the observations", "x", "f(x)")}
+        <polygon points=p.band(&f.x, &lower, &upper) fill=MEAN fill-opacity="0.16" stroke="none"/>
+        <polyline points=line(&f.truth) fill="none" stroke=TRUTH stroke-width="2" stroke-dasharray="6,4"/>
+        <polyline points=line(&f.mean) fill="none" stroke=MEAN stroke-width="3"/>
+        {p.marker(f.next.0, "next", LATEST)}
         {dots}
-        {legend.into_iter().enumerate().map(|(k, (name, color, dashed))| {
-            let y = MT + 14.0 + 20.0 * k as f64;
-            let x = ML + 12.0;
-            view! {
-                <line x1=x x2=x + 26.0 y1=y - 5.0 y2=y - 5.0 stroke=color stroke-width="3" stroke-dasharray=if dashed { "6,4" } else { "none" }/>
-                <text x=x + 32.0 y=y class="legend">{name}</text>
-            }
-        }).collect_view()}
+        {p.legend(12.0, &[("f(x), the truth", TRUTH, "6,4"), ("posterior mean ± 2 sd", MEAN, "none")])}
     }
 }
 
 /// EI over x with its maximum marked.
 fn ei_chart(f: &GpEiFrame) -> impl IntoView {
     let top = f.ei.iter().copied().fold(0.0, f64::max);
-    let (y0, y1) = axis::nice_range(0.0, if top > 0.0 { top } else { 1.0 }, 4);
-    let p = Plot { y0, y1, h: EI_H };
-    let area = format!("{:.1},{:.1} {} {:.1},{:.1}", p.px(0.0), p.py(0.0), p.polyline(&f.x, &f.ei), p.px(1.0), p.py(0.0));
+    let p = Plot::nice((0.0, 1.0), (0.0, if top > 0.0 { top } else { 1.0 }), EI_H);
+    let curve = p.points(f.x.iter().copied().zip(f.ei.iter().copied()));
+    let area = format!("{:.1},{:.1} {curve} {:.1},{:.1}", p.px(0.0), p.py(0.0), p.px(1.0), p.py(0.0));
     let (nx, ny) = (p.px(f.next.0), p.py(f.next.1));
     view! {
-        {axes(p, "Expected improvement (EI) over the best so far", "EI(x)")}
+        {p.axes("Expected improvement (EI) over the best so far", "x", "EI(x)")}
         <polygon points=area fill=LATEST fill-opacity="0.25" stroke=LATEST stroke-width="2"/>
-        <line x1=nx x2=nx y1=ny y2=EI_H - MB stroke=LATEST stroke-width="2" stroke-dasharray="4,4"/>
+        <line x1=nx x2=nx y1=ny y2=p.py(0.0) stroke=LATEST stroke-width="2" stroke-dasharray="4,4"/>
         <circle cx=nx cy=ny r="6" fill=LATEST/>
     }
 }
 
-/// The x of a click on a chart, in [0, 1], or `None` outside the plot.
+/// The x of a click on a chart, in [0, 1] to three decimals, or `None` outside the plot.
 fn click_x(ev: &leptos::ev::MouseEvent) -> Option<f64> {
     let target: web_sys::Element = event_target(ev);
     let svg = target.closest("svg").ok().flatten()?;
     let rect = svg.get_bounding_client_rect();
     let x = (ev.client_x() as f64 - rect.left()) * W / rect.width().max(1.0);
-    let f = (x - ML) / (W - ML - MR);
-    (0.0..=1.0).contains(&f).then_some((f * 1000.0).round() / 1000.0)
+    // The x mapping does not depend on the y range: any plot of this width reads it.
+    let f = Plot::nice((0.0, 1.0), (0.0, 1.0), H).data_x(x)?;
+    Some((f * 1000.0).round() / 1000.0)
 }
 
 /// Lesson 1.

@@ -79,6 +79,12 @@ impl Plot {
         self.h - MB - f * (self.h - MT - MB)
     }
 
+    /// Data x at chart x, if inside the plot.
+    pub fn data_x(&self, sx: f64) -> Option<f64> {
+        let f = (sx - ML) / (self.w - ML - MR);
+        (0.0..=1.0).contains(&f).then_some(self.x.0 + f * (self.x.1 - self.x.0))
+    }
+
     /// Polyline points through (x, y) pairs, skipping non-finite ones.
     pub fn points(&self, xy: impl IntoIterator<Item = (f64, f64)>) -> String {
         xy.into_iter()

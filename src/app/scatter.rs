@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::browser;
-use crate::engine::axis;
+use crate::engine::axis::{self, significant};
 
 /// What one scatter canvas shows.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -320,15 +320,5 @@ fn readout(s: &Scatter, f: &Frame, p: (f64, f64), hidden: &[bool]) -> String {
             None => return String::new(),
         },
     };
-    format!("{what}: {} = {}, {} = {}", s.x_label, short(q.0), s.y_label, short(q.1))
-}
-
-/// Four significant digits.
-fn short(v: f64) -> String {
-    if v != 0.0 && (v.abs() >= 1e5 || v.abs() < 1e-3) {
-        format!("{v:.3e}")
-    } else {
-        let digits = (3 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
-        format!("{v:.digits$}")
-    }
+    format!("{what}: {} = {}, {} = {}", s.x_label, significant(q.0, 4), s.y_label, significant(q.1, 4))
 }

@@ -165,6 +165,28 @@ mod tests {
     }
 
     #[test]
+    fn recording_dyhpo_s_scores_does_not_change_its_picks() {
+        let bench = crossing_curves_family();
+        let (curves, _) = race_curves(&bench, 1).unwrap();
+        let candidates = bench.encoded_task(1);
+        let picks = |mut dyhpo: DyHpo| {
+            let mut rng = job_rng(7, "race/test");
+            let mut race = Race::new(curves.len(), 40, 25);
+            let mut out = Vec::new();
+            while race.remaining > 0 {
+                let r = dyhpo.next(&race, &candidates, &mut rng).unwrap();
+                race.train(r.config, r.budget, &curves, 1.0);
+                out.push((r.config, r.budget, dyhpo.last_scores.is_some()));
+            }
+            out
+        };
+        let (plain, recorded) = (picks(DyHpo::new()), picks(DyHpo::new().recording()));
+        let strip = |v: &[(usize, u32, bool)]| v.iter().map(|p| (p.0, p.1)).collect::<Vec<_>>();
+        assert_eq!(strip(&plain), strip(&recorded));
+        assert!(plain.iter().all(|p| !p.2) && recorded[1..].iter().all(|p| p.2));
+    }
+
+    #[test]
     fn trained_after_replays_partial_requests() {
         let requests = [(4, 2), (7, 1), (4, 5)];
         assert_eq!(trained_after(requests, 0), vec![]);
