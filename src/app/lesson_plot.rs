@@ -47,7 +47,7 @@ impl Plot {
     pub fn nice(x: (f64, f64), y: (f64, f64), h: f64) -> Self {
         let widen = |(a, b): (f64, f64)| if b > a { (a, b) } else { (a - 0.5, a + 0.5) };
         let (x, y) = (widen(x), widen(y));
-        Plot { x: axis::nice_range(x.0, x.1, 5), y: axis::nice_range(y.0, y.1, 5), h, w: W, log_y: false }
+        Plot { x: axis::nice_range(x.0, x.1, 5), y: axis::nice_range(y.0, y.1, y_ticks(h)), h, w: W, log_y: false }
     }
 
     /// The same plot with a log y axis a little wider than `y` (both > 0); the ticks fall on
@@ -105,7 +105,7 @@ impl Plot {
     pub fn axes(&self, title: &str, x_title: &str, y_title: &str) -> impl IntoView {
         let p = *self;
         let xt = axis::linear(p.x.0, p.x.1, if p.w < 500.0 { 4 } else { 6 });
-        let yt = if p.log_y { axis::log(p.y.0, p.y.1, 5) } else { axis::linear(p.y.0, p.y.1, 5) };
+        let yt = if p.log_y { axis::log(p.y.0, p.y.1, y_ticks(p.h)) } else { axis::linear(p.y.0, p.y.1, y_ticks(p.h)) };
         view! {
             <rect x="0" y="0" width=p.w height=p.h fill="#ffffff"/>
             <text x=ML y="22" class="chart-title">{title.to_string()}</text>
@@ -156,6 +156,12 @@ impl Plot {
             <text x=tx y=self.h - MB - 8.0 class="legend" fill=color text-anchor=anchor>{label.to_string()}</text>
         }
     }
+}
+
+/// Ticks a y axis of a chart `h` high asks for: about one per 50 px of plot, so that a short
+/// chart's labels never touch (the e2e overlap check caught 9 labels on a 112 px axis).
+fn y_ticks(h: f64) -> usize {
+    (((h - MT - MB) / 50.0).floor() as usize).clamp(2, 6)
 }
 
 /// The lowest non-NaN and the highest value of `values`, or (0, 1) when there is none.
