@@ -20,13 +20,13 @@ html = html.replace(/<script((?:\s+(?!src=)[^>]*)?)>([\s\S]*?)<\/script>/g, (who
 });
 if (/<script(?![^>]*\bsrc=)[^>]*>/.test(html)) throw new Error('index.html still has an inline script');
 
-// 'wasm-unsafe-eval' lets WebAssembly compile and nothing else eval; workers may start from
-// blob: URLs (gloo-worker's loader shim, which then loads worker.js from 'self'); styles may
-// be inline (Leptos sets style attributes); data: and blob: images are the charts' PNG exports.
+// 'wasm-unsafe-eval' lets WebAssembly compile and nothing else eval; workers start from
+// 'self' only (worker-loader.js); styles may be inline (Leptos sets style attributes); data:
+// and blob: images are the charts' PNG exports.
 const policy = [
   "default-src 'self'",
   "script-src 'self' 'wasm-unsafe-eval'",
-  "worker-src 'self' blob:",
+  "worker-src 'self'",
   "connect-src 'self'",
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data: blob:",

@@ -1,9 +1,11 @@
-//! Messages between the page and its Web Workers (serialised by gloo-worker's bincode codec).
+//! Messages between the page and its Web Workers, in bincode (`app::worker_host` on the page,
+//! `app::worker` in the worker).
 //!
-//! A worker first receives the benchmark once, then any number of jobs. It answers each job
-//! with progress messages and one final trace (or error), tagged with the job's id.
+//! A worker says `Ready` once its handler is set, then receives the benchmark once and any
+//! number of jobs. It answers each job with progress messages and one final trace (or error),
+//! tagged with the job's id. A worker whose Rust code panics says `Crashed` before it dies.
 
-use serde::{Deserialize, Serialize};
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 use crate::engine::benchmark::Benchmark;
 use crate::engine::gpb::view::{DesignTable, DesignViewData, DesignViewSpec};
@@ -96,12 +98,33 @@ pub enum ToWorker {
         id: u32,
         /// The job.
         job: Job,
+        /// A failure to simulate instead of running the job (set only by tests; see
+        /// [`InjectedFault`]).
+        fault: Option<InjectedFault>,
     },
+}
+
+/// A way for a worker to die, simulated on purpose so that end-to-end tests can check what
+/// the page does when a worker crashes. Nothing in the page's interface sets it: a test sets
+/// `window.hpoInjectFault = 'panic'` (or `'oom'`) and the next job dispatched carries it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum InjectedFault {
+    /// A Rust panic inside the job.
+    Panic,
+    /// Allocating until the WebAssembly memory cannot grow (a real out-of-memory abort).
+    OutOfMemory,
 }
 
 /// Worker → page.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum FromWorker {
+    /// The worker's wasm has started and listens: messages sent earlier were held by the page.
+    Ready,
+    /// The worker's Rust code panicked (the panic's message); the worker is about to die.
+    Crashed {
+        /// The panic message with its location.
+        message: String,
+    },
     /// How far a job has got.
     Progress {
         /// Generation.
@@ -177,4 +200,15 @@ pub enum FromWorker {
         /// The trace, or the error message.
         result: Result<Trace, String>,
     },
+}
+
+/// A message as it crosses the boundary: bincode (compact and fast; not self-describing, so
+/// every field is always written — see `ExperimentSpec`).
+pub fn encode<T: Serialize>(message: &T) -> Result<Vec<u8>, String> {
+    bincode::serialize(message).map_err(|e| format!("cannot encode a message ({e})"))
+}
+
+/// A message from its bytes, or why not.
+pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
+    bincode::deserialize(bytes).map_err(|e| format!("cannot read a message ({e})"))
 }

@@ -35,25 +35,24 @@ fn permalink_round_trip_in_wasm() {
 
 #[wasm_bindgen_test]
 fn worker_messages_survive_the_workers_codec() {
-    // gloo-worker's bincode is not self-describing: a field skipped when empty breaks decoding
-    // (it once made every single-objective job fail with "the worker has no data").
-    use gloo_worker::{Bincode, Codec};
+    // bincode is not self-describing: a field skipped when empty breaks decoding (it once made
+    // every single-objective job fail with "the worker has no data").
     use hpo_playground::engine::bundled::load_bundled;
     use hpo_playground::engine::runner::run_job;
     use hpo_playground::engine::spec::{ExperimentSpec, Job};
     use hpo_playground::engine::transfer::PriorCache;
-    use hpo_playground::worker_protocol::{FromWorker, ToWorker};
+    use hpo_playground::worker_protocol::{decode, encode, FromWorker, ToWorker};
     let bench = load_bundled("quadratic").unwrap();
     let resolved = ExperimentSpec { iterations: 3, ..Default::default() }.resolve(&bench).unwrap();
     let load = ToWorker::Load { generation: 1, benchmark: Box::new(bench.clone()), spec: Box::new(resolved.spec.clone()) };
-    match Bincode::decode::<ToWorker>(Bincode::encode(load)) {
+    match decode::<ToWorker>(&encode(&load).unwrap()).unwrap() {
         // The worker resolves what it was sent to the same checked spec.
         ToWorker::Load { spec, benchmark: b, .. } => assert!(spec.resolve(&b).unwrap() == resolved && *b == bench),
         _ => panic!("wrong variant"),
     }
     let trace =
         run_job(&bench, &resolved, &Job { method: "RS".into(), task: 0, seed: 0 }, &PriorCache::new(), &|| 0.0, &mut |_| true).unwrap();
-    match Bincode::decode::<FromWorker>(Bincode::encode(FromWorker::Done { generation: 1, id: 0, result: Ok(trace.clone()) })) {
+    match decode::<FromWorker>(&encode(&FromWorker::Done { generation: 1, id: 0, result: Ok(trace.clone()) }).unwrap()).unwrap() {
         FromWorker::Done { result: Ok(t), .. } => assert_eq!(t, trace),
         _ => panic!("wrong variant"),
     }

@@ -5,12 +5,11 @@
 use std::sync::Arc;
 
 use futures_channel::oneshot;
-use gloo_worker::Spawnable;
 use leptos::prelude::*;
 
 use super::browser::{fetch_bytes, file_bytes, now_ms};
 use super::state::{AppState, Level, RoleEditor};
-use super::worker::HpoWorker;
+use super::worker_host::WorkerHandle;
 use super::workers::ParseReply;
 use crate::engine::benchmark::{Benchmark, Direction, Metric};
 use crate::engine::content_hash;
@@ -27,24 +26,38 @@ async fn parse_in_worker(state: AppState, file: String, bytes: Vec<u8>, roles: O
     let service = state.workers;
     let request = service.next_request();
     let (tx, rx) = oneshot::channel();
+    let on_reply = move |msg: FromWorker| {
+        if let FromWorker::Parsed { request, result, parse_ms } = msg {
+            if let Some(tx) = service.loader.try_update_value(|l| l.waiting.remove(&request)).flatten() {
+                let _ = tx.send((result, parse_ms));
+            }
+        }
+    };
+    // A parser that dies (a file too large for the tab's memory) fails every parse waiting
+    // for it, in words; the next file gets a fresh worker.
+    let on_crash = move |reason: String| {
+        let waiting = service
+            .loader
+            .try_update_value(|l| {
+                l.bridge = None;
+                std::mem::take(&mut l.waiting)
+            })
+            .unwrap_or_default();
+        for tx in waiting.into_values() {
+            let _ = tx.send((Err(LoadFailure::Error(format!("the file could not be parsed: {reason}"))), 0.0));
+        }
+    };
     service.loader.update_value(|loader| {
         loader.waiting.insert(request, tx);
-        loader
-            .bridge
-            .get_or_insert_with(|| {
-                HpoWorker::spawner()
-                    .callback(move |msg: FromWorker| {
-                        if let FromWorker::Parsed { request, result, parse_ms } = msg {
-                            if let Some(tx) = service.loader.try_update_value(|l| l.waiting.remove(&request)).flatten() {
-                                let _ = tx.send((result, parse_ms));
-                            }
-                        }
-                    })
-                    .spawn("./worker.js")
-            })
-            .send(ToWorker::Parse { request, file, bytes, roles })
+        if loader.bridge.is_none() {
+            loader.bridge = WorkerHandle::spawn(on_reply, on_crash).ok();
+        }
+        match &loader.bridge {
+            Some(worker) => worker.send(&ToWorker::Parse { request, file, bytes, roles }),
+            None => drop(loader.waiting.remove(&request)),
+        }
     });
-    rx.await.unwrap_or_else(|_| (Err(LoadFailure::Error("the loader worker stopped".into())), 0.0))
+    rx.await.unwrap_or_else(|_| (Err(LoadFailure::Error("the file could not be parsed: no worker could be started".into())), 0.0))
 }
 
 /// Reads the list of shared tables the build copied beside the app.
@@ -83,6 +96,27 @@ pub async fn load_ref(state: AppState, data: DataRef, keep_setup: bool) {
     state.role_editor.set(None);
     match &data {
         DataRef::Upload { name, sha256 } => {
+            // A file kept in this browser is loaded without asking for it again.
+            if let Ok(Some((file, bytes))) = super::store::get_file(sha256).await {
+                if !is_newest(ticket) {
+                    return;
+                }
+                if content_hash(&bytes) == *sha256 {
+                    state.loading.set(true);
+                    state.data_info.set(format!("parsing {name} (kept in this browser) in a worker…"));
+                    let t0 = now_ms();
+                    let roles = if keep_setup { state.spec.get_untracked().columns } else { None };
+                    let reply = parse_in_worker(state, file.name.clone(), bytes.clone(), roles).await;
+                    if is_newest(ticket) {
+                        let data = DataRef::Upload { name: name.clone(), sha256: sha256.clone() };
+                        finish_load(state, data, reply, keep_setup, t0, Some(bytes));
+                    }
+                    return;
+                }
+            }
+            if !is_newest(ticket) {
+                return;
+            }
             state.bench.set(None);
             state.pending_upload.set(Some((name.clone(), sha256.clone())));
             state.data_info.set(format!("waiting for your file {name}"));
@@ -184,7 +218,13 @@ pub async fn load_upload(state: AppState, file: web_sys::File) {
     state.data_info.set(format!("parsing {name} ({:.0} MiB) in a worker…", bytes.len() as f64 / 1048576.0));
     let reply = parse_in_worker(state, name.clone(), bytes.clone(), roles).await;
     if is_newest(ticket) {
-        finish_load(state, data, reply, keep, t0, Some(bytes));
+        let loaded = reply.0.is_ok();
+        let DataRef::Upload { sha256, .. } = data.clone() else { unreachable!("built above") };
+        finish_load(state, data, reply, keep, t0, Some(bytes.clone()));
+        // Kept for next time (and for the link), once it is known to load.
+        if loaded {
+            super::kept::keep_file(state, name, sha256, None, bytes).await;
+        }
     }
 }
 
@@ -310,5 +350,10 @@ fn install(state: AppState, data: DataRef, bench: Benchmark, keep_setup: bool, c
     state.spec.update(|spec| messages = spec.change_data(data, &bench, keep_setup, columns));
     state.tell(messages);
     state.best_task.set(bench.tasks.first().map(|t| t.name.clone()).unwrap_or_default());
-    state.bench.set(Some(Arc::new(bench)));
+    let bench = Arc::new(bench);
+    state.bench.set(Some(bench.clone()));
+    // A link opened again (or the page reloaded) shows what was kept of its experiment.
+    if keep_setup {
+        leptos::task::spawn_local(super::kept::restore(state, bench));
+    }
 }

@@ -8,13 +8,12 @@
 
 use std::sync::Arc;
 
-use gloo_worker::Spawnable;
 use leptos::prelude::*;
 
 use super::chart::{ChartFigure, PALETTE};
 use super::scatter::{Scatter, ScatterCanvas};
 use super::state::AppState;
-use super::worker::HpoWorker;
+use super::worker_host::WorkerHandle;
 use crate::engine::benchmark::Benchmark;
 use crate::engine::gpb::construct::DesignMethod;
 use crate::engine::gpb::design::Criterion;
@@ -244,13 +243,18 @@ fn request_design(
                 });
             }
         };
-        let bridge = HpoWorker::spawner().callback(callback).spawn("./worker.js");
-        state.workers.designer.set_value(Some((bridge, false)));
+        let on_crash = move |reason: String| {
+            // The designer only ever computes the latest request.
+            state.workers.designer.set_value(None);
+            status.set(DesignStatus::Failed(reason));
+        };
+        // A busy worker, if any, is dropped here and so terminated.
+        state.workers.designer.set_value(WorkerHandle::spawn(callback, on_crash).ok().map(|w| (w, false)));
     }
     status.set(DesignStatus::Computing);
     state.workers.designer.update_value(|d| {
-        if let Some((bridge, busy)) = d {
-            bridge.send(ToWorker::Design { request, spec, table: table.map(Box::new) });
+        if let Some((worker, busy)) = d {
+            worker.send(&ToWorker::Design { request, spec, table: table.map(Box::new) });
             *busy = true;
         }
     });

@@ -1,6 +1,11 @@
 //! A pool of Web Workers sized to `navigator.hardwareConcurrency`, fed one job at a time
 //! per worker (plus one queued, so a worker never idles waiting for the page).
 //!
+//! Cancel terminates every worker at once (a job in the middle of a multi-second step stops
+//! there) and starts fresh spares for the next run. A worker that dies on its own (a panic,
+//! out of memory) fails the job it was running with the reason; the jobs queued behind it go
+//! back to the queue, a fresh worker takes its place, and the run goes on.
+//!
 //! What transfer methods learn from the other tasks (priors, SGPT's means) is learned once
 //! per run: a worker reports each item it learns, the pool passes it to the other workers, and
 //! while one worker learns an item no other worker is given a job that needs it (it takes
@@ -11,10 +16,9 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
-use gloo_worker::{Spawnable, WorkerBridge};
 use leptos::prelude::{SetValue, UpdateValue, WithValue};
 
-use super::worker::HpoWorker;
+use super::worker_host::WorkerHandle;
 use super::workers::WorkerService;
 use crate::engine::benchmark::Benchmark;
 use crate::engine::registry::{CostClass, TransferNeed};
@@ -22,7 +26,7 @@ use crate::engine::runner::{JobProgress, Trace};
 use crate::engine::spec::{Job, ResolvedSpec};
 use crate::engine::transfer::{Learned, LearnedKey, LearnedKind};
 use crate::engine::warping::OutputWarp;
-use crate::worker_protocol::{FromWorker, ToWorker};
+use crate::worker_protocol::{FromWorker, InjectedFault, ToWorker};
 
 /// What the pool reports back to the page.
 pub trait RunSink {
@@ -55,9 +59,16 @@ fn in_flight_per_worker(resolved: &ResolvedSpec) -> usize {
     }
 }
 
+/// A worker of the pool: its handle and the serial number its messages are tagged with (so a
+/// message or crash of a worker that was replaced never counts for its successor).
+pub struct PoolWorker {
+    handle: WorkerHandle,
+    serial: u32,
+}
+
 /// A run's workers and its queue (held by [`WorkerService`]).
 pub struct Pool {
-    workers: Vec<WorkerBridge<HpoWorker>>,
+    workers: Vec<PoolWorker>,
     /// The data every worker holds (kept alive, so the pointer comparison is sound).
     bench: Arc<Benchmark>,
     /// The run's spec, checked against the data.
@@ -65,13 +76,16 @@ pub struct Pool {
     generation: u32,
     jobs: Vec<Job>,
     queue: VecDeque<u32>,
-    in_flight: Vec<usize>,
+    /// Per worker, the ids of the jobs sent to it and not finished, in the order sent (the
+    /// first is the one it is running).
+    in_flight: Vec<VecDeque<u32>>,
     /// Task of the last job sent to each worker: a worker keeps to one task while it can.
     last_task: Vec<Option<usize>>,
     /// Jobs each worker may hold at once.
     per_worker: usize,
-    /// What some worker has learned (and every worker has been sent).
-    learned: BTreeSet<LearnedKey>,
+    /// What some worker has learned (and every worker has been sent), kept to hand to a
+    /// worker that replaces a crashed one.
+    learned: BTreeMap<LearnedKey, Learned>,
     /// What is being learned, and by which worker.
     learning: BTreeMap<LearnedKey, usize>,
 }
@@ -85,13 +99,59 @@ impl Pool {
     /// Gives every worker with room a job.
     fn dispatch_all(&mut self) {
         for w in 0..self.workers.len() {
-            while self.in_flight[w] < self.per_worker && dispatch(self, w) {}
+            while self.in_flight[w].len() < self.per_worker && dispatch(self, w) {}
+        }
+    }
+
+    /// The slot of the worker with this serial number, if it is still in the pool.
+    fn slot(&self, serial: u32) -> Option<usize> {
+        self.workers.iter().position(|w| w.serial == serial)
+    }
+
+    /// Sends a worker the run's data and everything learned so far.
+    fn equip(&self, worker: &WorkerHandle, same_data: bool) {
+        let generation = self.generation;
+        if same_data {
+            worker.send(&ToWorker::Reload { generation, spec: Box::new(self.resolved.spec.clone()) });
+        } else {
+            worker.send(&ToWorker::Load {
+                generation,
+                benchmark: Box::new((*self.bench).clone()),
+                spec: Box::new(self.resolved.spec.clone()),
+            });
+        }
+        for ((target, warp, _), learned) in &self.learned {
+            worker.send(&ToWorker::Share { generation, target: *target, warp: *warp, learned: learned.clone() });
         }
     }
 }
 
-fn spawn_workers(service: WorkerService, n: usize) -> Vec<WorkerBridge<HpoWorker>> {
-    (0..n).map(|w| HpoWorker::spawner().callback(move |msg: FromWorker| on_message(service, w, msg)).spawn("./worker.js")).collect()
+/// Starts a worker whose messages and crash go to the current pool under `serial`.
+fn spawn_worker(service: WorkerService) -> Option<PoolWorker> {
+    let serial = service.next_request();
+    let handle = WorkerHandle::spawn(move |msg| on_message(service, serial, msg), move |reason| on_crash(service, serial, reason)).ok()?;
+    Some(PoolWorker { handle, serial })
+}
+
+/// Starts `n` workers for the next run now, so that their wasm is compiled and ready when it
+/// starts (after a cancel, the page is ready again as soon as they are).
+pub fn prepare_spares(service: WorkerService, n: usize) {
+    let have = service.spares.with_value(Vec::len);
+    let fresh: Vec<PoolWorker> = (have..n).filter_map(|_| spawn_worker(service)).collect();
+    service.spares.update_value(|s| s.extend(fresh));
+}
+
+/// The fault a test asked the next job to simulate (`window.hpoInjectFault`), consumed once.
+fn injected_fault() -> Option<InjectedFault> {
+    let window = web_sys::window()?;
+    let key = wasm_bindgen::JsValue::from_str("hpoInjectFault");
+    let value = js_sys::Reflect::get(&window, &key).ok()?.as_string()?;
+    let _ = js_sys::Reflect::delete_property(&window, &key);
+    match value.as_str() {
+        "panic" => Some(InjectedFault::Panic),
+        "oom" => Some(InjectedFault::OutOfMemory),
+        _ => None,
+    }
 }
 
 /// Starts a run, cancelling any run in progress. `known` is what was learned before on the
@@ -109,55 +169,59 @@ pub fn start(
     let n = workers.clamp(1, 32).min(jobs.len().max(1));
     service.sink.set_value(Some(sink));
     let old = service.pool.try_update_value(Option::take).flatten();
-    let (pool, started) = {
-        let generation = old.as_ref().map(|p| p.generation + 1).unwrap_or(1);
-        // Reuse live workers when there are enough; otherwise start afresh. Workers that hold
-        // this very benchmark keep it (a Reload), so a re-run does not send the data again.
-        let (bridges, same_data) = match old {
-            Some(old) if old.workers.len() == n => {
-                let same = Arc::ptr_eq(&old.bench, &bench);
-                (old.workers, same)
-            }
-            _ => (spawn_workers(service, n), false),
-        };
-        let needed: BTreeSet<LearnedKey> = jobs.iter().filter_map(|j| needs(&resolved, j)).collect();
-        let reused: Vec<(LearnedKey, Learned)> = known.into_iter().filter(|(key, _)| needed.contains(key)).collect();
-        for b in &bridges {
-            if same_data {
-                b.send(ToWorker::Reload { generation, spec: Box::new(resolved.spec.clone()) });
-            } else {
-                b.send(ToWorker::Load { generation, benchmark: Box::new((*bench).clone()), spec: Box::new(resolved.spec.clone()) });
-            }
-            for ((target, warp, _), learned) in &reused {
-                b.send(ToWorker::Share { generation, target: *target, warp: *warp, learned: learned.clone() });
-            }
+    let generation = service.next_request();
+    // Reuse the last run's workers when there are enough (workers that hold this very
+    // benchmark keep it, so a re-run does not send the data again); then spares; then new ones.
+    let (mut pool_workers, same_data) = match old {
+        Some(old) if old.workers.len() >= n && old.in_flight.iter().all(VecDeque::is_empty) => {
+            let same = Arc::ptr_eq(&old.bench, &bench);
+            (old.workers.into_iter().take(n).collect::<Vec<_>>(), same)
         }
-        let per_worker = in_flight_per_worker(&resolved);
-        // Task-major order: all jobs of a task are adjacent, so workers split tasks between them.
-        let mut order: Vec<u32> = (0..jobs.len() as u32).collect();
-        order.sort_by_key(|&i| (jobs[i as usize].task, i));
-        let mut pool = Pool {
-            workers: bridges,
-            bench,
-            resolved,
-            generation,
-            queue: order.into(),
-            jobs,
-            in_flight: vec![0; n],
-            last_task: vec![None; n],
-            per_worker,
-            learned: reused.iter().map(|(key, _)| *key).collect(),
-            learning: BTreeMap::new(),
-        };
-        for _ in 0..per_worker {
-            for w in 0..n {
-                dispatch(&mut pool, w);
-            }
-        }
-        (pool, (n, reused.into_iter().map(|(key, _)| key).collect()))
+        _ => (Vec::new(), false),
     };
+    if pool_workers.len() < n {
+        let spares: Vec<PoolWorker> = service.spares.try_update_value(std::mem::take).unwrap_or_default();
+        pool_workers.extend(spares);
+        pool_workers.truncate(n);
+        while pool_workers.len() < n {
+            match spawn_worker(service) {
+                Some(w) => pool_workers.push(w),
+                None => break,
+            }
+        }
+    }
+    let n = pool_workers.len().max(1);
+    let needed: BTreeSet<LearnedKey> = jobs.iter().filter_map(|j| needs(&resolved, j)).collect();
+    let reused: BTreeMap<LearnedKey, Learned> = known.into_iter().filter(|(key, _)| needed.contains(key)).collect();
+    let reused_keys: Vec<LearnedKey> = reused.keys().copied().collect();
+    let per_worker = in_flight_per_worker(&resolved);
+    // Task-major order: all jobs of a task are adjacent, so workers split tasks between them.
+    let mut order: Vec<u32> = (0..jobs.len() as u32).collect();
+    order.sort_by_key(|&i| (jobs[i as usize].task, i));
+    let mut pool = Pool {
+        workers: pool_workers,
+        bench,
+        resolved,
+        generation,
+        queue: order.into(),
+        jobs,
+        in_flight: vec![VecDeque::new(); n],
+        last_task: vec![None; n],
+        per_worker,
+        learned: reused,
+        learning: BTreeMap::new(),
+    };
+    for w in &pool.workers {
+        pool.equip(&w.handle, same_data);
+    }
+    for _ in 0..per_worker {
+        for w in 0..pool.workers.len() {
+            dispatch(&mut pool, w);
+        }
+    }
+    let used = pool.workers.len();
     service.pool.set_value(Some(pool));
-    started
+    (used, reused_keys)
 }
 
 /// Sends worker `w` its next job: one of the task it worked on last if any is left, else the
@@ -176,20 +240,58 @@ fn dispatch(pool: &mut Pool, w: usize) -> bool {
         return false;
     };
     let job = pool.jobs[id as usize].clone();
-    if let Some(key) = needs(&pool.resolved, &job).filter(|key| !pool.learned.contains(key)) {
+    if let Some(key) = needs(&pool.resolved, &job).filter(|key| !pool.learned.contains_key(key)) {
         pool.learning.insert(key, w);
     }
     pool.last_task[w] = Some(job.task);
-    pool.in_flight[w] += 1;
-    pool.workers[w].send(ToWorker::Run { generation: pool.generation, id, job });
+    pool.in_flight[w].push_back(id);
+    pool.workers[w].handle.send(&ToWorker::Run { generation: pool.generation, id, job, fault: injected_fault() });
     true
 }
 
-/// Stops the run: pending jobs are dropped and the workers are shut down (a job already
-/// running finishes in the background and its result is ignored).
+/// Stops the run now: every worker is terminated in the middle of what it computes (nothing
+/// it would have sent arrives), pending jobs are dropped, and fresh workers are started for
+/// the next run. Jobs already finished stay with the page.
 pub fn cancel(service: WorkerService) {
-    service.pool.set_value(None);
+    let old = service.pool.try_update_value(Option::take).flatten();
     service.sink.set_value(None);
+    let n = old.as_ref().map_or(0, |p| p.workers.len());
+    if let Some(old) = old {
+        for w in &old.workers {
+            w.handle.terminate();
+        }
+    }
+    prepare_spares(service, n);
+}
+
+/// A worker of the pool died on its own: the job it was running fails with `reason`, the
+/// jobs queued behind it go back to the queue, and a fresh worker takes its place.
+fn on_crash(service: WorkerService, serial: u32, reason: String) {
+    // Told after the pool is released (the sink may read the page's state).
+    let failed = service.pool.try_update_value(|slot| {
+        let pool = slot.as_mut()?;
+        let w = pool.slot(serial)?;
+        let mut sent = std::mem::take(&mut pool.in_flight[w]);
+        let running = sent.pop_front();
+        for id in sent.into_iter().rev() {
+            pool.queue.push_front(id);
+        }
+        pool.learning.retain(|_, &mut o| o != w);
+        pool.last_task[w] = None;
+        if let Some(fresh) = spawn_worker(service) {
+            pool.equip(&fresh.handle, false);
+            pool.workers[w] = fresh;
+        }
+        pool.dispatch_all();
+        running.map(|id| (w, pool.jobs[id as usize].clone()))
+    });
+    if let Some((w, job)) = failed.flatten() {
+        service.sink.with_value(|s| {
+            if let Some(sink) = s.as_ref() {
+                sink.finished(w, &job, Err(reason));
+            }
+        });
+    }
 }
 
 /// What a worker's message means for the page, told to the sink once the pool is released.
@@ -199,26 +301,29 @@ enum Event {
     Learned(usize, OutputWarp, Learned),
 }
 
-fn on_message(service: WorkerService, w: usize, msg: FromWorker) {
+fn on_message(service: WorkerService, serial: u32, msg: FromWorker) {
+    let mut worker = usize::MAX;
     let event = service.pool.try_update_value(|slot| {
         let pool = slot.as_mut()?;
+        let w = pool.slot(serial)?;
+        worker = w;
         match msg {
             FromWorker::Progress { generation, id, progress } if generation == pool.generation => {
                 Some(Event::Progress(pool.jobs[id as usize].clone(), progress))
             }
             FromWorker::Learned { generation, target, warp, learned } if generation == pool.generation => {
                 let kind = learned.kind();
-                pool.learned.insert((target, warp, kind));
+                pool.learned.insert((target, warp, kind), learned.clone());
                 pool.learning.remove(&(target, warp, kind));
-                for (_, bridge) in pool.workers.iter().enumerate().filter(|&(o, _)| o != w) {
-                    bridge.send(ToWorker::Share { generation, target, warp, learned: learned.clone() });
+                for (_, other) in pool.workers.iter().enumerate().filter(|&(o, _)| o != w) {
+                    other.handle.send(&ToWorker::Share { generation, target, warp, learned: learned.clone() });
                 }
                 // Workers that waited for it can go on.
                 pool.dispatch_all();
                 Some(Event::Learned(target, warp, learned))
             }
             FromWorker::Done { generation, id, result } if generation == pool.generation => {
-                pool.in_flight[w] -= 1;
+                pool.in_flight[w].retain(|&j| j != id);
                 // A job that failed before it learned what it needed leaves that to others.
                 pool.learning.retain(|_, &mut o| o != w);
                 pool.dispatch_all();
@@ -228,6 +333,7 @@ fn on_message(service: WorkerService, w: usize, msg: FromWorker) {
         }
     });
     if let Some(event) = event.flatten() {
+        let w = worker;
         service.sink.with_value(|s| {
             if let Some(sink) = s.as_ref() {
                 match event {

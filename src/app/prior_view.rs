@@ -8,12 +8,11 @@
 
 use std::sync::Arc;
 
-use gloo_worker::Spawnable;
 use leptos::prelude::*;
 
 use super::scatter::{Scatter, ScatterCanvas};
 use super::state::AppState;
-use super::worker::HpoWorker;
+use super::worker_host::WorkerHandle;
 use crate::engine::benchmark::Benchmark;
 use crate::engine::prior::TrainedPrior;
 use crate::engine::prior_slice::prior_slice;
@@ -109,8 +108,16 @@ fn train(state: AppState, status: RwSignal<PriorStatus>, bench: Arc<Benchmark>, 
     status.set(PriorStatus::Training { request, key: key.clone(), step: 0, total: 0 });
     // A fresh worker per training: cancelling drops it, so a new training never queues
     // behind an abandoned one.
-    let bridge = HpoWorker::spawner().callback(callback).spawn("./worker.js");
-    bridge.send(ToWorker::TrainPrior {
+    let on_crash = move |reason: String| {
+        if matches!(status.get_untracked(), PriorStatus::Training { request: r, .. } if r == request) {
+            status.set(PriorStatus::Failed(reason));
+        }
+    };
+    let Ok(bridge) = WorkerHandle::spawn(callback, on_crash) else {
+        status.set(PriorStatus::Failed("no worker could be started".into()));
+        return;
+    };
+    bridge.send(&ToWorker::TrainPrior {
         request,
         benchmark: Box::new((*bench).clone()),
         spec: Box::new(spec),

@@ -8,6 +8,7 @@ use super::pool::{self, RunSink};
 use super::state::{AppState, Level, RunStatus};
 use crate::engine::axis::count;
 use crate::engine::benchmark::{Benchmark, Direction};
+use crate::engine::kept::{experiment_id, new_record};
 use crate::engine::permalink::to_query;
 use crate::engine::registry::RunKind;
 use crate::engine::runner::{JobProgress, Trace};
@@ -281,6 +282,7 @@ fn flush_pending(state: AppState) {
         })
         .unwrap_or_default();
     if !batch.is_empty() {
+        super::kept::keep_traces(state, &batch);
         state.traces.update(|t| t.extend(batch));
     }
 }
@@ -317,7 +319,10 @@ impl RunSink for UiSink {
             Ok(trace) => self.state.workers.pending.update_value(|p| p.0.push(trace)),
             Err(e) => {
                 self.state.say(Level::Error, format!("{label}: {e}"));
-                self.state.run.update(|r| r.failed_jobs += 1);
+                self.state.run.update(|r| {
+                    r.failed_jobs += 1;
+                    r.failed.push((job.clone(), e));
+                });
             }
         }
         let last = self.state.run.with_untracked(|r| r.done_jobs + 1 == r.total_jobs);
@@ -355,14 +360,48 @@ fn start_run(state: AppState) {
     };
     state.clear(Level::Error);
     let jobs = resolved.jobs();
-    let total = jobs.len();
-    let resolved_units = resolved.mode.units();
     let first_task = bench.tasks[resolved.tasks[0]].name.clone();
     if !resolved.tasks.iter().any(|&t| bench.tasks[t].name == state.best_task.get_untracked()) {
         state.best_task.set(first_task);
     }
     state.workers.pending.update_value(|p| p.0.clear());
-    state.traces.set(Vec::with_capacity(total));
+    state.traces.set(Vec::with_capacity(jobs.len()));
+    super::kept::begin_run(state, new_record(&resolved, &bench, super::kept::epoch_ms()), true);
+    run_jobs(state, bench, resolved, jobs, 0);
+}
+
+/// Runs the last run's jobs that have no trace — failed, cancelled, or not run before the
+/// page was reloaded — keeping every trace it has.
+fn run_rest(state: AppState) {
+    let Some((resolved, bench)) = state.run_setup.get_untracked() else { return };
+    flush_pending(state);
+    let (finished, jobs) = resolved.split_finished(&bench, state.traces.get_untracked());
+    if jobs.is_empty() {
+        return;
+    }
+    state.clear(Level::Error);
+    let record = state.run_record.get_untracked().map(|(r, _)| r).filter(|r| r.id == experiment_id(&resolved.spec));
+    let record = record.unwrap_or_else(|| new_record(&resolved, &bench, super::kept::epoch_ms()));
+    super::kept::begin_run(state, record, false);
+    let done = finished.len();
+    state.traces.set(finished);
+    run_jobs(state, bench, resolved, jobs, done);
+}
+
+/// Jobs of the last run without a trace (0 while it runs).
+fn missing_jobs(state: AppState) -> usize {
+    let r = state.run.get();
+    if r.running {
+        return 0;
+    }
+    r.total_jobs.saturating_sub(state.traces.with(Vec::len))
+}
+
+/// Starts `jobs` of the run `resolved` on `bench`; `done_before` of the run's jobs are already
+/// finished (and their traces shown), so progress counts from there.
+fn run_jobs(state: AppState, bench: std::sync::Arc<Benchmark>, resolved: ResolvedSpec, jobs: Vec<Job>, done_before: usize) {
+    let total = done_before + jobs.len();
+    let resolved_units = resolved.mode.units();
     state.run_setup.set(Some((resolved.clone(), bench.clone())));
     let known = state.learned.with_untracked(|s| s.items(&bench, &resolved));
     let sink = Box::new(UiSink { state, bench: bench.clone(), resolved: resolved.clone() });
@@ -373,6 +412,7 @@ fn start_run(state: AppState) {
         means_reused: reused_of(LearnedKind::OtherTaskMeans),
         running: true,
         total_jobs: total,
+        done_jobs: done_before,
         iterations: resolved_units,
         started_ms: now_ms(),
         workers,
@@ -450,6 +490,8 @@ pub fn RunPanel() -> impl IntoView {
             )
         } else if r.cancelled {
             format!("Cancelled after {} of {} jobs ({}).", r.done_jobs, r.total_jobs, fmt_seconds(elapsed))
+        } else if r.restored.is_some() {
+            format!("Restored {} of {} kept in this browser.", r.done_jobs, count(r.total_jobs, "job"))
         } else {
             let evals = (r.done_jobs - r.failed_jobs) as f64 * r.iterations as f64;
             let unit = if state.run_setup.with_untracked(|s| s.as_ref().is_some_and(|(r, _)| r.mode.kind() == RunKind::Race)) {
@@ -474,6 +516,19 @@ pub fn RunPanel() -> impl IntoView {
             <button id="run" class="primary" on:click=move |_| start_run(state)
                 disabled=move || run.get().running || state.bench.get().is_none() || state.loading.get()>"Run"</button>
             <button id="cancel" on:click=cancel disabled=move || !run.get().running>"Cancel"</button>
+            // After a cancel or a reload the rest of the run is one click away; after a run whose
+            // jobs failed (a crashed worker), those jobs are.
+            <Show when=move || missing_jobs(state) != 0>
+                {move || if run.with(|r| r.cancelled || r.restored.is_some() || r.failed.is_empty()) {
+                    view! { <button id="run-rest" class="primary" on:click=move |_| run_rest(state)>
+                        {format!("Run the remaining {}", count(missing_jobs(state), "job"))}
+                    </button> }.into_any()
+                } else {
+                    view! { <button id="retry-failed" class="primary" on:click=move |_| run_rest(state)>
+                        {format!("Retry {}", count(missing_jobs(state), "failed job"))}
+                    </button> }.into_any()
+                }}
+            </Show>
             <span id="job-count">{move || {
                 let s = state.spec.get();
                 let tasks = if s.tasks.is_empty() { state.bench.get().map(|b| b.tasks.len()).unwrap_or(0) } else { s.tasks.len() };

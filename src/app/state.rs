@@ -6,8 +6,10 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
+use super::store::KeptFile;
 use super::workers::WorkerService;
 use crate::engine::benchmark::Benchmark;
+use crate::engine::kept::ExperimentRecord;
 use crate::engine::runner::{JobProgress, Trace};
 use crate::engine::setup::SetupMessage;
 use crate::engine::spec::{ExperimentSpec, ResolvedSpec};
@@ -47,6 +49,8 @@ pub struct RunStatus {
     pub done_jobs: usize,
     /// Jobs that failed.
     pub failed_jobs: usize,
+    /// The jobs that failed, with why: "retry failed" runs them again.
+    pub failed: Vec<(crate::engine::spec::Job, String)>,
     /// Priors trained by the workers (each is then shared with the others).
     pub priors_trained: usize,
     /// Sets of SGPT's other-task GP means computed by the workers (shared likewise).
@@ -67,6 +71,9 @@ pub struct RunStatus {
     pub workers: usize,
     /// The run was cancelled.
     pub cancelled: bool,
+    /// The finished jobs were restored from this browser (kept when they finished, at this
+    /// time in ms since 1970), not run in this visit.
+    pub restored: Option<f64>,
 }
 
 impl RunStatus {
@@ -140,6 +147,24 @@ pub struct AppState {
     pub best_task: RwSignal<String>,
     /// Priors and SGPT's means learned so far on the loaded data (by runs and the prior view).
     pub learned: RwSignal<LearnedStore>,
+    /// What this browser keeps: files and past experiments (refreshed after each change).
+    pub kept: RwSignal<Kept>,
+    /// The record under which the current run's traces are kept, and whether keeping them
+    /// failed already in this run (said once).
+    pub run_record: RwSignal<Option<(ExperimentRecord, bool)>>,
+}
+
+/// What the browser keeps for the page (see [`super::store`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Kept {
+    /// Files, newest first.
+    pub files: Vec<KeptFile>,
+    /// Experiments, most recently saved first.
+    pub experiments: Vec<ExperimentRecord>,
+    /// Bytes used and available to the page, as the browser estimates them.
+    pub usage: Option<(f64, f64)>,
+    /// Why the list could not be read, if it could not.
+    pub error: Option<String>,
 }
 
 impl AppState {
@@ -161,6 +186,8 @@ impl AppState {
             log_y: RwSignal::new(false),
             best_task: RwSignal::new(String::new()),
             learned: RwSignal::new(LearnedStore::default()),
+            kept: RwSignal::new(Kept::default()),
+            run_record: RwSignal::new(None),
             workers: WorkerService::new(),
         }
     }

@@ -1,8 +1,11 @@
 //! The code that runs inside each Web Worker: receives the benchmark once, then jobs.
+//! Messages are bincode over `postMessage` (see [`crate::worker_protocol`]); a panic is
+//! reported to the page before the worker dies.
 
+use std::cell::RefCell;
 use std::collections::BTreeSet;
 
-use gloo_worker::{HandlerId, Registrable, Worker, WorkerScope};
+use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
 use crate::engine::benchmark::Benchmark;
@@ -12,7 +15,7 @@ use crate::engine::runner::{run_job, JobProgress};
 use crate::engine::spec::ResolvedSpec;
 use crate::engine::transfer::{train_target_prior, LearnedKind, PriorCache};
 use crate::engine::warping::OutputWarp;
-use crate::worker_protocol::{FromWorker, ToWorker};
+use crate::worker_protocol::{decode, encode, FromWorker, InjectedFault, ToWorker};
 
 const PROGRESS_SECONDS: f64 = 0.1;
 
@@ -40,18 +43,40 @@ fn now_seconds() -> f64 {
         .unwrap_or_else(|| js_sys::Date::now() / 1000.0)
 }
 
-impl Worker for HpoWorker {
-    type Message = ();
-    type Input = ToWorker;
-    type Output = FromWorker;
-
-    fn create(_scope: &WorkerScope<Self>) -> Self {
-        HpoWorker { loaded: None }
+/// Sends `msg` to the page.
+fn respond(msg: FromWorker) {
+    let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    match encode(&msg) {
+        Ok(bytes) => {
+            let array = js_sys::Uint8Array::from(bytes.as_slice());
+            let transfer = js_sys::Array::of1(&array.buffer());
+            if let Err(e) = scope.post_message_with_transfer(&array, &transfer) {
+                web_sys::console::error_1(&e);
+            }
+        }
+        Err(e) => web_sys::console::error_1(&e.into()),
     }
+}
 
-    fn update(&mut self, _scope: &WorkerScope<Self>, _msg: ()) {}
+/// Dies the way `fault` says (see [`InjectedFault`]).
+fn simulate(fault: InjectedFault) {
+    match fault {
+        InjectedFault::Panic => panic!("simulated panic (a test asked for it)"),
+        InjectedFault::OutOfMemory => {
+            // Reserve 64 MiB blocks until the WebAssembly memory (4 GiB at most) cannot grow:
+            // the allocator then aborts, as on a real out-of-memory. (Reserved, not written:
+            // the pages need not be touched for `memory.grow` to run out.)
+            let mut hoard: Vec<Vec<u8>> = Vec::new();
+            for _ in 0..1 << 10 {
+                hoard.push(Vec::with_capacity(64 << 20));
+            }
+            std::hint::black_box(&hoard);
+        }
+    }
+}
 
-    fn received(&mut self, scope: &WorkerScope<Self>, msg: ToWorker, who: HandlerId) {
+impl HpoWorker {
+    fn received(&mut self, msg: ToWorker) {
         match msg {
             ToWorker::Load { generation, benchmark, spec } => {
                 let resolved = spec.resolve(&benchmark).map_err(|e| e.to_string());
@@ -72,12 +97,12 @@ impl Worker for HpoWorker {
             ToWorker::Parse { request, file, bytes, roles } => {
                 let t0 = now_seconds();
                 let result = load_file(&file, &bytes, roles.as_ref());
-                scope.respond(who, FromWorker::Parsed { request, result, parse_ms: (now_seconds() - t0) * 1000.0 });
+                respond(FromWorker::Parsed { request, result, parse_ms: (now_seconds() - t0) * 1000.0 });
             }
             ToWorker::TrainPrior { request, benchmark, spec, target, warp } => {
                 let t0 = now_seconds();
                 let mut progress = |step, total| {
-                    scope.respond(who, FromWorker::PriorProgress { request, step, total });
+                    respond(FromWorker::PriorProgress { request, step, total });
                     true
                 };
                 let result = spec
@@ -85,19 +110,22 @@ impl Worker for HpoWorker {
                     .and_then(|resolved| train_target_prior(&benchmark, &resolved, target, warp, &mut progress))
                     .map(Box::new)
                     .map_err(|e| e.to_string());
-                scope.respond(who, FromWorker::PriorTrained { request, result, seconds: now_seconds() - t0 });
+                respond(FromWorker::PriorTrained { request, result, seconds: now_seconds() - t0 });
             }
             ToWorker::Design { request, spec, table } => {
                 let t0 = now_seconds();
                 let result = design_view(&spec, table.as_deref()).map(Box::new).map_err(|e| e.to_string());
-                scope.respond(who, FromWorker::Designed { request, result, ms: (now_seconds() - t0) * 1000.0 });
+                respond(FromWorker::Designed { request, result, ms: (now_seconds() - t0) * 1000.0 });
             }
             ToWorker::Lesson { request, job } => {
                 let t0 = now_seconds();
                 let result = job.run().map(Box::new).map_err(|e| e.to_string());
-                scope.respond(who, FromWorker::LessonFrames { request, result, ms: (now_seconds() - t0) * 1000.0 });
+                respond(FromWorker::LessonFrames { request, result, ms: (now_seconds() - t0) * 1000.0 });
             }
-            ToWorker::Run { generation, id, job } => {
+            ToWorker::Run { generation, id, job, fault } => {
+                if let Some(fault) = fault {
+                    simulate(fault);
+                }
                 let result = match self.loaded.as_mut() {
                     Some(Loaded { resolved: Err(e), generation: g, .. }) if *g == generation => Err(e.clone()),
                     Some(l) if l.generation == generation => {
@@ -109,44 +137,53 @@ impl Worker for HpoWorker {
                         let (priors, known) = (&l.priors, &mut l.known);
                         let mut progress = |p: JobProgress| {
                             if !matches!(p, JobProgress::Prior { .. }) {
-                                report_new_learned(scope, who, generation, priors, known);
+                                report_new_learned(generation, priors, known);
                             }
                             let now = now_seconds();
                             if now - last >= PROGRESS_SECONDS {
                                 last = now;
-                                scope.respond(who, FromWorker::Progress { generation, id, progress: p });
+                                respond(FromWorker::Progress { generation, id, progress: p });
                             }
                             true
                         };
                         let result = run_job(&l.bench, resolved, &job, priors, &now_seconds, &mut progress).map_err(|e| e.to_string());
-                        report_new_learned(scope, who, generation, &l.priors, &mut l.known);
+                        report_new_learned(generation, &l.priors, &mut l.known);
                         result
                     }
                     _ => Err("the worker has no data for this run".to_string()),
                 };
-                scope.respond(who, FromWorker::Done { generation, id, result });
+                respond(FromWorker::Done { generation, id, result });
             }
         }
     }
 }
 
 /// Sends the page every prior and set of SGPT means in `priors` it does not know of yet.
-fn report_new_learned(
-    scope: &WorkerScope<HpoWorker>,
-    who: HandlerId,
-    generation: u32,
-    priors: &PriorCache,
-    known: &mut BTreeSet<(usize, OutputWarp, LearnedKind)>,
-) {
+fn report_new_learned(generation: u32, priors: &PriorCache, known: &mut BTreeSet<(usize, OutputWarp, LearnedKind)>) {
     for ((target, warp), learned) in priors.learned() {
         if known.insert((target, warp, learned.kind())) {
-            scope.respond(who, FromWorker::Learned { generation, target, warp, learned });
+            respond(FromWorker::Learned { generation, target, warp, learned });
         }
     }
 }
 
-/// Entry point of the worker binary.
+/// Entry point of the worker binary: reports panics to the page, listens, says `Ready`.
 pub fn register() {
-    console_error_panic_hook::set_once();
-    HpoWorker::registrar().register();
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        respond(FromWorker::Crashed { message: info.to_string() });
+    }));
+    let worker = RefCell::new(HpoWorker { loaded: None });
+    let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
+        let bytes = js_sys::Uint8Array::new(&event.data()).to_vec();
+        match decode::<ToWorker>(&bytes) {
+            Ok(msg) => worker.borrow_mut().received(msg),
+            Err(e) => respond(FromWorker::Crashed { message: format!("the worker {e}") }),
+        }
+    });
+    let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    // The handler lives as long as the worker.
+    on_message.forget();
+    respond(FromWorker::Ready);
 }

@@ -10,11 +10,10 @@
 use std::collections::BTreeMap;
 
 use futures_channel::oneshot;
-use gloo_worker::{Spawnable, WorkerBridge};
 use leptos::prelude::*;
 
-use super::pool::{Pool, RunSink};
-use super::worker::HpoWorker;
+use super::pool::{Pool, PoolWorker, RunSink};
+use super::worker_host::WorkerHandle;
 use crate::engine::loaders::upload::{LoadFailure, LoadedFile};
 use crate::engine::runner::Trace;
 use crate::engine::spec::DataRef;
@@ -26,8 +25,8 @@ pub type ParseReply = (Result<LoadedFile, LoadFailure>, f64);
 /// The worker that parses files, and what waits for it.
 #[derive(Default)]
 pub struct Loader {
-    /// Spawned on the first parse.
-    pub bridge: Option<WorkerBridge<HpoWorker>>,
+    /// Spawned on the first parse (and again after a crash).
+    pub bridge: Option<WorkerHandle>,
     /// Parses sent and not answered, by request id.
     pub waiting: BTreeMap<u32, oneshot::Sender<ParseReply>>,
     /// The last file that needed column roles: (reference, name, bytes).
@@ -40,13 +39,15 @@ pub struct WorkerService {
     next_request: StoredValue<u32, LocalStorage>,
     /// Parsing files.
     pub loader: StoredValue<Loader, LocalStorage>,
-    /// The prior view's training worker (dropped, and so stopped, by cancel).
-    pub trainer: StoredValue<Option<WorkerBridge<HpoWorker>>, LocalStorage>,
-    /// The design view's worker, and whether it is computing (a new request then goes to a
-    /// fresh worker instead of queueing behind a stale one).
-    pub designer: StoredValue<Option<(WorkerBridge<HpoWorker>, bool)>, LocalStorage>,
+    /// The prior view's training worker (dropped, and so terminated, by cancel).
+    pub trainer: StoredValue<Option<WorkerHandle>, LocalStorage>,
+    /// The design view's worker, and whether it is computing (a new request then terminates
+    /// it and goes to a fresh worker instead of queueing behind a stale one).
+    pub designer: StoredValue<Option<(WorkerHandle, bool)>, LocalStorage>,
     /// The current run's worker pool.
     pub pool: StoredValue<Option<Pool>, LocalStorage>,
+    /// Workers started ahead of the next run (after a cancel), their wasm already loading.
+    pub spares: StoredValue<Vec<PoolWorker>, LocalStorage>,
     /// Where the current run reports.
     pub sink: StoredValue<Option<Box<dyn RunSink>>, LocalStorage>,
     /// Traces received but not shown yet, and whether a refresh is scheduled.
@@ -62,6 +63,7 @@ impl WorkerService {
             trainer: StoredValue::new_local(None),
             designer: StoredValue::new_local(None),
             pool: StoredValue::new_local(None),
+            spares: StoredValue::new_local(Vec::new()),
             sink: StoredValue::new_local(None),
             pending: StoredValue::new_local((Vec::new(), false)),
         }
@@ -88,11 +90,11 @@ impl Default for WorkerService {
 type ReplyHandler = std::rc::Rc<dyn Fn(FromWorker)>;
 
 /// A worker for one kind of request where only the latest matters (a lesson's frames): an
-/// idle worker is reused, and a request made while another is in flight goes to a fresh
-/// worker (the busy one finishes unheard: gloo-worker cannot terminate it).
+/// idle worker is reused, and a request made while another is in flight terminates the busy
+/// worker and goes to a fresh one.
 #[derive(Clone, Copy)]
 pub struct LatestWorker {
-    bridge: StoredValue<Option<(WorkerBridge<HpoWorker>, bool)>, LocalStorage>,
+    bridge: StoredValue<Option<(WorkerHandle, bool)>, LocalStorage>,
     latest: StoredValue<u32, LocalStorage>,
     handler: StoredValue<Option<ReplyHandler>, LocalStorage>,
 }
@@ -127,12 +129,18 @@ impl LatestWorker {
                     handler(msg);
                 }
             };
-            let bridge = HpoWorker::spawner().callback(callback).spawn("./worker.js");
-            self.bridge.set_value(Some((bridge, false)));
+            let on_crash = move |reason: String| {
+                this.bridge.set_value(None);
+                if let Some(handler) = this.handler.get_value() {
+                    handler(FromWorker::LessonFrames { request: this.latest.get_value(), result: Err(reason), ms: 0.0 });
+                }
+            };
+            // The busy worker, if any, is dropped here and so terminated.
+            self.bridge.set_value(WorkerHandle::spawn(callback, on_crash).ok().map(|w| (w, false)));
         }
         self.bridge.update_value(|b| {
-            if let Some((bridge, busy)) = b {
-                bridge.send(message);
+            if let Some((worker, busy)) = b {
+                worker.send(&message);
                 *busy = true;
             }
         });

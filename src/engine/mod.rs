@@ -23,6 +23,7 @@ pub mod export;
 pub mod fidelity;
 pub mod gp;
 pub mod gpb;
+pub mod kept;
 pub mod lbfgs;
 pub mod lessons;
 pub mod loaders;

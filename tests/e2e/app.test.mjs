@@ -6,62 +6,18 @@ import { readFile, mkdtemp, writeFile, readdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { serve } from './server.mjs';
+import { join } from 'node:path';
 import { freshBrowser } from './browser.mjs';
+import {
+  ROOT, SHARED, HAS_SHARED, CLI, serveSite, openPage, runAndWait, download, setNumber, onlyTask, messages, cliTraces,
+} from './helpers.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const SHARED = join(ROOT, '..', 'shared', 'benchmarks', 'quantile-transfer');
-const HAS_SHARED = existsSync(join(SHARED, 'XGBoost.csv.zip'));
-const CLI = join(ROOT, 'target', 'release', 'hpo');
 let site;
 
-before(async () => { site = await serve(join(ROOT, 'dist')); });
+before(async () => { site = await serveSite(); });
 after(() => site.server.close());
 
-async function open(query = '') {
-  const b = await freshBrowser();
-  await b.page.goto(site.url + (query ? `?${query}` : ''));
-  // A lesson is ready when drawn; the experiment page when its data has loaded (or not).
-  await b.page.waitForFunction(() => {
-    if (document.querySelector('.lesson #lesson-numbers')) return true;
-    const t = document.querySelector('#data-info')?.textContent ?? '';
-    return /loaded in|waiting for|no data/.test(t);
-  }, null, { timeout: 60_000 });
-  return b;
-}
-
-async function runAndWait(page, timeout = 120_000) {
-  await page.click('#run');
-  await page.waitForFunction(() => /^(Finished|Cancelled)/.test(document.querySelector('#run-status')?.textContent ?? ''), null, { timeout });
-  return page.locator('#run-status').textContent();
-}
-
-async function download(page, selector) {
-  const [dl] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
-  return readFile(await dl.path(), 'utf8');
-}
-
-async function setNumber(page, id, value) {
-  await page.fill(`#${id}`, String(value));
-  await page.locator(`#${id}`).dispatchEvent('change');
-}
-
-async function onlyTask(page, name) {
-  await page.click('#tasks-all');
-  for (const box of await page.locator('#tasks input[type=checkbox]').all()) {
-    if ((await box.getAttribute('value')) !== name) await box.uncheck();
-  }
-}
-
-const messages = (page, level) => page.locator(`#messages .msg.${level} .text`).allTextContents();
-
-function cliTraces(query) {
-  const out = join(ROOT, 'target', `e2e-cli-${process.pid}-${Math.random().toString(36).slice(2)}`);
-  execFileSync(CLI, ['run', '--link', query, '--out', out, '--shared-dir', SHARED], { stdio: 'pipe' });
-  return readFile(join(out, 'traces.csv'), 'utf8');
-}
+const open = (query = '') => openPage(site, query);
 
 test('bundled benchmark: run, charts and traces identical to the CLI', async () => {
   const b = await open();
@@ -868,6 +824,7 @@ test('a strict Content-Security-Policy holds on every kind of view', async () =>
     const script = policy.split(';').map((d) => d.trim()).find((d) => d.startsWith('script-src'));
     assert.equal(script, "script-src 'self' 'wasm-unsafe-eval'");
     assert.match(policy, /object-src 'none'/);
+    assert.match(policy, /worker-src 'self'(;|$)/, 'workers start from the site only (no blob: shim)');
     assert.equal(await b.page.locator('script:not([src])').count(), 0, 'no inline script in the page');
     assert.deepEqual(b.errors, []);
   } finally { await b.close(); }

@@ -1,0 +1,72 @@
+// What the end-to-end test files share: the built site, a page opened on a link, a run
+// waited for, downloads, form edits, messages and the CLI's traces for the same link.
+import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serve } from './server.mjs';
+import { freshBrowser } from './browser.mjs';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const SHARED = join(ROOT, '..', 'shared', 'benchmarks', 'quantile-transfer');
+export const HAS_SHARED = existsSync(join(SHARED, 'XGBoost.csv.zip'));
+export const CLI = join(ROOT, 'target', 'release', 'hpo');
+
+/// Serves dist/ (the release build) on loopback.
+export const serveSite = () => serve(join(ROOT, 'dist'));
+
+/// Waits until the page is ready: a lesson drawn, or the experiment page's data loaded (or not).
+export async function ready(page) {
+  await page.waitForFunction(() => {
+    if (document.querySelector('.lesson #lesson-numbers')) return true;
+    const t = document.querySelector('#data-info')?.textContent ?? '';
+    return /loaded in|waiting for|no data/.test(t);
+  }, null, { timeout: 60_000 });
+}
+
+/// A fresh browser on `site` with the link `query`, ready.
+export async function openPage(site, query = '') {
+  const b = await freshBrowser();
+  await b.page.goto(site.url + (query ? `?${query}` : ''));
+  await ready(b.page);
+  return b;
+}
+
+/// Waits for the run to end (finished or cancelled); its status line.
+export async function waitForRun(page, timeout = 120_000) {
+  await page.waitForFunction(() => /^(Finished|Cancelled)/.test(document.querySelector('#run-status')?.textContent ?? ''), null, { timeout });
+  return page.locator('#run-status').textContent();
+}
+
+/// Clicks Run and waits for the run to end.
+export async function runAndWait(page, timeout = 120_000) {
+  await page.click('#run');
+  return waitForRun(page, timeout);
+}
+
+export async function download(page, selector) {
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
+  return readFile(await dl.path(), 'utf8');
+}
+
+export async function setNumber(page, id, value) {
+  await page.fill(`#${id}`, String(value));
+  await page.locator(`#${id}`).dispatchEvent('change');
+}
+
+export async function onlyTask(page, name) {
+  await page.click('#tasks-all');
+  for (const box of await page.locator('#tasks input[type=checkbox]').all()) {
+    if ((await box.getAttribute('value')) !== name) await box.uncheck();
+  }
+}
+
+export const messages = (page, level) => page.locator(`#messages .msg.${level} .text`).allTextContents();
+
+/// The traces.csv `hpo run` writes for the link `query`.
+export function cliTraces(query) {
+  const out = join(ROOT, 'target', `e2e-cli-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  execFileSync(CLI, ['run', '--link', query, '--out', out, '--shared-dir', SHARED], { stdio: 'pipe' });
+  return readFile(join(out, 'traces.csv'), 'utf8');
+}
