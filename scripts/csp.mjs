@@ -21,13 +21,14 @@ html = html.replace(/<script((?:\s+(?!src=)[^>]*)?)>([\s\S]*?)<\/script>/g, (who
 if (/<script(?![^>]*\bsrc=)[^>]*>/.test(html)) throw new Error('index.html still has an inline script');
 
 // 'wasm-unsafe-eval' lets WebAssembly compile and nothing else eval; workers start from
-// 'self' only (worker-loader.js); styles may be inline (Leptos sets style attributes); data:
-// and blob: images are the charts' PNG exports.
+// 'self' only (worker-loader.js); data may come from the site or any https: address (a
+// data=url: link, e.g. the copula paper's tables; the bytes are checked by SHA-256); styles
+// may be inline (Leptos sets style attributes); data: and blob: images are the PNG exports.
 const policy = [
   "default-src 'self'",
   "script-src 'self' 'wasm-unsafe-eval'",
   "worker-src 'self'",
-  "connect-src 'self'",
+  "connect-src 'self' https:",
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data: blob:",
   "object-src 'none'",

@@ -16,6 +16,7 @@ use crate::engine::content_hash;
 use crate::engine::loaders::table::ColumnRoles;
 use crate::engine::loaders::upload::LoadFailure;
 use crate::engine::loaders::MAX_DECOMPRESSED_BYTES;
+use crate::engine::public_data::verify;
 use crate::engine::spec::DataRef;
 use crate::worker_protocol::{FromWorker, ToWorker};
 
@@ -128,6 +129,7 @@ pub async fn load_ref(state: AppState, data: DataRef, keep_setup: bool) {
                 ),
             );
         }
+        DataRef::Url { url, sha256 } => load_url(state, ticket, url.clone(), sha256.clone(), keep_setup).await,
         DataRef::Bundled(name) | DataRef::Shared(name) => {
             let url = match &data {
                 DataRef::Bundled(_) => format!("assets/{name}.csv"),
@@ -159,6 +161,48 @@ pub async fn load_ref(state: AppState, data: DataRef, keep_setup: bool) {
                     state.say(Level::Error, format!("{e}{hint}"));
                 }
             }
+        }
+    }
+}
+
+/// Loads a public file named by URL and SHA-256: the copy kept in this browser if there is
+/// one (so a link opens offline), else a download that must have that hash, then kept.
+async fn load_url(state: AppState, ticket: u64, url: String, sha256: String, keep_setup: bool) {
+    let name = crate::engine::spec::url_file_name(&url);
+    let data = DataRef::Url { url: url.clone(), sha256: sha256.clone() };
+    state.loading.set(true);
+    let t0 = now_ms();
+    let kept = super::store::get_file(&sha256).await.ok().flatten().map(|(_, b)| b).filter(|b| content_hash(b) == sha256);
+    let from_network = kept.is_none();
+    let bytes = match kept {
+        Some(bytes) => bytes,
+        None => {
+            state.data_info.set(format!("downloading {name} from {url}…"));
+            let fetched = fetch_bytes(&url).await.and_then(|bytes| verify(&url, &sha256, &bytes).map(|()| bytes));
+            match fetched {
+                Ok(bytes) => bytes,
+                Err(e) => {
+                    if is_newest(ticket) {
+                        state.loading.set(false);
+                        state.data_info.set("no data loaded".into());
+                        state.say(Level::Error, e);
+                    }
+                    return;
+                }
+            }
+        }
+    };
+    if !is_newest(ticket) {
+        return;
+    }
+    state.data_info.set(format!("parsing {name} ({:.1} MiB) in a worker…", bytes.len() as f64 / 1048576.0));
+    let roles = if keep_setup { state.spec.get_untracked().columns } else { None };
+    let reply = parse_in_worker(state, name.clone(), bytes.clone(), roles).await;
+    if is_newest(ticket) {
+        let loaded = reply.0.is_ok();
+        finish_load(state, data, reply, keep_setup, t0, Some(bytes.clone()));
+        if loaded && from_network {
+            super::kept::keep_file(state, name, sha256, Some(url), bytes).await;
         }
     }
 }
@@ -242,9 +286,7 @@ fn finish_load(state: AppState, data: DataRef, (result, parse_ms): ParseReply, k
             install(state, data, loaded.benchmark, keep_setup, columns, now_ms() - t0, parse_ms);
         }
         Err(LoadFailure::NeedsRoles { message, headers, preview, guess }) => {
-            let name = match &data {
-                DataRef::Upload { name, .. } | DataRef::Bundled(name) | DataRef::Shared(name) => name.clone(),
-            };
+            let name = data.file_name();
             if let Some(bytes) = bytes {
                 state.workers.loader.update_value(|l| l.awaiting_roles = Some((data, name.clone(), bytes)));
             }

@@ -136,8 +136,10 @@ fn Messages() -> impl IntoView {
 }
 
 fn source_value(d: &DataRef, kept: &[store::KeptFile]) -> String {
+    use crate::engine::public_data::{DEFAULT_BASE, PUBLIC_TABLES};
     match d {
         DataRef::Upload { sha256, .. } if !kept.iter().any(|f| &f.sha256 == sha256) => "upload".into(),
+        DataRef::Url { .. } if !PUBLIC_TABLES.iter().any(|t| t.data_ref(DEFAULT_BASE) == *d) => "url".into(),
         other => other.to_string(),
     }
 }
@@ -183,6 +185,12 @@ fn DataPanel() -> impl IntoView {
                         view! { <option value=v>{f.clone()}</option> }
                     }).collect_view()}
                 </optgroup>
+                <optgroup label="Public tables (downloaded, checked by SHA-256)">
+                    {crate::engine::public_data::PUBLIC_TABLES.iter().map(|t| {
+                        let v = t.data_ref(crate::engine::public_data::DEFAULT_BASE).to_string();
+                        view! { <option value=v title=t.summary>{format!("{} (copula paper, {:.1} MB)", t.file, t.bytes as f64 / 1e6)}</option> }
+                    }).collect_view()}
+                </optgroup>
                 <optgroup label="Your files (kept in this browser)">
                     {move || state.kept.with(|k| k.files.iter().filter(|f| f.url.is_none()).map(|f| {
                         let v = DataRef::Upload { name: f.name.clone(), sha256: f.sha256.clone() }.to_string();
@@ -190,6 +198,7 @@ fn DataPanel() -> impl IntoView {
                     }).collect_view())}
                 </optgroup>
                 <option value="upload" disabled=true>"Uploaded file"</option>
+                <option value="url" disabled=true>"File downloaded by URL"</option>
             </select>
         </label>
         <div id="drop-zone" class:dragging=move || dragging.get()

@@ -34,6 +34,7 @@ pub mod pareto;
 pub mod permalink;
 pub mod prior;
 pub mod prior_slice;
+pub mod public_data;
 pub mod registry;
 pub mod runner;
 pub mod setup;

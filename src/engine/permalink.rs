@@ -10,9 +10,10 @@ use super::gpb::view::DesignViewSpec;
 use super::loaders::table::ColumnRoles;
 use super::spec::{DataRef, ExperimentSpec, ObjectiveChoice, TransferMode, MAX_ITERATIONS, MAX_RACE_BUDGET, MAX_SEEDS, SPEC_VERSION};
 
-/// Characters kept as they are; everything else is percent-encoded (UTF-8 bytes).
+/// Characters kept as they are; everything else is percent-encoded (UTF-8 bytes). `/` is
+/// legal in a query and keeps a `data=url:` link readable.
 fn keep(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"-_.~:@".contains(&b)
+    b.is_ascii_alphanumeric() || b"-_.~:@/".contains(&b)
 }
 
 /// Percent-encodes a value (commas too: they separate list items).
@@ -134,7 +135,7 @@ pub fn from_query(query: &str) -> ParsedLink {
             }
             "data" => match value.parse::<DataRef>() {
                 Ok(d) => spec.data = d,
-                Err(_) => invalid("expected bundled:NAME, shared:FILE or upload:FILE@SHA256"),
+                Err(_) => invalid("expected bundled:NAME, shared:FILE, upload:FILE@SHA256 or url:URL@SHA256"),
             },
             "objective" => {
                 if value.is_empty() {

@@ -30,6 +30,36 @@ pub enum DataRef {
         /// Lower-case hex SHA-256 of the file's bytes.
         sha256: String,
     },
+    /// A public file downloaded from `url` (`http://` or `https://`), accepted only when its
+    /// bytes have this SHA-256: anyone opening the link gets these exact bytes, or a message.
+    Url {
+        /// Where to download it.
+        url: String,
+        /// Lower-case hex SHA-256 of the file's bytes.
+        sha256: String,
+    },
+}
+
+impl DataRef {
+    /// The file name to show and to load the bytes under: the bundled name, the shared or
+    /// uploaded file's name, or the URL's last path segment.
+    pub fn file_name(&self) -> String {
+        match self {
+            DataRef::Bundled(n) | DataRef::Shared(n) | DataRef::Upload { name: n, .. } => n.clone(),
+            DataRef::Url { url, .. } => url_file_name(url),
+        }
+    }
+}
+
+/// The last path segment of a URL (without query or fragment), percent-decoded.
+pub fn url_file_name(url: &str) -> String {
+    let path = url.split(['?', '#']).next().unwrap_or(url);
+    let last = path.trim_end_matches('/').rsplit('/').next().unwrap_or(path);
+    super::permalink::decode_component(last).unwrap_or_else(|| last.to_string())
+}
+
+fn is_sha256(hash: &str) -> bool {
+    hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 impl fmt::Display for DataRef {
@@ -38,6 +68,7 @@ impl fmt::Display for DataRef {
             DataRef::Bundled(n) => write!(f, "bundled:{n}"),
             DataRef::Shared(n) => write!(f, "shared:{n}"),
             DataRef::Upload { name, sha256 } => write!(f, "upload:{name}@{sha256}"),
+            DataRef::Url { url, sha256 } => write!(f, "url:{url}@{sha256}"),
         }
     }
 }
@@ -45,7 +76,8 @@ impl fmt::Display for DataRef {
 impl FromStr for DataRef {
     type Err = EngineError;
     fn from_str(s: &str) -> Result<Self> {
-        let bad = || EngineError::Spec(format!("data reference '{s}' is not bundled:NAME, shared:FILE or upload:FILE@SHA256"));
+        let bad =
+            || EngineError::Spec(format!("data reference '{s}' is not bundled:NAME, shared:FILE, upload:FILE@SHA256 or url:URL@SHA256"));
         let (kind, rest) = s.split_once(':').ok_or_else(bad)?;
         if rest.is_empty() {
             return Err(bad());
@@ -55,10 +87,19 @@ impl FromStr for DataRef {
             "shared" => Ok(DataRef::Shared(rest.into())),
             "upload" => {
                 let (name, hash) = rest.rsplit_once('@').ok_or_else(bad)?;
-                if name.is_empty() || hash.len() != 64 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+                if name.is_empty() || !is_sha256(hash) {
                     return Err(bad());
                 }
                 Ok(DataRef::Upload { name: name.into(), sha256: hash.to_ascii_lowercase() })
+            }
+            "url" => {
+                let (url, hash) = rest.rsplit_once('@').ok_or_else(bad)?;
+                let host = url.strip_prefix("https://").or_else(|| url.strip_prefix("http://")).unwrap_or_default();
+                let has_file = host.split_once('/').is_some_and(|(h, path)| !h.is_empty() && !path.trim_end_matches('/').is_empty());
+                if !has_file || !is_sha256(hash) || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+                    return Err(bad());
+                }
+                Ok(DataRef::Url { url: url.into(), sha256: hash.to_ascii_lowercase() })
             }
             _ => Err(bad()),
         }
@@ -447,12 +488,32 @@ mod tests {
     #[test]
     fn data_refs_round_trip_and_reject_tampering() {
         let h = "a".repeat(64);
-        for s in ["bundled:quadratic", "shared:XGBoost.csv.zip", &format!("upload:my file.csv@{h}")] {
+        for s in [
+            "bundled:quadratic",
+            "shared:XGBoost.csv.zip",
+            &format!("upload:my file.csv@{h}"),
+            &format!("url:https://user@host.org/a/b%20c.csv.zip?x=1@{h}"),
+            &format!("url:http://127.0.0.1:8080/XGBoost.csv.zip@{h}"),
+        ] {
             assert_eq!(s.parse::<DataRef>().unwrap().to_string(), s);
         }
-        for s in ["quadratic", "bundled:", "upload:x.csv@abc", "ftp:x", &format!("upload:@{h}")] {
+        for s in [
+            "quadratic",
+            "bundled:",
+            "upload:x.csv@abc",
+            "ftp:x",
+            &format!("upload:@{h}"),
+            &format!("url:ftp://host/f.csv@{h}"),
+            &format!("url:https://host@{h}"),
+            &format!("url:https://host/@{h}"),
+            &format!("url:https:///f.csv@{h}"),
+            &format!("url:https://host/a b.csv@{h}"),
+            "url:https://host/f.csv@abc",
+        ] {
             assert!(s.parse::<DataRef>().is_err(), "{s}");
         }
+        let url: DataRef = format!("url:https://host.org/a/b%20c.csv.zip?x=1@{h}").parse().unwrap();
+        assert_eq!(url.file_name(), "b c.csv.zip");
     }
 
     #[test]

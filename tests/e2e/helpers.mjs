@@ -2,7 +2,8 @@
 // waited for, downloads, form edits, messages and the CLI's traces for the same link.
 import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from './server.mjs';
@@ -13,8 +14,8 @@ export const SHARED = join(ROOT, '..', 'shared', 'benchmarks', 'quantile-transfe
 export const HAS_SHARED = existsSync(join(SHARED, 'XGBoost.csv.zip'));
 export const CLI = join(ROOT, 'target', 'release', 'hpo');
 
-/// Serves dist/ (the release build) on loopback.
-export const serveSite = () => serve(join(ROOT, 'dist'));
+/// Serves dist/ (the release build) on loopback, with `extra` files beside it.
+export const serveSite = (extra = {}) => serve(join(ROOT, 'dist'), 0, extra);
 
 /// Waits until the page is ready: a lesson drawn, or the experiment page's data loaded (or not).
 export async function ready(page) {
@@ -64,9 +65,10 @@ export async function onlyTask(page, name) {
 
 export const messages = (page, level) => page.locator(`#messages .msg.${level} .text`).allTextContents();
 
-/// The traces.csv `hpo run` writes for the link `query`.
-export function cliTraces(query) {
+/// The traces.csv `hpo run` writes for the link `query` (run asynchronously: the CLI may
+/// download from the test's own server, which must go on answering meanwhile).
+export async function cliTraces(query, extraArgs = []) {
   const out = join(ROOT, 'target', `e2e-cli-${process.pid}-${Math.random().toString(36).slice(2)}`);
-  execFileSync(CLI, ['run', '--link', query, '--out', out, '--shared-dir', SHARED], { stdio: 'pipe' });
+  await promisify(execFile)(CLI, ['run', '--link', query, '--out', out, '--shared-dir', SHARED, ...extraArgs]);
   return readFile(join(out, 'traces.csv'), 'utf8');
 }

@@ -9,10 +9,19 @@ const TYPES = {
   '.svg': 'image/svg+xml', '.png': 'image/png',
 };
 
-export async function serve(root, port = 0) {
+// `extra` maps a path (e.g. '/mirror/runs.csv') to the bytes served there, beside the site;
+// `hits` counts the requests for each of them.
+export async function serve(root, port = 0, extra = {}) {
+  const hits = {};
   const server = createServer(async (req, res) => {
     try {
       const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+      if (path in extra) {
+        hits[path] = (hits[path] ?? 0) + 1;
+        res.writeHead(200, { 'content-type': 'application/octet-stream' });
+        res.end(extra[path]);
+        return;
+      }
       let file = normalize(join(root, path));
       if (!file.startsWith(normalize(root))) { res.writeHead(403).end(); return; }
       if ((await stat(file).catch(() => null))?.isDirectory()) file = join(file, 'index.html');
@@ -24,7 +33,7 @@ export async function serve(root, port = 0) {
     }
   });
   await new Promise((ok) => server.listen(port, '127.0.0.1', ok));
-  return { server, url: `http://127.0.0.1:${server.address().port}/` };
+  return { server, url: `http://127.0.0.1:${server.address().port}/`, hits };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -54,6 +54,9 @@ enum Command {
         /// Where `shared:` files are looked up.
         #[arg(long, default_value = "../shared/benchmarks/quantile-transfer")]
         shared_dir: PathBuf,
+        /// Where files of `url:` links are kept (default: $HPO_CACHE, else ~/.cache/hpo-playground).
+        #[arg(long)]
+        cache: Option<PathBuf>,
         /// Output directory.
         #[arg(long, default_value = "out")]
         out: PathBuf,
@@ -83,6 +86,18 @@ enum Command {
         /// The page's address the link starts with.
         #[arg(long, default_value = "")]
         base: String,
+    },
+    /// Download the copula paper's public tables (XGBoost, DeepAR, NAS-Bench-201), check each
+    /// against the SHA-256 pinned in the code and keep them in the cache; prints a link each.
+    Fetch {
+        /// Tables to fetch (file names, e.g. XGBoost.csv.zip; default: all).
+        names: Vec<String>,
+        /// Where to download from (default: $HPO_DATA_BASE, else the paper's repository).
+        #[arg(long)]
+        base: Option<String>,
+        /// Cache directory (default: $HPO_CACHE, else ~/.cache/hpo-playground).
+        #[arg(long)]
+        cache: Option<PathBuf>,
     },
     /// Measure the speed of the GP, the prior and a GCP+prior seed on the shared tables.
     Bench {
@@ -189,7 +204,11 @@ pub type CliResult<T> = Result<T, Box<dyn std::error::Error>>;
 
 pub fn main() -> CliResult<()> {
     match Cli::parse().command {
-        Command::Run { link, spec, data, force, shared_dir, out, threads } => run(link, spec, data, force, &shared_dir, &out, threads),
+        Command::Run { link, spec, data, force, shared_dir, cache, out, threads } => {
+            let sources = Sources { shared_dir: &shared_dir, cache: crate::fetch::cache_dir(cache.as_deref()) };
+            run(link, spec, data, force, &sources, &out, threads)
+        }
+        Command::Fetch { names, base, cache } => crate::fetch::run(&names, base.as_deref(), cache.as_deref()),
         Command::Info { data, link } => info(&data, link.as_deref()),
         Command::Link { data, link, base } => print_link(&data, link.as_deref(), &base),
         Command::Methods { markdown } => {
@@ -252,7 +271,16 @@ fn read_file(path: &Path) -> CliResult<Vec<u8>> {
     std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()).into())
 }
 
-fn load_data(spec: &ExperimentSpec, data: Option<&Path>, shared_dir: &Path) -> CliResult<Benchmark> {
+/// Where data that is not a local file comes from.
+pub struct Sources<'a> {
+    /// The folder of `shared:` tables.
+    pub shared_dir: &'a Path,
+    /// Where downloaded `url:` files are kept.
+    pub cache: PathBuf,
+}
+
+fn load_data(spec: &ExperimentSpec, data: Option<&Path>, sources: &Sources) -> CliResult<Benchmark> {
+    let shared_dir = sources.shared_dir;
     let load = |path: &Path, bytes: &[u8]| -> CliResult<Benchmark> {
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let loaded = load_file(&name, bytes, spec.columns.as_ref()).map_err(|e| match e {
@@ -300,6 +328,10 @@ fn load_data(spec: &ExperimentSpec, data: Option<&Path>, shared_dir: &Path) -> C
             let path = shared_dir.join(file);
             load(&path, &read_file(&path)?)
         }
+        (DataRef::Url { url, sha256 }, None) => {
+            let path = crate::fetch::fetch_verified(url, sha256, &sources.cache)?;
+            load(&path, &read_file(&path)?)
+        }
     }
 }
 
@@ -324,7 +356,7 @@ fn run(
     spec_path: Option<PathBuf>,
     data: Option<PathBuf>,
     force: bool,
-    shared_dir: &Path,
+    sources: &Sources,
     out: &Path,
     threads: Option<usize>,
 ) -> CliResult<()> {
@@ -342,7 +374,7 @@ fn run(
             spec.data = file;
         }
     }
-    let bench = load_data(&spec, data.as_deref(), shared_dir)?;
+    let bench = load_data(&spec, data.as_deref(), sources)?;
     let resolved = spec.resolve(&bench)?;
     let jobs = resolved.jobs();
     if let Some(n) = threads {
@@ -501,7 +533,7 @@ fn print_link(path: &Path, link: Option<&str>, base: &str) -> CliResult<()> {
     let mut spec = link.map(|l| spec_of_link(&with_version(l))).transpose()?.unwrap_or_default();
     spec.data = upload_ref(path, &bytes);
     // The link must open: the file loads and the setup fits it.
-    let bench = load_data(&spec, Some(path), Path::new("."))?;
+    let bench = load_data(&spec, Some(path), &Sources { shared_dir: Path::new("."), cache: crate::fetch::cache_dir(None) })?;
     spec.resolve(&bench)?;
     println!("{base}?{}", to_query(&spec));
     Ok(())

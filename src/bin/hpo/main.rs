@@ -5,6 +5,7 @@
 //! hpo run --spec spec.json --out out/          # spec as written by the app or by a previous run
 //! hpo info --data ../shared/benchmarks/quantile-transfer/XGBoost.csv.zip
 //! hpo link --data my-runs.csv --link '?methods=GP,GCP&seeds=5'   # a ready upload link
+//! hpo fetch                                      # the copula paper's public tables, checked by SHA-256
 //! hpo generate quadratic --out assets/quadratic.csv
 //! hpo race --data lcbench --seeds 10 --budget 1000 --out out/race   # DyHPO vs Hyperband family
 //! hpo gpb tables --reps 100                     # the GPB paper's Tables 1–2
@@ -15,6 +16,8 @@
 mod bench;
 #[cfg(not(target_arch = "wasm32"))]
 mod cli;
+#[cfg(not(target_arch = "wasm32"))]
+mod fetch;
 #[cfg(not(target_arch = "wasm32"))]
 mod gpb;
 #[cfg(not(target_arch = "wasm32"))]
