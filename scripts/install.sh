@@ -35,6 +35,14 @@ if ! wasm-opt --version 2>/dev/null | grep -q "version 132" || ! [ -d node_modul
 fi
 
 if $want_test; then
+  # Fuzzing (scripts/fuzz.sh): cargo-fuzz on the nightly toolchain (libFuzzer, sanitizers).
+  if ! rustup toolchain list | grep -q '^nightly'; then
+    say "adding the nightly toolchain (for cargo-fuzz)"; rustup toolchain install nightly --profile minimal
+  fi
+  if ! cargo fuzz --version 2>/dev/null | grep -q "0.13.2"; then
+    say "installing cargo-fuzz 0.13.2 (about 2 min on a fresh machine)"
+    cargo install --locked cargo-fuzz --version 0.13.2
+  fi
   if ! [ -x /usr/bin/chromium ] || ! [ -x /usr/bin/chromedriver ]; then
     say "installing Debian chromium and chromium-driver"
     apt-get update -qq

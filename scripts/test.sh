@@ -26,3 +26,6 @@ cargo test --release --target wasm32-unknown-unknown --test wasm_engine
 
 echo "== end-to-end tests in headless Chromium"
 node --test --test-concurrency=1 tests/e2e/
+
+echo "== fuzz smoke: every target for 10 s (long runs: scripts/fuzz.sh, counts in docs/benchmarks.md)"
+bash scripts/fuzz.sh 10

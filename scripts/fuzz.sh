@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Runs the coverage-guided fuzz targets (fuzz/, cargo-fuzz on the nightly toolchain) for a
+# given time each and prints, per target, the executions, the corpus size and the crashes.
+#
+#   bash scripts/fuzz.sh SECONDS [TARGET…]     e.g. bash scripts/fuzz.sh 10 (the CI smoke)
+#   RUNS=10000000 bash scripts/fuzz.sh 86400 load_file   stop after 10^7 executions instead
+#
+# The corpus grows in fuzz/corpus/TARGET (not committed); a later run starts from it.
+# Exits 1 when any target found a crash (its input is in fuzz/artifacts/TARGET/: add it to
+# tests/fuzz_regressions/TARGET/ so that `cargo test` replays it forever).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:?usage: fuzz.sh SECONDS [TARGET…]}
+shift
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(load_file curve_table permalink spec_json lesson_link)
+export PATH="$HOME/.cargo/bin:$PATH"
+
+# Seeds: small valid inputs of every shape, written here (never copied from ../shared).
+seed() { mkdir -p "fuzz/corpus/$1"; printf '%s' "$3" > "fuzz/corpus/$1/$2"; }
+seed load_file copula.csv $'hp_x,hp_y_log,metric_error,metric_time,task,blackbox\n0.1,-2,0.3,10,a,B\n0.5,-1,0.2,12,a,B\n0.9,0,0.4,9,b,B\n'
+seed load_file curves.csv $'hp_lr,task,e1,e2,e3\n0.1,a,0.9,0.5,0.4\n0.01,a,0.8,0.7,0.2\n'
+seed load_file generic.csv $'lr,depth,opt,val_acc,dataset\n0.1,3,adam,0.8,a\n0.01,5,sgd,0.7,b\n'
+seed load_file nan.csv $'hp_x,metric_loss,task\n1,nan,a\n2,,a\n3,inf,b\n4,1e308,b\n'
+printf 'hp_x,metric_loss,task\n1,2,a\n3,4,b\n' | gzip -c > fuzz/corpus/load_file/plain.csv.gz
+python3 - <<'EOF'
+import io, zipfile
+for name, members in {
+    "one.zip": {"dir/table.csv": "hp_x,metric_loss,task\n1,2,a\n3,4,b\n"},
+    "lcbench.zip": {
+        "lcbench_configs.csv": "config_id,batch_size,learning_rate\n0,16,0.001\n1,512,0.1\n",
+        "lcbench_surrogate_val_balanced_accuracy.csv.gz": "task_id,config_id,e1,e2,e3\n7,0,0.5,0.6,0.65\n7,1,0.7,0.8,0.75\n",
+        "lcbench_task_names.csv": "task_id,dataset_name\n7,covertype\n",
+    },
+}.items():
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for member, text in members.items():
+            z.writestr(member, text)
+    open(f"fuzz/corpus/load_file/{name}", "wb").write(buf.getvalue())
+EOF
+seed curve_table steps.csv $'hp_lr,task,step_1,step_2\n0.1,a,0.9,0.5\n0.2,b,0.3,0.1\n'
+seed curve_table e.csv $'lr,e1,e2,e3\n1,0.5,0.4,0.3\n'
+seed permalink full 'v=1&data=shared:XGBoost.csv.zip&tasks=heart,a6a&methods=RS,GCP%2Bprior&seeds=20&seed0=3&iters=100&transfer=loto'
+seed permalink race 'v=1&data=bundled:curves&methods=ASHA,DyHPO&seeds=3&race=200&direction=max&design=TA.D.10.0.2.5'
+seed permalink roles 'v=1&data=upload:r%20uns.csv@aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa&hp=lr,depth&cat=depth&metrics=acc:max,loss:min&taskcol=ds&mo=acc:max,loss:auto'
+seed permalink url 'v=1&data=url:https://host.org/a/XGBoost.csv.zip@07bc5e4087cb408ac154871c1b64caf3f1c163ba9b05c0c703db78a0ec815349&methods=RS'
+seed spec_json spec.json '{"version":1,"data":"bundled:curves","objective":null,"direction":"Maximize","tasks":[],"methods":["RS","DyHPO"],"seeds":2,"first_seed":0,"iterations":50,"transfer":"None","columns":null,"objectives":[],"race_budget":80,"design_view":null}'
+seed spec_json full.json '{"version":1,"data":"bundled:curves","objective":null,"direction":null,"tasks":["curves-0"],"methods":["RS","GP"],"seeds":3,"first_seed":7,"iterations":20,"transfer":"LeaveOneTaskOut"}'
+seed lesson_link gp 'learn=gp-ei&step=3&speed=2&ei_hide=1&seed=4&lx=0.1,0.5'
+seed lesson_link designs 'learn=designs&step=1&lp=0.1:0.2:0,0.5:0.5:1'
+seed lesson_link pareto 'learn=pareto&method=EHVI&step=5'
+
+cargo +nightly fuzz build --release >/dev/null 2>&1 || { cargo +nightly fuzz build --release; exit 1; }
+status=0
+printf '%-12s %14s %10s %8s %8s\n' target executions exec/s corpus crashes
+for t in "${targets[@]}"; do
+  log=$(mktemp)
+  mkdir -p "fuzz/artifacts/$t"
+  # -timeout: an input that takes over 10 s is a hang, reported like a crash.
+  if ! cargo +nightly fuzz run --release "$t" -- -max_total_time="$seconds" -runs="${RUNS:--1}" -timeout=10 \
+      -rss_limit_mb=4096 -print_final_stats=1 >"$log" 2>&1; then
+    status=1
+  fi
+  execs=$(grep -h 'stat::number_of_executed_units' "$log" | awk '{s += $2} END {print s + 0}')
+  rate=$(grep -h 'stat::average_exec_per_sec' "$log" | awk '{s += $2} END {print s + 0}')
+  crashes=$(find "fuzz/artifacts/$t" -type f | wc -l)
+  corpus=$(find "fuzz/corpus/$t" -type f | wc -l)
+  printf '%-12s %14s %10s %8s %8s\n' "$t" "$execs" "$rate" "$corpus" "$crashes"
+  if [ "$crashes" -gt 0 ]; then
+    status=1
+    grep -h -m3 -E 'panicked at|ERROR: libFuzzer' "$log" | sed 's/^/    /' || true
+  fi
+  rm -f "$log"
+done
+exit $status
