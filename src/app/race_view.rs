@@ -17,7 +17,7 @@ use crate::engine::fidelity::report::{race_points, race_traces, summarize_run, R
 use crate::engine::fidelity::runner::race_curves;
 use crate::engine::fidelity::summary::RaceSummary;
 use crate::engine::metrics::Band;
-use crate::engine::spec::DataRef;
+use crate::engine::spec::{DataRef, RegretScale};
 
 /// A curve without a band (ranks, Fig. 6); NaN where a value is missing.
 fn plain(values: &[f64], n: usize) -> Band {
@@ -66,6 +66,16 @@ pub fn RaceResults() -> impl IntoView {
     let title = move |what: &'static str| {
         Signal::derive(move || format!("{what} over {} task{}", n_tasks(), if n_tasks() == 1 { "" } else { "s" }))
     };
+    // Regret charts say how each task's regret was scaled before the mean.
+    let regret_title = move |what: &'static str| {
+        Signal::derive(move || {
+            let scale = summary.with(|s| match s.as_ref().map(|s| s.regret_scale) {
+                Some(RegretScale::Normalized) => ", normalised per task to [0, 1]",
+                _ => ", in the metric's units",
+            });
+            format!("{what} over {} task{}{scale}", n_tasks(), if n_tasks() == 1 { "" } else { "s" })
+        })
+    };
     let export = move |what: &'static str| {
         let result = match what {
             "csv" => download_text("race-traces.csv", "text/csv", &state.traces.with(|t| race_traces_csv(&race_traces(t)))),
@@ -97,12 +107,12 @@ pub fn RaceResults() -> impl IntoView {
         </div>
         <div class="charts">
             <ChartFigure id="chart-regret" file="chart-regret"
-                caption=|| "Regret of the best value seen so far (any budget), averaged over seeds, then mean and 95% band over tasks (Wistuba et al. 2022, Fig. 3).">
-                <LineChart id="chart-regret" title=title("Mean regret") y_label="regret (metric units)" series=regret log_y=state.log_y.into() x_label="budget units spent"/>
+                caption=|| "Regret of the best value seen so far (any budget), averaged over seeds, then mean and 95% band over tasks (Wistuba et al. 2022, Fig. 3). Normalised per task (divided by the distance from its best to its worst configuration) when the tasks' ranges differ by more than 10×, or when the link says regret=norm.">
+                <LineChart id="chart-regret" title=regret_title("Mean regret") y_label="regret" series=regret log_y=state.log_y.into() x_label="budget units spent"/>
             </ChartFigure>
             <ChartFigure id="chart-regret-time" file="chart-regret-time"
                 caption=|| "The same against the benchmark's training time plus the optimizer's own measured time (Fig. 5): overhead counts.">
-                <LineChart id="chart-regret-time" title=title("Mean regret over wall-clock") y_label="regret (metric units)" series=regret_time log_y=state.log_y.into()
+                <LineChart id="chart-regret-time" title=regret_title("Mean regret over wall-clock") y_label="regret" series=regret_time log_y=state.log_y.into()
                     x_label="seconds (training + optimizer)" x_values=wall_clock/>
             </ChartFigure>
             <ChartFigure id="chart-ranks" file="chart-ranks" caption=|| "Rank of each method's mean regret per task, averaged over tasks.">

@@ -12,7 +12,7 @@ use crate::engine::kept::{experiment_id, new_record};
 use crate::engine::permalink::to_query;
 use crate::engine::registry::RunKind;
 use crate::engine::runner::{JobProgress, Trace};
-use crate::engine::spec::{Job, ResolvedSpec, TransferMode, MAX_ITERATIONS, MAX_RACE_BUDGET, MAX_SEEDS};
+use crate::engine::spec::{Job, RegretScale, ResolvedSpec, TransferMode, MAX_ITERATIONS, MAX_RACE_BUDGET, MAX_SEEDS};
 use crate::engine::transfer::{Learned, LearnedKind};
 use crate::engine::warping::OutputWarp;
 
@@ -250,6 +250,16 @@ fn RunLength() -> impl IntoView {
                 }>
                     <option value="loto">"leave one task out"</option>
                     <option value="none">"none"</option>
+                </select>
+            </label>
+            <label style:display=move || if race() { "" } else { "none" } title="Tasks whose losses have different scales weigh alike in the mean when each task's regret is divided by its range from best to worst configuration.">"Regret "
+                <select id="regret-scale" prop:value=move || spec.get().regret.map_or("auto", RegretScale::as_str) on:change=move |ev| {
+                    let v = event_target_value(&ev);
+                    spec.update(|s| s.regret = RegretScale::parse(&v));
+                }>
+                    <option value="auto">"automatic (normalised if task ranges differ > 10×)"</option>
+                    <option value="raw">"in the metric's units"</option>
+                    <option value="norm">"normalised per task to [0, 1]"</option>
                 </select>
             </label>
         </div>

@@ -8,7 +8,9 @@
 use super::benchmark::{Direction, Metric};
 use super::gpb::view::DesignViewSpec;
 use super::loaders::table::ColumnRoles;
-use super::spec::{DataRef, ExperimentSpec, ObjectiveChoice, TransferMode, MAX_ITERATIONS, MAX_RACE_BUDGET, MAX_SEEDS, SPEC_VERSION};
+use super::spec::{
+    DataRef, ExperimentSpec, ObjectiveChoice, RegretScale, TransferMode, MAX_ITERATIONS, MAX_RACE_BUDGET, MAX_SEEDS, SPEC_VERSION,
+};
 
 /// Characters kept as they are; everything else is percent-encoded (UTF-8 bytes). `/` is
 /// legal in a query and keeps a `data=url:` link readable.
@@ -85,6 +87,9 @@ pub fn to_query(spec: &ExperimentSpec) -> String {
     parts.push(format!("transfer={}", spec.transfer.as_str()));
     if let Some(d) = &spec.design_view {
         parts.push(format!("design={}", d.to_link()));
+    }
+    if let Some(r) = spec.regret {
+        parts.push(format!("regret={}", r.as_str()));
     }
     if let Some(roles) = &spec.columns {
         parts.push(format!("hp={}", list(&roles.hyperparameters)));
@@ -176,6 +181,10 @@ pub fn from_query(query: &str) -> ParsedLink {
             "race" => match value.parse::<u64>() {
                 Ok(n) if (1..=MAX_RACE_BUDGET).contains(&n) => spec.race_budget = Some(n),
                 _ => invalid(&format!("expected a budget from 1 to {MAX_RACE_BUDGET} units")),
+            },
+            "regret" => match RegretScale::parse(&value) {
+                Some(r) => spec.regret = Some(r),
+                None => invalid("expected raw or norm"),
             },
             "transfer" => match value.as_str() {
                 "loto" => spec.transfer = TransferMode::LeaveOneTaskOut,
@@ -286,10 +295,11 @@ mod tests {
             first_seed: 7,
             iterations: 100,
             design_view: Some(DesignViewSpec { seed: 3, ..DesignViewSpec::default() }),
+            regret: Some(RegretScale::Normalized),
             ..ExperimentSpec::default()
         };
         let q = to_query(&spec);
-        assert!(q.ends_with("&design=TA.D.10.3"), "{q}");
+        assert!(q.ends_with("&design=TA.D.10.3&regret=norm"), "{q}");
         assert!(q.starts_with("v=1&data=shared:XGBoost.csv.zip&objective=metric_error"), "{q}");
         let parsed = from_query(&format!("?{q}"));
         assert_eq!(parsed.warnings, Vec::<String>::new());
@@ -299,15 +309,17 @@ mod tests {
 
     #[test]
     fn tampered_fields_fall_back_one_by_one() {
-        let p = from_query("v=1&data=shared:XGBoost.csv.zip&seeds=-3&iters=abc&evil=1&methods=RS&transfer=zz&tasks=%ZZ&design=IC.D.2.0");
+        let p = from_query(
+            "v=1&data=shared:XGBoost.csv.zip&seeds=-3&iters=abc&evil=1&methods=RS&transfer=zz&tasks=%ZZ&design=IC.D.2.0&regret=log",
+        );
         assert_eq!(p.spec.data, DataRef::Shared("XGBoost.csv.zip".into()));
         assert_eq!(p.spec.seeds, ExperimentSpec::default().seeds);
         assert_eq!(p.spec.iterations, ExperimentSpec::default().iterations);
         let all = p.warnings.join("\n");
-        for field in ["'seeds'", "'iters'", "'evil'", "'transfer'", "'tasks'", "'design'"] {
+        for field in ["'seeds'", "'iters'", "'evil'", "'transfer'", "'tasks'", "'design'", "'regret'"] {
             assert!(all.contains(field), "no message for {field}: {all}");
         }
-        assert_eq!(p.warnings.len(), 6, "{all}");
+        assert_eq!(p.warnings.len(), 7, "{all}");
         assert_eq!(p.spec.design_view, None);
     }
 

@@ -138,6 +138,47 @@ impl TransferMode {
     }
 }
 
+/// How a race's regret is scaled before it is averaged over tasks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RegretScale {
+    /// In the metric's units.
+    Raw,
+    /// Per task, divided by the distance from the task's best configuration to its worst: in
+    /// [0, 1], so that every task weighs the same in the mean.
+    Normalized,
+}
+
+impl RegretScale {
+    /// Short form used in links and the CLI.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RegretScale::Raw => "raw",
+            RegretScale::Normalized => "norm",
+        }
+    }
+
+    /// From its short form.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "raw" => Some(RegretScale::Raw),
+            "norm" => Some(RegretScale::Normalized),
+            _ => None,
+        }
+    }
+
+    /// The automatic choice for tasks whose regret ranges (best to worst configuration) are
+    /// `ranges`: normalised when the largest is more than 10× the smallest.
+    pub fn auto(ranges: &[f64]) -> Self {
+        let positive: Vec<f64> = ranges.iter().copied().filter(|r| *r > 0.0 && r.is_finite()).collect();
+        let (lo, hi) = positive.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &r| (lo.min(r), hi.max(r)));
+        if positive.len() >= 2 && hi > 10.0 * lo {
+            RegretScale::Normalized
+        } else {
+            RegretScale::Raw
+        }
+    }
+}
+
 /// One objective of a multi-objective run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ObjectiveChoice {
@@ -185,6 +226,9 @@ pub struct ExperimentSpec {
     /// The GPB design view's setting (paper 003 §3), when the link opens it.
     #[serde(default)]
     pub design_view: Option<crate::engine::gpb::view::DesignViewSpec>,
+    /// How a race's regret is scaled; `None` chooses per run ([`RegretScale::auto`]).
+    #[serde(default)]
+    pub regret: Option<RegretScale>,
 }
 
 impl Default for ExperimentSpec {
@@ -204,6 +248,7 @@ impl Default for ExperimentSpec {
             objectives: Vec::new(),
             race_budget: None,
             design_view: None,
+            regret: None,
         }
     }
 }

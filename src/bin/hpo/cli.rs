@@ -23,7 +23,7 @@ use hpo_playground::engine::optimizer::fnv1a;
 use hpo_playground::engine::permalink::{from_query, to_query};
 use hpo_playground::engine::registry::{baseline, markdown_table, of_kind, RunKind};
 use hpo_playground::engine::runner::{run_job, Trace};
-use hpo_playground::engine::spec::{DataRef, ExperimentSpec, ResolvedSpec};
+use hpo_playground::engine::spec::{DataRef, ExperimentSpec, RegretScale, ResolvedSpec};
 use hpo_playground::engine::transfer::PriorCache;
 use hpo_playground::engine::{content_hash, EngineError};
 
@@ -137,6 +137,10 @@ enum Command {
         /// direction (a curve file's is "min": losses; say `max` for accuracies).
         #[arg(long)]
         direction: Option<String>,
+        /// Regret in the metric's units (`raw`) or normalised per task to [0, 1] (`norm`);
+        /// default: normalised when the tasks' ranges differ by more than 10×.
+        #[arg(long)]
+        regret: Option<String>,
         /// Output directory.
         #[arg(long, default_value = "out/race")]
         out: PathBuf,
@@ -238,7 +242,7 @@ pub fn main() -> CliResult<()> {
             }
         },
         Command::Bench { shared_dir } => crate::bench::run(&shared_dir),
-        Command::Race { data, lcbench_dir, methods, tasks, seeds, budget, direction, out, threads } => {
+        Command::Race { data, lcbench_dir, methods, tasks, seeds, budget, direction, regret, out, threads } => {
             set_threads(threads)?;
             let direction = match direction.as_deref() {
                 None => None,
@@ -246,7 +250,12 @@ pub fn main() -> CliResult<()> {
                 Some("max") => Some(Direction::Maximize),
                 Some(other) => return Err(format!("--direction is 'min' or 'max', not '{other}'").into()),
             };
+            let regret = match regret.as_deref() {
+                None => None,
+                Some(r) => Some(RegretScale::parse(r).ok_or_else(|| format!("--regret is 'raw' or 'norm', not '{r}'"))?),
+            };
             crate::race::run(crate::race::RaceArgs {
+                regret,
                 data: &data,
                 lcbench_dir: &lcbench_dir,
                 methods: methods.as_deref(),
@@ -428,7 +437,16 @@ fn run(
     println!("link: ?{}", to_query(&spec));
     if let Some(total) = resolved.race_budget() {
         let races = race_traces(&traces);
-        crate::race::summarize_and_write(&bench, &resolved.tasks, resolved.direction.sign(), &races, &spec.methods, total, out)?;
+        crate::race::summarize_and_write(
+            &bench,
+            &resolved.tasks,
+            resolved.direction.sign(),
+            &races,
+            &spec.methods,
+            total,
+            spec.regret,
+            out,
+        )?;
         return Ok(());
     }
     if resolved.is_multi_objective() {

@@ -17,6 +17,7 @@ use hpo_playground::engine::fidelity::summary::{summarize, RaceSummary};
 use hpo_playground::engine::fidelity::RaceTrace;
 use hpo_playground::engine::loaders::curves::{load_curve_table, load_lcbench_members, LCBENCH_FILES};
 use hpo_playground::engine::registry::{lookup, of_kind, MethodEntry, RunKind};
+use hpo_playground::engine::spec::RegretScale;
 use hpo_playground::engine::EngineError;
 
 use crate::cli::CliResult;
@@ -32,6 +33,8 @@ pub struct RaceArgs<'a> {
     pub out: &'a Path,
     /// The metric's direction when the data's own is not wanted (`min` or `max`).
     pub direction: Option<Direction>,
+    /// Raw or normalised regret; `None` chooses by the tasks' ranges.
+    pub regret: Option<RegretScale>,
 }
 
 /// Loads `curves` (bundled), `lcbench` (the shared tables) or a learning-curve CSV; returns
@@ -137,7 +140,7 @@ pub fn run(args: RaceArgs) -> CliResult<()> {
     let traces: Vec<RaceTrace> = traces.into_iter().flatten().collect();
     let methods: Vec<String> = methods.iter().map(|m| m.name.to_string()).collect();
     let sign = bench.metrics[bench.objective].direction.sign();
-    summarize_and_write(&bench, &tasks, sign, &traces, &methods, args.budget, args.out)?;
+    summarize_and_write(&bench, &tasks, sign, &traces, &methods, args.budget, args.regret, args.out)?;
     println!("finished in {:.1} s", origin.elapsed().as_secs_f64());
     Ok(())
 }
@@ -152,10 +155,11 @@ pub fn summarize_and_write(
     traces: &[RaceTrace],
     methods: &[String],
     budget: u64,
+    regret: Option<RegretScale>,
     out: &Path,
 ) -> CliResult<()> {
-    let curves = task_curves(bench, tasks, sign)?;
-    let summary = summarize(traces, methods, &curves, budget);
+    let (curves, scale) = task_curves(bench, tasks, sign, regret)?;
+    let summary = summarize(traces, methods, &curves, budget, scale);
     std::fs::create_dir_all(out)?;
     write_traces(&out.join("race-traces.csv"), traces)?;
     std::fs::write(out.join("race-summary.json"), serde_json::to_string(&summary)?)?;
@@ -174,7 +178,11 @@ pub fn print_summary(s: &RaceSummary) {
     let mut marks: Vec<u64> = [0.1, 0.25, 0.5, 0.75, 1.0].iter().map(|f| ((s.total as f64 * f).round() as u64).max(1)).collect();
     // A small budget rounds several fractions to the same unit: show each once.
     marks.dedup();
-    println!("mean regret over {} (± 95% band half-width over tasks)", count(s.tasks.len(), "task"));
+    let scale = match s.regret_scale {
+        RegretScale::Raw => "in the metric's units",
+        RegretScale::Normalized => "normalised per task to [0, 1] by its best and worst configuration",
+    };
+    println!("mean regret over {}, {scale} (± 95% band half-width over tasks)", count(s.tasks.len(), "task"));
     println!("{:<16}{}{:>12}", "method", marks.iter().map(|m| format!("{:>20}", format!("budget {m}"))).collect::<String>(), "opt. s/run");
     for (k, m) in s.methods.iter().enumerate() {
         let b = &s.regret[k];

@@ -20,6 +20,9 @@ pub struct GroundTruth {
     pub worst: f64,
     /// +1 when smaller is better, −1 otherwise.
     pub sign: f64,
+    /// What a regret is divided by: 1 (the metric's units), or the task's range from its
+    /// optimum to its worst configuration (regret normalised to [0, 1]).
+    pub scale: f64,
 }
 
 impl GroundTruth {
@@ -29,12 +32,24 @@ impl GroundTruth {
             values.iter().map(|c| c.iter().copied().fold(f64::NAN, |b, v| if b.is_nan() || sign * v < sign * b { v } else { b })).collect();
         let optimum = per_config.iter().copied().fold(f64::NAN, |b, v| if b.is_nan() || sign * v < sign * b { v } else { b });
         let worst = per_config.iter().copied().fold(f64::NAN, |b, v| if b.is_nan() || sign * v > sign * b { v } else { b });
-        GroundTruth { per_config, optimum, worst, sign }
+        GroundTruth { per_config, optimum, worst, sign, scale: 1.0 }
     }
 
-    /// Regret of a value: how much worse than the optimum (≥ 0).
+    /// The distance from the optimum to the worst configuration, in the metric's units.
+    pub fn range(&self) -> f64 {
+        (self.sign * (self.worst - self.optimum)).max(0.0)
+    }
+
+    /// The same truth with regrets divided by [`Self::range`] (1 when the range is 0).
+    pub fn normalized(mut self) -> Self {
+        let r = self.range();
+        self.scale = if r > 0.0 && r.is_finite() { r } else { 1.0 };
+        self
+    }
+
+    /// Regret of a value: how much worse than the optimum (≥ 0), over [`Self::scale`].
     pub fn regret(&self, value: f64) -> f64 {
-        (self.sign * (value - self.optimum)).max(0.0)
+        (self.sign * (value - self.optimum)).max(0.0) / self.scale
     }
 }
 

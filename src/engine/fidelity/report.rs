@@ -10,18 +10,32 @@ use super::{RaceRow, RaceTrace};
 use crate::engine::benchmark::Benchmark;
 use crate::engine::error::Result;
 use crate::engine::runner::Trace;
-use crate::engine::spec::ResolvedSpec;
+use crate::engine::spec::{RegretScale, ResolvedSpec};
 
 /// Raced curves and ground truth of `tasks`, keyed by task name; `sign` is +1 when smaller
-/// is better.
-pub fn task_curves(bench: &Benchmark, tasks: &[usize], sign: f64) -> Result<BTreeMap<String, TaskCurves>> {
-    let mut curves = BTreeMap::new();
+/// is better. Regret is scaled as `regret` says, or (`None`) normalised per task when the
+/// tasks' ranges differ by more than 10× ([`RegretScale::auto`]); the scale used is returned.
+pub fn task_curves(
+    bench: &Benchmark,
+    tasks: &[usize],
+    sign: f64,
+    regret: Option<RegretScale>,
+) -> Result<(BTreeMap<String, TaskCurves>, RegretScale)> {
+    let mut truths = Vec::new();
     for &t in tasks {
         let (values, _) = race_curves(bench, t)?;
         let truth = GroundTruth::new(&values, sign);
-        curves.insert(bench.tasks[t].name.clone(), TaskCurves { values, truth });
+        truths.push((bench.tasks[t].name.clone(), values, truth));
     }
-    Ok(curves)
+    let scale = regret.unwrap_or_else(|| RegretScale::auto(&truths.iter().map(|(_, _, truth)| truth.range()).collect::<Vec<_>>()));
+    let curves = truths
+        .into_iter()
+        .map(|(name, values, truth)| {
+            let truth = if scale == RegretScale::Normalized { truth.normalized() } else { truth };
+            (name, TaskCurves { values, truth })
+        })
+        .collect();
+    Ok((curves, scale))
 }
 
 /// The race part of job traces.
@@ -46,9 +60,9 @@ pub fn summarize_run(bench: &Benchmark, resolved: &ResolvedSpec, traces: &[Trace
     if races.is_empty() {
         return None;
     }
-    let curves = task_curves(bench, &resolved.tasks, resolved.direction.sign()).ok()?;
+    let (curves, scale) = task_curves(bench, &resolved.tasks, resolved.direction.sign(), resolved.spec.regret).ok()?;
     let methods: Vec<String> = resolved.spec.methods.iter().filter(|m| races.iter().any(|r| &r.method == *m)).cloned().collect();
-    let summary = summarize(&races, &methods, &curves, total);
+    let summary = summarize(&races, &methods, &curves, total, scale);
     (!summary.tasks.is_empty()).then_some(summary)
 }
 
@@ -85,6 +99,54 @@ pub fn race_points(rows: &[RaceRow], values: &[Vec<f64>]) -> Vec<RacePoint> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::bundled::crossing_curves_family;
+    use crate::engine::spec::ExperimentSpec;
+
+    #[test]
+    fn regret_is_normalised_when_task_ranges_differ_tenfold_or_when_asked() {
+        // Two tasks of the bundled curves, the second's losses scaled by 50.
+        let mut bench = crossing_curves_family();
+        bench.tasks.truncate(2);
+        for c in bench.tasks[1].curves.as_mut().unwrap().values.iter_mut().flatten() {
+            *c *= 50.0;
+        }
+        let (raw, scale) = task_curves(&bench, &[0, 1], 1.0, Some(RegretScale::Raw)).unwrap();
+        assert_eq!(scale, RegretScale::Raw);
+        let ranges: Vec<f64> = raw.values().map(|t| t.truth.range()).collect();
+        assert!(ranges[1] > 10.0 * ranges[0], "{ranges:?}");
+        let (auto, scale) = task_curves(&bench, &[0, 1], 1.0, None).unwrap();
+        assert_eq!(scale, RegretScale::Normalized, "ranges {ranges:?} differ by more than 10×");
+        for (t, truth) in auto.values().map(|t| &t.truth).enumerate() {
+            assert!((truth.regret(truth.worst) - 1.0).abs() < 1e-12 && truth.regret(truth.optimum) == 0.0, "task {t}");
+        }
+        // Unscaled, the same tasks stay in metric units; alike tasks stay raw automatically.
+        let (_, scale) = task_curves(&bench, &[0, 0], 1.0, None).unwrap();
+        assert_eq!(scale, RegretScale::Raw);
+        // A run's summary says which, and its mean regret is in [0, 1] when normalised.
+        let spec = ExperimentSpec {
+            data: crate::engine::spec::DataRef::Bundled("curves".into()),
+            methods: vec!["RS".into()],
+            seeds: 2,
+            race_budget: Some(60),
+            ..ExperimentSpec::default()
+        };
+        let resolved = spec.resolve(&bench).unwrap();
+        let traces: Vec<Trace> = resolved
+            .jobs()
+            .iter()
+            .map(|j| {
+                crate::engine::runner::run_job(&bench, &resolved, j, &crate::engine::transfer::PriorCache::new(), &|| 0.0, &mut |_| true)
+                    .unwrap()
+            })
+            .collect();
+        let s = summarize_run(&bench, &resolved, &traces).unwrap();
+        assert_eq!(s.regret_scale, RegretScale::Normalized);
+        assert!(s.regret[0].mean.iter().all(|&r| (0.0..=1.0).contains(&r)));
+        let raw_spec = ExperimentSpec { regret: Some(RegretScale::Raw), ..spec };
+        let s = summarize_run(&bench, &raw_spec.resolve(&bench).unwrap(), &traces).unwrap();
+        assert_eq!(s.regret_scale, RegretScale::Raw);
+        assert!(s.regret[0].mean[0] > 1.0, "task 2's regret is in its own (×50) units");
+    }
 
     #[test]
     fn a_jump_observes_every_step_on_the_way() {

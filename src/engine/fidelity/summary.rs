@@ -13,6 +13,7 @@ use super::analysis::{good_after_bad, precision_and_mean_regret, reached, regret
 use super::{RaceRow, RaceTrace};
 use crate::engine::metrics::{average_ranks, band, Band};
 use crate::engine::significance::{critical_difference, CriticalDifference};
+use crate::engine::spec::RegretScale;
 
 /// What the summary needs of a task: its raced curves and ground truth.
 #[derive(Debug, Clone)]
@@ -78,6 +79,8 @@ pub struct RaceSummary {
     pub tasks: Vec<String>,
     /// Budget units per run.
     pub total: u64,
+    /// How each task's regret was scaled before the mean over tasks.
+    pub regret_scale: RegretScale,
     /// Per method: mean regret over tasks after each budget unit, with a 95% band over tasks.
     pub regret: Vec<Band>,
     /// Per method: average rank (1 = best) after each budget unit.
@@ -151,8 +154,15 @@ fn runs<'a>(traces: &'a [RaceTrace], m: &'a str, t: &'a str) -> impl Iterator<It
     traces.iter().filter(move |r| r.method == m && r.task == t)
 }
 
-/// Summarises `traces` of `methods` over the tasks in `tasks` (by name).
-pub fn summarize(traces: &[RaceTrace], methods: &[String], tasks: &BTreeMap<String, TaskCurves>, total: u64) -> RaceSummary {
+/// Summarises `traces` of `methods` over the tasks in `tasks` (by name), whose ground truths
+/// scale regret as `regret_scale` says.
+pub fn summarize(
+    traces: &[RaceTrace],
+    methods: &[String],
+    tasks: &BTreeMap<String, TaskCurves>,
+    total: u64,
+    regret_scale: RegretScale,
+) -> RaceSummary {
     let task_names: Vec<String> =
         tasks.keys().filter(|t| methods.iter().all(|m| traces.iter().any(|r| &r.method == m && &r.task == *t))).cloned().collect();
     // per_task[t][m]: regret curve averaged over seeds.
@@ -230,6 +240,7 @@ pub fn summarize(traces: &[RaceTrace], methods: &[String], tasks: &BTreeMap<Stri
         methods: methods.to_vec(),
         tasks: task_names,
         total,
+        regret_scale,
         regret,
         ranks,
         cd,
@@ -288,7 +299,7 @@ mod tests {
             trace("bad", "b", 0, &[(1, 1.0)]),
         ];
         let methods = vec!["good".to_string(), "bad".to_string()];
-        let s = summarize(&traces, &methods, &tasks, 2);
+        let s = summarize(&traces, &methods, &tasks, 2, RegretScale::Raw);
         // good: task a seeds (0.5, 0.0) → 0.25 then 0; task b 1.0 (nothing yet) then 0.
         assert_eq!(s.regret[0].mean, vec![0.625, 0.0]);
         assert_eq!(s.regret[1].mean, vec![1.0, 1.0]);
