@@ -10,7 +10,7 @@ use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use crate::engine::benchmark::Benchmark;
 use crate::engine::gpb::view::{DesignTable, DesignViewData, DesignViewSpec};
 use crate::engine::lessons::{LessonFrames, LessonJob};
-use crate::engine::loaders::table::ColumnRoles;
+use crate::engine::loaders::table::LoadOptions;
 use crate::engine::loaders::upload::{LoadFailure, LoadedFile};
 use crate::engine::prior::TrainedPrior;
 use crate::engine::runner::{JobProgress, Trace};
@@ -47,8 +47,10 @@ pub enum ToWorker {
         file: String,
         /// File content.
         bytes: Vec<u8>,
-        /// Column roles for a generic CSV.
-        roles: Option<ColumnRoles>,
+        /// Column roles, missing values, scales (from the link).
+        options: LoadOptions,
+        /// Answer with the column editor's starting point instead of loading.
+        review: bool,
     },
     /// Train the parametric prior of one task (leave-one-task-out) for the page's prior view.
     TrainPrior {

@@ -13,17 +13,30 @@ use super::worker_host::WorkerHandle;
 use super::workers::ParseReply;
 use crate::engine::benchmark::{Benchmark, Direction, Metric};
 use crate::engine::content_hash;
-use crate::engine::loaders::table::ColumnRoles;
+use crate::engine::loaders::clean::REPAIR_NOTE;
+use crate::engine::loaders::table::{ColumnRoles, LoadOptions};
 use crate::engine::loaders::upload::LoadFailure;
 use crate::engine::loaders::MAX_DECOMPRESSED_BYTES;
 use crate::engine::public_data::verify;
 use crate::engine::spec::DataRef;
+use crate::engine::spec::ExperimentSpec;
 use crate::worker_protocol::{FromWorker, ToWorker};
 
 /// Largest upload accepted, checked before reading the file.
 pub const MAX_UPLOAD_BYTES: f64 = MAX_DECOMPRESSED_BYTES as f64;
 
-async fn parse_in_worker(state: AppState, file: String, bytes: Vec<u8>, roles: Option<ColumnRoles>) -> ParseReply {
+/// How to read `data`: the link's options when it is being opened (or re-read), the
+/// defaults for `data` when it is new.
+fn options_for(state: AppState, data: &DataRef, keep_setup: bool) -> LoadOptions {
+    let spec = if keep_setup { state.spec.get_untracked() } else { ExperimentSpec::default() };
+    ExperimentSpec { data: data.clone(), ..spec }.load_options()
+}
+
+async fn parse_in_worker(state: AppState, file: String, bytes: Vec<u8>, options: LoadOptions) -> ParseReply {
+    ask_worker(state, file, bytes, options, false).await
+}
+
+async fn ask_worker(state: AppState, file: String, bytes: Vec<u8>, options: LoadOptions, review: bool) -> ParseReply {
     let service = state.workers;
     let request = service.next_request();
     let (tx, rx) = oneshot::channel();
@@ -54,7 +67,7 @@ async fn parse_in_worker(state: AppState, file: String, bytes: Vec<u8>, roles: O
             loader.bridge = WorkerHandle::spawn(on_reply, on_crash).ok();
         }
         match &loader.bridge {
-            Some(worker) => worker.send(&ToWorker::Parse { request, file, bytes, roles }),
+            Some(worker) => worker.send(&ToWorker::Parse { request, file, bytes, options, review }),
             None => drop(loader.waiting.remove(&request)),
         }
     });
@@ -106,10 +119,10 @@ pub async fn load_ref(state: AppState, data: DataRef, keep_setup: bool) {
                     state.loading.set(true);
                     state.data_info.set(format!("parsing {name} (kept in this browser) in a worker…"));
                     let t0 = now_ms();
-                    let roles = if keep_setup { state.spec.get_untracked().columns } else { None };
-                    let reply = parse_in_worker(state, file.name.clone(), bytes.clone(), roles).await;
+                    let data = DataRef::Upload { name: name.clone(), sha256: sha256.clone() };
+                    let options = options_for(state, &data, keep_setup);
+                    let reply = parse_in_worker(state, file.name.clone(), bytes.clone(), options).await;
                     if is_newest(ticket) {
-                        let data = DataRef::Upload { name: name.clone(), sha256: sha256.clone() };
                         finish_load(state, data, reply, keep_setup, t0, Some(bytes));
                     }
                     return;
@@ -144,8 +157,8 @@ pub async fn load_ref(state: AppState, data: DataRef, keep_setup: bool) {
             }
             match fetched {
                 Ok(bytes) => {
-                    let roles = if keep_setup { state.spec.get_untracked().columns } else { None };
-                    let reply = parse_in_worker(state, name.clone(), bytes, roles).await;
+                    let options = options_for(state, &data, keep_setup);
+                    let reply = parse_in_worker(state, name.clone(), bytes, options).await;
                     if is_newest(ticket) {
                         finish_load(state, data.clone(), reply, keep_setup, t0, None);
                     }
@@ -196,8 +209,8 @@ async fn load_url(state: AppState, ticket: u64, url: String, sha256: String, kee
         return;
     }
     state.data_info.set(format!("parsing {name} ({:.1} MiB) in a worker…", bytes.len() as f64 / 1048576.0));
-    let roles = if keep_setup { state.spec.get_untracked().columns } else { None };
-    let reply = parse_in_worker(state, name.clone(), bytes.clone(), roles).await;
+    let options = options_for(state, &data, keep_setup);
+    let reply = parse_in_worker(state, name.clone(), bytes.clone(), options).await;
     if is_newest(ticket) {
         let loaded = reply.0.is_ok();
         finish_load(state, data, reply, keep_setup, t0, Some(bytes.clone()));
@@ -257,10 +270,10 @@ pub async fn load_upload(state: AppState, file: web_sys::File) {
         }
     }
     let keep = pending.is_some();
-    let roles = if keep { state.spec.get_untracked().columns } else { None };
     let data = DataRef::Upload { name: name.clone(), sha256 };
+    let options = options_for(state, &data, keep);
     state.data_info.set(format!("parsing {name} ({:.0} MiB) in a worker…", bytes.len() as f64 / 1048576.0));
-    let reply = parse_in_worker(state, name.clone(), bytes.clone(), roles).await;
+    let reply = parse_in_worker(state, name.clone(), bytes.clone(), options).await;
     if is_newest(ticket) {
         let loaded = reply.0.is_ok();
         let DataRef::Upload { sha256, .. } = data.clone() else { unreachable!("built above") };
@@ -276,6 +289,11 @@ fn finish_load(state: AppState, data: DataRef, (result, parse_ms): ParseReply, k
     state.loading.set(false);
     match result {
         Ok(loaded) => {
+            if let Some(bytes) = bytes.clone().filter(|_| matches!(data, DataRef::Upload { .. } | DataRef::Url { .. })) {
+                let name = data.file_name();
+                state.workers.loader.update_value(|l| l.last_file = Some((data.clone(), name, bytes)));
+            }
+            state.repaired.set(loaded.warnings.iter().any(|w| w.contains(REPAIR_NOTE)));
             for w in loaded.warnings {
                 state.say(Level::Warning, w);
             }
@@ -306,7 +324,9 @@ fn finish_load(state: AppState, data: DataRef, (result, parse_ms): ParseReply, k
 }
 
 fn role_of(roles: &ColumnRoles, column: &str) -> &'static str {
-    if roles.task.as_deref() == Some(column) {
+    if roles.steps.iter().any(|s| s == column) {
+        "step"
+    } else if roles.task.as_deref() == Some(column) {
         "task"
     } else if roles.categorical.iter().any(|c| c == column) {
         "cat"
@@ -332,6 +352,7 @@ pub fn roles_from_editor(editor: &RoleEditor) -> Result<ColumnRoles, String> {
             "min" | "max" => roles
                 .metrics
                 .push(Metric { name: h.clone(), direction: if r == "min" { Direction::Minimize } else { Direction::Maximize } }),
+            "step" => roles.steps.push(h.clone()),
             "task" if roles.task.is_some() => return Err("only one column can name the task".into()),
             "task" => roles.task = Some(h.clone()),
             _ => {}
@@ -340,11 +361,58 @@ pub fn roles_from_editor(editor: &RoleEditor) -> Result<ColumnRoles, String> {
     if roles.hyperparameters.is_empty() {
         return Err("mark at least one column as a hyperparameter".into());
     }
-    if roles.metrics.is_empty() {
-        return Err("mark at least one column as an objective (minimise or maximise)".into());
+    if roles.metrics.is_empty() && roles.steps.is_empty() {
+        return Err("mark at least one column as an objective (minimise or maximise), or the learning-curve steps".into());
     }
-    roles.objective = roles.metrics[0].name.clone();
+    if !roles.metrics.is_empty() && !roles.steps.is_empty() {
+        return Err("a learning-curve file's objective is its last step: mark steps or objectives, not both".into());
+    }
+    if roles.steps.len() == 1 {
+        return Err("a learning curve needs two or more step columns".into());
+    }
+    roles.objective = roles.metrics.first().map(|m| m.name.clone()).unwrap_or_default();
     Ok(roles)
+}
+
+/// Reads the loaded user file again with the link's current options (after the missing-value
+/// policy, a scale or the direction changed); other data is fetched again.
+pub async fn reload_current(state: AppState) {
+    let spec = state.spec.get_untracked();
+    let last = state.workers.loader.with_value(|l| l.last_file.clone()).filter(|(d, _, _)| *d == spec.data);
+    let Some((data, name, bytes)) = last else {
+        load_ref(state, spec.data, true).await;
+        return;
+    };
+    let ticket = begin_load();
+    state.loading.set(true);
+    state.data_info.set(format!("reading {name} again with the new options…"));
+    let t0 = now_ms();
+    let reply = parse_in_worker(state, name, bytes.clone(), spec.load_options()).await;
+    if is_newest(ticket) {
+        finish_load(state, data, reply, true, t0, Some(bytes));
+    }
+}
+
+/// Opens the column editor on the loaded user file, starting from a guess of its roles (a
+/// learning-curve file's steps, hyperparameters and task).
+pub async fn review_columns(state: AppState) {
+    let spec = state.spec.get_untracked();
+    let Some((data, name, bytes)) = state.workers.loader.with_value(|l| l.last_file.clone()).filter(|(d, _, _)| *d == spec.data) else {
+        state.say(Level::Error, "choose the file again: its content is no longer in memory");
+        return;
+    };
+    let (result, _) = ask_worker(state, name.clone(), bytes.clone(), spec.load_options(), true).await;
+    match result {
+        Err(LoadFailure::NeedsRoles { message, headers, preview, guess }) => {
+            // The link's roles, when it has some, are where the editor starts.
+            let start = spec.columns.unwrap_or(guess);
+            let roles = headers.iter().map(|h| role_of(&start, h).to_string()).collect();
+            state.workers.loader.update_value(|l| l.awaiting_roles = Some((data, name.clone(), bytes)));
+            state.role_editor.set(Some(RoleEditor { file: name, message, headers, preview, roles }));
+        }
+        Err(LoadFailure::Error(e)) => state.say(Level::Error, e),
+        Ok(_) => {}
+    }
 }
 
 /// Re-parses the file waiting for roles with the roles from the editor.
@@ -356,20 +424,26 @@ pub async fn apply_roles(state: AppState, roles: ColumnRoles) {
     let ticket = begin_load();
     state.loading.set(true);
     let t0 = now_ms();
-    let (result, parse_ms) = parse_in_worker(state, name, bytes, Some(roles.clone())).await;
+    // Roles for the data already loaded (reviewed) keep the rest of the setup.
+    let keep = state.bench.with_untracked(Option::is_some) && state.spec.with_untracked(|s| s.data == data);
+    let options = LoadOptions { roles: Some(roles.clone()), ..options_for(state, &data, keep) };
+    let (result, parse_ms) = parse_in_worker(state, name.clone(), bytes.clone(), options).await;
     if !is_newest(ticket) {
         return;
     }
     state.loading.set(false);
     match result {
         Ok(loaded) => {
-            state.workers.loader.update_value(|l| l.awaiting_roles = None);
+            state.workers.loader.update_value(|l| {
+                l.awaiting_roles = None;
+                l.last_file = Some((data.clone(), name, bytes));
+            });
             state.role_editor.set(None);
             state.pending_upload.set(None);
             for w in loaded.warnings {
                 state.say(Level::Warning, w);
             }
-            install(state, data, loaded.benchmark, false, Some(roles), now_ms() - t0, parse_ms);
+            install(state, data, loaded.benchmark, keep, Some(roles), now_ms() - t0, parse_ms);
         }
         Err(LoadFailure::Error(e)) | Err(LoadFailure::NeedsRoles { message: e, .. }) => state.say(Level::Error, e),
     }

@@ -211,7 +211,70 @@ fn DataPanel() -> impl IntoView {
             <p class="hint">"Copula format: hp_* columns (hyperparameters), metric_* columns, task (and blackbox). Learning curves: hp_* columns, task, then the metric after each budget step in e1..eN. Stays on your machine."</p>
         </div>
         <p id="data-info" class:loading=move || state.loading.get()>{move || state.data_info.get()}</p>
+        <DataOptions/>
         <RoleEditorView/>
+    }
+}
+
+/// How the loaded data is read: missing values, each numeric hyperparameter's scale, and
+/// (for a user's file) its column roles. Every change reads the file again; all is in the link.
+#[component]
+fn DataOptions() -> impl IntoView {
+    use crate::engine::loaders::clean::MissingPolicy;
+    use crate::engine::space::ParamKind;
+    let state = expect_context::<AppState>();
+    let reload = move || spawn_local(data::reload_current(state));
+    let user_file = move || state.spec.with(|s| matches!(s.data, DataRef::Upload { .. } | DataRef::Url { .. }));
+    let scales = move || {
+        state.bench.get().map(|b| {
+            b.space.params.iter().filter_map(|p| match p.kind {
+                ParamKind::Continuous { lower, log, .. } => Some((p.name.clone(), log, lower > 0.0)),
+                ParamKind::Integer { lower, .. } => Some((p.name.clone(), false, lower > 0)),
+                ParamKind::Categorical { .. } => None,
+            }).map(|(name, log, positive)| {
+                let n2 = name.clone();
+                view! {
+                    <label class="scale">{name.clone()}" "
+                        <select class="scale-select" data-param=name.clone() prop:value=if log { "log" } else { "lin" } on:change=move |ev| {
+                            let log = event_target_value(&ev) == "log";
+                            state.spec.update(|s| {
+                                s.log_scale.retain(|n| n != &n2);
+                                s.linear_scale.retain(|n| n != &n2);
+                                if log { s.log_scale.push(n2.clone()) } else { s.linear_scale.push(n2.clone()) }
+                            });
+                            reload();
+                        }>
+                            <option value="lin">"linear"</option>
+                            <option value="log" disabled=!positive>"log"</option>
+                        </select>
+                    </label>
+                }
+            }).collect_view()
+        })
+    };
+    view! {
+        <Show when=move || state.bench.with(Option::is_some)>
+            <details id="data-options">
+                <summary>"How the data is read"</summary>
+                <label title="A missing, nan or inf value — on a learning curve, the first diverged point and every point after it — counts as the worst value seen on its task, or its configuration is dropped, or the curve's last finite value is carried forward.">"Missing or diverged values "
+                    <select id="missing-policy" prop:value=move || state.spec.get().missing.as_str() on:change=move |ev| {
+                        if let Some(m) = MissingPolicy::parse(&event_target_value(&ev)) {
+                            state.spec.update(|s| s.missing = m);
+                            reload();
+                        }
+                    }>
+                        <option value="worst">"the task's worst value"</option>
+                        <option value="drop">"drop the configuration"</option>
+                        <option value="ffill">"carry the last value forward"</option>
+                    </select>
+                </label>
+                <p class="hint">"Model scale of each numeric hyperparameter (log: the model sees its logarithm):"</p>
+                <div id="scales" class="row">{scales}</div>
+                <Show when=user_file>
+                    <button id="review-columns" on:click=move |_| spawn_local(data::review_columns(state))>"Column roles…"</button>
+                </Show>
+            </details>
+        </Show>
     }
 }
 
@@ -222,6 +285,7 @@ const ROLE_CHOICES: &[(&str, &str)] = &[
     ("min", "objective, minimise"),
     ("max", "objective, maximise"),
     ("task", "task name"),
+    ("step", "learning-curve step"),
 ];
 
 /// Asks which column is what, for a CSV that is not in the copula format.

@@ -9,6 +9,7 @@ use super::state::{AppState, Level, RunStatus};
 use crate::engine::axis::count;
 use crate::engine::benchmark::{Benchmark, Direction};
 use crate::engine::kept::{experiment_id, new_record};
+use crate::engine::loaders::clean::MissingPolicy;
 use crate::engine::permalink::to_query;
 use crate::engine::registry::RunKind;
 use crate::engine::runner::{JobProgress, Trace};
@@ -107,6 +108,10 @@ fn ObjectiveChooser() -> impl IntoView {
                     <select id="direction" on:change=move |ev| {
                         let v = event_target_value(&ev);
                         spec.update(|s| s.direction = match v.as_str() { "min" => Some(Direction::Minimize), "max" => Some(Direction::Maximize), _ => None });
+                        // Repaired values are the task's worst, which flips with the direction.
+                        if state.repaired.get_untracked() && spec.with_untracked(|s| s.missing == MissingPolicy::Worst) {
+                            leptos::task::spawn_local(super::data::reload_current(state));
+                        }
                     } prop:value=move || spec.get().direction.map(|d| d.as_str().to_string()).unwrap_or_default()>
                         <option value="">"metric's own"</option>
                         <option value="min">"minimise"</option>
@@ -252,14 +257,14 @@ fn RunLength() -> impl IntoView {
                     <option value="none">"none"</option>
                 </select>
             </label>
-            <label style:display=move || if race() { "" } else { "none" } title="Tasks whose losses have different scales weigh alike in the mean when each task's regret is divided by its range from best to worst configuration.">"Regret "
+            <label style:display=move || if race() { "" } else { "none" } title="Normalised: each task's regret divided by its range from best to worst configuration, so tasks with different scales weigh alike in the mean. Automatic normalises when the tasks' ranges differ by more than 10×.">"Regret "
                 <select id="regret-scale" prop:value=move || spec.get().regret.map_or("auto", RegretScale::as_str) on:change=move |ev| {
                     let v = event_target_value(&ev);
                     spec.update(|s| s.regret = RegretScale::parse(&v));
                 }>
-                    <option value="auto">"automatic (normalised if task ranges differ > 10×)"</option>
-                    <option value="raw">"in the metric's units"</option>
-                    <option value="norm">"normalised per task to [0, 1]"</option>
+                    <option value="auto">"automatic"</option>
+                    <option value="raw">"metric units"</option>
+                    <option value="norm">"normalised per task"</option>
                 </select>
             </label>
         </div>

@@ -149,6 +149,9 @@ pub struct AppState {
     pub learned: RwSignal<LearnedStore>,
     /// What this browser keeps: files and past experiments (refreshed after each change).
     pub kept: RwSignal<Kept>,
+    /// The loaded data had missing or non-finite values repaired (as the task's worst value,
+    /// which depends on the direction).
+    pub repaired: RwSignal<bool>,
     /// The record under which the current run's traces are kept, and whether keeping them
     /// failed already in this run (said once).
     pub run_record: RwSignal<Option<(ExperimentRecord, bool)>>,
@@ -187,6 +190,7 @@ impl AppState {
             best_task: RwSignal::new(String::new()),
             learned: RwSignal::new(LearnedStore::default()),
             kept: RwSignal::new(Kept::default()),
+            repaired: RwSignal::new(false),
             run_record: RwSignal::new(None),
             workers: WorkerService::new(),
         }

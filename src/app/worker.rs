@@ -10,7 +10,7 @@ use wasm_bindgen::JsCast;
 
 use crate::engine::benchmark::Benchmark;
 use crate::engine::gpb::view::design_view;
-use crate::engine::loaders::upload::load_file;
+use crate::engine::loaders::upload::{load_file_with, review_roles, LoadFailure};
 use crate::engine::runner::{run_job, JobProgress};
 use crate::engine::spec::ResolvedSpec;
 use crate::engine::transfer::{train_target_prior, LearnedKind, PriorCache};
@@ -94,9 +94,13 @@ impl HpoWorker {
                     l.priors.insert(target, warp, learned);
                 }
             }
-            ToWorker::Parse { request, file, bytes, roles } => {
+            ToWorker::Parse { request, file, bytes, options, review } => {
                 let t0 = now_seconds();
-                let result = load_file(&file, &bytes, roles.as_ref());
+                let result = if review {
+                    review_roles(&file, &bytes).map_err(LoadFailure::Error).and_then(Err)
+                } else {
+                    load_file_with(&file, &bytes, &options)
+                };
                 respond(FromWorker::Parsed { request, result, parse_ms: (now_seconds() - t0) * 1000.0 });
             }
             ToWorker::TrainPrior { request, benchmark, spec, target, warp } => {

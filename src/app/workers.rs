@@ -31,6 +31,9 @@ pub struct Loader {
     pub waiting: BTreeMap<u32, oneshot::Sender<ParseReply>>,
     /// The last file that needed column roles: (reference, name, bytes).
     pub awaiting_roles: Option<(DataRef, String, Vec<u8>)>,
+    /// The last user file loaded (an upload or a download): (reference, name, bytes), so that
+    /// it can be read again with other options (missing values, scales, column roles).
+    pub last_file: Option<(DataRef, String, Vec<u8>)>,
 }
 
 /// Every worker of the page (a `Copy` handle).

@@ -21,6 +21,7 @@ pub mod bundled;
 pub mod error;
 pub mod export;
 pub mod fidelity;
+pub mod fixtures;
 pub mod gp;
 pub mod gpb;
 pub mod kept;

@@ -7,15 +7,16 @@
 
 use super::benchmark::{Direction, Metric};
 use super::gpb::view::DesignViewSpec;
+use super::loaders::clean::MissingPolicy;
 use super::loaders::table::ColumnRoles;
 use super::spec::{
     DataRef, ExperimentSpec, ObjectiveChoice, RegretScale, TransferMode, MAX_ITERATIONS, MAX_RACE_BUDGET, MAX_SEEDS, SPEC_VERSION,
 };
 
-/// Characters kept as they are; everything else is percent-encoded (UTF-8 bytes). `/` is
-/// legal in a query and keeps a `data=url:` link readable.
+/// Characters kept as they are; everything else is percent-encoded (UTF-8 bytes). `/` and `*`
+/// are legal in a query and keep a `data=url:` link and a `steps=loss_*` pattern readable.
 fn keep(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"-_.~:@/".contains(&b)
+    b.is_ascii_alphanumeric() || b"-_.~:@/*".contains(&b)
 }
 
 /// Percent-encodes a value (commas too: they separate list items).
@@ -98,10 +99,24 @@ pub fn to_query(spec: &ExperimentSpec) -> String {
         }
         let metrics: Vec<String> =
             roles.metrics.iter().map(|m| format!("{}:{}", encode_component(&m.name), m.direction.as_str())).collect();
-        parts.push(format!("metrics={}", metrics.join(",")));
+        if !metrics.is_empty() {
+            parts.push(format!("metrics={}", metrics.join(",")));
+        }
         if let Some(t) = &roles.task {
             parts.push(format!("taskcol={}", encode_component(t)));
         }
+        if !roles.steps.is_empty() {
+            parts.push(format!("steps={}", list(&roles.steps)));
+        }
+    }
+    if spec.missing != MissingPolicy::default() {
+        parts.push(format!("missing={}", spec.missing.as_str()));
+    }
+    if !spec.log_scale.is_empty() {
+        parts.push(format!("log={}", list(&spec.log_scale)));
+    }
+    if !spec.linear_scale.is_empty() {
+        parts.push(format!("lin={}", list(&spec.linear_scale)));
     }
     parts.join("&")
 }
@@ -211,14 +226,28 @@ pub fn from_query(query: &str) -> ParsedLink {
                 _ => invalid("expected two or more NAME:min, NAME:max or NAME:auto, comma-separated"),
             },
             "taskcol" => roles.get_or_insert_with(ColumnRoles::default).task = Some(value.clone()).filter(|v| !v.is_empty()),
+            "steps" => match split_list(raw) {
+                Some(v) if !v.is_empty() => roles.get_or_insert_with(ColumnRoles::default).steps = v,
+                _ => invalid("expected the step columns, or a prefix ending in *, comma-separated"),
+            },
+            "missing" => match MissingPolicy::parse(&value) {
+                Some(m) => spec.missing = m,
+                None => invalid("expected worst, drop or ffill"),
+            },
+            "log" | "lin" => match split_list(raw) {
+                Some(v) if key == "log" => spec.log_scale = v,
+                Some(v) => spec.linear_scale = v,
+                None => invalid("expected a comma-separated list of hyperparameters"),
+            },
             _ => warnings.push(format!("unknown link field '{key}' ignored")),
         }
     }
     if let Some(mut r) = roles {
-        if r.hyperparameters.is_empty() || r.metrics.is_empty() {
-            warnings.push("link fields 'hp' and 'metrics' must both name columns; column roles ignored".into());
+        // A curve file's roles name its steps instead of metrics (the objective is the last step).
+        if r.hyperparameters.is_empty() || (r.metrics.is_empty() && r.steps.is_empty()) {
+            warnings.push("link fields 'hp' and 'metrics' (or 'steps') must both name columns; column roles ignored".into());
         } else {
-            r.objective = r.metrics[0].name.clone();
+            r.objective = r.metrics.first().map(|m| m.name.clone()).unwrap_or_default();
             spec.columns = Some(r);
         }
     }
@@ -336,11 +365,16 @@ mod tests {
                 ],
                 objective: "acc:val".into(),
                 task: Some("dataset".into()),
+                steps: vec!["loss_*".into(), "final".into()],
             }),
+            missing: MissingPolicy::ForwardFill,
+            log_scale: vec!["lr".into()],
+            linear_scale: vec!["opt,imizer".into()],
             ..ExperimentSpec::default()
         };
         let q = to_query(&spec);
-        assert!(q.contains("&hp=lr,opt%2Cimizer&cat=opt%2Cimizer&metrics=acc:val:max,time:min&taskcol=dataset"), "{q}");
+        assert!(q.contains("&hp=lr,opt%2Cimizer&cat=opt%2Cimizer&metrics=acc:val:max,time:min&taskcol=dataset&steps=loss_*,final"), "{q}");
+        assert!(q.contains("&missing=ffill&log=lr&lin=opt%2Cimizer"), "{q}");
         let parsed = from_query(&q);
         assert_eq!(parsed.warnings, Vec::<String>::new());
         assert_eq!(parsed.spec, spec);

@@ -171,6 +171,10 @@ impl ExperimentSpec {
             self.tasks.clear();
             self.objective = None;
             self.direction = None;
+            // How a file is read belongs to that file.
+            self.missing = Default::default();
+            self.log_scale.clear();
+            self.linear_scale.clear();
             // Learning curves are what races are for; a copula table cannot race.
             match (steps, self.race_budget) {
                 (Some(n), None) => {

@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use super::benchmark::{Benchmark, Direction};
 use super::error::{EngineError, Result};
-use super::loaders::table::ColumnRoles;
+use super::loaders::clean::MissingPolicy;
+use super::loaders::table::{ColumnRoles, LoadOptions};
 use super::methods::MethodObjectives;
 use super::registry::{self, MethodEntry, RunKind};
 
@@ -229,6 +230,15 @@ pub struct ExperimentSpec {
     /// How a race's regret is scaled; `None` chooses per run ([`RegretScale::auto`]).
     #[serde(default)]
     pub regret: Option<RegretScale>,
+    /// What happens to missing or non-finite metric values and curve points.
+    #[serde(default)]
+    pub missing: MissingPolicy,
+    /// Hyperparameters put on a log scale whatever their values.
+    #[serde(default)]
+    pub log_scale: Vec<String>,
+    /// Hyperparameters kept linear whatever their values.
+    #[serde(default)]
+    pub linear_scale: Vec<String>,
 }
 
 impl Default for ExperimentSpec {
@@ -249,6 +259,31 @@ impl Default for ExperimentSpec {
             race_budget: None,
             design_view: None,
             regret: None,
+            missing: MissingPolicy::default(),
+            log_scale: Vec::new(),
+            linear_scale: Vec::new(),
+        }
+    }
+}
+
+impl ExperimentSpec {
+    /// How the data is read for this spec: its column roles, missing-value policy and scales.
+    /// Uploads and unpinned downloads get automatic log scales; the bundled and published
+    /// tables keep their documented scales.
+    pub fn load_options(&self) -> LoadOptions {
+        let detect_scales = match &self.data {
+            DataRef::Upload { .. } => true,
+            DataRef::Url { sha256, .. } => super::public_data::pinned(sha256).is_none(),
+            DataRef::Bundled(_) | DataRef::Shared(_) => false,
+        };
+        LoadOptions {
+            roles: self.columns.clone(),
+            missing: self.missing,
+            log: self.log_scale.clone(),
+            linear: self.linear_scale.clone(),
+            detect_scales,
+            direction: self.direction,
+            objective: self.objective.clone(),
         }
     }
 }

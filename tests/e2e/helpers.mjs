@@ -65,10 +65,24 @@ export async function onlyTask(page, name) {
 
 export const messages = (page, level) => page.locator(`#messages .msg.${level} .text`).allTextContents();
 
-/// The traces.csv `hpo run` writes for the link `query` (run asynchronously: the CLI may
-/// download from the test's own server, which must go on answering meanwhile).
-export async function cliTraces(query, extraArgs = []) {
+/// Runs `hpo run` on the link `query` (asynchronously: the CLI may download from the test's
+/// own server, which must go on answering meanwhile); the output directory and stderr.
+export async function cliRun(query, extraArgs = []) {
   const out = join(ROOT, 'target', `e2e-cli-${process.pid}-${Math.random().toString(36).slice(2)}`);
-  await promisify(execFile)(CLI, ['run', '--link', query, '--out', out, '--shared-dir', SHARED, ...extraArgs]);
+  const { stderr } = await promisify(execFile)(CLI, ['run', '--link', query, '--out', out, '--shared-dir', SHARED, ...extraArgs]);
+  return { out, stderr };
+}
+
+/// The traces.csv `hpo run` writes for the link `query`.
+export async function cliTraces(query, extraArgs = []) {
+  const { out } = await cliRun(query, extraArgs);
   return readFile(join(out, 'traces.csv'), 'utf8');
+}
+
+/// A race's traces without the optimizer's own seconds (wall time; everything else is exact).
+export const withoutTimes = (csv) => csv.trim().split('\n').map((l) => l.split(',').slice(0, -1).join(','));
+
+/// Runs the CLI with `args` (e.g. ['generate', 'messy-curves', '--out', f]); its stdout.
+export async function cli(args) {
+  return (await promisify(execFile)(CLI, args)).stdout;
 }

@@ -103,7 +103,7 @@ fn multi_objective(shared_dir: &Path) -> Result<(), Box<dyn std::error::Error>> 
 /// DyHPO's surrogate step (fit + EI_MF over every open configuration) at growing numbers of
 /// observations, on LCBench's first task when present, else on the bundled crossing curves.
 fn dyhpo_steps(lcbench_dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
-    let (bench, what) = match crate::race::load("lcbench", lcbench_dir) {
+    let (bench, what) = match crate::race::load("lcbench", lcbench_dir, None) {
         Ok(b) => (b, "LCBench task 0, 2,000 configurations × 51 epochs"),
         Err(_) => (hpo_playground::engine::bundled::crossing_curves_family(), "crossing curves, 256 configurations × 40 epochs"),
     };

@@ -15,7 +15,7 @@ use hpo_playground::engine::gpb::design::Criterion;
 use hpo_playground::engine::gpb::model::BudgetKernel;
 use hpo_playground::engine::gpb::synthetic::Setting;
 use hpo_playground::engine::loaders::curves::{load_lcbench_members, LCBENCH_ARCHIVE, LCBENCH_FILES};
-use hpo_playground::engine::loaders::upload::{load_file, LoadFailure};
+use hpo_playground::engine::loaders::upload::{load_file_with, LoadFailure};
 use hpo_playground::engine::metrics::{
     adtm_curves, average_ranks, band, hv_error_curves, improvement_over_rs, mean_dtm_curve, prior_effects,
 };
@@ -155,7 +155,8 @@ enum Command {
     },
     /// Write a bundled benchmark as CSV (what assets/ ships).
     Generate {
-        /// Benchmark name: quadratic, tradeoff or curves.
+        /// Benchmark name: quadratic, tradeoff or curves (bundled), or messy-curves (a test file
+        /// with diverged curves, a step_0 column and hyperparameters spanning decades).
         name: String,
         /// Output file.
         #[arg(long)]
@@ -292,7 +293,7 @@ fn load_data(spec: &ExperimentSpec, data: Option<&Path>, sources: &Sources) -> C
     let shared_dir = sources.shared_dir;
     let load = |path: &Path, bytes: &[u8]| -> CliResult<Benchmark> {
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let loaded = load_file(&name, bytes, spec.columns.as_ref()).map_err(|e| match e {
+        let loaded = load_file_with(&name, bytes, &spec.load_options()).map_err(|e| match e {
             LoadFailure::Error(m) => m,
             LoadFailure::NeedsRoles { message, guess, .. } => {
                 let mut example = spec.clone();
@@ -494,14 +495,20 @@ fn print_hv_errors(resolved: &ResolvedSpec, traces: &[Trace]) {
 
 fn info(path: &Path, link: Option<&str>) -> CliResult<()> {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let roles = link.map(spec_of_link).transpose()?.and_then(|s| s.columns);
-    let loaded = load_file(&name, &read_file(path)?, roles.as_ref()).map_err(|e| match e {
+    let bytes = read_file(path)?;
+    // Read as the page reads this file as an upload, with the link's options if given.
+    let mut spec = link.map(spec_of_link).transpose()?.unwrap_or_default();
+    spec.data = upload_ref(path, &bytes);
+    let loaded = load_file_with(&name, &bytes, &spec.load_options()).map_err(|e| match e {
         LoadFailure::Error(m) => m,
         LoadFailure::NeedsRoles { message, guess, .. } => {
             let example = ExperimentSpec { columns: Some(guess), ..ExperimentSpec::default() };
             format!("{message}; give them with --link, e.g. --link '?{}'", to_query(&example))
         }
     })?;
+    for w in &loaded.warnings {
+        eprintln!("note: {w}");
+    }
     let b = &loaded.benchmark;
     println!(
         "{}: {}, {}, {}",
@@ -575,9 +582,10 @@ fn list_methods() {
 }
 
 fn generate(name: &str, out: &Path) -> CliResult<()> {
-    match bundled_csv(name) {
-        Some(csv) => std::fs::write(out, csv)?,
-        None => return Err(format!("unknown bundled benchmark '{name}'; available: {}", BUNDLED.join(", ")).into()),
+    match (name, bundled_csv(name)) {
+        (_, Some(csv)) => std::fs::write(out, csv)?,
+        ("messy-curves", None) => std::fs::write(out, hpo_playground::engine::fixtures::messy_curves_csv().0)?,
+        _ => return Err(format!("unknown bundled benchmark '{name}'; available: {}, messy-curves", BUNDLED.join(", ")).into()),
     }
     println!("wrote {}", out.display());
     Ok(())

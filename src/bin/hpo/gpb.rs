@@ -112,7 +112,7 @@ pub fn tables(reps: u64, setting: Setting) -> CliResult<()> {
 /// The LCBench analogue of Tables 3–4.
 pub fn lcbench(lcbench_dir: &Path, tasks: Option<&str>, seeds: u64, json: Option<&Path>) -> CliResult<()> {
     let started = Instant::now();
-    let bench = crate::race::load("lcbench", lcbench_dir)?;
+    let bench = crate::race::load("lcbench", lcbench_dir, None)?;
     if bench.tasks.is_empty() {
         return Err(format!("no LCBench tables in {}", lcbench_dir.display()).into());
     }

@@ -15,7 +15,8 @@ use hpo_playground::engine::fidelity::report::task_curves;
 use hpo_playground::engine::fidelity::runner::run_mf_job;
 use hpo_playground::engine::fidelity::summary::{summarize, RaceSummary};
 use hpo_playground::engine::fidelity::RaceTrace;
-use hpo_playground::engine::loaders::curves::{load_curve_table, load_lcbench_members, LCBENCH_FILES};
+use hpo_playground::engine::loaders::curves::{load_curve_file, load_lcbench_members, LCBENCH_FILES};
+use hpo_playground::engine::loaders::table::LoadOptions;
 use hpo_playground::engine::registry::{lookup, of_kind, MethodEntry, RunKind};
 use hpo_playground::engine::spec::RegretScale;
 use hpo_playground::engine::EngineError;
@@ -37,9 +38,10 @@ pub struct RaceArgs<'a> {
     pub regret: Option<RegretScale>,
 }
 
-/// Loads `curves` (bundled), `lcbench` (the shared tables) or a learning-curve CSV; returns
-/// the benchmark and how many leading steps to drop.
-pub fn load(data: &str, lcbench_dir: &Path) -> CliResult<Benchmark> {
+/// Loads `curves` (bundled), `lcbench` (the shared tables) or a learning-curve CSV (read as
+/// the page reads an upload: missing points as the task's worst in `direction`, log scales
+/// detected, each said on stderr).
+pub fn load(data: &str, lcbench_dir: &Path, direction: Option<Direction>) -> CliResult<Benchmark> {
     match data {
         "curves" => Ok(crossing_curves_family()),
         "lcbench" => {
@@ -53,7 +55,12 @@ pub fn load(data: &str, lcbench_dir: &Path) -> CliResult<Benchmark> {
         path => {
             let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
             let name = Path::new(path).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            Ok(load_curve_table(&name, &bytes, "metric", Direction::Minimize)?.benchmark)
+            let options = LoadOptions { detect_scales: true, direction, ..LoadOptions::default() };
+            let loaded = load_curve_file(&name, &bytes, "metric", direction.unwrap_or(Direction::Minimize), &options)?;
+            for w in &loaded.warnings {
+                eprintln!("warning: {w}");
+            }
+            Ok(loaded.benchmark)
         }
     }
 }
@@ -74,7 +81,7 @@ pub fn select_tasks(bench: &Benchmark, tasks: Option<&str>) -> CliResult<Vec<usi
 }
 
 pub fn run(args: RaceArgs) -> CliResult<()> {
-    let mut bench = load(args.data, args.lcbench_dir)?;
+    let mut bench = load(args.data, args.lcbench_dir, args.direction)?;
     if let Some(d) = args.direction {
         let objective = bench.objective;
         bench.metrics[objective].direction = d;

@@ -2,7 +2,7 @@
 //! columns `hp_*` (hyperparameters; `_log` ones are already log-scaled), `metric_*`,
 //! `dataset_*` (task descriptors, unused by the methods), `task` and `blackbox`.
 
-use super::table::{build_benchmark, guess_direction, read_table, ColumnRoles, CsvTable};
+use super::table::{build_benchmark, guess_direction, read_table, ColumnRoles, CsvTable, LoadOptions};
 use super::unpack_text;
 use crate::engine::benchmark::{Benchmark, Metric};
 use crate::engine::error::{EngineError, Result};
@@ -24,10 +24,11 @@ const KNOWN_OBJECTIVES: &[(&str, &str)] =
 /// NAS-Bench-201 has 6 edges with 5 operations each, encoded one-hot).
 const CATEGORICAL_BLACKBOXES: &[&str] = &["NAS"];
 
-/// Loads a copula-format file from `.csv`, `.csv.gz` or `.zip` bytes.
+/// Loads a copula-format file from `.csv`, `.csv.gz` or `.zip` bytes, with the default
+/// options (missing values count as the task's worst; scales as the file has them).
 pub fn load_copula_format(file: &str, bytes: &[u8]) -> Result<Loaded> {
     let text = unpack_text(file, bytes)?;
-    copula_from_table(file, &read_table(file, &text)?)
+    copula_from_table(file, &read_table(file, &text)?, &LoadOptions::default())
 }
 
 /// True when a table is meant to be in the copula format: it has `hp_*` or `metric_*`
@@ -37,7 +38,7 @@ pub fn is_copula_table(table: &CsvTable) -> bool {
 }
 
 /// Builds a benchmark from a parsed copula-format table.
-pub fn copula_from_table(file: &str, table: &CsvTable) -> Result<Loaded> {
+pub fn copula_from_table(file: &str, table: &CsvTable, options: &LoadOptions) -> Result<Loaded> {
     let hps: Vec<String> = table.headers.iter().filter(|h| h.starts_with("hp_")).cloned().collect();
     let metric_names: Vec<String> = table.headers.iter().filter(|h| h.starts_with("metric_")).cloned().collect();
     if hps.is_empty() {
@@ -92,8 +93,9 @@ pub fn copula_from_table(file: &str, table: &CsvTable) -> Result<Loaded> {
         metrics: metric_names.iter().map(|n| Metric { name: n.clone(), direction: guess_direction(n) }).collect(),
         objective,
         task,
+        steps: Vec::new(),
     };
-    let (benchmark, more) = build_benchmark(file, &name, table, &roles)?;
+    let (benchmark, more) = build_benchmark(file, &name, table, &roles, options)?;
     warnings.extend(more);
     Ok(Loaded { benchmark, warnings })
 }

@@ -5,15 +5,21 @@
 //!   per hyperparameter) and curve tables `task_id, config_id, e1..eN`, one per metric, plus an
 //!   optional cumulative-cost table of the same shape;
 //! * a single CSV with hyperparameter columns, an optional `task` column and step columns
-//!   `e1..eN` (or `step_1..step_N`), for user uploads.
+//!   `e1..eN` (or `step_1..step_N`, `epoch_1..epoch_N`; or any columns the link's `steps=`
+//!   names), for user uploads. A step 0 column (`e0`, `step_0`, `epoch_0`: the untrained
+//!   value) is left out of the curves and of the hyperparameters.
+//!
+//! Diverged or missing points (empty, `nan`, `inf`) are repaired per task by the link's
+//! policy ([`super::clean::MissingPolicy`]).
 //!
 //! The metric of a configuration (what non-multi-fidelity methods optimise) is its curve's
 //! value at the last step.
 
 use std::collections::BTreeMap;
 
+use super::clean::{parse_cell, repair_curves, MissingPolicy, Repaired};
 use super::copula::Loaded;
-use super::table::{build_benchmark, guess_direction, read_table, ColumnRoles, CsvTable};
+use super::table::{build_benchmark, guess_direction, read_table, ColumnRoles, CsvTable, LoadOptions};
 use super::unpack_text;
 use crate::engine::benchmark::{Benchmark, Curves, Direction, Metric};
 use crate::engine::error::{EngineError, Result};
@@ -22,72 +28,194 @@ use crate::engine::space::ParamKind;
 /// LCBench hyperparameters that DyHPO log-scales before min-max scaling.
 const LCBENCH_LOG_PARAMS: &[&str] = &["batch_size", "learning_rate", "weight_decay"];
 
-/// Step columns `(step number, column index)` sorted by step; names `e<k>` or `step_<k>`.
+/// The number of a step column named `e<k>`, `step_<k>` or `epoch_<k>` (0 is the untrained value).
+fn step_number(header: &str) -> Option<usize> {
+    let k = header.strip_prefix("step_").or_else(|| header.strip_prefix("epoch_")).or_else(|| header.strip_prefix('e'))?;
+    (!k.is_empty() && k.bytes().all(|b| b.is_ascii_digit())).then(|| k.parse::<usize>().ok()).flatten()
+}
+
+/// Step columns `(step number, column index)` sorted by step; names `e<k>`, `step_<k>` or
+/// `epoch_<k>` with k ≥ 1.
 pub fn step_columns(table: &CsvTable) -> Vec<(usize, usize)> {
-    let mut steps: Vec<(usize, usize)> = table
-        .headers
-        .iter()
-        .enumerate()
-        .filter_map(|(c, h)| {
-            let k = h.strip_prefix("step_").or_else(|| h.strip_prefix('e'))?;
-            k.parse::<usize>().ok().filter(|&k| k > 0).map(|k| (k, c))
-        })
-        .collect();
+    let mut steps: Vec<(usize, usize)> =
+        table.headers.iter().enumerate().filter_map(|(c, h)| step_number(h).filter(|&k| k > 0).map(|k| (k, c))).collect();
     steps.sort();
     steps
 }
 
-fn parse_curve(file: &str, line: usize, table: &CsvTable, record: &csv::StringRecord, steps: &[(usize, usize)]) -> Result<Vec<f64>> {
+/// Columns holding the untrained value (`e0`, `step_0`, `epoch_0`).
+fn step_zero_columns(table: &CsvTable) -> Vec<usize> {
+    table.headers.iter().enumerate().filter(|(_, h)| step_number(h) == Some(0)).map(|(c, _)| c).collect()
+}
+
+/// Whether a header matches a `steps=` pattern: the name itself, or a prefix ending in `*`.
+pub fn matches_step_pattern(header: &str, pattern: &str) -> bool {
+    match pattern.strip_suffix('*') {
+        Some(prefix) => header.starts_with(prefix) && header.len() > prefix.len(),
+        None => header == pattern,
+    }
+}
+
+/// A curve's cells, `None` where missing or not finite; text that is no number is an error.
+fn parse_curve(
+    file: &str,
+    line: usize,
+    table: &CsvTable,
+    record: &csv::StringRecord,
+    steps: &[(usize, usize)],
+) -> Result<Vec<Option<f64>>> {
     steps
         .iter()
         .map(|&(_, c)| {
-            record[c].parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| EngineError::Parse {
+            parse_cell(&record[c]).map_err(|()| EngineError::Parse {
                 file: file.into(),
                 row: Some(line),
                 column: Some(table.headers[c].clone()),
-                message: format!("expected a finite number on the learning curve, found '{}'", &record[c]),
+                message: format!("expected a number on the learning curve, found '{}'", &record[c]),
             })
         })
         .collect()
 }
 
-/// Loads a single-file learning-curve CSV (see the module docs).
-pub fn load_curve_table(file: &str, bytes: &[u8], metric_name: &str, direction: Direction) -> Result<Loaded> {
-    let text = unpack_text(file, bytes)?;
-    let mut table = read_table(file, &text)?;
-    let steps = step_columns(&table);
-    if steps.is_empty() {
-        return Err(EngineError::parse(file, "no learning-curve columns: expected columns e1..eN or step_1..step_N"));
-    }
-    let step_cols: Vec<usize> = steps.iter().map(|s| s.1).collect();
-    let task = table.column("task").map(|_| "task".to_string());
-    let hps: Vec<String> = table
-        .headers
-        .iter()
-        .enumerate()
-        .filter(|(c, h)| !step_cols.contains(c) && Some(h.as_str()) != task.as_deref() && h.as_str() != "config_id")
-        .map(|(_, h)| h.clone())
-        .collect();
-    let mut curves = Vec::with_capacity(table.rows.len());
+/// Parses every curve and repairs each task's by `policy` (`task_col` groups the rows; `sign`
+/// is +1 when smaller is better): the repaired curve per row, `None` for a dropped row.
+fn read_curves(
+    file: &str,
+    table: &CsvTable,
+    steps: &[(usize, usize)],
+    task_col: Option<usize>,
+    sign: f64,
+    policy: MissingPolicy,
+) -> Result<(Vec<Option<Vec<f64>>>, Repaired)> {
+    let mut by_task: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    let mut parsed = Vec::with_capacity(table.rows.len());
     for (r, record) in table.rows.iter().enumerate() {
-        curves.push(parse_curve(file, r + 2, &table, record, &steps)?);
+        parsed.push(parse_curve(file, r + 2, table, record, steps)?);
+        by_task.entry(task_col.map_or("", |c| &record[c])).or_default().push(r);
     }
-    // The final value becomes an ordinary metric column so every method can use the table.
-    let last = steps.last().unwrap().1;
+    let mut out: Vec<Option<Vec<f64>>> = vec![None; table.rows.len()];
+    let mut repaired = Repaired::default();
+    for rows in by_task.values() {
+        let curves: Vec<Vec<Option<f64>>> = rows.iter().map(|&r| std::mem::take(&mut parsed[r])).collect();
+        let (fixed, counts) = repair_curves(curves, sign, policy);
+        repaired.add(counts);
+        for (&r, curve) in rows.iter().zip(fixed) {
+            out[r] = curve;
+        }
+    }
+    Ok((out, repaired))
+}
+
+/// Loads a single-file learning-curve CSV (see the module docs) with the default options.
+pub fn load_curve_table(file: &str, bytes: &[u8], metric_name: &str, direction: Direction) -> Result<Loaded> {
+    load_curve_file(file, bytes, metric_name, direction, &LoadOptions::default())
+}
+
+/// Loads a single-file learning-curve CSV: its columns by `options.roles` (steps named by
+/// `steps=`) or by their names, missing points and scales by `options`.
+pub fn load_curve_file(file: &str, bytes: &[u8], metric_name: &str, direction: Direction, options: &LoadOptions) -> Result<Loaded> {
+    let text = unpack_text(file, bytes)?;
+    curves_from_table(file, read_table(file, &text)?, metric_name, direction, options)
+}
+
+/// A learning-curve benchmark from a parsed table (see [`load_curve_file`]).
+pub fn curves_from_table(
+    file: &str,
+    mut table: CsvTable,
+    metric_name: &str,
+    direction: Direction,
+    options: &LoadOptions,
+) -> Result<Loaded> {
+    let mut warnings = Vec::new();
+    let explicit = options.roles.as_ref().filter(|r| !r.steps.is_empty());
+    let (steps, hps, task, categorical) = match explicit {
+        Some(roles) => {
+            // A prefix pattern never takes a step 0 column (the untrained value).
+            let steps: Vec<(usize, usize)> = table
+                .headers
+                .iter()
+                .enumerate()
+                .filter(|(_, h)| {
+                    roles.steps.iter().any(|p| {
+                        let zero = p.strip_suffix('*').is_some_and(|prefix| h.strip_prefix(prefix) == Some("0"));
+                        h.as_str() == p || (matches_step_pattern(h, p) && !zero)
+                    })
+                })
+                .enumerate()
+                .map(|(k, (c, _))| (k + 1, c))
+                .collect();
+            if steps.is_empty() {
+                return Err(EngineError::parse(
+                    file,
+                    format!(
+                        "no column matches the link's steps ({}); the header has: {}",
+                        roles.steps.join(", "),
+                        table.headers.join(", ")
+                    ),
+                ));
+            }
+            (steps, roles.hyperparameters.clone(), roles.task.clone(), roles.categorical.clone())
+        }
+        None => {
+            let steps = step_columns(&table);
+            if steps.is_empty() {
+                return Err(EngineError::parse(
+                    file,
+                    "no learning-curve columns: expected columns e1..eN, step_1..step_N or epoch_1..epoch_N",
+                ));
+            }
+            let zero = step_zero_columns(&table);
+            for &c in &zero {
+                warnings.push(format!(
+                    "{file}: '{}' is the untrained value (step 0): left out of the curves and of the hyperparameters",
+                    table.headers[c]
+                ));
+            }
+            let step_cols: Vec<usize> = steps.iter().map(|s| s.1).collect();
+            let task = table.column("task").map(|_| "task".to_string());
+            let hps: Vec<String> = table
+                .headers
+                .iter()
+                .enumerate()
+                .filter(|(c, h)| {
+                    !step_cols.contains(c) && !zero.contains(c) && Some(h.as_str()) != task.as_deref() && h.as_str() != "config_id"
+                })
+                .map(|(_, h)| h.clone())
+                .collect();
+            (steps, hps, task, Vec::new())
+        }
+    };
+    let task_col = match &task {
+        Some(t) => Some(table.column(t).ok_or_else(|| EngineError::parse(file, format!("no task column '{t}' in the header")))?),
+        None => None,
+    };
+    let (curves, repaired) = read_curves(file, &table, &steps, task_col, direction.sign(), options.missing)?;
+    warnings.extend(repaired.message(file, "curve points", options.missing));
+    // Dropped curves leave the table; the final value becomes an ordinary metric column so
+    // every method can use the table (written with Rust's round-trip formatting).
+    let kept: Vec<(csv::StringRecord, Vec<f64>)> =
+        table.rows.drain(..).zip(curves).filter_map(|(record, curve)| curve.map(|c| (record, c))).collect();
+    if kept.is_empty() {
+        return Err(EngineError::parse(file, "every learning curve was dropped (missing or non-finite points); nothing to optimise"));
+    }
     let final_col = unique_name(&table, metric_name);
     table.headers.push(final_col.clone());
-    for record in &mut table.rows {
-        let v = record[last].to_string();
-        record.push_field(&v);
+    let mut curves = Vec::with_capacity(kept.len());
+    for (mut record, curve) in kept {
+        record.push_field(&format!("{}", curve.last().copied().unwrap_or(f64::NAN)));
+        table.rows.push(record);
+        curves.push(curve);
     }
     let roles = ColumnRoles {
         hyperparameters: hps,
-        categorical: Vec::new(),
+        categorical,
         metrics: vec![Metric { name: final_col.clone(), direction }],
         objective: final_col,
         task,
+        steps: Vec::new(),
     };
-    let (mut benchmark, warnings) = build_benchmark(file, &super::copula::file_stem(file), &table, &roles)?;
+    let (mut benchmark, more) = build_benchmark(file, &super::copula::file_stem(file), &table, &roles, options)?;
+    warnings.extend(more);
     attach_curves_in_row_order(&mut benchmark, &table, roles.task.as_deref(), curves, None);
     Ok(Loaded { benchmark, warnings })
 }
@@ -165,7 +293,20 @@ pub fn load_lcbench(
         if steps.is_empty() || t.column("task_id").is_none() || t.column("config_id").is_none() {
             return Err(EngineError::parse(nb.name, "expected columns task_id, config_id, e1..eN"));
         }
-        let curves = t.rows.iter().enumerate().map(|(r, rec)| parse_curve(nb.name, r + 2, &t, rec, &steps)).collect::<Result<Vec<_>>>()?;
+        // The published tables are complete: a missing point here means a damaged file.
+        let curves = t
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(r, rec)| {
+                parse_curve(nb.name, r + 2, &t, rec, &steps)?.into_iter().collect::<Option<Vec<f64>>>().ok_or_else(|| EngineError::Parse {
+                    file: nb.name.into(),
+                    row: Some(r + 2),
+                    column: None,
+                    message: "a point of this learning curve is missing or not finite (LCBench's tables are complete)".into(),
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
         Ok((t, curves))
     };
     let (mtable, mcurves) = read_curves(&metric)?;
@@ -213,8 +354,9 @@ pub fn load_lcbench(
         metrics: vec![Metric { name: metric_name.into(), direction: guess_direction(metric_name) }],
         objective: metric_name.into(),
         task: Some("task".into()),
+        steps: Vec::new(),
     };
-    let (mut benchmark, warnings) = build_benchmark(metric.name, "LCBench", &table, &roles)?;
+    let (mut benchmark, warnings) = build_benchmark(metric.name, "LCBench", &table, &roles, &LoadOptions::default())?;
     for p in &mut benchmark.space.params {
         if LCBENCH_LOG_PARAMS.contains(&p.name.as_str()) {
             if let ParamKind::Integer { lower, upper } = p.kind {
@@ -351,6 +493,42 @@ mod tests {
     fn bad_curve_value_is_located() {
         let text = "lr,e1,e2\n0.1,0.5,oops\n";
         let e = load_curve_table("c.csv", text.as_bytes(), "m", Direction::Minimize).unwrap_err().to_string();
-        assert_eq!(e, "c.csv, line 2, column 'e2': expected a finite number on the learning curve, found 'oops'");
+        assert_eq!(e, "c.csv, line 2, column 'e2': expected a number on the learning curve, found 'oops'");
+    }
+
+    #[test]
+    fn diverged_points_step_zero_and_explicit_steps() {
+        // A nan, an inf and an empty cell: each curve becomes the task's worst from there on.
+        let text = "lr,task,step_0,step_1,step_2,step_3
+0.1,a,9,0.5,nan,0.1
+0.2,a,9,0.8,0.7,0.6
+0.3,b,9,,0.2,0.1
+0.4,b,9,0.4,0.3,inf
+";
+        let l = load_curve_table("c.csv", text.as_bytes(), "m", Direction::Minimize).unwrap();
+        assert_eq!(l.benchmark.space.params.len(), 1, "step_0 is not a hyperparameter");
+        let a = l.benchmark.tasks[0].curves.as_ref().unwrap();
+        assert_eq!(a.values, vec![vec![0.5, 0.8, 0.8], vec![0.8, 0.7, 0.6]]);
+        let b = l.benchmark.tasks[1].curves.as_ref().unwrap();
+        assert_eq!(b.values, vec![vec![0.4, 0.4, 0.4], vec![0.4, 0.3, 0.4]]);
+        assert_eq!(l.benchmark.tasks[0].metrics[0], vec![0.8, 0.6], "the objective is the repaired last step");
+        let notes = l.warnings.join("\n");
+        assert!(notes.contains("c.csv: 3 missing or non-finite curve points in 3 rows, counted as the task's worst value"), "{notes}");
+        assert!(notes.contains("'step_0' is the untrained value"), "{notes}");
+        // The link may name the steps itself (a prefix ending in *; step 0 is never taken).
+        let text = "lr,ds,loss_0,loss_1,loss_2
+0.1,a,9,0.5,0.4
+0.2,a,9,0.8,0.7
+";
+        let roles = ColumnRoles {
+            hyperparameters: vec!["lr".into()],
+            task: Some("ds".into()),
+            steps: vec!["loss_*".into()],
+            ..ColumnRoles::default()
+        };
+        let options = LoadOptions { roles: Some(roles), ..LoadOptions::default() };
+        let l = load_curve_file("c.csv", text.as_bytes(), "m", Direction::Minimize, &options).unwrap();
+        assert_eq!(l.benchmark.tasks[0].curves.as_ref().unwrap().values, vec![vec![0.5, 0.4], vec![0.8, 0.7]]);
+        assert_eq!(l.benchmark.tasks[0].name, "a");
     }
 }

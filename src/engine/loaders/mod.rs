@@ -3,6 +3,7 @@
 //! Every loader works on bytes so that the CLI (files), the page (uploads, fetches) and the
 //! tests share one code path. Errors name the file, line, column and what was expected.
 
+pub mod clean;
 pub mod copula;
 pub mod curves;
 pub mod table;

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
+use super::clean::{parse_cell, repair_values, spans_decades, MissingPolicy, Repaired};
 use crate::engine::benchmark::{Benchmark, Direction, Metric, Task};
 use crate::engine::error::{EngineError, Result};
 use crate::engine::space::{Hyperparameter, ParamKind, SearchSpace};
@@ -81,6 +82,10 @@ pub struct ColumnRoles {
     pub objective: String,
     /// Column naming the task of each row; `None` means a single task.
     pub task: Option<String>,
+    /// Learning-curve step columns, in order: names, or prefixes ending in `*` (`loss_*`);
+    /// empty when the file has no curves (or names its steps `e1..eN`).
+    #[serde(default)]
+    pub steps: Vec<String>,
 }
 
 /// Guesses a metric's direction from its name: accuracies and scores are maximised.
@@ -94,9 +99,46 @@ pub fn guess_direction(name: &str) -> Direction {
     }
 }
 
-/// Builds a benchmark from a table and its column roles. Rows whose metrics are missing or
-/// not finite are dropped and counted in the returned warnings.
-pub fn build_benchmark(file: &str, name: &str, table: &CsvTable, roles: &ColumnRoles) -> Result<(Benchmark, Vec<String>)> {
+/// How a file is read beyond its bytes: column roles, what to do with missing values, and
+/// which hyperparameters are on a log scale. Built from the link ([`crate::engine::spec::ExperimentSpec::load_options`]),
+/// so the page and the CLI read a file the same way.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LoadOptions {
+    /// Column roles of a generic CSV (or a curve file's columns); `None`: by the format.
+    pub roles: Option<ColumnRoles>,
+    /// Missing or non-finite metric values and curve points.
+    pub missing: MissingPolicy,
+    /// Hyperparameters put on a log scale whatever their values.
+    pub log: Vec<String>,
+    /// Hyperparameters kept linear whatever their values.
+    pub linear: Vec<String>,
+    /// Put positive hyperparameters spanning two or more decades on a log scale (off for the
+    /// bundled and published tables, which keep their documented scales).
+    pub detect_scales: bool,
+    /// The objective's direction when the link overrides it (the worst value of a missing one
+    /// depends on it).
+    pub direction: Option<Direction>,
+    /// The objective the link names, if any.
+    pub objective: Option<String>,
+}
+
+impl LoadOptions {
+    /// Only column roles (or none), everything else by default: no scale detection.
+    pub fn with_roles(roles: Option<&ColumnRoles>) -> Self {
+        LoadOptions { roles: roles.cloned(), ..LoadOptions::default() }
+    }
+}
+
+/// Builds a benchmark from a table and its column roles. Missing or non-finite metric values
+/// are repaired by `options.missing` (the task's worst value, or the row dropped), and the
+/// hyperparameters' scales follow `options`; both are said in the returned warnings.
+pub fn build_benchmark(
+    file: &str,
+    name: &str,
+    table: &CsvTable,
+    roles: &ColumnRoles,
+    options: &LoadOptions,
+) -> Result<(Benchmark, Vec<String>)> {
     let col = |c: &str| -> Result<usize> {
         table.column(c).ok_or_else(|| EngineError::Parse {
             file: file.into(),
@@ -128,59 +170,120 @@ pub fn build_benchmark(file: &str, name: &str, table: &CsvTable, roles: &ColumnR
     for (h, &c) in roles.hyperparameters.iter().zip(&hp_cols) {
         kinds.push(infer_kind(file, h, c, table, roles.categorical.contains(h))?);
     }
-    let space =
+    let mut space =
         SearchSpace { params: roles.hyperparameters.iter().zip(kinds).map(|(n, kind)| Hyperparameter { name: n.clone(), kind }).collect() };
+    let mut warnings = apply_scales(file, &mut space, &hp_cols, table, options);
 
-    let mut tasks: Vec<Task> = Vec::new();
+    // Metric values per row (None: missing or not finite), rows grouped by task.
     let mut task_index: BTreeMap<String, usize> = BTreeMap::new();
-    let mut dropped = 0usize;
+    let mut task_names: Vec<String> = Vec::new();
+    let mut rows_of: Vec<Vec<usize>> = Vec::new();
+    let mut values: Vec<Vec<Option<f64>>> = Vec::with_capacity(table.rows.len());
     for (r, record) in table.rows.iter().enumerate() {
-        let line = r + 2;
-        let mut metric_values = Vec::with_capacity(metric_cols.len());
-        let mut finite = true;
+        let mut row = Vec::with_capacity(metric_cols.len());
         for (m, &c) in roles.metrics.iter().zip(&metric_cols) {
             let text = &record[c];
-            match parse_number(text) {
-                Some(v) if v.is_finite() => metric_values.push(v),
-                Some(_) => finite = false,
-                None if text.is_empty() || text.eq_ignore_ascii_case("na") || text.eq_ignore_ascii_case("null") => finite = false,
-                None => {
-                    return Err(EngineError::Parse {
-                        file: file.into(),
-                        row: Some(line),
-                        column: Some(m.name.clone()),
-                        message: format!("expected a number, found '{text}'"),
-                    })
-                }
-            }
+            row.push(parse_cell(text).map_err(|()| EngineError::Parse {
+                file: file.into(),
+                row: Some(r + 2),
+                column: Some(m.name.clone()),
+                message: format!("expected a number, found '{text}'"),
+            })?);
         }
-        if !finite {
-            dropped += 1;
-            continue;
-        }
-        let mut config = Vec::with_capacity(hp_cols.len());
-        for (p, &c) in space.params.iter().zip(&hp_cols) {
-            config.push(raw_value(file, line, &p.name, &p.kind, &record[c])?);
-        }
+        values.push(row);
         let task_name = task_col.map(|c| record[c].to_string()).unwrap_or_else(|| name.to_string());
         let t = *task_index.entry(task_name.clone()).or_insert_with(|| {
-            tasks.push(Task { name: task_name, configs: Vec::new(), metrics: vec![Vec::new(); metric_cols.len()], curves: None });
-            tasks.len() - 1
+            task_names.push(task_name);
+            rows_of.push(Vec::new());
+            task_names.len() - 1
         });
-        tasks[t].configs.push(config);
-        for (m, v) in metric_values.into_iter().enumerate() {
-            tasks[t].metrics[m].push(v);
+        rows_of[t].push(r);
+    }
+    // Repair each task's metric columns: the worst value is the task's own.
+    let objective_name = options.objective.as_deref().unwrap_or(&roles.objective);
+    let mut repaired = Repaired::default();
+    for rows in &rows_of {
+        for (m, metric) in roles.metrics.iter().enumerate() {
+            let direction = if metric.name == objective_name { options.direction.unwrap_or(metric.direction) } else { metric.direction };
+            let column: Vec<Option<f64>> = rows.iter().map(|&r| values[r][m]).collect();
+            let (fixed, counts) = repair_values(&column, direction.sign(), options.missing);
+            repaired.add(counts);
+            for (&r, v) in rows.iter().zip(fixed) {
+                values[r][m] = v;
+            }
+        }
+    }
+    let mut tasks: Vec<Task> = Vec::new();
+    for (t, rows) in rows_of.iter().enumerate() {
+        let mut task =
+            Task { name: task_names[t].clone(), configs: Vec::new(), metrics: vec![Vec::new(); metric_cols.len()], curves: None };
+        for &r in rows {
+            let Some(row) = values[r].iter().copied().collect::<Option<Vec<f64>>>() else { continue };
+            let mut config = Vec::with_capacity(hp_cols.len());
+            for (p, &c) in space.params.iter().zip(&hp_cols) {
+                config.push(raw_value(file, r + 2, &p.name, &p.kind, &table.rows[r][c])?);
+            }
+            task.configs.push(config);
+            for (m, v) in row.into_iter().enumerate() {
+                task.metrics[m].push(v);
+            }
+        }
+        if !task.configs.is_empty() {
+            tasks.push(task);
         }
     }
     if tasks.is_empty() {
         return Err(EngineError::parse(file, "every row has a missing or non-finite metric value; nothing to optimise"));
     }
-    let mut warnings = Vec::new();
-    if dropped > 0 {
-        warnings.push(format!("{file}: dropped {dropped} row(s) with a missing, NaN or infinite metric value"));
-    }
+    warnings.extend(repaired.message(file, "metric values", options.missing));
     let benchmark = Benchmark { name: name.to_string(), space, metrics: roles.metrics.clone(), objective, tasks };
     Ok((benchmark, warnings))
+}
+
+/// Puts hyperparameters on a log scale as `options` say (explicitly, or detected when they
+/// span two or more decades); returns what it did and refused, in words.
+fn apply_scales(file: &str, space: &mut SearchSpace, hp_cols: &[usize], table: &CsvTable, options: &LoadOptions) -> Vec<String> {
+    let mut notes = Vec::new();
+    for named in options.log.iter().chain(&options.linear) {
+        let numeric = space.params.iter().any(|p| &p.name == named && !matches!(p.kind, ParamKind::Categorical { .. }));
+        if !numeric {
+            notes.push(format!("{file}: the link puts '{named}' on a log or linear scale, but it is no numeric hyperparameter; ignored"));
+        }
+    }
+    for (p, &c) in space.params.iter_mut().zip(hp_cols) {
+        let (lower, upper) = match p.kind {
+            ParamKind::Continuous { lower, upper, .. } => (lower, upper),
+            ParamKind::Integer { lower, upper } => (lower as f64, upper as f64),
+            ParamKind::Categorical { .. } => continue,
+        };
+        if options.linear.contains(&p.name) {
+            continue;
+        }
+        let forced = options.log.contains(&p.name);
+        let detected = !forced && options.detect_scales && {
+            let values: Vec<f64> = table.rows.iter().filter_map(|r| parse_number(&r[c])).collect();
+            spans_decades(&values)
+        };
+        if !(forced || detected) {
+            continue;
+        }
+        if lower <= 0.0 {
+            notes.push(format!("{file}: '{}' cannot be on a log scale (it has values ≤ 0); kept linear", p.name));
+            continue;
+        }
+        p.kind = ParamKind::Continuous { lower, upper, log: true };
+        if detected {
+            notes.push(format!(
+                "{file}: '{}' spans {} to {} ({:.1} decades): modelled on a log scale (lin={} in the link keeps it linear)",
+                p.name,
+                crate::engine::axis::significant(lower, 3),
+                crate::engine::axis::significant(upper, 3),
+                (upper / lower).log10(),
+                crate::engine::permalink::encode_component(&p.name)
+            ));
+        }
+    }
+    notes
 }
 
 fn parse_number(text: &str) -> Option<f64> {
@@ -281,6 +384,7 @@ mod tests {
             metrics: vec![Metric { name: "loss".into(), direction: Direction::Minimize }],
             objective: "loss".into(),
             task: Some("ds".into()),
+            steps: Vec::new(),
         }
     }
 
@@ -288,7 +392,8 @@ mod tests {
     fn builds_tasks_kinds_and_drops_nan_rows() {
         let text = "x,op,loss,ds\n0.5,conv,1.0,a\n1.5,pool,2.0,a\n2.5,conv,NaN,b\n3.5,pool,0.5,b\n";
         let t = read_table("f.csv", text).unwrap();
-        let (b, warnings) = build_benchmark("f.csv", "F", &t, &roles()).unwrap();
+        let (b, warnings) =
+            build_benchmark("f.csv", "F", &t, &roles(), &LoadOptions { missing: MissingPolicy::Drop, ..LoadOptions::default() }).unwrap();
         assert_eq!(b.tasks.len(), 2);
         assert_eq!(b.tasks[1].len(), 1);
         assert_eq!(warnings.len(), 1, "{warnings:?}");
@@ -299,13 +404,13 @@ mod tests {
     #[test]
     fn errors_name_file_line_and_column() {
         let t = read_table("f.csv", "x,op,loss,ds\n0.5,conv,abc,a\n").unwrap();
-        let e = build_benchmark("f.csv", "F", &t, &roles()).unwrap_err().to_string();
+        let e = build_benchmark("f.csv", "F", &t, &roles(), &LoadOptions::default()).unwrap_err().to_string();
         assert_eq!(e, "f.csv, line 2, column 'loss': expected a number, found 'abc'");
         let e = read_table("g.csv", "a,b\n1,2\n3\n").unwrap_err().to_string();
         assert!(e.contains("g.csv, line 3") && e.contains("expected 2 fields"), "{e}");
         let mut r = roles();
         r.task = Some("dataset".into());
-        let e = build_benchmark("f.csv", "F", &t, &r).unwrap_err().to_string();
+        let e = build_benchmark("f.csv", "F", &t, &r, &LoadOptions::default()).unwrap_err().to_string();
         assert!(e.contains("column 'dataset': no such column"), "{e}");
     }
 

@@ -5,8 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::copula::{copula_from_table, file_stem, is_copula_table, Loaded};
-use super::curves::{is_lcbench_layout, load_curve_table, load_lcbench_members, step_columns};
-use super::table::{build_benchmark, guess_direction, read_table, ColumnRoles, CsvTable};
+use super::curves::{curves_from_table, is_lcbench_layout, load_lcbench_members, step_columns};
+use super::table::{build_benchmark, guess_direction, read_table, ColumnRoles, CsvTable, LoadOptions};
 use super::{detect_container, unpack_text, zip_member_names, zip_members, Container};
 use crate::engine::benchmark::{Benchmark, Direction, Metric};
 
@@ -43,37 +43,48 @@ impl From<Loaded> for LoadedFile {
     }
 }
 
-/// Loads a file: with `roles` as a generic table, otherwise in the copula format.
+/// Loads a file: with `roles` as a generic table, otherwise by its format (default options).
 // The large error variant (headers, preview rows and a role guess for the editor) is built
 // at most once per file a user drops; boxing it would only add an indirection.
 #[allow(clippy::result_large_err)]
 pub fn load_file(file: &str, bytes: &[u8], roles: Option<&ColumnRoles>) -> Result<LoadedFile, LoadFailure> {
+    load_file_with(file, bytes, &LoadOptions::with_roles(roles))
+}
+
+/// Loads a file as `options` say: with column roles as a generic table (or, when the roles
+/// name steps, as learning curves), otherwise by its format — the LCBench folder as a zip,
+/// learning curves (`e1..eN`), the copula format — and missing values and scales by `options`.
+#[allow(clippy::result_large_err)]
+pub fn load_file_with(file: &str, bytes: &[u8], options: &LoadOptions) -> Result<LoadedFile, LoadFailure> {
     let err = |e: crate::engine::EngineError| LoadFailure::Error(e.to_string());
     // A zip of LCBench's folder: several files make one benchmark.
-    if roles.is_none() && detect_container(bytes) == Container::Zip && is_lcbench_layout(&zip_member_names(bytes)) {
+    if options.roles.is_none() && detect_container(bytes) == Container::Zip && is_lcbench_layout(&zip_member_names(bytes)) {
         let members = zip_members(file, bytes).map_err(err)?;
         return load_lcbench_members(file, &members).map(Into::into).map_err(err);
     }
     let text = unpack_text(file, bytes).map_err(err)?;
     let table = read_table(file, &text).map_err(err)?;
-    match roles {
+    let curve_direction = options.direction.unwrap_or(Direction::Minimize);
+    match &options.roles {
+        Some(roles) if !roles.steps.is_empty() => curves_from_table(file, table, "final_value", curve_direction, options).map(Into::into).map_err(err),
         Some(roles) => {
-            let (benchmark, warnings) = build_benchmark(file, &file_stem(file), &table, roles).map_err(err)?;
+            let (benchmark, warnings) = build_benchmark(file, &file_stem(file), &table, roles, options).map_err(err)?;
             Ok(LoadedFile { benchmark, warnings })
         }
-        // A learning-curve table (e1..eN or step_1..step_N columns, no metric_* column; its
-        // hyperparameters may be named hp_* as in the copula format): the objective is the
-        // value at the last step; its direction is unknown, so minimise unless the user says
-        // otherwise.
+        // A learning-curve table (e1..eN, step_1..step_N or epoch_1..epoch_N columns, no
+        // metric_* column; its hyperparameters may be named hp_* as in the copula format):
+        // the objective is the value at the last step, minimised unless the link says max.
         None if step_columns(&table).len() >= 2 && !table.headers.iter().any(|h| h.starts_with("metric_")) => {
-            let mut loaded: LoadedFile = load_curve_table(file, bytes, "final_value", Direction::Minimize).map_err(err)?.into();
+            let steps = step_columns(&table).len();
+            let mut loaded: LoadedFile = curves_from_table(file, table, "final_value", curve_direction, options).map_err(err)?.into();
             loaded.warnings.push(format!(
-                "{file}: learning curves with {} steps; the objective is the value at the last step, minimised (switch the direction in Setup if larger is better)",
-                step_columns(&table).len()
+                "{file}: learning curves with {steps} steps; the objective is the value at the last step, {} (switch the direction in Setup if {} is better)",
+                if curve_direction == Direction::Minimize { "minimised" } else { "maximised" },
+                if curve_direction == Direction::Minimize { "larger" } else { "smaller" }
             ));
             Ok(loaded)
         }
-        None if is_copula_table(&table) => copula_from_table(file, &table).map(Into::into).map_err(err),
+        None if is_copula_table(&table) => copula_from_table(file, &table, options).map(Into::into).map_err(err),
         None => Err(LoadFailure::NeedsRoles {
             message: format!(
                 "{file} is not in the copula format (hp_* and metric_* columns): say which columns are hyperparameters, which is the objective and which names the task"
@@ -85,6 +96,19 @@ pub fn load_file(file: &str, bytes: &[u8], roles: Option<&ColumnRoles>) -> Resul
     }
 }
 
+/// The column editor's starting point for any file: its headers, first rows and a guess of
+/// roles (for a curve file: its step columns, with step 0 left out).
+pub fn review_roles(file: &str, bytes: &[u8]) -> Result<LoadFailure, String> {
+    let text = unpack_text(file, bytes).map_err(|e| e.to_string())?;
+    let table = read_table(file, &text).map_err(|e| e.to_string())?;
+    Ok(LoadFailure::NeedsRoles {
+        message: format!("{file}: the role of each column (hyperparameter, objective, task, learning-curve step, or ignored)"),
+        headers: table.headers.clone(),
+        preview: table.rows.iter().take(5).map(|r| r.iter().map(str::to_string).collect()).collect(),
+        guess: guess_roles(&table),
+    })
+}
+
 const METRIC_WORDS: &[&str] =
     &["loss", "error", "err", "acc", "accuracy", "auc", "score", "metric", "rmse", "mse", "mae", "f1", "objective", "target", "value", "y"];
 const TASK_WORDS: &[&str] = &["task", "dataset", "data", "problem", "benchmark"];
@@ -93,7 +117,17 @@ const TASK_WORDS: &[&str] = &["task", "dataset", "data", "problem", "benchmark"]
 /// task, the other columns are hyperparameters (text ones categorical).
 pub fn guess_roles(table: &CsvTable) -> ColumnRoles {
     let mut roles = ColumnRoles::default();
+    // Learning-curve steps (k ≥ 1) by name; a step 0 column (the untrained value) is left out.
+    let steps = step_columns(table);
+    let step_zero: Vec<&String> =
+        table.headers.iter().filter(|h| h.as_str() == "e0" || h.as_str() == "step_0" || h.as_str() == "epoch_0").collect();
+    if steps.len() >= 2 {
+        roles.steps = steps.iter().map(|&(_, c)| table.headers[c].clone()).collect();
+    }
     for (c, h) in table.headers.iter().enumerate() {
+        if roles.steps.contains(h) || step_zero.contains(&h) || h == "config_id" {
+            continue;
+        }
         let lower = h.to_ascii_lowercase();
         let numeric = table.rows.iter().take(200).all(|r| r[c].parse::<f64>().is_ok() || r[c].is_empty());
         if roles.task.is_none() && TASK_WORDS.contains(&lower.as_str()) {
@@ -107,7 +141,7 @@ pub fn guess_roles(table: &CsvTable) -> ColumnRoles {
             }
         }
     }
-    if roles.metrics.is_empty() {
+    if roles.metrics.is_empty() && roles.steps.is_empty() {
         // Without a metric-like name, the last numeric column is the likeliest objective.
         if let Some(pos) = roles.hyperparameters.iter().rposition(|h| !roles.categorical.contains(h)) {
             let h = roles.hyperparameters.remove(pos);

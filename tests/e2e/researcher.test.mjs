@@ -1,0 +1,95 @@
+// A researcher's own learning curves as they come: diverged points, a step_0 column and
+// hyperparameters spanning decades load the same in the page and the CLI, every repair and
+// scale is said, the choices live in the link, and race regret is normalised across tasks
+// whose scales differ.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serveSite, openPage, runAndWait, download, setNumber, messages, cliRun, cli, withoutTimes } from './helpers.mjs';
+
+let site, file;
+before(async () => {
+  site = await serveSite();
+  file = join(await mkdtemp(join(tmpdir(), 'hpo-messy-')), 'messy.csv');
+  await cli(['generate', 'messy-curves', '--out', file]);
+});
+after(() => site.server.close());
+
+const info = (page) => page.locator('#data-info').textContent();
+const waitInfo = (page, re) => page.waitForFunction((src) => new RegExp(src).test(document.querySelector('#data-info')?.textContent ?? ''), re.source, { timeout: 60_000 });
+const link = async (page) => new URL(await page.inputValue('#permalink')).search.slice(1);
+
+test('messy curves: each repair and scale is said, the page races them as the CLI does, regret normalised across tasks', async () => {
+  const b = await openPage(site);
+  try {
+    await b.page.setInputFiles('#upload', file);
+    await waitInfo(b.page, /^messy: 3 tasks, 180 evaluations, 4 hyperparameters/);
+    const notes = (await messages(b.page, 'warning')).join('\n');
+    assert.match(notes, /messy\.csv: \d+ missing or non-finite curve points in \d+ rows, counted as the task's worst value \(missing=worst\)/);
+    assert.match(notes, /'step_0' is the untrained value \(step 0\): left out of the curves and of the hyperparameters/);
+    assert.match(notes, /'lr' spans 1\.\d+e-5 to 0\.0\d+ \([34]\.\d decades\): modelled on a log scale \(lin=lr in the link keeps it linear\)/);
+    assert.match(notes, /'weight_decay' spans .* decades\): modelled on a log scale/);
+    assert.doesNotMatch(notes, /'batch_size' spans|'dropout' spans/);
+    // The CLI reads the file the same way and says the same.
+    const infoOut = await cli(['info', '--data', file]);
+    assert.match(infoOut, /messy: 3 tasks, 180 rows, 4 model inputs/);
+    // A short race on the page and the CLI: the same requests.
+    await setNumber(b.page, 'seeds', 2);
+    await setNumber(b.page, 'race-budget', 40);
+    await b.page.uncheck('#methods input[value="DyHPO"]');
+    await b.page.uncheck('#methods input[value="BOHB"]');
+    assert.match(await runAndWait(b.page, 300_000), /^Finished 18 jobs/);
+    assert.match(await b.page.locator('#chart-regret .chart-title').textContent(), /Mean regret over 3 tasks, normalised per task to \[0, 1\]/);
+    const query = await link(b.page);
+    assert.match(query, /data=upload:messy\.csv@[0-9a-f]{64}/);
+    const page = await download(b.page, '#export-race-csv');
+    const { out, stderr } = await cliRun(query, ['--data', file]);
+    assert.match(stderr, /warning: messy\.csv: \d+ missing or non-finite curve points/);
+    assert.deepEqual(withoutTimes(page), withoutTimes(await readFile(join(out, 'race-traces.csv'), 'utf8')));
+    assert.deepEqual(await messages(b.page, 'error'), []);
+  } finally { await b.close(); }
+});
+
+test('how the data is read is the user\'s choice, kept in the link: missing values, scales, column roles', async () => {
+  const b = await openPage(site);
+  try {
+    await b.page.setInputFiles('#upload', file);
+    await waitInfo(b.page, /^messy: 3 tasks, 180 evaluations/);
+    await b.page.click('#data-options summary');
+    assert.equal(await b.page.inputValue('#scales select[data-param="lr"]'), 'log');
+    assert.equal(await b.page.inputValue('#scales select[data-param="batch_size"]'), 'lin');
+    assert.equal(await b.page.isDisabled('#scales select[data-param="dropout"] option[value="log"]'), true, 'dropout has zeros');
+    // Drop the diverged curves instead: fewer evaluations, said, and in the link.
+    await b.page.selectOption('#missing-policy', 'drop');
+    await waitInfo(b.page, /^messy: 3 tasks, 1[0-7]\d evaluations/);
+    assert.match((await messages(b.page, 'warning')).join('\n'), /dropped with their rows \(missing=drop\)/);
+    assert.match(await link(b.page), /&missing=drop/);
+    // lr back to a linear scale.
+    await b.page.selectOption('#scales select[data-param="lr"]', 'lin');
+    await b.page.waitForFunction(() => /&lin=lr/.test(document.querySelector('#permalink')?.value ?? ''));
+    await waitInfo(b.page, /loaded in/);
+    assert.equal(await b.page.inputValue('#scales select[data-param="lr"]'), 'lin');
+    // The column editor starts from the file's roles: steps, step_0 ignored, the task.
+    await b.page.click('#review-columns');
+    await b.page.waitForSelector('#role-editor');
+    const role = (c) => b.page.inputValue(`#role-editor select[data-column="${c}"]`);
+    assert.equal(await role('step_0'), 'ignore');
+    assert.equal(await role('step_1'), 'step');
+    assert.equal(await role('step_20'), 'step');
+    assert.equal(await role('task'), 'task');
+    assert.equal(await role('lr'), 'hp');
+    // Leave dropout out of the model; the link then names every role.
+    await b.page.selectOption('#role-editor select[data-column="dropout"]', 'ignore');
+    await b.page.click('#apply-roles');
+    await waitInfo(b.page, /^messy: 3 tasks, .* 3 hyperparameters/);
+    const query = await link(b.page);
+    assert.match(query, /&hp=lr,weight_decay,batch_size&taskcol=task&steps=step_1,step_2,/);
+    assert.match(query, /&missing=drop/);
+    // The link reopens exactly this reading of the file (kept in the browser).
+    await b.page.goto(site.url + '?' + query);
+    await waitInfo(b.page, /^messy: 3 tasks, 1[0-7]\d evaluations, 3 hyperparameters/);
+    assert.equal(await link(b.page), query);
+  } finally { await b.close(); }
+});
