@@ -43,6 +43,12 @@ if $want_test; then
     say "installing cargo-fuzz 0.13.2 (about 2 min on a fresh machine)"
     cargo install --locked cargo-fuzz --version 0.13.2
   fi
+  # Ray (PyPI, pinned) for the sharded-sweep test, in a venv reused across runs.
+  if ! .tools/ray-venv/bin/python -c "import ray, sys; sys.exit(ray.__version__ != '2.60.0')" 2>/dev/null; then
+    say "installing Ray 2.60.0 in .tools/ray-venv"
+    python3 -m venv .tools/ray-venv
+    .tools/ray-venv/bin/pip install --quiet --disable-pip-version-check "ray==2.60.0"
+  fi
   if ! [ -x /usr/bin/chromium ] || ! [ -x /usr/bin/chromedriver ]; then
     say "installing Debian chromium and chromium-driver"
     apt-get update -qq

@@ -27,5 +27,8 @@ cargo test --release --target wasm32-unknown-unknown --test wasm_engine
 echo "== end-to-end tests in headless Chromium"
 node --test --test-concurrency=1 tests/e2e/
 
+echo "== a sharded sweep on a local two-node Ray cluster (plan, job shards, a killed worker, merge)"
+bash tests/ray/sweep.sh
+
 echo "== fuzz smoke: every target for 10 s (long runs: scripts/fuzz.sh, counts in docs/benchmarks.md)"
 bash scripts/fuzz.sh 10

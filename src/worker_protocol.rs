@@ -48,7 +48,7 @@ pub enum ToWorker {
         /// File content.
         bytes: Vec<u8>,
         /// Column roles, missing values, scales (from the link).
-        options: LoadOptions,
+        options: Box<LoadOptions>,
         /// Answer with the column editor's starting point instead of loading.
         review: bool,
     },

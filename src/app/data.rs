@@ -67,7 +67,7 @@ async fn ask_worker(state: AppState, file: String, bytes: Vec<u8>, options: Load
             loader.bridge = WorkerHandle::spawn(on_reply, on_crash).ok();
         }
         match &loader.bridge {
-            Some(worker) => worker.send(&ToWorker::Parse { request, file, bytes, options, review }),
+            Some(worker) => worker.send(&ToWorker::Parse { request, file, bytes, options: Box::new(options), review }),
             None => drop(loader.waiting.remove(&request)),
         }
     });

@@ -13,8 +13,11 @@ use hpo_playground::engine::loaders::upload::{load_file, LoadFailure};
 use hpo_playground::engine::permalink::{from_query, to_query};
 use hpo_playground::engine::spec::ExperimentSpec;
 
+/// What a target checks on one input (panics when a check fails).
+pub type Case = fn(&[u8]);
+
 /// The targets, by name (the directory names under `tests/fuzz_regressions/`).
-pub const TARGETS: [(&str, fn(&[u8])); 5] = [
+pub const TARGETS: [(&str, Case); 5] = [
     ("load_file", load_file_case),
     ("curve_table", curve_table_case),
     ("permalink", permalink_case),

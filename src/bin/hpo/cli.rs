@@ -87,6 +87,54 @@ enum Command {
         #[arg(long, default_value = "")]
         base: String,
     },
+    /// Write an experiment's jobs (method × task × seed, races too) as JSON lines, for `hpo
+    /// job` to run in shards anywhere (a Ray, Slurm or Kubernetes sweep) and `hpo merge`.
+    Plan {
+        /// The experiment as a permalink or its query string.
+        #[arg(long)]
+        link: String,
+        #[command(flatten)]
+        data: DataOpts,
+        /// The plan file to write.
+        #[arg(long, default_value = "plan.jsonl")]
+        out: PathBuf,
+    },
+    /// Run jobs A..B (end exclusive) of a plan; each trace goes to OUT/job-K.json (a job
+    /// already there is skipped: a shard resumes), or to stdout as JSON lines with --stdout.
+    Job {
+        /// The plan file.
+        #[arg(long)]
+        plan: PathBuf,
+        /// Jobs to run: A..B or K.
+        #[arg(long)]
+        jobs: String,
+        #[command(flatten)]
+        data: DataOpts,
+        /// Directory of job files.
+        #[arg(long, required_unless_present = "stdout")]
+        out: Option<PathBuf>,
+        /// Print each trace as a JSON line instead of writing a file.
+        #[arg(long)]
+        stdout: bool,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// Combine the job traces of a plan into what `hpo run` writes (traces.csv, spec.json, a
+    /// race's summaries) and print the same summary.
+    Merge {
+        /// The plan file.
+        #[arg(long)]
+        plan: PathBuf,
+        /// Directory of job files (or JSON-lines files of `hpo job --stdout`).
+        #[arg(long)]
+        traces: PathBuf,
+        #[command(flatten)]
+        data: DataOpts,
+        /// Output directory.
+        #[arg(long, default_value = "out")]
+        out: PathBuf,
+    },
     /// Download the copula paper's public tables (XGBoost, DeepAR, NAS-Bench-201), check each
     /// against the SHA-256 pinned in the code and keep them in the cache; prints a link each.
     Fetch {
@@ -99,6 +147,9 @@ enum Command {
         #[arg(long)]
         cache: Option<PathBuf>,
     },
+    /// Cholesky, solves and inverse of a GP kernel matrix at n = 100, 500, 1,000: ours,
+    /// nalgebra's and faer's (natively, single-threaded).
+    BenchLinalg,
     /// Measure the speed of the GP, the prior and a GCP+prior seed on the shared tables.
     Bench {
         /// Where the shared tables are.
@@ -207,6 +258,29 @@ enum GpbExperiment {
 
 pub type CliResult<T> = Result<T, Box<dyn std::error::Error>>;
 
+/// Where a plan's data comes from, as for `hpo run`.
+#[derive(clap::Args)]
+struct DataOpts {
+    /// The file of an `upload:` link (checked against the link's SHA-256).
+    #[arg(long)]
+    data: Option<PathBuf>,
+    /// Where `shared:` files are looked up.
+    #[arg(long, default_value = "../shared/benchmarks/quantile-transfer")]
+    shared_dir: PathBuf,
+    /// Where files of `url:` links are kept.
+    #[arg(long)]
+    cache: Option<PathBuf>,
+}
+
+impl DataOpts {
+    fn args(&self) -> crate::sweep::DataArgs<'_> {
+        crate::sweep::DataArgs {
+            data: self.data.as_deref(),
+            sources: Sources { shared_dir: &self.shared_dir, cache: crate::fetch::cache_dir(self.cache.as_deref()) },
+        }
+    }
+}
+
 pub fn main() -> CliResult<()> {
     match Cli::parse().command {
         Command::Run { link, spec, data, force, shared_dir, cache, out, threads } => {
@@ -214,6 +288,12 @@ pub fn main() -> CliResult<()> {
             run(link, spec, data, force, &sources, &out, threads)
         }
         Command::Fetch { names, base, cache } => crate::fetch::run(&names, base.as_deref(), cache.as_deref()),
+        Command::Plan { link, data, out } => crate::sweep::plan(&link, &data.args(), &out),
+        Command::Job { plan, jobs, data, out, stdout, threads } => {
+            set_threads(threads)?;
+            crate::sweep::job(&plan, crate::sweep::parse_range(&jobs)?, &data.args(), out.as_deref(), stdout)
+        }
+        Command::Merge { plan, traces, data, out } => crate::sweep::merge(&plan, &traces, &data.args(), &out),
         Command::Info { data, link } => info(&data, link.as_deref()),
         Command::Link { data, link, base } => print_link(&data, link.as_deref(), &base),
         Command::Methods { markdown } => {
@@ -243,6 +323,7 @@ pub fn main() -> CliResult<()> {
             }
         },
         Command::Bench { shared_dir } => crate::bench::run(&shared_dir),
+        Command::BenchLinalg => crate::linalg::run(),
         Command::Race { data, lcbench_dir, methods, tasks, seeds, budget, direction, regret, out, threads } => {
             set_threads(threads)?;
             let direction = match direction.as_deref() {
@@ -289,7 +370,7 @@ pub struct Sources<'a> {
     pub cache: PathBuf,
 }
 
-fn load_data(spec: &ExperimentSpec, data: Option<&Path>, sources: &Sources) -> CliResult<Benchmark> {
+pub fn load_data(spec: &ExperimentSpec, data: Option<&Path>, sources: &Sources) -> CliResult<Benchmark> {
     let shared_dir = sources.shared_dir;
     let load = |path: &Path, bytes: &[u8]| -> CliResult<Benchmark> {
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -346,7 +427,7 @@ fn load_data(spec: &ExperimentSpec, data: Option<&Path>, sources: &Sources) -> C
 }
 
 /// The spec of a link or query string; any problem in it is an error.
-fn spec_of_link(link: &str) -> CliResult<ExperimentSpec> {
+pub fn spec_of_link(link: &str) -> CliResult<ExperimentSpec> {
     let query = link.split_once('?').map(|(_, q)| q).unwrap_or(link);
     let parsed = from_query(query.split('#').next().unwrap_or(query));
     if !parsed.warnings.is_empty() {
@@ -430,16 +511,31 @@ fn run(
         })
         .collect::<Result<_, EngineError>>()?;
     let elapsed = started.elapsed().as_secs_f64();
+    report(&bench, &spec, &resolved, &traces, out, Some(elapsed))
+}
+
+/// Writes a run's outputs (traces.csv, traces-detailed.csv, spec.json, and a race's
+/// race-traces.csv and race-summary.json) and prints its summary: what `hpo run` and `hpo
+/// merge` both do, so a sweep merged from shards writes what one machine writes.
+pub fn report(
+    bench: &Benchmark,
+    spec: &ExperimentSpec,
+    resolved: &ResolvedSpec,
+    traces: &[Trace],
+    out: &Path,
+    elapsed: Option<f64>,
+) -> CliResult<()> {
     std::fs::create_dir_all(out)?;
-    std::fs::write(out.join("traces.csv"), traces_csv(&traces))?;
-    std::fs::write(out.join("traces-detailed.csv"), traces_detailed_csv(&traces))?;
-    std::fs::write(out.join("spec.json"), serde_json::to_string_pretty(&spec)?)?;
-    println!("{} in {elapsed:.3} s; wrote {}/traces.csv, traces-detailed.csv and spec.json", count(jobs.len(), "job"), out.display());
-    println!("link: ?{}", to_query(&spec));
+    std::fs::write(out.join("traces.csv"), traces_csv(traces))?;
+    std::fs::write(out.join("traces-detailed.csv"), traces_detailed_csv(traces))?;
+    std::fs::write(out.join("spec.json"), serde_json::to_string_pretty(spec)?)?;
+    let took = elapsed.map(|s| format!(" in {s:.3} s")).unwrap_or_default();
+    println!("{}{took}; wrote {}/traces.csv, traces-detailed.csv and spec.json", count(traces.len(), "job"), out.display());
+    println!("link: ?{}", to_query(spec));
     if let Some(total) = resolved.race_budget() {
-        let races = race_traces(&traces);
+        let races = race_traces(traces);
         crate::race::summarize_and_write(
-            &bench,
+            bench,
             &resolved.tasks,
             resolved.direction.sign(),
             &races,
@@ -451,14 +547,14 @@ fn run(
         return Ok(());
     }
     if resolved.is_multi_objective() {
-        print_hv_errors(&resolved, &traces);
+        print_hv_errors(resolved, traces);
         return Ok(());
     }
     if resolved.methods.iter().any(|m| m.is_baseline()) && resolved.methods.len() > 1 {
-        print_table2(&bench, &resolved, &traces);
+        print_table2(bench, resolved, traces);
     }
     for m in &spec.methods {
-        let b = band(&adtm_curves(&traces, &bench, resolved.objective, resolved.direction, m));
+        let b = band(&adtm_curves(traces, bench, resolved.objective, resolved.direction, m));
         if let (Some(&first), Some(&last)) = (b.mean.first(), b.mean.last()) {
             println!(
                 "{m}: ADTM {} at iteration 1 -> {} at iteration {} (95% band ±{}, {})",

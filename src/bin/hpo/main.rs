@@ -6,6 +6,7 @@
 //! hpo info --data ../shared/benchmarks/quantile-transfer/XGBoost.csv.zip
 //! hpo link --data my-runs.csv --link '?methods=GP,GCP&seeds=5'   # a ready upload link
 //! hpo fetch                                      # the copula paper's public tables, checked by SHA-256
+//! hpo plan --link '…' --out plan.jsonl; hpo job --plan plan.jsonl --jobs 0..8 --out traces/; hpo merge --plan plan.jsonl --traces traces/ --out out/
 //! hpo generate quadratic --out assets/quadratic.csv
 //! hpo race --data lcbench --seeds 10 --budget 1000 --out out/race   # DyHPO vs Hyperband family
 //! hpo gpb tables --reps 100                     # the GPB paper's Tables 1–2
@@ -21,7 +22,11 @@ mod fetch;
 #[cfg(not(target_arch = "wasm32"))]
 mod gpb;
 #[cfg(not(target_arch = "wasm32"))]
+mod linalg;
+#[cfg(not(target_arch = "wasm32"))]
 mod race;
+#[cfg(not(target_arch = "wasm32"))]
+mod sweep;
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() {

@@ -29,6 +29,7 @@ mod exp_batch;
 mod kernel;
 mod likelihood;
 mod linalg;
+pub mod linalg_bench;
 mod predict;
 
 pub(crate) use exp_batch::exp_in_place;

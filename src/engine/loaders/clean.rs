@@ -50,16 +50,20 @@ impl MissingPolicy {
     }
 }
 
+/// A cell that is text, not a number (the caller names file, line and column).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotANumber;
+
 /// A cell of a metric or a curve: `Ok(None)` when missing or not finite (empty, `nan`, `inf`,
 /// `NA`, `null`), `Err` when it is text that is no number at all.
-pub fn parse_cell(text: &str) -> Result<Option<f64>, ()> {
+pub fn parse_cell(text: &str) -> Result<Option<f64>, NotANumber> {
     if text.is_empty() || text.eq_ignore_ascii_case("na") || text.eq_ignore_ascii_case("null") || text.eq_ignore_ascii_case("none") {
         return Ok(None);
     }
     match text.parse::<f64>() {
         Ok(v) if v.is_finite() => Ok(Some(v)),
         Ok(_) => Ok(None),
-        Err(_) => Err(()),
+        Err(_) => Err(NotANumber),
     }
 }
 
@@ -179,7 +183,7 @@ mod tests {
         for missing in ["", "nan", "NaN", "inf", "-inf", "NA", "null", "None"] {
             assert_eq!(parse_cell(missing), Ok(None), "{missing}");
         }
-        assert_eq!(parse_cell("oops"), Err(()));
+        assert_eq!(parse_cell("oops"), Err(NotANumber));
     }
 
     #[test]

@@ -67,7 +67,7 @@ fn parse_curve(
     steps
         .iter()
         .map(|&(_, c)| {
-            parse_cell(&record[c]).map_err(|()| EngineError::Parse {
+            parse_cell(&record[c]).map_err(|_| EngineError::Parse {
                 file: file.into(),
                 row: Some(line),
                 column: Some(table.headers[c].clone()),

@@ -183,7 +183,7 @@ pub fn build_benchmark(
         let mut row = Vec::with_capacity(metric_cols.len());
         for (m, &c) in roles.metrics.iter().zip(&metric_cols) {
             let text = &record[c];
-            row.push(parse_cell(text).map_err(|()| EngineError::Parse {
+            row.push(parse_cell(text).map_err(|_| EngineError::Parse {
                 file: file.into(),
                 row: Some(r + 2),
                 column: Some(m.name.clone()),

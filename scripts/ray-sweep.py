@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""A sweep on a Ray cluster: the experiment's jobs (`hpo plan`) in shards, one Ray task per
+shard running `hpo job --stdout`, failed tasks retried, finished shards skipped on a second
+run (resume), progress on the way, and `hpo merge` at the end — whose outputs are what `hpo
+run` writes on one machine.
+
+    python3 scripts/ray-sweep.py --link 'v=1&data=bundled:curves&methods=ASHA,DyHPO&seeds=3&race=200' \
+        --out out/sweep --address auto
+
+The `hpo` binary (--hpo) and the data (--data, --shared-dir, --cache) must be at the same
+paths on every node (a shared disk or an image); results come back through Ray, so the
+output directory need only exist where this driver runs. Ray comes from PyPI (see
+scripts/test.sh for the pinned version).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import ray
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--link", required=True, help="the experiment as a link or its query string")
+    p.add_argument("--out", required=True, help="output directory: plan, job traces, merged results")
+    p.add_argument("--hpo", default=os.path.join(os.path.dirname(__file__), "..", "target", "release", "hpo"), help="the hpo binary (same path on every node)")
+    p.add_argument("--address", default="auto", help="the Ray cluster (ray.init address); 'local' starts one here")
+    p.add_argument("--shard-size", type=int, default=4, help="jobs per Ray task")
+    p.add_argument("--retries", type=int, default=3, help="retries of a failed or lost task")
+    p.add_argument("--cpus-per-task", type=float, default=1.0, help="CPUs Ray reserves per task (hpo job uses as many threads)")
+    p.add_argument("--data", help="the file of an upload: link")
+    p.add_argument("--shared-dir", help="where shared: tables are")
+    p.add_argument("--cache", help="where url: downloads are kept")
+    return p.parse_args()
+
+
+def data_args(a):
+    args = []
+    for flag, value in (("--data", a.data), ("--shared-dir", a.shared_dir), ("--cache", a.cache)):
+        if value:
+            args += [flag, os.path.abspath(value)]
+    return args
+
+
+@ray.remote
+def run_shard(hpo, plan, start, end, data, threads):
+    """Runs jobs start..end of the plan; returns their result lines (JSON)."""
+    cmd = [hpo, "job", "--plan", plan, "--jobs", f"{start}..{end}", "--stdout", "--threads", str(threads)] + data
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"hpo job {start}..{end} failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
+    return start, end, done.stdout
+
+
+def main():
+    a = parse_args()
+    hpo = os.path.abspath(a.hpo)
+    out = os.path.abspath(a.out)
+    traces = os.path.join(out, "traces")
+    os.makedirs(traces, exist_ok=True)
+    plan = os.path.join(out, "plan.jsonl")
+    data = data_args(a)
+    subprocess.run([hpo, "plan", "--link", a.link, "--out", plan] + data, check=True)
+    with open(plan) as f:
+        jobs = json.loads(f.readline())["jobs"]
+    # Resume: every job whose trace came back before (any shard file, whatever the shard size
+    # then) is done; only the others are sharded and run.
+    def finished_jobs():
+        done = set()
+        for name in os.listdir(traces):
+            if name.endswith(".jsonl"):
+                with open(os.path.join(traces, name)) as f:
+                    done.update(json.loads(line)["job"] for line in f if line.strip())
+        return done
+
+    def shards_of(indices):
+        runs, start = [], None
+        for k in sorted(indices):
+            if start is None or k != end or k - start >= a.shard_size:
+                if start is not None:
+                    runs.append((start, end))
+                start = k
+            end = k + 1
+        if start is not None:
+            runs.append((start, end))
+        return runs
+
+    def shard_file(s, e):
+        return os.path.join(traces, f"shard-{s:06}-{e:06}.jsonl")
+
+    done = finished_jobs()
+    todo = shards_of(set(range(jobs)) - done)
+    print(f"{jobs} jobs: {len(done)} already done; {len(todo)} shards to run", flush=True)
+    if todo:
+        ray.init(address=None if a.address == "local" else a.address)
+        threads = max(1, int(a.cpus_per_task))
+        task = run_shard.options(num_cpus=a.cpus_per_task, max_retries=a.retries, retry_exceptions=True)
+        pending = {task.remote(hpo, plan, s, e, data, threads): (s, e) for s, e in todo}
+        started, finished = time.time(), 0
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            for ref in ready:
+                s, e = pending.pop(ref)
+                try:
+                    _, _, lines = ray.get(ref)
+                except Exception as err:  # retries exhausted
+                    print(f"shard {s}..{e} failed after {a.retries} retries: {err}", file=sys.stderr, flush=True)
+                    continue
+                tmp = shard_file(s, e) + ".tmp"
+                with open(tmp, "w") as f:
+                    f.write(lines)
+                os.replace(tmp, shard_file(s, e))
+                finished += 1
+                elapsed = time.time() - started
+                eta = elapsed / finished * (len(todo) - finished)
+                print(f"[{finished}/{len(todo)}] jobs {s}..{e} done; {elapsed:.0f} s elapsed, about {eta:.0f} s left", flush=True)
+    missing = jobs - len(finished_jobs())
+    if missing:
+        print(f"{missing} jobs failed; run the same command again to retry them", file=sys.stderr)
+        sys.exit(1)
+    subprocess.run([hpo, "merge", "--plan", plan, "--traces", traces, "--out", out] + data, check=True)
+
+
+if __name__ == "__main__":
+    main()

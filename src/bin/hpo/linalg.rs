@@ -1,0 +1,66 @@
+//! `hpo bench-linalg`: Cholesky, solve and inverse of a GP kernel matrix at n = 100, 500,
+//! 1,000 — ours, nalgebra's and faer's — natively (the wasm figures come from
+//! `tests/wasm_linalg_bench.rs`; `scripts/bench-linalg.sh` writes both to docs/benchmarks.md).
+
+use std::time::Instant;
+
+use faer::linalg::solvers::{DenseSolveCore, Solve};
+use hpo_playground::engine::gp::linalg_bench::{kernel_matrix, measure, Timing};
+
+use crate::cli::CliResult;
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// faer's LLᵀ at size `n`, single-threaded (a GP step runs inside one worker).
+fn faer_timing(n: usize, reps: usize) -> Timing {
+    let k = kernel_matrix(n, n as u64);
+    let m = faer::Mat::<f64>::from_fn(n, n, |i, j| k[i * n + j]);
+    let y = faer::Mat::<f64>::from_fn(n, 1, |i, _| (i as f64 * 0.37).sin());
+    let time = |f: &mut dyn FnMut()| {
+        median(
+            (0..reps)
+                .map(|_| {
+                    let t0 = Instant::now();
+                    f();
+                    t0.elapsed().as_secs_f64() * 1000.0
+                })
+                .collect(),
+        )
+    };
+    let mut llt = None;
+    let cholesky_ms = time(&mut || llt = Some(m.llt(faer::Side::Lower).expect("positive definite")));
+    let llt = llt.expect("timed at least once");
+    let solve_ms = time(&mut || {
+        std::hint::black_box(llt.solve(&y));
+    });
+    let inverse_ms = time(&mut || {
+        std::hint::black_box(llt.inverse());
+    });
+    Timing { n, library: "faer-0.24", cholesky_ms, solve_ms, inverse_ms }
+}
+
+pub fn run() -> CliResult<()> {
+    faer::set_global_parallelism(faer::Par::Seq);
+    let origin = Instant::now();
+    let now = move || origin.elapsed().as_secs_f64();
+    println!("{:<6}{:<16}{:>14}{:>12}{:>14}", "n", "library", "cholesky ms", "solve ms", "inverse ms");
+    for n in [100, 500, 1000] {
+        let reps = if n <= 100 {
+            51
+        } else if n <= 500 {
+            15
+        } else {
+            7
+        };
+        let (mut rows, diff) = measure(n, reps, &now);
+        rows.push(faer_timing(n, reps));
+        for t in rows {
+            println!("{:<6}{:<16}{:>14.3}{:>12.3}{:>14.3}", t.n, t.library, t.cholesky_ms, t.solve_ms, t.inverse_ms);
+        }
+        println!("      (ours and nalgebra's factors differ by at most {diff:.1e})");
+    }
+    Ok(())
+}

@@ -1,0 +1,219 @@
+//! A sweep past one machine: `hpo plan` writes an experiment's jobs as JSON lines, `hpo job`
+//! runs one job or a contiguous shard of them anywhere the data is, and `hpo merge` combines
+//! the job traces into exactly what `hpo run` writes. A scheduler (Ray, Slurm, Kubernetes)
+//! only has to run `hpo job` on shards; `scripts/ray-sweep.py` does so on Ray.
+//!
+//! Plan file: a header line `{"plan":1,"link":…,"jobs":N}`, then one line per job in the
+//! order `hpo run` uses, `{"job":k,"method":…,"task":t,"task_name":…,"seed":s}`.
+
+use std::io::{BufRead, Write};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use hpo_playground::engine::permalink::to_query;
+use hpo_playground::engine::runner::{run_job, Trace};
+use hpo_playground::engine::spec::ExperimentSpec;
+use hpo_playground::engine::transfer::PriorCache;
+use hpo_playground::engine::EngineError;
+
+use crate::cli::{load_data, report, spec_of_link, CliResult, Sources};
+
+/// The plan file's first line.
+#[derive(Debug, Serialize, Deserialize)]
+struct Header {
+    plan: u32,
+    link: String,
+    jobs: usize,
+}
+
+/// One job of the plan.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct PlannedJob {
+    job: usize,
+    method: String,
+    task: usize,
+    task_name: String,
+    seed: u64,
+}
+
+/// What `hpo job --stdout` prints per finished job.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct JobResult {
+    job: usize,
+    trace: Trace,
+}
+
+/// Where the data of a plan comes from (as for `hpo run`).
+pub struct DataArgs<'a> {
+    /// The file of an `upload:` link.
+    pub data: Option<&'a Path>,
+    /// The sources of `shared:` and `url:` data.
+    pub sources: Sources<'a>,
+}
+
+/// `hpo plan`: the jobs of the link as JSON lines.
+pub fn plan(link: &str, data: &DataArgs, out: &Path) -> CliResult<()> {
+    let spec = spec_of_link(link)?;
+    let bench = load_data(&spec, data.data, &data.sources)?;
+    let resolved = spec.resolve(&bench)?;
+    let jobs = resolved.jobs();
+    let mut text = serde_json::to_string(&Header { plan: 1, link: to_query(&spec), jobs: jobs.len() })? + "\n";
+    for (k, j) in jobs.iter().enumerate() {
+        let line = PlannedJob { job: k, method: j.method.clone(), task: j.task, task_name: bench.tasks[j.task].name.clone(), seed: j.seed };
+        text += &(serde_json::to_string(&line)? + "\n");
+    }
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(out, text)?;
+    println!("{} planned in {}: run shards with `hpo job --plan {} --jobs A..B`", jobs.len(), out.display(), out.display());
+    Ok(())
+}
+
+/// The plan's link and jobs.
+fn read_plan(path: &Path) -> CliResult<(ExperimentSpec, Vec<PlannedJob>)> {
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read the plan {}: {e}", path.display()))?;
+    let mut lines = std::io::BufReader::new(file).lines();
+    let header: Header = serde_json::from_str(&lines.next().ok_or("the plan is empty")??)
+        .map_err(|e| format!("{}: the first line is not a plan header ({e})", path.display()))?;
+    let jobs: Vec<PlannedJob> = lines
+        .enumerate()
+        .map(|(i, l)| -> CliResult<PlannedJob> {
+            let job: PlannedJob = serde_json::from_str(&l?).map_err(|e| format!("{}, line {}: {e}", path.display(), i + 2))?;
+            if job.job != i {
+                return Err(format!("{}, line {}: job {} out of order", path.display(), i + 2, job.job).into());
+            }
+            Ok(job)
+        })
+        .collect::<CliResult<_>>()?;
+    if jobs.len() != header.jobs {
+        return Err(format!("{}: {} job lines, the header says {}", path.display(), jobs.len(), header.jobs).into());
+    }
+    Ok((spec_of_link(&header.link)?, jobs))
+}
+
+/// `A..B` (end exclusive) or a single `K`.
+pub fn parse_range(text: &str) -> CliResult<Range<usize>> {
+    let bad = || format!("--jobs is A..B or K, not '{text}'");
+    match text.split_once("..") {
+        Some((a, b)) => {
+            let (a, b) = (a.parse::<usize>().map_err(|_| bad())?, b.parse::<usize>().map_err(|_| bad())?);
+            if a >= b {
+                return Err(bad().into());
+            }
+            Ok(a..b)
+        }
+        None => {
+            let k = text.parse::<usize>().map_err(|_| bad())?;
+            Ok(k..k + 1)
+        }
+    }
+}
+
+fn job_file(dir: &Path, k: usize) -> PathBuf {
+    dir.join(format!("job-{k:06}.json"))
+}
+
+/// Writes `bytes` to `path` through a temporary name: a job killed while writing never leaves
+/// a partial file that a resume would take for finished.
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = path.with_extension(format!("json.tmp{}", std::process::id()));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(tmp, path)
+}
+
+/// `hpo job`: runs the plan's jobs in `range` (in parallel on the rayon pool), skipping those
+/// whose trace is already in `out`; each trace goes to `out/job-K.json`, or to stdout as a
+/// JSON line when `stdout` (for schedulers that collect results rather than share a disk).
+pub fn job(plan_path: &Path, range: Range<usize>, data: &DataArgs, out: Option<&Path>, stdout: bool) -> CliResult<()> {
+    let (spec, planned) = read_plan(plan_path)?;
+    // An array scheduler's last shard may reach past the end: it runs what is there.
+    if range.start >= planned.len() {
+        return Err(format!("--jobs {}..{} starts beyond the plan's {} jobs", range.start, range.end, planned.len()).into());
+    }
+    let range = range.start..range.end.min(planned.len());
+    let bench = load_data(&spec, data.data, &data.sources)?;
+    let resolved = spec.resolve(&bench)?;
+    let jobs = resolved.jobs();
+    if let Some(dir) = out {
+        std::fs::create_dir_all(dir)?;
+    }
+    let todo: Vec<usize> = range.filter(|&k| out.is_none_or(|dir| !job_file(dir, k).exists())).collect();
+    let priors = PriorCache::new();
+    let origin = Instant::now();
+    let now = move || origin.elapsed().as_secs_f64();
+    let printed = std::sync::Mutex::new(std::io::stdout());
+    todo.par_iter().try_for_each(|&k| -> Result<(), EngineError> {
+        let p = &planned[k];
+        let job = &jobs[k];
+        // The plan names the same job as this build's reading of the link.
+        if (job.method.as_str(), job.task, job.seed) != (p.method.as_str(), p.task, p.seed) || bench.tasks[job.task].name != p.task_name {
+            return Err(EngineError::Spec(format!("job {k} of the plan is not job {k} of its link here (another data file or build?)")));
+        }
+        let started = Instant::now();
+        let trace = run_job(&bench, &resolved, job, &priors, &now, &mut |_| true)?;
+        let json = serde_json::to_string(&JobResult { job: k, trace }).map_err(|e| EngineError::Spec(e.to_string()))?;
+        match out {
+            Some(dir) if !stdout => write_atomically(&job_file(dir, k), json.as_bytes()).map_err(|e| EngineError::Spec(e.to_string()))?,
+            _ => {
+                let mut w = printed.lock().expect("stdout lock");
+                writeln!(w, "{json}").map_err(|e| EngineError::Spec(e.to_string()))?;
+            }
+        }
+        eprintln!("job {k}: {} on {} seed {}: {:.1} s", p.method, p.task_name, p.seed, started.elapsed().as_secs_f64());
+        Ok(())
+    })?;
+    Ok(())
+}
+
+/// `hpo merge`: every job's trace from `traces` (job files, or JSON-lines files of `hpo job
+/// --stdout`), checked against the plan, written as `hpo run` writes them.
+pub fn merge(plan_path: &Path, traces: &Path, data: &DataArgs, out: &Path) -> CliResult<()> {
+    let (spec, planned) = read_plan(plan_path)?;
+    let mut found: Vec<Option<Trace>> = vec![None; planned.len()];
+    for entry in std::fs::read_dir(traces).map_err(|e| format!("cannot read {}: {e}", traces.display()))? {
+        let path = entry?.path();
+        if !path.extension().is_some_and(|e| e == "json" || e == "jsonl") {
+            continue;
+        }
+        for line in std::fs::read_to_string(&path)?.lines().filter(|l| !l.trim().is_empty()) {
+            let r: JobResult = serde_json::from_str(line).map_err(|e| format!("{}: not a job result ({e})", path.display()))?;
+            let p = planned.get(r.job).ok_or_else(|| format!("{}: job {} is not in the plan", path.display(), r.job))?;
+            if (r.trace.method.as_str(), r.trace.task.as_str(), r.trace.seed) != (p.method.as_str(), p.task_name.as_str(), p.seed) {
+                return Err(format!(
+                    "{}: job {} is {} on {} seed {}, the plan says {} on {} seed {}",
+                    path.display(),
+                    r.job,
+                    r.trace.method,
+                    r.trace.task,
+                    r.trace.seed,
+                    p.method,
+                    p.task_name,
+                    p.seed
+                )
+                .into());
+            }
+            found[r.job] = Some(r.trace);
+        }
+    }
+    let missing: Vec<usize> = found.iter().enumerate().filter(|(_, t)| t.is_none()).map(|(k, _)| k).collect();
+    if !missing.is_empty() {
+        let shown: Vec<String> = missing.iter().take(10).map(|k| k.to_string()).collect();
+        return Err(format!(
+            "{} of {} jobs have no trace yet (jobs {}{}): run them, then merge again",
+            missing.len(),
+            planned.len(),
+            shown.join(", "),
+            if missing.len() > 10 { ", …" } else { "" }
+        )
+        .into());
+    }
+    let bench = load_data(&spec, data.data, &data.sources)?;
+    let resolved = spec.resolve(&bench)?;
+    let traces: Vec<Trace> = found.into_iter().flatten().collect();
+    report(&bench, &spec, &resolved, &traces, out, None)
+}

@@ -1,0 +1,107 @@
+//! Our Cholesky, solves and inverse against nalgebra's on the matrices a GP factors (an RBF
+//! kernel matrix plus noise), timed by a clock the caller gives (native or the browser's), so
+//! the same measurement runs in the CLI (`hpo bench-linalg`) and in wasm
+//! (`tests/wasm_linalg_bench.rs`). The decision it informs is in docs/benchmarks.md.
+
+use nalgebra::{DMatrix, DVector};
+use rand::{Rng, SeedableRng};
+
+use super::linalg::{cholesky_into, inverse_from_cholesky_into, solve_lower, solve_upper_t};
+
+/// Milliseconds per operation of one library at one size (median of the repetitions).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Timing {
+    /// Matrix size.
+    pub n: usize,
+    /// Which implementation.
+    pub library: &'static str,
+    /// Cholesky factorisation.
+    pub cholesky_ms: f64,
+    /// Solving K·x = y with the factor (two triangular solves).
+    pub solve_ms: f64,
+    /// K⁻¹ from the factor.
+    pub inverse_ms: f64,
+}
+
+/// A GP's kernel matrix: RBF over `n` random points in 7 dimensions (LCBench's), unit
+/// signal, lengthscale 0.5, noise 1e-3 on the diagonal; row-major.
+pub fn kernel_matrix(n: usize, seed: u64) -> Vec<f64> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let x: Vec<[f64; 7]> = (0..n).map(|_| std::array::from_fn(|_| rng.random_range(0.0..1.0))).collect();
+    let mut k = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            let d2: f64 = x[i].iter().zip(&x[j]).map(|(a, b)| (a - b) * (a - b)).sum();
+            k[i * n + j] = libm::exp(-0.5 * d2 / 0.25) + if i == j { 1e-3 } else { 0.0 };
+        }
+    }
+    k
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Times `f` `reps` times with `now` (seconds); the median in milliseconds.
+fn time(reps: usize, now: &dyn Fn() -> f64, mut f: impl FnMut()) -> f64 {
+    median(
+        (0..reps)
+            .map(|_| {
+                let t0 = now();
+                f();
+                (now() - t0) * 1000.0
+            })
+            .collect(),
+    )
+}
+
+/// Our routines and nalgebra's at size `n`, with the largest difference between the two
+/// factors (they must agree to rounding).
+pub fn measure(n: usize, reps: usize, now: &dyn Fn() -> f64) -> (Vec<Timing>, f64) {
+    let k = kernel_matrix(n, n as u64);
+    let y: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin()).collect();
+    // Ours.
+    let mut l = Vec::new();
+    let cholesky_ms = time(reps, now, || {
+        assert!(cholesky_into(&k, n, &mut l));
+    });
+    let solve_ms = time(reps, now, || {
+        let mut b = y.clone();
+        solve_lower(&l, n, &mut b);
+        solve_upper_t(&l, n, &mut b);
+        std::hint::black_box(&b);
+    });
+    let (mut mt, mut inv) = (Vec::new(), Vec::new());
+    let inverse_ms = time(reps, now, || inverse_from_cholesky_into(&l, n, &mut mt, &mut inv));
+    let ours = Timing { n, library: "ours", cholesky_ms, solve_ms, inverse_ms };
+    // nalgebra (column-major; the matrix is symmetric, so the same data).
+    let m = DMatrix::from_row_slice(n, n, &k);
+    let mut factor = None;
+    let cholesky_ms = time(reps, now, || factor = Some(m.clone().cholesky().expect("positive definite")));
+    let factor = factor.expect("timed at least once");
+    let yv = DVector::from_column_slice(&y);
+    let solve_ms = time(reps, now, || {
+        std::hint::black_box(factor.solve(&yv));
+    });
+    let inverse_ms = time(reps, now, || {
+        std::hint::black_box(factor.inverse());
+    });
+    let na = Timing { n, library: "nalgebra-0.34", cholesky_ms, solve_ms, inverse_ms };
+    let lna = factor.l();
+    let diff = (0..n).flat_map(|i| (0..=i).map(move |j| (i, j))).map(|(i, j)| (l[i * n + j] - lna[(i, j)]).abs()).fold(0.0, f64::max);
+    (vec![ours, na], diff)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ours_and_nalgebra_agree_on_a_kernel_matrix() {
+        let origin = std::time::Instant::now();
+        let (timings, diff) = measure(60, 1, &|| origin.elapsed().as_secs_f64());
+        assert_eq!(timings.len(), 2);
+        assert!(diff < 1e-10, "factors differ by {diff}");
+    }
+}

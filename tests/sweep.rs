@@ -1,0 +1,87 @@
+//! `hpo plan`, `hpo job` (in shards, to files or stdout, resuming) and `hpo merge` write what
+//! a single `hpo run` writes, and refuse what does not fit (a missing job, another data file).
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn hpo(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hpo")).args(args).output().unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hpo-sweep-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn ok(o: Output) -> String {
+    assert!(o.status.success(), "{}", text(&o));
+    text(&o)
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap()
+}
+
+#[test]
+fn shards_merge_into_what_one_run_writes() {
+    for (name, link) in [
+        ("full", "v=1&data=bundled:quadratic&methods=RS,GCP&tasks=quadratic-00,quadratic-03&seeds=3&iters=12&transfer=loto"),
+        ("race", "v=1&data=bundled:curves&methods=RS,ASHA&tasks=curves-00,curves-01&seeds=3&race=60"),
+    ] {
+        let dir = scratch(name);
+        let s = |p: &str| dir.join(p).to_str().unwrap().to_string();
+        ok(hpo(&["run", "--link", link, "--out", &s("one")]));
+        ok(hpo(&["plan", "--link", link, "--out", &s("plan.jsonl")]));
+        let lines = read(&dir.join("plan.jsonl")).lines().count();
+        let jobs = lines - 1;
+        assert_eq!(jobs, 12, "{name}");
+        // Two shards to files (the second reaching past the end), one to stdout.
+        ok(hpo(&["job", "--plan", &s("plan.jsonl"), "--jobs", "0..5", "--out", &s("traces"), "--threads", "1"]));
+        let printed = ok(hpo(&["job", "--plan", &s("plan.jsonl"), "--jobs", "5..9", "--stdout"]));
+        std::fs::write(dir.join("traces/printed.jsonl"), printed.lines().filter(|l| l.starts_with('{')).collect::<Vec<_>>().join("\n"))
+            .unwrap();
+        // Merging with jobs missing says which.
+        let o = hpo(&["merge", "--plan", &s("plan.jsonl"), "--traces", &s("traces"), "--out", &s("merged")]);
+        assert!(!o.status.success() && text(&o).contains("3 of 12 jobs have no trace yet (jobs 9, 10, 11)"), "{}", text(&o));
+        ok(hpo(&["job", "--plan", &s("plan.jsonl"), "--jobs", "8..100", "--out", &s("traces")]));
+        // A shard run again resumes: nothing left to do in it.
+        let again = ok(hpo(&["job", "--plan", &s("plan.jsonl"), "--jobs", "0..5", "--out", &s("traces")]));
+        assert!(!again.contains("job 0:"), "{again}");
+        ok(hpo(&["merge", "--plan", &s("plan.jsonl"), "--traces", &s("traces"), "--out", &s("merged")]));
+        for f in ["traces.csv", "spec.json"] {
+            assert_eq!(read(&dir.join("one").join(f)), read(&dir.join("merged").join(f)), "{name}: {f}");
+        }
+        if name == "race" {
+            // Every column but the optimizer's own seconds (wall time).
+            let cut = |p: PathBuf| read(&p).lines().map(|l| l.rsplit_once(',').unwrap().0.to_string()).collect::<Vec<_>>();
+            assert_eq!(cut(dir.join("one/race-traces.csv")), cut(dir.join("merged/race-traces.csv")));
+        }
+    }
+}
+
+#[test]
+fn a_plan_refuses_other_data_and_bad_ranges() {
+    let dir = scratch("refuse");
+    let s = |p: &str| dir.join(p).to_str().unwrap().to_string();
+    ok(hpo(&["generate", "quadratic", "--out", &s("q.csv")]));
+    let sha = hpo_playground::engine::content_hash(&std::fs::read(dir.join("q.csv")).unwrap());
+    let link = format!("v=1&data=upload:q.csv@{sha}&methods=RS&tasks=quadratic-00&seeds=2&iters=5");
+    ok(hpo(&["plan", "--link", &link, "--data", &s("q.csv"), "--out", &s("plan.jsonl")]));
+    let o = hpo(&["job", "--plan", &s("plan.jsonl"), "--jobs", "0..2", "--out", &s("t")]);
+    assert!(!o.status.success() && text(&o).contains("pass it with --data"), "{}", text(&o));
+    let o = hpo(&["job", "--plan", &s("plan.jsonl"), "--jobs", "2..1", "--data", &s("q.csv"), "--out", &s("t")]);
+    assert!(!o.status.success() && text(&o).contains("--jobs is A..B or K"), "{}", text(&o));
+    let o = hpo(&["job", "--plan", &s("plan.jsonl"), "--jobs", "5..9", "--data", &s("q.csv"), "--out", &s("t")]);
+    assert!(!o.status.success() && text(&o).contains("starts beyond the plan's 2 jobs"), "{}", text(&o));
+    // Another file under the link's name is refused by its hash.
+    std::fs::write(dir.join("q.csv"), "hp_x,metric_y,task\n1,2,quadratic-00\n").unwrap();
+    let o = hpo(&["job", "--plan", &s("plan.jsonl"), "--jobs", "0..2", "--data", &s("q.csv"), "--out", &s("t")]);
+    assert!(!o.status.success() && text(&o).contains("does not match the link's file"), "{}", text(&o));
+}

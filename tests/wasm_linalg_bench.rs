@@ -1,0 +1,31 @@
+//! The wasm half of the linear-algebra measurement (ours against nalgebra in the browser):
+//! run by `scripts/bench-linalg.sh`, which reads the printed table (not part of the test
+//! command: it prints numbers, it asserts only that the two factors agree).
+#![cfg(target_arch = "wasm32")]
+
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+#[wasm_bindgen_test]
+fn linalg_timings_in_wasm() {
+    use hpo_playground::engine::gp::linalg_bench::measure;
+    let perf = web_sys::window().and_then(|w| w.performance()).expect("a browser");
+    let now = move || perf.now() / 1000.0;
+    for n in [100, 500, 1000] {
+        let reps = if n <= 100 {
+            51
+        } else if n <= 500 {
+            15
+        } else {
+            7
+        };
+        let (rows, diff) = measure(n, reps, &now);
+        assert!(diff < 1e-8, "factors differ by {diff}");
+        for t in rows {
+            web_sys::console::log_1(
+                &format!("LINALG {} {} {:.3} {:.3} {:.3}", t.n, t.library, t.cholesky_ms, t.solve_ms, t.inverse_ms).into(),
+            );
+        }
+    }
+}
