@@ -56,6 +56,17 @@ pub fn begin_run(state: AppState, record: ExperimentRecord, fresh: bool) {
     }
 }
 
+/// Traces shown but not yet written, under the record they belong to.
+type Unwritten = Vec<(ExperimentRecord, Vec<Trace>)>;
+
+thread_local! {
+    /// What is waiting to be written, and whether a writer is draining it: batches that arrive
+    /// while a transaction is open go into the next one, so a slow disk delays the writes by
+    /// one transaction rather than queueing one transaction (and one list refresh) per batch,
+    /// and a reload loses as little as possible.
+    static UNWRITTEN: std::cell::RefCell<(Unwritten, bool)> = const { std::cell::RefCell::new((Vec::new(), false)) };
+}
+
 /// Keeps a batch of finished traces of the current run (called as they are shown).
 pub fn keep_traces(state: AppState, batch: &[Trace]) {
     let Some((mut record, failed_before)) = state.run_record.get_untracked() else { return };
@@ -63,18 +74,44 @@ pub fn keep_traces(state: AppState, batch: &[Trace]) {
     record.bytes += batch.iter().map(store::kept_size).sum::<u64>();
     record.saved_ms = epoch_ms();
     state.run_record.set(Some((record.clone(), failed_before)));
-    let batch = batch.to_vec();
-    spawn_local(async move {
-        match store::put_traces(&record, &batch).await {
-            Ok(()) => refresh(state).await,
-            Err(e) => {
-                let first = state.run_record.try_update(|r| r.as_mut().map(|(_, failed)| !std::mem::replace(failed, true))).flatten();
+    let start_writer = UNWRITTEN.with_borrow_mut(|(pending, writing)| {
+        match pending.last_mut() {
+            // The record as it is now counts the traces written so far plus all pending ones.
+            Some((r, traces)) if r.id == record.id => {
+                *r = record;
+                traces.extend_from_slice(batch);
+            }
+            _ => pending.push((record, batch.to_vec())),
+        }
+        !std::mem::replace(writing, true)
+    });
+    if start_writer {
+        spawn_local(write_unwritten(state));
+    }
+}
+
+async fn write_unwritten(state: AppState) {
+    loop {
+        let pending = UNWRITTEN.with_borrow_mut(|(pending, writing)| {
+            *writing = !pending.is_empty();
+            std::mem::take(pending)
+        });
+        if pending.is_empty() {
+            break;
+        }
+        for (record, traces) in pending {
+            if let Err(e) = store::put_traces(&record, &traces).await {
+                let first = state
+                    .run_record
+                    .try_update(|r| r.as_mut().filter(|(r, _)| r.id == record.id).map(|(_, failed)| !std::mem::replace(failed, true)))
+                    .flatten();
                 if first == Some(true) {
                     state.say(Level::Warning, format!("Finished jobs of this run could not be kept in this browser: {e}"));
                 }
             }
         }
-    });
+    }
+    refresh(state).await;
 }
 
 /// When a link is opened on its data: shows what was kept of that very experiment, if
