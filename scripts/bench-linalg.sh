@@ -7,10 +7,15 @@ cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH" CHROMEDRIVER=/usr/bin/chromedriver
 cargo build --release --bin hpo --quiet
 native=$(./target/release/hpo bench-linalg)
-wasm=$(cargo test --release --target wasm32-unknown-unknown --test wasm_linalg_bench -- --nocapture 2>&1 | grep '^LINALG' | cut -d' ' -f2-)
+wasm_out=$(cargo test --release --target wasm32-unknown-unknown --test wasm_linalg_bench -- --nocapture 2>&1)
+wasm=$(echo "$wasm_out" | grep '^LINALG' | cut -d' ' -f2-)
+epochs() {  # "EPOCH n Phase=ms … total=ms" lines → Markdown rows, with where they ran
+  grep '^EPOCH' | sed 's/[A-Za-z]*=//g' | awk -v where="$1" '{printf "| %s | %s |", $2, where; for (i = 3; i <= NF; i++) printf " %s |", $i; printf "\n"}'
+}
 echo "$native"
 echo "wasm (headless Chromium):"
 echo "$wasm"
+echo "$wasm_out" | grep '^EPOCH'
 table() {  # rows "n library cholesky solve inverse" → Markdown rows
   awk '{printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5}'
 }
@@ -29,6 +34,16 @@ WebAssembly (headless Chromium; faer is not measured there):
 
 | n | library | Cholesky | solve K·x = y | K⁻¹ from the factor |
 |---|---|---|---|---|
-$(echo "$wasm" | table)"
+$(echo "$wasm" | table)
+
+Where one epoch of the faithful DyHPO's fit goes (one likelihood-and-gradient evaluation of
+the deep kernel with the default settings on n observations shaped like LCBench's: 7
+hyperparameters, curves of 50 epochs; median of 7 / 7 / 5; \`Phase\` in
+src/engine/fidelity/deep_kernel.rs), milliseconds. A warm-started step runs at least 11 epochs.
+
+| n | where | features | correlations | Cholesky | solves | K⁻¹ | kernel gradient | feature gradient | total |
+|---|---|---|---|---|---|---|---|---|---|
+$(echo "$native" | epochs native)
+$(echo "$wasm_out" | epochs wasm)"
 node -e "import('./scripts/doc-sections.mjs').then(m => m.replaceSection('docs/benchmarks.md', 'linalg', process.argv[1]))" "$section"
 echo "updated the linalg section of docs/benchmarks.md"

@@ -1,11 +1,12 @@
 //! `hpo bench-linalg`: Cholesky, solve and inverse of a GP kernel matrix at n = 100, 500,
 //! 1,000 — ours, nalgebra's and faer's — natively (the wasm figures come from
-//! `tests/wasm_linalg_bench.rs`; `scripts/bench-linalg.sh` writes both to docs/benchmarks.md).
+//! `tests/wasm_linalg_bench.rs`; `scripts/bench-linalg.sh` writes both to docs/benchmarks.md),
+//! and where one epoch of the faithful DyHPO's fit spends its time.
 
 use std::time::Instant;
 
 use faer::linalg::solvers::{DenseSolveCore, Solve};
-use hpo_playground::engine::gp::linalg_bench::{kernel_matrix, measure, Timing};
+use hpo_playground::engine::gp::linalg_bench::{dyhpo_epoch_phases, kernel_matrix, measure, Timing};
 
 use crate::cli::CliResult;
 
@@ -42,6 +43,13 @@ fn faer_timing(n: usize, reps: usize) -> Timing {
     Timing { n, library: "faer-0.24", cholesky_ms, solve_ms, inverse_ms }
 }
 
+/// "name ms …" pairs and the total, one line (the form scripts/bench-linalg.sh reads).
+pub fn phase_row(phases: &[(hpo_playground::engine::fidelity::deep_kernel::Phase, f64)]) -> String {
+    let total: f64 = phases.iter().map(|p| p.1).sum();
+    let parts: Vec<String> = phases.iter().map(|(p, ms)| format!("{p:?}={ms:.2}")).collect();
+    format!("{} total={total:.2}", parts.join(" "))
+}
+
 pub fn run() -> CliResult<()> {
     faer::set_global_parallelism(faer::Par::Seq);
     let origin = Instant::now();
@@ -61,6 +69,11 @@ pub fn run() -> CliResult<()> {
             println!("{:<6}{:<16}{:>14.3}{:>12.3}{:>14.3}", t.n, t.library, t.cholesky_ms, t.solve_ms, t.inverse_ms);
         }
         println!("      (ours and nalgebra's factors differ by at most {diff:.1e})");
+    }
+    println!("one faithful DyHPO epoch (likelihood and gradient), ms by phase:");
+    for n in [200, 500, 1000] {
+        let phases = dyhpo_epoch_phases(n, if n <= 500 { 7 } else { 5 }, &now);
+        println!("EPOCH {n} {}", phase_row(&phases));
     }
     Ok(())
 }

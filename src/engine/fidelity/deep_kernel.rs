@@ -297,12 +297,45 @@ fn factor(r: &[f64], n: usize, outputscale: f64, noise: f64) -> Option<Vec<f64>>
 /// Negative log marginal likelihood divided by n, and its gradient in every parameter; `None`
 /// when the kernel matrix cannot be factored.
 pub fn nll_and_grad(model: &DeepKernel, points: &[CurvePoint], y: &[f64]) -> Option<(f64, Vec<f64>)> {
+    nll_and_grad_observed(model, points, y, &mut |_| {})
+}
+
+/// The parts of one likelihood-and-gradient evaluation, in the order they run; what
+/// [`nll_and_grad_observed`] reports as each ends (the benchmarks time them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// φ of every observation (the network's forward pass).
+    Features,
+    /// Pairwise squared distances of the features and their SE correlations.
+    Correlations,
+    /// Cholesky factor of the kernel matrix.
+    Cholesky,
+    /// α = K⁻¹(y − m) and the likelihood.
+    Solves,
+    /// K⁻¹ from the factor (for the trace terms of the gradient).
+    Inverse,
+    /// G = ½(K⁻¹ − ααᵀ) and the gradient in the GP's own parameters.
+    KernelGradient,
+    /// ∂NLL/∂φ and the backward pass through the network.
+    FeatureGradient,
+}
+
+/// [`nll_and_grad`], calling `observe` as each [`Phase`] ends (the same arithmetic).
+pub fn nll_and_grad_observed(
+    model: &DeepKernel,
+    points: &[CurvePoint],
+    y: &[f64],
+    observe: &mut dyn FnMut(Phase),
+) -> Option<(f64, Vec<f64>)> {
     let n = points.len();
     let traces: Vec<(Vec<f64>, Trace)> = points.iter().map(|q| model.forward(q)).collect();
     let phi: Vec<Vec<f64>> = traces.iter().map(|(f, _)| f.clone()).collect();
+    observe(Phase::Features);
     let (ell, scale, noise, mean) = (model.lengthscale(), model.outputscale(), model.noise(), model.mean());
     let (r, d2) = correlations(&phi, ell);
+    observe(Phase::Correlations);
     let l = factor(&r, n, scale, noise)?;
+    observe(Phase::Cholesky);
     let mut alpha: Vec<f64> = y.iter().map(|v| v - mean).collect();
     let resid = alpha.clone();
     solve_lower(&l, n, &mut alpha);
@@ -313,8 +346,10 @@ pub fn nll_and_grad(model: &DeepKernel, points: &[CurvePoint], y: &[f64]) -> Opt
     if !nll.is_finite() {
         return None;
     }
+    observe(Phase::Solves);
     // G = ∂NLL/∂K = ½(K⁻¹ − ααᵀ).
     let mut g = inverse_from_cholesky(&l, n);
+    observe(Phase::Inverse);
     for i in 0..n {
         for j in 0..n {
             g[i * n + j] = 0.5 * (g[i * n + j] - alpha[i] * alpha[j]);
@@ -327,6 +362,7 @@ pub fn nll_and_grad(model: &DeepKernel, points: &[CurvePoint], y: &[f64]) -> Opt
         d_ell += gr * d2[ij];
     }
     d_ell *= scale / (ell * ell * ell);
+    observe(Phase::KernelGradient);
     let mut grad = vec![0.0; model.params.len()];
     // ∂NLL/∂φᵢ = −(2s/ℓ²)·Σⱼ Gᵢⱼ·Rᵢⱼ·(φᵢ − φⱼ).
     let c = -2.0 * scale / (ell * ell);
@@ -344,6 +380,7 @@ pub fn nll_and_grad(model: &DeepKernel, points: &[CurvePoint], y: &[f64]) -> Opt
         let dphi: Vec<f64> = phi[i].iter().zip(&weighted).map(|(&p, &a)| c * (p * total - a)).collect();
         model.backward(&points[i], &traces[i].1, &dphi, &mut grad);
     }
+    observe(Phase::FeatureGradient);
     let gp = model.shape.gp();
     let raw = &model.params[gp..gp + 3];
     grad[gp] = d_ell * sigmoid(raw[0]);
@@ -455,6 +492,18 @@ mod tests {
             .collect();
         let y = points.iter().map(|p| (3.0 * p.x[0]).sin() + p.budget + 0.1 * p.curve[0]).collect();
         (points, y)
+    }
+
+    #[test]
+    fn the_observed_evaluation_reports_every_phase_in_order_and_computes_the_same() {
+        let mut rng = MethodRng::seed_from_u64(3);
+        let (points, y) = data(&mut rng, 12, 6);
+        let model = DeepKernel::new(3, 6, &small(), &mut rng);
+        let mut seen = Vec::new();
+        let observed = nll_and_grad_observed(&model, &points, &y, &mut |p| seen.push(p));
+        assert_eq!(observed, nll_and_grad(&model, &points, &y));
+        use Phase::*;
+        assert_eq!(seen, [Features, Correlations, Cholesky, Solves, Inverse, KernelGradient, FeatureGradient]);
     }
 
     #[test]

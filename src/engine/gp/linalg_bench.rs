@@ -6,6 +6,8 @@
 use nalgebra::{DMatrix, DVector};
 use rand::{Rng, SeedableRng};
 
+use crate::engine::fidelity::deep_kernel::{nll_and_grad_observed, CurvePoint, DeepKernel, DeepKernelSettings, Phase};
+
 use super::linalg::{cholesky_into, inverse_from_cholesky_into, solve_lower, solve_upper_t};
 
 /// Milliseconds per operation of one library at one size (median of the repetitions).
@@ -91,6 +93,37 @@ pub fn measure(n: usize, reps: usize, now: &dyn Fn() -> f64) -> (Vec<Timing>, f6
     let lna = factor.l();
     let diff = (0..n).flat_map(|i| (0..=i).map(move |j| (i, j))).map(|(i, j)| (l[i * n + j] - lna[(i, j)]).abs()).fold(0.0, f64::max);
     (vec![ours, na], diff)
+}
+
+/// Where one epoch of the faithful DyHPO's fit goes: one likelihood-and-gradient evaluation of
+/// the deep kernel (default settings) on `n` observations shaped like LCBench's (7
+/// hyperparameters, curves of 50 epochs), in milliseconds per [`Phase`] (medians of `reps`),
+/// in the order they run.
+pub fn dyhpo_epoch_phases(n: usize, reps: usize, now: &dyn Fn() -> f64) -> Vec<(Phase, f64)> {
+    let mut rng = crate::engine::optimizer::job_rng(n as u64, "dyhpo-epoch");
+    let settings = DeepKernelSettings::default();
+    let model = DeepKernel::new(7, 50, &settings, &mut rng);
+    let points: Vec<CurvePoint> = (0..n)
+        .map(|_| {
+            let b = rng.random_range(1..=50usize);
+            let curve = (0..50).map(|k| if k + 1 < b { rng.random_range(-1.0..1.0) } else { 0.0 }).collect();
+            CurvePoint { x: (0..7).map(|_| rng.random_range(0.0..1.0)).collect(), budget: b as f64 / 51.0, curve }
+        })
+        .collect();
+    let y: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+    let mut samples: Vec<Vec<(Phase, f64)>> = Vec::new();
+    for _ in 0..reps {
+        let mut last = now();
+        let mut phases = Vec::new();
+        let evaluated = nll_and_grad_observed(&model, &points, &y, &mut |phase| {
+            let t = now();
+            phases.push((phase, (t - last) * 1000.0));
+            last = t;
+        });
+        assert!(evaluated.is_some(), "the kernel matrix factors");
+        samples.push(phases);
+    }
+    (0..samples[0].len()).map(|k| (samples[0][k].0, median(samples.iter().map(|s| s[k].1).collect()))).collect()
 }
 
 #[cfg(test)]
