@@ -21,7 +21,10 @@
     navigator.serviceWorker.register('sw.js').then(function () { return navigator.serviceWorker.ready; }).then(function (reg) {
       // Everything fetched before the service worker took over (the first visit's page, wasm,
       // scripts and data): the worker keeps a copy of each.
-      var urls = [location.origin + location.pathname].concat(performance.getEntriesByType('resource').map(function (e) { return e.name; }));
+      // The page's own resource list misses what its Web Workers fetched, so their files are
+      // named here (without them every lesson and run fails offline once the page reopens).
+      var workerFiles = ['worker-loader.js', 'worker.js', 'worker_bg.wasm'].map(function (f) { return new URL(f, location.href).href; });
+      var urls = [location.origin + location.pathname].concat(workerFiles, performance.getEntriesByType('resource').map(function (e) { return e.name; }));
       navigator.serviceWorker.addEventListener('message', function (event) {
         if (event.data && event.data.type === 'kept') document.documentElement.dataset.offline = 'ready';
       });
