@@ -24,9 +24,12 @@
       // The page's own resource list misses what its Web Workers fetched, so their files are
       // named here (without them every lesson and run fails offline once the page reopens).
       var workerFiles = ['worker-loader.js', 'worker.js', 'worker_bg.wasm'].map(function (f) { return new URL(f, location.href).href; });
-      var urls = [location.origin + location.pathname].concat(workerFiles, performance.getEntriesByType('resource').map(function (e) { return e.name; }));
+      // And the files the page names: a preloaded resource (the main wasm) can be missing from
+      // the resource list when this runs (seen in about one visit in five).
+      var named = Array.prototype.map.call(document.querySelectorAll('link[href], script[src]'), function (e) { return e.href || e.src; });
+      var urls = [location.origin + location.pathname].concat(workerFiles, named, performance.getEntriesByType('resource').map(function (e) { return e.name; }));
       navigator.serviceWorker.addEventListener('message', function (event) {
-        if (event.data && event.data.type === 'kept') document.documentElement.dataset.offline = 'ready';
+        if (event.data && event.data.type === 'kept') { document.documentElement.dataset.offlineKept = event.data.count + ' of ' + event.data.of; document.documentElement.dataset.offline = 'ready'; }
       });
       reg.active.postMessage({ type: 'keep', urls: urls });
     }).catch(function () { /* offline use is a bonus: the page works without it */ });

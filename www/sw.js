@@ -10,13 +10,25 @@ self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim(
 
 const pageKey = (url) => url.origin + url.pathname;
 
-// What the page fetched before this worker controlled it (its first visit): keep it too.
+// What the page fetched before this worker controlled it (its first visit): keep it too, one
+// file at a time, each tried up to three times, and tell the page how many of how many were
+// kept (the offline end-to-end test requires all).
 self.addEventListener('message', (event) => {
   if (!event.data || event.data.type !== 'keep') return;
-  const urls = event.data.urls.filter((u) => new URL(u).origin === self.location.origin);
-  event.waitUntil(caches.open(CACHE)
-    .then((cache) => Promise.all(urls.map((u) => cache.add(u).catch(() => null))))
-    .then((kept) => event.source && event.source.postMessage({ type: 'kept', count: kept.filter((k) => k !== null).length })));
+  const urls = [...new Set(event.data.urls.filter((u) => new URL(u).origin === self.location.origin))];
+  event.waitUntil(caches.open(CACHE).then(async (cache) => {
+    let kept = 0;
+    for (const url of urls) {
+      for (let attempt = 0; attempt < 3; attempt++) {
+        try {
+          if (!(await cache.match(url))) await cache.add(url);
+          kept++;
+          break;
+        } catch (e) { /* try again */ }
+      }
+    }
+    if (event.source) event.source.postMessage({ type: 'kept', count: kept, of: urls.length });
+  }));
 });
 
 self.addEventListener('fetch', (event) => {

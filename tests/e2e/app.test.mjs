@@ -744,14 +744,24 @@ test('lessons work offline once the page has loaded', async () => {
     await b.page.goto(`${site.url}?learn=gp-ei&step=2`);
     await b.page.waitForSelector('#lesson-posterior circle');
     await b.page.waitForFunction(() => document.documentElement.dataset.offline === 'ready', null, { timeout: 30_000 });
+    // Everything the first visit fetched is kept: the page, its scripts, both wasm files and the worker's.
+    const [kept, of] = (await b.page.evaluate(() => document.documentElement.dataset.offlineKept)).split(' of ').map(Number);
+    assert.ok(kept === of && of >= 8, `${kept} of ${of} files kept for offline use`);
     await b.context.setOffline(true);
-    await b.page.goto(`${site.url}?learn=copula&step=3`);
-    await b.page.waitForSelector('#lesson-ecdf polyline');
-    await b.page.goto(`${site.url}?learn=gp-ei&step=5&seed=3`);
-    await b.page.waitForSelector('#lesson-posterior circle');
+    // On a timeout, say what the page showed instead.
+    const shows = async (query, selector) => {
+      await b.page.goto(`${site.url}?${query}`);
+      await b.page.waitForSelector(selector).catch(async (e) => {
+        const said = await b.page.locator('.lesson').textContent({ timeout: 1000 }).catch(() => '(no lesson)');
+        const cached = await b.page.evaluate(async () => [navigator.serviceWorker.controller ? 'controlled' : 'not controlled',
+          ...(await (await caches.open('hpo-playground-v1')).keys()).map((r) => r.url.replace(location.origin, ''))].join(' ')).catch((x) => String(x));
+        throw new Error(`${query} offline: ${e.message}\npage: ${said.slice(0, 600)}\nerrors: ${b.errors.join(' | ')}\ncache: ${cached}`);
+      });
+    };
+    await shows('learn=copula&step=3', '#lesson-ecdf polyline');
+    await shows('learn=gp-ei&step=5&seed=3', '#lesson-posterior circle');
     assert.match(await b.page.locator('#lesson-numbers').textContent(), /step 5 of/);
-    await b.page.goto(`${site.url}?learn=transfer&step=6`);
-    await b.page.waitForSelector('#lesson-prior circle.draw');
+    await shows('learn=transfer&step=6', '#lesson-prior circle.draw');
     await b.context.setOffline(false);
     assert.deepEqual(b.errors, []);
   } finally { await b.close(); }
