@@ -67,13 +67,15 @@ pub fn RaceResults() -> impl IntoView {
         Signal::derive(move || format!("{what} over {} task{}", n_tasks(), if n_tasks() == 1 { "" } else { "s" }))
     };
     // Regret charts say how each task's regret was scaled before the mean.
-    let regret_title = move |what: &'static str| {
+    // `short` for the chart whose name is longer, so that its title fits the chart's width.
+    let regret_title = move |what: &'static str, short: bool| {
         Signal::derive(move || {
-            let scale = summary.with(|s| match s.as_ref().map(|s| s.regret_scale) {
-                Some(RegretScale::Normalized) => ", normalised per task to [0, 1]",
+            let scale = summary.with(|s| match (s.as_ref().map(|s| s.regret_scale), short) {
+                (Some(RegretScale::Normalized), false) => ", normalised per task to [0, 1]",
+                (Some(RegretScale::Normalized), true) => ", normalised to [0, 1]",
                 _ => ", in the metric's units",
             });
-            format!("{what} over {} task{}{scale}", n_tasks(), if n_tasks() == 1 { "" } else { "s" })
+            format!("{what} {} task{}{scale}", n_tasks(), if n_tasks() == 1 { "" } else { "s" })
         })
     };
     let export = move |what: &'static str| {
@@ -108,11 +110,11 @@ pub fn RaceResults() -> impl IntoView {
         <div class="charts">
             <ChartFigure id="chart-regret" file="chart-regret"
                 caption=|| "Regret of the best value seen so far (any budget), averaged over seeds, then mean and 95% band over tasks (Wistuba et al. 2022, Fig. 3). Normalised per task (divided by the distance from its best to its worst configuration) when the tasks' ranges differ by more than 10×, or when the link says regret=norm.">
-                <LineChart id="chart-regret" title=regret_title("Mean regret") y_label="regret" series=regret log_y=state.log_y.into() x_label="budget units spent"/>
+                <LineChart id="chart-regret" title=regret_title("Mean regret over", false) y_label="regret" series=regret log_y=state.log_y.into() x_label="budget units spent"/>
             </ChartFigure>
             <ChartFigure id="chart-regret-time" file="chart-regret-time"
                 caption=|| "The same against the benchmark's training time plus the optimizer's own measured time (Fig. 5): overhead counts.">
-                <LineChart id="chart-regret-time" title=regret_title("Mean regret over wall-clock") y_label="regret" series=regret_time log_y=state.log_y.into()
+                <LineChart id="chart-regret-time" title=regret_title("Mean regret over time,", true) y_label="regret" series=regret_time log_y=state.log_y.into()
                     x_label="seconds (training + optimizer)" x_values=wall_clock/>
             </ChartFigure>
             <ChartFigure id="chart-ranks" file="chart-ranks" caption=|| "Rank of each method's mean regret per task, averaged over tasks.">
