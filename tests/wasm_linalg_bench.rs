@@ -31,11 +31,9 @@ fn linalg_timings_in_wasm() {
             );
         }
     }
-    use hpo_playground::engine::gp::linalg_bench::dyhpo_epoch_phases;
+    use hpo_playground::engine::gp::linalg_bench::{dyhpo_epoch_phases, phase_line};
     for n in [200, 500, 1000] {
         let phases = dyhpo_epoch_phases(n, if n <= 500 { 7 } else { 5 }, &now);
-        let total: f64 = phases.iter().map(|p| p.1).sum();
-        let parts: Vec<String> = phases.iter().map(|(p, ms)| format!("{p:?}={ms:.2}")).collect();
-        web_sys::console::log_1(&format!("EPOCH {n} {} total={total:.2}", parts.join(" ")).into());
+        web_sys::console::log_1(&format!("EPOCH {n} {}", phase_line(&phases)).into());
     }
 }

@@ -6,48 +6,27 @@
 use std::time::Instant;
 
 use faer::linalg::solvers::{DenseSolveCore, Solve};
-use hpo_playground::engine::gp::linalg_bench::{dyhpo_epoch_phases, kernel_matrix, measure, Timing};
+use hpo_playground::engine::gp::linalg_bench::{dyhpo_epoch_phases, kernel_matrix, measure, phase_line, time, Timing};
 
 use crate::cli::CliResult;
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
 
 /// faer's LLᵀ at size `n`, single-threaded (a GP step runs inside one worker).
 fn faer_timing(n: usize, reps: usize) -> Timing {
     let k = kernel_matrix(n, n as u64);
     let m = faer::Mat::<f64>::from_fn(n, n, |i, j| k[i * n + j]);
     let y = faer::Mat::<f64>::from_fn(n, 1, |i, _| (i as f64 * 0.37).sin());
-    let time = |f: &mut dyn FnMut()| {
-        median(
-            (0..reps)
-                .map(|_| {
-                    let t0 = Instant::now();
-                    f();
-                    t0.elapsed().as_secs_f64() * 1000.0
-                })
-                .collect(),
-        )
-    };
+    let origin = Instant::now();
+    let now = move || origin.elapsed().as_secs_f64();
     let mut llt = None;
-    let cholesky_ms = time(&mut || llt = Some(m.llt(faer::Side::Lower).expect("positive definite")));
+    let cholesky_ms = time(reps, &now, || llt = Some(m.llt(faer::Side::Lower).expect("positive definite")));
     let llt = llt.expect("timed at least once");
-    let solve_ms = time(&mut || {
+    let solve_ms = time(reps, &now, || {
         std::hint::black_box(llt.solve(&y));
     });
-    let inverse_ms = time(&mut || {
+    let inverse_ms = time(reps, &now, || {
         std::hint::black_box(llt.inverse());
     });
     Timing { n, library: "faer-0.24", cholesky_ms, solve_ms, inverse_ms }
-}
-
-/// "name ms …" pairs and the total, one line (the form scripts/bench-linalg.sh reads).
-pub fn phase_row(phases: &[(hpo_playground::engine::fidelity::deep_kernel::Phase, f64)]) -> String {
-    let total: f64 = phases.iter().map(|p| p.1).sum();
-    let parts: Vec<String> = phases.iter().map(|(p, ms)| format!("{p:?}={ms:.2}")).collect();
-    format!("{} total={total:.2}", parts.join(" "))
 }
 
 pub fn run() -> CliResult<()> {
@@ -73,7 +52,7 @@ pub fn run() -> CliResult<()> {
     println!("one faithful DyHPO epoch (likelihood and gradient), ms by phase:");
     for n in [200, 500, 1000] {
         let phases = dyhpo_epoch_phases(n, if n <= 500 { 7 } else { 5 }, &now);
-        println!("EPOCH {n} {}", phase_row(&phases));
+        println!("EPOCH {n} {}", phase_line(&phases));
     }
     Ok(())
 }

@@ -495,13 +495,14 @@ mod tests {
     }
 
     #[test]
-    fn the_observed_evaluation_reports_every_phase_in_order_and_computes_the_same() {
+    fn the_observed_evaluation_reports_every_phase_once_in_order() {
+        // (nll_and_grad is this function with a silent observer: its finite-difference and
+        // closed-form tests below check the arithmetic.)
         let mut rng = MethodRng::seed_from_u64(3);
         let (points, y) = data(&mut rng, 12, 6);
         let model = DeepKernel::new(3, 6, &small(), &mut rng);
         let mut seen = Vec::new();
-        let observed = nll_and_grad_observed(&model, &points, &y, &mut |p| seen.push(p));
-        assert_eq!(observed, nll_and_grad(&model, &points, &y));
+        assert!(nll_and_grad_observed(&model, &points, &y, &mut |p| seen.push(p)).is_some());
         use Phase::*;
         assert_eq!(seen, [Features, Correlations, Cholesky, Solves, Inverse, KernelGradient, FeatureGradient]);
     }

@@ -46,7 +46,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Times `f` `reps` times with `now` (seconds); the median in milliseconds.
-fn time(reps: usize, now: &dyn Fn() -> f64, mut f: impl FnMut()) -> f64 {
+pub fn time(reps: usize, now: &dyn Fn() -> f64, mut f: impl FnMut()) -> f64 {
     median(
         (0..reps)
             .map(|_| {
@@ -124,6 +124,14 @@ pub fn dyhpo_epoch_phases(n: usize, reps: usize, now: &dyn Fn() -> f64) -> Vec<(
         samples.push(phases);
     }
     (0..samples[0].len()).map(|k| (samples[0][k].0, median(samples.iter().map(|s| s[k].1).collect()))).collect()
+}
+
+/// One line "Phase=ms … total=ms" (what `hpo bench-linalg` and the wasm bench print, and
+/// scripts/bench-linalg.sh reads).
+pub fn phase_line(phases: &[(Phase, f64)]) -> String {
+    let total: f64 = phases.iter().map(|p| p.1).sum();
+    let parts: Vec<String> = phases.iter().map(|(p, ms)| format!("{p:?}={ms:.2}")).collect();
+    format!("{} total={total:.2}", parts.join(" "))
 }
 
 #[cfg(test)]
