@@ -47,7 +47,7 @@ pub fn run() -> CliResult<()> {
         for t in rows {
             println!("{:<6}{:<16}{:>14.3}{:>12.3}{:>14.3}", t.n, t.library, t.cholesky_ms, t.solve_ms, t.inverse_ms);
         }
-        println!("      (ours and nalgebra's factors differ by at most {diff:.1e})");
+        println!("      (our two factors and nalgebra's differ by at most {diff:.1e})");
     }
     println!("one faithful DyHPO epoch (likelihood and gradient), ms by phase:");
     for n in [200, 500, 1000] {

@@ -21,7 +21,8 @@ use crate::engine::smooth::{sigmoid, softplus};
 use rand::Rng;
 
 use crate::engine::adam::Adam;
-use crate::engine::gp::{cholesky, dot, inverse_from_cholesky, solve_lower, solve_upper_t};
+use crate::engine::gp::blocked;
+use crate::engine::gp::{dot, exp_in_place, solve_lower, solve_upper_t};
 use crate::engine::optimizer::MethodRng;
 
 /// Architecture and training settings. Defaults: the paper's (App. C.4) except the layer
@@ -247,7 +248,7 @@ impl DeepKernel {
     }
 }
 
-/// ‖a − b‖², with four accumulators (see [`dot`]).
+/// ‖a − b‖², with four accumulators (see [`dot`]); the posterior's test-to-training distances.
 fn squared_distance(a: &[f64], b: &[f64]) -> f64 {
     let mut acc = [0.0f64; 4];
     let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
@@ -261,18 +262,13 @@ fn squared_distance(a: &[f64], b: &[f64]) -> f64 {
     (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
 }
 
-/// Unit-scale SE correlations exp(−r²/2ℓ²) and the squared distances r², n × n row-major.
-fn correlations(phi: &[Vec<f64>], lengthscale: f64) -> (Vec<f64>, Vec<f64>) {
-    let n = phi.len();
-    let (mut r, mut d2) = (vec![1.0; n * n], vec![0.0; n * n]);
+/// Unit-scale SE correlations exp(−r²/2ℓ²) and the squared distances r², n × n row-major,
+/// of the rows of the row-major n × d features (cache-blocked, [`blocked`]).
+fn correlations(phi: &[f64], n: usize, d: usize, lengthscale: f64) -> (Vec<f64>, Vec<f64>) {
+    let d2 = blocked::squared_distances(phi, n, d);
     let c = -0.5 / (lengthscale * lengthscale);
-    for i in 0..n {
-        for j in 0..i {
-            let d = squared_distance(&phi[i], &phi[j]);
-            let v = libm::exp(c * d);
-            (r[i * n + j], r[j * n + i], d2[i * n + j], d2[j * n + i]) = (v, v, d, d);
-        }
-    }
+    let mut r: Vec<f64> = d2.iter().map(|&v| c * v).collect();
+    exp_in_place(&mut r);
     (r, d2)
 }
 
@@ -282,12 +278,13 @@ fn factor(r: &[f64], n: usize, outputscale: f64, noise: f64) -> Option<Vec<f64>>
     for i in 0..n {
         k[i * n + i] += noise;
     }
+    let mut l = Vec::new();
     for jitter in [0.0, 1e-8, 1e-6, 1e-4, 1e-2] {
         let mut kj = k.clone();
         for i in 0..n {
             kj[i * n + i] += jitter * outputscale;
         }
-        if let Some(l) = cholesky(&kj, n) {
+        if blocked::cholesky(&kj, n, &mut l) {
             return Some(l);
         }
     }
@@ -329,10 +326,11 @@ pub fn nll_and_grad_observed(
 ) -> Option<(f64, Vec<f64>)> {
     let n = points.len();
     let traces: Vec<(Vec<f64>, Trace)> = points.iter().map(|q| model.forward(q)).collect();
-    let phi: Vec<Vec<f64>> = traces.iter().map(|(f, _)| f.clone()).collect();
+    let dim = model.shape.h2;
+    let phi: Vec<f64> = traces.iter().flat_map(|(f, _)| f.iter().copied()).collect();
     observe(Phase::Features);
     let (ell, scale, noise, mean) = (model.lengthscale(), model.outputscale(), model.noise(), model.mean());
-    let (r, d2) = correlations(&phi, ell);
+    let (r, d2) = correlations(&phi, n, dim, ell);
     observe(Phase::Correlations);
     let l = factor(&r, n, scale, noise)?;
     observe(Phase::Cholesky);
@@ -348,7 +346,9 @@ pub fn nll_and_grad_observed(
     }
     observe(Phase::Solves);
     // G = ∂NLL/∂K = ½(K⁻¹ − ααᵀ).
-    let mut g = inverse_from_cholesky(&l, n);
+    let (mut l_inv, mut g) = (Vec::new(), Vec::new());
+    blocked::inverse_lower(&l, n, &mut l_inv);
+    blocked::inverse_from_lower_inverse(&l_inv, n, &mut g);
     observe(Phase::Inverse);
     for i in 0..n {
         for j in 0..n {
@@ -364,20 +364,15 @@ pub fn nll_and_grad_observed(
     d_ell *= scale / (ell * ell * ell);
     observe(Phase::KernelGradient);
     let mut grad = vec![0.0; model.params.len()];
-    // ∂NLL/∂φᵢ = −(2s/ℓ²)·Σⱼ Gᵢⱼ·Rᵢⱼ·(φᵢ − φⱼ).
+    // ∂NLL/∂φᵢ = −(2s/ℓ²)·Σⱼ Gᵢⱼ·Rᵢⱼ·(φᵢ − φⱼ) = −(2s/ℓ²)·(φᵢ·Σⱼ wᵢⱼ − Σⱼ wᵢⱼ·φⱼ) with
+    // w = G∘R (the j = i term vanishes either way); Σⱼ wᵢⱼ·φⱼ is the product W·Φ.
     let c = -2.0 * scale / (ell * ell);
+    let w: Vec<f64> = g.iter().zip(&r).map(|(g, r)| g * r).collect();
+    let weighted = blocked::product(&w, &phi, n, dim);
     for i in 0..n {
-        // Σⱼ wᵢⱼ(φᵢ − φⱼ) = φᵢ·Σⱼ wᵢⱼ − Σⱼ wᵢⱼ·φⱼ (the j = i term vanishes either way).
-        let mut weighted = vec![0.0; phi[i].len()];
-        let mut total = 0.0;
-        for j in 0..n {
-            let w = g[i * n + j] * r[i * n + j];
-            total += w;
-            for (acc, &v) in weighted.iter_mut().zip(&phi[j]) {
-                *acc += w * v;
-            }
-        }
-        let dphi: Vec<f64> = phi[i].iter().zip(&weighted).map(|(&p, &a)| c * (p * total - a)).collect();
+        let total: f64 = w[i * n..(i + 1) * n].iter().sum();
+        let phi_i = &phi[i * dim..(i + 1) * dim];
+        let dphi: Vec<f64> = phi_i.iter().zip(&weighted[i * dim..(i + 1) * dim]).map(|(&p, &a)| c * (p * total - a)).collect();
         model.backward(&points[i], &traces[i].1, &dphi, &mut grad);
     }
     observe(Phase::FeatureGradient);
@@ -440,7 +435,8 @@ impl FittedDeepKernel {
     pub fn new(model: DeepKernel, points: &[CurvePoint], y: &[f64]) -> Option<Self> {
         let phi = model.features(points);
         let n = phi.len();
-        let (r, _) = correlations(&phi, model.lengthscale());
+        let flat: Vec<f64> = phi.iter().flatten().copied().collect();
+        let (r, _) = correlations(&flat, n, model.shape.h2, model.lengthscale());
         let chol = factor(&r, n, model.outputscale(), model.noise())?;
         let mean = model.mean();
         let mut alpha: Vec<f64> = y.iter().map(|v| v - mean).collect();

@@ -8,6 +8,7 @@ use rand::{Rng, SeedableRng};
 
 use crate::engine::fidelity::deep_kernel::{nll_and_grad_observed, CurvePoint, DeepKernel, DeepKernelSettings, Phase};
 
+use super::blocked;
 use super::linalg::{cholesky_into, inverse_from_cholesky_into, solve_lower, solve_upper_t};
 
 /// Milliseconds per operation of one library at one size (median of the repetitions).
@@ -58,8 +59,9 @@ pub fn time(reps: usize, now: &dyn Fn() -> f64, mut f: impl FnMut()) -> f64 {
     )
 }
 
-/// Our routines and nalgebra's at size `n`, with the largest difference between the two
-/// factors (they must agree to rounding).
+/// Our routines (the dot-product ones and the cache-blocked ones) and nalgebra's at size `n`,
+/// with the largest difference between our factors and nalgebra's (they must agree to
+/// rounding).
 pub fn measure(n: usize, reps: usize, now: &dyn Fn() -> f64) -> (Vec<Timing>, f64) {
     let k = kernel_matrix(n, n as u64);
     let y: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin()).collect();
@@ -77,6 +79,17 @@ pub fn measure(n: usize, reps: usize, now: &dyn Fn() -> f64) -> (Vec<Timing>, f6
     let (mut mt, mut inv) = (Vec::new(), Vec::new());
     let inverse_ms = time(reps, now, || inverse_from_cholesky_into(&l, n, &mut mt, &mut inv));
     let ours = Timing { n, library: "ours", cholesky_ms, solve_ms, inverse_ms };
+    // Ours, cache-blocked (what the faithful DyHPO uses; the solves are the same).
+    let mut lb = Vec::new();
+    let cholesky_ms = time(reps, now, || {
+        assert!(blocked::cholesky(&k, n, &mut lb));
+    });
+    let (mut m_inv, mut inv) = (Vec::new(), Vec::new());
+    let inverse_ms = time(reps, now, || {
+        blocked::inverse_lower(&lb, n, &mut m_inv);
+        blocked::inverse_from_lower_inverse(&m_inv, n, &mut inv);
+    });
+    let ours_blocked = Timing { n, library: "ours-blocked", cholesky_ms, solve_ms, inverse_ms };
     // nalgebra (column-major; the matrix is symmetric, so the same data).
     let m = DMatrix::from_row_slice(n, n, &k);
     let mut factor = None;
@@ -92,7 +105,8 @@ pub fn measure(n: usize, reps: usize, now: &dyn Fn() -> f64) -> (Vec<Timing>, f6
     let na = Timing { n, library: "nalgebra-0.34", cholesky_ms, solve_ms, inverse_ms };
     let lna = factor.l();
     let diff = (0..n).flat_map(|i| (0..=i).map(move |j| (i, j))).map(|(i, j)| (l[i * n + j] - lna[(i, j)]).abs()).fold(0.0, f64::max);
-    (vec![ours, na], diff)
+    let diff_blocked = l.iter().zip(&lb).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+    (vec![ours, ours_blocked, na], diff.max(diff_blocked))
 }
 
 /// Where one epoch of the faithful DyHPO's fit goes: one likelihood-and-gradient evaluation of
@@ -142,7 +156,7 @@ mod tests {
     fn ours_and_nalgebra_agree_on_a_kernel_matrix() {
         let origin = std::time::Instant::now();
         let (timings, diff) = measure(60, 1, &|| origin.elapsed().as_secs_f64());
-        assert_eq!(timings.len(), 2);
+        assert_eq!(timings.len(), 3);
         assert!(diff < 1e-10, "factors differ by {diff}");
     }
 }

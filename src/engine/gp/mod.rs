@@ -25,6 +25,7 @@ use rand::Rng;
 use super::error::{EngineError, Result};
 use super::optimizer::MethodRng;
 
+pub(crate) mod blocked;
 mod exp_batch;
 mod kernel;
 mod likelihood;

@@ -1,0 +1,532 @@
+//! Cache-blocked products and factorisations for the faithful DyHPO's n × n algebra (n up to
+//! a few thousand): the Cholesky factor, L⁻¹, K⁻¹ = L⁻ᵀL⁻¹, and the two n × n × d products
+//! of its gradient.
+//!
+//! Why blocked: at n = 1,000 the factor alone is 8 MB, bigger than this machine's L2 cache, and
+//! the dot-product loops of [`super::linalg`] stream it from L3 once per column — turning on
+//! AVX-512 natively made them only 20 % faster, so the time was memory traffic, not arithmetic.
+//! Here every product is computed in 4 × 4 tiles of C over panels of k packed to fit L1/L2
+//! (the classic GEMM layout), and the factorisations push their bulk into that product.
+//!
+//! The rule that makes this safe: **every element is the plain sequential sum over k, in
+//! increasing k** — a tile starts from C's current value and keeps adding, panel after
+//! panel. So the result does not depend on the block sizes or on the SIMD width: the page's
+//! wasm and the native CLI give the same bits, and the tests compare each routine bit for bit
+//! with a naive triple loop.
+
+use std::ops::Range;
+
+/// Length of a packed panel of k (a 4 × 256 panel of A is 8 KiB, L1-resident).
+const KC: usize = 256;
+/// Columns of C per packed block of B (256 × 256 doubles = 512 KiB, L2-resident).
+const NC: usize = 256;
+/// Width of a column panel in the factorisations.
+const NB: usize = 32;
+
+/// Where element (i, k) of an operand lives: `Rows(data, ld)` at `data[i·ld + k]`,
+/// `Cols(data, ld)` at `data[k·ld + i]`.
+#[derive(Clone, Copy)]
+pub(crate) enum Operand<'a> {
+    Rows(&'a [f64], usize),
+    Cols(&'a [f64], usize),
+}
+
+/// What one step of a tile's sum adds: a·b, or (a − b)².
+pub(crate) trait Term {
+    fn term(a: f64, b: f64) -> f64;
+}
+/// a·b: a matrix product.
+pub(crate) struct Product;
+/// (a − b)²: squared Euclidean distances between rows.
+pub(crate) struct SquaredDifference;
+impl Term for Product {
+    #[inline(always)]
+    fn term(a: f64, b: f64) -> f64 {
+        a * b
+    }
+}
+impl Term for SquaredDifference {
+    #[inline(always)]
+    fn term(a: f64, b: f64) -> f64 {
+        (a - b) * (a - b)
+    }
+}
+
+/// Packs operand rows `first..first + W` (zeros past `end`) over `ks` as `[k][W]`, negated
+/// if asked (x − a·b and x + (−a)·b are the same IEEE operation).
+#[inline(always)]
+fn pack<const W: usize>(op: Operand, first: usize, end: usize, ks: Range<usize>, negate: bool, out: &mut Vec<f64>) {
+    out.clear();
+    out.resize(ks.len() * W, 0.0);
+    let sign = if negate { -1.0 } else { 1.0 };
+    let rows = first..(first + W).min(end);
+    match op {
+        Operand::Rows(data, ld) => {
+            for (r, i) in rows.enumerate() {
+                for (slot, &v) in out[r..].iter_mut().step_by(W).zip(&data[i * ld + ks.start..i * ld + ks.end]) {
+                    *slot = sign * v;
+                }
+            }
+        }
+        Operand::Cols(data, ld) => {
+            let width = rows.len();
+            for (chunk, k) in out.chunks_exact_mut(W).zip(ks) {
+                for (slot, &v) in chunk[..width].iter_mut().zip(&data[k * ld + rows.start..k * ld + rows.end]) {
+                    *slot = sign * v;
+                }
+            }
+        }
+    }
+}
+
+/// acc[r][c] += T(a[k][r], b[k][c]) for each packed k in order. Copied into a local so the
+/// MR × NR sums stay in registers.
+#[inline(always)]
+fn tile<T: Term, const MR: usize, const NR: usize>(a: &[f64], b: &[f64], acc: &mut [[f64; NR]; MR]) {
+    let mut t = *acc;
+    for (a, b) in a.chunks_exact(MR).zip(b.chunks_exact(NR)) {
+        for r in 0..MR {
+            for c in 0..NR {
+                t[r][c] += T::term(a[r], b[c]);
+            }
+        }
+    }
+    *acc = t;
+}
+
+/// What [`accumulate`] computes: C[i][j] ±= Σ_k T(A(i, k), B(j, k)) for i in `rows`, j in
+/// `cols`, k in `span(tile rows, tile columns)` for each tile of C (a tile's whole range, so a
+/// triangular operand's zeros may be included — adding an exact zero changes no sum), storing
+/// only the elements `keep(i, j)` accepts. C is row-major with leading dimension `ldc`, its
+/// row i at `(i − rows.start)·ldc`, column j at `j − cols.start`.
+pub(crate) struct Accumulate<'a, S, K> {
+    pub rows: Range<usize>,
+    pub cols: Range<usize>,
+    pub a: Operand<'a>,
+    pub b: Operand<'a>,
+    /// Subtract instead of add (only meaningful for [`Product`]).
+    pub subtract: bool,
+    /// The k range of the tile with these rows and columns.
+    pub span: S,
+    pub keep: K,
+}
+
+/// Runs an [`Accumulate`] into `c` (see there). Every element is a sequential sum in
+/// increasing k from its starting value (see the module docs).
+///
+/// The tile is compute-bound (5.6·10⁹ multiply-adds per second with x86-64's baseline SSE2,
+/// its peak without fused multiply-adds), so natively on x86-64 the same loops are compiled
+/// again for AVX2 and AVX-512, with tiles as wide as their registers, and chosen at run time.
+/// A wider tile only holds more elements of C side by side: no sum is reordered and Rust never
+/// fuses a multiply and an add, so every path gives the same bits (the tests run whichever
+/// this machine picks against the naive loops; wasm has simd128, two lanes, and 4 × 4 tiles).
+pub(crate) fn accumulate<T, S, K>(c: &mut [f64], ldc: usize, job: Accumulate<S, K>)
+where
+    T: Term,
+    S: Fn(Range<usize>, Range<usize>) -> Range<usize>,
+    K: Fn(usize, usize) -> bool,
+{
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx512f")]
+        fn wide<T: Term, S: Fn(Range<usize>, Range<usize>) -> Range<usize>, K: Fn(usize, usize) -> bool>(
+            c: &mut [f64],
+            ldc: usize,
+            job: Accumulate<S, K>,
+        ) {
+            accumulate_tiled::<T, S, K, 4, 16>(c, ldc, job)
+        }
+        #[target_feature(enable = "avx2")]
+        fn middle<T: Term, S: Fn(Range<usize>, Range<usize>) -> Range<usize>, K: Fn(usize, usize) -> bool>(
+            c: &mut [f64],
+            ldc: usize,
+            job: Accumulate<S, K>,
+        ) {
+            accumulate_tiled::<T, S, K, 4, 8>(c, ldc, job)
+        }
+        if std::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has just been checked to support AVX-512F.
+            return unsafe { wide::<T, S, K>(c, ldc, job) };
+        }
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has just been checked to support AVX2.
+            return unsafe { middle::<T, S, K>(c, ldc, job) };
+        }
+    }
+    accumulate_tiled::<T, S, K, 4, 4>(c, ldc, job)
+}
+
+/// [`accumulate`]'s loops with MR × NR tiles of C, inlined into each instruction-set variant.
+#[inline(always)]
+fn accumulate_tiled<T, S, K, const MR: usize, const NR: usize>(c: &mut [f64], ldc: usize, job: Accumulate<S, K>)
+where
+    T: Term,
+    S: Fn(Range<usize>, Range<usize>) -> Range<usize>,
+    K: Fn(usize, usize) -> bool,
+{
+    let Accumulate { rows, cols, a, b, subtract, span, keep } = job;
+    let tile_rows = |i0: usize| i0..(i0 + MR).min(rows.end);
+    let tile_cols = |j0: usize| j0..(j0 + NR).min(cols.end);
+    // The k range any tile needs: the union (hull) of the non-empty tile spans.
+    let spans = || {
+        (rows.clone().step_by(MR))
+            .flat_map(|i0| cols.clone().step_by(NR).map(move |j0| (i0, j0)))
+            .map(|(i0, j0)| span(tile_rows(i0), tile_cols(j0)))
+            .filter(|s| !s.is_empty())
+    };
+    let ks = spans().map(|s| s.start).min().unwrap_or(0)..spans().map(|s| s.end).max().unwrap_or(0);
+    if ks.is_empty() {
+        return;
+    }
+    let (mut packed_a, mut packed_b) = (Vec::new(), Vec::new());
+    let mut panel = Vec::new();
+    let at = |i: usize, j: usize| (i - rows.start) * ldc + (j - cols.start);
+    for jc in cols.clone().step_by(NC) {
+        let jc_end = (jc + NC).min(cols.end);
+        for pc in ks.clone().step_by(KC) {
+            let pk = pc..(pc + KC).min(ks.end);
+            packed_b.clear();
+            for j0 in (jc..jc_end).step_by(NR) {
+                pack::<NR>(b, j0, cols.end, pk.clone(), false, &mut panel);
+                packed_b.extend_from_slice(&panel);
+            }
+            for i0 in rows.clone().step_by(MR) {
+                let mut a_packed = false;
+                for (t, j0) in (jc..jc_end).step_by(NR).enumerate() {
+                    let s = span(tile_rows(i0), tile_cols(j0));
+                    let (from, to) = (s.start.max(pk.start), s.end.min(pk.end));
+                    if from >= to {
+                        continue;
+                    }
+                    if !a_packed {
+                        pack::<MR>(a, i0, rows.end, pk.clone(), subtract, &mut packed_a);
+                        a_packed = true;
+                    }
+                    let mut acc = [[0.0; NR]; MR];
+                    for i in tile_rows(i0) {
+                        for j in tile_cols(j0) {
+                            acc[i - i0][j - j0] = c[at(i, j)];
+                        }
+                    }
+                    let (local_a, local_b) = ((from - pk.start) * MR..(to - pk.start) * MR, (from - pk.start) * NR..(to - pk.start) * NR);
+                    let b_panel = &packed_b[t * pk.len() * NR..(t + 1) * pk.len() * NR];
+                    tile::<T, MR, NR>(&packed_a[local_a], &b_panel[local_b], &mut acc);
+                    for i in tile_rows(i0) {
+                        for j in tile_cols(j0) {
+                            if keep(i, j) {
+                                c[at(i, j)] = acc[i - i0][j - j0];
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Lower-triangular Cholesky factor of the row-major n × n `a` into `l` (upper triangle
+/// zero), or `false` if `a` is not positive definite. Each element is the textbook sequential
+/// L[i][j] = (A[i][j] − Σ_{k<j} L[i][k]·L[j][k]) / L[j][j] (a square root on the diagonal);
+/// left-looking by panels of [`NB`] columns, the sums over earlier panels in [`accumulate`].
+pub(crate) fn cholesky(a: &[f64], n: usize, l: &mut Vec<f64>) -> bool {
+    l.clear();
+    l.resize(n * n, 0.0);
+    for i in 0..n {
+        l[i * n..i * n + i + 1].copy_from_slice(&a[i * n..i * n + i + 1]);
+    }
+    let mut panel = Vec::new();
+    let mut pivot_column = Vec::new();
+    for j0 in (0..n).step_by(NB) {
+        let j1 = (j0 + NB).min(n);
+        let width = j1 - j0;
+        if j0 > 0 {
+            // The panel's rows get their sums over k < j0 (a copy, since C and the operands
+            // share `l`).
+            panel.clear();
+            for i in j0..n {
+                panel.extend_from_slice(&l[i * n + j0..i * n + j1]);
+            }
+            let job = Accumulate {
+                rows: j0..n,
+                cols: j0..j1,
+                a: Operand::Rows(l, n),
+                b: Operand::Rows(l, n),
+                subtract: true,
+                span: |_: Range<usize>, _: Range<usize>| 0..j0,
+                keep: |i: usize, j: usize| j <= i,
+            };
+            accumulate::<Product, _, _>(&mut panel, width, job);
+            for (i, row) in (j0..n).zip(panel.chunks_exact(width)) {
+                let end = (i + 1).min(j1);
+                l[i * n + j0..i * n + end].copy_from_slice(&row[..end - j0]);
+            }
+        }
+        // Inside the panel, right-looking: column j is finished, then its terms are
+        // subtracted from the panel's later columns (k = j, in increasing order).
+        for j in j0..j1 {
+            let d = l[j * n + j];
+            if d <= 0.0 || !d.is_finite() {
+                return false;
+            }
+            let ljj = d.sqrt();
+            l[j * n + j] = ljj;
+            for i in j + 1..n {
+                l[i * n + j] /= ljj;
+            }
+            pivot_column.clear();
+            pivot_column.extend((j + 1..j1).map(|q| l[q * n + j]));
+            for i in j + 1..n {
+                let x = l[i * n + j];
+                let end = (i + 1).min(j1);
+                for (v, &p) in l[i * n + j + 1..i * n + end].iter_mut().zip(&pivot_column) {
+                    *v -= x * p;
+                }
+            }
+        }
+    }
+    true
+}
+
+/// M = L⁻¹ (row-major, lower triangular) from the Cholesky factor: M[i][i] = 1/L[i][i] and
+/// M[i][j] = −(Σ_{k=j}^{i−1} L[i][k]·M[k][j]) / L[i][i], the sum sequential in k. By blocks
+/// of [`NB`] rows: the terms with k before the block in [`accumulate`], the rest row by row.
+pub(crate) fn inverse_lower(l: &[f64], n: usize, m: &mut Vec<f64>) {
+    m.clear();
+    m.resize(n * n, 0.0);
+    for i0 in (0..n).step_by(NB) {
+        let i1 = (i0 + NB).min(n);
+        let (done, block) = m.split_at_mut(i0 * n);
+        if i0 > 0 {
+            let job = Accumulate {
+                rows: i0..i1,
+                cols: 0..i0,
+                a: Operand::Rows(l, n),
+                b: Operand::Cols(done, n),
+                subtract: true,
+                span: |_: Range<usize>, js: Range<usize>| js.start..i0,
+                keep: |_: usize, _: usize| true,
+            };
+            accumulate::<Product, _, _>(block, n, job);
+        }
+        for i in i0..i1 {
+            let (before, row) = block.split_at_mut((i - i0) * n);
+            let row = &mut row[..n];
+            for k in i0..i {
+                let x = l[i * n + k];
+                let mk = &before[(k - i0) * n..(k - i0) * n + k + 1];
+                for (v, &p) in row[..=k].iter_mut().zip(mk) {
+                    *v -= x * p;
+                }
+            }
+            let d = l[i * n + i];
+            for v in &mut row[..i] {
+                *v /= d;
+            }
+            row[i] = 1.0 / d;
+        }
+    }
+}
+
+/// K⁻¹ = MᵀM from M = L⁻¹ ([`inverse_lower`]), symmetric, into `inv`: element (i, j), j ≤ i,
+/// is Σ_{k=i}^{n−1} M[k][i]·M[k][j], sequential in k.
+pub(crate) fn inverse_from_lower_inverse(m: &[f64], n: usize, inv: &mut Vec<f64>) {
+    inv.clear();
+    inv.resize(n * n, 0.0);
+    let job = Accumulate {
+        rows: 0..n,
+        cols: 0..n,
+        a: Operand::Cols(m, n),
+        b: Operand::Cols(m, n),
+        subtract: false,
+        span: |is: Range<usize>, js: Range<usize>| if js.start >= is.end { 0..0 } else { is.start..n },
+        keep: |i: usize, j: usize| j <= i,
+    };
+    accumulate::<Product, _, _>(inv, n, job);
+    for i in 0..n {
+        for j in 0..i {
+            inv[j * n + i] = inv[i * n + j];
+        }
+    }
+}
+
+/// Squared distances Σ_k (X[i][k] − X[j][k])² between the rows of the row-major n × d `x`,
+/// symmetric n × n, sequential in k.
+pub(crate) fn squared_distances(x: &[f64], n: usize, d: usize) -> Vec<f64> {
+    let mut out = vec![0.0; n * n];
+    let job = Accumulate {
+        rows: 0..n,
+        cols: 0..n,
+        a: Operand::Rows(x, d),
+        b: Operand::Rows(x, d),
+        subtract: false,
+        span: |is: Range<usize>, js: Range<usize>| if js.start >= is.end { 0..0 } else { 0..d },
+        keep: |i: usize, j: usize| j < i,
+    };
+    accumulate::<SquaredDifference, _, _>(&mut out, n, job);
+    for i in 0..n {
+        for j in 0..i {
+            out[j * n + i] = out[i * n + j];
+        }
+    }
+    out
+}
+
+/// W·X for the row-major n × n `w` and n × d `x`: element (i, c) is Σ_j W[i][j]·X[j][c],
+/// sequential in j.
+pub(crate) fn product(w: &[f64], x: &[f64], n: usize, d: usize) -> Vec<f64> {
+    let mut out = vec![0.0; n * d];
+    let job = Accumulate {
+        rows: 0..n,
+        cols: 0..d,
+        a: Operand::Rows(w, n),
+        b: Operand::Cols(x, d),
+        subtract: false,
+        span: |_: Range<usize>, _: Range<usize>| 0..n,
+        keep: |_: usize, _: usize| true,
+    };
+    accumulate::<Product, _, _>(&mut out, d, job);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A kernel-like matrix with a small ridge (far from diagonal, so rounding shows).
+    fn kernel_matrix(n: usize) -> Vec<f64> {
+        let x: Vec<f64> = (0..n).map(|i| ((i * 7919) % 101) as f64 / 37.0).collect();
+        let mut a = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                a[i * n + j] = (-(x[i] - x[j]).powi(2)).exp();
+            }
+            a[i * n + i] += 1e-3;
+        }
+        a
+    }
+
+    fn same_bits(a: &[f64], b: &[f64]) -> bool {
+        a.len() == b.len() && a.iter().zip(b).all(|(p, q)| p.to_bits() == q.to_bits())
+    }
+
+    // The naive sequential loops the blocked ones must equal bit for bit (the references).
+    fn naive_cholesky(a: &[f64], n: usize) -> Option<Vec<f64>> {
+        let mut l = vec![0.0; n * n];
+        for j in 0..n {
+            for i in j..n {
+                let mut s = a[i * n + j];
+                for k in 0..j {
+                    s -= l[i * n + k] * l[j * n + k];
+                }
+                if i == j {
+                    if s <= 0.0 || !s.is_finite() {
+                        return None;
+                    }
+                    l[i * n + i] = s.sqrt();
+                } else {
+                    l[i * n + j] = s / l[j * n + j];
+                }
+            }
+        }
+        Some(l)
+    }
+
+    fn naive_inverse_lower(l: &[f64], n: usize) -> Vec<f64> {
+        let mut m = vec![0.0; n * n];
+        for j in 0..n {
+            m[j * n + j] = 1.0 / l[j * n + j];
+            for i in j + 1..n {
+                let mut s = 0.0;
+                for k in j..i {
+                    s += l[i * n + k] * m[k * n + j];
+                }
+                m[i * n + j] = -s / l[i * n + i];
+            }
+        }
+        m
+    }
+
+    // Sizes around the tile (4), panel (32) and block (256) boundaries.
+    const SIZES: [usize; 12] = [1, 2, 3, 5, 8, 31, 32, 33, 67, 255, 257, 300];
+
+    #[test]
+    fn every_routine_equals_its_naive_sequential_loop_bit_for_bit() {
+        for n in SIZES {
+            let a = kernel_matrix(n);
+            let want_l = naive_cholesky(&a, n).unwrap();
+            let mut l = Vec::new();
+            assert!(cholesky(&a, n, &mut l));
+            assert!(same_bits(&l, &want_l), "cholesky, n = {n}");
+
+            let want_m = naive_inverse_lower(&l, n);
+            let mut m = Vec::new();
+            inverse_lower(&l, n, &mut m);
+            assert!(same_bits(&m, &want_m), "L⁻¹, n = {n}");
+
+            let mut want_inv = vec![0.0; n * n];
+            for i in 0..n {
+                for j in 0..=i {
+                    let mut s = 0.0;
+                    for k in i..n {
+                        s += m[k * n + i] * m[k * n + j];
+                    }
+                    (want_inv[i * n + j], want_inv[j * n + i]) = (s, s);
+                }
+            }
+            let mut inv = Vec::new();
+            inverse_from_lower_inverse(&m, n, &mut inv);
+            assert!(same_bits(&inv, &want_inv), "K⁻¹, n = {n}");
+
+            for d in [1, 3, 4, 9, 130] {
+                let x: Vec<f64> = (0..n * d).map(|v| ((v * 31 % 97) as f64 / 13.0).sin()).collect();
+                let mut want = vec![0.0; n * n];
+                for i in 0..n {
+                    for j in 0..n {
+                        if i != j {
+                            let mut s = 0.0;
+                            for k in 0..d {
+                                s += (x[i * d + k] - x[j * d + k]) * (x[i * d + k] - x[j * d + k]);
+                            }
+                            want[i * n + j] = s;
+                        }
+                    }
+                }
+                assert!(same_bits(&squared_distances(&x, n, d), &want), "distances, n = {n}, d = {d}");
+                let mut want = vec![0.0; n * d];
+                for i in 0..n {
+                    for c in 0..d {
+                        let mut s = 0.0;
+                        for j in 0..n {
+                            s += a[i * n + j] * x[j * d + c];
+                        }
+                        want[i * d + c] = s;
+                    }
+                }
+                assert!(same_bits(&product(&a, &x, n, d), &want), "W·X, n = {n}, d = {d}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_inverse_inverts_and_indefinite_matrices_are_refused() {
+        let n = 70;
+        let a = kernel_matrix(n);
+        let (mut l, mut m, mut inv) = (Vec::new(), Vec::new(), Vec::new());
+        assert!(cholesky(&a, n, &mut l));
+        inverse_lower(&l, n, &mut m);
+        inverse_from_lower_inverse(&m, n, &mut inv);
+        let mut worst = 0.0f64;
+        for i in 0..n {
+            for j in 0..n {
+                let v: f64 = (0..n).map(|k| a[i * n + k] * inv[k * n + j]).sum();
+                worst = worst.max((v - if i == j { 1.0 } else { 0.0 }).abs());
+            }
+        }
+        assert!(worst < 1e-8, "‖A·A⁻¹ − I‖∞ = {worst}");
+        let mut bad = kernel_matrix(40);
+        bad[39 * 40 + 39] = -1.0;
+        assert!(!cholesky(&bad, 40, &mut l));
+        let nan = [1.0, f64::NAN, f64::NAN, 1.0];
+        assert!(!cholesky(&nan, 2, &mut l));
+    }
+}
