@@ -148,9 +148,40 @@ pub fn phase_line(phases: &[(Phase, f64)]) -> String {
     format!("{} total={total:.2}", parts.join(" "))
 }
 
+/// A hash (FNV-1a over the bits) of every cache-blocked routine's output at n = 300 — past
+/// a 256-wide block and many 32-wide panels. Natively (AVX-512, AVX2 or SSE2 tiles, whichever
+/// the CPU has) and in wasm (simd128) it must be the same number:
+/// [`BLOCKED_FINGERPRINT`], asserted by a unit test and by `tests/wasm_engine.rs`.
+pub fn blocked_fingerprint() -> u64 {
+    let n = 300;
+    let k = kernel_matrix(n, 7);
+    let (mut l, mut m, mut inv) = (Vec::new(), Vec::new(), Vec::new());
+    assert!(blocked::cholesky(&k, n, &mut l));
+    blocked::inverse_lower(&l, n, &mut m);
+    blocked::inverse_from_lower_inverse(&m, n, &mut inv);
+    let x: Vec<f64> = (0..n * 130).map(|v| libm::sin((v * 31 % 97) as f64 / 13.0)).collect();
+    let d2 = blocked::squared_distances(&x, n, 130);
+    let wx = blocked::product(&inv, &x, n, 130);
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    for v in l.iter().chain(&m).chain(&inv).chain(&d2).chain(&wx) {
+        for byte in v.to_bits().to_le_bytes() {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    hash
+}
+
+/// What [`blocked_fingerprint`] returns on every platform.
+pub const BLOCKED_FINGERPRINT: u64 = 0x762b_c4e7_f249_fee2;
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_blocked_routines_give_the_recorded_bits() {
+        assert_eq!(blocked_fingerprint(), BLOCKED_FINGERPRINT, "{:#x}", blocked_fingerprint());
+    }
 
     #[test]
     fn ours_and_nalgebra_agree_on_a_kernel_matrix() {
