@@ -327,6 +327,59 @@ pub(crate) fn inverse_lower(l: &[f64], n: usize, m: &mut Vec<f64>) {
     }
 }
 
+/// Solves L·X = B in place for the row-major n × q `x` (holding B): X[i][c] = (B[i][c] −
+/// Σ_{k<i} L[i][k]·X[k][c]) / L[i][i], the sum sequential in k — forward substitution for q
+/// right-hand sides at once. By blocks of [`NB`] rows, as [`inverse_lower`].
+pub(crate) fn solve_lower_many(l: &[f64], n: usize, x: &mut [f64], q: usize) {
+    for i0 in (0..n).step_by(NB) {
+        let i1 = (i0 + NB).min(n);
+        let (done, block) = x.split_at_mut(i0 * q);
+        if i0 > 0 {
+            let job = Accumulate {
+                rows: i0..i1,
+                cols: 0..q,
+                a: Operand::Rows(l, n),
+                b: Operand::Cols(done, q),
+                subtract: true,
+                span: |_: Range<usize>, _: Range<usize>| 0..i0,
+                keep: |_: usize, _: usize| true,
+            };
+            accumulate::<Product, _, _>(block, q, job);
+        }
+        for i in i0..i1 {
+            let (before, row) = block.split_at_mut((i - i0) * q);
+            let row = &mut row[..q];
+            for k in i0..i {
+                let lik = l[i * n + k];
+                for (v, &p) in row.iter_mut().zip(&before[(k - i0) * q..(k - i0 + 1) * q]) {
+                    *v -= lik * p;
+                }
+            }
+            let d = l[i * n + i];
+            for v in row.iter_mut() {
+                *v /= d;
+            }
+        }
+    }
+}
+
+/// Squared distances Σ_k (Y[c][k] − X[j][k])² from each row of the row-major q × d `y` to each
+/// row of the n × d `x`, as a row-major q × n matrix, sequential in k.
+pub(crate) fn cross_squared_distances(y: &[f64], q: usize, x: &[f64], n: usize, d: usize) -> Vec<f64> {
+    let mut out = vec![0.0; q * n];
+    let job = Accumulate {
+        rows: 0..q,
+        cols: 0..n,
+        a: Operand::Rows(y, d),
+        b: Operand::Rows(x, d),
+        subtract: false,
+        span: |_: Range<usize>, _: Range<usize>| 0..d,
+        keep: |_: usize, _: usize| true,
+    };
+    accumulate::<SquaredDifference, _, _>(&mut out, n, job);
+    out
+}
+
 /// K⁻¹ = MᵀM from M = L⁻¹ ([`inverse_lower`]), symmetric, into `inv`: element (i, j), j ≤ i,
 /// is Σ_{k=i}^{n−1} M[k][i]·M[k][j], sequential in k.
 pub(crate) fn inverse_from_lower_inverse(m: &[f64], n: usize, inv: &mut Vec<f64>) {
@@ -503,6 +556,32 @@ mod tests {
                     }
                 }
                 assert!(same_bits(&product(&a, &x, n, d), &want), "W·X, n = {n}, d = {d}");
+                // d right-hand sides of L·X = B, and the distances from 7 other rows to x's.
+                let mut want = x.clone();
+                for i in 0..n {
+                    for c in 0..d {
+                        let mut s = x[i * d + c];
+                        for k in 0..i {
+                            s -= l[i * n + k] * want[k * d + c];
+                        }
+                        want[i * d + c] = s / l[i * n + i];
+                    }
+                }
+                let mut solved = x.clone();
+                solve_lower_many(&l, n, &mut solved, d);
+                assert!(same_bits(&solved, &want), "L⁻¹B, n = {n}, q = {d}");
+                let y: Vec<f64> = (0..7 * d).map(|v| ((v * 17 % 89) as f64 / 11.0).cos()).collect();
+                let mut want = vec![0.0; 7 * n];
+                for c in 0..7 {
+                    for j in 0..n {
+                        let mut s = 0.0;
+                        for k in 0..d {
+                            s += (y[c * d + k] - x[j * d + k]) * (y[c * d + k] - x[j * d + k]);
+                        }
+                        want[c * n + j] = s;
+                    }
+                }
+                assert!(same_bits(&cross_squared_distances(&y, 7, &x, n, d), &want), "cross distances, n = {n}, d = {d}");
             }
         }
     }

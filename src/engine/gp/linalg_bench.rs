@@ -162,8 +162,11 @@ pub fn blocked_fingerprint() -> u64 {
     let x: Vec<f64> = (0..n * 130).map(|v| libm::sin((v * 31 % 97) as f64 / 13.0)).collect();
     let d2 = blocked::squared_distances(&x, n, 130);
     let wx = blocked::product(&inv, &x, n, 130);
+    let mut solved = x.clone();
+    blocked::solve_lower_many(&l, n, &mut solved, 130);
+    let cross = blocked::cross_squared_distances(&x[..40 * 130], 40, &x, n, 130);
     let mut hash = 0xcbf2_9ce4_8422_2325u64;
-    for v in l.iter().chain(&m).chain(&inv).chain(&d2).chain(&wx) {
+    for v in l.iter().chain(&m).chain(&inv).chain(&d2).chain(&wx).chain(&solved).chain(&cross) {
         for byte in v.to_bits().to_le_bytes() {
             hash = (hash ^ u64::from(byte)).wrapping_mul(0x100_0000_01b3);
         }
@@ -172,7 +175,7 @@ pub fn blocked_fingerprint() -> u64 {
 }
 
 /// What [`blocked_fingerprint`] returns on every platform.
-pub const BLOCKED_FINGERPRINT: u64 = 0x762b_c4e7_f249_fee2;
+pub const BLOCKED_FINGERPRINT: u64 = 0x35f6_5e46_4a4c_51ad;
 
 #[cfg(test)]
 mod tests {
