@@ -477,6 +477,10 @@ impl FittedDeepKernel {
         // of a faithful step when it was done one query at a time).
         let (n, q, d) = (self.phi.len(), points.len(), self.model.shape.h2);
         let (ell, scale, mean) = (self.model.lengthscale(), self.model.outputscale(), self.model.mean());
+        if n == 0 {
+            // No observations: the prior (and the row chunks below would yield no row at all).
+            return vec![(mean, scale); q];
+        }
         let c = -0.5 / (ell * ell);
         let features: Vec<f64> = points.iter().flat_map(|p| self.model.forward(p).0).collect();
         let training: Vec<f64> = self.phi.iter().flatten().copied().collect();
@@ -484,10 +488,10 @@ impl FittedDeepKernel {
         k.iter_mut().for_each(|v| *v *= c);
         exp_in_place(&mut k);
         k.iter_mut().for_each(|v| *v *= scale);
-        let means: Vec<f64> = k.chunks_exact(n.max(1)).map(|row| mean + dot(row, &self.alpha)).collect();
+        let means: Vec<f64> = k.chunks_exact(n).map(|row| mean + dot(row, &self.alpha)).collect();
         // Kᵀ (n × q), so that each query's solve is a column.
         let mut solved = vec![0.0; n * q];
-        for (query, row) in k.chunks_exact(n.max(1)).enumerate() {
+        for (query, row) in k.chunks_exact(n).enumerate() {
             for (i, &v) in row.iter().enumerate() {
                 solved[i * q + query] = v;
             }
@@ -600,6 +604,22 @@ mod tests {
         let spread = (y.iter().map(|t| t * t).sum::<f64>() / y.len() as f64).sqrt();
         assert!(rmse < 0.3 * spread, "training RMSE {rmse}, targets' RMS {spread}");
         assert!(pred.iter().all(|(_, v)| v.is_finite() && *v >= 0.0));
+    }
+
+    #[test]
+    fn the_posterior_gives_one_prediction_per_query_even_without_observations() {
+        let mut rng = MethodRng::seed_from_u64(8);
+        let (points, y) = data(&mut rng, 5, 6);
+        let model = DeepKernel::new(3, 6, &small(), &mut rng);
+        let scale = model.outputscale();
+        let prior = FittedDeepKernel::new(model.clone(), &[], &[]).unwrap().predict(&points);
+        assert_eq!(prior, vec![(model.mean(), scale); 5]);
+        let fitted = FittedDeepKernel::new(model, &points[..2], &y[..2]).unwrap().predict(&points);
+        assert_eq!(fitted.len(), 5);
+        assert!(
+            fitted[0].1 < scale && fitted.iter().all(|p| p.1 <= scale),
+            "observing lowers the variance below the prior's {scale}: {fitted:?}"
+        );
     }
 
     /// ‖a − b‖², with four accumulators (see [`dot`]): the distances before [`blocked`].

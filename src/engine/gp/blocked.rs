@@ -1,11 +1,12 @@
 //! Cache-blocked products and factorisations for the faithful DyHPO's n × n algebra (n up to
-//! a few thousand): the Cholesky factor, L⁻¹, K⁻¹ = L⁻ᵀL⁻¹, and the two n × n × d products
-//! of its gradient.
+//! a few thousand): the Cholesky factor, L⁻¹, K⁻¹ = L⁻ᵀL⁻¹, the two n × n × d products of its
+//! gradient, and its posterior's cross-distances and triangular solve for many queries.
 //!
 //! Why blocked: at n = 1,000 the factor alone is 8 MB, bigger than this machine's L2 cache, and
 //! the dot-product loops of [`super::linalg`] stream it from L3 once per column — turning on
 //! AVX-512 natively made them only 20 % faster, so the time was memory traffic, not arithmetic.
-//! Here every product is computed in 4 × 4 tiles of C over panels of k packed to fit L1/L2
+//! Here every product is computed in small tiles of C (4 × 4, or 4 × 8 and 4 × 16 with AVX2 and
+//! AVX-512, see [`accumulate`]) over panels of k packed to fit L1/L2
 //! (the classic GEMM layout), and the factorisations push their bulk into that product.
 //!
 //! The rule that makes this safe: **every element is the plain sequential sum over k, in
@@ -13,6 +14,11 @@
 //! panel. So the result does not depend on the block sizes or on the SIMD width: the page's
 //! wasm and the native CLI give the same bits, and the tests compare each routine bit for bit
 //! with a naive triple loop.
+//!
+//! Why by hand: the well-kept GEMM crates pick fused multiply-add kernels at run time
+//! (matrixmultiply 0.3's dgemm uses `_mm512_fmadd_pd`/FMA when the CPU has them; gemm 0.19,
+//! faer's, likewise), and wasm has no deterministic FMA. Their products would give the CLI
+//! other bits than the page. No crate offers the sequential-sum guarantee this module needs.
 
 use std::ops::Range;
 
