@@ -253,60 +253,79 @@ impl DeepKernel {
 /// one) and compare the likelihood, the gradient and EI_MF's ranking.
 #[derive(Clone, Copy)]
 struct Algebra {
-    /// Squared distances between the rows of a row-major n × d matrix (n × n, symmetric).
-    distances: fn(&[f64], usize, usize) -> Vec<f64>,
-    /// Cholesky factor into the buffer; `false` if not positive definite.
-    cholesky: fn(&[f64], usize, &mut Vec<f64>) -> bool,
-    /// K⁻¹ from the Cholesky factor.
-    inverse: fn(&[f64], usize) -> Vec<f64>,
+    /// Squared distances between the rows of a row-major n × d matrix (n × n, symmetric),
+    /// into the buffer.
+    distances: fn(&[f64], usize, usize, &mut Vec<f64>),
+    /// Cholesky factor in place of the matrix's lower triangle (zeros above it); `false` if
+    /// not positive definite.
+    cholesky: fn(&mut Vec<f64>, usize) -> bool,
+    /// K⁻¹ from the Cholesky factor into the last buffer (the one before it is work space).
+    inverse: fn(&[f64], usize, &mut Vec<f64>, &mut Vec<f64>),
 }
 
 /// The cache-blocked routines ([`blocked`]): each element a sequential sum, the same bits on
 /// every instruction set.
 const BLOCKED: Algebra = Algebra {
-    distances: blocked::squared_distances,
-    cholesky: blocked::cholesky,
-    inverse: |l, n| {
-        let (mut m, mut inv) = (Vec::new(), Vec::new());
-        blocked::inverse_lower(l, n, &mut m);
-        blocked::inverse_from_lower_inverse(&m, n, &mut inv);
-        inv
+    distances: blocked::squared_distances_into,
+    cholesky: |l, n| blocked::cholesky_in_place(l, n),
+    inverse: |l, n, m, inv| {
+        blocked::inverse_lower(l, n, m);
+        blocked::inverse_from_lower_inverse(m, n, inv);
     },
 };
 
-/// Unit-scale SE correlations exp(−r²/2ℓ²) and the squared distances r², n × n row-major,
-/// of the rows of the row-major n × d features.
-fn correlations(algebra: Algebra, phi: &[f64], n: usize, d: usize, lengthscale: f64) -> (Vec<f64>, Vec<f64>) {
-    let d2 = (algebra.distances)(phi, n, d);
-    let c = -0.5 / (lengthscale * lengthscale);
-    let mut r: Vec<f64> = d2.iter().map(|&v| c * v).collect();
-    exp_in_place(&mut r);
-    (r, d2)
+/// The n × n matrices of one likelihood-and-gradient evaluation, kept across a fit's epochs:
+/// at n = 1,000 each is 8 MB, and a fresh one costs its pages' faults and zeroing every epoch.
+#[derive(Debug, Default)]
+pub struct LikelihoodBuffers {
+    /// Squared distances of the features.
+    d2: Vec<f64>,
+    /// Their SE correlations.
+    r: Vec<f64>,
+    /// The Cholesky factor.
+    l: Vec<f64>,
+    /// L⁻¹.
+    m: Vec<f64>,
+    /// K⁻¹, then G∘R.
+    w: Vec<f64>,
+    /// (G∘R)·Φ.
+    weighted: Vec<f64>,
 }
 
-/// Cholesky factor of s·R + noise·I, adding jitter when needed (never more than 1e-2·s).
-fn factor(algebra: Algebra, r: &[f64], n: usize, outputscale: f64, noise: f64) -> Option<Vec<f64>> {
-    let mut k: Vec<f64> = r.iter().map(|v| outputscale * v).collect();
-    for i in 0..n {
-        k[i * n + i] += noise;
-    }
-    let mut l = Vec::new();
+/// Unit-scale SE correlations exp(−r²/2ℓ²) into `r` and the squared distances r² into `d2`,
+/// n × n row-major, of the rows of the row-major n × d features.
+fn correlations(algebra: Algebra, phi: &[f64], (n, d): (usize, usize), lengthscale: f64, d2: &mut Vec<f64>, r: &mut Vec<f64>) {
+    (algebra.distances)(phi, n, d, d2);
+    let c = -0.5 / (lengthscale * lengthscale);
+    r.clear();
+    r.extend(d2.iter().map(|&v| c * v));
+    exp_in_place(r);
+}
+
+/// Cholesky factor of s·R + noise·I into `l`, adding jitter when needed (never more than
+/// 1e-2·s); `false` if even that fails. The matrix is written straight into `l`'s lower
+/// triangle: its diagonal is (s·Rᵢᵢ + noise) + jitter·s, in that order.
+fn factor(algebra: Algebra, r: &[f64], n: usize, (outputscale, noise): (f64, f64), l: &mut Vec<f64>) -> bool {
     for jitter in [0.0, 1e-8, 1e-6, 1e-4, 1e-2] {
-        let mut kj = k.clone();
+        l.clear();
+        l.resize(n * n, 0.0);
         for i in 0..n {
-            kj[i * n + i] += jitter * outputscale;
+            for j in 0..i {
+                l[i * n + j] = outputscale * r[i * n + j];
+            }
+            l[i * n + i] = (outputscale * r[i * n + i] + noise) + jitter * outputscale;
         }
-        if (algebra.cholesky)(&kj, n, &mut l) {
-            return Some(l);
+        if (algebra.cholesky)(l, n) {
+            return true;
         }
     }
-    None
+    false
 }
 
 /// Negative log marginal likelihood divided by n, and its gradient in every parameter; `None`
 /// when the kernel matrix cannot be factored.
 pub fn nll_and_grad(model: &DeepKernel, points: &[CurvePoint], y: &[f64]) -> Option<(f64, Vec<f64>)> {
-    nll_and_grad_observed(model, points, y, &mut |_| {})
+    nll_and_grad_observed(model, points, y, &mut LikelihoodBuffers::default(), &mut |_| {})
 }
 
 /// The parts of one likelihood-and-gradient evaluation, in the order they run; what
@@ -334,9 +353,10 @@ pub fn nll_and_grad_observed(
     model: &DeepKernel,
     points: &[CurvePoint],
     y: &[f64],
+    buffers: &mut LikelihoodBuffers,
     observe: &mut dyn FnMut(Phase),
 ) -> Option<(f64, Vec<f64>)> {
-    nll_and_grad_with(BLOCKED, model, points, y, observe)
+    nll_and_grad_with(BLOCKED, model, points, y, buffers, observe)
 }
 
 fn nll_and_grad_with(
@@ -344,22 +364,26 @@ fn nll_and_grad_with(
     model: &DeepKernel,
     points: &[CurvePoint],
     y: &[f64],
+    buffers: &mut LikelihoodBuffers,
     observe: &mut dyn FnMut(Phase),
 ) -> Option<(f64, Vec<f64>)> {
+    let LikelihoodBuffers { d2, r, l, m, w, weighted } = buffers;
     let n = points.len();
     let traces: Vec<(Vec<f64>, Trace)> = points.iter().map(|q| model.forward(q)).collect();
     let dim = model.shape.h2;
     let phi: Vec<f64> = traces.iter().flat_map(|(f, _)| f.iter().copied()).collect();
     observe(Phase::Features);
     let (ell, scale, noise, mean) = (model.lengthscale(), model.outputscale(), model.noise(), model.mean());
-    let (r, d2) = correlations(algebra, &phi, n, dim, ell);
+    correlations(algebra, &phi, (n, dim), ell, d2, r);
     observe(Phase::Correlations);
-    let l = factor(algebra, &r, n, scale, noise)?;
+    if !factor(algebra, r, n, (scale, noise), l) {
+        return None;
+    }
     observe(Phase::Cholesky);
     let mut alpha: Vec<f64> = y.iter().map(|v| v - mean).collect();
     let resid = alpha.clone();
-    solve_lower(&l, n, &mut alpha);
-    solve_upper_t(&l, n, &mut alpha);
+    solve_lower(l, n, &mut alpha);
+    solve_upper_t(l, n, &mut alpha);
     let log_det: f64 = (0..n).map(|i| libm::log(l[i * n + i])).sum::<f64>() * 2.0;
     let quad: f64 = resid.iter().zip(&alpha).map(|(a, b)| a * b).sum();
     let nll = 0.5 * (quad + log_det + n as f64 * libm::log(2.0 * std::f64::consts::PI));
@@ -367,28 +391,33 @@ fn nll_and_grad_with(
         return None;
     }
     observe(Phase::Solves);
-    // G = ∂NLL/∂K = ½(K⁻¹ − ααᵀ).
-    let mut g = (algebra.inverse)(&l, n);
+    (algebra.inverse)(l, n, m, w);
     observe(Phase::Inverse);
+    // G = ∂NLL/∂K = ½(K⁻¹ − ααᵀ), never stored: one pass turns K⁻¹ into W = G∘R while
+    // summing the traces tr(G·∂K/∂s) and tr(G·∂K/∂ℓ) in row-major order.
+    let mut diagonal = Vec::with_capacity(n);
+    let (mut d_scale, mut d_ell) = (0.0, 0.0);
     for i in 0..n {
-        for j in 0..n {
-            g[i * n + j] = 0.5 * (g[i * n + j] - alpha[i] * alpha[j]);
+        let row = i * n..(i + 1) * n;
+        for (j, ((w, &r), &d2)) in w[row.clone()].iter_mut().zip(&r[row.clone()]).zip(&d2[row]).enumerate() {
+            let g = 0.5 * (*w - alpha[i] * alpha[j]);
+            if j == i {
+                diagonal.push(g);
+            }
+            let gr = g * r;
+            d_scale += gr;
+            d_ell += gr * d2;
+            *w = gr;
         }
     }
-    let (mut d_scale, mut d_ell, d_noise) = (0.0, 0.0, (0..n).map(|i| g[i * n + i]).sum::<f64>());
-    for ij in 0..n * n {
-        let gr = g[ij] * r[ij];
-        d_scale += gr;
-        d_ell += gr * d2[ij];
-    }
+    let d_noise = diagonal.into_iter().sum::<f64>();
     d_ell *= scale / (ell * ell * ell);
     observe(Phase::KernelGradient);
     let mut grad = vec![0.0; model.params.len()];
     // ∂NLL/∂φᵢ = −(2s/ℓ²)·Σⱼ Gᵢⱼ·Rᵢⱼ·(φᵢ − φⱼ) = −(2s/ℓ²)·(φᵢ·Σⱼ wᵢⱼ − Σⱼ wᵢⱼ·φⱼ) with
     // w = G∘R (the j = i term vanishes either way); Σⱼ wᵢⱼ·φⱼ is the product W·Φ.
     let c = -2.0 * scale / (ell * ell);
-    let w: Vec<f64> = g.iter().zip(&r).map(|(g, r)| g * r).collect();
-    let weighted = blocked::product(&w, &phi, n, dim);
+    blocked::product_into(w, &phi, n, dim, weighted);
     for i in 0..n {
         let total: f64 = w[i * n..(i + 1) * n].iter().sum();
         let phi_i = &phi[i * dim..(i + 1) * dim];
@@ -420,10 +449,11 @@ pub struct FitReport {
 /// be evaluated (the caller re-initialises, as the authors' code does).
 pub fn fit(model: &mut DeepKernel, points: &[CurvePoint], y: &[f64], s: &DeepKernelSettings) -> Option<FitReport> {
     let mut adam = Adam::new(model.params.len(), s.learning_rate);
+    let mut buffers = LikelihoodBuffers::default();
     let mut best: Option<(f64, Vec<f64>)> = None;
     let (mut stale, mut epochs) = (0, 0);
     while epochs < s.max_epochs {
-        let Some((loss, grad)) = nll_and_grad(model, points, y) else { break };
+        let Some((loss, grad)) = nll_and_grad_with(BLOCKED, model, points, y, &mut buffers, &mut |_| {}) else { break };
         epochs += 1;
         if best.as_ref().is_none_or(|(b, _)| loss < *b) {
             best = Some((loss, model.params.clone()));
@@ -460,8 +490,11 @@ impl FittedDeepKernel {
         let phi = model.features(points);
         let n = phi.len();
         let flat: Vec<f64> = phi.iter().flatten().copied().collect();
-        let (r, _) = correlations(algebra, &flat, n, model.shape.h2, model.lengthscale());
-        let chol = factor(algebra, &r, n, model.outputscale(), model.noise())?;
+        let (mut d2, mut r, mut chol) = (Vec::new(), Vec::new(), Vec::new());
+        correlations(algebra, &flat, (n, model.shape.h2), model.lengthscale(), &mut d2, &mut r);
+        if !factor(algebra, &r, n, (model.outputscale(), model.noise()), &mut chol) {
+            return None;
+        }
         let mean = model.mean();
         let mut alpha: Vec<f64> = y.iter().map(|v| v - mean).collect();
         solve_lower(&chol, n, &mut alpha);
@@ -541,7 +574,7 @@ mod tests {
         let (points, y) = data(&mut rng, 12, 6);
         let model = DeepKernel::new(3, 6, &small(), &mut rng);
         let mut seen = Vec::new();
-        assert!(nll_and_grad_observed(&model, &points, &y, &mut |p| seen.push(p)).is_some());
+        assert!(nll_and_grad_observed(&model, &points, &y, &mut LikelihoodBuffers::default(), &mut |p| seen.push(p)).is_some());
         use Phase::*;
         assert_eq!(seen, [Features, Correlations, Cholesky, Solves, Inverse, KernelGradient, FeatureGradient]);
     }
@@ -638,17 +671,20 @@ mod tests {
 
     /// gp::linalg's dot-product routines (four-lane dots): the algebra before [`BLOCKED`].
     const DOTS: Algebra = Algebra {
-        distances: |x, n, d| {
-            let mut out = vec![0.0; n * n];
+        distances: |x, n, d, out| {
+            out.clear();
+            out.resize(n * n, 0.0);
             for i in 0..n {
                 for j in 0..n {
                     out[i * n + j] = if i == j { 0.0 } else { squared_distance(&x[i * d..(i + 1) * d], &x[j * d..(j + 1) * d]) };
                 }
             }
-            out
         },
-        cholesky: crate::engine::gp::cholesky_into,
-        inverse: crate::engine::gp::inverse_from_cholesky,
+        cholesky: |l, n| {
+            let a = l.clone();
+            crate::engine::gp::cholesky_into(&a, n, l)
+        },
+        inverse: |l, n, _, inv| *inv = crate::engine::gp::inverse_from_cholesky(l, n),
     };
 
     #[test]
@@ -672,8 +708,8 @@ mod tests {
             points.iter().map(|p| (3.0 * p.x[0]).sin() - p.budget + 0.3 * p.x[1] * p.x[2] + 0.05 * rng.random::<f64>()).collect();
         let mut model = DeepKernel::new(7, 50, &settings, &mut rng);
         fit(&mut model, &points, &y, &settings).unwrap();
-        let (nll, grad) = nll_and_grad_with(BLOCKED, &model, &points, &y, &mut |_| {}).unwrap();
-        let (nll_ref, grad_ref) = nll_and_grad_with(DOTS, &model, &points, &y, &mut |_| {}).unwrap();
+        let (nll, grad) = nll_and_grad_with(BLOCKED, &model, &points, &y, &mut LikelihoodBuffers::default(), &mut |_| {}).unwrap();
+        let (nll_ref, grad_ref) = nll_and_grad_with(DOTS, &model, &points, &y, &mut LikelihoodBuffers::default(), &mut |_| {}).unwrap();
         let nll_err = (nll - nll_ref).abs() / nll_ref.abs();
         let scale = grad_ref.iter().fold(0.0f64, |m, g| m.max(g.abs()));
         let grad_err = grad.iter().zip(&grad_ref).fold(0.0f64, |m, (a, b)| m.max((a - b).abs())) / scale;

@@ -240,6 +240,13 @@ pub(crate) fn cholesky(a: &[f64], n: usize, l: &mut Vec<f64>) -> bool {
     for i in 0..n {
         l[i * n..i * n + i + 1].copy_from_slice(&a[i * n..i * n + i + 1]);
     }
+    cholesky_in_place(l, n)
+}
+
+/// [`cholesky`] on the row-major n × n `l` holding A's lower triangle (and zeros above it,
+/// which it keeps): for a caller that builds A's lower triangle in place, saving a copy of an
+/// n × n matrix.
+pub(crate) fn cholesky_in_place(l: &mut [f64], n: usize) -> bool {
     let mut panel = Vec::new();
     let mut pivot_column = Vec::new();
     for j0 in (0..n).step_by(NB) {
@@ -411,7 +418,16 @@ pub(crate) fn inverse_from_lower_inverse(m: &[f64], n: usize, inv: &mut Vec<f64>
 /// Squared distances Σ_k (X[i][k] − X[j][k])² between the rows of the row-major n × d `x`,
 /// symmetric n × n, sequential in k.
 pub(crate) fn squared_distances(x: &[f64], n: usize, d: usize) -> Vec<f64> {
-    let mut out = vec![0.0; n * n];
+    let mut out = Vec::new();
+    squared_distances_into(x, n, d, &mut out);
+    out
+}
+
+/// [`squared_distances`] into a buffer (reused across a fit's epochs: a fresh n × n matrix
+/// costs its pages' faults).
+pub(crate) fn squared_distances_into(x: &[f64], n: usize, d: usize, out: &mut Vec<f64>) {
+    out.clear();
+    out.resize(n * n, 0.0);
     let job = Accumulate {
         rows: 0..n,
         cols: 0..n,
@@ -421,19 +437,26 @@ pub(crate) fn squared_distances(x: &[f64], n: usize, d: usize) -> Vec<f64> {
         span: |is: Range<usize>, js: Range<usize>| if js.start >= is.end { 0..0 } else { 0..d },
         keep: |i: usize, j: usize| j < i,
     };
-    accumulate::<SquaredDifference, _, _>(&mut out, n, job);
+    accumulate::<SquaredDifference, _, _>(out, n, job);
     for i in 0..n {
         for j in 0..i {
             out[j * n + i] = out[i * n + j];
         }
     }
-    out
 }
 
 /// W·X for the row-major n × n `w` and n × d `x`: element (i, c) is Σ_j W[i][j]·X[j][c],
 /// sequential in j.
 pub(crate) fn product(w: &[f64], x: &[f64], n: usize, d: usize) -> Vec<f64> {
-    let mut out = vec![0.0; n * d];
+    let mut out = Vec::new();
+    product_into(w, x, n, d, &mut out);
+    out
+}
+
+/// [`product`] into a buffer.
+pub(crate) fn product_into(w: &[f64], x: &[f64], n: usize, d: usize, out: &mut Vec<f64>) {
+    out.clear();
+    out.resize(n * d, 0.0);
     let job = Accumulate {
         rows: 0..n,
         cols: 0..d,
@@ -443,8 +466,7 @@ pub(crate) fn product(w: &[f64], x: &[f64], n: usize, d: usize) -> Vec<f64> {
         span: |_: Range<usize>, _: Range<usize>| 0..n,
         keep: |_: usize, _: usize| true,
     };
-    accumulate::<Product, _, _>(&mut out, d, job);
-    out
+    accumulate::<Product, _, _>(out, d, job);
 }
 
 #[cfg(test)]

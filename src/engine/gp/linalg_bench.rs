@@ -6,7 +6,7 @@
 use nalgebra::{DMatrix, DVector};
 use rand::{Rng, SeedableRng};
 
-use crate::engine::fidelity::deep_kernel::{nll_and_grad_observed, CurvePoint, DeepKernel, DeepKernelSettings, Phase};
+use crate::engine::fidelity::deep_kernel::{nll_and_grad_observed, CurvePoint, DeepKernel, DeepKernelSettings, LikelihoodBuffers, Phase};
 
 use super::blocked;
 use super::linalg::{cholesky_into, inverse_from_cholesky_into, solve_lower, solve_upper_t};
@@ -126,10 +126,12 @@ pub fn dyhpo_epoch_phases(n: usize, reps: usize, now: &dyn Fn() -> f64) -> Vec<(
         .collect();
     let y: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
     let mut samples: Vec<Vec<(Phase, f64)>> = Vec::new();
+    // Kept across evaluations, as a fit keeps them across its epochs.
+    let mut buffers = LikelihoodBuffers::default();
     for _ in 0..reps {
         let mut last = now();
         let mut phases = Vec::new();
-        let evaluated = nll_and_grad_observed(&model, &points, &y, &mut |phase| {
+        let evaluated = nll_and_grad_observed(&model, &points, &y, &mut buffers, &mut |phase| {
             let t = now();
             phases.push((phase, (t - last) * 1000.0));
             last = t;
