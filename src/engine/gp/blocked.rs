@@ -58,42 +58,57 @@ impl Term for SquaredDifference {
     }
 }
 
-/// Packs operand rows `first..first + W` (zeros past `end`) over `ks` as `[k][W]`, negated
-/// if asked (x − a·b and x + (−a)·b are the same IEEE operation).
+/// Packs operand rows `first..first + W` (zeros past `end`) over `ks` as `[k][W]`, for the
+/// tiles that cannot read the operand in place (see [`accumulate_tiled`]).
 #[inline(always)]
-fn pack<const W: usize>(op: Operand, first: usize, end: usize, ks: Range<usize>, negate: bool, out: &mut Vec<f64>) {
+fn pack<const W: usize>(op: Operand, first: usize, end: usize, ks: Range<usize>, out: &mut Vec<f64>) {
     out.clear();
     out.resize(ks.len() * W, 0.0);
-    let sign = if negate { -1.0 } else { 1.0 };
     let rows = first..(first + W).min(end);
     match op {
         Operand::Rows(data, ld) => {
             for (r, i) in rows.enumerate() {
                 for (slot, &v) in out[r..].iter_mut().step_by(W).zip(&data[i * ld + ks.start..i * ld + ks.end]) {
-                    *slot = sign * v;
+                    *slot = v;
                 }
             }
         }
         Operand::Cols(data, ld) => {
             let width = rows.len();
             for (chunk, k) in out.chunks_exact_mut(W).zip(ks) {
-                for (slot, &v) in chunk[..width].iter_mut().zip(&data[k * ld + rows.start..k * ld + rows.end]) {
-                    *slot = sign * v;
-                }
+                chunk[..width].copy_from_slice(&data[k * ld + rows.start..k * ld + rows.end]);
             }
         }
     }
 }
 
-/// acc[r][c] += T(a[k][r], b[k][c]) for each packed k in order. Copied into a local so the
-/// MR × NR sums stay in registers.
+/// One step of a tile's sum: `sum + T(a, b)`, or `sum − a·b` when `SUB` (the naive loops'
+/// `s -= a·b`; the same IEEE operation as adding (−a)·b).
 #[inline(always)]
-fn tile<T: Term, const MR: usize, const NR: usize>(a: &[f64], b: &[f64], acc: &mut [[f64; NR]; MR]) {
+fn step<T: Term, const SUB: bool>(sum: f64, a: f64, b: f64) -> f64 {
+    if SUB {
+        sum - a * b
+    } else {
+        sum + T::term(a, b)
+    }
+}
+
+/// acc[r][c] ±= T(a[k·sa + r], b[k·sb + c]) for k in 0..len, in order: each operand a packed
+/// panel (stride MR or NR) or a column-major operand read in place (stride ld). Copied into a
+/// local so the MR × NR sums stay in registers.
+#[inline(always)]
+fn tile<T: Term, const SUB: bool, const MR: usize, const NR: usize>(
+    (a, sa): (&[f64], usize),
+    (b, sb): (&[f64], usize),
+    len: usize,
+    acc: &mut [[f64; NR]; MR],
+) {
     let mut t = *acc;
-    for (a, b) in a.chunks_exact(MR).zip(b.chunks_exact(NR)) {
+    for k in 0..len {
+        let (ak, bk) = (&a[k * sa..k * sa + MR], &b[k * sb..k * sb + NR]);
         for r in 0..MR {
             for c in 0..NR {
-                t[r][c] += T::term(a[r], b[c]);
+                t[r][c] = step::<T, SUB>(t[r][c], ak[r], bk[c]);
             }
         }
     }
@@ -184,17 +199,31 @@ where
     if ks.is_empty() {
         return;
     }
+    // Full tiles read a column-major operand in place (it is already [k][tile], stride ld):
+    // packing costs a pass over the operand, which the thin products of the factorisations
+    // (32-wide blocks) amortise badly; in place, K⁻¹ = MᵀM and L⁻¹ took 36–38 ms instead of
+    // 45–55 at n = 1,000. Row-major operands and edge tiles are packed (zeros past the edge):
+    // read in place as MR row streams, a row-major A made the epoch 20–40 % slower.
     let (mut packed_a, mut packed_b) = (Vec::new(), Vec::new());
+    let mut b_offsets = Vec::new();
     let mut panel = Vec::new();
     let at = |i: usize, j: usize| (i - rows.start) * ldc + (j - cols.start);
     for jc in cols.clone().step_by(NC) {
         let jc_end = (jc + NC).min(cols.end);
         for pc in ks.clone().step_by(KC) {
             let pk = pc..(pc + KC).min(ks.end);
+            // Each tile's B as (data, offset of k = pk.start, stride).
             packed_b.clear();
+            b_offsets.clear();
             for j0 in (jc..jc_end).step_by(NR) {
-                pack::<NR>(b, j0, cols.end, pk.clone(), false, &mut panel);
-                packed_b.extend_from_slice(&panel);
+                match b {
+                    Operand::Cols(_, ld) if j0 + NR <= cols.end => b_offsets.push((true, pk.start * ld + j0, ld)),
+                    _ => {
+                        pack::<NR>(b, j0, cols.end, pk.clone(), &mut panel);
+                        b_offsets.push((false, packed_b.len(), NR));
+                        packed_b.extend_from_slice(&panel);
+                    }
+                }
             }
             for i0 in rows.clone().step_by(MR) {
                 let mut a_packed = false;
@@ -204,19 +233,33 @@ where
                     if from >= to {
                         continue;
                     }
-                    if !a_packed {
-                        pack::<MR>(a, i0, rows.end, pk.clone(), subtract, &mut packed_a);
-                        a_packed = true;
-                    }
+                    let full_rows = i0 + MR <= rows.end;
+                    let (a_data, a_stride) = match a {
+                        Operand::Cols(data, ld) if full_rows => (&data[from * ld + i0..], ld),
+                        _ => {
+                            if !a_packed {
+                                pack::<MR>(a, i0, rows.end, pk.clone(), &mut packed_a);
+                                a_packed = true;
+                            }
+                            (&packed_a[(from - pk.start) * MR..], MR)
+                        }
+                    };
+                    let (in_place, offset, stride) = b_offsets[t];
+                    let b_data = match (in_place, b) {
+                        (true, Operand::Cols(data, _)) => &data[offset + (from - pk.start) * stride..],
+                        _ => &packed_b[offset + (from - pk.start) * stride..],
+                    };
                     let mut acc = [[0.0; NR]; MR];
                     for i in tile_rows(i0) {
                         for j in tile_cols(j0) {
                             acc[i - i0][j - j0] = c[at(i, j)];
                         }
                     }
-                    let (local_a, local_b) = ((from - pk.start) * MR..(to - pk.start) * MR, (from - pk.start) * NR..(to - pk.start) * NR);
-                    let b_panel = &packed_b[t * pk.len() * NR..(t + 1) * pk.len() * NR];
-                    tile::<T, MR, NR>(&packed_a[local_a], &b_panel[local_b], &mut acc);
+                    if subtract {
+                        tile::<T, true, MR, NR>((a_data, a_stride), (b_data, stride), to - from, &mut acc);
+                    } else {
+                        tile::<T, false, MR, NR>((a_data, a_stride), (b_data, stride), to - from, &mut acc);
+                    }
                     for i in tile_rows(i0) {
                         for j in tile_cols(j0) {
                             if keep(i, j) {
