@@ -241,23 +241,29 @@ impl MultiFidelityOptimizer for DyHpo {
             open.iter().map(|&i| point(&candidates[i], &race.curves[i], race.budget_of(i) + 1, race, curve_len, z)).collect();
         let per_budget: Vec<Option<f64>> = incumbents_per_budget(race).into_iter().map(|v| v.map(|v| (v - z.0) / z.1)).collect();
         let overall = y.iter().copied().fold(f64::INFINITY, f64::min);
-        let mut best = (f64::NEG_INFINITY, open[0]);
-        let mut scores = Vec::new();
-        for ((mean, var), &i) in fitted.predict(&queries).into_iter().zip(&open) {
-            let incumbent = incumbent_for(&per_budget, race.budget_of(i) + 1, overall);
-            let ei = expected_improvement(mean, var.sqrt(), incumbent);
-            if ei > best.0 {
-                best = (ei, i);
-            }
-            if self.record {
+        let incumbents: Vec<f64> = open.iter().map(|&i| incumbent_for(&per_budget, race.budget_of(i) + 1, overall)).collect();
+        let ei = |p: usize, mean: f64, var: f64| expected_improvement(mean, var.sqrt(), incumbents[p]);
+        // The first configuration with the highest EI (open[0] if none is above −∞).
+        let pick = if self.record {
+            // Every score is shown (the lessons), so every variance is finished.
+            let mut best = (f64::NEG_INFINITY, open[0]);
+            let mut scores = Vec::new();
+            for (p, ((mean, var), &i)) in fitted.predict(&queries).into_iter().zip(&open).enumerate() {
+                let score = ei(p, mean, var);
+                if score > best.0 {
+                    best = (score, i);
+                }
                 let (m, s) = z;
                 let (config, budget, sd) = (i, race.budget_of(i) + 1, var.max(0.0).sqrt() * s);
-                scores.push(StepScore { config, budget, mean: m + mean * s, sd, incumbent: m + incumbent * s, ei: ei * s });
+                scores.push(StepScore { config, budget, mean: m + mean * s, sd, incumbent: m + incumbents[p] * s, ei: score * s });
             }
-        }
-        self.last_scores = self.record.then_some(scores);
+            self.last_scores = Some(scores);
+            best.1
+        } else {
+            fitted.argmax_score(&queries, ei).map_or(open[0], |p| open[p])
+        };
         self.model = Some(fitted.model().clone());
-        Ok(Request { config: best.1, budget: race.budget_of(best.1) + 1 })
+        Ok(Request { config: pick, budget: race.budget_of(pick) + 1 })
     }
 }
 

@@ -387,8 +387,15 @@ pub(crate) fn inverse_lower(l: &[f64], n: usize, m: &mut Vec<f64>) {
 /// Σ_{k<i} L[i][k]·X[k][c]) / L[i][i], the sum sequential in k — forward substitution for q
 /// right-hand sides at once. By blocks of [`NB`] rows, as [`inverse_lower`].
 pub(crate) fn solve_lower_many(l: &[f64], n: usize, x: &mut [f64], q: usize) {
-    for i0 in (0..n).step_by(NB) {
-        let i1 = (i0 + NB).min(n);
+    solve_lower_rows(l, n, x, q, 0..n);
+}
+
+/// [`solve_lower_many`] for the rows in `rows` only, the rows before them already solved in
+/// `x` (which holds at least `rows.end` rows): row i depends on rows k < i alone, so solving
+/// a prefix, then the rest, gives the bits of one solve.
+pub(crate) fn solve_lower_rows(l: &[f64], n: usize, x: &mut [f64], q: usize, rows: Range<usize>) {
+    for i0 in rows.clone().step_by(NB) {
+        let i1 = (i0 + NB).min(rows.end);
         let (done, block) = x.split_at_mut(i0 * q);
         if i0 > 0 {
             let job = Accumulate {

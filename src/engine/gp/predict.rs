@@ -27,16 +27,16 @@ const BLOCK: usize = 8;
 /// this share squared of the full one. Measured along GCP+prior seeds on XGBoost (5,000
 /// candidates), a quarter leaves 8–56 candidates for the full pass (½: 8–24, none: 16–80)
 /// and was the fastest; on NAS-Bench-201's flatter EI it leaves about a third at n ≈ 70.
-const BOUND_ROWS_SHARE: f64 = 0.25;
+pub(crate) const BOUND_ROWS_SHARE: f64 = 0.25;
 
 /// A bound must fall below the best exact score by this relative margin to prune, so that
 /// rounding in the score (monotone in the variance only up to a few ulps; EI's closed form
 /// loses at most about 1,500 ulps to cancellation before φ underflows) cannot drop the pick.
-const PRUNE_MARGIN: f64 = 1e-9;
+pub(crate) const PRUNE_MARGIN: f64 = 1e-9;
 
 /// Below this best score nothing is pruned: near underflow the scores' relative rounding is
 /// no longer small against [`PRUNE_MARGIN`].
-const PRUNE_FLOOR: f64 = 1e-290;
+pub(crate) const PRUNE_FLOOR: f64 = 1e-290;
 
 /// Kernel values the argmax keeps from its bounding pass for the candidates it finishes
 /// (16 MB); candidates beyond it have theirs computed again.
@@ -44,9 +44,9 @@ const KEPT_KERNEL_VALUES: usize = 1 << 21;
 
 /// A candidate's position in `which` and its score's bound, ordered for the argmax's queue:
 /// higher bound first, then lower position.
-struct Bounded {
-    bound: f64,
-    position: usize,
+pub(crate) struct Bounded {
+    pub bound: f64,
+    pub position: usize,
 }
 
 impl Ord for Bounded {
