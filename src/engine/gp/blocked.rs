@@ -648,6 +648,13 @@ mod tests {
                 let mut solved = x.clone();
                 solve_lower_many(&l, n, &mut solved, d);
                 assert!(same_bits(&solved, &want), "L⁻¹B, n = {n}, q = {d}");
+                // A prefix of the rows, then the rest (EI_MF's bounds, then its finished
+                // queries): the bits of one solve.
+                let split = n / 4 + 1;
+                let mut in_two = x.clone();
+                solve_lower_rows(&l, n, &mut in_two, d, 0..split.min(n));
+                solve_lower_rows(&l, n, &mut in_two, d, split.min(n)..n);
+                assert!(same_bits(&in_two, &want), "L⁻¹B in two parts at row {split}, n = {n}, q = {d}");
                 let y: Vec<f64> = (0..7 * d).map(|v| ((v * 17 % 89) as f64 / 11.0).cos()).collect();
                 let mut want = vec![0.0; 7 * n];
                 for c in 0..7 {

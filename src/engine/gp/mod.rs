@@ -32,7 +32,7 @@ mod likelihood;
 mod linalg;
 pub mod linalg_bench;
 mod predict;
-pub(crate) use predict::{Bounded, BOUND_ROWS_SHARE, PRUNE_FLOOR, PRUNE_MARGIN};
+pub(crate) use predict::{argmax_by_bounds, BOUND_ROWS_SHARE};
 
 pub(crate) use exp_batch::exp_in_place;
 use kernel::{kernel_matrix, Kernel, ScaledPoints};

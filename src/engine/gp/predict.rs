@@ -32,11 +32,11 @@ pub(crate) const BOUND_ROWS_SHARE: f64 = 0.25;
 /// A bound must fall below the best exact score by this relative margin to prune, so that
 /// rounding in the score (monotone in the variance only up to a few ulps; EI's closed form
 /// loses at most about 1,500 ulps to cancellation before φ underflows) cannot drop the pick.
-pub(crate) const PRUNE_MARGIN: f64 = 1e-9;
+const PRUNE_MARGIN: f64 = 1e-9;
 
 /// Below this best score nothing is pruned: near underflow the scores' relative rounding is
 /// no longer small against [`PRUNE_MARGIN`].
-pub(crate) const PRUNE_FLOOR: f64 = 1e-290;
+const PRUNE_FLOOR: f64 = 1e-290;
 
 /// Kernel values the argmax keeps from its bounding pass for the candidates it finishes
 /// (16 MB); candidates beyond it have theirs computed again.
@@ -44,9 +44,9 @@ const KEPT_KERNEL_VALUES: usize = 1 << 21;
 
 /// A candidate's position in `which` and its score's bound, ordered for the argmax's queue:
 /// higher bound first, then lower position.
-pub(crate) struct Bounded {
-    pub bound: f64,
-    pub position: usize,
+struct Bounded {
+    bound: f64,
+    position: usize,
 }
 
 impl Ord for Bounded {
@@ -68,6 +68,51 @@ impl PartialEq for Bounded {
 }
 
 impl Eq for Bounded {}
+
+/// The loop of the pruned argmaxes (this module's and the deep kernel's posterior's): each
+/// position's score bound, from `bounds`, orders a queue — higher bound first, ties by lower
+/// position, a non-finite bound first so that it is never pruned on its strength — and
+/// `finish(positions)` gives the exact scores of up to `group` positions at a time, until the
+/// next bound falls below the best exact score (by [`PRUNE_MARGIN`], above [`PRUNE_FLOOR`]).
+/// Returns the first position with the highest exact score that `admits` accepts, and how
+/// many positions were finished. A heap rather than a sort: only the positions finished
+/// before the pruning stops are ever taken out of it.
+pub(crate) fn argmax_by_bounds(
+    bounds: impl Iterator<Item = f64>,
+    group: usize,
+    admits: impl Fn(f64) -> bool,
+    mut finish: impl FnMut(&[usize]) -> Vec<f64>,
+) -> (Option<usize>, usize) {
+    let mut queue: BinaryHeap<Bounded> = bounds
+        .enumerate()
+        .map(|(p, bound)| Bounded { bound: if bound.is_finite() { bound } else { f64::INFINITY }, position: p })
+        .collect();
+    let mut best: Option<(usize, f64)> = None;
+    let mut positions = Vec::with_capacity(group);
+    let mut finished = 0;
+    while let Some(first) = queue.pop() {
+        if let Some((_, b)) = best {
+            if b > PRUNE_FLOOR && first.bound < b - b * PRUNE_MARGIN {
+                break;
+            }
+        }
+        positions.clear();
+        positions.push(first.position);
+        while positions.len() < group {
+            match queue.pop() {
+                Some(next) => positions.push(next.position),
+                None => break,
+            }
+        }
+        finished += positions.len();
+        for (&p, s) in positions.iter().zip(finish(&positions)) {
+            if admits(s) && best.is_none_or(|(bp, b)| s > b || (s == b && p < bp)) {
+                best = Some((p, s));
+            }
+        }
+    }
+    (best.map(|(p, _)| p), finished)
+}
 
 /// Scratch for one block of up to `B` points.
 struct Block<const B: usize> {
@@ -152,37 +197,10 @@ impl FittedGp {
                 }
             }
         });
-        // Positions in `which` come out by decreasing bound, ties by position; a non-finite
-        // bound comes first, so it is never pruned on its strength. A heap rather than a sort:
-        // only the candidates finished before the pruning stops are ever taken out of it.
-        let mut queue: BinaryHeap<Bounded> = which
-            .iter()
-            .zip(&bounds)
-            .enumerate()
-            .map(|(p, (&i, &(m, v)))| {
-                let bound = score(i, m, v);
-                Bounded { bound: if bound.is_finite() { bound } else { f64::INFINITY }, position: p }
-            })
-            .collect();
-        let mut best: Option<(usize, f64)> = None;
+        let bounds = which.iter().zip(&bounds).map(|(&i, &(m, v))| score(i, m, v));
         let mut block = Block::<BLOCK>::new(n);
         let mut exact = Vec::with_capacity(BLOCK);
-        let mut group = Vec::with_capacity(BLOCK);
-        let mut finished = 0;
-        while let Some(first) = queue.pop() {
-            if let Some((_, b)) = best {
-                if b > PRUNE_FLOOR && first.bound < b - b * PRUNE_MARGIN {
-                    break;
-                }
-            }
-            group.clear();
-            group.push(first.position);
-            while group.len() < BLOCK {
-                match queue.pop() {
-                    Some(next) => group.push(next.position),
-                    None => break,
-                }
-            }
+        let (best, finished) = argmax_by_bounds(bounds, BLOCK, f64::is_finite, |group| {
             if group.iter().all(|&p| p < kept) {
                 block.kt.fill(0.0);
                 for (c, &p) in group.iter().enumerate() {
@@ -195,16 +213,10 @@ impl FittedGp {
                 self.kernel_block(&points, &mut block);
             }
             exact.clear();
-            finished += group.len();
             self.finish_block::<BLOCK>(&mut block.kt, group.len(), n, &mut exact);
-            for (&p, &(m, v)) in group.iter().zip(&exact) {
-                let s = score(which[p], m, v);
-                if s.is_finite() && best.is_none_or(|(bp, b)| s > b || (s == b && p < bp)) {
-                    best = Some((p, s));
-                }
-            }
-        }
-        (best.map(|(p, _)| which[p]), finished)
+            group.iter().zip(&exact).map(|(&p, &(m, v))| score(which[p], m, v)).collect()
+        });
+        (best.map(|p| which[p]), finished)
     }
 
     /// Means, and variances conditioned on the first `rows` observations, of `which` in

@@ -2,12 +2,11 @@
 //! variances of Eq. 2 of the arXiv version for many queries at once, and EI_MF's argmax,
 //! which finishes only the variances that can still win.
 
-use std::collections::BinaryHeap;
 use std::ops::Range;
 
 use super::{correlations, factor, Algebra, CurvePoint, DeepKernel, BLOCKED};
 use crate::engine::gp::blocked;
-use crate::engine::gp::{dot, exp_in_place, solve_lower, solve_upper_t, Bounded, BOUND_ROWS_SHARE, PRUNE_FLOOR, PRUNE_MARGIN};
+use crate::engine::gp::{argmax_by_bounds, dot, exp_in_place, solve_lower, solve_upper_t, BOUND_ROWS_SHARE};
 
 /// The GP posterior of a fitted deep kernel, ready to predict.
 #[derive(Debug, Clone)]
@@ -80,49 +79,24 @@ impl FittedDeepKernel {
 
     /// [`FittedDeepKernel::argmax_score`], and how many queries it finished (for the tests).
     fn argmax_counting(&self, points: &[CurvePoint], score: &dyn Fn(usize, f64, f64) -> f64) -> (Option<usize>, usize) {
-        const GROUP: usize = 16;
-        let (n, q) = (self.phi.len(), points.len());
-        let mut best: (f64, Option<usize>) = (f64::NEG_INFINITY, None);
-        let consider = |p: usize, s: f64, best: &mut (f64, Option<usize>)| {
-            if s > best.0 || (best.1.is_some_and(|b| s == best.0 && p < b)) {
-                *best = (s, Some(p));
-            }
-        };
-        if n == 0 || q == 0 {
-            for (p, (m, v)) in self.predict(points).into_iter().enumerate() {
-                consider(p, score(p, m, v), &mut best);
-            }
-            return (best.1, q);
+        // EI_MF's rule: the first score above −∞ that no later one exceeds (never a NaN).
+        let admits = |s: f64| s > f64::NEG_INFINITY;
+        let n = self.phi.len();
+        if n == 0 || points.is_empty() {
+            let scores: Vec<f64> = self.predict(points).into_iter().enumerate().map(|(p, (m, v))| score(p, m, v)).collect();
+            let exact = |group: &[usize]| group.iter().map(|&p| scores[p]).collect();
+            return argmax_by_bounds(scores.iter().copied(), scores.len().max(1), admits, exact);
         }
         let scale = self.model.outputscale();
         let (k, means) = self.cross_covariances(points);
+        let q = means.len();
         let rows = ((n as f64 * BOUND_ROWS_SHARE) as usize).min(n);
         let mut prefix = transposed_rows(&k, n, 0..rows);
         blocked::solve_lower_rows(&self.chol, n, &mut prefix, q, 0..rows);
         let mut explained = vec![0.0; q];
         add_squares(&prefix, &mut explained);
-        // By decreasing bound, ties by position; a non-finite bound first, never pruned on it.
-        let mut queue: BinaryHeap<Bounded> = (0..q)
-            .map(|p| {
-                let bound = score(p, means[p], (scale - explained[p]).max(0.0));
-                Bounded { bound: if bound.is_finite() { bound } else { f64::INFINITY }, position: p }
-            })
-            .collect();
-        let mut finished = 0;
-        let mut group = Vec::with_capacity(GROUP);
-        while let Some(first) = queue.pop() {
-            let b = best.0;
-            if best.1.is_some() && b > PRUNE_FLOOR && first.bound < b - b * PRUNE_MARGIN {
-                break;
-            }
-            group.clear();
-            group.push(first.position);
-            while group.len() < GROUP {
-                match queue.pop() {
-                    Some(next) => group.push(next.position),
-                    None => break,
-                }
-            }
+        let bounds = (0..q).map(|p| score(p, means[p], (scale - explained[p]).max(0.0)));
+        argmax_by_bounds(bounds, 16, admits, |group| {
             // The group's columns: the solved prefix, then the rest of k* to solve.
             let g = group.len();
             let mut x = vec![0.0; n * g];
@@ -135,14 +109,10 @@ impl FittedDeepKernel {
                 }
             }
             blocked::solve_lower_rows(&self.chol, n, &mut x, g, rows..n);
-            let mut rest: Vec<f64> = group.iter().map(|&p| explained[p]).collect();
-            add_squares(&x[rows * g..], &mut rest);
-            for (&p, e) in group.iter().zip(rest) {
-                consider(p, score(p, means[p], (scale - e).max(0.0)), &mut best);
-            }
-            finished += g;
-        }
-        (best.1, finished)
+            let mut sums: Vec<f64> = group.iter().map(|&p| explained[p]).collect();
+            add_squares(&x[rows * g..], &mut sums);
+            group.iter().zip(sums).map(|(&p, e)| score(p, means[p], (scale - e).max(0.0))).collect()
+        })
     }
 
     /// The q × n cross-covariances K* of the queries with the observations, row-major, and
