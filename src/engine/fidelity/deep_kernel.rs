@@ -17,13 +17,11 @@
 //! values (noise ≥ 1e-4), all raw values start at 0; network weights start as PyTorch's
 //! default, U(−1/√fan_in, 1/√fan_in); the LeakyReLU slope is PyTorch's 0.01.
 
-use crate::engine::smooth::{sigmoid, softplus};
-use rand::Rng;
+use crate::engine::smooth::sigmoid;
 
 use crate::engine::adam::Adam;
 use crate::engine::gp::blocked;
-use crate::engine::gp::{dot, exp_in_place, solve_lower, solve_upper_t};
-use crate::engine::optimizer::MethodRng;
+use crate::engine::gp::{exp_in_place, solve_lower, solve_upper_t};
 
 /// Architecture and training settings. Defaults: the paper's (App. C.4) except the layer
 /// widths and the learning rate — see [`DeepKernelSettings::default`].
@@ -73,181 +71,6 @@ pub struct CurvePoint {
     pub curve: Vec<f64>,
 }
 
-/// Layer sizes; fixes the layout of the flat parameter vector.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Shape {
-    inputs: usize,
-    h1: usize,
-    filters: usize,
-    width: usize,
-    curve_len: usize,
-    h2: usize,
-}
-
-impl Shape {
-    fn w1(&self) -> usize {
-        0
-    }
-    fn b1(&self) -> usize {
-        self.h1 * (self.inputs + 1)
-    }
-    fn wc(&self) -> usize {
-        self.b1() + self.h1
-    }
-    fn bc(&self) -> usize {
-        self.wc() + self.filters * self.width
-    }
-    fn w2(&self) -> usize {
-        self.bc() + self.filters
-    }
-    fn b2(&self) -> usize {
-        self.w2() + self.h2 * (self.h1 + self.filters)
-    }
-    fn gp(&self) -> usize {
-        self.b2() + self.h2
-    }
-    fn len(&self) -> usize {
-        self.gp() + GP_PARAMS
-    }
-}
-
-/// The deep kernel's parameters (network and GP), in one flat vector for Adam.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DeepKernel {
-    shape: Shape,
-    /// Every parameter; the last four are raw length scale, raw output scale, raw noise, mean.
-    pub params: Vec<f64>,
-}
-
-fn leaky(v: f64) -> f64 {
-    if v > 0.0 {
-        v
-    } else {
-        LEAK * v
-    }
-}
-
-/// What the backward pass needs from the forward pass of one point.
-struct Trace {
-    input: Vec<f64>,
-    z1: Vec<f64>,
-    /// Per filter: the curve position of the max and the max.
-    pooled: Vec<(usize, f64)>,
-    z2: Vec<f64>,
-}
-
-impl DeepKernel {
-    /// Fresh parameters for configurations of `inputs` features and curves of `curve_len`
-    /// steps (at least the filter width).
-    pub fn new(inputs: usize, curve_len: usize, s: &DeepKernelSettings, rng: &mut MethodRng) -> Self {
-        let shape = Shape {
-            inputs,
-            h1: s.hidden1,
-            filters: s.filters,
-            width: s.filter_width,
-            curve_len: curve_len.max(s.filter_width),
-            h2: s.hidden2,
-        };
-        let mut params = vec![0.0; shape.len()];
-        let mut fill = |from: usize, to: usize, fan_in: usize| {
-            let bound = 1.0 / (fan_in.max(1) as f64).sqrt();
-            for p in &mut params[from..to] {
-                *p = rng.random_range(-bound..bound);
-            }
-        };
-        fill(shape.w1(), shape.wc(), inputs + 1);
-        fill(shape.wc(), shape.w2(), shape.width);
-        fill(shape.w2(), shape.gp(), shape.h1 + shape.filters);
-        DeepKernel { shape, params }
-    }
-
-    /// Length of the curve input.
-    pub fn curve_len(&self) -> usize {
-        self.shape.curve_len
-    }
-
-    fn lengthscale(&self) -> f64 {
-        softplus(self.params[self.shape.gp()])
-    }
-    fn outputscale(&self) -> f64 {
-        softplus(self.params[self.shape.gp() + 1])
-    }
-    fn noise(&self) -> f64 {
-        NOISE_FLOOR + softplus(self.params[self.shape.gp() + 2])
-    }
-    fn mean(&self) -> f64 {
-        self.params[self.shape.gp() + 3]
-    }
-
-    fn forward(&self, point: &CurvePoint) -> (Vec<f64>, Trace) {
-        let (s, p) = (&self.shape, &self.params);
-        let mut input = point.x.clone();
-        input.push(point.budget);
-        let z1: Vec<f64> = (0..s.h1)
-            .map(|u| {
-                let w = &p[s.w1() + u * (s.inputs + 1)..s.w1() + (u + 1) * (s.inputs + 1)];
-                p[s.b1() + u] + dot(w, &input)
-            })
-            .collect();
-        let positions = s.curve_len + 1 - s.width;
-        let pooled: Vec<(usize, f64)> = (0..s.filters)
-            .map(|f| {
-                let w = &p[s.wc() + f * s.width..s.wc() + (f + 1) * s.width];
-                (0..positions)
-                    .map(|t| (t, p[s.bc() + f] + w.iter().zip(&point.curve[t..t + s.width]).map(|(a, b)| a * b).sum::<f64>()))
-                    .fold((0, f64::NEG_INFINITY), |best, c| if c.1 > best.1 { c } else { best })
-            })
-            .collect();
-        let hidden: Vec<f64> = z1.iter().map(|&v| leaky(v)).chain(pooled.iter().map(|&(_, v)| v)).collect();
-        let n2 = s.h1 + s.filters;
-        let z2: Vec<f64> = (0..s.h2)
-            .map(|u| {
-                let w = &p[s.w2() + u * n2..s.w2() + (u + 1) * n2];
-                p[s.b2() + u] + dot(w, &hidden)
-            })
-            .collect();
-        let phi = z2.iter().map(|&v| leaky(v)).collect();
-        (phi, Trace { input, z1, pooled, z2 })
-    }
-
-    /// Adds ∂L/∂params for one point to `grad`, given ∂L/∂φ.
-    fn backward(&self, point: &CurvePoint, trace: &Trace, dphi: &[f64], grad: &mut [f64]) {
-        let (s, p) = (&self.shape, &self.params);
-        let n2 = s.h1 + s.filters;
-        let dz2: Vec<f64> = dphi.iter().zip(&trace.z2).map(|(&g, &z)| if z > 0.0 { g } else { LEAK * g }).collect();
-        let hidden: Vec<f64> = trace.z1.iter().map(|&v| leaky(v)).chain(trace.pooled.iter().map(|&(_, v)| v)).collect();
-        let mut dhidden = vec![0.0; n2];
-        for (u, &g) in dz2.iter().enumerate() {
-            grad[s.b2() + u] += g;
-            let row = s.w2() + u * n2;
-            for ((gr, dh), (&h, &w)) in grad[row..row + n2].iter_mut().zip(dhidden.iter_mut()).zip(hidden.iter().zip(&p[row..row + n2])) {
-                *gr += g * h;
-                *dh += g * w;
-            }
-        }
-        for (f, &(t, _)) in trace.pooled.iter().enumerate() {
-            let g = dhidden[s.h1 + f];
-            grad[s.bc() + f] += g;
-            for k in 0..s.width {
-                grad[s.wc() + f * s.width + k] += g * point.curve[t + k];
-            }
-        }
-        for u in 0..s.h1 {
-            let g = if trace.z1[u] > 0.0 { dhidden[u] } else { LEAK * dhidden[u] };
-            grad[s.b1() + u] += g;
-            let row = s.w1() + u * (s.inputs + 1);
-            for (k, &v) in trace.input.iter().enumerate() {
-                grad[row + k] += g * v;
-            }
-        }
-    }
-
-    /// The features φ of `points`.
-    pub fn features(&self, points: &[CurvePoint]) -> Vec<Vec<f64>> {
-        points.iter().map(|q| self.forward(q).0).collect()
-    }
-}
-
 /// The n × n routines of one evaluation. The model uses [`BLOCKED`]; the tests run the same
 /// states through gp::linalg's dot-product routines (this module's algebra before the blocked
 /// one) and compare the likelihood, the gradient and EI_MF's ranking.
@@ -278,6 +101,8 @@ const BLOCKED: Algebra = Algebra {
 /// at n = 1,000 each is 8 MB, and a fresh one costs its pages' faults and zeroing every epoch.
 #[derive(Debug, Default)]
 pub struct LikelihoodBuffers {
+    /// The network's forward pass.
+    act: Activations,
     /// Squared distances of the features.
     d2: Vec<f64>,
     /// Their SE correlations.
@@ -367,14 +192,13 @@ fn nll_and_grad_with(
     buffers: &mut LikelihoodBuffers,
     observe: &mut dyn FnMut(Phase),
 ) -> Option<(f64, Vec<f64>)> {
-    let LikelihoodBuffers { d2, r, l, m, w, weighted } = buffers;
+    let LikelihoodBuffers { act, d2, r, l, m, w, weighted } = buffers;
     let n = points.len();
-    let traces: Vec<(Vec<f64>, Trace)> = points.iter().map(|q| model.forward(q)).collect();
-    let dim = model.shape.h2;
-    let phi: Vec<f64> = traces.iter().flat_map(|(f, _)| f.iter().copied()).collect();
+    model.forward(points, act);
+    let (dim, phi) = (model.shape.h2, &act.phi);
     observe(Phase::Features);
     let (ell, scale, noise, mean) = (model.lengthscale(), model.outputscale(), model.noise(), model.mean());
-    correlations(algebra, &phi, (n, dim), ell, d2, r);
+    correlations(algebra, phi, (n, dim), ell, d2, r);
     observe(Phase::Correlations);
     if !factor(algebra, r, n, (scale, noise), l) {
         return None;
@@ -417,13 +241,16 @@ fn nll_and_grad_with(
     // ∂NLL/∂φᵢ = −(2s/ℓ²)·Σⱼ Gᵢⱼ·Rᵢⱼ·(φᵢ − φⱼ) = −(2s/ℓ²)·(φᵢ·Σⱼ wᵢⱼ − Σⱼ wᵢⱼ·φⱼ) with
     // w = G∘R (the j = i term vanishes either way); Σⱼ wᵢⱼ·φⱼ is the product W·Φ.
     let c = -2.0 * scale / (ell * ell);
-    blocked::product_into(w, &phi, n, dim, weighted);
+    blocked::product_into(w, phi, n, dim, weighted);
+    let mut dphi = vec![0.0; n * dim];
     for i in 0..n {
         let total: f64 = w[i * n..(i + 1) * n].iter().sum();
-        let phi_i = &phi[i * dim..(i + 1) * dim];
-        let dphi: Vec<f64> = phi_i.iter().zip(&weighted[i * dim..(i + 1) * dim]).map(|(&p, &a)| c * (p * total - a)).collect();
-        model.backward(&points[i], &traces[i].1, &dphi, &mut grad);
+        let row = i * dim..(i + 1) * dim;
+        for ((g, &p), &a) in dphi[row.clone()].iter_mut().zip(&phi[row.clone()]).zip(&weighted[row]) {
+            *g = c * (p * total - a);
+        }
     }
+    model.backward(points, act, &dphi, &mut grad);
     observe(Phase::FeatureGradient);
     let gp = model.shape.gp();
     let raw = &model.params[gp..gp + 3];
@@ -471,13 +298,19 @@ pub fn fit(model: &mut DeepKernel, points: &[CurvePoint], y: &[f64], s: &DeepKer
     Some(FitReport { epochs, loss })
 }
 
+mod network;
 mod posterior;
+use network::Activations;
+pub use network::DeepKernel;
 pub use posterior::FittedDeepKernel;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::SeedableRng;
+    use crate::engine::gp::dot;
+    use crate::engine::optimizer::MethodRng;
+    use crate::engine::smooth::softplus;
+    use rand::{Rng, SeedableRng};
 
     pub(super) fn small() -> DeepKernelSettings {
         DeepKernelSettings { hidden1: 5, hidden2: 6, filters: 2, filter_width: 3, ..Default::default() }
@@ -639,7 +472,7 @@ mod tests {
             queries
                 .iter()
                 .map(|q| {
-                    let f = model.forward(q).0;
+                    let f = model.features_flat(std::slice::from_ref(q));
                     let mut k: Vec<f64> = old.phi.iter().map(|p| scale * libm::exp(c * squared_distance(&f, p))).collect();
                     let m = model.mean() + dot(&k, &old.alpha);
                     solve_lower(&old.chol, old.phi.len(), &mut k);

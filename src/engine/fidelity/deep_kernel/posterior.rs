@@ -121,7 +121,7 @@ impl FittedDeepKernel {
         let (n, q, d) = (self.phi.len(), points.len(), self.model.shape.h2);
         let (ell, scale, mean) = (self.model.lengthscale(), self.model.outputscale(), self.model.mean());
         let c = -0.5 / (ell * ell);
-        let features: Vec<f64> = points.iter().flat_map(|p| self.model.forward(p).0).collect();
+        let features = self.model.features_flat(points);
         let training: Vec<f64> = self.phi.iter().flatten().copied().collect();
         let mut k = blocked::cross_squared_distances(&features, q, &training, n, d);
         k.iter_mut().for_each(|v| *v *= c);
