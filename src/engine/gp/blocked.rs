@@ -22,6 +22,9 @@
 
 use std::ops::Range;
 
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
 /// Length of a packed panel of k (a 4 × 256 panel of A is 8 KiB, L1-resident).
 const KC: usize = 256;
 /// Columns of C per packed block of B (256 × 256 doubles = 512 KiB, L2-resident).
@@ -39,6 +42,8 @@ pub(crate) enum Operand<'a> {
 
 /// What one step of a tile's sum adds: a·b, or (a − b)².
 pub(crate) trait Term {
+    /// (a − b)² rather than a·b (for the vector tiles, [`x86`]).
+    const SQUARED_DIFFERENCE: bool;
     fn term(a: f64, b: f64) -> f64;
 }
 /// a·b: a matrix product.
@@ -46,12 +51,14 @@ pub(crate) struct Product;
 /// (a − b)²: squared Euclidean distances between rows.
 pub(crate) struct SquaredDifference;
 impl Term for Product {
+    const SQUARED_DIFFERENCE: bool = false;
     #[inline(always)]
     fn term(a: f64, b: f64) -> f64 {
         a * b
     }
 }
 impl Term for SquaredDifference {
+    const SQUARED_DIFFERENCE: bool = true;
     #[inline(always)]
     fn term(a: f64, b: f64) -> f64 {
         (a - b) * (a - b)
@@ -103,6 +110,21 @@ fn tile<T: Term, const SUB: bool, const MR: usize, const NR: usize>(
     len: usize,
     acc: &mut [[f64; NR]; MR],
 ) {
+    #[cfg(target_arch = "x86_64")]
+    if MR == 4 && (NR == 16 || NR == 8) {
+        let acc = acc.as_mut_ptr().cast::<f64>();
+        // SAFETY: the tile is MR × NR = 4 × NR contiguous f64, viewed as the same shape. NR is
+        // 16 only in `accumulate`'s AVX-512 variant and 8 only in its AVX2 one, each chosen
+        // after checking the CPU has the feature.
+        unsafe {
+            if NR == 16 {
+                x86::tile16::<T, SUB>((a, sa), (b, sb), len, &mut *acc.cast::<[[f64; 16]; 4]>());
+            } else {
+                x86::tile8::<T, SUB>((a, sa), (b, sb), len, &mut *acc.cast::<[[f64; 8]; 4]>());
+            }
+        }
+        return;
+    }
     let mut t = *acc;
     for k in 0..len {
         let (ak, bk) = (&a[k * sa..k * sa + MR], &b[k * sb..k * sb + NR]);
