@@ -22,6 +22,8 @@
 
 use std::ops::Range;
 
+#[cfg(target_arch = "wasm32")]
+mod wasm;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
@@ -123,6 +125,13 @@ fn tile<T: Term, const SUB: bool, const MR: usize, const NR: usize>(
                 x86::tile8::<T, SUB>((a, sa), (b, sb), len, &mut *acc.cast::<[[f64; 8]; 4]>());
             }
         }
+        return;
+    }
+    #[cfg(target_arch = "wasm32")]
+    if MR == 4 && NR == 4 {
+        // SAFETY: the tile is 4 × 4 contiguous f64, viewed as the same shape.
+        let acc = unsafe { &mut *acc.as_mut_ptr().cast::<[[f64; 4]; 4]>() };
+        wasm::tile4::<T, SUB>((a, sa), (b, sb), len, acc);
         return;
     }
     let mut t = *acc;
