@@ -588,6 +588,9 @@ pub(crate) fn affine_rows(a: &[f64], (n, len): (usize, usize), w: &[f64], bias: 
         // SAFETY: the CPU has AVX2, checked just above.
         return unsafe { affine_rows_avx2(a, (n, len), w, bias, out) };
     }
+    #[cfg(target_arch = "wasm32")]
+    return wasm::affine_rows(a, (n, len), w, bias, out);
+    #[allow(unreachable_code)]
     affine_rows_portable(a, (n, len), w, bias, out)
 }
 

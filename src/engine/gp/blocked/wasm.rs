@@ -47,3 +47,40 @@ pub(super) fn tile4<T: Term, const SUB: bool>((a, sa): (&[f64], usize), (b, sb):
         }
     }
 }
+
+/// [`super::affine_rows`] in tiles of two rows of `a` by two of `w`, each of the four sums'
+/// lanes two `f64x2` (lanes 0–1 and 2–3), so that the four lanes are exactly
+/// [`crate::engine::gp::dot`]'s; `out` is n × m, already sized.
+pub(super) fn affine_rows(a: &[f64], (n, len): (usize, usize), w: &[f64], bias: &[f64], out: &mut [f64]) {
+    use core::arch::wasm32::f64x2_extract_lane;
+    let (m, whole) = (bias.len(), len - len % 4);
+    assert!(a.len() >= n * len && w.len() >= m * len && out.len() >= n * m, "operands of {n} and {m} rows of {len}");
+    let (ap, wp) = (a.as_ptr(), w.as_ptr());
+    for i0 in (0..n).step_by(2) {
+        let is = super::tile_rows::<2>(i0, n);
+        for u0 in (0..m).step_by(2) {
+            let us = super::tile_rows::<2>(u0, m);
+            let zero = f64x2_splat(0.0);
+            let mut acc = [[[zero; 2]; 2]; 2];
+            for c in (0..whole).step_by(4) {
+                // SAFETY: `c + 4 <= whole <= len` and every row index is below n (or m),
+                // so each load lies inside its row, bounds-checked above.
+                let x = is.map(|i| unsafe { [v128_load(ap.add(i * len + c).cast()), v128_load(ap.add(i * len + c + 2).cast())] });
+                for (v, &u) in us.iter().enumerate() {
+                    let y = unsafe { [v128_load(wp.add(u * len + c).cast()), v128_load(wp.add(u * len + c + 2).cast())] };
+                    for p in 0..2 {
+                        acc[p][v][0] = f64x2_add(acc[p][v][0], f64x2_mul(y[0], x[p][0]));
+                        acc[p][v][1] = f64x2_add(acc[p][v][1], f64x2_mul(y[1], x[p][1]));
+                    }
+                }
+            }
+            for (p, &i) in is.iter().enumerate().take(n - i0) {
+                for (v, &u) in us.iter().enumerate().take(m - u0) {
+                    let [lo, hi] = acc[p][v];
+                    let lanes = [f64x2_extract_lane::<0>(lo), f64x2_extract_lane::<1>(lo), f64x2_extract_lane::<0>(hi), f64x2_extract_lane::<1>(hi)];
+                    out[i * m + u] = super::affine_element(lanes, bias[u], &a[i * len + whole..(i + 1) * len], &w[u * len + whole..(u + 1) * len]);
+                }
+            }
+        }
+    }
+}
