@@ -628,7 +628,8 @@ fn affine_rows_portable(a: &[f64], (n, len): (usize, usize), w: &[f64], bias: &[
             }
             for (p, &i) in is.iter().enumerate().take(n - i0) {
                 for (v, &u) in us.iter().enumerate().take(m - u0) {
-                    out[i * m + u] = affine_element(acc[p][v], bias[u], &a[i * len + whole..(i + 1) * len], &w[u * len + whole..(u + 1) * len]);
+                    out[i * m + u] =
+                        affine_element(acc[p][v], bias[u], &a[i * len + whole..(i + 1) * len], &w[u * len + whole..(u + 1) * len]);
                 }
             }
         }
@@ -683,7 +684,10 @@ mod tests {
             let w: Vec<f64> = (0..m * len).map(|k| value(k + 31)).collect();
             let bias: Vec<f64> = (0..m).map(|k| value(k + 7)).collect();
             let expected: Vec<u64> = (0..n * m)
-                .map(|e| (bias[e % m] + crate::engine::gp::dot(&w[(e % m) * len..(e % m + 1) * len], &a[(e / m) * len..(e / m + 1) * len])).to_bits())
+                .map(|e| {
+                    (bias[e % m] + crate::engine::gp::dot(&w[(e % m) * len..(e % m + 1) * len], &a[(e / m) * len..(e / m + 1) * len]))
+                        .to_bits()
+                })
                 .collect();
             let mut out = Vec::new();
             affine_rows(&a, (n, len), &w, &bias, &mut out);

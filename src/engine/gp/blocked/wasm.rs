@@ -77,8 +77,14 @@ pub(super) fn affine_rows(a: &[f64], (n, len): (usize, usize), w: &[f64], bias: 
             for (p, &i) in is.iter().enumerate().take(n - i0) {
                 for (v, &u) in us.iter().enumerate().take(m - u0) {
                     let [lo, hi] = acc[p][v];
-                    let lanes = [f64x2_extract_lane::<0>(lo), f64x2_extract_lane::<1>(lo), f64x2_extract_lane::<0>(hi), f64x2_extract_lane::<1>(hi)];
-                    out[i * m + u] = super::affine_element(lanes, bias[u], &a[i * len + whole..(i + 1) * len], &w[u * len + whole..(u + 1) * len]);
+                    let lanes = [
+                        f64x2_extract_lane::<0>(lo),
+                        f64x2_extract_lane::<1>(lo),
+                        f64x2_extract_lane::<0>(hi),
+                        f64x2_extract_lane::<1>(hi),
+                    ];
+                    out[i * m + u] =
+                        super::affine_element(lanes, bias[u], &a[i * len + whole..(i + 1) * len], &w[u * len + whole..(u + 1) * len]);
                 }
             }
         }
