@@ -44,7 +44,7 @@ pub(crate) enum Operand<'a> {
 
 /// What one step of a tile's sum adds: a·b, or (a − b)².
 pub(crate) trait Term {
-    /// (a − b)² rather than a·b (for the vector tiles, [`x86`]).
+    /// (a − b)² rather than a·b (for the tiles written with vector intrinsics).
     const SQUARED_DIFFERENCE: bool;
     fn term(a: f64, b: f64) -> f64;
 }
@@ -576,8 +576,9 @@ pub(crate) fn add_product(c: &mut [f64], ldc: usize, (rows, cols): (usize, usize
 /// In tiles of two rows of `a` by four of `w`, each of the eight sums one four-lane vector,
 /// so every load feeds several products. One point at a time, the four-lane dots were
 /// vectorised by LLVM across the weight rows instead of the lanes (two-wide, with shuffles):
-/// 4.4 µs per LCBench point, a third of a faithful run. With AVX2 the lanes are written as
-/// intrinsics (a multiply, then an add: never fused), so the tile is what the CPU runs.
+/// 4.4 µs per LCBench point, a third of a faithful run. With AVX2 and in wasm the lanes are
+/// written as intrinsics (a multiply, then an add: never fused), so the tile is what the CPU
+/// runs.
 pub(crate) fn affine_rows(a: &[f64], (n, len): (usize, usize), w: &[f64], bias: &[f64], out: &mut Vec<f64>) {
     let m = bias.len();
     out.clear();
@@ -586,7 +587,7 @@ pub(crate) fn affine_rows(a: &[f64], (n, len): (usize, usize), w: &[f64], bias: 
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, checked just above.
-        return unsafe { affine_rows_avx2(a, (n, len), w, bias, out) };
+        return unsafe { x86::affine_rows_avx2(a, (n, len), w, bias, out) };
     }
     #[cfg(target_arch = "wasm32")]
     return wasm::affine_rows(a, (n, len), w, bias, out);
@@ -596,7 +597,7 @@ pub(crate) fn affine_rows(a: &[f64], (n, len): (usize, usize), w: &[f64], bias: 
 
 /// The finished element of [`affine_rows`] from its four lanes.
 #[inline(always)]
-fn affine_element(lanes: [f64; 4], bias: f64, x_tail: &[f64], w_tail: &[f64]) -> f64 {
+pub(super) fn affine_element(lanes: [f64; 4], bias: f64, x_tail: &[f64], w_tail: &[f64]) -> f64 {
     let tail: f64 = w_tail.iter().zip(x_tail).map(|(y, x)| y * x).sum();
     bias + ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3]) + tail)
 }
@@ -604,7 +605,7 @@ fn affine_element(lanes: [f64; 4], bias: f64, x_tail: &[f64], w_tail: &[f64]) ->
 /// Rows `first..first + 2` of a tile, the second repeating the first past the end (its sums
 /// are computed and dropped), and the same for the four weight rows.
 #[inline(always)]
-fn tile_rows<const R: usize>(first: usize, end: usize) -> [usize; R] {
+pub(super) fn tile_rows<const R: usize>(first: usize, end: usize) -> [usize; R] {
     std::array::from_fn(|r| (first + r).min(end - 1))
 }
 
@@ -630,40 +631,6 @@ fn affine_rows_portable(a: &[f64], (n, len): (usize, usize), w: &[f64], bias: &[
                 for (v, &u) in us.iter().enumerate().take(m - u0) {
                     out[i * m + u] =
                         affine_element(acc[p][v], bias[u], &a[i * len + whole..(i + 1) * len], &w[u * len + whole..(u + 1) * len]);
-                }
-            }
-        }
-    }
-}
-
-/// [`affine_rows_portable`] with the lanes as AVX2 vectors.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn affine_rows_avx2(a: &[f64], (n, len): (usize, usize), w: &[f64], bias: &[f64], out: &mut [f64]) {
-    use std::arch::x86_64::{__m256d, _mm256_add_pd, _mm256_loadu_pd, _mm256_mul_pd, _mm256_setzero_pd, _mm256_storeu_pd};
-    let (m, whole) = (bias.len(), len - len % 4);
-    // SAFETY (every load): `c + 4 <= whole <= len` and every row index is below n (or m), so
-    // each four-element load lies inside its row, which `affine_rows` checked is in bounds.
-    for i0 in (0..n).step_by(2) {
-        let is = tile_rows::<2>(i0, n);
-        for u0 in (0..m).step_by(4) {
-            let us = tile_rows::<4>(u0, m);
-            let mut acc: [[__m256d; 4]; 2] = [[_mm256_setzero_pd(); 4]; 2];
-            for c in (0..whole).step_by(4) {
-                let x = is.map(|i| unsafe { _mm256_loadu_pd(a.as_ptr().add(i * len + c)) });
-                for (v, &u) in us.iter().enumerate() {
-                    let y = unsafe { _mm256_loadu_pd(w.as_ptr().add(u * len + c)) };
-                    for p in 0..2 {
-                        acc[p][v] = _mm256_add_pd(acc[p][v], _mm256_mul_pd(y, x[p]));
-                    }
-                }
-            }
-            for (p, &i) in is.iter().enumerate().take(n - i0) {
-                for (v, &u) in us.iter().enumerate().take(m - u0) {
-                    let mut lanes = [0.0; 4];
-                    // SAFETY: `lanes` holds four f64.
-                    unsafe { _mm256_storeu_pd(lanes.as_mut_ptr(), acc[p][v]) };
-                    out[i * m + u] = affine_element(lanes, bias[u], &a[i * len + whole..(i + 1) * len], &w[u * len + whole..(u + 1) * len]);
                 }
             }
         }

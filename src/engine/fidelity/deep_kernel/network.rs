@@ -5,8 +5,8 @@
 //! query each step: one point at a time, the network was a third of a faithful run (a `perf`
 //! profile of a 500-epoch LCBench run: forward 16 %, the per-point backward most of the
 //! fit's 20 %). The batch changes no number:
-//! - each pre-activation is `bias + dot(w, input)` in [`dot`]'s four-lane order, as four
-//!   cache-blocked products, one per lane ([`affine_rows`]);
+//! - each pre-activation is `bias + dot(w, input)` in [`dot`]'s four-lane order, from tiles
+//!   of two points by four units whose sums are four-lane vectors ([`affine_rows`]);
 //! - each gradient element is the same sequential sum over the points, in point order, as
 //!   when every point added its share in turn — now a cache-blocked product
 //!   ([`blocked::add_product`]), whose elements are sequential sums too.

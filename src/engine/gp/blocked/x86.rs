@@ -1,5 +1,5 @@
 //! [`super::accumulate`]'s tile with x86-64 vector intrinsics, for the AVX-512 (4 × 16) and
-//! AVX2 (4 × 8) paths.
+//! AVX2 (4 × 8) paths, and [`super::affine_rows`]'s AVX2 path.
 //!
 //! Why by hand: written as loops over `[[f64; NR]; 4]`, LLVM's code for the tile changed with
 //! every edit around it — the (a − b)² tiles kept their sums on the stack (a store and a
@@ -9,8 +9,8 @@
 //! multiply then an add (never fused), so every path still gives the same bits.
 
 use std::arch::x86_64::{
-    __m256d, __m512d, _mm256_add_pd, _mm256_loadu_pd, _mm256_mul_pd, _mm256_set1_pd, _mm256_storeu_pd, _mm256_sub_pd, _mm512_add_pd,
-    _mm512_loadu_pd, _mm512_mul_pd, _mm512_set1_pd, _mm512_storeu_pd, _mm512_sub_pd,
+    __m256d, __m512d, _mm256_add_pd, _mm256_loadu_pd, _mm256_mul_pd, _mm256_set1_pd, _mm256_setzero_pd, _mm256_storeu_pd, _mm256_sub_pd,
+    _mm512_add_pd, _mm512_loadu_pd, _mm512_mul_pd, _mm512_set1_pd, _mm512_storeu_pd, _mm512_sub_pd,
 };
 
 use super::Term;
@@ -84,3 +84,37 @@ vector_tile!(
     8,
     [_mm256_loadu_pd, _mm256_storeu_pd, _mm256_set1_pd, _mm256_add_pd, _mm256_sub_pd, _mm256_mul_pd]
 );
+
+/// [`super::affine_rows`] in tiles of two rows of `a` by four of `w`, each sum's four lanes
+/// one AVX2 vector (the portable loop's lanes exactly).
+#[target_feature(enable = "avx2")]
+pub(super) fn affine_rows_avx2(a: &[f64], (n, len): (usize, usize), w: &[f64], bias: &[f64], out: &mut [f64]) {
+    let (m, whole) = (bias.len(), len - len % 4);
+    // SAFETY (every load): `c + 4 <= whole <= len` and every row index is below n (or m), so
+    // each four-element load lies inside its row, which `affine_rows` checked is in bounds.
+    for i0 in (0..n).step_by(2) {
+        let is = super::tile_rows::<2>(i0, n);
+        for u0 in (0..m).step_by(4) {
+            let us = super::tile_rows::<4>(u0, m);
+            let mut acc: [[__m256d; 4]; 2] = [[_mm256_setzero_pd(); 4]; 2];
+            for c in (0..whole).step_by(4) {
+                let x = is.map(|i| unsafe { _mm256_loadu_pd(a.as_ptr().add(i * len + c)) });
+                for (v, &u) in us.iter().enumerate() {
+                    let y = unsafe { _mm256_loadu_pd(w.as_ptr().add(u * len + c)) };
+                    for p in 0..2 {
+                        acc[p][v] = _mm256_add_pd(acc[p][v], _mm256_mul_pd(y, x[p]));
+                    }
+                }
+            }
+            for (p, &i) in is.iter().enumerate().take(n - i0) {
+                for (v, &u) in us.iter().enumerate().take(m - u0) {
+                    let mut lanes = [0.0; 4];
+                    // SAFETY: `lanes` holds four f64.
+                    unsafe { _mm256_storeu_pd(lanes.as_mut_ptr(), acc[p][v]) };
+                    out[i * m + u] =
+                        super::affine_element(lanes, bias[u], &a[i * len + whole..(i + 1) * len], &w[u * len + whole..(u + 1) * len]);
+                }
+            }
+        }
+    }
+}
