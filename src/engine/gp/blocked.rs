@@ -172,40 +172,157 @@ pub(crate) struct Accumulate<'a, S, K> {
 /// A wider tile only holds more elements of C side by side: no sum is reordered and Rust never
 /// fuses a multiply and an add, so every path gives the same bits (the tests run whichever
 /// this machine picks against the naive loops; wasm has simd128, two lanes, and 4 × 4 tiles).
+///
+/// Natively a large job is also split by rows of C across the rayon pool ([`accumulate_split`]):
+/// each element is still one thread's sequential sum, so the bits do not depend on the number
+/// of threads either (a one-thread pool, as `hpo job --threads 1`, runs the halves in turn).
 pub(crate) fn accumulate<T, S, K>(c: &mut [f64], ldc: usize, job: Accumulate<S, K>)
+where
+    T: Term,
+    S: Fn(Range<usize>, Range<usize>) -> Range<usize> + Sync,
+    K: Fn(usize, usize) -> bool + Sync,
+{
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let Accumulate { rows, cols, a, b, subtract, span, keep } = job;
+        accumulate_split::<T, S, K>(c, ldc, Accumulate { rows, cols, a, b, subtract, span: &span, keep: &keep });
+    }
+    #[cfg(target_arch = "wasm32")]
+    accumulate_serial::<T, S, K>(c, ldc, job)
+}
+
+/// Multiply-adds below which a job is not split further: about 60 µs of an AVX-512 tile's work,
+/// so rayon's hand-over (about a microsecond) is noise, yet a 1,000 × 32 × 1,000 panel of the
+/// Cholesky factor still splits into 32 pieces that two cores can balance.
+#[cfg(not(target_arch = "wasm32"))]
+const SPLIT_WORK: usize = 1 << 20;
+
+/// Rows of C per piece are a multiple of this (every tile variant's MR divides it), so a piece
+/// has the same tiles, hence the same per-tile k spans, as the whole job.
+#[cfg(not(target_arch = "wasm32"))]
+const SPLIT_ROWS: usize = 16;
+
+/// [`accumulate`] natively: halves the rows of C (at a multiple of [`SPLIT_ROWS`] from
+/// `rows.start`) while the job's work — rows × columns × the span of the whole block, an upper
+/// bound — is at least twice [`SPLIT_WORK`], and runs the halves with `rayon::join`. The closures
+/// are passed by reference so that the recursion keeps one type.
+#[cfg(not(target_arch = "wasm32"))]
+fn accumulate_split<T, S, K>(c: &mut [f64], ldc: usize, job: Accumulate<&S, &K>)
+where
+    T: Term,
+    S: Fn(Range<usize>, Range<usize>) -> Range<usize> + Sync,
+    K: Fn(usize, usize) -> bool + Sync,
+{
+    let Accumulate { rows, cols, a, b, subtract, span, keep } = job;
+    let work = rows.len() * cols.len() * span(rows.clone(), cols.clone()).len();
+    let half = rows.len() / 2 / SPLIT_ROWS * SPLIT_ROWS;
+    if work < 2 * SPLIT_WORK || half == 0 {
+        return accumulate_serial::<T, &S, &K>(c, ldc, Accumulate { rows, cols, a, b, subtract, span, keep });
+    }
+    let mid = rows.start + half;
+    let (top, bottom) = c.split_at_mut(half * ldc);
+    let (upper, lower) = (rows.start..mid, mid..rows.end);
+    let cols_too = cols.clone();
+    rayon::join(
+        || accumulate_split::<T, S, K>(top, ldc, Accumulate { rows: upper, cols, a, b, subtract, span, keep }),
+        || accumulate_split::<T, S, K>(bottom, ldc, Accumulate { rows: lower, cols: cols_too, a, b, subtract, span, keep }),
+    );
+}
+
+/// The instruction sets [`accumulate`]'s tiles are compiled for; it runs on the widest the CPU
+/// has. Every path gives the same bits (the tests force each one the CPU supports).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Path {
+    /// 4 × 4 tiles in portable Rust (SSE2 natively, SIMD128 intrinsics in wasm).
+    Portable,
+    /// 4 × 8 tiles, AVX2 intrinsics.
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    /// 4 × 16 tiles, AVX-512 intrinsics.
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+}
+
+impl Path {
+    /// Every path this CPU can run, narrowest first.
+    #[cfg(test)]
+    pub(crate) fn available() -> Vec<Path> {
+        #[allow(unused_mut)]
+        let mut paths = vec![Path::Portable];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::is_x86_feature_detected!("avx2") {
+                paths.push(Path::Avx2);
+            }
+            if std::is_x86_feature_detected!("avx512f") {
+                paths.push(Path::Avx512);
+            }
+        }
+        paths
+    }
+
+    /// The path [`accumulate`] takes: the widest, unless a test has forced another.
+    fn chosen() -> Path {
+        #[cfg(test)]
+        if let Some(path) = *forced::PATH.lock().unwrap_or_else(|e| e.into_inner()) {
+            return path;
+        }
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::is_x86_feature_detected!("avx512f") {
+                return Path::Avx512;
+            }
+            if std::is_x86_feature_detected!("avx2") {
+                return Path::Avx2;
+            }
+        }
+        Path::Portable
+    }
+}
+
+/// A test's choice of [`Path`], process-wide so that the rayon threads running a split job see
+/// it too. Forcing a path cannot change another test's results (every path gives the same
+/// bits), only which tiles compute them.
+#[cfg(test)]
+pub(crate) mod forced {
+    pub(crate) static PATH: std::sync::Mutex<Option<super::Path>> = std::sync::Mutex::new(None);
+}
+
+/// [`accumulate`] on the calling thread, with the tiles of [`Path::chosen`].
+fn accumulate_serial<T, S, K>(c: &mut [f64], ldc: usize, job: Accumulate<S, K>)
 where
     T: Term,
     S: Fn(Range<usize>, Range<usize>) -> Range<usize>,
     K: Fn(usize, usize) -> bool,
 {
     #[cfg(target_arch = "x86_64")]
-    {
-        #[target_feature(enable = "avx512f")]
-        fn wide<T: Term, S: Fn(Range<usize>, Range<usize>) -> Range<usize>, K: Fn(usize, usize) -> bool>(
-            c: &mut [f64],
-            ldc: usize,
-            job: Accumulate<S, K>,
-        ) {
-            accumulate_tiled::<T, S, K, 4, 16>(c, ldc, job)
-        }
-        #[target_feature(enable = "avx2")]
-        fn middle<T: Term, S: Fn(Range<usize>, Range<usize>) -> Range<usize>, K: Fn(usize, usize) -> bool>(
-            c: &mut [f64],
-            ldc: usize,
-            job: Accumulate<S, K>,
-        ) {
-            accumulate_tiled::<T, S, K, 4, 8>(c, ldc, job)
-        }
-        if std::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU has just been checked to support AVX-512F.
-            return unsafe { wide::<T, S, K>(c, ldc, job) };
-        }
-        if std::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has just been checked to support AVX2.
-            return unsafe { middle::<T, S, K>(c, ldc, job) };
-        }
+    #[target_feature(enable = "avx512f")]
+    fn wide<T: Term, S: Fn(Range<usize>, Range<usize>) -> Range<usize>, K: Fn(usize, usize) -> bool>(
+        c: &mut [f64],
+        ldc: usize,
+        job: Accumulate<S, K>,
+    ) {
+        accumulate_tiled::<T, S, K, 4, 16>(c, ldc, job)
     }
-    accumulate_tiled::<T, S, K, 4, 4>(c, ldc, job)
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn middle<T: Term, S: Fn(Range<usize>, Range<usize>) -> Range<usize>, K: Fn(usize, usize) -> bool>(
+        c: &mut [f64],
+        ldc: usize,
+        job: Accumulate<S, K>,
+    ) {
+        accumulate_tiled::<T, S, K, 4, 8>(c, ldc, job)
+    }
+    match Path::chosen() {
+        // SAFETY: `chosen` returns Avx512 only when the CPU supports AVX-512F (a test forces
+        // only paths from `available`, which checks the same).
+        #[cfg(target_arch = "x86_64")]
+        Path::Avx512 => unsafe { wide::<T, S, K>(c, ldc, job) },
+        // SAFETY: likewise for AVX2.
+        #[cfg(target_arch = "x86_64")]
+        Path::Avx2 => unsafe { middle::<T, S, K>(c, ldc, job) },
+        Path::Portable => accumulate_tiled::<T, S, K, 4, 4>(c, ldc, job),
+    }
 }
 
 /// [`accumulate`]'s loops with MR × NR tiles of C, inlined into each instruction-set variant.
@@ -638,7 +755,7 @@ fn affine_rows_portable(a: &[f64], (n, len): (usize, usize), w: &[f64], bias: &[
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -722,19 +839,37 @@ mod tests {
     // Sizes around the tile (4), panel (32) and block (256) boundaries.
     const SIZES: [usize; 12] = [1, 2, 3, 5, 8, 31, 32, 33, 67, 255, 257, 300];
 
+    /// Runs `check` once on every tile path this CPU has, each forced in turn (the widest is
+    /// what the other tests exercise; without forcing, the AVX2 and SSE2 tiles would go
+    /// untested on an AVX-512 machine).
+    pub(crate) fn on_every_path(check: impl Fn(Path)) {
+        for path in Path::available() {
+            *forced::PATH.lock().unwrap_or_else(|e| e.into_inner()) = Some(path);
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(path)));
+            *forced::PATH.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            if let Err(panic) = outcome {
+                std::panic::resume_unwind(panic);
+            }
+        }
+    }
+
     #[test]
-    fn every_routine_equals_its_naive_sequential_loop_bit_for_bit() {
+    fn every_routine_equals_its_naive_sequential_loop_bit_for_bit_on_every_path() {
+        on_every_path(every_routine_equals_its_naive_sequential_loop);
+    }
+
+    fn every_routine_equals_its_naive_sequential_loop(path: Path) {
         for n in SIZES {
             let a = kernel_matrix(n);
             let want_l = naive_cholesky(&a, n).unwrap();
             let mut l = Vec::new();
             assert!(cholesky(&a, n, &mut l));
-            assert!(same_bits(&l, &want_l), "cholesky, n = {n}");
+            assert!(same_bits(&l, &want_l), "cholesky, n = {n}, {path:?}");
 
             let want_m = naive_inverse_lower(&l, n);
             let mut m = Vec::new();
             inverse_lower(&l, n, &mut m);
-            assert!(same_bits(&m, &want_m), "L⁻¹, n = {n}");
+            assert!(same_bits(&m, &want_m), "L⁻¹, n = {n}, {path:?}");
 
             let mut want_inv = vec![0.0; n * n];
             for i in 0..n {
@@ -748,7 +883,7 @@ mod tests {
             }
             let mut inv = Vec::new();
             inverse_from_lower_inverse(&m, n, &mut inv);
-            assert!(same_bits(&inv, &want_inv), "K⁻¹, n = {n}");
+            assert!(same_bits(&inv, &want_inv), "K⁻¹, n = {n}, {path:?}");
 
             for d in [1, 3, 4, 9, 130] {
                 let x: Vec<f64> = (0..n * d).map(|v| ((v * 31 % 97) as f64 / 13.0).sin()).collect();
@@ -764,7 +899,7 @@ mod tests {
                         }
                     }
                 }
-                assert!(same_bits(&squared_distances(&x, n, d), &want), "distances, n = {n}, d = {d}");
+                assert!(same_bits(&squared_distances(&x, n, d), &want), "distances, n = {n}, d = {d}, {path:?}");
                 let mut want = vec![0.0; n * d];
                 for i in 0..n {
                     for c in 0..d {
@@ -775,7 +910,7 @@ mod tests {
                         want[i * d + c] = s;
                     }
                 }
-                assert!(same_bits(&product(&a, &x, n, d), &want), "W·X, n = {n}, d = {d}");
+                assert!(same_bits(&product(&a, &x, n, d), &want), "W·X, n = {n}, d = {d}, {path:?}");
                 // d right-hand sides of L·X = B, and the distances from 7 other rows to x's.
                 let mut want = x.clone();
                 for i in 0..n {
@@ -789,14 +924,14 @@ mod tests {
                 }
                 let mut solved = x.clone();
                 solve_lower_many(&l, n, &mut solved, d);
-                assert!(same_bits(&solved, &want), "L⁻¹B, n = {n}, q = {d}");
+                assert!(same_bits(&solved, &want), "L⁻¹B, n = {n}, q = {d}, {path:?}");
                 // A prefix of the rows, then the rest (EI_MF's bounds, then its finished
                 // queries): the bits of one solve.
                 let split = n / 4 + 1;
                 let mut in_two = x.clone();
                 solve_lower_rows(&l, n, &mut in_two, d, 0..split.min(n));
                 solve_lower_rows(&l, n, &mut in_two, d, split.min(n)..n);
-                assert!(same_bits(&in_two, &want), "L⁻¹B in two parts at row {split}, n = {n}, q = {d}");
+                assert!(same_bits(&in_two, &want), "L⁻¹B in two parts at row {split}, n = {n}, q = {d}, {path:?}");
                 let y: Vec<f64> = (0..7 * d).map(|v| ((v * 17 % 89) as f64 / 11.0).cos()).collect();
                 let mut want = vec![0.0; 7 * n];
                 for c in 0..7 {
@@ -808,8 +943,50 @@ mod tests {
                         want[c * n + j] = s;
                     }
                 }
-                assert!(same_bits(&cross_squared_distances(&y, 7, &x, n, d), &want), "cross distances, n = {n}, d = {d}");
+                assert!(same_bits(&cross_squared_distances(&y, 7, &x, n, d), &want), "cross distances, n = {n}, d = {d}, {path:?}");
             }
+        }
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    #[test]
+    fn a_job_split_across_threads_gives_the_bits_of_one_thread() {
+        // A subtracting product that keeps a triangle, as the factorisations run, big enough
+        // (400 × 400 × 420) to split into 64 pieces: in a 1-thread pool the pieces run in turn,
+        // in a 4-thread pool they are stolen across threads. Both must equal the naive loop.
+        let (n, depth) = (400, 420);
+        let a: Vec<f64> = (0..n * depth).map(|v| ((v * 31 % 97) as f64 / 13.0).sin()).collect();
+        let b: Vec<f64> = (0..n * depth).map(|v| ((v * 17 % 89) as f64 / 11.0).cos()).collect();
+        let start: Vec<f64> = (0..n * n).map(|v| (v % 13) as f64 - 6.5).collect();
+        let keep = |i: usize, j: usize| j <= i + 3;
+        let mut want = start.clone();
+        for i in 0..n {
+            for j in 0..n {
+                if keep(i, j) {
+                    let mut s = want[i * n + j];
+                    for k in 0..depth {
+                        s -= a[i * depth + k] * b[j * depth + k];
+                    }
+                    want[i * n + j] = s;
+                }
+            }
+        }
+        for threads in [1, 4] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let mut c = start.clone();
+            pool.install(|| {
+                let job = Accumulate {
+                    rows: 0..n,
+                    cols: 0..n,
+                    a: Operand::Rows(&a, depth),
+                    b: Operand::Rows(&b, depth),
+                    subtract: true,
+                    span: |_: Range<usize>, _: Range<usize>| 0..depth,
+                    keep,
+                };
+                accumulate::<Product, _, _>(&mut c, n, job);
+            });
+            assert!(same_bits(&c, &want), "{threads} threads");
         }
     }
 

@@ -187,8 +187,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_blocked_routines_give_the_recorded_bits() {
-        assert_eq!(blocked_fingerprint(), BLOCKED_FINGERPRINT, "{:#x}", blocked_fingerprint());
+    fn the_blocked_routines_give_the_recorded_bits_on_every_path() {
+        blocked::tests::on_every_path(|path| {
+            let got = blocked_fingerprint();
+            assert_eq!(got, BLOCKED_FINGERPRINT, "{got:#x} on {path:?}");
+        });
     }
 
     #[test]
