@@ -122,9 +122,21 @@ pub struct LikelihoodBuffers {
 fn correlations(algebra: Algebra, phi: &[f64], (n, d): (usize, usize), lengthscale: f64, d2: &mut Vec<f64>, r: &mut Vec<f64>) {
     (algebra.distances)(phi, n, d, d2);
     let c = -0.5 / (lengthscale * lengthscale);
-    r.clear();
-    r.extend(d2.iter().map(|&v| c * v));
-    exp_in_place(r);
+    // Every element is written below, so a buffer of the right size is not cleared first.
+    if r.len() != n * n {
+        r.clear();
+        r.resize(n * n, 0.0);
+    }
+    // The lower triangle (and diagonal), then its mirror image: the distances are symmetric
+    // and exp is elementwise, so this is the same matrix for half the exps.
+    for i in 0..n {
+        let row = i * n..i * n + i + 1;
+        for (v, &dist) in r[row.clone()].iter_mut().zip(&d2[row.clone()]) {
+            *v = c * dist;
+        }
+        exp_in_place(&mut r[row]);
+    }
+    blocked::mirror_lower(r, n);
 }
 
 /// Cholesky factor of s·R + noise·I into `l`, adding jitter when needed (never more than
