@@ -42,6 +42,9 @@ fn shards_merge_into_what_one_run_writes() {
         let lines = read(&dir.join("plan.jsonl")).lines().count();
         let jobs = lines - 1;
         assert_eq!(jobs, 12, "{name}");
+        std::fs::create_dir_all(dir.join("empty")).unwrap();
+        let o = hpo(&["merge", "--plan", &s("plan.jsonl"), "--traces", &s("empty"), "--out", &s("none"), "--partial"]);
+        assert!(!o.status.success() && text(&o).contains("no task has all its jobs traced yet (12 of 12 jobs missing)"), "{}", text(&o));
         // Two shards to files (the second reaching past the end), one to stdout.
         ok(hpo(&["job", "--plan", &s("plan.jsonl"), "--jobs", "0..5", "--out", &s("traces"), "--threads", "1"]));
         let printed = ok(hpo(&["job", "--plan", &s("plan.jsonl"), "--jobs", "5..9", "--stdout"]));
@@ -50,6 +53,19 @@ fn shards_merge_into_what_one_run_writes() {
         // Merging with jobs missing says which.
         let o = hpo(&["merge", "--plan", &s("plan.jsonl"), "--traces", &s("traces"), "--out", &s("merged")]);
         assert!(!o.status.success() && text(&o).contains("3 of 12 jobs have no trace yet (jobs 9, 10, 11)"), "{}", text(&o));
+        // Jobs 9–11 are the second method on the second task: --partial merges the first task
+        // alone, as a run of the link restricted to it writes.
+        let (both, first) = if name == "full" {
+            ("tasks=quadratic-00,quadratic-03", "tasks=quadratic-00")
+        } else {
+            ("tasks=curves-00,curves-01", "tasks=curves-00")
+        };
+        ok(hpo(&["run", "--link", &link.replace(both, first), "--out", &s("one-task")]));
+        let o = ok(hpo(&["merge", "--plan", &s("plan.jsonl"), "--traces", &s("traces"), "--out", &s("partial"), "--partial"]));
+        assert!(o.contains("partial merge: 1 of 2 tasks have every job finished (6 of 12 jobs)"), "{o}");
+        for f in ["traces.csv", "spec.json"] {
+            assert_eq!(read(&dir.join("one-task").join(f)), read(&dir.join("partial").join(f)), "{name}: partial {f}");
+        }
         ok(hpo(&["job", "--plan", &s("plan.jsonl"), "--jobs", "8..100", "--out", &s("traces")]));
         // A shard run again resumes: nothing left to do in it.
         let again = ok(hpo(&["job", "--plan", &s("plan.jsonl"), "--jobs", "0..5", "--out", &s("traces")]));

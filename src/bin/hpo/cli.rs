@@ -134,6 +134,10 @@ enum Command {
         /// Output directory.
         #[arg(long, default_value = "out")]
         out: PathBuf,
+        /// While a sweep is still running: merge only the tasks whose every job is finished
+        /// (the plan's link restricted to them with `tasks=`).
+        #[arg(long)]
+        partial: bool,
     },
     /// Download the copula paper's public tables (XGBoost, DeepAR, NAS-Bench-201), check each
     /// against the SHA-256 pinned in the code and keep them in the cache; prints a link each.
@@ -293,7 +297,7 @@ pub fn main() -> CliResult<()> {
             set_threads(threads)?;
             crate::sweep::job(&plan, crate::sweep::parse_range(&jobs)?, &data.args(), out.as_deref(), stdout)
         }
-        Command::Merge { plan, traces, data, out } => crate::sweep::merge(&plan, &traces, &data.args(), &out),
+        Command::Merge { plan, traces, data, out, partial } => crate::sweep::merge(&plan, &traces, &data.args(), &out, partial),
         Command::Info { data, link } => info(&data, link.as_deref()),
         Command::Link { data, link, base } => print_link(&data, link.as_deref(), &base),
         Command::Methods { markdown } => {

@@ -6,6 +6,7 @@
 //! Plan file: a header line `{"plan":1,"link":…,"jobs":N}`, then one line per job in the
 //! order `hpo run` uses, `{"job":k,"method":…,"task":t,"task_name":…,"seed":s}`.
 
+use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -171,8 +172,10 @@ pub fn job(plan_path: &Path, range: Range<usize>, data: &DataArgs, out: Option<&
 }
 
 /// `hpo merge`: every job's trace from `traces` (job files, or JSON-lines files of `hpo job
-/// --stdout`), checked against the plan, written as `hpo run` writes them.
-pub fn merge(plan_path: &Path, traces: &Path, data: &DataArgs, out: &Path) -> CliResult<()> {
+/// --stdout`), checked against the plan, written as `hpo run` writes them. With `partial`, a
+/// sweep still running is merged over the tasks whose every job is finished: what `hpo run`
+/// writes for the plan's link restricted to those tasks (`tasks=`, recorded in spec.json).
+pub fn merge(plan_path: &Path, traces: &Path, data: &DataArgs, out: &Path, partial: bool) -> CliResult<()> {
     let (spec, planned) = read_plan(plan_path)?;
     let mut found: Vec<Option<Trace>> = vec![None; planned.len()];
     for entry in std::fs::read_dir(traces).map_err(|e| format!("cannot read {}: {e}", traces.display()))? {
@@ -201,10 +204,16 @@ pub fn merge(plan_path: &Path, traces: &Path, data: &DataArgs, out: &Path) -> Cl
         }
     }
     let missing: Vec<usize> = found.iter().enumerate().filter(|(_, t)| t.is_none()).map(|(k, _)| k).collect();
-    if !missing.is_empty() {
+    if missing.is_empty() {
+        let bench = load_data(&spec, data.data, &data.sources)?;
+        let resolved = spec.resolve(&bench)?;
+        let traces: Vec<Trace> = found.into_iter().flatten().collect();
+        return report(&bench, &spec, &resolved, &traces, out, None);
+    }
+    if !partial {
         let shown: Vec<String> = missing.iter().take(10).map(|k| k.to_string()).collect();
         return Err(format!(
-            "{} of {} jobs have no trace yet (jobs {}{}): run them, then merge again",
+            "{} of {} jobs have no trace yet (jobs {}{}): run them, then merge again (or merge the finished tasks with --partial)",
             missing.len(),
             planned.len(),
             shown.join(", "),
@@ -212,8 +221,39 @@ pub fn merge(plan_path: &Path, traces: &Path, data: &DataArgs, out: &Path) -> Cl
         )
         .into());
     }
-    let bench = load_data(&spec, data.data, &data.sources)?;
-    let resolved = spec.resolve(&bench)?;
-    let traces: Vec<Trace> = found.into_iter().flatten().collect();
-    report(&bench, &spec, &resolved, &traces, out, None)
+    // The tasks none of whose jobs is missing, in the plan's order.
+    let unfinished: HashSet<&str> = missing.iter().map(|&k| planned[k].task_name.as_str()).collect();
+    let mut finished_tasks: Vec<String> = Vec::new();
+    for p in &planned {
+        if !unfinished.contains(p.task_name.as_str()) && !finished_tasks.contains(&p.task_name) {
+            finished_tasks.push(p.task_name.clone());
+        }
+    }
+    if finished_tasks.is_empty() {
+        return Err(
+            format!("no task has all its jobs traced yet ({} of {} jobs missing): nothing to merge", missing.len(), planned.len()).into()
+        );
+    }
+    let all_tasks = finished_tasks.len() + unfinished.len();
+    let sub = ExperimentSpec { tasks: finished_tasks, ..spec };
+    let bench = load_data(&sub, data.data, &data.sources)?;
+    let resolved = sub.resolve(&bench)?;
+    // The restricted link's jobs, in its own order, each the plan's trace of the same job.
+    let mut by_job: HashMap<(String, String, u64), Trace> =
+        found.into_iter().flatten().map(|t| ((t.method.clone(), t.task.clone(), t.seed), t)).collect();
+    let traces = resolved
+        .jobs()
+        .iter()
+        .map(|j| {
+            let key = (j.method.clone(), bench.tasks[j.task].name.clone(), j.seed);
+            by_job.remove(&key).ok_or_else(|| format!("job {} on {} seed {} of the finished tasks has no trace", key.0, key.1, key.2))
+        })
+        .collect::<Result<Vec<Trace>, String>>()?;
+    eprintln!(
+        "partial merge: {} of {all_tasks} tasks have every job finished ({} of {} jobs); the rest are left out",
+        sub.tasks.len(),
+        traces.len(),
+        planned.len()
+    );
+    report(&bench, &sub, &resolved, &traces, out, None)
 }
