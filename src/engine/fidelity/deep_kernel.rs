@@ -354,6 +354,26 @@ mod tests {
     }
 
     #[test]
+    fn buffers_reused_across_evaluations_give_the_bits_of_fresh_ones() {
+        // A fit's epochs share one LikelihoodBuffers, whose matrices keep the last epoch's
+        // values (the correlations' buffer is not cleared before it is overwritten): each evaluation must
+        // still give exactly what it gives with fresh buffers, including after one of another
+        // size.
+        let mut rng = MethodRng::seed_from_u64(5);
+        let (points, y) = data(&mut rng, 40, 6);
+        let models: Vec<DeepKernel> = (0..3).map(|_| DeepKernel::new(3, 6, &small(), &mut rng)).collect();
+        let mut shared = LikelihoodBuffers::default();
+        let bits = |r: Option<(f64, Vec<f64>)>| r.map(|(v, g)| (v.to_bits(), g.iter().map(|x| x.to_bits()).collect::<Vec<_>>()));
+        for (k, n) in [(0, 40), (1, 40), (2, 25), (0, 40), (2, 40)] {
+            let (p, t) = (&points[..n], &y[..n]);
+            let fresh = nll_and_grad(&models[k], p, t);
+            assert!(fresh.is_some());
+            let reused = nll_and_grad_observed(&models[k], p, t, &mut shared, &mut |_| {});
+            assert_eq!(bits(reused), bits(fresh), "model {k} on {n} points");
+        }
+    }
+
+    #[test]
     fn gradient_of_every_layer_and_of_the_likelihood_matches_finite_differences() {
         let mut rng = MethodRng::seed_from_u64(11);
         for settings in [small(), DeepKernelSettings { filters: 0, ..small() }] {

@@ -1005,6 +1005,30 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn reused_buffers_give_the_results_of_fresh_ones() {
+        // A fit reuses its n × n buffers across epochs; whatever they held before (here NaN,
+        // or a result of another size) must not leak into the new result.
+        let n = 70;
+        let a = kernel_matrix(n);
+        let x: Vec<f64> = (0..n * 9).map(|v| ((v * 31 % 97) as f64 / 13.0).sin()).collect();
+        let (mut l, mut m) = (Vec::new(), Vec::new());
+        assert!(cholesky(&a, n, &mut l));
+        inverse_lower(&l, n, &mut m);
+        let (mut fresh_inv, mut fresh_d2) = (Vec::new(), Vec::new());
+        inverse_from_lower_inverse(&m, n, &mut fresh_inv);
+        squared_distances_into(&x, n, 9, &mut fresh_d2);
+        for dirty in [vec![f64::NAN; n * n], vec![3.5; (n - 1) * (n - 1)]] {
+            let (mut inv, mut d2) = (dirty.clone(), dirty.clone());
+            inverse_from_lower_inverse(&m, n, &mut inv);
+            squared_distances_into(&x, n, 9, &mut d2);
+            assert!(same_bits(&inv, &fresh_inv) && same_bits(&d2, &fresh_d2), "from a buffer of {}", dirty.len());
+            let mut m_again = dirty.clone();
+            inverse_lower(&l, n, &mut m_again);
+            assert!(same_bits(&m_again, &m), "L⁻¹ from a buffer of {}", dirty.len());
+        }
+    }
+
+    #[test]
     fn the_inverse_inverts_and_indefinite_matrices_are_refused() {
         let n = 70;
         let a = kernel_matrix(n);
