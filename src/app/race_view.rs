@@ -68,15 +68,15 @@ pub fn RaceResults() -> impl IntoView {
     };
     // Regret charts say how each task's regret was scaled before the mean.
     // `short` for the chart whose name is longer, so that its title fits the chart's width.
-    let regret_title = move |what: &'static str, short: bool| {
-        Signal::derive(move || {
-            let scale = summary.with(|s| match (s.as_ref().map(|s| s.regret_scale), short) {
-                (Some(RegretScale::Normalized), false) => ", normalised per task to [0, 1]",
-                (Some(RegretScale::Normalized), true) => ", normalised to [0, 1]",
-                _ => ", in the metric's units",
-            });
-            format!("{what} {} task{}{scale}", n_tasks(), if n_tasks() == 1 { "" } else { "s" })
+    let scale = move |short: bool| {
+        summary.with(|s| match (s.as_ref().map(|s| s.regret_scale), short) {
+            (Some(RegretScale::Normalized), false) => ", normalised per task to [0, 1]",
+            (Some(RegretScale::Normalized), true) => ", normalised to [0, 1]",
+            _ => ", in the metric's units",
         })
+    };
+    let regret_title = move |what: &'static str, short: bool| {
+        Signal::derive(move || format!("{what} {} task{}{}", n_tasks(), if n_tasks() == 1 { "" } else { "s" }, scale(short)))
     };
     let export = move |what: &'static str| {
         let result = match what {
@@ -141,7 +141,7 @@ pub fn RaceResults() -> impl IntoView {
                     series=precision log_y=Signal::derive(|| false) x_label="budget step"/>
             </ChartFigure>
             <ChartFigure id="chart-selected-regret" file="chart-selected-regret" caption=|| "Lower: the method spends its budget on better configurations.">
-                <LineChart id="chart-selected-regret" title=Signal::derive(|| "Mean regret of the configurations trained this far".into()) y_label="regret"
+                <LineChart id="chart-selected-regret" title=Signal::derive(move || format!("Mean regret of configurations trained so far{}", scale(true))) y_label="regret"
                     series=selected log_y=state.log_y.into() x_label="budget step"/>
             </ChartFigure>
             <ChartFigure id="chart-good-after-bad" file="chart-good-after-bad"

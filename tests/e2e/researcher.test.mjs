@@ -42,6 +42,8 @@ test('messy curves: each repair and scale is said, the page races them as the CL
     await b.page.uncheck('#methods input[value="BOHB"]');
     assert.match(await runAndWait(b.page, 300_000), /^Finished 18 jobs/);
     assert.match(await b.page.locator('#chart-regret .chart-title').textContent(), /Mean regret over 3 tasks, normalised per task to \[0, 1\]/);
+    // Fig. 6's regret panel is on the same scale and says so.
+    assert.match(await b.page.locator('#chart-selected-regret .chart-title').textContent(), /Mean regret of configurations trained so far, normalised to \[0, 1\]/);
     const query = await link(b.page);
     assert.match(query, /data=upload:messy\.csv@[0-9a-f]{64}/);
     const page = await download(b.page, '#export-race-csv');
