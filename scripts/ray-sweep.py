@@ -119,7 +119,9 @@ def main():
                 print(f"[{finished}/{len(todo)}] jobs {s}..{e} done; {elapsed:.0f} s elapsed, about {eta:.0f} s left", flush=True)
     missing = jobs - len(finished_jobs())
     if missing:
-        print(f"{missing} jobs failed; run the same command again to retry them", file=sys.stderr)
+        print(f"{missing} jobs failed; run the same command again to retry them. Meanwhile "
+              f"`{' '.join([hpo, 'merge', '--plan', plan, '--traces', traces] + data)} --partial --out DIR` merges the tasks "
+              "whose every job is finished", file=sys.stderr)
         sys.exit(1)
     subprocess.run([hpo, "merge", "--plan", plan, "--traces", traces, "--out", out] + data, check=True)
 
