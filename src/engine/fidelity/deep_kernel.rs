@@ -356,9 +356,9 @@ mod tests {
     #[test]
     fn buffers_reused_across_evaluations_give_the_bits_of_fresh_ones() {
         // A fit's epochs share one LikelihoodBuffers, whose matrices keep the last epoch's
-        // values (the correlations' buffer is not cleared before it is overwritten): each evaluation must
-        // still give exactly what it gives with fresh buffers, including after one of another
-        // size.
+        // values (the correlations' buffer is not cleared before it is overwritten): each
+        // evaluation must still give exactly what it gives with fresh buffers, including after
+        // one of another size.
         let mut rng = MethodRng::seed_from_u64(5);
         let (points, y) = data(&mut rng, 40, 6);
         let models: Vec<DeepKernel> = (0..3).map(|_| DeepKernel::new(3, 6, &small(), &mut rng)).collect();
