@@ -495,48 +495,18 @@ pub(crate) fn cholesky_in_place(l: &mut [f64], n: usize) -> bool {
 }
 
 /// M = L⁻¹ (row-major, lower triangular) from the Cholesky factor: M[i][i] = 1/L[i][i] and
-/// M[i][j] = −(Σ_{k=j}^{i−1} L[i][k]·M[k][j]) / L[i][i], the sum sequential in k. By blocks
-/// of [`NB`] rows: the terms with k before the block in [`accumulate`], the rest row by row.
+/// M[i][j] = −(Σ_{k=j}^{i−1} L[i][k]·M[k][j]) / L[i][i], the sum sequential in k — the forward
+/// substitution of [`solve_lower_many`] with B = I, skipping the zeros above M's diagonal
+/// (half the work).
 pub(crate) fn inverse_lower(l: &[f64], n: usize, m: &mut Vec<f64>) {
     m.clear();
     m.resize(n * n, 0.0);
-    for i0 in (0..n).step_by(NB) {
-        let i1 = (i0 + NB).min(n);
-        let (done, block) = m.split_at_mut(i0 * n);
-        if i0 > 0 {
-            let job = Accumulate {
-                rows: i0..i1,
-                cols: 0..i0,
-                a: Operand::Rows(l, n),
-                b: Operand::Cols(done, n),
-                subtract: true,
-                span: |_: Range<usize>, js: Range<usize>| js.start..i0,
-                keep: |_: usize, _: usize| true,
-            };
-            accumulate::<Product, _, _>(block, n, job);
-        }
-        for i in i0..i1 {
-            let (before, row) = block.split_at_mut((i - i0) * n);
-            let row = &mut row[..n];
-            for k in i0..i {
-                let x = l[i * n + k];
-                let mk = &before[(k - i0) * n..(k - i0) * n + k + 1];
-                for (v, &p) in row[..=k].iter_mut().zip(mk) {
-                    *v -= x * p;
-                }
-            }
-            let d = l[i * n + i];
-            for v in &mut row[..i] {
-                *v /= d;
-            }
-            row[i] = 1.0 / d;
-        }
-    }
+    forward_substitution::<true>(l, n, m, n, 0..n);
 }
 
 /// Solves L·X = B in place for the row-major n × q `x` (holding B): X[i][c] = (B[i][c] −
 /// Σ_{k<i} L[i][k]·X[k][c]) / L[i][i], the sum sequential in k — forward substitution for q
-/// right-hand sides at once. By blocks of [`NB`] rows, as [`inverse_lower`].
+/// right-hand sides at once.
 pub(crate) fn solve_lower_many(l: &[f64], n: usize, x: &mut [f64], q: usize) {
     solve_lower_rows(l, n, x, q, 0..n);
 }
@@ -545,17 +515,26 @@ pub(crate) fn solve_lower_many(l: &[f64], n: usize, x: &mut [f64], q: usize) {
 /// `x` (which holds at least `rows.end` rows): row i depends on rows k < i alone, so solving
 /// a prefix, then the rest, gives the bits of one solve.
 pub(crate) fn solve_lower_rows(l: &[f64], n: usize, x: &mut [f64], q: usize, rows: Range<usize>) {
+    forward_substitution::<false>(l, n, x, q, rows);
+}
+
+/// The forward substitution of [`solve_lower_rows`] by blocks of [`NB`] rows: the terms with k
+/// before the block in [`accumulate`], the rest row by row. With `IDENTITY`, B is the identity
+/// (q = n, `x` zero): X = L⁻¹ is lower triangular, so only columns j ≤ k of row k are read
+/// (the block's sums run from the tile's first column, [`inverse_lower`]) and the diagonal is
+/// 1/L[i][i] — what the general path computes from 1 − 0, without the zero terms.
+fn forward_substitution<const IDENTITY: bool>(l: &[f64], n: usize, x: &mut [f64], q: usize, rows: Range<usize>) {
     for i0 in rows.clone().step_by(NB) {
         let i1 = (i0 + NB).min(rows.end);
         let (done, block) = x.split_at_mut(i0 * q);
         if i0 > 0 {
             let job = Accumulate {
                 rows: i0..i1,
-                cols: 0..q,
+                cols: 0..if IDENTITY { i0 } else { q },
                 a: Operand::Rows(l, n),
                 b: Operand::Cols(done, q),
                 subtract: true,
-                span: |_: Range<usize>, _: Range<usize>| 0..i0,
+                span: |_: Range<usize>, js: Range<usize>| if IDENTITY { js.start..i0 } else { 0..i0 },
                 keep: |_: usize, _: usize| true,
             };
             accumulate::<Product, _, _>(block, q, job);
@@ -565,13 +544,22 @@ pub(crate) fn solve_lower_rows(l: &[f64], n: usize, x: &mut [f64], q: usize, row
             let row = &mut row[..q];
             for k in i0..i {
                 let lik = l[i * n + k];
-                for (v, &p) in row.iter_mut().zip(&before[(k - i0) * q..(k - i0 + 1) * q]) {
+                let width = if IDENTITY { k + 1 } else { q };
+                let solved = &before[(k - i0) * q..(k - i0) * q + width];
+                for (v, &p) in row[..width].iter_mut().zip(solved) {
                     *v -= lik * p;
                 }
             }
             let d = l[i * n + i];
-            for v in row.iter_mut() {
-                *v /= d;
+            if IDENTITY {
+                for v in &mut row[..i] {
+                    *v /= d;
+                }
+                row[i] = 1.0 / d;
+            } else {
+                for v in row.iter_mut() {
+                    *v /= d;
+                }
             }
         }
     }
