@@ -4,12 +4,12 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, mkdtemp, writeFile, readdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freshBrowser } from './browser.mjs';
 import {
   ROOT, SHARED, HAS_SHARED, CLI, serveSite, openPage, runAndWait, download, setNumber, onlyTask, messages, cliTraces,
+  cliRaceTraces, withoutTimes,
 } from './helpers.mjs';
 
 let site;
@@ -400,15 +400,6 @@ test('several objectives: hypervolume chart, objective space, Fig. 6 and the war
     assert.deepEqual(await tampered.page.locator('#methods input:checked').evaluateAll(e => e.map(x => x.value)), ['RS']);
   } finally { await tampered.close(); }
 });
-
-function cliRaceTraces(query) {
-  const out = join(ROOT, 'target', `e2e-cli-${process.pid}-${Math.random().toString(36).slice(2)}`);
-  execFileSync(CLI, ['run', '--link', query, '--out', out, '--shared-dir', SHARED], { stdio: 'pipe' });
-  return readFile(join(out, 'race-traces.csv'), 'utf8');
-}
-
-// Everything but the optimizer's own seconds (wall time) is deterministic.
-const withoutTimes = csv => csv.trim().split('\n').map(l => l.split(',').slice(0, -1).join(','));
 
 test('a multi-fidelity race: regret, ranks, CD diagrams, Fig. 6, the animated race view, traces identical to the CLI', async () => {
   const b = await open();

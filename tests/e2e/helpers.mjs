@@ -1,6 +1,6 @@
 // What the end-to-end test files share: the built site, a page opened on a link, a run
 // waited for, downloads, form edits, messages and the CLI's traces for the same link.
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -66,17 +66,27 @@ export async function onlyTask(page, name) {
 export const messages = (page, level) => page.locator(`#messages .msg.${level} .text`).allTextContents();
 
 /// Runs `hpo run` on the link `query` (asynchronously: the CLI may download from the test's
-/// own server, which must go on answering meanwhile); the output directory and stderr.
-export async function cliRun(query, extraArgs = []) {
+/// own server, which must go on answering meanwhile) and returns the contents of the output
+/// files `names` (in order) and stderr. The output folder is removed afterwards, so that
+/// test runs do not pile folders up in target/.
+export async function cliRun(query, extraArgs = [], names = ['traces.csv']) {
   const out = join(ROOT, 'target', `e2e-cli-${process.pid}-${Math.random().toString(36).slice(2)}`);
-  const { stderr } = await promisify(execFile)(CLI, ['run', '--link', query, '--out', out, '--shared-dir', SHARED, ...extraArgs]);
-  return { out, stderr };
+  try {
+    const { stderr } = await promisify(execFile)(CLI, ['run', '--link', query, '--out', out, '--shared-dir', SHARED, ...extraArgs]);
+    return { files: await Promise.all(names.map((n) => readFile(join(out, n), 'utf8'))), stderr };
+  } finally {
+    await rm(out, { recursive: true, force: true });
+  }
 }
 
 /// The traces.csv `hpo run` writes for the link `query`.
 export async function cliTraces(query, extraArgs = []) {
-  const { out } = await cliRun(query, extraArgs);
-  return readFile(join(out, 'traces.csv'), 'utf8');
+  return (await cliRun(query, extraArgs)).files[0];
+}
+
+/// The race-traces.csv `hpo run` writes for the race link `query`.
+export async function cliRaceTraces(query, extraArgs = []) {
+  return (await cliRun(query, extraArgs, ['race-traces.csv'])).files[0];
 }
 
 /// A race's traces without the optimizer's own seconds (wall time; everything else is exact).

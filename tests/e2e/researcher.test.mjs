@@ -4,7 +4,7 @@
 // whose scales differ.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serveSite, openPage, runAndWait, download, setNumber, messages, cliRun, cli, withoutTimes } from './helpers.mjs';
@@ -47,9 +47,9 @@ test('messy curves: each repair and scale is said, the page races them as the CL
     const query = await link(b.page);
     assert.match(query, /data=upload:messy\.csv@[0-9a-f]{64}/);
     const page = await download(b.page, '#export-race-csv');
-    const { out, stderr } = await cliRun(query, ['--data', file]);
+    const { files: [cliCsv], stderr } = await cliRun(query, ['--data', file], ['race-traces.csv']);
     assert.match(stderr, /warning: messy\.csv: \d+ missing or non-finite curve points/);
-    assert.deepEqual(withoutTimes(page), withoutTimes(await readFile(join(out, 'race-traces.csv'), 'utf8')));
+    assert.deepEqual(withoutTimes(page), withoutTimes(cliCsv));
     assert.deepEqual(await messages(b.page, 'error'), []);
   } finally { await b.close(); }
 });
