@@ -175,7 +175,11 @@ pub(crate) struct Accumulate<'a, S, K> {
 ///
 /// Natively a large job is also split by rows of C across the rayon pool ([`accumulate_split`]):
 /// each element is still one thread's sequential sum, so the bits do not depend on the number
-/// of threads either (a one-thread pool, as `hpo job --threads 1`, runs the halves in turn).
+/// of threads either. With a one-thread pool (`hpo job --threads 1`, what a sweep runs) a job
+/// is not split at all: it runs on the thread that calls it, whereas `rayon::join` from outside
+/// the pool would hand every large product to the pool's one thread and wait — in a protocol
+/// job, hundreds of thousands of hand-overs, each two context switches and a move of the
+/// operands to the other core's cache.
 pub(crate) fn accumulate<T, S, K>(c: &mut [f64], ldc: usize, job: Accumulate<S, K>)
 where
     T: Term,
@@ -183,11 +187,10 @@ where
     K: Fn(usize, usize) -> bool + Sync,
 {
     #[cfg(not(target_arch = "wasm32"))]
-    {
+    if rayon::current_num_threads() > 1 {
         let Accumulate { rows, cols, a, b, subtract, span, keep } = job;
-        accumulate_split::<T, S, K>(c, ldc, Accumulate { rows, cols, a, b, subtract, span: &span, keep: &keep });
+        return accumulate_split::<T, S, K>(c, ldc, Accumulate { rows, cols, a, b, subtract, span: &span, keep: &keep });
     }
-    #[cfg(target_arch = "wasm32")]
     accumulate_serial::<T, S, K>(c, ldc, job)
 }
 
@@ -954,8 +957,8 @@ pub(crate) mod tests {
     #[test]
     fn a_job_split_across_threads_gives_the_bits_of_one_thread() {
         // A subtracting product that keeps a triangle, as the factorisations run, big enough
-        // (400 × 400 × 420) to split into 64 pieces: in a 1-thread pool the pieces run in turn,
-        // in a 4-thread pool they are stolen across threads. Both must equal the naive loop.
+        // (400 × 400 × 420) to split into 64 pieces: a 1-thread pool does not split it, in 2-
+        // and 4-thread pools the pieces are stolen across threads. All must equal the naive loop.
         let (n, depth) = (400, 420);
         let a: Vec<f64> = (0..n * depth).map(|v| ((v * 31 % 97) as f64 / 13.0).sin()).collect();
         let b: Vec<f64> = (0..n * depth).map(|v| ((v * 17 % 89) as f64 / 11.0).cos()).collect();
@@ -973,7 +976,7 @@ pub(crate) mod tests {
                 }
             }
         }
-        for threads in [1, 4] {
+        for threads in [1, 2, 4] {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
             let mut c = start.clone();
             pool.install(|| {
