@@ -362,6 +362,13 @@ fn set_threads(threads: Option<usize>) -> CliResult<()> {
     Ok(())
 }
 
+/// Runs `work` on a thread of the rayon pool. A parallel iterator over a single item runs on
+/// the calling thread, and from there every `rayon::join` inside the engine (the blocked
+/// products' split) is sent to the pool and waited for; from a pool thread it is not.
+pub fn in_pool<R: Send>(work: impl FnOnce() -> R + Send) -> R {
+    rayon::scope(|_| work())
+}
+
 fn read_file(path: &Path) -> CliResult<Vec<u8>> {
     std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()).into())
 }
@@ -489,31 +496,32 @@ fn run(
     let runs_dir = out.join("runs").join(format!("{:016x}-{:016x}", fnv1a(cache_key(&spec).as_bytes()), build_fingerprint()));
     std::fs::create_dir_all(&runs_dir)?;
     let done = std::sync::atomic::AtomicUsize::new(0);
-    let traces: Vec<Trace> = jobs
-        .par_iter()
-        .map(|job| {
-            let name = format!("{}-{}-{}.json", job.method.replace([' ', '/', '+'], "_"), bench.tasks[job.task].name, job.seed);
-            let cached = runs_dir.join(name);
-            if let Some(trace) = std::fs::read(&cached).ok().and_then(|b| serde_json::from_slice::<Trace>(&b).ok()) {
-                return Ok(trace);
-            }
-            let job_started = Instant::now();
-            let trace = run_job(&bench, &resolved, job, &priors, &now, &mut |_| true)?;
-            if let Ok(json) = serde_json::to_vec(&trace) {
-                let _ = std::fs::write(&cached, json);
-            }
-            let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            eprintln!(
-                "[{k}/{}] {} on {} seed {}: {:.1} s",
-                jobs.len(),
-                job.method,
-                bench.tasks[job.task].name,
-                job.seed,
-                job_started.elapsed().as_secs_f64()
-            );
-            Ok(trace)
-        })
-        .collect::<Result<_, EngineError>>()?;
+    let traces: Vec<Trace> = in_pool(|| {
+        jobs.par_iter()
+            .map(|job| {
+                let name = format!("{}-{}-{}.json", job.method.replace([' ', '/', '+'], "_"), bench.tasks[job.task].name, job.seed);
+                let cached = runs_dir.join(name);
+                if let Some(trace) = std::fs::read(&cached).ok().and_then(|b| serde_json::from_slice::<Trace>(&b).ok()) {
+                    return Ok(trace);
+                }
+                let job_started = Instant::now();
+                let trace = run_job(&bench, &resolved, job, &priors, &now, &mut |_| true)?;
+                if let Ok(json) = serde_json::to_vec(&trace) {
+                    let _ = std::fs::write(&cached, json);
+                }
+                let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                eprintln!(
+                    "[{k}/{}] {} on {} seed {}: {:.1} s",
+                    jobs.len(),
+                    job.method,
+                    bench.tasks[job.task].name,
+                    job.seed,
+                    job_started.elapsed().as_secs_f64()
+                );
+                Ok(trace)
+            })
+            .collect::<Result<_, EngineError>>()
+    })?;
     let elapsed = started.elapsed().as_secs_f64();
     report(&bench, &spec, &resolved, &traces, out, Some(elapsed))
 }

@@ -148,25 +148,34 @@ pub fn job(plan_path: &Path, range: Range<usize>, data: &DataArgs, out: Option<&
     let origin = Instant::now();
     let now = move || origin.elapsed().as_secs_f64();
     let printed = std::sync::Mutex::new(std::io::stdout());
-    todo.par_iter().try_for_each(|&k| -> Result<(), EngineError> {
-        let p = &planned[k];
-        let job = &jobs[k];
-        // The plan names the same job as this build's reading of the link.
-        if (job.method.as_str(), job.task, job.seed) != (p.method.as_str(), p.task, p.seed) || bench.tasks[job.task].name != p.task_name {
-            return Err(EngineError::Spec(format!("job {k} of the plan is not job {k} of its link here (another data file or build?)")));
-        }
-        let started = Instant::now();
-        let trace = run_job(&bench, &resolved, job, &priors, &now, &mut |_| true)?;
-        let json = serde_json::to_string(&JobResult { job: k, trace }).map_err(|e| EngineError::Spec(e.to_string()))?;
-        match out {
-            Some(dir) if !stdout => write_atomically(&job_file(dir, k), json.as_bytes()).map_err(|e| EngineError::Spec(e.to_string()))?,
-            _ => {
-                let mut w = printed.lock().expect("stdout lock");
-                writeln!(w, "{json}").map_err(|e| EngineError::Spec(e.to_string()))?;
+    // Inside the pool even when there is one job: run from this thread, a lone job's large
+    // products would each be handed to the pool and waited for (`blocked::accumulate`).
+    crate::cli::in_pool(|| {
+        todo.par_iter().try_for_each(|&k| -> Result<(), EngineError> {
+            let p = &planned[k];
+            let job = &jobs[k];
+            // The plan names the same job as this build's reading of the link.
+            if (job.method.as_str(), job.task, job.seed) != (p.method.as_str(), p.task, p.seed) || bench.tasks[job.task].name != p.task_name
+            {
+                return Err(EngineError::Spec(format!(
+                    "job {k} of the plan is not job {k} of its link here (another data file or build?)"
+                )));
             }
-        }
-        eprintln!("job {k}: {} on {} seed {}: {:.1} s", p.method, p.task_name, p.seed, started.elapsed().as_secs_f64());
-        Ok(())
+            let started = Instant::now();
+            let trace = run_job(&bench, &resolved, job, &priors, &now, &mut |_| true)?;
+            let json = serde_json::to_string(&JobResult { job: k, trace }).map_err(|e| EngineError::Spec(e.to_string()))?;
+            match out {
+                Some(dir) if !stdout => {
+                    write_atomically(&job_file(dir, k), json.as_bytes()).map_err(|e| EngineError::Spec(e.to_string()))?
+                }
+                _ => {
+                    let mut w = printed.lock().expect("stdout lock");
+                    writeln!(w, "{json}").map_err(|e| EngineError::Spec(e.to_string()))?;
+                }
+            }
+            eprintln!("job {k}: {} on {} seed {}: {:.1} s", p.method, p.task_name, p.seed, started.elapsed().as_secs_f64());
+            Ok(())
+        })
     })?;
     Ok(())
 }
