@@ -326,8 +326,9 @@ pub fn main() -> CliResult<()> {
                 crate::gpb::lcbench(&lcbench_dir, tasks.as_deref(), seeds, json.as_deref())
             }
         },
-        Command::Bench { shared_dir } => crate::bench::run(&shared_dir),
-        Command::BenchLinalg => crate::linalg::run(),
+        // On a pool thread, as `hpo run` and `hpo job` run their jobs (see `in_pool`).
+        Command::Bench { shared_dir } => Ok(in_pool(|| crate::bench::run(&shared_dir).map_err(|e| e.to_string()))?),
+        Command::BenchLinalg => Ok(in_pool(|| crate::linalg::run().map_err(|e| e.to_string()))?),
         Command::Race { data, lcbench_dir, methods, tasks, seeds, budget, direction, regret, out, threads } => {
             set_threads(threads)?;
             let direction = match direction.as_deref() {
