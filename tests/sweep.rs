@@ -101,3 +101,49 @@ fn a_plan_refuses_other_data_and_bad_ranges() {
     let o = hpo(&["job", "--plan", &s("plan.jsonl"), "--jobs", "0..2", "--data", &s("q.csv"), "--out", &s("t")]);
     assert!(!o.status.success() && text(&o).contains("does not match the link's file"), "{}", text(&o));
 }
+
+#[test]
+fn jobs_kept_as_picks_merge_into_the_same_outputs_and_tampering_is_refused() {
+    let dir = scratch("picks");
+    let s = |p: &str| dir.join(p).to_str().unwrap().to_string();
+    let link = "v=1&data=bundled:curves&methods=RS,ASHA,DyHPO (fast)&tasks=curves-00,curves-01&seeds=2&race=60";
+    ok(hpo(&["plan", "--link", link, "--out", &s("plan.jsonl")]));
+    ok(hpo(&["job", "--plan", &s("plan.jsonl"), "--jobs", "0..12", "--out", &s("traces"), "--threads", "1"]));
+    ok(hpo(&["merge", "--plan", &s("plan.jsonl"), "--traces", &s("traces"), "--out", &s("from-traces")]));
+    let o = ok(hpo(&["picks", "--traces", &s("traces"), "--out", &s("kept/picks.jsonl")]));
+    assert!(o.contains("12 jobs' picks written"), "{o}");
+    let kept = read(&dir.join("kept/picks.jsonl"));
+    assert_eq!(kept.lines().count(), 12);
+    assert!(!kept.contains("\"value\"") && !kept.contains("\"best\"") && !kept.contains("\"cost\""), "picks hold no benchmark value");
+    // From picks alone, and from picks beside a part of the traces: the same files, every byte
+    // (the optimizer's recorded seconds included).
+    ok(hpo(&["merge", "--plan", &s("plan.jsonl"), "--traces", &s("kept"), "--out", &s("from-picks")]));
+    std::fs::create_dir_all(dir.join("mixed")).unwrap();
+    for k in 0..5 {
+        let name = format!("job-{k:06}.json");
+        std::fs::copy(dir.join("traces").join(&name), dir.join("mixed").join(&name)).unwrap();
+    }
+    let later: Vec<&str> = kept.lines().skip(5).collect();
+    std::fs::write(dir.join("mixed/picks.jsonl"), later.join("\n")).unwrap();
+    ok(hpo(&["merge", "--plan", &s("plan.jsonl"), "--traces", &s("mixed"), "--out", &s("from-mixed")]));
+    for f in ["traces.csv", "spec.json", "race-traces.csv", "race-summary.json"] {
+        let want = read(&dir.join("from-traces").join(f));
+        assert_eq!(want, read(&dir.join("from-picks").join(f)), "{f}");
+        assert_eq!(want, read(&dir.join("from-mixed").join(f)), "{f}");
+    }
+    // One budget moved in one job: the replay's hash differs and merge names the job.
+    let mut tampered: serde_json::Value = serde_json::from_str(kept.lines().nth(7).unwrap()).unwrap();
+    let budget = tampered["picks"][0][1].as_u64().unwrap();
+    tampered["picks"][0][1] = serde_json::json!(budget + 1);
+    std::fs::create_dir_all(dir.join("tampered")).unwrap();
+    let lines: Vec<String> = kept.lines().enumerate().map(|(i, l)| if i == 7 { tampered.to_string() } else { l.to_string() }).collect();
+    std::fs::write(dir.join("tampered/picks.jsonl"), lines.join("\n")).unwrap();
+    let o = hpo(&["merge", "--plan", &s("plan.jsonl"), "--traces", &s("tampered"), "--out", &s("none")]);
+    assert!(!o.status.success() && text(&o).contains("job 7:"), "{}", text(&o));
+    // Full-evaluation runs have no picks.
+    let full = "v=1&data=bundled:quadratic&methods=RS&tasks=quadratic-00&seeds=1&iters=4";
+    ok(hpo(&["plan", "--link", full, "--out", &s("full.jsonl")]));
+    ok(hpo(&["job", "--plan", &s("full.jsonl"), "--jobs", "0", "--out", &s("full")]));
+    let o = hpo(&["picks", "--traces", &s("full"), "--out", &s("none.jsonl")]);
+    assert!(!o.status.success() && text(&o).contains("picks keep races only"), "{}", text(&o));
+}

@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use super::benchmark::{Benchmark, Direction};
 use super::error::{EngineError, Result};
-use super::fidelity::runner::run_mf_job_with;
+use super::fidelity::picks::{replay, RacePicks};
+use super::fidelity::runner::{race_curves, run_mf_job_with};
 use super::fidelity::RaceRow;
 use super::methods::{Evaluations, MethodObjectives, TransferContext};
 use super::optimizer::{job_rng, SearchState};
@@ -206,6 +207,24 @@ pub fn run_job(
         task: task.name.clone(),
         seed: job.seed,
         body: TraceBody::Evaluations { rows, prior_rmse },
+    })
+}
+
+/// The trace `run_job` gave for the race `job`, rebuilt from its recorded picks on this data
+/// (`fidelity::picks`): identical to the original, or an error.
+pub fn replay_job(bench: &Benchmark, resolved: &ResolvedSpec, job: &Job, picks: &RacePicks) -> Result<Trace> {
+    let task = bench.tasks.get(job.task).ok_or_else(|| EngineError::Spec(format!("task index {} out of range", job.task)))?;
+    let RunMode::Race { budget } = resolved.mode else {
+        return Err(EngineError::Spec("picks replay races only; this link runs full evaluations".into()));
+    };
+    let (values, cost) = race_curves(bench, job.task)?;
+    let rows = replay(picks, &job.method, &values, cost.as_deref(), resolved.direction.sign(), budget)?;
+    Ok(Trace {
+        method: job.method.clone(),
+        blackbox: bench.name.clone(),
+        task: task.name.clone(),
+        seed: job.seed,
+        body: TraceBody::Race(rows),
     })
 }
 

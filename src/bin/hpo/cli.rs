@@ -139,6 +139,18 @@ enum Command {
         #[arg(long)]
         partial: bool,
     },
+    /// Keep a race sweep's finished jobs without the benchmark's values: each job's picks
+    /// (configuration, budget, optimizer seconds per request) and the SHA-256 of its rows, as
+    /// JSON lines. `hpo merge` and `ray-sweep.py` take such a file among the traces: merge
+    /// replays the picks on the data and checks the hash, the sweep skips those jobs.
+    Picks {
+        /// Directory of job files (or JSON-lines files of `hpo job --stdout`).
+        #[arg(long)]
+        traces: PathBuf,
+        /// The picks file to write.
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Download the copula paper's public tables (XGBoost, DeepAR, NAS-Bench-201), check each
     /// against the SHA-256 pinned in the code and keep them in the cache; prints a link each.
     Fetch {
@@ -298,6 +310,7 @@ pub fn main() -> CliResult<()> {
             crate::sweep::job(&plan, crate::sweep::parse_range(&jobs)?, &data.args(), out.as_deref(), stdout)
         }
         Command::Merge { plan, traces, data, out, partial } => crate::sweep::merge(&plan, &traces, &data.args(), &out, partial),
+        Command::Picks { traces, out } => crate::sweep::picks(&traces, &out),
         Command::Info { data, link } => info(&data, link.as_deref()),
         Command::Link { data, link, base } => print_link(&data, link.as_deref(), &base),
         Command::Methods { markdown } => {

@@ -15,9 +15,11 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use hpo_playground::engine::benchmark::Benchmark;
+use hpo_playground::engine::fidelity::picks::{picks_of, RacePicks};
 use hpo_playground::engine::permalink::to_query;
-use hpo_playground::engine::runner::{run_job, Trace};
-use hpo_playground::engine::spec::ExperimentSpec;
+use hpo_playground::engine::runner::{replay_job, run_job, Trace};
+use hpo_playground::engine::spec::{ExperimentSpec, Job};
 use hpo_playground::engine::transfer::PriorCache;
 use hpo_playground::engine::EngineError;
 
@@ -46,6 +48,54 @@ struct PlannedJob {
 pub struct JobResult {
     job: usize,
     trace: Trace,
+}
+
+/// A job kept as its picks (`hpo picks`): the race's decisions without the benchmark's values.
+#[derive(Debug, Serialize, Deserialize)]
+struct PickedJob {
+    job: usize,
+    method: String,
+    task: String,
+    seed: u64,
+    #[serde(flatten)]
+    picks: RacePicks,
+}
+
+/// One line of a traces directory.
+enum JobLine {
+    Traced(JobResult),
+    Picked(PickedJob),
+}
+
+/// Every job line of the `.json` / `.jsonl` files in `dir`, with the file it came from.
+fn read_job_lines(dir: &Path) -> CliResult<Vec<(PathBuf, JobLine)>> {
+    let mut lines = Vec::new();
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+        .map(|entry| entry.map(|e| e.path()))
+        .collect::<std::io::Result<_>>()?;
+    paths.sort();
+    for path in paths.into_iter().filter(|p| p.extension().is_some_and(|e| e == "json" || e == "jsonl")) {
+        for line in std::fs::read_to_string(&path)?.lines().filter(|l| !l.trim().is_empty()) {
+            let value: serde_json::Value = serde_json::from_str(line).map_err(|e| format!("{}: not JSON ({e})", path.display()))?;
+            let parsed = if value.get("picks").is_some() {
+                serde_json::from_value(value).map(JobLine::Picked)
+            } else {
+                serde_json::from_value(value).map(JobLine::Traced)
+            };
+            let parsed = parsed.map_err(|e| format!("{}: neither a job result nor a job's picks ({e})", path.display()))?;
+            lines.push((path.clone(), parsed));
+        }
+    }
+    Ok(lines)
+}
+
+/// Job `k` of this build's reading of the plan's link is the job the plan names.
+fn check_planned(k: usize, p: &PlannedJob, job: &Job, bench: &Benchmark) -> Result<(), EngineError> {
+    if (job.method.as_str(), job.task, job.seed) != (p.method.as_str(), p.task, p.seed) || bench.tasks[job.task].name != p.task_name {
+        return Err(EngineError::Spec(format!("job {k} of the plan is not job {k} of its link here (another data file or build?)")));
+    }
+    Ok(())
 }
 
 /// Where the data of a plan comes from (as for `hpo run`).
@@ -154,13 +204,7 @@ pub fn job(plan_path: &Path, range: Range<usize>, data: &DataArgs, out: Option<&
         todo.par_iter().try_for_each(|&k| -> Result<(), EngineError> {
             let p = &planned[k];
             let job = &jobs[k];
-            // The plan names the same job as this build's reading of the link.
-            if (job.method.as_str(), job.task, job.seed) != (p.method.as_str(), p.task, p.seed) || bench.tasks[job.task].name != p.task_name
-            {
-                return Err(EngineError::Spec(format!(
-                    "job {k} of the plan is not job {k} of its link here (another data file or build?)"
-                )));
-            }
+            check_planned(k, p, job, &bench)?;
             let started = Instant::now();
             let trace = run_job(&bench, &resolved, job, &priors, &now, &mut |_| true)?;
             let json = serde_json::to_string(&JobResult { job: k, trace }).map_err(|e| EngineError::Spec(e.to_string()))?;
@@ -187,35 +231,51 @@ pub fn job(plan_path: &Path, range: Range<usize>, data: &DataArgs, out: Option<&
 pub fn merge(plan_path: &Path, traces: &Path, data: &DataArgs, out: &Path, partial: bool) -> CliResult<()> {
     let (spec, planned) = read_plan(plan_path)?;
     let mut found: Vec<Option<Trace>> = vec![None; planned.len()];
-    for entry in std::fs::read_dir(traces).map_err(|e| format!("cannot read {}: {e}", traces.display()))? {
-        let path = entry?.path();
-        if !path.extension().is_some_and(|e| e == "json" || e == "jsonl") {
-            continue;
+    let mut picked: Vec<(usize, RacePicks)> = Vec::new();
+    for (path, line) in read_job_lines(traces)? {
+        let (k, method, task, seed) = match &line {
+            JobLine::Traced(r) => (r.job, r.trace.method.as_str(), r.trace.task.as_str(), r.trace.seed),
+            JobLine::Picked(p) => (p.job, p.method.as_str(), p.task.as_str(), p.seed),
+        };
+        let p = planned.get(k).ok_or_else(|| format!("{}: job {k} is not in the plan", path.display()))?;
+        if (method, task, seed) != (p.method.as_str(), p.task_name.as_str(), p.seed) {
+            return Err(format!(
+                "{}: job {k} is {method} on {task} seed {seed}, the plan says {} on {} seed {}",
+                path.display(),
+                p.method,
+                p.task_name,
+                p.seed
+            )
+            .into());
         }
-        for line in std::fs::read_to_string(&path)?.lines().filter(|l| !l.trim().is_empty()) {
-            let r: JobResult = serde_json::from_str(line).map_err(|e| format!("{}: not a job result ({e})", path.display()))?;
-            let p = planned.get(r.job).ok_or_else(|| format!("{}: job {} is not in the plan", path.display(), r.job))?;
-            if (r.trace.method.as_str(), r.trace.task.as_str(), r.trace.seed) != (p.method.as_str(), p.task_name.as_str(), p.seed) {
-                return Err(format!(
-                    "{}: job {} is {} on {} seed {}, the plan says {} on {} seed {}",
-                    path.display(),
-                    r.job,
-                    r.trace.method,
-                    r.trace.task,
-                    r.trace.seed,
-                    p.method,
-                    p.task_name,
-                    p.seed
-                )
-                .into());
-            }
-            found[r.job] = Some(r.trace);
+        match line {
+            JobLine::Traced(r) => found[k] = Some(r.trace),
+            JobLine::Picked(p) => picked.push((k, p.picks)),
         }
+    }
+    // Jobs kept as picks become traces again by replay on the plan's data (hash-checked).
+    let mut loaded = None;
+    if !picked.is_empty() {
+        let bench = load_data(&spec, data.data, &data.sources)?;
+        let resolved = spec.resolve(&bench)?;
+        let jobs = resolved.jobs();
+        for (k, picks) in picked {
+            check_planned(k, &planned[k], &jobs[k], &bench)?;
+            let trace = replay_job(&bench, &resolved, &jobs[k], &picks).map_err(|e| format!("job {k}: {e}"))?;
+            found[k].get_or_insert(trace);
+        }
+        loaded = Some((bench, resolved));
     }
     let missing: Vec<usize> = found.iter().enumerate().filter(|(_, t)| t.is_none()).map(|(k, _)| k).collect();
     if missing.is_empty() {
-        let bench = load_data(&spec, data.data, &data.sources)?;
-        let resolved = spec.resolve(&bench)?;
+        let (bench, resolved) = match loaded {
+            Some(both) => both,
+            None => {
+                let bench = load_data(&spec, data.data, &data.sources)?;
+                let resolved = spec.resolve(&bench)?;
+                (bench, resolved)
+            }
+        };
         let traces: Vec<Trace> = found.into_iter().flatten().collect();
         return report(&bench, &spec, &resolved, &traces, out, None);
     }
@@ -265,4 +325,39 @@ pub fn merge(plan_path: &Path, traces: &Path, data: &DataArgs, out: &Path, parti
         planned.len()
     );
     report(&bench, &sub, &resolved, &traces, out, None)
+}
+
+/// `hpo picks`: the picks of every race job in `traces` (full traces, or picks already),
+/// one JSON line per job in job order, written to `out`.
+pub fn picks(traces: &Path, out: &Path) -> CliResult<()> {
+    let mut by_job: std::collections::BTreeMap<usize, PickedJob> = std::collections::BTreeMap::new();
+    for (path, line) in read_job_lines(traces)? {
+        let kept = match line {
+            JobLine::Picked(p) => p,
+            JobLine::Traced(r) => {
+                let rows = r
+                    .trace
+                    .race()
+                    .ok_or_else(|| format!("{}: job {} ran full evaluations; picks keep races only", path.display(), r.job))?;
+                PickedJob {
+                    job: r.job,
+                    method: r.trace.method.clone(),
+                    task: r.trace.task.clone(),
+                    seed: r.trace.seed,
+                    picks: picks_of(rows),
+                }
+            }
+        };
+        by_job.insert(kept.job, kept);
+    }
+    let mut text = String::new();
+    for kept in by_job.values() {
+        text += &(serde_json::to_string(kept)? + "\n");
+    }
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(out, text)?;
+    println!("{} jobs' picks written to {}", by_job.len(), out.display());
+    Ok(())
 }

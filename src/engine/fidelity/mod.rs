@@ -13,6 +13,7 @@ pub mod deep_kernel;
 pub mod dyhpo;
 pub mod gpb;
 pub mod hyperband;
+pub mod picks;
 pub mod race;
 pub mod report;
 pub mod runner;
