@@ -114,6 +114,9 @@ fn jobs_kept_as_picks_merge_into_the_same_outputs_and_tampering_is_refused() {
     assert!(o.contains("12 jobs' picks written"), "{o}");
     let kept = read(&dir.join("kept/picks.jsonl"));
     assert_eq!(kept.lines().count(), 12);
+    let o = ok(hpo(&["picks", "--traces", &s("traces"), "--jobs", "3..5", "--out", &s("two.jsonl")]));
+    assert!(o.contains("2 jobs' picks written"), "{o}");
+    assert_eq!(read(&dir.join("two.jsonl")), kept.lines().skip(3).take(2).map(|l| format!("{l}\n")).collect::<String>());
     assert!(!kept.contains("\"value\"") && !kept.contains("\"best\"") && !kept.contains("\"cost\""), "picks hold no benchmark value");
     // From picks alone, and from picks beside a part of the traces: the same files, every byte
     // (the optimizer's recorded seconds included).

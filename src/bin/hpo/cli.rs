@@ -150,6 +150,9 @@ enum Command {
         /// The picks file to write.
         #[arg(long)]
         out: PathBuf,
+        /// Only these jobs: A..B or K (default: all found).
+        #[arg(long)]
+        jobs: Option<String>,
     },
     /// Download the copula paper's public tables (XGBoost, DeepAR, NAS-Bench-201), check each
     /// against the SHA-256 pinned in the code and keep them in the cache; prints a link each.
@@ -310,7 +313,9 @@ pub fn main() -> CliResult<()> {
             crate::sweep::job(&plan, crate::sweep::parse_range(&jobs)?, &data.args(), out.as_deref(), stdout)
         }
         Command::Merge { plan, traces, data, out, partial } => crate::sweep::merge(&plan, &traces, &data.args(), &out, partial),
-        Command::Picks { traces, out } => crate::sweep::picks(&traces, &out),
+        Command::Picks { traces, out, jobs } => {
+            crate::sweep::picks(&traces, &out, jobs.as_deref().map(crate::sweep::parse_range).transpose()?)
+        }
         Command::Info { data, link } => info(&data, link.as_deref()),
         Command::Link { data, link, base } => print_link(&data, link.as_deref(), &base),
         Command::Methods { markdown } => {

@@ -327,11 +327,18 @@ pub fn merge(plan_path: &Path, traces: &Path, data: &DataArgs, out: &Path, parti
     report(&bench, &sub, &resolved, &traces, out, None)
 }
 
-/// `hpo picks`: the picks of every race job in `traces` (full traces, or picks already),
-/// one JSON line per job in job order, written to `out`.
-pub fn picks(traces: &Path, out: &Path) -> CliResult<()> {
+/// `hpo picks`: the picks of every race job in `traces` (full traces, or picks already), or
+/// of those in `only`, one JSON line per job in job order, written to `out`.
+pub fn picks(traces: &Path, out: &Path, only: Option<Range<usize>>) -> CliResult<()> {
     let mut by_job: std::collections::BTreeMap<usize, PickedJob> = std::collections::BTreeMap::new();
     for (path, line) in read_job_lines(traces)? {
+        let k = match &line {
+            JobLine::Traced(r) => r.job,
+            JobLine::Picked(p) => p.job,
+        };
+        if only.as_ref().is_some_and(|range| !range.contains(&k)) {
+            continue;
+        }
         let kept = match line {
             JobLine::Picked(p) => p,
             JobLine::Traced(r) => {
