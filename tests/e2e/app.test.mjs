@@ -2,14 +2,13 @@
 // Run by scripts/test.sh after `trunk build --release` and `cargo build --release --bin hpo`.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile, mkdtemp, writeFile, readdir } from 'node:fs/promises';
+import { readFile, writeFile, readdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freshBrowser } from './browser.mjs';
 import {
   ROOT, SHARED, HAS_SHARED, CLI, serveSite, openPage, runAndWait, download, setNumber, onlyTask, messages, cliTraces,
-  cliRaceTraces, withoutTimes,
+  cliRaceTraces, withoutTimes, tempDir,
 } from './helpers.mjs';
 
 let site;
@@ -132,7 +131,7 @@ test('every quantile-transfer file uploads as it is', { skip: !HAS_SHARED && 'ne
 });
 
 test('bad files get a clear message and keep the page working', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'hpo-bad-'));
+  const dir = await tempDir('hpo-bad-');
   const cases = [
     ['corrupted.zip', Buffer.concat([Buffer.from('PK\x03\x04'), Buffer.alloc(200, 7)]), /corrupted\.zip: not a readable zip archive/],
     ['no-objective.csv', Buffer.from('hp_a,hp_b,task\n1,2,t\n3,4,t\n'), /no-objective\.csv, line 1: no objective column: expected at least one column named metric_\*/],
@@ -171,7 +170,7 @@ test('a tampered link names each bad field and falls back for those only', async
 });
 
 test('an upload link asks for its file and verifies it by hash', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'hpo-up-'));
+  const dir = await tempDir('hpo-up-');
   const good = join(dir, 'mine.csv');
   await writeFile(good, 'hp_x,metric_loss,task\n' + Array.from({ length: 40 }, (_, i) => `${i},${(i - 17) ** 2},t${i % 2}`).join('\n') + '\n');
   const other = join(dir, 'other.csv');
@@ -214,7 +213,7 @@ test('cancel stops a long run and the page stays responsive', async () => {
 });
 
 test('a generic CSV gets column roles from the user, and its link carries them', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'hpo-roles-'));
+  const dir = await tempDir('hpo-roles-');
   const file = join(dir, 'runs.csv');
   const lines = ['learning_rate,optimizer,run_id,val_accuracy,dataset'];
   for (let i = 0; i < 30; i++) lines.push(`${(0.001 * (i + 1)).toFixed(3)},${i % 3 ? 'adam' : 'sgd'},${i},${(0.5 + 0.01 * ((i * 7) % 30)).toFixed(2)},${i < 15 ? 'mnist' : 'cifar'}`);
@@ -324,7 +323,7 @@ test('the prior view trains in a worker, cancels, and draws mean ± sd along eac
     assert.match(await b.page.locator('#prior-status').textContent(), /train again/);
     assert.equal(await b.page.locator('#prior-summary').textContent(), '');
     // A single task leaves nothing to transfer from: the view says so and will not train.
-    const dir = await mkdtemp(join(tmpdir(), 'hpo-one-'));
+    const dir = await tempDir('hpo-one-');
     const one = join(dir, 'one.csv');
     await writeFile(one, 'hp_x,metric_loss,task\n' + Array.from({ length: 20 }, (_, i) => `${i},${(i - 7) ** 2},t0`).join('\n') + '\n');
     await b.page.setInputFiles('#upload', one);
@@ -761,7 +760,7 @@ test('lessons work offline once the page has loaded', async () => {
 // A 100 MB upload: read, hashed and parsed off the page's thread, with a word on each stage;
 // how long the page's thread pauses is measured by scripts/bench-browser.mjs, not here.
 test('a 100 MB CSV uploads and loads', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'hpo-big-'));
+  const dir = await tempDir('hpo-big-');
   const path = join(dir, 'big.csv');
   const lines = ['task,hp_a,hp_b,hp_c,metric_error'];
   let size = 0, n = 0, x = 1;

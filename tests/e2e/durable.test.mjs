@@ -2,11 +2,10 @@
 // cancel that terminates workers at once, and a crashed worker that fails only its own job.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { freshBrowser } from './browser.mjs';
-import { serveSite, openPage, ready, runAndWait, waitForRun, download, messages, cliTraces } from './helpers.mjs';
+import { serveSite, openPage, ready, runAndWait, waitForRun, download, messages, cliTraces, tempDir } from './helpers.mjs';
 
 let site;
 before(async () => { site = await serveSite(); });
@@ -62,7 +61,7 @@ test('a reload in the middle of a run loses nothing: the kept jobs come back, on
 });
 
 test('uploads are kept under their hash: an upload link loads without asking, the file is offered by name, clear all forgets them', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'hpo-kept-'));
+  const dir = await tempDir('hpo-kept-');
   const file = join(dir, 'kept.csv');
   await writeFile(file, 'hp_x,metric_loss,task\n' + Array.from({ length: 60 }, (_, i) => `${i},${(i - 23) ** 2},t${i % 3}`).join('\n') + '\n');
   const b = await openPage(site);
@@ -120,7 +119,7 @@ test('cancel terminates the workers at once, in the middle of a step, and the ne
 });
 
 test('a browser storage that is full is said in words, and the upload is used anyway', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'hpo-quota-'));
+  const dir = await tempDir('hpo-quota-');
   const b = await openPage(site);
   try {
     // The origin's quota just above what it uses (set on the first visit: Chromium applies the

@@ -5,10 +5,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFile, mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { serveSite, openPage, ready, runAndWait, download, messages, cliTraces, SHARED, HAS_SHARED } from './helpers.mjs';
+import { serveSite, openPage, ready, runAndWait, download, messages, cliTraces, SHARED, HAS_SHARED, tempDir } from './helpers.mjs';
 
 const sha = (bytes) => createHash('sha256').update(bytes).digest('hex');
 const table = Buffer.from('hp_x,hp_y,metric_loss,task\n' + Array.from({ length: 90 }, (_, i) => {
@@ -32,7 +31,7 @@ test('a url link downloads the file with its hash, runs as the CLI runs it, and 
     assert.match(await b.page.locator('#data-info').textContent(), /runs: 3 tasks, 90 evaluations/);
     assert.equal(site.hits['/mirror/runs.csv'], 1);
     assert.match(await runAndWait(b.page), /^Finished 12 jobs/);
-    const cache = await mkdtemp(join(tmpdir(), 'hpo-cache-'));
+    const cache = await tempDir('hpo-cache-');
     assert.equal(await download(b.page, '#export-csv'), await cliTraces(query, ['--cache', cache]), 'page and CLI run the same bytes');
     await b.page.waitForSelector('#kept-files tr.kept-file');
     assert.match(await b.page.locator('#kept-files').textContent(), new RegExp(`runs\\.csv.*${sha(table).slice(0, 12)}…\\s*${site.url}mirror/runs\\.csv`));

@@ -4,15 +4,13 @@
 // whose scales differ.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serveSite, openPage, runAndWait, download, setNumber, messages, cliRun, cli, withoutTimes } from './helpers.mjs';
+import { serveSite, openPage, runAndWait, download, setNumber, messages, cliRun, cli, withoutTimes, tempDir } from './helpers.mjs';
 
 let site, file;
 before(async () => {
   site = await serveSite();
-  file = join(await mkdtemp(join(tmpdir(), 'hpo-messy-')), 'messy.csv');
+  file = join(await tempDir('hpo-messy-'), 'messy.csv');
   await cli(['generate', 'messy-curves', '--out', file]);
 });
 after(() => site.server.close());
