@@ -4,23 +4,11 @@
 //! quietly.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod cli;
+use cli::{hpo, text, Scratch};
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-fn hpo(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hpo")).args(args).output().expect("hpo runs")
-}
-
-fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hpo-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use std::process::{Command, Stdio};
 
 fn generate(name: &str, dir: &Path) -> PathBuf {
     let file = dir.join(format!("{name}.csv"));
@@ -31,7 +19,7 @@ fn generate(name: &str, dir: &Path) -> PathBuf {
 
 #[test]
 fn info_reads_learning_curves_and_counts_grammatically() {
-    let dir = scratch("info");
+    let dir = Scratch::new("info");
     let curves = generate("curves", &dir);
     let o = hpo(&["info", "--data", curves.to_str().unwrap()]);
     let out = text(&o);
@@ -49,7 +37,7 @@ fn info_reads_learning_curves_and_counts_grammatically() {
 
 #[test]
 fn a_printed_link_names_the_file_that_ran() {
-    let dir = scratch("link");
+    let dir = Scratch::new("link");
     let file = generate("quadratic", &dir);
     let o = hpo(&["link", "--data", file.to_str().unwrap(), "--link", "?methods=RS&seeds=1&iters=4&tasks=quadratic-00"]);
     let link = String::from_utf8_lossy(&o.stdout).trim().to_string();
@@ -88,7 +76,7 @@ fn a_printed_link_names_the_file_that_ran() {
 
 #[test]
 fn a_one_method_race_prints_no_friedman_test_and_each_budget_mark_once() {
-    let dir = scratch("race");
+    let dir = Scratch::new("race");
     let o = hpo(&[
         "race",
         "--data",
@@ -128,7 +116,7 @@ fn a_closed_pipe_ends_the_cli_quietly() {
 
 #[test]
 fn a_race_on_a_curve_file_takes_a_direction() {
-    let dir = scratch("direction");
+    let dir = Scratch::new("direction");
     // Two configurations: one curve ends at 0.2, the other at 0.9 — lower is better for a
     // loss, higher for an accuracy. Random search at full budget trains both; the best value
     // the traces report differs with the direction.

@@ -4,11 +4,13 @@
 //! tables always, the copula paper's real tables when `../shared` is present.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod cli;
+use cli::{hpo, text, Scratch};
+
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::sync::Arc;
 
 use hpo_playground::engine::content_hash;
@@ -55,21 +57,6 @@ fn serve(files: BTreeMap<String, Vec<u8>>) -> Server {
     Server { base, hits }
 }
 
-fn hpo(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hpo")).args(args).env_remove("HPO_CACHE").env_remove("HPO_DATA_BASE").output().unwrap()
-}
-
-fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hpo-public-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 fn shared_dir() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/benchmarks/quantile-transfer");
     dir.join("XGBoost.csv.zip").exists().then_some(dir)
@@ -96,7 +83,7 @@ fn a_url_link_runs_the_file_with_its_hash_from_the_cache_afterwards_and_refuses_
     tampered.extend_from_slice(b"0.5,0.5,0,t0\n");
     let tampered_sha = content_hash(&tampered);
     let server = serve(BTreeMap::from([("runs.csv".to_string(), table.clone()), ("tampered/runs.csv".to_string(), tampered)]));
-    let dir = scratch("url");
+    let dir = Scratch::new("url");
     let cache = dir.join("cache");
     let (cache_s, out_s) = (cache.to_str().unwrap(), dir.join("out").to_str().unwrap().to_string());
     let link = format!("v=1&data=url:{}runs.csv@{sha}&methods=RS,GP&seeds=2&iters=8&transfer=none", server.base);
@@ -155,7 +142,7 @@ fn hpo_fetch_downloads_and_checks_the_pinned_public_tables() {
         files.insert(t.file.to_string(), bytes);
     }
     let server = serve(files);
-    let dir = scratch("fetch");
+    let dir = Scratch::new("fetch");
     let cache = dir.join("cache");
     let o = hpo(&["fetch", "--base", &server.base, "--cache", cache.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o));

@@ -2,28 +2,10 @@
 //! a single `hpo run` writes, and refuse what does not fit (a missing job, another data file).
 #![cfg(not(target_arch = "wasm32"))]
 
+mod cli;
+use cli::{hpo, ok, text, Scratch};
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn hpo(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hpo")).args(args).output().unwrap()
-}
-
-fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hpo-sweep-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn ok(o: Output) -> String {
-    assert!(o.status.success(), "{}", text(&o));
-    text(&o)
-}
 
 fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap()
@@ -35,7 +17,7 @@ fn shards_merge_into_what_one_run_writes() {
         ("full", "v=1&data=bundled:quadratic&methods=RS,GCP&tasks=quadratic-00,quadratic-03&seeds=3&iters=12&transfer=loto"),
         ("race", "v=1&data=bundled:curves&methods=RS,ASHA&tasks=curves-00,curves-01&seeds=3&race=60"),
     ] {
-        let dir = scratch(name);
+        let dir = Scratch::new(name);
         let s = |p: &str| dir.join(p).to_str().unwrap().to_string();
         ok(hpo(&["run", "--link", link, "--out", &s("one")]));
         ok(hpo(&["plan", "--link", link, "--out", &s("plan.jsonl")]));
@@ -84,7 +66,7 @@ fn shards_merge_into_what_one_run_writes() {
 
 #[test]
 fn a_plan_refuses_other_data_and_bad_ranges() {
-    let dir = scratch("refuse");
+    let dir = Scratch::new("refuse");
     let s = |p: &str| dir.join(p).to_str().unwrap().to_string();
     ok(hpo(&["generate", "quadratic", "--out", &s("q.csv")]));
     let sha = hpo_playground::engine::content_hash(&std::fs::read(dir.join("q.csv")).unwrap());
@@ -104,7 +86,7 @@ fn a_plan_refuses_other_data_and_bad_ranges() {
 
 #[test]
 fn jobs_kept_as_picks_merge_into_the_same_outputs_and_tampering_is_refused() {
-    let dir = scratch("picks");
+    let dir = Scratch::new("picks");
     let s = |p: &str| dir.join(p).to_str().unwrap().to_string();
     let link = "v=1&data=bundled:curves&methods=RS,ASHA,DyHPO (fast)&tasks=curves-00,curves-01&seeds=2&race=60";
     ok(hpo(&["plan", "--link", link, "--out", &s("plan.jsonl")]));
