@@ -15,6 +15,7 @@ scripts/test.sh for the pinned version).
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -47,12 +48,57 @@ def data_args(a):
 
 @ray.remote
 def run_shard(hpo, plan, start, end, data, threads):
-    """Runs jobs start..end of the plan; returns their result lines (JSON)."""
+    """Runs jobs start..end of the plan; returns their result lines (JSON) and what hpo
+    printed on stderr (a line per job with its seconds)."""
     cmd = [hpo, "job", "--plan", plan, "--jobs", f"{start}..{end}", "--stdout", "--threads", str(threads)] + data
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"hpo job {start}..{end} failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
-    return start, end, done.stdout
+    return start, end, done.stdout, done.stderr
+
+
+JOB_SECONDS = re.compile(r"^job (\d+): .*: ([0-9.]+) s$", re.M)
+
+
+class Estimate:
+    """Time left from each method's own mean seconds per job: a sweep's methods differ by orders
+    of magnitude (a baseline in a second, the faithful DyHPO in minutes), so one mean over all
+    finished jobs, or over a resumed run's first shards, says nothing."""
+
+    def __init__(self, methods, todo_jobs, slots):
+        self.methods = methods  # job index -> method
+        self.left = set(todo_jobs)
+        self.slots = slots
+        self.seconds = {}  # method -> [sum, count]
+
+    def finished(self, start, end, stderr):
+        for k, secs in JOB_SECONDS.findall(stderr):
+            total = self.seconds.setdefault(self.methods[int(k)], [0.0, 0])
+            total[0] += float(secs)
+            total[1] += 1
+        self.left -= set(range(start, end))
+
+    def text(self):
+        known, unknown = 0.0, {}
+        for k in self.left:
+            m = self.methods[k]
+            if m in self.seconds:
+                known += self.seconds[m][0] / self.seconds[m][1]
+            else:
+                unknown[m] = unknown.get(m, 0) + 1
+        untimed = ", ".join(f"{n} {m}" for m, n in sorted(unknown.items()))
+        if not self.seconds:
+            return f"time left unknown until a job finishes ({untimed} jobs left)"
+        text = f"about {duration(known / self.slots)} left on {self.slots} slots"
+        return text + (f", plus jobs of methods none of whose jobs has finished yet: {untimed}" if unknown else "")
+
+
+def duration(seconds):
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def main():
@@ -66,6 +112,7 @@ def main():
     subprocess.run([hpo, "plan", "--link", a.link, "--out", plan] + data, check=True)
     with open(plan) as f:
         jobs = json.loads(f.readline())["jobs"]
+        methods = [json.loads(line)["method"] for line in f]
     # Resume: every job whose trace came back before (any shard file, whatever the shard size
     # then) is done; only the others are sharded and run.
     def finished_jobs():
@@ -100,23 +147,26 @@ def main():
         task = run_shard.options(num_cpus=a.cpus_per_task, max_retries=a.retries, retry_exceptions=True)
         pending = {task.remote(hpo, plan, s, e, data, threads): (s, e) for s, e in todo}
         started, finished = time.time(), 0
+        slots = max(1, int(ray.cluster_resources().get("CPU", 1) // a.cpus_per_task))
+        estimate = Estimate(methods, [k for s, e in todo for k in range(s, e)], slots)
         while pending:
             ready, _ = ray.wait(list(pending), num_returns=1)
             for ref in ready:
                 s, e = pending.pop(ref)
                 try:
-                    _, _, lines = ray.get(ref)
+                    _, _, lines, printed = ray.get(ref)
                 except Exception as err:  # retries exhausted
                     print(f"shard {s}..{e} failed after {a.retries} retries: {err}", file=sys.stderr, flush=True)
+                    estimate.finished(s, e, "")
                     continue
                 tmp = shard_file(s, e) + ".tmp"
                 with open(tmp, "w") as f:
                     f.write(lines)
                 os.replace(tmp, shard_file(s, e))
                 finished += 1
+                estimate.finished(s, e, printed)
                 elapsed = time.time() - started
-                eta = elapsed / finished * (len(todo) - finished)
-                print(f"[{finished}/{len(todo)}] jobs {s}..{e} done; {elapsed:.0f} s elapsed, about {eta:.0f} s left", flush=True)
+                print(f"[{finished}/{len(todo)}] jobs {s}..{e} done; {duration(elapsed)} elapsed, {estimate.text()}", flush=True)
     missing = jobs - len(finished_jobs())
     if missing:
         print(f"{missing} jobs failed; run the same command again to retry them. Meanwhile "

@@ -50,3 +50,23 @@ check() {  # name, link
 
 check full 'v=1&data=bundled:quadratic&methods=RS,GP&tasks=quadratic-00,quadratic-01&seeds=4&iters=20&transfer=loto'
 check race 'v=1&data=bundled:curves&methods=RS,ASHA,Hyperband&tasks=curves-00,curves-01&seeds=3&race=80'
+
+# A race sweep resumed elsewhere from picks: the first 9 jobs kept as picks only (no trace, no
+# table value), the sweep runs the other 9 and its merge replays the 9: the same merged race.
+link='v=1&data=bundled:curves&methods=RS,ASHA,Hyperband&tasks=curves-00,curves-01&seeds=3&race=80'
+mkdir -p "$tmp/picks-ray/traces"
+"$hpo" picks --traces "$tmp/race-ray/traces" --jobs 0..9 --out "$tmp/picks-ray/traces/kept.jsonl" >/dev/null
+"$venv/bin/python" scripts/ray-sweep.py --link "$link" --out "$tmp/picks-ray" --address "127.0.0.1:$port" \
+    --shard-size 3 --hpo "$hpo" >"$tmp/picks-sweep.log" 2>&1 || { cat "$tmp/picks-sweep.log"; echo "FAIL: the sweep from picks"; exit 1; }
+grep -q "18 jobs: 9 already done; 3 shards to run" "$tmp/picks-sweep.log" || { cat "$tmp/picks-sweep.log"; echo "FAIL: the picks were not counted as finished"; exit 1; }
+grep -q "left on 2 slots" "$tmp/picks-sweep.log" || { cat "$tmp/picks-sweep.log"; echo "FAIL: no time-left estimate"; exit 1; }
+for f in traces.csv spec.json; do
+  cmp "$tmp/race-ray/$f" "$tmp/picks-ray/$f" || { echo "FAIL: from picks: $f differs"; exit 1; }
+done
+cmp <(cut -d, -f1-10 "$tmp/race-ray/race-traces.csv") <(cut -d, -f1-10 "$tmp/picks-ray/race-traces.csv") \
+  || { echo "FAIL: from picks: race traces differ"; exit 1; }
+# The replayed jobs (all of RS: jobs 0-5) keep their recorded optimizer seconds, every digit.
+rs_rows() { grep '^RS,' "$1/race-traces.csv"; }
+[ -n "$(rs_rows "$tmp/race-ray")" ] || { echo "FAIL: no RS rows to compare"; exit 1; }
+cmp <(rs_rows "$tmp/race-ray") <(rs_rows "$tmp/picks-ray") || { echo "FAIL: from picks: RS's optimizer seconds differ"; exit 1; }
+echo "ok: a race sweep resumed from 9 jobs kept as picks merges into the same outputs"
