@@ -90,12 +90,17 @@ fn read_job_lines(dir: &Path) -> CliResult<Vec<(PathBuf, JobLine)>> {
     Ok(lines)
 }
 
-/// Job `k` of this build's reading of the plan's link is the job the plan names.
-fn check_planned(k: usize, p: &PlannedJob, job: &Job, bench: &Benchmark) -> Result<(), EngineError> {
-    if (job.method.as_str(), job.task, job.seed) != (p.method.as_str(), p.task, p.seed) || bench.tasks[job.task].name != p.task_name {
-        return Err(EngineError::Spec(format!("job {k} of the plan is not job {k} of its link here (another data file or build?)")));
+/// Job `k` of this build's reading of the plan's link (`jobs`), when it is the job the plan names.
+fn planned_job<'a>(k: usize, p: &PlannedJob, jobs: &'a [Job], bench: &Benchmark) -> Result<&'a Job, EngineError> {
+    match jobs.get(k) {
+        Some(job)
+            if (job.method.as_str(), job.task, job.seed) == (p.method.as_str(), p.task, p.seed)
+                && bench.tasks[job.task].name == p.task_name =>
+        {
+            Ok(job)
+        }
+        _ => Err(EngineError::Spec(format!("job {k} of the plan is not job {k} of its link here (another data file or build?)"))),
     }
-    Ok(())
 }
 
 /// Where the data of a plan comes from (as for `hpo run`).
@@ -203,8 +208,7 @@ pub fn job(plan_path: &Path, range: Range<usize>, data: &DataArgs, out: Option<&
     crate::cli::in_pool(|| {
         todo.par_iter().try_for_each(|&k| -> Result<(), EngineError> {
             let p = &planned[k];
-            let job = &jobs[k];
-            check_planned(k, p, job, &bench)?;
+            let job = planned_job(k, p, &jobs, &bench)?;
             let started = Instant::now();
             let trace = run_job(&bench, &resolved, job, &priors, &now, &mut |_| true)?;
             let json = serde_json::to_string(&JobResult { job: k, trace }).map_err(|e| EngineError::Spec(e.to_string()))?;
@@ -260,8 +264,8 @@ pub fn merge(plan_path: &Path, traces: &Path, data: &DataArgs, out: &Path, parti
         let resolved = spec.resolve(&bench)?;
         let jobs = resolved.jobs();
         for (k, picks) in picked {
-            check_planned(k, &planned[k], &jobs[k], &bench)?;
-            let trace = replay_job(&bench, &resolved, &jobs[k], &picks).map_err(|e| format!("job {k}: {e}"))?;
+            let job = planned_job(k, &planned[k], &jobs, &bench)?;
+            let trace = replay_job(&bench, &resolved, job, &picks).map_err(|e| format!("job {k}: {e}"))?;
             found[k].get_or_insert(trace);
         }
         loaded = Some((bench, resolved));
