@@ -9,8 +9,8 @@ cargo build --release --bin hpo --quiet
 native=$(./target/release/hpo bench-linalg)
 wasm_out=$(cargo test --release --target wasm32-unknown-unknown --test wasm_linalg_bench -- --nocapture 2>&1)
 wasm=$(echo "$wasm_out" | grep '^LINALG' | cut -d' ' -f2-)
-epochs() {  # "EPOCH n Phase=ms … total=ms" lines → Markdown rows, with where they ran
-  grep '^EPOCH' | sed 's/[A-Za-z]*=//g' | awk -v where="$1" '{printf "| %s | %s |", $2, where; for (i = 3; i <= NF; i++) printf " %s |", $i; printf "\n"}'
+epochs() {  # "EPOCH n precision Phase=ms … total=ms" lines → Markdown rows, with where they ran
+  grep '^EPOCH' | sed 's/[A-Za-z]*=//g' | awk -v where="$1" '{printf "| %s | %s, %s |", $2, where, $3; for (i = 4; i <= NF; i++) printf " %s |", $i; printf "\n"}'
 }
 echo "$native"
 echo "wasm (headless Chromium):"
@@ -39,7 +39,9 @@ $(echo "$wasm" | table)
 Where one epoch of the faithful DyHPO's fit goes (one likelihood-and-gradient evaluation of
 the deep kernel with the default settings on n observations shaped like LCBench's: 7
 hyperparameters, curves of 50 epochs; median of 7 / 7 / 5; \`Phase\` in
-src/engine/fidelity/deep_kernel.rs), milliseconds. A warm-started step runs at least 11 epochs.
+src/engine/fidelity/deep_kernel.rs), milliseconds, with the n × n algebra in f64 (the exact
+path every run uses) and in f32 (\`Precision::F32\`, the authors' precision). A warm-started
+step runs at least 11 epochs.
 
 | n | where | features | correlations | Cholesky | solves | K⁻¹ | kernel gradient | feature gradient | total |
 |---|---|---|---|---|---|---|---|---|---|

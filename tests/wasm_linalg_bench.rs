@@ -31,9 +31,12 @@ fn linalg_timings_in_wasm() {
             );
         }
     }
+    use hpo_playground::engine::fidelity::deep_kernel::Precision;
     use hpo_playground::engine::gp::linalg_bench::{dyhpo_epoch_phases, phase_line};
     for n in [200, 500, 1000] {
-        let phases = dyhpo_epoch_phases(n, if n <= 500 { 7 } else { 5 }, &now);
-        web_sys::console::log_1(&format!("EPOCH {n} {}", phase_line(&phases)).into());
+        for (precision, name) in [(Precision::F64, "f64"), (Precision::F32, "f32")] {
+            let phases = dyhpo_epoch_phases(n, if n <= 500 { 7 } else { 5 }, precision, &now);
+            web_sys::console::log_1(&format!("EPOCH {n} {name} {}", phase_line(&phases)).into());
+        }
     }
 }

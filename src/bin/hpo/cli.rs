@@ -10,6 +10,7 @@ use hpo_playground::engine::axis::{count, significant};
 use hpo_playground::engine::benchmark::{Benchmark, Direction};
 use hpo_playground::engine::bundled::{bundled_csv, load_bundled, BUNDLED};
 use hpo_playground::engine::export::{traces_csv, traces_detailed_csv};
+use hpo_playground::engine::fidelity::deep_kernel::Precision;
 use hpo_playground::engine::fidelity::report::race_traces;
 use hpo_playground::engine::gpb::design::Criterion;
 use hpo_playground::engine::gpb::model::BudgetKernel;
@@ -169,6 +170,28 @@ enum Command {
     /// Cholesky, solves and inverse of a GP kernel matrix at n = 100, 500, 1,000: ours,
     /// nalgebra's and faer's (natively, single-threaded).
     BenchLinalg,
+    /// The faithful DyHPO with its fit in f32 against the exact f64 path, on LCBench: step
+    /// times and picks from the same race at each --steps-at size, then whole runs of both.
+    BenchPrecision {
+        /// Where LCBench's surrogate tables are.
+        #[arg(long, default_value = "../shared/benchmarks/lcbench-surrogate")]
+        lcbench_dir: PathBuf,
+        /// Race sizes (observations) at which to time steps and compare picks (0: none).
+        #[arg(long, value_delimiter = ',', default_value = "500,1000")]
+        steps_at: Vec<usize>,
+        /// LCBench tasks (indices) to run both precisions on.
+        #[arg(long, value_delimiter = ',')]
+        tasks: Vec<usize>,
+        /// Seeds per task (0..N).
+        #[arg(long, default_value_t = 1)]
+        seeds: u64,
+        /// Epochs per whole run.
+        #[arg(long, default_value_t = 300)]
+        epochs: u64,
+        /// Precisions of the whole runs: f64, f32 or both (their requests are compared).
+        #[arg(long, value_delimiter = ',', default_value = "f64,f32")]
+        precisions: Vec<String>,
+    },
     /// Measure the speed of the GP, the prior and a GCP+prior seed on the shared tables.
     Bench {
         /// Where the shared tables are.
@@ -347,6 +370,18 @@ pub fn main() -> CliResult<()> {
         // On a pool thread, as `hpo run` and `hpo job` run their jobs (see `in_pool`).
         Command::Bench { shared_dir } => Ok(in_pool(|| crate::bench::run(&shared_dir).map_err(|e| e.to_string()))?),
         Command::BenchLinalg => Ok(in_pool(|| crate::linalg::run().map_err(|e| e.to_string()))?),
+        Command::BenchPrecision { lcbench_dir, steps_at, tasks, seeds, epochs, precisions } => {
+            let precisions = precisions
+                .iter()
+                .map(|p| match p.as_str() {
+                    "f64" => Ok(Precision::F64),
+                    "f32" => Ok(Precision::F32),
+                    other => Err(format!("--precisions takes f64 and f32, not '{other}'")),
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let plan = crate::precision::Plan { steps_at: &steps_at, tasks: &tasks, seeds, epochs, precisions: &precisions };
+            Ok(in_pool(|| crate::precision::run(&lcbench_dir, plan).map_err(|e| e.to_string()))?)
+        }
         Command::Race { data, lcbench_dir, methods, tasks, seeds, budget, direction, regret, out, threads } => {
             set_threads(threads)?;
             let direction = match direction.as_deref() {

@@ -6,6 +6,7 @@
 use std::time::Instant;
 
 use faer::linalg::solvers::{DenseSolveCore, Solve};
+use hpo_playground::engine::fidelity::deep_kernel::Precision;
 use hpo_playground::engine::gp::linalg_bench::{dyhpo_epoch_phases, kernel_matrix, measure, phase_line, time, Timing};
 
 use crate::cli::CliResult;
@@ -51,8 +52,10 @@ pub fn run() -> CliResult<()> {
     }
     println!("one faithful DyHPO epoch (likelihood and gradient), ms by phase:");
     for n in [200, 500, 1000] {
-        let phases = dyhpo_epoch_phases(n, if n <= 500 { 7 } else { 5 }, &now);
-        println!("EPOCH {n} {}", phase_line(&phases));
+        for (precision, name) in [(Precision::F64, "f64"), (Precision::F32, "f32")] {
+            let phases = dyhpo_epoch_phases(n, if n <= 500 { 7 } else { 5 }, precision, &now);
+            println!("EPOCH {n} {name} {}", phase_line(&phases));
+        }
     }
     Ok(())
 }

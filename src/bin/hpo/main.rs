@@ -24,6 +24,8 @@ mod gpb;
 #[cfg(not(target_arch = "wasm32"))]
 mod linalg;
 #[cfg(not(target_arch = "wasm32"))]
+mod precision;
+#[cfg(not(target_arch = "wasm32"))]
 mod race;
 #[cfg(not(target_arch = "wasm32"))]
 mod sweep;

@@ -20,8 +20,9 @@
 use crate::engine::smooth::sigmoid;
 
 use crate::engine::adam::Adam;
-use crate::engine::gp::blocked;
-use crate::engine::gp::{exp_in_place, solve_lower, solve_upper_t};
+use crate::engine::gp::blocked::{self, Real};
+#[cfg(test)]
+use crate::engine::gp::solve_lower;
 
 /// Architecture and training settings. Defaults: the paper's (App. C.4) except the layer
 /// widths and the learning rate — see [`DeepKernelSettings::default`].
@@ -41,6 +42,8 @@ pub struct DeepKernelSettings {
     pub patience: usize,
     /// Most epochs of one fit.
     pub max_epochs: usize,
+    /// The precision of the fit's n × n algebra ([`Precision`]); f64 by default.
+    pub precision: Precision,
 }
 
 impl Default for DeepKernelSettings {
@@ -52,7 +55,16 @@ impl Default for DeepKernelSettings {
     /// configuration gets the same EI and DyHPO walks the table in index order (regret 0.73
     /// against 0.16 with 0.01); 0.001 reaches the same regrets with about twice the epochs.
     fn default() -> Self {
-        DeepKernelSettings { hidden1: 64, hidden2: 128, filters: 4, filter_width: 3, learning_rate: 0.01, patience: 10, max_epochs: 1000 }
+        DeepKernelSettings {
+            hidden1: 64,
+            hidden2: 128,
+            filters: 4,
+            filter_width: 3,
+            learning_rate: 0.01,
+            patience: 10,
+            max_epochs: 1000,
+            precision: Precision::F64,
+        }
     }
 }
 
@@ -71,61 +83,66 @@ pub struct CurvePoint {
     pub curve: Vec<f64>,
 }
 
-/// The n × n routines of one evaluation. The model uses [`BLOCKED`]; the tests run the same
+/// The n × n routines of one evaluation. The model uses [`blocked_algebra`]; the tests run the same
 /// states through gp::linalg's dot-product routines (this module's algebra before the blocked
 /// one) and compare the likelihood, the gradient and EI_MF's ranking.
 #[derive(Clone, Copy)]
-struct Algebra {
+struct Algebra<R> {
     /// Squared distances between the rows of a row-major n × d matrix (n × n, symmetric),
     /// into the buffer.
-    distances: fn(&[f64], usize, usize, &mut Vec<f64>),
+    distances: fn(&[R], usize, usize, &mut Vec<R>),
     /// Cholesky factor in place of the matrix's lower triangle (zeros above it); `false` if
     /// not positive definite.
-    cholesky: fn(&mut Vec<f64>, usize) -> bool,
+    cholesky: fn(&mut Vec<R>, usize) -> bool,
     /// K⁻¹ from the Cholesky factor into the last buffer (the one before it is work space).
-    inverse: fn(&[f64], usize, &mut Vec<f64>, &mut Vec<f64>),
+    inverse: fn(&[R], usize, &mut Vec<R>, &mut Vec<R>),
 }
 
 /// The cache-blocked routines ([`blocked`]): each element a sequential sum, the same bits on
 /// every instruction set.
-const BLOCKED: Algebra = Algebra {
-    distances: blocked::squared_distances_into,
-    cholesky: |l, n| blocked::cholesky_in_place(l, n),
-    inverse: |l, n, m, inv| {
-        blocked::inverse_lower(l, n, m);
-        blocked::inverse_from_lower_inverse(m, n, inv);
-    },
-};
+fn blocked_algebra<R: Real>() -> Algebra<R> {
+    Algebra {
+        distances: blocked::squared_distances_into,
+        cholesky: |l, n| blocked::cholesky_in_place(l, n),
+        inverse: |l, n, m, inv| {
+            blocked::inverse_lower(l, n, m);
+            blocked::inverse_from_lower_inverse(m, n, inv);
+        },
+    }
+}
 
 /// The n × n matrices of one likelihood-and-gradient evaluation, kept across a fit's epochs:
 /// at n = 1,000 each is 8 MB, and a fresh one costs its pages' faults and zeroing every epoch.
+/// `R` is the element type of the n × n algebra ([`Precision`]); the network runs in f64.
 #[derive(Debug, Default)]
-pub struct LikelihoodBuffers {
+pub struct LikelihoodBuffers<R = f64> {
     /// The network's forward pass.
     act: Activations,
+    /// The features in `R` (unused for f64, which reads the network's own).
+    phi: Vec<R>,
     /// Squared distances of the features.
-    d2: Vec<f64>,
+    d2: Vec<R>,
     /// Their SE correlations.
-    r: Vec<f64>,
+    r: Vec<R>,
     /// The Cholesky factor.
-    l: Vec<f64>,
+    l: Vec<R>,
     /// L⁻¹.
-    m: Vec<f64>,
+    m: Vec<R>,
     /// K⁻¹, then G∘R.
-    w: Vec<f64>,
+    w: Vec<R>,
     /// (G∘R)·Φ.
-    weighted: Vec<f64>,
+    weighted: Vec<R>,
 }
 
 /// Unit-scale SE correlations exp(−r²/2ℓ²) into `r` and the squared distances r² into `d2`,
 /// n × n row-major, of the rows of the row-major n × d features.
-fn correlations(algebra: Algebra, phi: &[f64], (n, d): (usize, usize), lengthscale: f64, d2: &mut Vec<f64>, r: &mut Vec<f64>) {
+fn correlations<R: Element>(algebra: Algebra<R>, phi: &[R], (n, d): (usize, usize), lengthscale: f64, d2: &mut Vec<R>, r: &mut Vec<R>) {
     (algebra.distances)(phi, n, d, d2);
-    let c = -0.5 / (lengthscale * lengthscale);
+    let c = R::from_f64(-0.5 / (lengthscale * lengthscale));
     // Every element is written below, so a buffer of the right size is not cleared first.
     if r.len() != n * n {
         r.clear();
-        r.resize(n * n, 0.0);
+        r.resize(n * n, R::ZERO);
     }
     // The lower triangle (and diagonal), then its mirror image: the distances are symmetric
     // and exp is elementwise, so this is the same matrix for half the exps.
@@ -134,7 +151,7 @@ fn correlations(algebra: Algebra, phi: &[f64], (n, d): (usize, usize), lengthsca
         for (v, &dist) in r[row.clone()].iter_mut().zip(&d2[row.clone()]) {
             *v = c * dist;
         }
-        exp_in_place(&mut r[row]);
+        R::exp_in_place(&mut r[row]);
     }
     blocked::mirror_lower(r, n);
 }
@@ -142,10 +159,11 @@ fn correlations(algebra: Algebra, phi: &[f64], (n, d): (usize, usize), lengthsca
 /// Cholesky factor of s·R + noise·I into `l`, adding jitter when needed (never more than
 /// 1e-2·s); `false` if even that fails. The matrix is written straight into `l`'s lower
 /// triangle: its diagonal is (s·Rᵢᵢ + noise) + jitter·s, in that order.
-fn factor(algebra: Algebra, r: &[f64], n: usize, (outputscale, noise): (f64, f64), l: &mut Vec<f64>) -> bool {
-    for jitter in [0.0, 1e-8, 1e-6, 1e-4, 1e-2] {
+fn factor<R: Element>(algebra: Algebra<R>, r: &[R], n: usize, (outputscale, noise): (f64, f64), l: &mut Vec<R>) -> bool {
+    let (outputscale, noise) = (R::from_f64(outputscale), R::from_f64(noise));
+    for jitter in [0.0, 1e-8, 1e-6, 1e-4, 1e-2].map(R::from_f64) {
         l.clear();
-        l.resize(n * n, 0.0);
+        l.resize(n * n, R::ZERO);
         for i in 0..n {
             for j in 0..i {
                 l[i * n + j] = outputscale * r[i * n + j];
@@ -193,21 +211,37 @@ pub fn nll_and_grad_observed(
     buffers: &mut LikelihoodBuffers,
     observe: &mut dyn FnMut(Phase),
 ) -> Option<(f64, Vec<f64>)> {
-    nll_and_grad_with(BLOCKED, model, points, y, buffers, observe)
+    nll_and_grad_with(blocked_algebra(), model, points, y, buffers, observe)
 }
 
-fn nll_and_grad_with(
-    algebra: Algebra,
+/// [`nll_and_grad_observed`] with the n × n algebra in f32 ([`Precision::F32`]).
+pub fn nll_and_grad_observed_f32(
     model: &DeepKernel,
     points: &[CurvePoint],
     y: &[f64],
-    buffers: &mut LikelihoodBuffers,
+    buffers: &mut LikelihoodBuffers<f32>,
     observe: &mut dyn FnMut(Phase),
 ) -> Option<(f64, Vec<f64>)> {
-    let LikelihoodBuffers { act, d2, r, l, m, w, weighted } = buffers;
+    nll_and_grad_with(blocked_algebra(), model, points, y, buffers, observe)
+}
+
+/// One evaluation with the n × n algebra in `R`. For f64 every operation is the one the exact
+/// path has always run (the tests hold its bits); for f32 the features, correlations, factor,
+/// solves, K⁻¹ and G∘R are f32, and the scalar sums (log-determinant, quadratic form, traces)
+/// and the network are f64.
+fn nll_and_grad_with<R: Element>(
+    algebra: Algebra<R>,
+    model: &DeepKernel,
+    points: &[CurvePoint],
+    y: &[f64],
+    buffers: &mut LikelihoodBuffers<R>,
+    observe: &mut dyn FnMut(Phase),
+) -> Option<(f64, Vec<f64>)> {
+    let LikelihoodBuffers { act, phi: phi_r, d2, r, l, m, w, weighted } = buffers;
     let n = points.len();
     model.forward(points, act);
-    let (dim, phi) = (model.shape.h2, &act.phi);
+    let dim = model.shape.h2;
+    let phi = R::features(&act.phi, phi_r);
     observe(Phase::Features);
     let (ell, scale, noise, mean) = (model.lengthscale(), model.outputscale(), model.noise(), model.mean());
     correlations(algebra, phi, (n, dim), ell, d2, r);
@@ -216,12 +250,12 @@ fn nll_and_grad_with(
         return None;
     }
     observe(Phase::Cholesky);
-    let mut alpha: Vec<f64> = y.iter().map(|v| v - mean).collect();
+    let mut alpha: Vec<R> = y.iter().map(|v| R::from_f64(v - mean)).collect();
     let resid = alpha.clone();
-    solve_lower(l, n, &mut alpha);
-    solve_upper_t(l, n, &mut alpha);
-    let log_det: f64 = (0..n).map(|i| libm::log(l[i * n + i])).sum::<f64>() * 2.0;
-    let quad: f64 = resid.iter().zip(&alpha).map(|(a, b)| a * b).sum();
+    R::solve_lower(l, n, &mut alpha);
+    R::solve_upper_t(l, n, &mut alpha);
+    let log_det: f64 = (0..n).map(|i| libm::log(l[i * n + i].to_f64())).sum::<f64>() * 2.0;
+    let quad: f64 = resid.iter().zip(&alpha).map(|(&a, &b)| (a * b).to_f64()).sum();
     let nll = 0.5 * (quad + log_det + n as f64 * libm::log(2.0 * std::f64::consts::PI));
     if !nll.is_finite() {
         return None;
@@ -233,16 +267,17 @@ fn nll_and_grad_with(
     // summing the traces tr(G·∂K/∂s) and tr(G·∂K/∂ℓ) in row-major order.
     let mut diagonal = Vec::with_capacity(n);
     let (mut d_scale, mut d_ell) = (0.0, 0.0);
+    let half = R::from_f64(0.5);
     for i in 0..n {
         let row = i * n..(i + 1) * n;
         for (j, ((w, &r), &d2)) in w[row.clone()].iter_mut().zip(&r[row.clone()]).zip(&d2[row]).enumerate() {
-            let g = 0.5 * (*w - alpha[i] * alpha[j]);
+            let g = half * (*w - alpha[i] * alpha[j]);
             if j == i {
-                diagonal.push(g);
+                diagonal.push(g.to_f64());
             }
             let gr = g * r;
-            d_scale += gr;
-            d_ell += gr * d2;
+            d_scale += gr.to_f64();
+            d_ell += (gr * d2).to_f64();
             *w = gr;
         }
     }
@@ -256,10 +291,10 @@ fn nll_and_grad_with(
     blocked::product_into(w, phi, n, dim, weighted);
     let mut dphi = vec![0.0; n * dim];
     for i in 0..n {
-        let total: f64 = w[i * n..(i + 1) * n].iter().sum();
+        let total: f64 = w[i * n..(i + 1) * n].iter().map(|v| v.to_f64()).sum();
         let row = i * dim..(i + 1) * dim;
-        for ((g, &p), &a) in dphi[row.clone()].iter_mut().zip(&phi[row.clone()]).zip(&weighted[row]) {
-            *g = c * (p * total - a);
+        for ((g, &p), &a) in dphi[row.clone()].iter_mut().zip(&act.phi[row.clone()]).zip(&weighted[row]) {
+            *g = c * (p * total - a.to_f64());
         }
     }
     model.backward(points, act, &dphi, &mut grad);
@@ -269,7 +304,7 @@ fn nll_and_grad_with(
     grad[gp] = d_ell * sigmoid(raw[0]);
     grad[gp + 1] = d_scale * sigmoid(raw[1]);
     grad[gp + 2] = d_noise * sigmoid(raw[2]);
-    grad[gp + 3] = -alpha.iter().sum::<f64>();
+    grad[gp + 3] = -alpha.iter().map(|v| v.to_f64()).sum::<f64>();
     let inv_n = 1.0 / n as f64;
     grad.iter_mut().for_each(|v| *v *= inv_n);
     Some((nll * inv_n, grad))
@@ -287,12 +322,19 @@ pub struct FitReport {
 /// Fits `model` in place (see the module docs); `None` when not even the starting point can
 /// be evaluated (the caller re-initialises, as the authors' code does).
 pub fn fit(model: &mut DeepKernel, points: &[CurvePoint], y: &[f64], s: &DeepKernelSettings) -> Option<FitReport> {
+    match s.precision {
+        Precision::F64 => fit_in::<f64>(model, points, y, s),
+        Precision::F32 => fit_in::<f32>(model, points, y, s),
+    }
+}
+
+fn fit_in<R: Element>(model: &mut DeepKernel, points: &[CurvePoint], y: &[f64], s: &DeepKernelSettings) -> Option<FitReport> {
     let mut adam = Adam::new(model.params.len(), s.learning_rate);
-    let mut buffers = LikelihoodBuffers::default();
+    let mut buffers = LikelihoodBuffers::<R>::default();
     let mut best: Option<(f64, Vec<f64>)> = None;
     let (mut stale, mut epochs) = (0, 0);
     while epochs < s.max_epochs {
-        let Some((loss, grad)) = nll_and_grad_with(BLOCKED, model, points, y, &mut buffers, &mut |_| {}) else { break };
+        let Some((loss, grad)) = nll_and_grad_with(blocked_algebra(), model, points, y, &mut buffers, &mut |_| {}) else { break };
         epochs += 1;
         if best.as_ref().is_none_or(|(b, _)| loss < *b) {
             best = Some((loss, model.params.clone()));
@@ -312,9 +354,12 @@ pub fn fit(model: &mut DeepKernel, points: &[CurvePoint], y: &[f64], s: &DeepKer
 
 mod network;
 mod posterior;
+mod precision;
 use network::Activations;
 pub use network::DeepKernel;
 pub use posterior::FittedDeepKernel;
+use precision::Element;
+pub use precision::Precision;
 
 #[cfg(test)]
 mod tests {
@@ -433,6 +478,43 @@ mod tests {
         assert!(pred.iter().all(|(_, v)| v.is_finite() && *v >= 0.0));
     }
 
+    #[test]
+    fn the_f32_algebra_agrees_with_the_f64_one_to_single_precision_and_fits() {
+        // A fitted state shaped like LCBench's (7 hyperparameters, curves of 50 epochs) at 300
+        // observations: the f32 evaluation's likelihood and gradient against the exact one.
+        let mut rng = MethodRng::seed_from_u64(5);
+        let settings = DeepKernelSettings { max_epochs: 40, ..Default::default() };
+        let points: Vec<CurvePoint> = (0..300)
+            .map(|_| {
+                let b = rng.random_range(1..=50usize);
+                let x: Vec<f64> = (0..7).map(|_| rng.random::<f64>()).collect();
+                let curve = (0..50).map(|k| if k + 1 < b { (x[0] - 0.5) * (1.0 - (-(k as f64) / 10.0).exp()) } else { 0.0 }).collect();
+                CurvePoint { x, budget: b as f64 / 51.0, curve }
+            })
+            .collect();
+        let y: Vec<f64> = points.iter().map(|p| (3.0 * p.x[0]).sin() - p.budget + 0.3 * p.x[1] * p.x[2]).collect();
+        let mut model = DeepKernel::new(7, 50, &settings, &mut rng);
+        fit(&mut model, &points, &y, &settings).unwrap();
+        let (nll, grad) = nll_and_grad(&model, &points, &y).unwrap();
+        let (nll32, grad32) = nll_and_grad_observed_f32(&model, &points, &y, &mut LikelihoodBuffers::default(), &mut |_| {}).unwrap();
+        let nll_err = (nll32 - nll).abs() / nll.abs();
+        let norm = |g: &[f64]| g.iter().map(|v| v * v).sum::<f64>().sqrt();
+        let grad_err = norm(&grad32.iter().zip(&grad).map(|(a, b)| a - b).collect::<Vec<_>>()) / norm(&grad);
+        let cosine = grad32.iter().zip(&grad).map(|(a, b)| a * b).sum::<f64>() / (norm(&grad32) * norm(&grad));
+        eprintln!("f32 vs f64, n = 300: NLL {nll_err:.1e}, gradient {grad_err:.1e} (relative norm), cosine {cosine:.6}");
+        assert!(nll_err < 1e-4, "NLL differs by {nll_err:e}");
+        assert!(grad_err < 0.05 && cosine > 0.999, "gradient differs by {grad_err:e} (cosine {cosine})");
+        assert!(nll_err > 0.0, "the f32 path computed in f64");
+        // A fit in f32 from the same start lowers the loss about as far as the exact one.
+        let start = DeepKernel::new(7, 50, &settings, &mut MethodRng::seed_from_u64(9));
+        let (mut exact, mut single) = (start.clone(), start);
+        let exact_fit = fit(&mut exact, &points, &y, &settings).unwrap();
+        let single_fit = fit(&mut single, &points, &y, &DeepKernelSettings { precision: Precision::F32, ..settings.clone() }).unwrap();
+        let single_in_f64 = nll_and_grad(&single, &points, &y).unwrap().0;
+        eprintln!("fits of 40 epochs: f64 loss {:.5}, f32 loss {:.5} (in f64: {single_in_f64:.5})", exact_fit.loss, single_fit.loss);
+        assert!((single_in_f64 - exact_fit.loss).abs() < 0.02 * exact_fit.loss.abs().max(1.0), "{single_in_f64} vs {}", exact_fit.loss);
+    }
+
     /// ‖a − b‖², with four accumulators (see [`dot`]): the distances before [`blocked`].
     fn squared_distance(a: &[f64], b: &[f64]) -> f64 {
         let mut acc = [0.0f64; 4];
@@ -447,8 +529,8 @@ mod tests {
         (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
     }
 
-    /// gp::linalg's dot-product routines (four-lane dots): the algebra before [`BLOCKED`].
-    const DOTS: Algebra = Algebra {
+    /// gp::linalg's dot-product routines (four-lane dots): the algebra before [`blocked_algebra`].
+    const DOTS: Algebra<f64> = Algebra {
         distances: |x, n, d, out| {
             out.clear();
             out.resize(n * n, 0.0);
@@ -486,7 +568,8 @@ mod tests {
             points.iter().map(|p| (3.0 * p.x[0]).sin() - p.budget + 0.3 * p.x[1] * p.x[2] + 0.05 * rng.random::<f64>()).collect();
         let mut model = DeepKernel::new(7, 50, &settings, &mut rng);
         fit(&mut model, &points, &y, &settings).unwrap();
-        let (nll, grad) = nll_and_grad_with(BLOCKED, &model, &points, &y, &mut LikelihoodBuffers::default(), &mut |_| {}).unwrap();
+        let (nll, grad) =
+            nll_and_grad_with(blocked_algebra::<f64>(), &model, &points, &y, &mut LikelihoodBuffers::default(), &mut |_| {}).unwrap();
         let (nll_ref, grad_ref) = nll_and_grad_with(DOTS, &model, &points, &y, &mut LikelihoodBuffers::default(), &mut |_| {}).unwrap();
         let nll_err = (nll - nll_ref).abs() / nll_ref.abs();
         let scale = grad_ref.iter().fold(0.0f64, |m, g| m.max(g.abs()));

@@ -22,10 +22,13 @@
 
 use std::ops::Range;
 
+mod real;
 #[cfg(target_arch = "wasm32")]
 mod wasm;
 #[cfg(target_arch = "x86_64")]
 mod x86;
+
+pub(crate) use real::Real;
 
 /// Length of a packed panel of k (a 4 × 256 panel of A is 8 KiB, L1-resident).
 const KC: usize = 256;
@@ -37,16 +40,16 @@ const NB: usize = 32;
 /// Where element (i, k) of an operand lives: `Rows(data, ld)` at `data[i·ld + k]`,
 /// `Cols(data, ld)` at `data[k·ld + i]`.
 #[derive(Clone, Copy)]
-pub(crate) enum Operand<'a> {
-    Rows(&'a [f64], usize),
-    Cols(&'a [f64], usize),
+pub(crate) enum Operand<'a, R = f64> {
+    Rows(&'a [R], usize),
+    Cols(&'a [R], usize),
 }
 
 /// What one step of a tile's sum adds: a·b, or (a − b)².
 pub(crate) trait Term {
     /// (a − b)² rather than a·b (for the tiles written with vector intrinsics).
     const SQUARED_DIFFERENCE: bool;
-    fn term(a: f64, b: f64) -> f64;
+    fn term<R: Real>(a: R, b: R) -> R;
 }
 /// a·b: a matrix product.
 pub(crate) struct Product;
@@ -55,14 +58,14 @@ pub(crate) struct SquaredDifference;
 impl Term for Product {
     const SQUARED_DIFFERENCE: bool = false;
     #[inline(always)]
-    fn term(a: f64, b: f64) -> f64 {
+    fn term<R: Real>(a: R, b: R) -> R {
         a * b
     }
 }
 impl Term for SquaredDifference {
     const SQUARED_DIFFERENCE: bool = true;
     #[inline(always)]
-    fn term(a: f64, b: f64) -> f64 {
+    fn term<R: Real>(a: R, b: R) -> R {
         (a - b) * (a - b)
     }
 }
@@ -70,9 +73,9 @@ impl Term for SquaredDifference {
 /// Packs operand rows `first..first + W` (zeros past `end`) over `ks` as `[k][W]`, for the
 /// tiles that cannot read the operand in place (see [`accumulate_tiled`]).
 #[inline(always)]
-fn pack<const W: usize>(op: Operand, first: usize, end: usize, ks: Range<usize>, out: &mut Vec<f64>) {
+fn pack<R: Real, const W: usize>(op: Operand<R>, first: usize, end: usize, ks: Range<usize>, out: &mut Vec<R>) {
     out.clear();
-    out.resize(ks.len() * W, 0.0);
+    out.resize(ks.len() * W, R::ZERO);
     let rows = first..(first + W).min(end);
     match op {
         Operand::Rows(data, ld) => {
@@ -94,7 +97,7 @@ fn pack<const W: usize>(op: Operand, first: usize, end: usize, ks: Range<usize>,
 /// One step of a tile's sum: `sum + T(a, b)`, or `sum − a·b` when `SUB` (the naive loops'
 /// `s -= a·b`; the same IEEE operation as adding (−a)·b).
 #[inline(always)]
-fn step<T: Term, const SUB: bool>(sum: f64, a: f64, b: f64) -> f64 {
+fn step<R: Real, T: Term, const SUB: bool>(sum: R, a: R, b: R) -> R {
     if SUB {
         sum - a * b
     } else {
@@ -106,32 +109,13 @@ fn step<T: Term, const SUB: bool>(sum: f64, a: f64, b: f64) -> f64 {
 /// panel (stride MR or NR) or a column-major operand read in place (stride ld). Copied into a
 /// local so the MR × NR sums stay in registers.
 #[inline(always)]
-fn tile<T: Term, const SUB: bool, const MR: usize, const NR: usize>(
-    (a, sa): (&[f64], usize),
-    (b, sb): (&[f64], usize),
+fn tile<R: Real, T: Term, const SUB: bool, const MR: usize, const NR: usize>(
+    (a, sa): (&[R], usize),
+    (b, sb): (&[R], usize),
     len: usize,
-    acc: &mut [[f64; NR]; MR],
+    acc: &mut [[R; NR]; MR],
 ) {
-    #[cfg(target_arch = "x86_64")]
-    if MR == 4 && (NR == 16 || NR == 8) {
-        let acc = acc.as_mut_ptr().cast::<f64>();
-        // SAFETY: the tile is MR × NR = 4 × NR contiguous f64, viewed as the same shape. NR is
-        // 16 only in `accumulate`'s AVX-512 variant and 8 only in its AVX2 one, each chosen
-        // after checking the CPU has the feature.
-        unsafe {
-            if NR == 16 {
-                x86::tile16::<T, SUB>((a, sa), (b, sb), len, &mut *acc.cast::<[[f64; 16]; 4]>());
-            } else {
-                x86::tile8::<T, SUB>((a, sa), (b, sb), len, &mut *acc.cast::<[[f64; 8]; 4]>());
-            }
-        }
-        return;
-    }
-    #[cfg(target_arch = "wasm32")]
-    if MR == 4 && NR == 4 {
-        // SAFETY: the tile is 4 × 4 contiguous f64, viewed as the same shape.
-        let acc = unsafe { &mut *acc.as_mut_ptr().cast::<[[f64; 4]; 4]>() };
-        wasm::tile4::<T, SUB>((a, sa), (b, sb), len, acc);
+    if R::vector_tile::<T, SUB, MR, NR>((a, sa), (b, sb), len, acc) {
         return;
     }
     let mut t = *acc;
@@ -139,7 +123,7 @@ fn tile<T: Term, const SUB: bool, const MR: usize, const NR: usize>(
         let (ak, bk) = (&a[k * sa..k * sa + MR], &b[k * sb..k * sb + NR]);
         for r in 0..MR {
             for c in 0..NR {
-                t[r][c] = step::<T, SUB>(t[r][c], ak[r], bk[c]);
+                t[r][c] = step::<R, T, SUB>(t[r][c], ak[r], bk[c]);
             }
         }
     }
@@ -151,11 +135,11 @@ fn tile<T: Term, const SUB: bool, const MR: usize, const NR: usize>(
 /// triangular operand's zeros may be included — adding an exact zero changes no sum), storing
 /// only the elements `keep(i, j)` accepts. C is row-major with leading dimension `ldc`, its
 /// row i at `(i − rows.start)·ldc`, column j at `j − cols.start`.
-pub(crate) struct Accumulate<'a, S, K> {
+pub(crate) struct Accumulate<'a, R, S, K> {
     pub rows: Range<usize>,
     pub cols: Range<usize>,
-    pub a: Operand<'a>,
-    pub b: Operand<'a>,
+    pub a: Operand<'a, R>,
+    pub b: Operand<'a, R>,
     /// Subtract instead of add (only meaningful for [`Product`]).
     pub subtract: bool,
     /// The k range of the tile with these rows and columns.
@@ -180,8 +164,9 @@ pub(crate) struct Accumulate<'a, S, K> {
 /// the pool would hand every large product to the pool's one thread and wait — in a protocol
 /// job, hundreds of thousands of hand-overs, each two context switches and a move of the
 /// operands to the other core's cache.
-pub(crate) fn accumulate<T, S, K>(c: &mut [f64], ldc: usize, job: Accumulate<S, K>)
+pub(crate) fn accumulate<R, T, S, K>(c: &mut [R], ldc: usize, job: Accumulate<R, S, K>)
 where
+    R: Real,
     T: Term,
     S: Fn(Range<usize>, Range<usize>) -> Range<usize> + Sync,
     K: Fn(usize, usize) -> bool + Sync,
@@ -189,9 +174,9 @@ where
     #[cfg(not(target_arch = "wasm32"))]
     if rayon::current_num_threads() > 1 {
         let Accumulate { rows, cols, a, b, subtract, span, keep } = job;
-        return accumulate_split::<T, S, K>(c, ldc, Accumulate { rows, cols, a, b, subtract, span: &span, keep: &keep });
+        return accumulate_split::<R, T, S, K>(c, ldc, Accumulate { rows, cols, a, b, subtract, span: &span, keep: &keep });
     }
-    accumulate_serial::<T, S, K>(c, ldc, job)
+    accumulate_serial::<R, T, S, K>(c, ldc, job)
 }
 
 /// Multiply-adds below which a job is not split further: about 60 µs of an AVX-512 tile's work,
@@ -210,8 +195,9 @@ const SPLIT_ROWS: usize = 16;
 /// bound — is at least twice [`SPLIT_WORK`], and runs the halves with `rayon::join`. The closures
 /// are passed by reference so that the recursion keeps one type.
 #[cfg(not(target_arch = "wasm32"))]
-fn accumulate_split<T, S, K>(c: &mut [f64], ldc: usize, job: Accumulate<&S, &K>)
+fn accumulate_split<R, T, S, K>(c: &mut [R], ldc: usize, job: Accumulate<R, &S, &K>)
 where
+    R: Real,
     T: Term,
     S: Fn(Range<usize>, Range<usize>) -> Range<usize> + Sync,
     K: Fn(usize, usize) -> bool + Sync,
@@ -220,15 +206,15 @@ where
     let work = rows.len() * cols.len() * span(rows.clone(), cols.clone()).len();
     let half = rows.len() / 2 / SPLIT_ROWS * SPLIT_ROWS;
     if work < 2 * SPLIT_WORK || half == 0 {
-        return accumulate_serial::<T, &S, &K>(c, ldc, Accumulate { rows, cols, a, b, subtract, span, keep });
+        return accumulate_serial::<R, T, &S, &K>(c, ldc, Accumulate { rows, cols, a, b, subtract, span, keep });
     }
     let mid = rows.start + half;
     let (top, bottom) = c.split_at_mut(half * ldc);
     let (upper, lower) = (rows.start..mid, mid..rows.end);
     let cols_too = cols.clone();
     rayon::join(
-        || accumulate_split::<T, S, K>(top, ldc, Accumulate { rows: upper, cols, a, b, subtract, span, keep }),
-        || accumulate_split::<T, S, K>(bottom, ldc, Accumulate { rows: lower, cols: cols_too, a, b, subtract, span, keep }),
+        || accumulate_split::<R, T, S, K>(top, ldc, Accumulate { rows: upper, cols, a, b, subtract, span, keep }),
+        || accumulate_split::<R, T, S, K>(bottom, ldc, Accumulate { rows: lower, cols: cols_too, a, b, subtract, span, keep }),
     );
 }
 
@@ -291,47 +277,23 @@ pub(crate) mod forced {
     pub(crate) static PATH: std::sync::Mutex<Option<super::Path>> = std::sync::Mutex::new(None);
 }
 
-/// [`accumulate`] on the calling thread, with the tiles of [`Path::chosen`].
-fn accumulate_serial<T, S, K>(c: &mut [f64], ldc: usize, job: Accumulate<S, K>)
+/// [`accumulate`] on the calling thread, with the tiles of [`Path::chosen`] (for f64: 4 × 16
+/// with AVX-512, 4 × 8 with AVX2, 4 × 4 otherwise; twice as wide for f32, [`Real`]).
+fn accumulate_serial<R, T, S, K>(c: &mut [R], ldc: usize, job: Accumulate<R, S, K>)
 where
+    R: Real,
     T: Term,
     S: Fn(Range<usize>, Range<usize>) -> Range<usize>,
     K: Fn(usize, usize) -> bool,
 {
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f")]
-    fn wide<T: Term, S: Fn(Range<usize>, Range<usize>) -> Range<usize>, K: Fn(usize, usize) -> bool>(
-        c: &mut [f64],
-        ldc: usize,
-        job: Accumulate<S, K>,
-    ) {
-        accumulate_tiled::<T, S, K, 4, 16>(c, ldc, job)
-    }
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn middle<T: Term, S: Fn(Range<usize>, Range<usize>) -> Range<usize>, K: Fn(usize, usize) -> bool>(
-        c: &mut [f64],
-        ldc: usize,
-        job: Accumulate<S, K>,
-    ) {
-        accumulate_tiled::<T, S, K, 4, 8>(c, ldc, job)
-    }
-    match Path::chosen() {
-        // SAFETY: `chosen` returns Avx512 only when the CPU supports AVX-512F (a test forces
-        // only paths from `available`, which checks the same).
-        #[cfg(target_arch = "x86_64")]
-        Path::Avx512 => unsafe { wide::<T, S, K>(c, ldc, job) },
-        // SAFETY: likewise for AVX2.
-        #[cfg(target_arch = "x86_64")]
-        Path::Avx2 => unsafe { middle::<T, S, K>(c, ldc, job) },
-        Path::Portable => accumulate_tiled::<T, S, K, 4, 4>(c, ldc, job),
-    }
+    R::accumulate_on::<T, S, K>(Path::chosen(), c, ldc, job)
 }
 
 /// [`accumulate`]'s loops with MR × NR tiles of C, inlined into each instruction-set variant.
 #[inline(always)]
-fn accumulate_tiled<T, S, K, const MR: usize, const NR: usize>(c: &mut [f64], ldc: usize, job: Accumulate<S, K>)
+fn accumulate_tiled<R, T, S, K, const MR: usize, const NR: usize>(c: &mut [R], ldc: usize, job: Accumulate<R, S, K>)
 where
+    R: Real,
     T: Term,
     S: Fn(Range<usize>, Range<usize>) -> Range<usize>,
     K: Fn(usize, usize) -> bool,
@@ -370,7 +332,7 @@ where
                 match b {
                     Operand::Cols(_, ld) if j0 + NR <= cols.end => b_offsets.push((true, pk.start * ld + j0, ld)),
                     _ => {
-                        pack::<NR>(b, j0, cols.end, pk.clone(), &mut panel);
+                        pack::<R, NR>(b, j0, cols.end, pk.clone(), &mut panel);
                         b_offsets.push((false, packed_b.len(), NR));
                         packed_b.extend_from_slice(&panel);
                     }
@@ -389,7 +351,7 @@ where
                         Operand::Cols(data, ld) if full_rows => (&data[from * ld + i0..], ld),
                         _ => {
                             if !a_packed {
-                                pack::<MR>(a, i0, rows.end, pk.clone(), &mut packed_a);
+                                pack::<R, MR>(a, i0, rows.end, pk.clone(), &mut packed_a);
                                 a_packed = true;
                             }
                             (&packed_a[(from - pk.start) * MR..], MR)
@@ -400,16 +362,16 @@ where
                         (true, Operand::Cols(data, _)) => &data[offset + (from - pk.start) * stride..],
                         _ => &packed_b[offset + (from - pk.start) * stride..],
                     };
-                    let mut acc = [[0.0; NR]; MR];
+                    let mut acc = [[R::ZERO; NR]; MR];
                     for i in tile_rows(i0) {
                         for j in tile_cols(j0) {
                             acc[i - i0][j - j0] = c[at(i, j)];
                         }
                     }
                     if subtract {
-                        tile::<T, true, MR, NR>((a_data, a_stride), (b_data, stride), to - from, &mut acc);
+                        tile::<R, T, true, MR, NR>((a_data, a_stride), (b_data, stride), to - from, &mut acc);
                     } else {
-                        tile::<T, false, MR, NR>((a_data, a_stride), (b_data, stride), to - from, &mut acc);
+                        tile::<R, T, false, MR, NR>((a_data, a_stride), (b_data, stride), to - from, &mut acc);
                     }
                     for i in tile_rows(i0) {
                         for j in tile_cols(j0) {
@@ -428,9 +390,9 @@ where
 /// zero), or `false` if `a` is not positive definite. Each element is the textbook sequential
 /// L[i][j] = (A[i][j] − Σ_{k<j} L[i][k]·L[j][k]) / L[j][j] (a square root on the diagonal);
 /// left-looking by panels of [`NB`] columns, the sums over earlier panels in [`accumulate`].
-pub(crate) fn cholesky(a: &[f64], n: usize, l: &mut Vec<f64>) -> bool {
+pub(crate) fn cholesky<R: Real>(a: &[R], n: usize, l: &mut Vec<R>) -> bool {
     l.clear();
-    l.resize(n * n, 0.0);
+    l.resize(n * n, R::ZERO);
     for i in 0..n {
         l[i * n..i * n + i + 1].copy_from_slice(&a[i * n..i * n + i + 1]);
     }
@@ -440,7 +402,7 @@ pub(crate) fn cholesky(a: &[f64], n: usize, l: &mut Vec<f64>) -> bool {
 /// [`cholesky`] on the row-major n × n `l` holding A's lower triangle (and zeros above it,
 /// which it keeps): for a caller that builds A's lower triangle in place, saving a copy of an
 /// n × n matrix.
-pub(crate) fn cholesky_in_place(l: &mut [f64], n: usize) -> bool {
+pub(crate) fn cholesky_in_place<R: Real>(l: &mut [R], n: usize) -> bool {
     let mut panel = Vec::new();
     let mut pivot_column = Vec::new();
     for j0 in (0..n).step_by(NB) {
@@ -464,14 +426,14 @@ pub(crate) fn cholesky_in_place(l: &mut [f64], n: usize) -> bool {
                 span: |_: Range<usize>, _: Range<usize>| 0..j0,
                 keep: |i: usize, j: usize| j <= i,
             };
-            accumulate::<Product, _, _>(&mut panel, width, job);
+            accumulate::<_, Product, _, _>(&mut panel, width, job);
         }
         // Inside the panel, right-looking: column j is finished, then its terms are
         // subtracted from the panel's later columns (k = j, in increasing order). Panel row
         // p is row j0 + p of `l`, panel column q its column j0 + q.
         for q in 0..width {
             let d = panel[q * width + q];
-            if d <= 0.0 || !d.is_finite() {
+            if d <= R::ZERO || !d.is_finite() {
                 return false;
             }
             let ljj = d.sqrt();
@@ -501,24 +463,24 @@ pub(crate) fn cholesky_in_place(l: &mut [f64], n: usize) -> bool {
 /// M[i][j] = −(Σ_{k=j}^{i−1} L[i][k]·M[k][j]) / L[i][i], the sum sequential in k — the forward
 /// substitution of [`solve_lower_many`] with B = I, skipping the zeros above M's diagonal
 /// (half the work).
-pub(crate) fn inverse_lower(l: &[f64], n: usize, m: &mut Vec<f64>) {
+pub(crate) fn inverse_lower<R: Real>(l: &[R], n: usize, m: &mut Vec<R>) {
     m.clear();
-    m.resize(n * n, 0.0);
-    forward_substitution::<true>(l, n, m, n, 0..n);
+    m.resize(n * n, R::ZERO);
+    forward_substitution::<R, true>(l, n, m, n, 0..n);
 }
 
 /// Solves L·X = B in place for the row-major n × q `x` (holding B): X[i][c] = (B[i][c] −
 /// Σ_{k<i} L[i][k]·X[k][c]) / L[i][i], the sum sequential in k — forward substitution for q
 /// right-hand sides at once.
-pub(crate) fn solve_lower_many(l: &[f64], n: usize, x: &mut [f64], q: usize) {
+pub(crate) fn solve_lower_many<R: Real>(l: &[R], n: usize, x: &mut [R], q: usize) {
     solve_lower_rows(l, n, x, q, 0..n);
 }
 
 /// [`solve_lower_many`] for the rows in `rows` only, the rows before them already solved in
 /// `x` (which holds at least `rows.end` rows): row i depends on rows k < i alone, so solving
 /// a prefix, then the rest, gives the bits of one solve.
-pub(crate) fn solve_lower_rows(l: &[f64], n: usize, x: &mut [f64], q: usize, rows: Range<usize>) {
-    forward_substitution::<false>(l, n, x, q, rows);
+pub(crate) fn solve_lower_rows<R: Real>(l: &[R], n: usize, x: &mut [R], q: usize, rows: Range<usize>) {
+    forward_substitution::<R, false>(l, n, x, q, rows);
 }
 
 /// The forward substitution of [`solve_lower_rows`] by blocks of [`NB`] rows: the terms with k
@@ -526,7 +488,7 @@ pub(crate) fn solve_lower_rows(l: &[f64], n: usize, x: &mut [f64], q: usize, row
 /// (q = n, `x` zero): X = L⁻¹ is lower triangular, so only columns j ≤ k of row k are read
 /// (the block's sums run from the tile's first column, [`inverse_lower`]) and the diagonal is
 /// 1/L[i][i] — what the general path computes from 1 − 0, without the zero terms.
-fn forward_substitution<const IDENTITY: bool>(l: &[f64], n: usize, x: &mut [f64], q: usize, rows: Range<usize>) {
+fn forward_substitution<R: Real, const IDENTITY: bool>(l: &[R], n: usize, x: &mut [R], q: usize, rows: Range<usize>) {
     for i0 in rows.clone().step_by(NB) {
         let i1 = (i0 + NB).min(rows.end);
         let (done, block) = x.split_at_mut(i0 * q);
@@ -540,7 +502,7 @@ fn forward_substitution<const IDENTITY: bool>(l: &[f64], n: usize, x: &mut [f64]
                 span: |_: Range<usize>, js: Range<usize>| if IDENTITY { js.start..i0 } else { 0..i0 },
                 keep: |_: usize, _: usize| true,
             };
-            accumulate::<Product, _, _>(block, q, job);
+            accumulate::<_, Product, _, _>(block, q, job);
         }
         for i in i0..i1 {
             let (before, row) = block.split_at_mut((i - i0) * q);
@@ -558,7 +520,7 @@ fn forward_substitution<const IDENTITY: bool>(l: &[f64], n: usize, x: &mut [f64]
                 for v in &mut row[..i] {
                     *v /= d;
                 }
-                row[i] = 1.0 / d;
+                row[i] = R::ONE / d;
             } else {
                 for v in row.iter_mut() {
                     *v /= d;
@@ -570,8 +532,8 @@ fn forward_substitution<const IDENTITY: bool>(l: &[f64], n: usize, x: &mut [f64]
 
 /// Squared distances Σ_k (Y[c][k] − X[j][k])² from each row of the row-major q × d `y` to each
 /// row of the n × d `x`, as a row-major q × n matrix, sequential in k.
-pub(crate) fn cross_squared_distances(y: &[f64], q: usize, x: &[f64], n: usize, d: usize) -> Vec<f64> {
-    let mut out = vec![0.0; q * n];
+pub(crate) fn cross_squared_distances<R: Real>(y: &[R], q: usize, x: &[R], n: usize, d: usize) -> Vec<R> {
+    let mut out = vec![R::ZERO; q * n];
     let job = Accumulate {
         rows: 0..q,
         cols: 0..n,
@@ -581,15 +543,15 @@ pub(crate) fn cross_squared_distances(y: &[f64], q: usize, x: &[f64], n: usize, 
         span: |_: Range<usize>, _: Range<usize>| 0..d,
         keep: |_: usize, _: usize| true,
     };
-    accumulate::<SquaredDifference, _, _>(&mut out, n, job);
+    accumulate::<_, SquaredDifference, _, _>(&mut out, n, job);
     out
 }
 
 /// K⁻¹ = MᵀM from M = L⁻¹ ([`inverse_lower`]), symmetric, into `inv`: element (i, j), j ≤ i,
 /// is Σ_{k=i}^{n−1} M[k][i]·M[k][j], sequential in k.
-pub(crate) fn inverse_from_lower_inverse(m: &[f64], n: usize, inv: &mut Vec<f64>) {
+pub(crate) fn inverse_from_lower_inverse<R: Real>(m: &[R], n: usize, inv: &mut Vec<R>) {
     inv.clear();
-    inv.resize(n * n, 0.0);
+    inv.resize(n * n, R::ZERO);
     let job = Accumulate {
         rows: 0..n,
         cols: 0..n,
@@ -599,14 +561,14 @@ pub(crate) fn inverse_from_lower_inverse(m: &[f64], n: usize, inv: &mut Vec<f64>
         span: |is: Range<usize>, js: Range<usize>| if js.start >= is.end { 0..0 } else { is.start..n },
         keep: |i: usize, j: usize| j <= i,
     };
-    accumulate::<Product, _, _>(inv, n, job);
+    accumulate::<_, Product, _, _>(inv, n, job);
     mirror_lower(&mut inv[..], n);
 }
 
 /// Copies the strict lower triangle of the row-major n × n `m` onto its upper triangle, in
 /// 32 × 32 blocks: column by column over a whole matrix, each write a new 8 KiB-strided row at
 /// n = 1,000 (a TLB miss each); within a block the writes stay on 32 rows.
-pub(crate) fn mirror_lower(m: &mut [f64], n: usize) {
+pub(crate) fn mirror_lower<R: Real>(m: &mut [R], n: usize) {
     const B: usize = 32;
     for i0 in (0..n).step_by(B) {
         for j0 in (0..=i0).step_by(B) {
@@ -621,7 +583,7 @@ pub(crate) fn mirror_lower(m: &mut [f64], n: usize) {
 
 /// Squared distances Σ_k (X[i][k] − X[j][k])² between the rows of the row-major n × d `x`,
 /// symmetric n × n, sequential in k.
-pub(crate) fn squared_distances(x: &[f64], n: usize, d: usize) -> Vec<f64> {
+pub(crate) fn squared_distances<R: Real>(x: &[R], n: usize, d: usize) -> Vec<R> {
     let mut out = Vec::new();
     squared_distances_into(x, n, d, &mut out);
     out
@@ -629,9 +591,9 @@ pub(crate) fn squared_distances(x: &[f64], n: usize, d: usize) -> Vec<f64> {
 
 /// [`squared_distances`] into a buffer (reused across a fit's epochs: a fresh n × n matrix
 /// costs its pages' faults).
-pub(crate) fn squared_distances_into(x: &[f64], n: usize, d: usize, out: &mut Vec<f64>) {
+pub(crate) fn squared_distances_into<R: Real>(x: &[R], n: usize, d: usize, out: &mut Vec<R>) {
     out.clear();
-    out.resize(n * n, 0.0);
+    out.resize(n * n, R::ZERO);
     let job = Accumulate {
         rows: 0..n,
         cols: 0..n,
@@ -641,22 +603,22 @@ pub(crate) fn squared_distances_into(x: &[f64], n: usize, d: usize, out: &mut Ve
         span: |is: Range<usize>, js: Range<usize>| if js.start >= is.end { 0..0 } else { 0..d },
         keep: |i: usize, j: usize| j < i,
     };
-    accumulate::<SquaredDifference, _, _>(out, n, job);
+    accumulate::<_, SquaredDifference, _, _>(out, n, job);
     mirror_lower(&mut out[..], n);
 }
 
 /// W·X for the row-major n × n `w` and n × d `x`: element (i, c) is Σ_j W[i][j]·X[j][c],
 /// sequential in j.
-pub(crate) fn product(w: &[f64], x: &[f64], n: usize, d: usize) -> Vec<f64> {
+pub(crate) fn product<R: Real>(w: &[R], x: &[R], n: usize, d: usize) -> Vec<R> {
     let mut out = Vec::new();
     product_into(w, x, n, d, &mut out);
     out
 }
 
 /// [`product`] into a buffer.
-pub(crate) fn product_into(w: &[f64], x: &[f64], n: usize, d: usize, out: &mut Vec<f64>) {
+pub(crate) fn product_into<R: Real>(w: &[R], x: &[R], n: usize, d: usize, out: &mut Vec<R>) {
     out.clear();
-    out.resize(n * d, 0.0);
+    out.resize(n * d, R::ZERO);
     let job = Accumulate {
         rows: 0..n,
         cols: 0..d,
@@ -666,14 +628,14 @@ pub(crate) fn product_into(w: &[f64], x: &[f64], n: usize, d: usize, out: &mut V
         span: |_: Range<usize>, _: Range<usize>| 0..n,
         keep: |_: usize, _: usize| true,
     };
-    accumulate::<Product, _, _>(out, d, job);
+    accumulate::<_, Product, _, _>(out, d, job);
 }
 
 /// C[i][j] += Σ_{k<depth} A(i, k)·B(j, k) for the `rows` × `cols` row-major C (leading
 /// dimension `ldc`), each element a sequential sum in increasing k from its current value:
 /// what adding one k's terms after another gives, as a network's backward pass adds one
 /// point's gradient after another.
-pub(crate) fn add_product(c: &mut [f64], ldc: usize, (rows, cols): (usize, usize), a: Operand, b: Operand, depth: usize) {
+pub(crate) fn add_product<R: Real>(c: &mut [R], ldc: usize, (rows, cols): (usize, usize), a: Operand<R>, b: Operand<R>, depth: usize) {
     let job = Accumulate {
         rows: 0..rows,
         cols: 0..cols,
@@ -683,7 +645,7 @@ pub(crate) fn add_product(c: &mut [f64], ldc: usize, (rows, cols): (usize, usize
         span: |_: Range<usize>, _: Range<usize>| 0..depth,
         keep: |_: usize, _: usize| true,
     };
-    accumulate::<Product, _, _>(c, ldc, job);
+    accumulate::<_, Product, _, _>(c, ldc, job);
 }
 
 /// `out[i·m + u] = bias[u] + dot(w[u], a[i])` for the n rows of `a` and the m = `bias.len()`
@@ -797,13 +759,18 @@ pub(crate) mod tests {
         a
     }
 
-    fn same_bits(a: &[f64], b: &[f64]) -> bool {
-        a.len() == b.len() && a.iter().zip(b).all(|(p, q)| p.to_bits() == q.to_bits())
+    fn same_bits<R: Real>(a: &[R], b: &[R]) -> bool {
+        // (f32 → f64 is exact, so equal f64 bits are equal f32 bits.)
+        a.len() == b.len() && a.iter().zip(b).all(|(p, q)| p.to_f64().to_bits() == q.to_f64().to_bits())
+    }
+
+    fn cast<R: Real>(v: &[f64]) -> Vec<R> {
+        v.iter().map(|&x| R::from_f64(x)).collect()
     }
 
     // The naive sequential loops the blocked ones must equal bit for bit (the references).
-    fn naive_cholesky(a: &[f64], n: usize) -> Option<Vec<f64>> {
-        let mut l = vec![0.0; n * n];
+    fn naive_cholesky<R: Real>(a: &[R], n: usize) -> Option<Vec<R>> {
+        let mut l = vec![R::ZERO; n * n];
         for j in 0..n {
             for i in j..n {
                 let mut s = a[i * n + j];
@@ -811,7 +778,7 @@ pub(crate) mod tests {
                     s -= l[i * n + k] * l[j * n + k];
                 }
                 if i == j {
-                    if s <= 0.0 || !s.is_finite() {
+                    if s <= R::ZERO || !s.is_finite() {
                         return None;
                     }
                     l[i * n + i] = s.sqrt();
@@ -823,12 +790,12 @@ pub(crate) mod tests {
         Some(l)
     }
 
-    fn naive_inverse_lower(l: &[f64], n: usize) -> Vec<f64> {
-        let mut m = vec![0.0; n * n];
+    fn naive_inverse_lower<R: Real>(l: &[R], n: usize) -> Vec<R> {
+        let mut m = vec![R::ZERO; n * n];
         for j in 0..n {
-            m[j * n + j] = 1.0 / l[j * n + j];
+            m[j * n + j] = R::ONE / l[j * n + j];
             for i in j + 1..n {
-                let mut s = 0.0;
+                let mut s = R::ZERO;
                 for k in j..i {
                     s += l[i * n + k] * m[k * n + j];
                 }
@@ -860,12 +827,18 @@ pub(crate) mod tests {
 
     #[test]
     fn every_routine_equals_its_naive_sequential_loop_bit_for_bit_on_every_path() {
-        on_every_path(every_routine_equals_its_naive_sequential_loop);
+        on_every_path(every_routine_equals_its_naive_sequential_loop::<f64>);
     }
 
-    fn every_routine_equals_its_naive_sequential_loop(path: Path) {
+    #[test]
+    fn in_f32_every_routine_equals_its_naive_sequential_loop_bit_for_bit_on_every_path() {
+        on_every_path(every_routine_equals_its_naive_sequential_loop::<f32>);
+    }
+
+    fn every_routine_equals_its_naive_sequential_loop<R: Real>(path: Path) {
+        let zero = R::ZERO;
         for n in SIZES {
-            let a = kernel_matrix(n);
+            let a: Vec<R> = cast(&kernel_matrix(n));
             let want_l = naive_cholesky(&a, n).unwrap();
             let mut l = Vec::new();
             assert!(cholesky(&a, n, &mut l));
@@ -876,10 +849,10 @@ pub(crate) mod tests {
             inverse_lower(&l, n, &mut m);
             assert!(same_bits(&m, &want_m), "L⁻¹, n = {n}, {path:?}");
 
-            let mut want_inv = vec![0.0; n * n];
+            let mut want_inv = vec![zero; n * n];
             for i in 0..n {
                 for j in 0..=i {
-                    let mut s = 0.0;
+                    let mut s = zero;
                     for k in i..n {
                         s += m[k * n + i] * m[k * n + j];
                     }
@@ -891,12 +864,12 @@ pub(crate) mod tests {
             assert!(same_bits(&inv, &want_inv), "K⁻¹, n = {n}, {path:?}");
 
             for d in [1, 3, 4, 9, 130] {
-                let x: Vec<f64> = (0..n * d).map(|v| ((v * 31 % 97) as f64 / 13.0).sin()).collect();
-                let mut want = vec![0.0; n * n];
+                let x: Vec<R> = cast(&(0..n * d).map(|v| ((v * 31 % 97) as f64 / 13.0).sin()).collect::<Vec<_>>());
+                let mut want = vec![zero; n * n];
                 for i in 0..n {
                     for j in 0..n {
                         if i != j {
-                            let mut s = 0.0;
+                            let mut s = zero;
                             for k in 0..d {
                                 s += (x[i * d + k] - x[j * d + k]) * (x[i * d + k] - x[j * d + k]);
                             }
@@ -905,10 +878,10 @@ pub(crate) mod tests {
                     }
                 }
                 assert!(same_bits(&squared_distances(&x, n, d), &want), "distances, n = {n}, d = {d}, {path:?}");
-                let mut want = vec![0.0; n * d];
+                let mut want = vec![zero; n * d];
                 for i in 0..n {
                     for c in 0..d {
-                        let mut s = 0.0;
+                        let mut s = zero;
                         for j in 0..n {
                             s += a[i * n + j] * x[j * d + c];
                         }
@@ -937,11 +910,11 @@ pub(crate) mod tests {
                 solve_lower_rows(&l, n, &mut in_two, d, 0..split.min(n));
                 solve_lower_rows(&l, n, &mut in_two, d, split.min(n)..n);
                 assert!(same_bits(&in_two, &want), "L⁻¹B in two parts at row {split}, n = {n}, q = {d}, {path:?}");
-                let y: Vec<f64> = (0..7 * d).map(|v| ((v * 17 % 89) as f64 / 11.0).cos()).collect();
-                let mut want = vec![0.0; 7 * n];
+                let y: Vec<R> = cast(&(0..7 * d).map(|v| ((v * 17 % 89) as f64 / 11.0).cos()).collect::<Vec<_>>());
+                let mut want = vec![zero; 7 * n];
                 for c in 0..7 {
                     for j in 0..n {
-                        let mut s = 0.0;
+                        let mut s = zero;
                         for k in 0..d {
                             s += (y[c * d + k] - x[j * d + k]) * (y[c * d + k] - x[j * d + k]);
                         }
@@ -989,7 +962,7 @@ pub(crate) mod tests {
                     span: |_: Range<usize>, _: Range<usize>| 0..depth,
                     keep,
                 };
-                accumulate::<Product, _, _>(&mut c, n, job);
+                accumulate::<_, Product, _, _>(&mut c, n, job);
             });
             assert!(same_bits(&c, &want), "{threads} threads");
         }

@@ -6,7 +6,9 @@
 use nalgebra::{DMatrix, DVector};
 use rand::{Rng, SeedableRng};
 
-use crate::engine::fidelity::deep_kernel::{nll_and_grad_observed, CurvePoint, DeepKernel, DeepKernelSettings, LikelihoodBuffers, Phase};
+use crate::engine::fidelity::deep_kernel::{
+    nll_and_grad_observed, nll_and_grad_observed_f32, CurvePoint, DeepKernel, DeepKernelSettings, LikelihoodBuffers, Phase, Precision,
+};
 
 use super::blocked;
 use super::linalg::{cholesky_into, inverse_from_cholesky_into, solve_lower, solve_upper_t};
@@ -111,9 +113,9 @@ pub fn measure(n: usize, reps: usize, now: &dyn Fn() -> f64) -> (Vec<Timing>, f6
 
 /// Where one epoch of the faithful DyHPO's fit goes: one likelihood-and-gradient evaluation of
 /// the deep kernel (default settings) on `n` observations shaped like LCBench's (7
-/// hyperparameters, curves of 50 epochs), in milliseconds per [`Phase`] (medians of `reps`),
-/// in the order they run.
-pub fn dyhpo_epoch_phases(n: usize, reps: usize, now: &dyn Fn() -> f64) -> Vec<(Phase, f64)> {
+/// hyperparameters, curves of 50 epochs), with the n × n algebra in `precision`, in
+/// milliseconds per [`Phase`] (medians of `reps`), in the order they run.
+pub fn dyhpo_epoch_phases(n: usize, reps: usize, precision: Precision, now: &dyn Fn() -> f64) -> Vec<(Phase, f64)> {
     let mut rng = crate::engine::optimizer::job_rng(n as u64, "dyhpo-epoch");
     let settings = DeepKernelSettings::default();
     let model = DeepKernel::new(7, 50, &settings, &mut rng);
@@ -127,15 +129,19 @@ pub fn dyhpo_epoch_phases(n: usize, reps: usize, now: &dyn Fn() -> f64) -> Vec<(
     let y: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
     let mut samples: Vec<Vec<(Phase, f64)>> = Vec::new();
     // Kept across evaluations, as a fit keeps them across its epochs.
-    let mut buffers = LikelihoodBuffers::default();
+    let (mut buffers, mut buffers_f32) = (LikelihoodBuffers::default(), LikelihoodBuffers::<f32>::default());
     for _ in 0..reps {
         let mut last = now();
         let mut phases = Vec::new();
-        let evaluated = nll_and_grad_observed(&model, &points, &y, &mut buffers, &mut |phase| {
+        let mut observe = |phase| {
             let t = now();
             phases.push((phase, (t - last) * 1000.0));
             last = t;
-        });
+        };
+        let evaluated = match precision {
+            Precision::F64 => nll_and_grad_observed(&model, &points, &y, &mut buffers, &mut observe),
+            Precision::F32 => nll_and_grad_observed_f32(&model, &points, &y, &mut buffers_f32, &mut observe),
+        };
         assert!(evaluated.is_some(), "the kernel matrix factors");
         samples.push(phases);
     }
@@ -155,32 +161,57 @@ pub fn phase_line(phases: &[(Phase, f64)]) -> String {
 /// the CPU has) and in wasm (simd128) it must be the same number:
 /// [`BLOCKED_FINGERPRINT`], asserted by a unit test and by `tests/wasm_engine.rs`.
 pub fn blocked_fingerprint() -> u64 {
-    let n = 300;
-    let k = kernel_matrix(n, 7);
-    let (mut l, mut m, mut inv) = (Vec::new(), Vec::new(), Vec::new());
-    assert!(blocked::cholesky(&k, n, &mut l));
-    blocked::inverse_lower(&l, n, &mut m);
-    blocked::inverse_from_lower_inverse(&m, n, &mut inv);
-    let x: Vec<f64> = (0..n * 130).map(|v| libm::sin((v * 31 % 97) as f64 / 13.0)).collect();
-    let d2 = blocked::squared_distances(&x, n, 130);
-    let wx = blocked::product(&inv, &x, n, 130);
-    let mut solved = x.clone();
-    blocked::solve_lower_many(&l, n, &mut solved, 130);
-    let cross = blocked::cross_squared_distances(&x[..40 * 130], 40, &x, n, 130);
+    let x: Vec<f64> = (0..300 * 130).map(|v| libm::sin((v * 31 % 97) as f64 / 13.0)).collect();
+    let (mut hash, d2) = fingerprint_of::<f64>(&kernel_matrix(300, 7), &x);
     // A dense layer of 67 units (a remainder past the four-unit tiles) on rows of 130 (a tail).
     let mut affine = Vec::new();
-    blocked::affine_rows(&x, (n, 130), &x[..67 * 130], &d2[..67], &mut affine);
+    blocked::affine_rows(&x, (300, 130), &x[..67 * 130], &d2[..67], &mut affine);
+    fnv(&mut hash, &affine);
+    hash
+}
+
+/// [`blocked_fingerprint`] of the same routines in f32 (the inputs rounded to f32; no dense
+/// layer, which the network runs in f64): [`BLOCKED_FINGERPRINT_F32`] on every platform.
+pub fn blocked_fingerprint_f32() -> u64 {
+    let cast = |v: &[f64]| v.iter().map(|&x| x as f32).collect::<Vec<f32>>();
+    let x: Vec<f64> = (0..300 * 130).map(|v| libm::sin((v * 31 % 97) as f64 / 13.0)).collect();
+    fingerprint_of::<f32>(&cast(&kernel_matrix(300, 7)), &cast(&x)).0
+}
+
+/// The hash of the factor, L⁻¹, K⁻¹, the distances, W·X, L⁻¹X and the cross-distances of the
+/// 300 × 300 `k` and the 300 × 130 `x`; and the distances.
+fn fingerprint_of<R: blocked::Real>(k: &[R], x: &[R]) -> (u64, Vec<R>) {
+    let n = 300;
+    let (mut l, mut m, mut inv) = (Vec::new(), Vec::new(), Vec::new());
+    assert!(blocked::cholesky(k, n, &mut l));
+    blocked::inverse_lower(&l, n, &mut m);
+    blocked::inverse_from_lower_inverse(&m, n, &mut inv);
+    let d2 = blocked::squared_distances(x, n, 130);
+    let wx = blocked::product(&inv, x, n, 130);
+    let mut solved = x.to_vec();
+    blocked::solve_lower_many(&l, n, &mut solved, 130);
+    let cross = blocked::cross_squared_distances(&x[..40 * 130], 40, x, n, 130);
     let mut hash = 0xcbf2_9ce4_8422_2325u64;
-    for v in l.iter().chain(&m).chain(&inv).chain(&d2).chain(&wx).chain(&solved).chain(&cross).chain(&affine) {
-        for byte in v.to_bits().to_le_bytes() {
-            hash = (hash ^ u64::from(byte)).wrapping_mul(0x100_0000_01b3);
+    for part in [&l, &m, &inv, &d2, &wx, &solved, &cross] {
+        fnv(&mut hash, part);
+    }
+    (hash, d2)
+}
+
+/// FNV-1a over the f64 bits of each value (f32 widens exactly).
+fn fnv<R: blocked::Real>(hash: &mut u64, values: &[R]) {
+    for v in values {
+        for byte in v.to_f64().to_bits().to_le_bytes() {
+            *hash = (*hash ^ u64::from(byte)).wrapping_mul(0x100_0000_01b3);
         }
     }
-    hash
 }
 
 /// What [`blocked_fingerprint`] returns on every platform.
 pub const BLOCKED_FINGERPRINT: u64 = 0xe0ee_1d3b_127c_febe;
+
+/// What [`blocked_fingerprint_f32`] returns on every platform.
+pub const BLOCKED_FINGERPRINT_F32: u64 = 0xc2a0_8369_f322_77f8;
 
 #[cfg(test)]
 mod tests {
@@ -191,6 +222,8 @@ mod tests {
         blocked::tests::on_every_path(|path| {
             let got = blocked_fingerprint();
             assert_eq!(got, BLOCKED_FINGERPRINT, "{got:#x} on {path:?}");
+            let got = blocked_fingerprint_f32();
+            assert_eq!(got, BLOCKED_FINGERPRINT_F32, "f32: {got:#x} on {path:?}");
         });
     }
 

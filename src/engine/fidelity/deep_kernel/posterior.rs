@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use super::{correlations, factor, Algebra, CurvePoint, DeepKernel, BLOCKED};
+use super::{blocked_algebra, correlations, factor, Algebra, CurvePoint, DeepKernel};
 use crate::engine::gp::blocked;
 use crate::engine::gp::{argmax_by_bounds, dot, exp_in_place, solve_lower, solve_upper_t, BOUND_ROWS_SHARE};
 
@@ -23,10 +23,10 @@ pub struct FittedDeepKernel {
 impl FittedDeepKernel {
     /// Conditions `model` on (points, y); `None` if the kernel matrix cannot be factored.
     pub fn new(model: DeepKernel, points: &[CurvePoint], y: &[f64]) -> Option<Self> {
-        Self::with(BLOCKED, model, points, y)
+        Self::with(blocked_algebra(), model, points, y)
     }
 
-    pub(super) fn with(algebra: Algebra, model: DeepKernel, points: &[CurvePoint], y: &[f64]) -> Option<Self> {
+    pub(super) fn with(algebra: Algebra<f64>, model: DeepKernel, points: &[CurvePoint], y: &[f64]) -> Option<Self> {
         let phi = model.features(points);
         let n = phi.len();
         let flat: Vec<f64> = phi.iter().flatten().copied().collect();

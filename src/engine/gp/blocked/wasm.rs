@@ -8,7 +8,9 @@
 //! its SIMD128 set) — so the page still gives the CLI's bits (`tests/wasm_engine.rs` checks
 //! `BLOCKED_FINGERPRINT`).
 
-use core::arch::wasm32::{f64x2_add, f64x2_mul, f64x2_splat, f64x2_sub, v128, v128_load, v128_store};
+use core::arch::wasm32::{
+    f32x4_add, f32x4_mul, f32x4_splat, f32x4_sub, f64x2_add, f64x2_mul, f64x2_splat, f64x2_sub, v128, v128_load, v128_store,
+};
 
 use super::Term;
 
@@ -44,6 +46,41 @@ pub(super) fn tile4<T: Term, const SUB: bool>((a, sa): (&[f64], usize), (b, sb):
         unsafe {
             v128_store(row.as_mut_ptr().cast(), t[0]);
             v128_store(row.as_mut_ptr().add(2).cast(), t[1]);
+        }
+    }
+}
+
+#[inline(always)]
+fn step_f32<T: Term, const SUB: bool>(sum: v128, a: v128, b: v128) -> v128 {
+    if SUB {
+        f32x4_sub(sum, f32x4_mul(a, b))
+    } else if T::SQUARED_DIFFERENCE {
+        let d = f32x4_sub(a, b);
+        f32x4_add(sum, f32x4_mul(d, d))
+    } else {
+        f32x4_add(sum, f32x4_mul(a, b))
+    }
+}
+
+/// The 4 × 8 tile in f32 (four lanes per vector, so a row is two vectors as in [`tile4`]).
+#[inline(always)]
+pub(super) fn tile8_f32<T: Term, const SUB: bool>((a, sa): (&[f32], usize), (b, sb): (&[f32], usize), len: usize, acc: &mut [[f32; 8]; 4]) {
+    assert!(len == 0 || (a.len() >= (len - 1) * sa + 4 && b.len() >= (len - 1) * sb + 8), "tile operands too short");
+    let (ap, bp) = (a.as_ptr(), b.as_ptr());
+    // SAFETY (every load and store): as in `tile4`; `acc` rows hold 8 f32 each.
+    let mut t: [[v128; 2]; 4] = acc.map(|row| unsafe { [v128_load(row.as_ptr().cast()), v128_load(row.as_ptr().add(4).cast())] });
+    for k in 0..len {
+        let (b0, b1) = unsafe { (v128_load(bp.add(k * sb).cast()), v128_load(bp.add(k * sb + 4).cast())) };
+        for (r, t) in t.iter_mut().enumerate() {
+            let ar = f32x4_splat(unsafe { *ap.add(k * sa + r) });
+            t[0] = step_f32::<T, SUB>(t[0], ar, b0);
+            t[1] = step_f32::<T, SUB>(t[1], ar, b1);
+        }
+    }
+    for (row, t) in acc.iter_mut().zip(t) {
+        unsafe {
+            v128_store(row.as_mut_ptr().cast(), t[0]);
+            v128_store(row.as_mut_ptr().add(4).cast(), t[1]);
         }
     }
 }

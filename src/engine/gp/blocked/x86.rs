@@ -9,22 +9,25 @@
 //! multiply then an add (never fused), so every path still gives the same bits.
 
 use std::arch::x86_64::{
-    __m256d, __m512d, _mm256_add_pd, _mm256_loadu_pd, _mm256_mul_pd, _mm256_set1_pd, _mm256_setzero_pd, _mm256_storeu_pd, _mm256_sub_pd,
-    _mm512_add_pd, _mm512_loadu_pd, _mm512_mul_pd, _mm512_set1_pd, _mm512_storeu_pd, _mm512_sub_pd,
+    __m256, __m256d, __m512, __m512d, _mm256_add_pd, _mm256_add_ps, _mm256_loadu_pd, _mm256_loadu_ps, _mm256_mul_pd, _mm256_mul_ps,
+    _mm256_set1_pd, _mm256_set1_ps, _mm256_setzero_pd, _mm256_storeu_pd, _mm256_storeu_ps, _mm256_sub_pd, _mm256_sub_ps, _mm512_add_pd,
+    _mm512_add_ps, _mm512_loadu_pd, _mm512_loadu_ps, _mm512_mul_pd, _mm512_mul_ps, _mm512_set1_pd, _mm512_set1_ps, _mm512_storeu_pd,
+    _mm512_storeu_ps, _mm512_sub_pd, _mm512_sub_ps,
 };
 
 use super::Term;
 
 /// Panics unless the tile's reads lie inside the operands: rows of MR = 4 from `a` and of
 /// `width` from `b`, `len` steps apart by their strides.
-fn check_bounds(a: (&[f64], usize), b: (&[f64], usize), len: usize, width: usize) {
+fn check_bounds<E>(a: (&[E], usize), b: (&[E], usize), len: usize, width: usize) {
     assert!(len == 0 || (a.0.len() >= (len - 1) * a.1 + 4 && b.0.len() >= (len - 1) * b.1 + width), "tile operands too short");
 }
 
-/// Defines a tile of 4 × `$width` (two vectors of `$lanes` per row) and its step, compiled
-/// for `$feature`: the AVX-512 and AVX2 tiles are the same code on other vector types.
+/// Defines a tile of 4 × `$width` elements of `$elem` (two vectors of `$lanes` per row) and its
+/// step, compiled for `$feature`: the AVX-512 and AVX2 tiles, in f64 and in f32, are the same
+/// code on other vector types.
 macro_rules! vector_tile {
-    ($tile:ident, $step:ident, $feature:literal, $vector:ty, $lanes:literal, $width:literal,
+    ($tile:ident, $step:ident, $feature:literal, $elem:ty, $vector:ty, $lanes:literal, $width:literal,
      [$load:ident, $store:ident, $splat:ident, $add:ident, $sub:ident, $mul:ident]) => {
         #[inline]
         #[target_feature(enable = $feature)]
@@ -42,11 +45,16 @@ macro_rules! vector_tile {
         /// The tile: `acc` ±= T(a[k·sa + r], b[k·sb + c]) for k in 0..len, in order.
         #[inline]
         #[target_feature(enable = $feature)]
-        pub(super) fn $tile<T: Term, const SUB: bool>(a: (&[f64], usize), b: (&[f64], usize), len: usize, acc: &mut [[f64; $width]; 4]) {
+        pub(super) fn $tile<T: Term, const SUB: bool>(
+            a: (&[$elem], usize),
+            b: (&[$elem], usize),
+            len: usize,
+            acc: &mut [[$elem; $width]; 4],
+        ) {
             check_bounds(a, b, len, $width);
             let ((ap, sa), (bp, sb)) = ((a.0.as_ptr(), a.1), (b.0.as_ptr(), b.1));
             // SAFETY (every load and store): the reads were bounds-checked just above; each
-            // row of `acc` holds two vectors' worth of f64.
+            // row of `acc` holds two vectors' worth of elements.
             let mut t: [[$vector; 2]; 4] = acc.map(|row| unsafe { [$load(row.as_ptr()), $load(row.as_ptr().add($lanes))] });
             for k in 0..len {
                 let (b0, b1) = unsafe { ($load(bp.add(k * sb)), $load(bp.add(k * sb + $lanes))) };
@@ -70,6 +78,7 @@ vector_tile!(
     tile16,
     step512,
     "avx512f",
+    f64,
     __m512d,
     8,
     16,
@@ -79,10 +88,31 @@ vector_tile!(
     tile8,
     step256,
     "avx2",
+    f64,
     __m256d,
     4,
     8,
     [_mm256_loadu_pd, _mm256_storeu_pd, _mm256_set1_pd, _mm256_add_pd, _mm256_sub_pd, _mm256_mul_pd]
+);
+vector_tile!(
+    tile32_f32,
+    step512_f32,
+    "avx512f",
+    f32,
+    __m512,
+    16,
+    32,
+    [_mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps, _mm512_add_ps, _mm512_sub_ps, _mm512_mul_ps]
+);
+vector_tile!(
+    tile16_f32,
+    step256_f32,
+    "avx2",
+    f32,
+    __m256,
+    8,
+    16,
+    [_mm256_loadu_ps, _mm256_storeu_ps, _mm256_set1_ps, _mm256_add_ps, _mm256_sub_ps, _mm256_mul_ps]
 );
 
 /// [`super::affine_rows`] in tiles of two rows of `a` by four of `w`, each sum's four lanes
