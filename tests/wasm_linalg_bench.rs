@@ -7,8 +7,19 @@ use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
+/// Gives the page's event loop a turn: the test runner polls the page over WebDriver, and a
+/// main thread busy for more than its 20 s timeout fails the run (it did on a loaded host once
+/// the f32 epochs doubled the measurement).
+async fn breathe() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let window = web_sys::window().expect("a browser");
+        window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0).expect("setTimeout");
+    });
+    wasm_bindgen_futures::JsFuture::from(promise).await.expect("a timer");
+}
+
 #[wasm_bindgen_test]
-fn linalg_timings_in_wasm() {
+async fn linalg_timings_in_wasm() {
     use hpo_playground::engine::gp::linalg_bench::measure;
     let perf = web_sys::window().and_then(|w| w.performance()).expect("a browser");
     let now = move || perf.now() / 1000.0;
@@ -23,6 +34,7 @@ fn linalg_timings_in_wasm() {
         } else {
             7
         };
+        breathe().await;
         let (rows, diff) = measure(n, reps, &now);
         assert!(diff < 1e-8, "factors differ by {diff}");
         for t in rows {
@@ -35,6 +47,7 @@ fn linalg_timings_in_wasm() {
     use hpo_playground::engine::gp::linalg_bench::{dyhpo_epoch_phases, phase_line};
     for n in [200, 500, 1000] {
         for (precision, name) in [(Precision::F64, "f64"), (Precision::F32, "f32")] {
+            breathe().await;
             let phases = dyhpo_epoch_phases(n, if n <= 500 { 7 } else { 5 }, precision, &now);
             web_sys::console::log_1(&format!("EPOCH {n} {name} {}", phase_line(&phases)).into());
         }

@@ -141,9 +141,11 @@ pub fn run(lcbench_dir: &Path, plan: Plan) -> CliResult<()> {
                 let best = rows.last().map_or(f64::NAN, |r| sign * r.best);
                 let halfway = rows.iter().take_while(|r| r.spent <= epochs / 2).last().map_or(f64::NAN, |r| sign * r.best);
                 println!(
-                    "task {t} ({}) seed {seed}, {epochs} epochs, {}: optimizer {seconds:.1} s; regret (raw) at 50 % {:.6}, at 100 % {:.6}",
+                    "task {t} ({}) seed {seed}, {epochs} epochs, {}: optimizer {seconds:.1} s; best {:.6} (the task's {:.6}); regret (raw) at 50 % {:.6}, at 100 % {:.6}",
                     bench.tasks[t].name,
                     name(precision),
+                    sign * best,
+                    sign * optimum,
                     halfway - optimum,
                     best - optimum
                 );
