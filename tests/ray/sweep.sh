@@ -56,8 +56,19 @@ check race 'v=1&data=bundled:curves&methods=RS,ASHA,Hyperband&tasks=curves-00,cu
 link='v=1&data=bundled:curves&methods=RS,ASHA,Hyperband&tasks=curves-00,curves-01&seeds=3&race=80'
 mkdir -p "$tmp/picks-ray/traces"
 "$hpo" picks --traces "$tmp/race-ray/traces" --jobs 0..9 --out "$tmp/picks-ray/traces/kept.jsonl" >/dev/null
+# Through a wrapper that records each job's niceness: --nice 3 (Ray's workers start at 15).
+printf '#!/bin/sh\n[ "$1" = job ] && ps -o ni= -p $$ >> "%s"\nexec "%s" "$@"\n' "$tmp/niceness" "$hpo" > "$tmp/hpo-nice"
+chmod +x "$tmp/hpo-nice"
 "$venv/bin/python" scripts/ray-sweep.py --link "$link" --out "$tmp/picks-ray" --address "127.0.0.1:$port" \
-    --shard-size 3 --hpo "$hpo" >"$tmp/picks-sweep.log" 2>&1 || { cat "$tmp/picks-sweep.log"; echo "FAIL: the sweep from picks"; exit 1; }
+    --shard-size 3 --nice 3 --hpo "$tmp/hpo-nice" >"$tmp/picks-sweep.log" 2>&1 || { cat "$tmp/picks-sweep.log"; echo "FAIL: the sweep from picks"; exit 1; }
+seen=$(sort -u "$tmp/niceness" | xargs)
+if grep -q "niceness 3 not allowed here" "$tmp/picks-sweep.log"; then
+  [ "$seen" != 3 ] || { echo "FAIL: --nice was refused yet the jobs ran at 3"; exit 1; }
+  echo "ok: --nice 3 is not allowed to this user: the jobs ran at $seen, and the sweep said so"
+else
+  [ "$seen" = 3 ] || { cat "$tmp/picks-sweep.log"; echo "FAIL: --nice 3, but the jobs ran at niceness '$seen'"; exit 1; }
+  echo "ok: --nice 3: every job ran at niceness 3"
+fi
 grep -q "18 jobs: 9 already done; 3 shards to run" "$tmp/picks-sweep.log" || { cat "$tmp/picks-sweep.log"; echo "FAIL: the picks were not counted as finished"; exit 1; }
 grep -q "left on 2 slots" "$tmp/picks-sweep.log" || { cat "$tmp/picks-sweep.log"; echo "FAIL: no time-left estimate"; exit 1; }
 for f in traces.csv spec.json; do
