@@ -8,6 +8,8 @@
 //! Here every product is computed in small tiles of C (4 × 4, or 4 × 8 and 4 × 16 with AVX2 and
 //! AVX-512, see [`accumulate`]) over panels of k packed to fit L1/L2
 //! (the classic GEMM layout), and the factorisations push their bulk into that product.
+//! Every routine is generic over the element type ([`Real`]): f64, and f32 with tiles twice as
+//! wide (docs/benchmarks.md, "Float32").
 //!
 //! The rule that makes this safe: **every element is the plain sequential sum over k, in
 //! increasing k** — a tile starts from C's current value and keeps adding, panel after
@@ -222,12 +224,12 @@ where
 /// has. Every path gives the same bits (the tests force each one the CPU supports).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Path {
-    /// 4 × 4 tiles in portable Rust (SSE2 natively, SIMD128 intrinsics in wasm).
+    /// 4 × 4 tiles (4 × 8 in f32) in portable Rust (SSE2 natively, SIMD128 intrinsics in wasm).
     Portable,
-    /// 4 × 8 tiles, AVX2 intrinsics.
+    /// 4 × 8 tiles (4 × 16 in f32), AVX2 intrinsics.
     #[cfg(target_arch = "x86_64")]
     Avx2,
-    /// 4 × 16 tiles, AVX-512 intrinsics.
+    /// 4 × 16 tiles (4 × 32 in f32), AVX-512 intrinsics.
     #[cfg(target_arch = "x86_64")]
     Avx512,
 }
