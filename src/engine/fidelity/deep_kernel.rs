@@ -253,7 +253,7 @@ fn nll_and_grad_with<R: Element>(
     let mut alpha: Vec<R> = y.iter().map(|v| R::from_f64(v - mean)).collect();
     let resid = alpha.clone();
     R::solve_lower(l, n, &mut alpha);
-    R::solve_upper_t(l, n, &mut alpha);
+    crate::engine::gp::solve_upper_t(l, n, &mut alpha);
     let log_det: f64 = (0..n).map(|i| libm::log(l[i * n + i].to_f64())).sum::<f64>() * 2.0;
     let quad: f64 = resid.iter().zip(&alpha).map(|(&a, &b)| (a * b).to_f64()).sum();
     let nll = 0.5 * (quad + log_det + n as f64 * libm::log(2.0 * std::f64::consts::PI));

@@ -98,8 +98,8 @@ pub fn solve_lower(l: &[f64], n: usize, b: &mut [f64]) {
     }
 }
 
-/// Solves Lᵀ·x = b in place.
-pub fn solve_upper_t(l: &[f64], n: usize, b: &mut [f64]) {
+/// Solves Lᵀ·x = b in place (in f64, or f32 for the deep kernel's f32 fit).
+pub(crate) fn solve_upper_t<R: super::blocked::Real>(l: &[R], n: usize, b: &mut [R]) {
     for i in (0..n).rev() {
         let mut s = b[i];
         for k in i + 1..n {

@@ -38,7 +38,8 @@ pub(crate) use exp_batch::exp_in_place;
 use kernel::{kernel_matrix, Kernel, ScaledPoints};
 pub use likelihood::nll_and_grad;
 use likelihood::{factor, nll_from_factor, Problem};
-pub use linalg::{cholesky, cholesky_into, dot, dot4, inverse_from_cholesky, solve_lower, solve_upper_t};
+pub(crate) use linalg::solve_upper_t;
+pub use linalg::{cholesky, cholesky_into, dot, dot4, inverse_from_cholesky, solve_lower};
 
 /// GP hyperparameters: `[log ℓ_1..log ℓ_d, log σ_f², log σ_n², c]`.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,8 +2,8 @@
 //! surrogate in float32; ours is exact f64 unless asked otherwise, and f32 is measured against
 //! it (likelihood, gradient, picks: docs/benchmarks.md, "Float32").
 
-use crate::engine::gp::blocked::Real;
-use crate::engine::gp::{exp_in_place, solve_lower, solve_upper_t};
+use crate::engine::gp::blocked::{self, Real};
+use crate::engine::gp::{exp_in_place, solve_lower};
 
 /// The element type of the kernel matrix, its factor and K⁻¹ during a fit. The network, the
 /// scalar sums of the likelihood and the posterior (EI_MF) stay f64 either way.
@@ -22,8 +22,6 @@ pub(super) trait Element: Real {
     fn exp_in_place(v: &mut [Self]);
     /// Solves L·x = b in place (L row-major n × n lower triangular).
     fn solve_lower(l: &[Self], n: usize, b: &mut [Self]);
-    /// Solves Lᵀ·x = b in place.
-    fn solve_upper_t(l: &[Self], n: usize, b: &mut [Self]);
     /// The network's features (row-major, f64) as this type: for f64 the features themselves.
     fn features<'a>(phi: &'a [f64], buffer: &'a mut Vec<Self>) -> &'a [Self];
 }
@@ -33,10 +31,8 @@ impl Element for f64 {
         exp_in_place(v)
     }
     fn solve_lower(l: &[f64], n: usize, b: &mut [f64]) {
+        // The four-lane dot products the exact path has always used (its bits are pinned).
         solve_lower(l, n, b)
-    }
-    fn solve_upper_t(l: &[f64], n: usize, b: &mut [f64]) {
-        solve_upper_t(l, n, b)
     }
     fn features<'a>(phi: &'a [f64], _: &'a mut Vec<f64>) -> &'a [f64] {
         phi
@@ -48,22 +44,8 @@ impl Element for f32 {
         v.iter_mut().for_each(|x| *x = libm::expf(*x));
     }
     fn solve_lower(l: &[f32], n: usize, b: &mut [f32]) {
-        for i in 0..n {
-            let mut s = b[i];
-            for k in 0..i {
-                s -= l[i * n + k] * b[k];
-            }
-            b[i] = s / l[i * n + i];
-        }
-    }
-    fn solve_upper_t(l: &[f32], n: usize, b: &mut [f32]) {
-        for i in (0..n).rev() {
-            let mut s = b[i];
-            for k in i + 1..n {
-                s -= l[k * n + i] * b[k];
-            }
-            b[i] = s / l[i * n + i];
-        }
+        // One right-hand side of the blocked forward substitution: sequential sums.
+        blocked::solve_lower_many(l, n, b, 1)
     }
     fn features<'a>(phi: &'a [f64], buffer: &'a mut Vec<f32>) -> &'a [f32] {
         buffer.clear();
