@@ -20,6 +20,7 @@
 use crate::engine::smooth::sigmoid;
 
 use crate::engine::adam::Adam;
+use crate::engine::optimizer::MethodRng;
 use crate::engine::gp::blocked::{self, Real};
 #[cfg(test)]
 use crate::engine::gp::solve_lower;
@@ -44,6 +45,8 @@ pub struct DeepKernelSettings {
     pub max_epochs: usize,
     /// The precision of the fit's n × n algebra ([`Precision`]); f64 by default.
     pub precision: Precision,
+    /// How the fit gets the likelihood ([`Solver`]); exact by default.
+    pub solver: Solver,
 }
 
 impl Default for DeepKernelSettings {
@@ -64,6 +67,7 @@ impl Default for DeepKernelSettings {
             patience: 10,
             max_epochs: 1000,
             precision: Precision::F64,
+            solver: Solver::Cholesky,
         }
     }
 }
@@ -177,6 +181,17 @@ fn factor<R: Element>(algebra: Algebra<R>, r: &[R], n: usize, (outputscale, nois
     false
 }
 
+/// s·R + noise·I into `k`, both triangles (what CG multiplies by; [`factor`] writes the same
+/// lower triangle without jitter).
+fn kernel_matrix<R: Element>(r: &[R], n: usize, (outputscale, noise): (f64, f64), k: &mut Vec<R>) {
+    let (outputscale, noise) = (R::from_f64(outputscale), R::from_f64(noise));
+    k.clear();
+    k.extend(r.iter().map(|&v| outputscale * v));
+    for i in 0..n {
+        k[i * n + i] = outputscale * r[i * n + i] + noise;
+    }
+}
+
 /// Negative log marginal likelihood divided by n, and its gradient in every parameter; `None`
 /// when the kernel matrix cannot be factored.
 pub fn nll_and_grad(model: &DeepKernel, points: &[CurvePoint], y: &[f64]) -> Option<(f64, Vec<f64>)> {
@@ -211,7 +226,7 @@ pub fn nll_and_grad_observed(
     buffers: &mut LikelihoodBuffers,
     observe: &mut dyn FnMut(Phase),
 ) -> Option<(f64, Vec<f64>)> {
-    nll_and_grad_with(blocked_algebra(), model, points, y, buffers, observe)
+    nll_and_grad_with(blocked_algebra(), model, points, y, buffers, None, observe)
 }
 
 /// [`nll_and_grad_observed`] with the n × n algebra in f32 ([`Precision::F32`]).
@@ -222,7 +237,7 @@ pub fn nll_and_grad_observed_f32(
     buffers: &mut LikelihoodBuffers<f32>,
     observe: &mut dyn FnMut(Phase),
 ) -> Option<(f64, Vec<f64>)> {
-    nll_and_grad_with(blocked_algebra(), model, points, y, buffers, observe)
+    nll_and_grad_with(blocked_algebra(), model, points, y, buffers, None, observe)
 }
 
 /// One evaluation with the n × n algebra in `R`. For f64 every operation is the one the exact
@@ -235,6 +250,7 @@ fn nll_and_grad_with<R: Element>(
     points: &[CurvePoint],
     y: &[f64],
     buffers: &mut LikelihoodBuffers<R>,
+    estimated: Option<(&CgRule, &mut MethodRng)>,
     observe: &mut dyn FnMut(Phase),
 ) -> Option<(f64, Vec<f64>)> {
     let LikelihoodBuffers { act, phi: phi_r, d2, r, l, m, w, weighted } = buffers;
@@ -246,22 +262,35 @@ fn nll_and_grad_with<R: Element>(
     let (ell, scale, noise, mean) = (model.lengthscale(), model.outputscale(), model.noise(), model.mean());
     correlations(algebra, phi, (n, dim), ell, d2, r);
     observe(Phase::Correlations);
-    if !factor(algebra, r, n, (scale, noise), l) {
-        return None;
-    }
-    observe(Phase::Cholesky);
-    let mut alpha: Vec<R> = y.iter().map(|v| R::from_f64(v - mean)).collect();
-    let resid = alpha.clone();
-    R::solve_lower(l, n, &mut alpha);
-    crate::engine::gp::solve_upper_t(l, n, &mut alpha);
-    let log_det: f64 = (0..n).map(|i| libm::log(l[i * n + i].to_f64())).sum::<f64>() * 2.0;
+    let resid: Vec<R> = y.iter().map(|v| R::from_f64(v - mean)).collect();
+    let mut alpha = Vec::new();
+    let log_det = match estimated {
+        None => {
+            if !factor(algebra, r, n, (scale, noise), l) {
+                return None;
+            }
+            observe(Phase::Cholesky);
+            alpha.extend_from_slice(&resid);
+            R::solve_lower(l, n, &mut alpha);
+            crate::engine::gp::solve_upper_t(l, n, &mut alpha);
+            observe(Phase::Solves);
+            (algebra.inverse)(l, n, m, w);
+            (0..n).map(|i| libm::log(l[i * n + i].to_f64())).sum::<f64>() * 2.0
+        }
+        Some((rule, probes)) => {
+            // K itself into `l`, both triangles: CG multiplies by it.
+            kernel_matrix(r, n, (scale, noise), l);
+            observe(Phase::Cholesky);
+            let log_det = iterative::estimate(l, n, &resid, rule, probes, (&mut alpha, w));
+            observe(Phase::Solves);
+            log_det
+        }
+    };
     let quad: f64 = resid.iter().zip(&alpha).map(|(&a, &b)| (a * b).to_f64()).sum();
     let nll = 0.5 * (quad + log_det + n as f64 * libm::log(2.0 * std::f64::consts::PI));
     if !nll.is_finite() {
         return None;
     }
-    observe(Phase::Solves);
-    (algebra.inverse)(l, n, m, w);
     observe(Phase::Inverse);
     // G = ∂NLL/∂K = ½(K⁻¹ − ααᵀ), never stored: one pass turns K⁻¹ into W = G∘R while
     // summing the traces tr(G·∂K/∂s) and tr(G·∂K/∂ℓ) in row-major order.
@@ -333,8 +362,11 @@ fn fit_in<R: Element>(model: &mut DeepKernel, points: &[CurvePoint], y: &[f64], 
     let mut buffers = LikelihoodBuffers::<R>::default();
     let mut best: Option<(f64, Vec<f64>)> = None;
     let (mut stale, mut epochs) = (0, 0);
+    let estimated = s.solver == Solver::Gpytorch && points.len() > MAX_CHOLESKY_SIZE;
+    let mut probes = iterative::probe_generator(points.len());
     while epochs < s.max_epochs {
-        let Some((loss, grad)) = nll_and_grad_with(blocked_algebra(), model, points, y, &mut buffers, &mut |_| {}) else { break };
+        let rule = estimated.then_some((&CgRule::GPYTORCH, &mut probes));
+        let Some((loss, grad)) = nll_and_grad_with(blocked_algebra(), model, points, y, &mut buffers, rule, &mut |_| {}) else { break };
         epochs += 1;
         if best.as_ref().is_none_or(|(b, _)| loss < *b) {
             best = Some((loss, model.params.clone()));
@@ -352,6 +384,7 @@ fn fit_in<R: Element>(model: &mut DeepKernel, points: &[CurvePoint], y: &[f64], 
     Some(FitReport { epochs, loss })
 }
 
+mod iterative;
 mod network;
 mod posterior;
 mod precision;
@@ -359,6 +392,8 @@ use network::Activations;
 pub use network::DeepKernel;
 pub use posterior::FittedDeepKernel;
 use precision::Element;
+pub use iterative::{Solver, MAX_CHOLESKY_SIZE};
+use iterative::CgRule;
 pub use precision::Precision;
 
 #[cfg(test)]
@@ -569,8 +604,8 @@ mod tests {
         let mut model = DeepKernel::new(7, 50, &settings, &mut rng);
         fit(&mut model, &points, &y, &settings).unwrap();
         let (nll, grad) =
-            nll_and_grad_with(blocked_algebra::<f64>(), &model, &points, &y, &mut LikelihoodBuffers::default(), &mut |_| {}).unwrap();
-        let (nll_ref, grad_ref) = nll_and_grad_with(DOTS, &model, &points, &y, &mut LikelihoodBuffers::default(), &mut |_| {}).unwrap();
+            nll_and_grad_with(blocked_algebra::<f64>(), &model, &points, &y, &mut LikelihoodBuffers::default(), None, &mut |_| {}).unwrap();
+        let (nll_ref, grad_ref) = nll_and_grad_with(DOTS, &model, &points, &y, &mut LikelihoodBuffers::default(), None, &mut |_| {}).unwrap();
         let nll_err = (nll - nll_ref).abs() / nll_ref.abs();
         let scale = grad_ref.iter().fold(0.0f64, |m, g| m.max(g.abs()));
         let grad_err = grad.iter().zip(&grad_ref).fold(0.0f64, |m, (a, b)| m.max((a - b).abs())) / scale;
