@@ -10,7 +10,6 @@ use hpo_playground::engine::axis::{count, significant};
 use hpo_playground::engine::benchmark::{Benchmark, Direction};
 use hpo_playground::engine::bundled::{bundled_csv, load_bundled, BUNDLED};
 use hpo_playground::engine::export::{traces_csv, traces_detailed_csv};
-use hpo_playground::engine::fidelity::deep_kernel::Precision;
 use hpo_playground::engine::fidelity::report::race_traces;
 use hpo_playground::engine::gpb::design::Criterion;
 use hpo_playground::engine::gpb::model::BudgetKernel;
@@ -170,8 +169,9 @@ enum Command {
     /// Cholesky, solves and inverse of a GP kernel matrix at n = 100, 500, 1,000: ours,
     /// nalgebra's and faer's (natively, single-threaded).
     BenchLinalg,
-    /// The faithful DyHPO with its fit in f32 against the exact f64 path, on LCBench: step
-    /// times and picks from the same race at each --steps-at size, then whole runs of both.
+    /// The faithful DyHPO with its fit's arithmetic changed (f32, as the authors' code; or
+    /// GPyTorch's CG beyond 800 observations) against the exact f64 path, on LCBench: step
+    /// times and picks from the same race at each --steps-at size, then whole runs.
     BenchPrecision {
         /// Where LCBench's surrogate tables are.
         #[arg(long, default_value = "../shared/benchmarks/lcbench-surrogate")]
@@ -179,7 +179,7 @@ enum Command {
         /// Race sizes (observations) at which to time steps and compare picks (0: none).
         #[arg(long, value_delimiter = ',', default_value = "500,1000")]
         steps_at: Vec<usize>,
-        /// LCBench tasks (indices) to run both precisions on.
+        /// LCBench tasks (indices) to run whole runs on.
         #[arg(long, value_delimiter = ',')]
         tasks: Vec<usize>,
         /// Seeds per task (0..N).
@@ -188,7 +188,9 @@ enum Command {
         /// Epochs per whole run.
         #[arg(long, default_value_t = 300)]
         epochs: u64,
-        /// Precisions of the whole runs: f64, f32 or both (their requests are compared).
+        /// Arithmetics: f64, f32, f64-gpytorch, f32-gpytorch (the authors' code). The first
+        /// two are compared step by step; whole runs use each, and the first two's requests
+        /// are compared.
         #[arg(long, value_delimiter = ',', default_value = "f64,f32")]
         precisions: Vec<String>,
     },
@@ -371,14 +373,7 @@ pub fn main() -> CliResult<()> {
         Command::Bench { shared_dir } => Ok(in_pool(|| crate::bench::run(&shared_dir).map_err(|e| e.to_string()))?),
         Command::BenchLinalg => Ok(in_pool(|| crate::linalg::run().map_err(|e| e.to_string()))?),
         Command::BenchPrecision { lcbench_dir, steps_at, tasks, seeds, epochs, precisions } => {
-            let precisions = precisions
-                .iter()
-                .map(|p| match p.as_str() {
-                    "f64" => Ok(Precision::F64),
-                    "f32" => Ok(Precision::F32),
-                    other => Err(format!("--precisions takes f64 and f32, not '{other}'")),
-                })
-                .collect::<Result<Vec<_>, _>>()?;
+            let precisions = precisions.iter().map(|p| crate::precision::Arithmetic::parse(p)).collect::<Result<Vec<_>, _>>()?;
             let plan = crate::precision::Plan { steps_at: &steps_at, tasks: &tasks, seeds, epochs, precisions: &precisions };
             Ok(in_pool(|| crate::precision::run(&lcbench_dir, plan).map_err(|e| e.to_string()))?)
         }

@@ -1,12 +1,13 @@
-//! `hpo bench-precision`: the faithful DyHPO with its fit's n × n algebra in f32 (the authors'
-//! precision) against the exact f64 path it runs by default, on LCBench: what a step costs,
-//! whether the two pick the same configuration from the same race, and whole runs side by side.
-//! docs/benchmarks.md ("Float32") keeps the figures and the decision.
+//! `hpo bench-precision`: the faithful DyHPO with its fit's arithmetic as the authors' code has
+//! it — the n × n algebra in f32, and GPyTorch's conjugate gradients beyond 800 observations —
+//! against the exact f64 path it runs by default, on LCBench: what a step costs, whether two
+//! arithmetics pick the same configuration from the same race, and whole runs side by side.
+//! docs/benchmarks.md ("Float32", "Conjugate gradients") keeps the figures and the decisions.
 
 use std::path::Path;
 use std::time::Instant;
 
-use hpo_playground::engine::fidelity::deep_kernel::{DeepKernelSettings, Precision};
+use hpo_playground::engine::fidelity::deep_kernel::{DeepKernelSettings, Precision, Solver};
 use hpo_playground::engine::fidelity::dyhpo::{race_with_observations, DyHpo};
 use hpo_playground::engine::fidelity::runner::race_curves;
 use hpo_playground::engine::fidelity::{run_race, MultiFidelityOptimizer, RaceRow};
@@ -14,25 +15,47 @@ use hpo_playground::engine::optimizer::job_rng;
 
 use crate::cli::CliResult;
 
-fn dyhpo(precision: Precision) -> DyHpo {
-    DyHpo::with_settings("DyHPO", DeepKernelSettings { precision, ..Default::default() })
+/// A fit's arithmetic: the precision of its n × n algebra and how it gets the likelihood.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Arithmetic {
+    precision: Precision,
+    solver: Solver,
 }
 
-fn name(precision: Precision) -> &'static str {
-    match precision {
-        Precision::F64 => "f64",
-        Precision::F32 => "f32",
+impl Arithmetic {
+    const ALL: [(&'static str, Precision, Solver); 4] = [
+        ("f64", Precision::F64, Solver::Cholesky),
+        ("f32", Precision::F32, Solver::Cholesky),
+        ("f64-gpytorch", Precision::F64, Solver::Gpytorch),
+        ("f32-gpytorch", Precision::F32, Solver::Gpytorch),
+    ];
+
+    pub fn parse(name: &str) -> Result<Arithmetic, String> {
+        Self::ALL
+            .iter()
+            .find(|(n, _, _)| *n == name)
+            .map(|&(_, precision, solver)| Arithmetic { precision, solver })
+            .ok_or_else(|| format!("--precisions takes {}, not '{name}'", Self::ALL.map(|a| a.0).join(", ")))
+    }
+
+    fn name(self) -> &'static str {
+        Self::ALL.iter().find(|(_, p, s)| (*p, *s) == (self.precision, self.solver)).map_or("?", |a| a.0)
+    }
+
+    fn dyhpo(self) -> DyHpo {
+        DyHpo::with_settings("DyHPO", DeepKernelSettings { precision: self.precision, solver: self.solver, ..Default::default() })
     }
 }
 
 /// At `n` observations of task 0 (a race grown by random requests, as `hpo bench` builds it):
-/// each precision's cold fit and EI_MF pick, then `steps` more steps in which both see the
-/// same race — advanced by the f64 path's picks — and each warm-starts from its own last fit.
+/// each arithmetic's cold fit and EI_MF pick, then `steps` more steps in which both see the
+/// same race — advanced by the reference's picks — and each warm-starts from its own last fit.
 /// Prints the times and how many of the picks agree.
-fn shadow(values: &[Vec<f64>], candidates: &[Vec<f64>], sign: f64, n: usize, steps: usize) -> CliResult<()> {
+fn shadow(values: &[Vec<f64>], candidates: &[Vec<f64>], sign: f64, n: usize, steps: usize, [reference, other]: [Arithmetic; 2]) -> CliResult<()> {
+    let (ra, rb) = (reference.name(), other.name());
     let mut rng = job_rng(n as u64, "bench");
     let mut race = race_with_observations(values, n, sign, &mut rng);
-    let (mut exact, mut single) = (dyhpo(Precision::F64), dyhpo(Precision::F32));
+    let (mut exact, mut single) = (reference.dyhpo(), other.dyhpo());
     let (mut exact_ms, mut single_ms, mut same) = (Vec::new(), Vec::new(), 0);
     let mut epochs = [Vec::new(), Vec::new()];
     for step in 0..=steps {
@@ -50,7 +73,7 @@ fn shadow(values: &[Vec<f64>], candidates: &[Vec<f64>], sign: f64, n: usize, ste
             single_ms.push((t2 - t1).as_secs_f64() * 1000.0);
         } else {
             println!(
-                "n = {n}: cold fit + EI_MF  f64 {:.0} ms ({} epochs, loss {:.5})  f32 {:.0} ms ({} epochs, loss {:.5})  same pick: {}",
+                "n = {n}: cold fit + EI_MF  {ra} {:.0} ms ({} epochs, loss {:.5})  {rb} {:.0} ms ({} epochs, loss {:.5})  same pick: {}",
                 (t1 - t0).as_secs_f64() * 1000.0,
                 exact.last_fit.map_or(0, |f| f.epochs),
                 exact.last_fit.map_or(f64::NAN, |f| f.loss),
@@ -71,7 +94,7 @@ fn shadow(values: &[Vec<f64>], candidates: &[Vec<f64>], sign: f64, n: usize, ste
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
     let mean_epochs = |v: &[usize]| v.iter().sum::<usize>() as f64 / v.len().max(1) as f64;
     println!(
-        "n = {n}: next {steps} steps, mean ms  f64 {:.0} ({:.1} epochs)  f32 {:.0} ({:.1} epochs)  ratio {:.2}  same picks {same} / {steps}",
+        "n = {n}: next {steps} steps, mean ms  {ra} {:.0} ({:.1} epochs)  {rb} {:.0} ({:.1} epochs)  ratio {:.2}  same picks {same} / {steps}",
         mean(&exact_ms),
         mean_epochs(&epochs[0]),
         mean(&single_ms),
@@ -95,8 +118,9 @@ pub struct Plan<'a> {
     pub tasks: &'a [usize],
     pub seeds: u64,
     pub epochs: u64,
-    /// The precisions of the whole runs (both compare their requests).
-    pub precisions: &'a [Precision],
+    /// The arithmetics of the steps (the first two) and of the whole runs (the first two's
+    /// requests are compared).
+    pub precisions: &'a [Arithmetic],
 }
 
 pub fn run(lcbench_dir: &Path, plan: Plan) -> CliResult<()> {
@@ -107,7 +131,10 @@ pub fn run(lcbench_dir: &Path, plan: Plan) -> CliResult<()> {
         let (values, _) = race_curves(&bench, 0).map_err(|e| e.to_string())?;
         let candidates = bench.encoded_task(0);
         for &n in steps_at.iter().filter(|&&n| n > 0) {
-            shadow(&values, &candidates, sign, n, 10)?;
+            let [a, b, ..] = precisions else {
+                return Err("--steps-at compares two arithmetics: give two --precisions, or --steps-at 0".into());
+            };
+            shadow(&values, &candidates, sign, n, 10, [*a, *b])?;
         }
     }
     for &t in tasks {
@@ -121,7 +148,7 @@ pub fn run(lcbench_dir: &Path, plan: Plan) -> CliResult<()> {
         for seed in 0..seeds {
             let mut runs = Vec::new();
             for &precision in precisions {
-                let mut optimizer = dyhpo(precision);
+                let mut optimizer = precision.dyhpo();
                 let mut rng = job_rng(seed, &format!("race/{}", bench.tasks[t].name));
                 let origin = Instant::now();
                 let now = move || origin.elapsed().as_secs_f64();
@@ -143,7 +170,7 @@ pub fn run(lcbench_dir: &Path, plan: Plan) -> CliResult<()> {
                 println!(
                     "task {t} ({}) seed {seed}, {epochs} epochs, {}: optimizer {seconds:.1} s; best {:.6} (the task's {:.6}); regret (raw) at 50 % {:.6}, at 100 % {:.6}",
                     bench.tasks[t].name,
-                    name(precision),
+                    precision.name(),
                     sign * best,
                     sign * optimum,
                     halfway - optimum,
@@ -151,7 +178,7 @@ pub fn run(lcbench_dir: &Path, plan: Plan) -> CliResult<()> {
                 );
                 runs.push(rows);
             }
-            let [a, b] = &runs[..] else { continue };
+            let [a, b, ..] = &runs[..] else { continue };
             let (first, same) = agreement(a, b);
             println!(
                 "task {t} seed {seed}: requests identical at {same} of {} steps; first difference at step {}",
