@@ -199,7 +199,9 @@ pub fn nll_and_grad(model: &DeepKernel, points: &[CurvePoint], y: &[f64]) -> Opt
 }
 
 /// The parts of one likelihood-and-gradient evaluation, in the order they run; what
-/// [`nll_and_grad_observed`] reports as each ends (the benchmarks time them).
+/// [`nll_and_grad_observed`] reports as each ends (the benchmarks time them). When a fit
+/// estimates the likelihood ([`Solver::Gpytorch`]), `Cholesky` ends once K is formed, `Solves`
+/// after CG and the quadrature, and `Inverse` right after.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
     /// φ of every observation (the network's forward pass).

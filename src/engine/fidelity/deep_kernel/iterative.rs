@@ -88,15 +88,6 @@ pub(super) struct CgSolution<R> {
 /// T_{k,k−1} = √β_{k−1}/α_{k−1}).
 pub(super) fn linear_cg<R: Element>(k: &[R], n: usize, b: &[R], c: usize, tridiagonal: usize, rule: &CgRule) -> CgSolution<R> {
     let CgRule { eps, stop_updating_after, .. } = *rule;
-    let column_norms = |m: &[R]| -> Vec<f64> {
-        let mut sums = vec![0.0; c];
-        for row in m.chunks_exact(c) {
-            for (s, &v) in sums.iter_mut().zip(row) {
-                *s += v.to_f64() * v.to_f64();
-            }
-        }
-        sums.into_iter().map(f64::sqrt).collect()
-    };
     let dot_columns = |a: &[R], b: &[R]| -> Vec<f64> {
         let mut sums = vec![0.0; c];
         for (ra, rb) in a.chunks_exact(c).zip(b.chunks_exact(c)) {
@@ -106,8 +97,9 @@ pub(super) fn linear_cg<R: Element>(k: &[R], n: usize, b: &[R], c: usize, tridia
         }
         sums
     };
-    let rhs_norm: Vec<f64> = column_norms(b).into_iter().map(|v| if v < eps { 1.0 } else { v }).collect();
-    let rhs_is_zero: Vec<bool> = column_norms(b).into_iter().map(|v| v < eps).collect();
+    let norms: Vec<f64> = dot_columns(b, b).into_iter().map(f64::sqrt).collect();
+    let rhs_is_zero: Vec<bool> = norms.iter().map(|&v| v < eps).collect();
+    let rhs_norm: Vec<f64> = norms.iter().map(|&v| if v < eps { 1.0 } else { v }).collect();
     // x₀ = 0, so the first residual is the normalised right-hand side.
     let mut residual: Vec<R> = b.chunks_exact(c).flat_map(|row| row.iter().zip(&rhs_norm).map(|(&v, &s)| R::from_f64(v.to_f64() / s))).collect();
     let mut x = vec![R::ZERO; n * c];
@@ -356,5 +348,22 @@ mod tests {
         println!("NLL off by {nll_error:.2e}, gradient by {:.2e} of its norm", difference / norm);
         assert!(nll_error < 1e-3, "NLL {} against {}", estimated.0, exact.0);
         assert!(difference / norm < 0.03, "gradient off by {:.4} of its norm", difference / norm);
+    }
+
+    #[test]
+    fn gpytorchs_solver_factors_up_to_800_observations_and_estimates_beyond() {
+        // Two Adam epochs from one start: at 800 observations the GPyTorch solver's fit is the
+        // exact one bit for bit; at 801 it runs CG and lands elsewhere.
+        let mut rng = MethodRng::seed_from_u64(6);
+        let (points, y) = data(&mut rng, MAX_CHOLESKY_SIZE + 1, 6);
+        let exact = super::super::DeepKernelSettings { max_epochs: 2, ..small() };
+        let estimated = super::super::DeepKernelSettings { solver: Solver::Gpytorch, ..exact.clone() };
+        let start = DeepKernel::new(3, 6, &exact, &mut rng);
+        for (n, same) in [(MAX_CHOLESKY_SIZE, true), (MAX_CHOLESKY_SIZE + 1, false)] {
+            let (mut a, mut b) = (start.clone(), start.clone());
+            let report_a = super::super::fit(&mut a, &points[..n], &y[..n], &exact).unwrap();
+            let report_b = super::super::fit(&mut b, &points[..n], &y[..n], &estimated).unwrap();
+            assert_eq!(a.params == b.params && report_a.loss == report_b.loss, same, "n = {n}");
+        }
     }
 }
