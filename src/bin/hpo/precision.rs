@@ -51,7 +51,14 @@ impl Arithmetic {
 /// each arithmetic's cold fit and EI_MF pick, then `steps` more steps in which both see the
 /// same race — advanced by the reference's picks — and each warm-starts from its own last fit.
 /// Prints the times and how many of the picks agree.
-fn shadow(values: &[Vec<f64>], candidates: &[Vec<f64>], sign: f64, n: usize, steps: usize, [reference, other]: [Arithmetic; 2]) -> CliResult<()> {
+fn shadow(
+    values: &[Vec<f64>],
+    candidates: &[Vec<f64>],
+    sign: f64,
+    n: usize,
+    steps: usize,
+    [reference, other]: [Arithmetic; 2],
+) -> CliResult<()> {
     let (ra, rb) = (reference.name(), other.name());
     let mut rng = job_rng(n as u64, "bench");
     let mut race = race_with_observations(values, n, sign, &mut rng);

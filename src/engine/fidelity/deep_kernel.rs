@@ -20,10 +20,10 @@
 use crate::engine::smooth::sigmoid;
 
 use crate::engine::adam::Adam;
-use crate::engine::optimizer::MethodRng;
 use crate::engine::gp::blocked::{self, Real};
 #[cfg(test)]
 use crate::engine::gp::solve_lower;
+use crate::engine::optimizer::MethodRng;
 
 /// Architecture and training settings. Defaults: the paper's (App. C.4) except the layer
 /// widths and the learning rate — see [`DeepKernelSettings::default`].
@@ -390,12 +390,12 @@ mod iterative;
 mod network;
 mod posterior;
 mod precision;
+use iterative::CgRule;
+pub use iterative::{Solver, MAX_CHOLESKY_SIZE};
 use network::Activations;
 pub use network::DeepKernel;
 pub use posterior::FittedDeepKernel;
 use precision::Element;
-pub use iterative::{Solver, MAX_CHOLESKY_SIZE};
-use iterative::CgRule;
 pub use precision::Precision;
 
 #[cfg(test)]
@@ -607,7 +607,8 @@ mod tests {
         fit(&mut model, &points, &y, &settings).unwrap();
         let (nll, grad) =
             nll_and_grad_with(blocked_algebra::<f64>(), &model, &points, &y, &mut LikelihoodBuffers::default(), None, &mut |_| {}).unwrap();
-        let (nll_ref, grad_ref) = nll_and_grad_with(DOTS, &model, &points, &y, &mut LikelihoodBuffers::default(), None, &mut |_| {}).unwrap();
+        let (nll_ref, grad_ref) =
+            nll_and_grad_with(DOTS, &model, &points, &y, &mut LikelihoodBuffers::default(), None, &mut |_| {}).unwrap();
         let nll_err = (nll - nll_ref).abs() / nll_ref.abs();
         let scale = grad_ref.iter().fold(0.0f64, |m, g| m.max(g.abs()));
         let grad_err = grad.iter().zip(&grad_ref).fold(0.0f64, |m, (a, b)| m.max((a - b).abs())) / scale;

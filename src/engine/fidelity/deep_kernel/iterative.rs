@@ -59,8 +59,15 @@ pub(super) struct CgRule {
 }
 
 impl CgRule {
-    pub const GPYTORCH: CgRule =
-        CgRule { probes: 10, min_iterations: 10, lanczos: 20, max_iterations: 1000, tolerance: 1.0, eps: 1e-10, stop_updating_after: 1e-10 };
+    pub const GPYTORCH: CgRule = CgRule {
+        probes: 10,
+        min_iterations: 10,
+        lanczos: 20,
+        max_iterations: 1000,
+        tolerance: 1.0,
+        eps: 1e-10,
+        stop_updating_after: 1e-10,
+    };
 }
 
 /// The symmetric tridiagonal matrix Lanczos builds for one probe: its diagonal and the band
@@ -101,7 +108,8 @@ pub(super) fn linear_cg<R: Element>(k: &[R], n: usize, b: &[R], c: usize, tridia
     let rhs_is_zero: Vec<bool> = norms.iter().map(|&v| v < eps).collect();
     let rhs_norm: Vec<f64> = norms.iter().map(|&v| if v < eps { 1.0 } else { v }).collect();
     // x₀ = 0, so the first residual is the normalised right-hand side.
-    let mut residual: Vec<R> = b.chunks_exact(c).flat_map(|row| row.iter().zip(&rhs_norm).map(|(&v, &s)| R::from_f64(v.to_f64() / s))).collect();
+    let mut residual: Vec<R> =
+        b.chunks_exact(c).flat_map(|row| row.iter().zip(&rhs_norm).map(|(&v, &s)| R::from_f64(v.to_f64() / s))).collect();
     let mut x = vec![R::ZERO; n * c];
     let mut conjugate = residual.clone();
     let mut residual_inner = dot_columns(&residual, &residual);
@@ -118,9 +126,8 @@ pub(super) fn linear_cg<R: Element>(k: &[R], n: usize, b: &[R], c: usize, tridia
         blocked::product_into(k, &conjugate, n, c, &mut product);
         // α = rᵀr / pᵀKp, zero where pᵀKp < eps or the column has converged.
         let curvature = dot_columns(&conjugate, &product);
-        let alpha: Vec<f64> = (0..c)
-            .map(|j| if curvature[j] < eps || converged[j] { 0.0 } else { residual_inner[j] / curvature[j] })
-            .collect();
+        let alpha: Vec<f64> =
+            (0..c).map(|j| if curvature[j] < eps || converged[j] { 0.0 } else { residual_inner[j] / curvature[j] }).collect();
         for i in 0..n {
             for j in 0..c {
                 let a = R::from_f64(alpha[j]);
@@ -329,8 +336,17 @@ mod tests {
         let mut model = DeepKernel::new(3, 6, &small(), &mut rng);
         let gp = model.shape.gp();
         model.params[gp..gp + 4].copy_from_slice(&[0.3, 0.2, -1.0, 0.1]);
-        let exact = nll_and_grad_with(blocked_algebra::<f64>(), &model, &points, &y, &mut LikelihoodBuffers::default(), None, &mut |_| {}).unwrap();
-        let rule = CgRule { probes: 4000, lanczos: 50, max_iterations: 200, tolerance: 1e-12, eps: 0.0, stop_updating_after: 0.0, ..CgRule::GPYTORCH };
+        let exact =
+            nll_and_grad_with(blocked_algebra::<f64>(), &model, &points, &y, &mut LikelihoodBuffers::default(), None, &mut |_| {}).unwrap();
+        let rule = CgRule {
+            probes: 4000,
+            lanczos: 50,
+            max_iterations: 200,
+            tolerance: 1e-12,
+            eps: 0.0,
+            stop_updating_after: 0.0,
+            ..CgRule::GPYTORCH
+        };
         let mut probes = probe_generator(points.len());
         let estimated = nll_and_grad_with(
             blocked_algebra::<f64>(),
