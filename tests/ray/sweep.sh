@@ -11,13 +11,50 @@ ray="$venv/bin/ray"
 tmp=$(mktemp -d)
 port=$((20000 + RANDOM % 20000))
 export RAY_USAGE_STATS_ENABLED=0 RAY_DEDUP_LOGS=0
-stop() { "$ray" stop --force >/dev/null 2>&1 || true; rm -rf "$tmp"; }
+# A cluster of its own, beside any other on this machine (a protocol sweep may be running):
+# its own temp dir and ports, and nodes started with --block so that stopping them stops only
+# their processes. `ray stop` would stop every Ray process of this user.
+node_ports() {  # base: the node's fixed ports, so two nodes and another cluster never collide
+  local b=$1
+  echo "--node-manager-port=$b --object-manager-port=$((b + 1)) --dashboard-agent-listen-port=$((b + 2))" \
+       "--dashboard-agent-grpc-port=$((b + 3)) --runtime-env-agent-port=$((b + 4)) --metrics-export-port=$((b + 5))" \
+       "--min-worker-port=$((b + 100)) --max-worker-port=$((b + 199))"
+}
+nodes_pids=()
+stop() {
+  local p
+  for p in "${nodes_pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+  for p in "${nodes_pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$tmp"
+}
 trap stop EXIT
-"$ray" stop --force >/dev/null 2>&1 || true
-"$ray" start --head --port="$port" --num-cpus=1 --include-dashboard=false --disable-usage-stats >"$tmp/head.log" 2>&1
-"$ray" start --address="127.0.0.1:$port" --num-cpus=1 >"$tmp/node.log" 2>&1
-nodes=$("$venv/bin/python" -c "import ray; ray.init(address='127.0.0.1:$port', logging_level='ERROR'); print(len([n for n in ray.nodes() if n['Alive']]))" 2>/dev/null)
-[ "$nodes" = 2 ] || { echo "FAIL: expected a two-node cluster, found $nodes"; exit 1; }
+# shellcheck disable=SC2046  # node_ports is meant to split into flags
+"$ray" start --block --head --port="$port" --dashboard-port=$((port + 2)) --temp-dir="$tmp/ray" --num-cpus=1 \
+    --include-dashboard=false --disable-usage-stats $(node_ports $((port + 10))) >"$tmp/head.log" 2>&1 &
+nodes_pids+=($!)
+for _ in $(seq 1 120); do
+  kill -0 "${nodes_pids[0]}" 2>/dev/null || { tail -n 5 "$tmp/head.log"; echo "FAIL: the Ray head did not start"; exit 1; }
+  [ -e "$tmp/ray/ray_current_cluster" ] && break
+  sleep 0.5
+done
+# shellcheck disable=SC2046
+"$ray" start --block --address="127.0.0.1:$port" --num-cpus=1 $(node_ports $((port + 300))) >"$tmp/node.log" 2>&1 &
+nodes_pids+=($!)
+nodes=0
+for _ in $(seq 1 60); do
+  nodes=$("$venv/bin/python" -c "import ray; ray.init(address='127.0.0.1:$port', logging_level='ERROR'); print(len([n for n in ray.nodes() if n['Alive']]))" 2>/dev/null || echo 0)
+  [ "$nodes" = 2 ] && break
+  sleep 1
+done
+[ "$nodes" = 2 ] || { tail -n 5 "$tmp/node.log"; echo "FAIL: expected a two-node cluster, found $nodes"; exit 1; }
+# This cluster's task workers: children of its raylets, which are children of the two
+# `ray start --block` processes. (Another cluster's workers have the same name.)
+our_workers() {
+  local n r
+  for n in "${nodes_pids[@]}"; do
+    for r in $(pgrep -P "$n" || true); do pgrep -P "$r" -f '^ray::run_shard' || true; done
+  done
+}
 echo "ray: two nodes up on port $port"
 
 check() {  # name, link
@@ -25,7 +62,7 @@ check() {  # name, link
   "$hpo" run --link "$link" --out "$tmp/$name-one" >/dev/null 2>&1
   # Kill a Ray worker the first time one runs a task: Ray must retry that shard.
   ( for _ in $(seq 1 600); do
-      pid=$(pgrep -f '^ray::run_shard' | head -n 1 || true)
+      pid=$(our_workers | head -n 1)
       if [ -n "$pid" ]; then kill -9 "$pid"; echo "killed Ray worker $pid" > "$tmp/$name-killed"; exit 0; fi
       sleep 0.05
     done ) &
