@@ -111,11 +111,14 @@ fn jobs_kept_as_picks_merge_into_the_same_outputs_and_tampering_is_refused() {
     let later: Vec<&str> = kept.lines().skip(5).collect();
     std::fs::write(dir.join("mixed/picks.jsonl"), later.join("\n")).unwrap();
     ok(hpo(&["merge", "--plan", &s("plan.jsonl"), "--traces", &s("mixed"), "--out", &s("from-mixed")]));
-    for f in ["traces.csv", "spec.json", "race-traces.csv", "race-summary.json"] {
+    for f in ["traces.csv", "spec.json", "race-traces.csv", "race-summary.json", "cd-50.svg", "cd-100.svg"] {
         let want = read(&dir.join("from-traces").join(f));
         assert_eq!(want, read(&dir.join("from-picks").join(f)), "{f}");
         assert_eq!(want, read(&dir.join("from-mixed").join(f)), "{f}");
     }
+    // The CD diagrams, as the page draws them: every method labelled with its average rank.
+    let cd = read(&dir.join("from-traces/cd-100.svg"));
+    assert!(cd.contains("over 2 tasks") && ["RS (", "ASHA (", "DyHPO (fast) ("].iter().all(|m| cd.contains(m)), "{cd}");
     // One budget moved in one job: the replay's hash differs and merge names the job.
     let mut tampered: serde_json::Value = serde_json::from_str(kept.lines().nth(7).unwrap()).unwrap();
     let budget = tampered["picks"][0][1].as_u64().unwrap();

@@ -11,6 +11,7 @@ use hpo_playground::engine::benchmark::Benchmark;
 use hpo_playground::engine::benchmark::Direction;
 use hpo_playground::engine::bundled::crossing_curves_family;
 use hpo_playground::engine::export::race_traces_csv;
+use hpo_playground::engine::fidelity::cd_layout::CdLayout;
 use hpo_playground::engine::fidelity::report::task_curves;
 use hpo_playground::engine::fidelity::runner::run_mf_job;
 use hpo_playground::engine::fidelity::summary::{summarize, RaceSummary};
@@ -170,9 +171,25 @@ pub fn summarize_and_write(
     std::fs::create_dir_all(out)?;
     write_traces(&out.join("race-traces.csv"), traces)?;
     std::fs::write(out.join("race-summary.json"), serde_json::to_string(&summary)?)?;
+    let diagrams = write_cd_diagrams(&summary, out)?;
     print_summary(&summary);
-    println!("wrote {}/race-traces.csv and race-summary.json", out.display());
+    println!("wrote {}/race-traces.csv, race-summary.json{diagrams}", out.display());
     Ok(())
+}
+
+/// Writes the CD diagrams as the page draws them (cd-50.svg, cd-100.svg), when there are at
+/// least two tasks to rank over; returns ", cd-50.svg, cd-100.svg" (or "") for the message.
+fn write_cd_diagrams(summary: &RaceSummary, out: &Path) -> CliResult<String> {
+    let mut names = String::new();
+    if summary.tasks.len() < 2 {
+        return Ok(names);
+    }
+    for cd in &summary.cd {
+        let name = format!("cd-{:.0}.svg", cd.fraction * 100.0);
+        std::fs::write(out.join(&name), CdLayout::new(cd, &summary.methods, summary.tasks.len()).to_svg())?;
+        names += &format!(", {name}");
+    }
+    Ok(names)
 }
 
 fn write_traces(path: &Path, traces: &[RaceTrace]) -> CliResult<()> {

@@ -9,6 +9,7 @@
 //! recorded separately. Losses are always "smaller is better" for the optimizers.
 
 pub mod analysis;
+pub mod cd_layout;
 pub mod deep_kernel;
 pub mod dyhpo;
 pub mod gpb;
