@@ -111,7 +111,7 @@ fn jobs_kept_as_picks_merge_into_the_same_outputs_and_tampering_is_refused() {
     let later: Vec<&str> = kept.lines().skip(5).collect();
     std::fs::write(dir.join("mixed/picks.jsonl"), later.join("\n")).unwrap();
     ok(hpo(&["merge", "--plan", &s("plan.jsonl"), "--traces", &s("mixed"), "--out", &s("from-mixed")]));
-    for f in ["traces.csv", "spec.json", "race-traces.csv", "race-summary.json", "cd-50.svg", "cd-100.svg"] {
+    for f in ["traces.csv", "spec.json", "race-traces.csv", "race-summary.json", "race-report.md", "cd-50.svg", "cd-100.svg"] {
         let want = read(&dir.join("from-traces").join(f));
         assert_eq!(want, read(&dir.join("from-picks").join(f)), "{f}");
         assert_eq!(want, read(&dir.join("from-mixed").join(f)), "{f}");
@@ -119,6 +119,20 @@ fn jobs_kept_as_picks_merge_into_the_same_outputs_and_tampering_is_refused() {
     // The CD diagrams, as the page draws them: every method labelled with its average rank.
     let cd = read(&dir.join("from-traces/cd-100.svg"));
     assert!(cd.contains("over 2 tasks") && ["RS (", "ASHA (", "DyHPO (fast) ("].iter().all(|m| cd.contains(m)), "{cd}");
+    // The report's tables: a row per method, a rank column and a peers column per CD analysis.
+    let md = read(&dir.join("from-traces/race-report.md"));
+    assert!(
+        md.starts_with("Mean regret over 2 tasks")
+            && md.contains("| method | budget 6 | budget 15 | budget 30 | budget 45 | budget 60 | optimizer s/run |"),
+        "{md}"
+    );
+    assert_eq!(md.lines().filter(|l| l.starts_with("| ASHA |")).count(), 2, "{md}");
+    assert!(md.contains("| method | rank at 50 % | not different at 50 % | rank at 100 % | not different at 100 % |"), "{md}");
+    let bold = md.lines().map(|l| l.split(" | ").filter(|c| c.starts_with("**") && c.ends_with("**")).count()).sum::<usize>();
+    assert!(
+        bold >= 5 + 2 && md.matches("**").count() == 2 * bold,
+        "a bold best (or tied best) per regret column and per rank column: {md}"
+    );
     // One budget moved in one job: the replay's hash differs and merge names the job.
     let mut tampered: serde_json::Value = serde_json::from_str(kept.lines().nth(7).unwrap()).unwrap();
     let budget = tampered["picks"][0][1].as_u64().unwrap();

@@ -14,7 +14,7 @@ use hpo_playground::engine::export::race_traces_csv;
 use hpo_playground::engine::fidelity::cd_layout::CdLayout;
 use hpo_playground::engine::fidelity::report::task_curves;
 use hpo_playground::engine::fidelity::runner::run_mf_job;
-use hpo_playground::engine::fidelity::summary::{summarize, RaceSummary};
+use hpo_playground::engine::fidelity::summary::{summarize, CdSummary, RaceSummary};
 use hpo_playground::engine::fidelity::RaceTrace;
 use hpo_playground::engine::loaders::curves::{load_curve_file, load_lcbench_members, LCBENCH_FILES};
 use hpo_playground::engine::loaders::table::LoadOptions;
@@ -172,8 +172,9 @@ pub fn summarize_and_write(
     write_traces(&out.join("race-traces.csv"), traces)?;
     std::fs::write(out.join("race-summary.json"), serde_json::to_string(&summary)?)?;
     let diagrams = write_cd_diagrams(&summary, out)?;
+    std::fs::write(out.join("race-report.md"), summary_markdown(&summary))?;
     print_summary(&summary);
-    println!("wrote {}/race-traces.csv, race-summary.json{diagrams}", out.display());
+    println!("wrote {}/race-traces.csv, race-summary.json, race-report.md{diagrams}", out.display());
     Ok(())
 }
 
@@ -197,26 +198,103 @@ fn write_traces(path: &Path, traces: &[RaceTrace]) -> CliResult<()> {
     Ok(())
 }
 
-/// Fig. 3 and 4 in numbers.
-pub fn print_summary(s: &RaceSummary) {
+/// The budget units the summaries report regret at: 10, 25, 50, 75 and 100 % of the budget.
+fn report_marks(s: &RaceSummary) -> Vec<u64> {
     let mut marks: Vec<u64> = [0.1, 0.25, 0.5, 0.75, 1.0].iter().map(|f| ((s.total as f64 * f).round() as u64).max(1)).collect();
     // A small budget rounds several fractions to the same unit: show each once.
     marks.dedup();
-    let scale = match s.regret_scale {
+    marks
+}
+
+fn scale_words(s: &RaceSummary) -> &'static str {
+    match s.regret_scale {
         RegretScale::Raw => "in the metric's units",
         RegretScale::Normalized => "normalised per task to [0, 1] by its best and worst configuration",
-    };
-    println!("mean regret over {}, {scale} (± 95% band half-width over tasks)", count(s.tasks.len(), "task"));
-    println!("{:<16}{}{:>12}", "method", marks.iter().map(|m| format!("{:>20}", format!("budget {m}"))).collect::<String>(), "opt. s/run");
+    }
+}
+
+/// "mean ± half-width" of a method's regret after `unit` budget units.
+fn regret_cell(s: &RaceSummary, method: usize, unit: u64) -> String {
+    let (b, i) = (&s.regret[method], unit as usize - 1);
+    format!("{} ± {}", significant(b.mean[i], 4), significant(b.upper[i] - b.mean[i], 2))
+}
+
+/// The methods not significantly different from method `k` in `cd`.
+fn peers<'a>(s: &'a RaceSummary, cd: &CdSummary, k: usize) -> Vec<&'a str> {
+    cd.not_different
+        .iter()
+        .filter_map(|&(i, j)| {
+            if i == k {
+                Some(j)
+            } else if j == k {
+                Some(i)
+            } else {
+                None
+            }
+        })
+        .map(|j| s.methods[j].as_str())
+        .collect()
+}
+
+/// Fig. 3 and 4 as Markdown tables (race-report.md): what a replication report pastes in. The
+/// best mean regret of each column and the best average rank are in bold.
+pub fn summary_markdown(s: &RaceSummary) -> String {
+    let marks = report_marks(s);
+    let mut md = format!(
+        "Mean regret over {}, {} (± 95 % band half-width over tasks):\n\n| method |{} optimizer s/run |\n|---|{}---|\n",
+        count(s.tasks.len(), "task"),
+        scale_words(s),
+        marks.iter().map(|m| format!(" budget {m} |")).collect::<String>(),
+        "---|".repeat(marks.len())
+    );
+    // Ties are all bold.
+    let best = |unit: u64| s.regret.iter().map(|b| b.mean[unit as usize - 1]).fold(f64::INFINITY, f64::min);
     for (k, m) in s.methods.iter().enumerate() {
-        let b = &s.regret[k];
         let cells: String = marks
             .iter()
             .map(|&u| {
-                let i = u as usize - 1;
-                format!("{:>20}", format!("{} ± {}", significant(b.mean[i], 4), significant(b.upper[i] - b.mean[i], 2)))
+                let cell = regret_cell(s, k, u);
+                if s.regret[k].mean[u as usize - 1] == best(u) {
+                    format!(" **{cell}** |")
+                } else {
+                    format!(" {cell} |")
+                }
             })
             .collect();
+        md += &format!("| {m} |{cells} {:.1} |\n", s.optimizer_seconds[k]);
+    }
+    if s.methods.len() < 2 || s.cd.is_empty() {
+        return md;
+    }
+    md += "\nAverage ranks (1 = best) and the methods each is not significantly different from (Friedman, then \
+           Wilcoxon signed-rank with Holm's correction, α = 0.05):\n\n| method |";
+    for cd in &s.cd {
+        md += &format!(" rank at {p:.0} % | not different at {p:.0} % |", p = cd.fraction * 100.0);
+    }
+    md += &format!("\n|---|{}\n", "---|---|".repeat(s.cd.len()));
+    let last = &s.cd[s.cd.len() - 1];
+    for k in last.order() {
+        md += &format!("| {} |", s.methods[k]);
+        for cd in &s.cd {
+            let rank = format!("{:.2}", cd.ranks[k]);
+            let best = cd.ranks.iter().copied().fold(f64::INFINITY, f64::min);
+            let rank = if cd.ranks[k] == best { format!("**{rank}**") } else { rank };
+            let peers = peers(s, cd, k);
+            md += &format!(" {rank} | {} |", if peers.is_empty() { "–".into() } else { peers.join(", ") });
+        }
+        md += "\n";
+    }
+    md += &format!("| Friedman p |{}\n", s.cd.iter().map(|cd| format!(" {:.2e} | |", cd.friedman_p)).collect::<String>());
+    md
+}
+
+/// Fig. 3 and 4 in numbers.
+pub fn print_summary(s: &RaceSummary) {
+    let marks = report_marks(s);
+    println!("mean regret over {}, {} (± 95% band half-width over tasks)", count(s.tasks.len(), "task"), scale_words(s));
+    println!("{:<16}{}{:>12}", "method", marks.iter().map(|m| format!("{:>20}", format!("budget {m}"))).collect::<String>(), "opt. s/run");
+    for (k, m) in s.methods.iter().enumerate() {
+        let cells: String = marks.iter().map(|&u| format!("{:>20}", regret_cell(s, k, u))).collect();
         println!("{m:<16}{cells}{:>12.1}", s.optimizer_seconds[k]);
     }
     if s.methods.len() < 2 {
@@ -225,23 +303,8 @@ pub fn print_summary(s: &RaceSummary) {
     }
     for cd in &s.cd {
         println!("at {:.0}% of the budget: Friedman p = {:.2e}; average ranks:", cd.fraction * 100.0, cd.friedman_p);
-        let mut order: Vec<usize> = (0..s.methods.len()).collect();
-        order.sort_by(|&a, &b| cd.ranks[a].total_cmp(&cd.ranks[b]));
-        for k in order {
-            let peers: Vec<&str> = cd
-                .not_different
-                .iter()
-                .filter_map(|&(i, j)| {
-                    if i == k {
-                        Some(j)
-                    } else if j == k {
-                        Some(i)
-                    } else {
-                        None
-                    }
-                })
-                .map(|j| s.methods[j].as_str())
-                .collect();
+        for k in cd.order() {
+            let peers = peers(s, cd, k);
             println!(
                 "  {:<16} {:.2}   not significantly different from: {}",
                 s.methods[k],
