@@ -13,6 +13,7 @@ output directory need only exist where this driver runs. Ray comes from PyPI (se
 scripts/test.sh for the pinned version).
 """
 import argparse
+import collections
 import json
 import os
 import re
@@ -75,19 +76,20 @@ JOB_SECONDS = re.compile(r"^job (\d+): .*: ([0-9.]+) s$", re.M)
 class Estimate:
     """Time left from each method's own mean seconds per job: a sweep's methods differ by orders
     of magnitude (a baseline in a second, the faithful DyHPO in minutes), so one mean over all
-    finished jobs, or over a resumed run's first shards, says nothing."""
+    finished jobs, or over a resumed run's first shards, says nothing. The mean is over each
+    method's latest jobs only (two per slot), so that it follows the host: jobs slowed by a build
+    beside them stop counting a few jobs after the build ends."""
 
     def __init__(self, methods, todo_jobs, slots):
         self.methods = methods  # job index -> method
         self.left = set(todo_jobs)
         self.slots = slots
-        self.seconds = {}  # method -> [sum, count]
+        self.seconds = {}  # method -> its latest jobs' seconds
 
     def finished(self, start, end, stderr):
         for k, secs in JOB_SECONDS.findall(stderr):
-            total = self.seconds.setdefault(self.methods[int(k)], [0.0, 0])
-            total[0] += float(secs)
-            total[1] += 1
+            latest = self.seconds.setdefault(self.methods[int(k)], collections.deque(maxlen=2 * self.slots))
+            latest.append(float(secs))
         self.left -= set(range(start, end))
 
     def text(self):
@@ -95,13 +97,13 @@ class Estimate:
         for k in self.left:
             m = self.methods[k]
             if m in self.seconds:
-                known += self.seconds[m][0] / self.seconds[m][1]
+                known += sum(self.seconds[m]) / len(self.seconds[m])
             else:
                 unknown[m] = unknown.get(m, 0) + 1
         untimed = ", ".join(f"{n} {m}" for m, n in sorted(unknown.items()))
         if not self.seconds:
             return f"time left unknown until a job finishes ({untimed} jobs left)"
-        text = f"about {duration(known / self.slots)} left on {self.slots} slots"
+        text = f"about {duration(known / self.slots)} left on {self.slots} slot{'' if self.slots == 1 else 's'}"
         return text + (f", plus jobs of methods none of whose jobs has finished yet: {untimed}" if unknown else "")
 
 

@@ -118,3 +118,17 @@ rs_rows() { grep '^RS,' "$1/race-traces.csv"; }
 [ -n "$(rs_rows "$tmp/race-ray")" ] || { echo "FAIL: no RS rows to compare"; exit 1; }
 cmp <(rs_rows "$tmp/race-ray") <(rs_rows "$tmp/picks-ray") || { echo "FAIL: from picks: RS's optimizer seconds differ"; exit 1; }
 echo "ok: a race sweep resumed from 9 jobs kept as picks merges into the same outputs"
+
+# The time-left estimate follows the host: each method's mean is over its latest two jobs per
+# slot, so two slow jobs (100 s, beside a build) stop counting once two at 10 s have finished.
+"$venv/bin/python" - <<'PY' || { echo "FAIL: the time-left estimate"; exit 1; }
+import importlib.util
+spec = importlib.util.spec_from_file_location("sweep", "scripts/ray-sweep.py")
+sweep = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(sweep)
+e = sweep.Estimate(["DyHPO"] * 10, range(10), 1)
+for k, secs in enumerate([100, 100, 10, 10]):
+    e.finished(k, k + 1, f"job {k}: DyHPO on adult seed 0: {secs}.0 s\n")
+assert e.text() == "about 60 s left on 1 slot", e.text()
+PY
+echo "ok: the time-left estimate uses each method's latest jobs"
