@@ -63,6 +63,10 @@ fn random_untouched(race: &Race, rng: &mut MethodRng) -> Option<usize> {
     (!open.is_empty()).then(|| open[index_below(rng, open.len())])
 }
 
+/// A standard normal draw by inversion, for BOHB's KDE. It is not
+/// `methods::thompson::standard_normal` (53-bit uniforms, another stream of bits) because every
+/// recorded BOHB run — the replications' tables and the protocol's kept picks in
+/// `results/lcbench-protocol/` — was made with this one; switching would make them other runs.
 fn standard_normal(rng: &mut MethodRng) -> f64 {
     normal_quantile(rng.random_range(1e-12..1.0 - 1e-12))
 }
