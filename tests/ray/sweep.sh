@@ -21,10 +21,16 @@ node_ports() {  # base: the node's fixed ports, so two nodes and another cluster
        "--min-worker-port=$((b + 100)) --max-worker-port=$((b + 199))"
 }
 nodes_pids=()
+# A bystander that looks like another cluster's task worker to both ways of killing too much:
+# `ray stop` (its command line names default_worker.py) and a killer matching every
+# `ray::run_shard` of the machine. It must outlive the test.
+bash -c 'exec -a "ray::run_shard default_worker.py" sleep 3600' &
+bystander=$!
 stop() {
   local p
   for p in "${nodes_pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
   for p in "${nodes_pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  kill "$bystander" 2>/dev/null || true
   rm -rf "$tmp"
 }
 trap stop EXIT
@@ -132,3 +138,11 @@ for k, secs in enumerate([100, 100, 10, 10]):
 assert e.text() == "about 60 s left on 1 slot", e.text()
 PY
 echo "ok: the time-left estimate uses each method's latest jobs"
+
+# Nothing outside this cluster was stopped: the bystander lives while this cluster stops.
+kill -0 "$bystander" 2>/dev/null || { echo "FAIL: a process outside the test's cluster was killed"; exit 1; }
+for p in "${nodes_pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+for p in "${nodes_pids[@]}"; do wait "$p" 2>/dev/null || true; done
+nodes_pids=()
+kill -0 "$bystander" 2>/dev/null || { echo "FAIL: stopping the test's cluster killed a process outside it"; exit 1; }
+echo "ok: a process that looks like another cluster's worker outlived the test and its cluster"
