@@ -5,6 +5,7 @@
 mod cli;
 use cli::{hpo, ok, text, Scratch};
 
+use hpo_playground::engine::fidelity::summary::RaceSummary;
 use std::path::{Path, PathBuf};
 
 fn read(p: &Path) -> String {
@@ -116,6 +117,11 @@ fn jobs_kept_as_picks_merge_into_the_same_outputs_and_tampering_is_refused() {
         assert_eq!(want, read(&dir.join("from-picks").join(f)), "{f}");
         assert_eq!(want, read(&dir.join("from-mixed").join(f)), "{f}");
     }
+    // The summary reads back as written (the page opens it: "Open race results").
+    let written = read(&dir.join("from-traces/race-summary.json"));
+    let summary = RaceSummary::from_json("race-summary.json", written.as_bytes()).unwrap();
+    assert_eq!(serde_json::to_string(&summary).unwrap(), written);
+    assert_eq!(summary.methods, ["RS", "ASHA", "DyHPO (fast)"]);
     // The CD diagrams, as the page draws them: every method labelled with its average rank.
     let cd = read(&dir.join("from-traces/cd-100.svg"));
     assert!(cd.contains("over 2 tasks") && ["RS (", "ASHA (", "DyHPO (fast) ("].iter().all(|m| cd.contains(m)), "{cd}");

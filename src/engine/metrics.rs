@@ -27,14 +27,39 @@ pub fn dtm(best: f64, y_min: f64, y_max: f64, direction: Direction) -> f64 {
     }
 }
 
+/// JSON has no NaN: serde_json writes it as `null`. These read `null` back as NaN, so that
+/// what the engine wrote (a missing value is NaN) reads back.
+pub mod nan_as_null {
+    use serde::{Deserialize, Deserializer};
+
+    /// One number, `null` as NaN.
+    pub fn number<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
+    }
+
+    /// A list of numbers, each `null` as NaN.
+    pub fn list<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f64>, D::Error> {
+        Ok(Vec::<Option<f64>>::deserialize(d)?.into_iter().map(|v| v.unwrap_or(f64::NAN)).collect())
+    }
+
+    /// A list of lists of numbers, each `null` as NaN.
+    pub fn lists<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Vec<f64>>, D::Error> {
+        let rows = Vec::<Vec<Option<f64>>>::deserialize(d)?;
+        Ok(rows.into_iter().map(|r| r.into_iter().map(|v| v.unwrap_or(f64::NAN)).collect()).collect())
+    }
+}
+
 /// Mean over seeds with a 95% normal confidence band of the mean (±1.96·sd/√n).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Band {
     /// Mean per iteration.
+    #[serde(deserialize_with = "nan_as_null::list")]
     pub mean: Vec<f64>,
     /// Lower edge per iteration.
+    #[serde(deserialize_with = "nan_as_null::list")]
     pub lower: Vec<f64>,
     /// Upper edge per iteration.
+    #[serde(deserialize_with = "nan_as_null::list")]
     pub upper: Vec<f64>,
     /// Number of curves averaged.
     pub n: usize,

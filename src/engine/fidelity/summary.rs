@@ -7,11 +7,12 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::analysis::{good_after_bad, precision_and_mean_regret, reached, regret_curve, GroundTruth};
 use super::{RaceRow, RaceTrace};
-use crate::engine::metrics::{average_ranks, band, Band};
+use crate::engine::error::{EngineError, Result};
+use crate::engine::metrics::{average_ranks, band, nan_as_null, Band};
 use crate::engine::significance::{critical_difference, CriticalDifference};
 use crate::engine::spec::RegretScale;
 
@@ -25,13 +26,15 @@ pub struct TaskCurves {
 }
 
 /// A CD analysis with method names, ready to draw.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CdSummary {
     /// Fraction of the budget it was taken at.
     pub fraction: f64,
     /// Average rank per method.
+    #[serde(deserialize_with = "nan_as_null::list")]
     pub ranks: Vec<f64>,
     /// Friedman's p-value.
+    #[serde(deserialize_with = "nan_as_null::number")]
     pub friedman_p: f64,
     /// Pairs (i, j) that are *not* significantly different (the diagram's bars join them).
     pub not_different: Vec<(usize, usize)>,
@@ -70,8 +73,10 @@ impl CdSummary {
     }
 }
 
-/// Everything the race views and the replication report show.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// Everything the race views and the replication report show. Written as
+/// `race-summary.json` by `hpo race` / `hpo merge` and the page; [`RaceSummary::from_json`]
+/// reads it back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RaceSummary {
     /// Methods, in the order of every per-method vector below.
     pub methods: Vec<String>,
@@ -84,23 +89,107 @@ pub struct RaceSummary {
     /// Per method: mean regret over tasks after each budget unit, with a 95% band over tasks.
     pub regret: Vec<Band>,
     /// Per method: average rank (1 = best) after each budget unit.
+    #[serde(deserialize_with = "nan_as_null::lists")]
     pub ranks: Vec<Vec<f64>>,
     /// CD analyses at 50% and 100% of the budget.
     pub cd: Vec<CdSummary>,
     /// Per method, per budget step: mean precision of the top 1% (Fig. 6 left).
+    #[serde(deserialize_with = "nan_as_null::lists")]
     pub precision: Vec<Vec<f64>>,
     /// Per method, per budget step: mean regret of the configurations trained that far (Fig. 6 middle).
+    #[serde(deserialize_with = "nan_as_null::lists")]
     pub selected_regret: Vec<Vec<f64>>,
     /// Per method, per budget step: share of good configurations that were bad earlier (Fig. 6 right).
+    #[serde(deserialize_with = "nan_as_null::lists")]
     pub good_after_bad: Vec<Vec<f64>>,
     /// The same share over all configurations fully trained (the paper's "Baseline").
+    #[serde(deserialize_with = "nan_as_null::list")]
     pub good_after_bad_baseline: Vec<f64>,
     /// Per method: mean over tasks and seeds of the optimizer's own seconds in a run.
+    #[serde(deserialize_with = "nan_as_null::list")]
     pub optimizer_seconds: Vec<f64>,
     /// Wall-clock grid (seconds): the benchmark's cost plus the optimizer's own time.
+    #[serde(deserialize_with = "nan_as_null::list")]
     pub wall_clock: Vec<f64>,
     /// Per method: mean regret over tasks at each point of [`Self::wall_clock`] (Fig. 5).
     pub regret_by_time: Vec<Band>,
+}
+
+/// The largest file [`RaceSummary::from_json`] reads: a 1,000-step race of six methods is
+/// about 0.5 MiB, so this is 30 times that, and the page parses it in a fraction of a second.
+pub const MAX_SUMMARY_BYTES: usize = 16 << 20;
+/// The most methods and points per curve a summary may hold (the charts draw every point).
+const MAX_METHODS: usize = 64;
+const MAX_POINTS: usize = 1_000_000;
+
+impl RaceSummary {
+    /// Reads a `race-summary.json` named `file` and checks that its parts fit together, so
+    /// that the charts drawn from it never index past a list: every per-method list has one
+    /// entry per method, every band three equally long curves, every CD analysis a rank per
+    /// method in [1, methods] and pairs of existing methods.
+    pub fn from_json(file: &str, bytes: &[u8]) -> Result<RaceSummary> {
+        let bad = |message: String| EngineError::Parse { file: file.into(), row: None, column: None, message };
+        if bytes.len() > MAX_SUMMARY_BYTES {
+            return Err(bad(format!("{} MiB is more than a race summary's {} MiB", bytes.len() >> 20, MAX_SUMMARY_BYTES >> 20)));
+        }
+        let s: RaceSummary = serde_json::from_slice(bytes)
+            .map_err(|e| bad(format!("not a race summary (race-summary.json from a race in this page, `hpo race` or `hpo merge`): {e}")))?;
+        s.check().map_err(bad)?;
+        Ok(s)
+    }
+
+    /// The first part that does not fit the others, in words.
+    fn check(&self) -> std::result::Result<(), String> {
+        let m = self.methods.len();
+        if m == 0 || m > MAX_METHODS {
+            return Err(format!("it names {m} methods (1 to {MAX_METHODS} expected)"));
+        }
+        if self.tasks.is_empty() {
+            return Err("it names no task".into());
+        }
+        let per_method = [
+            ("regret", self.regret.len()),
+            ("ranks", self.ranks.len()),
+            ("precision", self.precision.len()),
+            ("selected_regret", self.selected_regret.len()),
+            ("good_after_bad", self.good_after_bad.len()),
+            ("optimizer_seconds", self.optimizer_seconds.len()),
+            ("regret_by_time", self.regret_by_time.len()),
+        ];
+        if let Some((name, n)) = per_method.iter().find(|(_, n)| *n != m) {
+            return Err(format!("'{name}' has {n} entries for {m} methods"));
+        }
+        for (name, bands) in [("regret", &self.regret), ("regret_by_time", &self.regret_by_time)] {
+            for (k, b) in bands.iter().enumerate() {
+                if b.lower.len() != b.mean.len() || b.upper.len() != b.mean.len() || b.mean.len() > MAX_POINTS {
+                    return Err(format!(
+                        "'{name}' of {}: mean, lower and upper differ in length or exceed {MAX_POINTS} points",
+                        self.methods[k]
+                    ));
+                }
+            }
+        }
+        if let Some(b) = self.regret_by_time.iter().find(|b| b.mean.len() != self.wall_clock.len()) {
+            return Err(format!("'regret_by_time' has {} points on a wall-clock grid of {}", b.mean.len(), self.wall_clock.len()));
+        }
+        let curves = [&self.ranks, &self.precision, &self.selected_regret, &self.good_after_bad];
+        if curves.iter().flat_map(|c| c.iter()).any(|c| c.len() > MAX_POINTS) || self.good_after_bad_baseline.len() > MAX_POINTS {
+            return Err(format!("a curve has more than {MAX_POINTS} points"));
+        }
+        for cd in &self.cd {
+            let ranked = |r: &f64| r.is_finite() && (1.0..=m as f64).contains(r);
+            if cd.ranks.len() != m || !cd.ranks.iter().all(ranked) {
+                return Err(format!("the CD analysis at {} % needs a rank in [1, {m}] per method", cd.fraction * 100.0));
+            }
+            if let Some(&(i, j)) = cd.not_different.iter().find(|&&(i, j)| i >= j || j >= m) {
+                return Err(format!("the CD analysis pairs methods {i} and {j}, but there are {m}"));
+            }
+            if !(cd.fraction > 0.0 && cd.fraction <= 1.0) {
+                return Err(format!("a CD analysis is at {} of the budget (in (0, 1] expected)", cd.fraction));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Points of the wall-clock grid.
@@ -265,6 +354,70 @@ mod tests {
             .map(|&(spent, best)| RaceRow { config: 0, budget: 1, value: best, best, spent, cost: spent as f64, optimizer_seconds: 0.5 })
             .collect();
         RaceTrace { method: method.into(), task: task.into(), seed, rows }
+    }
+
+    /// A summary of two methods on two tasks, with NaN where Fig. 6 has no value yet.
+    fn small_summary() -> RaceSummary {
+        let traces = vec![
+            trace("A", "t1", 0, &[(1, 0.5), (2, 0.8), (3, 0.9)]),
+            trace("B", "t1", 0, &[(1, 0.4), (2, 0.6), (3, 0.7)]),
+            trace("A", "t2", 0, &[(1, 0.3), (2, 0.9), (3, 0.95)]),
+            trace("B", "t2", 0, &[(1, 0.2), (2, 0.5), (3, 0.6)]),
+        ];
+        let task = || TaskCurves {
+            values: vec![vec![0.5, 0.8, 0.9], vec![0.4, 0.6, 0.7]],
+            truth: GroundTruth::new(&[vec![0.5, 0.8, 0.9], vec![0.4, 0.6, 0.7]], 1.0),
+        };
+        let tasks = BTreeMap::from([("t1".to_string(), task()), ("t2".to_string(), task())]);
+        let mut s = summarize(&traces, &["A".into(), "B".into()], &tasks, 3, RegretScale::Raw);
+        s.good_after_bad[0][0] = f64::NAN;
+        s.cd[0].friedman_p = f64::NAN;
+        s
+    }
+
+    #[test]
+    fn a_written_summary_reads_back_with_its_nans() {
+        let s = small_summary();
+        let json = serde_json::to_string(&s).unwrap();
+        assert!(json.contains("null"), "NaN is written as null");
+        let back = RaceSummary::from_json("race-summary.json", json.as_bytes()).unwrap();
+        assert_eq!(serde_json::to_string(&back).unwrap(), json);
+        assert!(back.good_after_bad[0][0].is_nan() && back.cd[0].friedman_p.is_nan());
+        assert_eq!(back.methods, s.methods);
+        assert_eq!(back.regret, s.regret);
+    }
+
+    #[test]
+    fn a_summary_whose_parts_do_not_fit_is_refused_with_what_does_not_fit() {
+        let json = |s: &RaceSummary| serde_json::to_vec(s).unwrap();
+        let refused = |s: RaceSummary, words: &str| {
+            let e = RaceSummary::from_json("r.json", &json(&s)).unwrap_err().to_string();
+            assert!(e.starts_with("r.json") && e.contains(words), "{e}");
+        };
+        let mut s = small_summary();
+        s.ranks.pop();
+        refused(s, "'ranks' has 1 entries for 2 methods");
+        let mut s = small_summary();
+        s.regret[1].upper.pop();
+        refused(s, "'regret' of B");
+        let mut s = small_summary();
+        s.wall_clock.pop();
+        refused(s, "wall-clock grid");
+        let mut s = small_summary();
+        s.cd[1].ranks[0] = 7.0;
+        refused(s, "CD analysis at 100 %");
+        let mut s = small_summary();
+        s.cd[0].not_different = vec![(0, 2)];
+        refused(s, "pairs methods 0 and 2");
+        let mut s = small_summary();
+        s.methods.clear();
+        refused(s, "0 methods");
+        for text in ["", "{", "[1, 2]", "{\"methods\": 3}", "\u{0}"] {
+            let e = RaceSummary::from_json("r.json", text.as_bytes()).unwrap_err().to_string();
+            assert!(e.contains("not a race summary"), "{text}: {e}");
+        }
+        let huge = vec![b' '; MAX_SUMMARY_BYTES + 1];
+        assert!(RaceSummary::from_json("r.json", &huge).unwrap_err().to_string().contains("MiB"));
     }
 
     #[test]
