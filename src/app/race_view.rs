@@ -28,14 +28,22 @@ fn plain(values: &[f64], n: usize) -> Band {
 #[component]
 pub fn RaceResults() -> impl IntoView {
     let state = expect_context::<AppState>();
+    // A summary opened from a file, else the last run's.
+    let opened = move || state.opened_race.with(Option::is_some);
     let summary = Memo::new(move |_| {
+        if let Some((_, s)) = state.opened_race.get() {
+            return Some((*s).clone());
+        }
         let (resolved, bench) = state.run_setup.get()?;
         state.traces.with(|t| summarize_run(&bench, &resolved, t))
     });
-    // Colours follow the setup's method order, as in the other charts.
+    // Colours follow the setup's method order, as in the other charts (an opened summary's own).
     let color = move |m: &str| {
-        let k = state.run_setup.with(|r| r.as_ref().and_then(|(r, _)| r.spec.methods.iter().position(|x| x == m))).unwrap_or(0);
-        PALETTE[k % PALETTE.len()]
+        let k = match state.opened_race.with(|o| o.as_ref().map(|(_, s)| s.methods.iter().position(|x| x == m))) {
+            Some(k) => k,
+            None => state.run_setup.with(|r| r.as_ref().and_then(|(r, _)| r.spec.methods.iter().position(|x| x == m))),
+        };
+        PALETTE[k.unwrap_or(0) % PALETTE.len()]
     };
     let series = move |pick: fn(&RaceSummary, usize) -> Band| {
         Signal::derive(move || {
@@ -92,15 +100,25 @@ pub fn RaceResults() -> impl IntoView {
         }
     };
     let has = move || summary.with(Option::is_some);
+    let has_traces = move || !opened() && state.traces.with(|t| !t.is_empty());
     // The bundled family is adversarial by design; say so where its results are read.
     let on_bundled_curves =
-        move || state.run_setup.with(|r| r.as_ref().is_some_and(|(r, _)| r.spec.data == DataRef::Bundled("curves".into())));
+        move || !opened() && state.run_setup.with(|r| r.as_ref().is_some_and(|(r, _)| r.spec.data == DataRef::Bundled("curves".into())));
     view! {
+        {move || state.opened_race.get().map(|(name, s)| view! {
+            <p id="opened-race" class="hint" role="status">
+                {format!(
+                    "Showing {name}, opened from a file: {} on {} task{}, {} budget units. Drawn from the summary alone; the race view of single runs needs traces from a run here. ",
+                    s.methods.join(", "), s.tasks.len(), if s.tasks.len() == 1 { "" } else { "s" }, s.total
+                )}
+                <button id="close-opened-race" on:click=move |_| state.opened_race.set(None)>"Close"</button>
+            </p>
+        })}
         <p id="curves-lesson" class="hint" style:display=move || if on_bundled_curves() { "" } else { "none" }>
             "These bundled curves cross on purpose: configurations that start fast end worse. Every method that judges configurations early — Hyperband, ASHA, BOHB, DEHB and DyHPO too, whose expected improvement looks one budget unit ahead — is drawn to the fast starters, and random search with full trainings often wins here. On LCBench's real curves DyHPO leads (docs/replication.md)."
         </p>
         <div class="row">
-            <button id="export-race-csv" on:click=move |_| export("csv") disabled=move || !has()>"Race traces CSV"</button>
+            <button id="export-race-csv" on:click=move |_| export("csv") disabled=move || !has_traces()>"Race traces CSV"</button>
             <button id="export-race-json" on:click=move |_| export("json") disabled=move || !has()>"Summary JSON"</button>
             <span id="race-overhead">{move || summary.get().map(|s| {
                 let parts: Vec<String> = s.methods.iter().zip(&s.optimizer_seconds).map(|(m, t)| format!("{m} {t:.2} s")).collect();
@@ -150,7 +168,7 @@ pub fn RaceResults() -> impl IntoView {
                     series=good log_y=Signal::derive(|| false) x_label="budget step"/>
             </ChartFigure>
         </div>
-        <RaceAnimation/>
+        {move || (!opened()).then(|| view! { <RaceAnimation/> })}
     }
 }
 

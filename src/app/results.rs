@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use super::browser::download_text;
+use super::browser::{download_text, file_bytes};
 use super::chart::{ChartFigure, LineChart, Series, PALETTE};
 use super::objective_space::ObjectiveSpacePanel;
 use super::prior_view::PriorView;
@@ -11,6 +11,7 @@ use super::state::{AppState, Level};
 use super::warping_view::WarpingView;
 use crate::engine::benchmark::Benchmark;
 use crate::engine::export::{traces_csv, traces_detailed_csv};
+use crate::engine::fidelity::summary::{RaceSummary, MAX_SUMMARY_BYTES};
 use crate::engine::metrics::{
     adtm_curves, average_ranks, band, best_so_far_curves, hv_error_curves, improvement_over_rs, mean_dtm_curve, prior_effects,
 };
@@ -77,8 +78,22 @@ pub fn ResultsPanel() -> impl IntoView {
         }
     };
     let has_results = move || state.traces.with(|t| !t.is_empty());
-    let is_race = move || state.run_setup.with(|r| r.as_ref().is_some_and(|(r, _)| r.mode.kind() == RunKind::Race));
+    let is_race = move || {
+        state.opened_race.with(Option::is_some) || state.run_setup.with(|r| r.as_ref().is_some_and(|(r, _)| r.mode.kind() == RunKind::Race))
+    };
+    let on_open = move |ev: leptos::ev::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        if let Some(file) = input.files().and_then(|l| l.get(0)) {
+            leptos::task::spawn_local(open_race_summary(state, file));
+        }
+        input.set_value("");
+    };
     view! {
+        <div class="row" id="open-results">
+            <label class="file-label">"Open race results…"
+                <input id="open-race-summary" type="file" accept=".json,application/json" on:change=on_open/></label>
+            <span class="hint">"a race-summary.json: this page's Summary JSON, or what hpo race and hpo merge write (docs/sweeps.md)"</span>
+        </div>
         {move || is_race().then(|| view! { <super::race_view::RaceResults/> })}
         <div style:display=move || if is_race() { "none" } else { "" }>
         <div class="row">
@@ -124,6 +139,28 @@ pub fn ResultsPanel() -> impl IntoView {
         <WarpingView/>
         <PriorView/>
         </div>
+    }
+}
+
+/// Reads a race summary from `file` and shows it in place of the last run's results, or says
+/// why it cannot.
+async fn open_race_summary(state: AppState, file: web_sys::File) {
+    let name = file.name();
+    if file.size() > MAX_SUMMARY_BYTES as f64 {
+        let mib = file.size() / 1048576.0;
+        state.say(Level::Error, format!("{name}: {mib:.0} MiB is more than a race summary's {} MiB", MAX_SUMMARY_BYTES >> 20));
+        return;
+    }
+    let opened = match file_bytes(&file).await {
+        Ok(bytes) => RaceSummary::from_json(&name, &bytes).map_err(|e| e.to_string()),
+        Err(e) => Err(format!("{name}: {e}")),
+    };
+    match opened {
+        Ok(summary) => {
+            state.clear(Level::Error);
+            state.opened_race.set(Some((name, std::sync::Arc::new(summary))));
+        }
+        Err(e) => state.say(Level::Error, e),
     }
 }
 

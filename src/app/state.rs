@@ -9,6 +9,7 @@ use leptos::prelude::*;
 use super::store::KeptFile;
 use super::workers::WorkerService;
 use crate::engine::benchmark::Benchmark;
+use crate::engine::fidelity::summary::RaceSummary;
 use crate::engine::kept::ExperimentRecord;
 use crate::engine::runner::{JobProgress, Trace};
 use crate::engine::setup::SetupMessage;
@@ -155,6 +156,9 @@ pub struct AppState {
     /// The record under which the current run's traces are kept, and whether keeping them
     /// failed already in this run (said once).
     pub run_record: RwSignal<Option<(ExperimentRecord, bool)>>,
+    /// A race summary opened from a file (its name), shown instead of the last run's results
+    /// until it is closed or a run starts.
+    pub opened_race: RwSignal<Option<(String, Arc<RaceSummary>)>>,
 }
 
 /// What the browser keeps for the page (see [`super::store`]).
@@ -192,6 +196,7 @@ impl AppState {
             kept: RwSignal::new(Kept::default()),
             repaired: RwSignal::new(false),
             run_record: RwSignal::new(None),
+            opened_race: RwSignal::new(None),
             workers: WorkerService::new(),
         }
     }

@@ -5,6 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
 import { serveSite, openPage, runAndWait, download, setNumber, messages, cliRun, cli, withoutTimes, tempDir } from './helpers.mjs';
 
 let site, file;
@@ -91,5 +92,42 @@ test('how the data is read is the user\'s choice, kept in the link: missing valu
     await b.page.goto(site.url + '?' + query);
     await waitInfo(b.page, /^messy: 3 tasks, 1[0-7]\d evaluations, 3 hyperparameters/);
     assert.equal(await link(b.page), query);
+  } finally { await b.close(); }
+});
+
+test('a race summary written elsewhere (hpo merge after a Ray sweep) opens in the page; a broken one says what is wrong', async () => {
+  const query = 'v=1&data=bundled:curves&methods=RS,ASHA,Hyperband&tasks=curves-00,curves-01,curves-02&seeds=2&race=60';
+  const [json] = (await cliRun(query, [], ['race-summary.json'])).files;
+  const dir = await tempDir('hpo-summary-');
+  const write = async (name, text) => { const p = join(dir, name); await writeFile(p, text); return p; };
+  const b = await openPage(site);
+  try {
+    await b.page.setInputFiles('#open-race-summary', await write('race-summary.json', json));
+    await b.page.waitForSelector('#opened-race');
+    assert.match(await b.page.locator('#opened-race').textContent(),
+      /^Showing race-summary\.json, opened from a file: RS, ASHA, Hyperband on 3 tasks, 60 budget units\./);
+    for (const id of ['chart-regret', 'chart-regret-time', 'chart-ranks', 'chart-precision', 'chart-selected-regret']) {
+      assert.ok(await b.page.locator(`#${id} polyline`).count() >= 3, `${id}: a curve per method`);
+    }
+    for (const id of ['cd-50', 'cd-100']) {
+      assert.equal(await b.page.locator(`#${id} .cd-method`).count(), 3, `${id} names every method`);
+      assert.match(await b.page.locator(`#${id}`).textContent(), /over 3 tasksFriedman p = [0-9.e-]+/);
+    }
+    assert.equal(await b.page.locator('#race-run').count(), 0, 'no race view: a summary has no single runs');
+    assert.equal(await b.page.isDisabled('#export-race-csv'), true, 'no traces to export');
+    assert.deepEqual(JSON.parse(await download(b.page, '#export-race-json')), JSON.parse(json), 'the summary as opened');
+    // Broken files: the message says what does not fit; what was shown stays.
+    const parsed = JSON.parse(json);
+    parsed.ranks.pop();
+    await b.page.setInputFiles('#open-race-summary', await write('short.json', JSON.stringify(parsed)));
+    await b.page.waitForFunction(() => document.querySelector('#messages .msg.error'));
+    assert.match((await messages(b.page, 'error')).join('\n'), /^short\.json: 'ranks' has 2 entries for 3 methods/);
+    await b.page.setInputFiles('#open-race-summary', await write('traces.csv', 'method,task,seed\nRS,a,0\n'));
+    await b.page.waitForFunction(() => /not a race summary/.test(document.querySelector('#messages')?.textContent ?? ''));
+    assert.match(await b.page.locator('#opened-race').textContent(), /^Showing race-summary\.json/);
+    await b.page.click('#close-opened-race');
+    assert.equal(await b.page.locator('#opened-race').count(), 0);
+    assert.equal(await b.page.locator('#cd-50').count(), 0, 'closed: back to the (empty) results of this visit');
+    assert.deepEqual(b.errors, []);
   } finally { await b.close(); }
 });
