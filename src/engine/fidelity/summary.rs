@@ -385,6 +385,13 @@ mod tests {
         assert!(back.good_after_bad[0][0].is_nan() && back.cd[0].friedman_p.is_nan());
         assert_eq!(back.methods, s.methods);
         assert_eq!(back.regret, s.regret);
+        // A race on one task (the page then shows no CD diagram) reads back too.
+        let traces = vec![trace("A", "t1", 0, &[(1, 0.5), (2, 0.4)]), trace("B", "t1", 0, &[(1, 0.6), (2, 0.4)])];
+        let values = vec![vec![0.5, 0.4], vec![0.6, 0.4]];
+        let tasks = BTreeMap::from([("t1".to_string(), TaskCurves { truth: GroundTruth::new(&values, 1.0), values })]);
+        let one = serde_json::to_string(&summarize(&traces, &["A".into(), "B".into()], &tasks, 2, RegretScale::Raw)).unwrap();
+        let back = RaceSummary::from_json("one.json", one.as_bytes()).unwrap_or_else(|e| panic!("{e}: {one}"));
+        assert_eq!(serde_json::to_string(&back).unwrap(), one);
     }
 
     #[test]
