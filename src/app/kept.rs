@@ -1,7 +1,8 @@
 //! Nothing lost: the page keeps uploads and each finished job's trace in the browser
 //! ([`super::store`]), restores an experiment when its link is opened again (after a reload or
 //! a crashed tab) and offers to run only what is missing; the "Kept in this browser" panel
-//! lists what is kept, with sizes, links, delete and clear all.
+//! lists what is kept, with sizes, links, delete and clear all. An opened race summary is kept
+//! with the files and shown again after a reload.
 
 use std::sync::Arc;
 
@@ -12,6 +13,8 @@ use super::state::{AppState, Level, RunStatus};
 use super::store::{self, KeptFile, StoreError};
 use crate::engine::axis::count;
 use crate::engine::benchmark::Benchmark;
+use crate::engine::content_hash;
+use crate::engine::fidelity::summary::RaceSummary;
 use crate::engine::kept::{experiment_id, ExperimentRecord};
 use crate::engine::runner::Trace;
 use crate::engine::spec::ResolvedSpec;
@@ -183,6 +186,58 @@ fn show_restored(
     });
 }
 
+/// Which race summary this tab shows (its SHA-256), so that a reload shows it again. In
+/// sessionStorage because, like the link in the address bar, it belongs to the tab: another
+/// tab opened on a link shows that link's results.
+const OPENED_RACE_KEY: &str = "hpo-playground.opened-race";
+
+fn session_storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.session_storage().ok().flatten()
+}
+
+/// Shows a race summary (read from `bytes`) in place of the run's results, keeps the file in
+/// the browser under its hash and remembers that this tab shows it.
+pub fn show_race_summary(state: AppState, name: String, bytes: Vec<u8>, summary: RaceSummary) {
+    let sha256 = content_hash(&bytes);
+    if let Some(s) = session_storage() {
+        let _ = s.set_item(OPENED_RACE_KEY, &sha256);
+    }
+    state.opened_race.set(Some((name.clone(), Arc::new(summary))));
+    spawn_local(keep_file(state, name, sha256, None, bytes));
+}
+
+/// Back to the run's results; a reload no longer shows the summary (its file stays kept).
+pub fn close_race_summary(state: AppState) {
+    if let Some(s) = session_storage() {
+        let _ = s.remove_item(OPENED_RACE_KEY);
+    }
+    state.opened_race.set(None);
+}
+
+/// Opens a race summary kept in this browser under `sha256`. `Err` says why it cannot.
+async fn open_kept_race_summary(state: AppState, sha256: &str) -> Result<(), String> {
+    let (file, bytes) = match store::get_file(sha256).await {
+        Ok(Some(kept)) => kept,
+        Ok(None) => return Err("the file is no longer kept in this browser".into()),
+        Err(e) => return Err(e.to_string()),
+    };
+    let summary = RaceSummary::from_json(&file.name, &bytes).map_err(|e| e.to_string())?;
+    if let Some(s) = session_storage() {
+        let _ = s.set_item(OPENED_RACE_KEY, sha256);
+    }
+    state.opened_race.set(Some((file.name, Arc::new(summary))));
+    Ok(())
+}
+
+/// At start: shows again the race summary this tab showed before a reload, if it did.
+pub async fn reopen_race_summary(state: AppState) {
+    let Some(sha256) = session_storage().and_then(|s| s.get_item(OPENED_RACE_KEY).ok().flatten()) else { return };
+    if let Err(e) = open_kept_race_summary(state, &sha256).await {
+        close_race_summary(state);
+        state.say(Level::Warning, format!("The race results shown before the reload cannot be shown again: {e}"));
+    }
+}
+
 fn megabytes(bytes: f64) -> String {
     if bytes < 1024.0 * 1024.0 {
         format!("{:.0} KiB", (bytes / 1024.0).max(1.0))
@@ -252,13 +307,32 @@ pub fn KeptPanel() -> impl IntoView {
                     spawn_local(async move { act(state, "delete the file", store::delete_file(&sha).await).await });
                 };
                 let origin = f.url.clone().unwrap_or_else(|| "uploaded".into());
+                // A JSON file can only be a race summary (uploads of data are CSV, zip or gz).
+                let open = f.name.to_ascii_lowercase().ends_with(".json").then(|| {
+                    let sha = f.sha256.clone();
+                    let open = move |_| {
+                        let sha = sha.clone();
+                        spawn_local(async move {
+                            match open_kept_race_summary(state, &sha).await {
+                                Ok(()) => {
+                                    state.clear(Level::Error);
+                                    if let Some(results) = super::element_by_id("results-panel") {
+                                        results.scroll_into_view();
+                                    }
+                                }
+                                Err(e) => state.say(Level::Error, format!("Could not open the race results: {e}")),
+                            }
+                        });
+                    };
+                    view! { <button class="open-kept" aria-label=format!("Open {} as race results", f.name) on:click=open>"Open"</button> }
+                });
                 view! {
                     <tr class="kept-file" data-sha256=f.sha256.clone()>
                         <td>{f.name.clone()}</td>
                         <td class="num">{megabytes(f.size as f64)}</td>
                         <td><code title=f.sha256.clone()>{f.sha256[..12].to_string()}"…"</code>" "{origin}</td>
                         <td>{when(f.saved_ms)}</td>
-                        <td><button class="delete-kept" aria-label=format!("Delete {}", f.name) on:click=delete>"Delete"</button></td>
+                        <td>{open}<button class="delete-kept" aria-label=format!("Delete {}", f.name) on:click=delete>"Delete"</button></td>
                     </tr>
                 }
             })

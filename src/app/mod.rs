@@ -76,6 +76,7 @@ pub fn App() -> impl IntoView {
         data::load_shared_manifest(state).await;
         data::load_ref(state, parsed.spec.data.clone(), !query.is_empty()).await;
     });
+    spawn_local(kept::reopen_race_summary(state));
     view! {
         <Header/>
         <Messages/>

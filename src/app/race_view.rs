@@ -111,7 +111,7 @@ pub fn RaceResults() -> impl IntoView {
                     "Showing {name}, opened from a file: {} on {} task{}, {} budget units. Drawn from the summary alone; the race view of single runs needs traces from a run here. ",
                     s.methods.join(", "), s.tasks.len(), if s.tasks.len() == 1 { "" } else { "s" }, s.total
                 )}
-                <button id="close-opened-race" on:click=move |_| state.opened_race.set(None)>"Close"</button>
+                <button id="close-opened-race" on:click=move |_| super::kept::close_race_summary(state)>"Close"</button>
             </p>
         })}
         <p id="curves-lesson" class="hint" style:display=move || if on_bundled_curves() { "" } else { "none" }>

@@ -152,13 +152,13 @@ async fn open_race_summary(state: AppState, file: web_sys::File) {
         return;
     }
     let opened = match file_bytes(&file).await {
-        Ok(bytes) => RaceSummary::from_json(&name, &bytes).map_err(|e| e.to_string()),
+        Ok(bytes) => RaceSummary::from_json(&name, &bytes).map(|s| (s, bytes)).map_err(|e| e.to_string()),
         Err(e) => Err(format!("{name}: {e}")),
     };
     match opened {
-        Ok(summary) => {
+        Ok((summary, bytes)) => {
             state.clear(Level::Error);
-            state.opened_race.set(Some((name, std::sync::Arc::new(summary))));
+            super::kept::show_race_summary(state, name, bytes, summary);
         }
         Err(e) => state.say(Level::Error, e),
     }

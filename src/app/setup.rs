@@ -374,7 +374,7 @@ fn start_run(state: AppState) {
         }
     };
     state.clear(Level::Error);
-    state.opened_race.set(None);
+    super::kept::close_race_summary(state);
     let jobs = resolved.jobs();
     let first_task = bench.tasks[resolved.tasks[0]].name.clone();
     if !resolved.tasks.iter().any(|&t| bench.tasks[t].name == state.best_task.get_untracked()) {
@@ -396,7 +396,7 @@ fn run_rest(state: AppState) {
         return;
     }
     state.clear(Level::Error);
-    state.opened_race.set(None);
+    super::kept::close_race_summary(state);
     let record = state.run_record.get_untracked().map(|(r, _)| r).filter(|r| r.id == experiment_id(&resolved.spec));
     let record = record.unwrap_or_else(|| new_record(&resolved, &bench, super::kept::epoch_ms()));
     super::kept::begin_run(state, record, false);

@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
-import { serveSite, openPage, runAndWait, download, setNumber, messages, cliRun, cli, withoutTimes, tempDir } from './helpers.mjs';
+import { serveSite, openPage, ready, runAndWait, download, setNumber, messages, cliRun, cli, withoutTimes, tempDir } from './helpers.mjs';
 
 let site, file;
 before(async () => {
@@ -95,7 +95,7 @@ test('how the data is read is the user\'s choice, kept in the link: missing valu
   } finally { await b.close(); }
 });
 
-test('a race summary written elsewhere (hpo merge after a Ray sweep) opens in the page; a broken one says what is wrong', async () => {
+test('a race summary written elsewhere (hpo merge after a Ray sweep) opens in the page, survives a reload and is kept; a broken one says what is wrong', async () => {
   const query = 'v=1&data=bundled:curves&methods=RS,ASHA,Hyperband&tasks=curves-00,curves-01,curves-02&seeds=2&race=60';
   const [json] = (await cliRun(query, [], ['race-summary.json'])).files;
   const dir = await tempDir('hpo-summary-');
@@ -125,9 +125,27 @@ test('a race summary written elsewhere (hpo merge after a Ray sweep) opens in th
     await b.page.setInputFiles('#open-race-summary', await write('traces.csv', 'method,task,seed\nRS,a,0\n'));
     await b.page.waitForFunction(() => /not a race summary/.test(document.querySelector('#messages')?.textContent ?? ''));
     assert.match(await b.page.locator('#opened-race').textContent(), /^Showing race-summary\.json/);
+    // A reload (or a crashed tab) shows it again; the file is kept with the uploads.
+    await b.page.reload();
+    await ready(b.page);
+    await b.page.waitForSelector('#opened-race');
+    assert.match(await b.page.locator('#opened-race').textContent(), /^Showing race-summary\.json, opened from a file: RS, ASHA, Hyperband on 3 tasks/);
+    assert.equal(await b.page.locator('#cd-100 .cd-method').count(), 3);
+    await b.page.waitForSelector('#kept-files tr.kept-file');
+    assert.equal(await b.page.locator('#kept-files tr.kept-file').count(), 1, 'the broken files were not kept');
+    assert.match(await b.page.locator('#kept-files').textContent(), /race-summary\.json/);
     await b.page.click('#close-opened-race');
     assert.equal(await b.page.locator('#opened-race').count(), 0);
     assert.equal(await b.page.locator('#cd-50').count(), 0, 'closed: back to the (empty) results of this visit');
+    // Closed stays closed across a reload; the kept file opens again from the list.
+    await b.page.reload();
+    await ready(b.page);
+    await b.page.waitForSelector('#kept-files tr.kept-file');
+    assert.equal(await b.page.locator('#opened-race').count(), 0);
+    await b.page.click('#kept-files button.open-kept');
+    await b.page.waitForSelector('#opened-race');
+    assert.equal(await b.page.locator('#cd-50 .cd-method').count(), 3);
+    assert.deepEqual(await messages(b.page, 'error'), []);
     assert.deepEqual(b.errors, []);
   } finally { await b.close(); }
 });
