@@ -33,6 +33,10 @@ const ML: f64 = 72.0;
 const MR: f64 = 200.0;
 const MT: f64 = 36.0;
 const MB: f64 = 52.0;
+/// Width of a digit of the 14-unit tick labels (DejaVu Sans, the widest of the fonts
+/// `--chart-font` falls back to here: 0.64 em) and the least air between two x labels.
+const TICK_DIGIT: f64 = 9.0;
+const TICK_GAP: f64 = 7.0;
 /// Height of one legend entry and of one hover line (the type scale's legend size plus air).
 const LINE: f64 = 20.0;
 
@@ -83,7 +87,7 @@ impl Scale {
                 x_values.and_then(|v| v.first()).map_or(first_iteration.to_string(), |v| axis::linear(*v, *v, 1).labels[0].clone()),
             )];
         }
-        let mut ticks = axis::linear(first, last, 7);
+        let mut ticks = axis::linear_fitting(first, last, 7, W - ML - MR, TICK_DIGIT, TICK_GAP);
         if x_values.is_none() && ticks.values.len() > 1 && ticks.values[1] - ticks.values[0] < 1.0 {
             // Iterations are whole numbers.
             let range = first_iteration..first_iteration + n;

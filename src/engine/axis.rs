@@ -61,6 +61,22 @@ pub fn linear(lo: f64, hi: f64, target: usize) -> Ticks {
     Ticks { values, labels }
 }
 
+/// [`linear`] ticks over [lo, hi] drawn along `width` units, with at most about `target`
+/// intervals and as many as leave `gap` between labels `char_width` wide per character: an
+/// axis of seconds up to 104,600 gets 0, 20000, … rather than eleven labels run together.
+pub fn linear_fitting(lo: f64, hi: f64, target: usize, width: f64, char_width: f64, gap: f64) -> Ticks {
+    for t in (1..=target.max(1)).rev() {
+        let ticks = linear(lo, hi, t);
+        let [a, b, ..] = ticks.values[..] else { return ticks };
+        let spacing = width * (b - a) / (hi - lo);
+        let widest = ticks.labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f64 * char_width;
+        if spacing >= widest + gap || t == 1 {
+            return ticks;
+        }
+    }
+    unreachable!("the loop returns at t = 1")
+}
+
 /// Whether an axis reaching `big` in steps of `step` is labelled in scientific notation.
 fn scientific(big: f64, step: f64) -> bool {
     let big = big.max(step);
@@ -172,6 +188,20 @@ mod tests {
         assert_eq!(significant(2e6, 3), "2.00e6");
         assert_eq!(significant(0.0, 3), "0");
         assert_eq!((count(1, "method"), count(0, "task"), count(3, "seed")), ("1 method".into(), "0 tasks".into(), "3 seeds".into()));
+    }
+
+    #[test]
+    fn fitted_ticks_leave_room_between_labels() {
+        // 448 units wide, digits 9 units, 7 between: eleven "10000"s do not fit, six do.
+        let t = linear_fitting(0.0, 104_600.0, 7, 448.0, 9.0, 7.0);
+        assert_eq!(labels(&t), ["0", "20000", "40000", "60000", "80000", "100000"]);
+        let spacing = 448.0 * 20_000.0 / 104_600.0;
+        assert!(spacing >= 6.0 * 9.0 + 7.0, "{spacing}");
+        // Where the labels fit, the ticks are linear's.
+        assert_eq!(linear_fitting(1.0, 1000.0, 7, 448.0, 9.0, 7.0), linear(1.0, 1000.0, 7));
+        // A narrow axis still gets its two ends' step; a point gets its one label.
+        assert!(linear_fitting(0.0, 1e5, 7, 20.0, 9.0, 7.0).values.len() >= 2);
+        assert_eq!(labels(&linear_fitting(3.0, 3.0, 7, 448.0, 9.0, 7.0)), ["3"]);
     }
 
     fn labels(t: &Ticks) -> Vec<&str> {
