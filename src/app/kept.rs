@@ -195,22 +195,29 @@ fn session_storage() -> Option<web_sys::Storage> {
     web_sys::window()?.session_storage().ok().flatten()
 }
 
+/// Records which summary this tab shows (`None`: none). Without sessionStorage (some private
+/// modes) the summary is shown all the same, only not again after a reload.
+fn remember_shown(sha256: Option<&str>) {
+    if let Some(s) = session_storage() {
+        let _ = match sha256 {
+            Some(sha) => s.set_item(OPENED_RACE_KEY, sha),
+            None => s.remove_item(OPENED_RACE_KEY),
+        };
+    }
+}
+
 /// Shows a race summary (read from `bytes`) in place of the run's results, keeps the file in
 /// the browser under its hash and remembers that this tab shows it.
 pub fn show_race_summary(state: AppState, name: String, bytes: Vec<u8>, summary: RaceSummary) {
     let sha256 = content_hash(&bytes);
-    if let Some(s) = session_storage() {
-        let _ = s.set_item(OPENED_RACE_KEY, &sha256);
-    }
+    remember_shown(Some(&sha256));
     state.opened_race.set(Some((name.clone(), Arc::new(summary))));
     spawn_local(keep_file(state, name, sha256, None, bytes));
 }
 
 /// Back to the run's results; a reload no longer shows the summary (its file stays kept).
 pub fn close_race_summary(state: AppState) {
-    if let Some(s) = session_storage() {
-        let _ = s.remove_item(OPENED_RACE_KEY);
-    }
+    remember_shown(None);
     state.opened_race.set(None);
 }
 
@@ -222,9 +229,7 @@ async fn open_kept_race_summary(state: AppState, sha256: &str) -> Result<(), Str
         Err(e) => return Err(e.to_string()),
     };
     let summary = RaceSummary::from_json(&file.name, &bytes).map_err(|e| e.to_string())?;
-    if let Some(s) = session_storage() {
-        let _ = s.set_item(OPENED_RACE_KEY, sha256);
-    }
+    remember_shown(Some(sha256));
     state.opened_race.set(Some((file.name, Arc::new(summary))));
     Ok(())
 }

@@ -195,8 +195,6 @@ mod tests {
         // 448 units wide, digits 9 units, 7 between: eleven "10000"s do not fit, six do.
         let t = linear_fitting(0.0, 104_600.0, 7, 448.0, 9.0, 7.0);
         assert_eq!(labels(&t), ["0", "20000", "40000", "60000", "80000", "100000"]);
-        let spacing = 448.0 * 20_000.0 / 104_600.0;
-        assert!(spacing >= 6.0 * 9.0 + 7.0, "{spacing}");
         // Where the labels fit, the ticks are linear's.
         assert_eq!(linear_fitting(1.0, 1000.0, 7, 448.0, 9.0, 7.0), linear(1.0, 1000.0, 7));
         // A narrow axis still gets its two ends' step; a point gets its one label.

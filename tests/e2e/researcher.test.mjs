@@ -134,13 +134,17 @@ test('a race summary written elsewhere (hpo merge after a Ray sweep) opens in th
     await b.page.waitForSelector('#kept-files tr.kept-file');
     assert.equal(await b.page.locator('#kept-files tr.kept-file').count(), 1, 'the broken files were not kept');
     assert.match(await b.page.locator('#kept-files').textContent(), /race-summary\.json/);
+    const shown = () => b.page.evaluate(() => sessionStorage.getItem('hpo-playground.opened-race'));
+    assert.match(await shown(), /^[0-9a-f]{64}$/, 'the tab records which summary it shows');
     await b.page.click('#close-opened-race');
     assert.equal(await b.page.locator('#opened-race').count(), 0);
     assert.equal(await b.page.locator('#cd-50').count(), 0, 'closed: back to the (empty) results of this visit');
+    assert.equal(await shown(), null, 'closed: the tab no longer records it');
     // Closed stays closed across a reload; the kept file opens again from the list.
     await b.page.reload();
     await ready(b.page);
     await b.page.waitForSelector('#kept-files tr.kept-file');
+    await b.page.waitForTimeout(1000);
     assert.equal(await b.page.locator('#opened-race').count(), 0);
     await b.page.click('#kept-files button.open-kept');
     await b.page.waitForSelector('#opened-race');
