@@ -179,6 +179,7 @@ fn DataPanel() -> impl IntoView {
                     <option value="bundled:quadratic">"Quadratic transfer family (ABLR)"</option>
                     <option value="bundled:tradeoff">"Error/latency trade-off family (bi-objective)"</option>
                     <option value="bundled:curves">"Crossing learning curves (multi-fidelity race)"</option>
+                    <option value="bundled:exploding">"Raw curves with diverged and exploded runs (race)"</option>
                 </optgroup>
                 <optgroup label="Real benchmarks (../shared)">
                     {move || state.shared_files.get().into_iter().map(|f| {
@@ -257,16 +258,14 @@ fn DataOptions() -> impl IntoView {
         <Show when=move || state.bench.with(Option::is_some)>
             <details id="data-options">
                 <summary>"How the data is read"</summary>
-                <label title="A missing, nan or inf value — on a learning curve, the first diverged point and every point after it — counts as the worst value seen on its task, or its configuration is dropped, or the curve's last finite value is carried forward.">"Missing or diverged values "
+                <label title="A learning-curve point is diverged when it is missing, nan or inf, or (as bad as not training, the default) worse than the run's untrained value: its step 0, or where the file has none the largest first-step value of its task within Q3 + 3·IQR. It and the rest of its curve take that value; or count as the task's worst value; or the configuration is dropped; or the curve's last finite value is carried forward; or (TaskSet) curves ever above the task's 95 % quantile are dropped.">"Missing or diverged values "
                     <select id="missing-policy" prop:value=move || state.spec.get().missing.as_str() on:change=move |ev| {
                         if let Some(m) = MissingPolicy::parse(&event_target_value(&ev)) {
                             state.spec.update(|s| s.missing = m);
                             reload();
                         }
                     }>
-                        <option value="worst">"the task's worst value"</option>
-                        <option value="drop">"drop the configuration"</option>
-                        <option value="ffill">"carry the last value forward"</option>
+                        {MissingPolicy::ALL.into_iter().map(|p| view! { <option value=p.as_str()>{p.label()}</option> }).collect_view()}
                     </select>
                 </label>
                 <p class="hint">"Model scale of each numeric hyperparameter (log: the model sees its logarithm):"</p>

@@ -80,11 +80,18 @@ mod tests {
     fn the_messy_file_loads_with_every_repair_and_scale_said() {
         let (csv, bad) = messy_curves_csv();
         assert!(bad > 20, "{bad} bad cells");
+        use crate::engine::loaders::clean::MissingPolicy;
+        // By default a diverged point and the rest of its curve take the run's step 0 value.
         let options = LoadOptions { detect_scales: true, ..LoadOptions::default() };
+        let untrained = load_file_with("messy.csv", csv.as_bytes(), &options).unwrap();
+        let notes = untrained.warnings.join("\n");
+        assert!(notes.contains("missing or non-finite or worse than untrained") && notes.contains("each run's 'step_0'"), "{notes}");
+        assert_eq!(untrained.benchmark.total_rows(), MESSY_TASKS * MESSY_CONFIGS, "untrained keeps every curve");
+        let options = LoadOptions { detect_scales: true, missing: MissingPolicy::Worst, ..LoadOptions::default() };
         let loaded = load_file_with("messy.csv", csv.as_bytes(), &options).unwrap();
         let notes = loaded.warnings.join("\n");
         assert!(notes.contains(&format!("messy.csv: {bad} missing or non-finite curve points in")), "{notes}");
-        assert!(notes.contains("'step_0' is the untrained value (step 0): left out"), "{notes}");
+        assert!(notes.contains("'step_0' is the untrained value (step 0)"), "{notes}");
         for log in ["'lr' spans", "'weight_decay' spans"] {
             assert!(notes.contains(log), "{notes}");
         }
@@ -97,12 +104,8 @@ mod tests {
         assert_eq!(b.total_rows(), MESSY_TASKS * MESSY_CONFIGS, "worst keeps every curve");
         assert!(b.tasks.iter().all(|t| t.curves.as_ref().unwrap().values.iter().all(|c| c.len() == MESSY_STEPS)));
         // Dropping instead loses the touched curves; linear scale on request.
-        let options = LoadOptions {
-            detect_scales: true,
-            missing: crate::engine::loaders::clean::MissingPolicy::Drop,
-            linear: vec!["lr".into()],
-            ..LoadOptions::default()
-        };
+        let options =
+            LoadOptions { detect_scales: true, missing: MissingPolicy::Drop, linear: vec!["lr".into()], ..LoadOptions::default() };
         let dropped = load_file_with("messy.csv", csv.as_bytes(), &options).unwrap();
         assert!(dropped.benchmark.total_rows() < MESSY_TASKS * MESSY_CONFIGS);
         assert!(matches!(dropped.benchmark.space.params[0].kind, ParamKind::Continuous { log: false, .. }));

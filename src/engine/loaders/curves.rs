@@ -78,26 +78,33 @@ fn parse_curve(
 }
 
 /// Parses every curve and repairs each task's by `policy` (`task_col` groups the rows; `sign`
-/// is +1 when smaller is better): the repaired curve per row, `None` for a dropped row.
+/// is +1 when smaller is better; `untrained_col` holds each run's step 0 value, if the file
+/// has one): the repaired curve per row, `None` for a dropped row.
 fn read_curves(
     file: &str,
     table: &CsvTable,
     steps: &[(usize, usize)],
     task_col: Option<usize>,
+    untrained_col: Option<usize>,
     sign: f64,
     policy: MissingPolicy,
 ) -> Result<(Vec<Option<Vec<f64>>>, Repaired)> {
     let mut by_task: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     let mut parsed = Vec::with_capacity(table.rows.len());
+    let mut untrained = Vec::with_capacity(table.rows.len());
     for (r, record) in table.rows.iter().enumerate() {
         parsed.push(parse_curve(file, r + 2, table, record, steps)?);
+        if let Some(c) = untrained_col {
+            untrained.push(parse_curve(file, r + 2, table, record, &[(0, c)])?[0]);
+        }
         by_task.entry(task_col.map_or("", |c| &record[c])).or_default().push(r);
     }
     let mut out: Vec<Option<Vec<f64>>> = vec![None; table.rows.len()];
     let mut repaired = Repaired::default();
     for rows in by_task.values() {
         let curves: Vec<Vec<Option<f64>>> = rows.iter().map(|&r| std::mem::take(&mut parsed[r])).collect();
-        let (fixed, counts) = repair_curves(curves, sign, policy);
+        let step_zero: Vec<Option<f64>> = if untrained.is_empty() { Vec::new() } else { rows.iter().map(|&r| untrained[r]).collect() };
+        let (fixed, counts) = repair_curves(curves, &step_zero, sign, policy);
         repaired.add(counts);
         for (&r, curve) in rows.iter().zip(fixed) {
             out[r] = curve;
@@ -128,7 +135,7 @@ pub fn curves_from_table(
 ) -> Result<Loaded> {
     let mut warnings = Vec::new();
     let explicit = options.roles.as_ref().filter(|r| !r.steps.is_empty());
-    let (steps, hps, task, categorical) = match explicit {
+    let (steps, hps, task, categorical, untrained_col) = match explicit {
         Some(roles) => {
             // A prefix pattern never takes a step 0 column (the untrained value).
             let steps: Vec<(usize, usize)> = table
@@ -154,7 +161,12 @@ pub fn curves_from_table(
                     ),
                 ));
             }
-            (steps, roles.hyperparameters.clone(), roles.task.clone(), roles.categorical.clone())
+            // The step 0 column of a prefix pattern (`loss_*` → `loss_0`) is the untrained value.
+            let zero = table
+                .headers
+                .iter()
+                .position(|h| roles.steps.iter().any(|p| p.strip_suffix('*').is_some_and(|prefix| h.strip_prefix(prefix) == Some("0"))));
+            (steps, roles.hyperparameters.clone(), roles.task.clone(), roles.categorical.clone(), zero)
         }
         None => {
             let steps = step_columns(&table);
@@ -167,7 +179,7 @@ pub fn curves_from_table(
             let zero = step_zero_columns(&table);
             for &c in &zero {
                 warnings.push(format!(
-                    "{file}: '{}' is the untrained value (step 0): left out of the curves and of the hyperparameters",
+                    "{file}: '{}' is the untrained value (step 0): not a hyperparameter nor a budget step; it bounds what counts as diverged",
                     table.headers[c]
                 ));
             }
@@ -182,21 +194,24 @@ pub fn curves_from_table(
                 })
                 .map(|(_, h)| h.clone())
                 .collect();
-            (steps, hps, task, Vec::new())
+            (steps, hps, task, Vec::new(), zero.first().copied())
         }
     };
     let task_col = match &task {
         Some(t) => Some(table.column(t).ok_or_else(|| EngineError::parse(file, format!("no task column '{t}' in the header")))?),
         None => None,
     };
-    let (curves, repaired) = read_curves(file, &table, &steps, task_col, direction.sign(), options.missing)?;
-    warnings.extend(repaired.message(file, "curve points", options.missing));
+    let (curves, repaired) = read_curves(file, &table, &steps, task_col, untrained_col, direction.sign(), options.missing)?;
+    warnings.extend(repaired.message(file, "curve points", options.missing, untrained_col.map(|c| table.headers[c].as_str())));
     // Dropped curves leave the table; the final value becomes an ordinary metric column so
     // every method can use the table (written with Rust's round-trip formatting).
     let kept: Vec<(csv::StringRecord, Vec<f64>)> =
         table.rows.drain(..).zip(curves).filter_map(|(record, curve)| curve.map(|c| (record, c))).collect();
     if kept.is_empty() {
-        return Err(EngineError::parse(file, "every learning curve was dropped (missing or non-finite points); nothing to optimise"));
+        return Err(EngineError::parse(
+            file,
+            format!("every learning curve was dropped (missing={}); nothing to optimise", options.missing.as_str()),
+        ));
     }
     let final_col = unique_name(&table, metric_name);
     table.headers.push(final_col.clone());
@@ -498,14 +513,16 @@ mod tests {
 
     #[test]
     fn diverged_points_step_zero_and_explicit_steps() {
-        // A nan, an inf and an empty cell: each curve becomes the task's worst from there on.
+        // A nan, an inf and an empty cell: under missing=worst each curve becomes the task's
+        // worst from there on.
         let text = "lr,task,step_0,step_1,step_2,step_3
 0.1,a,9,0.5,nan,0.1
 0.2,a,9,0.8,0.7,0.6
 0.3,b,9,,0.2,0.1
 0.4,b,9,0.4,0.3,inf
 ";
-        let l = load_curve_table("c.csv", text.as_bytes(), "m", Direction::Minimize).unwrap();
+        let worst = LoadOptions { missing: MissingPolicy::Worst, ..LoadOptions::default() };
+        let l = load_curve_file("c.csv", text.as_bytes(), "m", Direction::Minimize, &worst).unwrap();
         assert_eq!(l.benchmark.space.params.len(), 1, "step_0 is not a hyperparameter");
         let a = l.benchmark.tasks[0].curves.as_ref().unwrap();
         assert_eq!(a.values, vec![vec![0.5, 0.8, 0.8], vec![0.8, 0.7, 0.6]]);
@@ -515,6 +532,10 @@ mod tests {
         let notes = l.warnings.join("\n");
         assert!(notes.contains("c.csv: 3 missing or non-finite curve points in 3 rows, counted as the task's worst value"), "{notes}");
         assert!(notes.contains("'step_0' is the untrained value"), "{notes}");
+        // By default (missing=untrained) they take the run's step 0 value, 9, from there on.
+        let l = load_curve_table("c.csv", text.as_bytes(), "m", Direction::Minimize).unwrap();
+        assert_eq!(l.benchmark.tasks[0].curves.as_ref().unwrap().values[0], vec![0.5, 9.0, 9.0]);
+        assert_eq!(l.benchmark.tasks[1].curves.as_ref().unwrap().values, vec![vec![9.0; 3], vec![0.4, 0.3, 9.0]]);
         // The link may name the steps itself (a prefix ending in *; step 0 is never taken).
         let text = "lr,ds,loss_0,loss_1,loss_2
 0.1,a,9,0.5,0.4
@@ -529,6 +550,10 @@ mod tests {
         let options = LoadOptions { roles: Some(roles), ..LoadOptions::default() };
         let l = load_curve_file("c.csv", text.as_bytes(), "m", Direction::Minimize, &options).unwrap();
         assert_eq!(l.benchmark.tasks[0].curves.as_ref().unwrap().values, vec![vec![0.5, 0.4], vec![0.8, 0.7]]);
+        // Its step 0 column (loss_0) is each run's untrained value: 1e9 is worse than 9.
+        let text = text.replace("0.7\n", "1e9\n");
+        let l = load_curve_file("c.csv", text.as_bytes(), "m", Direction::Minimize, &options).unwrap();
+        assert_eq!(l.benchmark.tasks[0].curves.as_ref().unwrap().values, vec![vec![0.5, 0.4], vec![0.8, 9.0]]);
         assert_eq!(l.benchmark.tasks[0].name, "a");
     }
 }

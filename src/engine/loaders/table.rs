@@ -235,7 +235,7 @@ pub fn build_benchmark(
     if tasks.is_empty() {
         return Err(EngineError::parse(file, "every row has a missing or non-finite metric value; nothing to optimise"));
     }
-    warnings.extend(repaired.message(file, "metric values", options.missing));
+    warnings.extend(repaired.message(file, "metric values", options.missing, None));
     let benchmark = Benchmark { name: name.to_string(), space, metrics: roles.metrics.clone(), objective, tasks };
     Ok((benchmark, warnings))
 }
