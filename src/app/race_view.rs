@@ -78,8 +78,8 @@ pub fn RaceResults() -> impl IntoView {
     // `short` for the chart whose name is longer, so that its title fits the chart's width.
     let scale = move |short: bool| {
         summary.with(|s| match (s.as_ref().map(|s| s.regret_scale), short) {
-            (Some(RegretScale::Normalized), false) => ", normalised per task to [0, 1]",
-            (Some(RegretScale::Normalized), true) => ", normalised to [0, 1]",
+            (Some(RegretScale::Normalized), false) => ", normalised per task (1 = median configuration)",
+            (Some(RegretScale::Normalized), true) => ", normalised (1 = median)",
             _ => ", in the metric's units",
         })
     };
@@ -127,7 +127,7 @@ pub fn RaceResults() -> impl IntoView {
         </div>
         <div class="charts">
             <ChartFigure id="chart-regret" file="chart-regret"
-                caption=|| "Regret of the best value seen so far (any budget), averaged over seeds, then mean and 95% band over tasks (Wistuba et al. 2022, Fig. 3). Normalised per task (divided by the distance from its best to its worst configuration) when the tasks' ranges differ by more than 10×, or when the link says regret=norm.">
+                caption=|| "Regret of the best value seen so far (any budget), averaged over seeds, then mean and 95% band over tasks (Wistuba et al. 2022, Fig. 3). Normalised per task (divided by the regret of its median configuration: 0 is the best configuration, 1 the median one, so no exploded run sets the scale) when the tasks' ranges differ by more than 10×, or when the link says regret=norm.">
                 <LineChart id="chart-regret" title=regret_title("Mean regret over", false) y_label="regret" series=regret log_y=state.log_y.into() x_label="budget units spent"/>
             </ChartFigure>
             <ChartFigure id="chart-regret-time" file="chart-regret-time"

@@ -8,8 +8,8 @@ use super::pool::{self, RunSink};
 use super::state::{AppState, Level, RunStatus};
 use crate::engine::axis::count;
 use crate::engine::benchmark::{Benchmark, Direction};
+use crate::engine::fidelity::targets::RaceTargets;
 use crate::engine::kept::{experiment_id, new_record};
-use crate::engine::loaders::clean::MissingPolicy;
 use crate::engine::permalink::to_query;
 use crate::engine::registry::RunKind;
 use crate::engine::runner::{JobProgress, Trace};
@@ -108,8 +108,8 @@ fn ObjectiveChooser() -> impl IntoView {
                     <select id="direction" on:change=move |ev| {
                         let v = event_target_value(&ev);
                         spec.update(|s| s.direction = match v.as_str() { "min" => Some(Direction::Minimize), "max" => Some(Direction::Maximize), _ => None });
-                        // Repaired values are the task's worst, which flips with the direction.
-                        if state.repaired.get_untracked() && spec.with_untracked(|s| s.missing == MissingPolicy::Worst) {
+                        // Repaired values depend on which way is worse, which flips with the direction.
+                        if state.repaired.get_untracked() && spec.with_untracked(|s| s.missing.depends_on_direction()) {
                             leptos::task::spawn_local(super::data::reload_current(state));
                         }
                     } prop:value=move || spec.get().direction.map(|d| d.as_str().to_string()).unwrap_or_default()>
@@ -257,7 +257,7 @@ fn RunLength() -> impl IntoView {
                     <option value="none">"none"</option>
                 </select>
             </label>
-            <label style:display=move || if race() { "" } else { "none" } title="Normalised: each task's regret divided by its range from best to worst configuration, so tasks with different scales weigh alike in the mean. Automatic normalises when the tasks' ranges differ by more than 10×.">"Regret "
+            <label style:display=move || if race() { "" } else { "none" } title="Normalised: each task's regret divided by the regret of its median configuration (0 best, 1 median), so tasks with different scales weigh alike in the mean and no exploded run sets the scale. Automatic normalises when the tasks' ranges differ by more than 10×.">"Regret "
                 <select id="regret-scale" prop:value=move || spec.get().regret.map_or("auto", RegretScale::as_str) on:change=move |ev| {
                     let v = event_target_value(&ev);
                     spec.update(|s| s.regret = RegretScale::parse(&v));
@@ -265,6 +265,15 @@ fn RunLength() -> impl IntoView {
                     <option value="auto">"automatic"</option>
                     <option value="raw">"metric units"</option>
                     <option value="norm">"normalised per task"</option>
+                </select>
+            </label>
+            <label style:display=move || if race() { "" } else { "none" } title="What the surrogates of DyHPO, GPB and the GP baseline fit: the losses as observed (the papers' choice), or their Gaussian-copula transform ψ (Salinas et al. 2020), under which one exploded value cannot flatten the differences among the others. Rank-based methods (Hyperband, ASHA, BOHB, DEHB, RS) pick the same either way.">"Surrogates fit "
+                <select id="race-targets" prop:value=move || spec.get().targets.as_str() on:change=move |ev| {
+                    let v = event_target_value(&ev);
+                    spec.update(|s| s.targets = RaceTargets::parse(&v).unwrap_or_default());
+                }>
+                    <option value="raw">"losses as observed"</option>
+                    <option value="copula">"copula transform ψ"</option>
                 </select>
             </label>
         </div>

@@ -18,6 +18,9 @@
 //! objectives reach only a quarter of the Pareto-optimal configurations (a test checks: 101
 //! weights reach 204 of the 823 front points of the 20 tasks). 20 tasks × 256 shared
 //! candidates, seed 2020.
+//!
+//! **curves** — crossing learning curves ([`crossing_curves_family`]); **exploding** — raw
+//! curves with diverged and exploded runs ([`super::exploding_curves`]).
 
 use rand::{Rng, SeedableRng};
 
@@ -25,7 +28,13 @@ use super::benchmark::{Benchmark, Direction, Metric, Task};
 use super::space::{Hyperparameter, ParamKind, SearchSpace};
 
 /// Names of the bundled benchmarks.
-pub const BUNDLED: &[&str] = &["quadratic", "tradeoff", "curves"];
+pub const BUNDLED: &[&str] = &["quadratic", "tradeoff", "curves", "exploding"];
+
+/// True for a bundled table that stands for a researcher's raw file and is read as an upload
+/// is (log scales detected); the others keep their documented scales.
+pub fn read_as_upload(name: &str) -> bool {
+    name == "exploding"
+}
 
 /// Generator settings of the quadratic family.
 pub const QUADRATIC_TASKS: usize = 30;
@@ -188,6 +197,10 @@ pub fn load_bundled(name: &str) -> Option<Benchmark> {
 /// The shipped CSV of a bundled benchmark: the copula format, or for learning curves one row
 /// per configuration with columns e1..eN (what `assets/` ships).
 pub fn bundled_csv(name: &str) -> Option<String> {
+    if name == "exploding" {
+        // Raw curves with step 0, nan and explosions: the table itself is the generator's output.
+        return Some(super::exploding_curves::exploding_csv(true));
+    }
     let bench = generate_bundled(name)?;
     Some(if bench.tasks.iter().any(|t| t.curves.is_some()) { to_curve_csv(&bench) } else { to_copula_csv(&bench) })
 }

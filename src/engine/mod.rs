@@ -19,6 +19,7 @@ pub mod axis;
 pub mod benchmark;
 pub mod bundled;
 pub mod error;
+pub mod exploding_curves;
 pub mod export;
 pub mod fidelity;
 pub mod fixtures;

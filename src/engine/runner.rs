@@ -137,7 +137,7 @@ pub fn run_job(
         RunMode::Race { budget: total } => {
             let sign = resolved.direction.sign();
             let mut on_step = |spent| progress(JobProgress::Budget { spent, total });
-            let race = run_mf_job_with(bench, job.task, method, job.seed, total, sign, now, &mut on_step)?;
+            let race = run_mf_job_with(bench, job.task, method, job.seed, total, sign, resolved.spec.targets, now, &mut on_step)?;
             return Ok(Trace {
                 method: job.method.clone(),
                 blackbox: bench.name.clone(),

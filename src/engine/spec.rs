@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::benchmark::{Benchmark, Direction};
 use super::error::{EngineError, Result};
+use super::fidelity::targets::RaceTargets;
 use super::loaders::clean::MissingPolicy;
 use super::loaders::table::{ColumnRoles, LoadOptions};
 use super::methods::MethodObjectives;
@@ -144,8 +145,9 @@ impl TransferMode {
 pub enum RegretScale {
     /// In the metric's units.
     Raw,
-    /// Per task, divided by the distance from the task's best configuration to its worst: in
-    /// [0, 1], so that every task weighs the same in the mean.
+    /// Per task, divided by the regret of the task's median configuration: 0 is the task's
+    /// best configuration, 1 its median one, so that every task weighs alike in the mean and
+    /// no exploded or diverged run sets the scale.
     Normalized,
 }
 
@@ -230,6 +232,9 @@ pub struct ExperimentSpec {
     /// How a race's regret is scaled; `None` chooses per run ([`RegretScale::auto`]).
     #[serde(default)]
     pub regret: Option<RegretScale>,
+    /// What a race's surrogate models fit: the losses as observed, or their copula transform.
+    #[serde(default)]
+    pub targets: RaceTargets,
     /// What happens to missing or non-finite metric values and curve points.
     #[serde(default)]
     pub missing: MissingPolicy,
@@ -260,6 +265,7 @@ impl Default for ExperimentSpec {
             design_view: None,
             regret: None,
             missing: MissingPolicy::default(),
+            targets: RaceTargets::default(),
             log_scale: Vec::new(),
             linear_scale: Vec::new(),
         }
@@ -274,7 +280,8 @@ impl ExperimentSpec {
         let detect_scales = match &self.data {
             DataRef::Upload { .. } => true,
             DataRef::Url { sha256, .. } => super::public_data::pinned(sha256).is_none(),
-            DataRef::Bundled(_) | DataRef::Shared(_) => false,
+            DataRef::Bundled(name) => super::bundled::read_as_upload(name),
+            DataRef::Shared(_) => false,
         };
         LoadOptions {
             roles: self.columns.clone(),

@@ -26,8 +26,8 @@ test('messy curves: each repair and scale is said, the page races them as the CL
     await b.page.setInputFiles('#upload', file);
     await waitInfo(b.page, /^messy: 3 tasks, 180 evaluations, 4 hyperparameters/);
     const notes = (await messages(b.page, 'warning')).join('\n');
-    assert.match(notes, /messy\.csv: \d+ missing or non-finite curve points in \d+ rows, counted as the task's worst value \(missing=worst\)/);
-    assert.match(notes, /'step_0' is the untrained value \(step 0\): left out of the curves and of the hyperparameters/);
+    assert.match(notes, /messy\.csv: \d+ curve points in \d+ rows missing or non-finite or worse than untrained, set to the untrained value from the first diverged point on \(missing=untrained\) \(untrained value: each run's 'step_0'; [\d.]+( to [\d.]+)?\)/);
+    assert.match(notes, /'step_0' is the untrained value \(step 0\): not a hyperparameter nor a budget step; it bounds what counts as diverged/);
     assert.match(notes, /'lr' spans 1\.\d+e-5 to 0\.0\d+ \([34]\.\d decades\): modelled on a log scale \(lin=lr in the link keeps it linear\)/);
     assert.match(notes, /'weight_decay' spans .* decades\): modelled on a log scale/);
     assert.doesNotMatch(notes, /'batch_size' spans|'dropout' spans/);
@@ -40,14 +40,17 @@ test('messy curves: each repair and scale is said, the page races them as the CL
     await b.page.uncheck('#methods input[value="DyHPO"]');
     await b.page.uncheck('#methods input[value="BOHB"]');
     assert.match(await runAndWait(b.page, 300_000), /^Finished 18 jobs/);
-    assert.match(await b.page.locator('#chart-regret .chart-title').textContent(), /Mean regret over 3 tasks, normalised per task to \[0, 1\]/);
+    assert.match(await b.page.locator('#chart-regret .chart-title').textContent(), /Mean regret over 3 tasks, normalised per task \(1 = median configuration\)/);
     // Fig. 6's regret panel is on the same scale and says so.
-    assert.match(await b.page.locator('#chart-selected-regret .chart-title').textContent(), /Mean regret of configurations trained so far, normalised to \[0, 1\]/);
+    assert.match(await b.page.locator('#chart-selected-regret .chart-title').textContent(), /Mean regret of configurations trained so far, normalised \(1 = median\)/);
     const query = await link(b.page);
     assert.match(query, /data=upload:messy\.csv@[0-9a-f]{64}/);
     const page = await download(b.page, '#export-race-csv');
     const { files: [cliCsv], stderr } = await cliRun(query, ['--data', file], ['race-traces.csv']);
-    assert.match(stderr, /warning: messy\.csv: \d+ missing or non-finite curve points/);
+    // Each note once, in the page's words.
+    const said = stderr.split('\n').filter((l) => /curve points in \d+ rows/.test(l));
+    assert.equal(said.length, 1, stderr);
+    assert.ok(notes.includes(said[0].replace(/^note: /, '')), stderr);
     assert.deepEqual(withoutTimes(page), withoutTimes(cliCsv));
     assert.deepEqual(await messages(b.page, 'error'), []);
   } finally { await b.close(); }
@@ -151,5 +154,30 @@ test('a race summary written elsewhere (hpo merge after a Ray sweep) opens in th
     assert.equal(await b.page.locator('#cd-50 .cd-method').count(), 3);
     assert.deepEqual(await messages(b.page, 'error'), []);
     assert.deepEqual(b.errors, []);
+  } finally { await b.close(); }
+});
+
+test('raw curves with exploded and diverged runs: the upload says the policy, its bound and its counts, and races as the CLI does', async () => {
+  const raw = join(await tempDir('hpo-raw-'), 'raw_curves.csv');
+  await cli(['generate', 'exploding', '--out', raw]);
+  const b = await openPage(site);
+  try {
+    await b.page.setInputFiles('#upload', raw);
+    await waitInfo(b.page, /^raw_curves: 4 tasks, 1024 evaluations, 8 hyperparameters/);
+    const notes = (await messages(b.page, 'warning')).join('\n');
+    // The policy, the bound (each run's step 0, and its range) and the counts, in one message.
+    assert.match(notes, /raw_curves\.csv: \d+ curve points in \d+ rows missing or non-finite or worse than untrained, set to the untrained value from the first diverged point on \(missing=untrained\) \(untrained value: each run's 'step_0'; 2\.3\d+ to 2\.\d+\)/);
+    await setNumber(b.page, 'seeds', 2);
+    await setNumber(b.page, 'race-budget', 60);
+    await b.page.uncheck('#methods input[value="DyHPO"]');
+    assert.match(await runAndWait(b.page, 300_000), /^Finished \d+ jobs/);
+    const query = await link(b.page);
+    assert.match(query, /data=upload:raw_curves\.csv@[0-9a-f]{64}/);
+    assert.doesNotMatch(query, /missing=/, 'the default policy is not written');
+    const page = await download(b.page, '#export-race-csv');
+    const { files: [cliCsv], stderr } = await cliRun(query, ['--data', raw], ['race-traces.csv']);
+    assert.match(stderr, /^note: raw_curves\.csv: \d+ curve points in \d+ rows missing or non-finite or worse than untrained/m);
+    assert.deepEqual(withoutTimes(page), withoutTimes(cliCsv));
+    assert.deepEqual(await messages(b.page, 'error'), []);
   } finally { await b.close(); }
 });

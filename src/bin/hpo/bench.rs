@@ -9,6 +9,7 @@ use hpo_playground::engine::fidelity::dyhpo::{race_with_observations, DyHpo};
 use hpo_playground::engine::fidelity::runner::race_curves;
 use hpo_playground::engine::fidelity::MultiFidelityOptimizer;
 use hpo_playground::engine::gp::{FittedGp, GpSettings};
+use hpo_playground::engine::loaders::clean::MissingPolicy;
 use hpo_playground::engine::loaders::copula::load_copula_format;
 use hpo_playground::engine::methods::ehvi::Ehvi;
 use hpo_playground::engine::optimizer::{job_rng, Optimizer, SearchState};
@@ -103,7 +104,7 @@ fn multi_objective(shared_dir: &Path) -> Result<(), Box<dyn std::error::Error>> 
 /// DyHPO's surrogate step (fit + EI_MF over every open configuration) at growing numbers of
 /// observations, on LCBench's first task when present, else on the bundled crossing curves.
 fn dyhpo_steps(lcbench_dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
-    let (bench, what) = match crate::race::load("lcbench", lcbench_dir, None) {
+    let (bench, what) = match crate::race::load("lcbench", lcbench_dir, None, MissingPolicy::default()) {
         Ok(b) => (b, "LCBench task 0, 2,000 configurations × 51 epochs"),
         Err(_) => (hpo_playground::engine::bundled::crossing_curves_family(), "crossing curves, 256 configurations × 40 epochs"),
     };

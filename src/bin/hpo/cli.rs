@@ -8,12 +8,14 @@ use rayon::prelude::*;
 
 use hpo_playground::engine::axis::{count, significant};
 use hpo_playground::engine::benchmark::{Benchmark, Direction};
-use hpo_playground::engine::bundled::{bundled_csv, load_bundled, BUNDLED};
+use hpo_playground::engine::bundled::{bundled_csv, BUNDLED};
 use hpo_playground::engine::export::{traces_csv, traces_detailed_csv};
 use hpo_playground::engine::fidelity::report::race_traces;
+use hpo_playground::engine::fidelity::targets::RaceTargets;
 use hpo_playground::engine::gpb::design::Criterion;
 use hpo_playground::engine::gpb::model::BudgetKernel;
 use hpo_playground::engine::gpb::synthetic::Setting;
+use hpo_playground::engine::loaders::clean::MissingPolicy;
 use hpo_playground::engine::loaders::curves::{load_lcbench_members, LCBENCH_ARCHIVE, LCBENCH_FILES};
 use hpo_playground::engine::loaders::upload::{load_file_with, LoadFailure};
 use hpo_playground::engine::metrics::{
@@ -209,10 +211,19 @@ enum Command {
     /// Multi-fidelity runs (`hpo methods` lists those of a race) with the DyHPO paper's
     /// summaries (regret, ranks, CD at 50% and 100%, Fig. 6).
     Race {
-        /// `curves` (bundled crossing curves), `lcbench` (the shared LCBench tables) or a
-        /// learning-curve CSV (columns e1..eN; minimised unless --direction max).
+        /// `curves` (bundled crossing curves), `exploding` (bundled curves with diverged and
+        /// exploded runs), `lcbench` (the shared LCBench tables) or a learning-curve CSV
+        /// (columns e1..eN or step_0..step_N; minimised unless --direction max).
         #[arg(long, default_value = "curves")]
         data: String,
+        /// What a diverged or missing curve point becomes: untrained (default), worst, drop,
+        /// ffill or taskset (docs/methods.md), as the link's `missing=`.
+        #[arg(long)]
+        missing: Option<String>,
+        /// What the surrogate models fit: `raw` (the losses as observed, the papers' choice) or
+        /// `copula` (ψ = Φ⁻¹∘F̃ of every observed loss), as the link's `targets=`.
+        #[arg(long, default_value = "raw")]
+        targets: String,
         /// Where the LCBench tables are.
         #[arg(long, default_value = "../shared/benchmarks/lcbench-surrogate")]
         lcbench_dir: PathBuf,
@@ -232,7 +243,8 @@ enum Command {
         /// direction (a curve file's is "min": losses; say `max` for accuracies).
         #[arg(long)]
         direction: Option<String>,
-        /// Regret in the metric's units (`raw`) or normalised per task to [0, 1] (`norm`);
+        /// Regret in the metric's units (`raw`) or normalised per task (`norm`: 0 at the task's
+        /// best configuration, 1 at its median one);
         /// default: normalised when the tasks' ranges differ by more than 10×.
         #[arg(long)]
         regret: Option<String>,
@@ -377,7 +389,7 @@ pub fn main() -> CliResult<()> {
             let plan = crate::precision::Plan { steps_at: &steps_at, tasks: &tasks, seeds, epochs, precisions: &precisions };
             Ok(in_pool(|| crate::precision::run(&lcbench_dir, plan).map_err(|e| e.to_string()))?)
         }
-        Command::Race { data, lcbench_dir, methods, tasks, seeds, budget, direction, regret, out, threads } => {
+        Command::Race { data, missing, targets, lcbench_dir, methods, tasks, seeds, budget, direction, regret, out, threads } => {
             set_threads(threads)?;
             let direction = match direction.as_deref() {
                 None => None,
@@ -389,8 +401,17 @@ pub fn main() -> CliResult<()> {
                 None => None,
                 Some(r) => Some(RegretScale::parse(r).ok_or_else(|| format!("--regret is 'raw' or 'norm', not '{r}'"))?),
             };
+            let missing = match missing.as_deref() {
+                None => MissingPolicy::default(),
+                Some(m) => {
+                    MissingPolicy::parse(m).ok_or_else(|| format!("--missing is untrained, worst, drop, ffill or taskset, not '{m}'"))?
+                }
+            };
+            let targets = RaceTargets::parse(&targets).ok_or_else(|| format!("--targets is raw or copula, not '{targets}'"))?;
             crate::race::run(crate::race::RaceArgs {
                 regret,
+                missing,
+                targets,
                 data: &data,
                 lcbench_dir: &lcbench_dir,
                 methods: methods.as_deref(),
@@ -418,6 +439,13 @@ pub fn in_pool<R: Send>(work: impl FnOnce() -> R + Send) -> R {
     rayon::scope(|_| work())
 }
 
+/// What the loader said of the data, each once on stderr, in the page's words.
+pub fn print_notes(notes: &[String]) {
+    for n in notes {
+        eprintln!("note: {n}");
+    }
+}
+
 fn read_file(path: &Path) -> CliResult<Vec<u8>> {
     std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()).into())
 }
@@ -442,9 +470,7 @@ pub fn load_data(spec: &ExperimentSpec, data: Option<&Path>, sources: &Sources) 
                 format!("{message}; add them to the link, e.g. ?{}", to_query(&example))
             }
         })?;
-        for w in &loaded.warnings {
-            eprintln!("warning: {w}");
-        }
+        print_notes(&loaded.warnings);
         Ok(loaded.benchmark)
     };
     match (&spec.data, data) {
@@ -466,7 +492,11 @@ pub fn load_data(spec: &ExperimentSpec, data: Option<&Path>, sources: &Sources) 
             path.display()
         )
         .into()),
-        (DataRef::Bundled(name), None) => load_bundled(name).ok_or_else(|| format!("unknown bundled benchmark '{name}'").into()),
+        // Read from the shipped CSV with the link's options, as the page reads assets/NAME.csv.
+        (DataRef::Bundled(name), None) => {
+            let csv = bundled_csv(name).ok_or_else(|| format!("unknown bundled benchmark '{name}'; available: {}", BUNDLED.join(", ")))?;
+            load(Path::new(&format!("{name}.csv")), csv.as_bytes())
+        }
         // The page's LCBench archive is zipped from the lcbench-surrogate folder at build time;
         // the CLI reads the folder beside the shared directory.
         (DataRef::Shared(file), None) if file == LCBENCH_ARCHIVE && !shared_dir.join(file).exists() => {
@@ -663,9 +693,7 @@ fn info(path: &Path, link: Option<&str>) -> CliResult<()> {
             format!("{message}; give them with --link, e.g. --link '?{}'", to_query(&example))
         }
     })?;
-    for w in &loaded.warnings {
-        eprintln!("note: {w}");
-    }
+    print_notes(&loaded.warnings);
     let b = &loaded.benchmark;
     println!(
         "{}: {}, {}, {}",
@@ -693,9 +721,6 @@ fn info(path: &Path, link: Option<&str>) -> CliResult<()> {
             significant(lo, 6),
             significant(hi, 6)
         );
-    }
-    for w in &loaded.warnings {
-        println!("warning: {w}");
     }
     Ok(())
 }
@@ -742,7 +767,13 @@ fn generate(name: &str, out: &Path) -> CliResult<()> {
     match (name, bundled_csv(name)) {
         (_, Some(csv)) => std::fs::write(out, csv)?,
         ("messy-curves", None) => std::fs::write(out, hpo_playground::engine::fixtures::messy_curves_csv().0)?,
-        _ => return Err(format!("unknown bundled benchmark '{name}'; available: {}, messy-curves", BUNDLED.join(", ")).into()),
+        // The exploding family's reference: the same runs, none exploded.
+        ("exploding-clean", None) => std::fs::write(out, hpo_playground::engine::exploding_curves::exploding_csv(false))?,
+        _ => {
+            return Err(
+                format!("unknown bundled benchmark '{name}'; available: {}, messy-curves, exploding-clean", BUNDLED.join(", ")).into()
+            )
+        }
     }
     println!("wrote {}", out.display());
     Ok(())

@@ -11,6 +11,7 @@ use hpo_playground::engine::gpb::design::Criterion;
 use hpo_playground::engine::gpb::protocol::{self, Arm};
 use hpo_playground::engine::gpb::synthetic::{mean_sd, std_of_beta, table1_rep, table2_rep, Setting, TestFunction};
 use hpo_playground::engine::gpb::view::{design_view, DesignTable, DesignViewSpec};
+use hpo_playground::engine::loaders::clean::MissingPolicy;
 use hpo_playground::engine::significance::wilcoxon;
 
 use crate::cli::CliResult;
@@ -112,7 +113,7 @@ pub fn tables(reps: u64, setting: Setting) -> CliResult<()> {
 /// The LCBench analogue of Tables 3–4.
 pub fn lcbench(lcbench_dir: &Path, tasks: Option<&str>, seeds: u64, json: Option<&Path>) -> CliResult<()> {
     let started = Instant::now();
-    let bench = crate::race::load("lcbench", lcbench_dir, None)?;
+    let bench = crate::race::load("lcbench", lcbench_dir, None, MissingPolicy::default())?;
     if bench.tasks.is_empty() {
         return Err(format!("no LCBench tables in {}", lcbench_dir.display()).into());
     }

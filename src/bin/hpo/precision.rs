@@ -11,6 +11,7 @@ use hpo_playground::engine::fidelity::deep_kernel::{DeepKernelSettings, Precisio
 use hpo_playground::engine::fidelity::dyhpo::{race_with_observations, DyHpo};
 use hpo_playground::engine::fidelity::runner::race_curves;
 use hpo_playground::engine::fidelity::{run_race, MultiFidelityOptimizer, RaceRow};
+use hpo_playground::engine::loaders::clean::MissingPolicy;
 use hpo_playground::engine::optimizer::job_rng;
 
 use crate::cli::CliResult;
@@ -132,7 +133,7 @@ pub struct Plan<'a> {
 
 pub fn run(lcbench_dir: &Path, plan: Plan) -> CliResult<()> {
     let Plan { steps_at, tasks, seeds, epochs, precisions } = plan;
-    let bench = crate::race::load("lcbench", lcbench_dir, None)?;
+    let bench = crate::race::load("lcbench", lcbench_dir, None, MissingPolicy::default())?;
     let sign = bench.metrics[bench.objective].direction.sign();
     {
         let (values, _) = race_curves(&bench, 0).map_err(|e| e.to_string())?;

@@ -9,20 +9,24 @@ use rayon::prelude::*;
 use hpo_playground::engine::axis::{count, significant};
 use hpo_playground::engine::benchmark::Benchmark;
 use hpo_playground::engine::benchmark::Direction;
-use hpo_playground::engine::bundled::crossing_curves_family;
+use hpo_playground::engine::bundled::{bundled_csv, crossing_curves_family, read_as_upload, BUNDLED};
+use hpo_playground::engine::content_hash;
 use hpo_playground::engine::export::race_traces_csv;
 use hpo_playground::engine::fidelity::cd_layout::CdLayout;
 use hpo_playground::engine::fidelity::report::task_curves;
-use hpo_playground::engine::fidelity::runner::run_mf_job;
+use hpo_playground::engine::fidelity::runner::run_mf_job_with;
 use hpo_playground::engine::fidelity::summary::{summarize, CdSummary, RaceSummary};
+use hpo_playground::engine::fidelity::targets::RaceTargets;
 use hpo_playground::engine::fidelity::RaceTrace;
+use hpo_playground::engine::loaders::clean::MissingPolicy;
 use hpo_playground::engine::loaders::curves::{load_curve_file, load_lcbench_members, LCBENCH_FILES};
 use hpo_playground::engine::loaders::table::LoadOptions;
+use hpo_playground::engine::loaders::upload::{load_file_with, LoadFailure};
 use hpo_playground::engine::registry::{lookup, of_kind, MethodEntry, RunKind};
 use hpo_playground::engine::spec::RegretScale;
 use hpo_playground::engine::EngineError;
 
-use crate::cli::CliResult;
+use crate::cli::{print_notes, CliResult};
 
 /// Arguments of `hpo race`.
 pub struct RaceArgs<'a> {
@@ -37,14 +41,29 @@ pub struct RaceArgs<'a> {
     pub direction: Option<Direction>,
     /// Raw or normalised regret; `None` chooses by the tasks' ranges.
     pub regret: Option<RegretScale>,
+    /// What diverged or missing curve points become.
+    pub missing: MissingPolicy,
+    /// What the surrogate models fit.
+    pub targets: RaceTargets,
 }
 
-/// Loads `curves` (bundled), `lcbench` (the shared tables) or a learning-curve CSV (read as
-/// the page reads an upload: missing points as the task's worst in `direction`, log scales
-/// detected, each said on stderr).
-pub fn load(data: &str, lcbench_dir: &Path, direction: Option<Direction>) -> CliResult<Benchmark> {
+/// Loads `curves` (bundled), another bundled race benchmark (its shipped CSV, read as the
+/// page reads it), `lcbench` (the shared tables) or a learning-curve CSV (read as the page
+/// reads an upload: diverged points by `missing` in `direction`, log scales detected, each
+/// said on stderr).
+pub fn load(data: &str, lcbench_dir: &Path, direction: Option<Direction>, missing: MissingPolicy) -> CliResult<Benchmark> {
     match data {
         "curves" => Ok(crossing_curves_family()),
+        name if BUNDLED.contains(&name) => {
+            let csv = bundled_csv(name).ok_or("no such bundled benchmark")?;
+            let options = LoadOptions { direction, missing, detect_scales: read_as_upload(name), ..LoadOptions::default() };
+            let loaded = load_file_with(&format!("{name}.csv"), csv.as_bytes(), &options).map_err(|e| match e {
+                LoadFailure::Error(m) => m,
+                LoadFailure::NeedsRoles { message, .. } => message,
+            })?;
+            print_notes(&loaded.warnings);
+            Ok(loaded.benchmark)
+        }
         "lcbench" => {
             let members = LCBENCH_FILES
                 .iter()
@@ -56,11 +75,9 @@ pub fn load(data: &str, lcbench_dir: &Path, direction: Option<Direction>) -> Cli
         path => {
             let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
             let name = Path::new(path).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            let options = LoadOptions { detect_scales: true, direction, ..LoadOptions::default() };
+            let options = LoadOptions { detect_scales: true, direction, missing, ..LoadOptions::default() };
             let loaded = load_curve_file(&name, &bytes, "metric", direction.unwrap_or(Direction::Minimize), &options)?;
-            for w in &loaded.warnings {
-                eprintln!("warning: {w}");
-            }
+            print_notes(&loaded.warnings);
             Ok(loaded.benchmark)
         }
     }
@@ -82,7 +99,7 @@ pub fn select_tasks(bench: &Benchmark, tasks: Option<&str>) -> CliResult<Vec<usi
 }
 
 pub fn run(args: RaceArgs) -> CliResult<()> {
-    let mut bench = load(args.data, args.lcbench_dir, args.direction)?;
+    let mut bench = load(args.data, args.lcbench_dir, args.direction, args.missing)?;
     if let Some(d) = args.direction {
         let objective = bench.objective;
         bench.metrics[objective].direction = d;
@@ -119,8 +136,11 @@ pub fn run(args: RaceArgs) -> CliResult<()> {
     let origin = Instant::now();
     let now = move || origin.elapsed().as_secs_f64();
     let done = std::sync::atomic::AtomicUsize::new(0);
-    // Cached per build: a rebuilt binary never reuses an older build's runs.
-    let runs_dir = args.out.join("runs").join(format!("{:016x}", crate::cli::build_fingerprint()));
+    // Cached per build and per reading of the data: a rebuilt binary, or the same tasks read
+    // with another policy or direction or raced on other targets, never reuses a run.
+    let setting = format!("{}|{}|{}|{:?}", args.data, args.missing.as_str(), args.targets.as_str(), args.direction);
+    let runs_dir =
+        args.out.join("runs").join(format!("{:016x}", crate::cli::build_fingerprint())).join(&content_hash(setting.as_bytes())[..16]);
     std::fs::create_dir_all(&runs_dir)?;
     let scheduled: Vec<(usize, RaceTrace)> = schedule
         .par_iter()
@@ -132,7 +152,8 @@ pub fn run(args: RaceArgs) -> CliResult<()> {
             if let Some(trace) = std::fs::read(&cached).ok().and_then(|b| serde_json::from_slice::<RaceTrace>(&b).ok()) {
                 return Ok((k, trace));
             }
-            let trace = run_mf_job(&bench, t, m, seed, budget, &now)?;
+            let sign = bench.metrics[bench.objective].direction.sign();
+            let trace = run_mf_job_with(&bench, t, m, seed, budget, sign, args.targets, &now, &mut |_| true)?;
             if let Ok(json) = serde_json::to_vec(&trace) {
                 let _ = std::fs::write(&cached, json);
             }
@@ -209,7 +230,7 @@ fn report_marks(s: &RaceSummary) -> Vec<u64> {
 fn scale_words(s: &RaceSummary) -> &'static str {
     match s.regret_scale {
         RegretScale::Raw => "in the metric's units",
-        RegretScale::Normalized => "normalised per task to [0, 1] by its best and worst configuration",
+        RegretScale::Normalized => "normalised per task: 0 at its best configuration, 1 at its median one",
     }
 }
 

@@ -20,8 +20,8 @@ pub struct GroundTruth {
     pub worst: f64,
     /// +1 when smaller is better, −1 otherwise.
     pub sign: f64,
-    /// What a regret is divided by: 1 (the metric's units), or the task's range from its
-    /// optimum to its worst configuration (regret normalised to [0, 1]).
+    /// What a regret is divided by: 1 (the metric's units), or the regret of the task's
+    /// median configuration ([`Self::median_regret`]).
     pub scale: f64,
 }
 
@@ -40,9 +40,22 @@ impl GroundTruth {
         (self.sign * (self.worst - self.optimum)).max(0.0)
     }
 
-    /// The same truth with regrets divided by [`Self::range`] (1 when the range is 0).
+    /// The regret of the task's median configuration (by its best value; the lower median
+    /// for an even count), in the metric's units: a scale that no single exploded or
+    /// diverged run can set, unlike [`Self::range`].
+    pub fn median_regret(&self) -> f64 {
+        let mut losses: Vec<f64> = self.per_config.iter().map(|v| self.sign * v).filter(|v| v.is_finite()).collect();
+        if losses.is_empty() {
+            return 0.0;
+        }
+        losses.sort_by(f64::total_cmp);
+        (losses[(losses.len() - 1) / 2] - self.sign * self.optimum).max(0.0)
+    }
+
+    /// The same truth with regrets divided by [`Self::median_regret`] (1 when that is 0): 0 is
+    /// the task's best configuration, 1 its median one.
     pub fn normalized(mut self) -> Self {
-        let r = self.range();
+        let r = self.median_regret();
         self.scale = if r > 0.0 && r.is_finite() { r } else { 1.0 };
         self
     }

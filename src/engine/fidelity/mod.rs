@@ -20,6 +20,7 @@ pub mod report;
 pub mod runner;
 pub mod samplers;
 pub mod summary;
+pub mod targets;
 
 use super::error::Result;
 use super::optimizer::MethodRng;

@@ -117,12 +117,18 @@ mod tests {
         let (auto, scale) = task_curves(&bench, &[0, 1], 1.0, None).unwrap();
         assert_eq!(scale, RegretScale::Normalized, "ranges {ranges:?} differ by more than 10×");
         for (t, truth) in auto.values().map(|t| &t.truth).enumerate() {
-            assert!((truth.regret(truth.worst) - 1.0).abs() < 1e-12 && truth.regret(truth.optimum) == 0.0, "task {t}");
+            // 0 at the best configuration, 1 at the median one (checked against a sort here).
+            let mut best: Vec<f64> = truth.per_config.clone();
+            best.sort_by(f64::total_cmp);
+            let median = best[(best.len() - 1) / 2];
+            assert!((truth.regret(median) - 1.0).abs() < 1e-12 && truth.regret(truth.optimum) == 0.0, "task {t}");
+            assert!(truth.regret(truth.worst) > 1.0, "task {t}");
         }
         // Unscaled, the same tasks stay in metric units; alike tasks stay raw automatically.
         let (_, scale) = task_curves(&bench, &[0, 0], 1.0, None).unwrap();
         assert_eq!(scale, RegretScale::Raw);
-        // A run's summary says which, and its mean regret is in [0, 1] when normalised.
+        // A run's summary says which; normalised, its mean regret is in the median
+        // configuration's units.
         let spec = ExperimentSpec {
             data: crate::engine::spec::DataRef::Bundled("curves".into()),
             methods: vec!["RS".into()],
@@ -141,11 +147,25 @@ mod tests {
             .collect();
         let s = summarize_run(&bench, &resolved, &traces).unwrap();
         assert_eq!(s.regret_scale, RegretScale::Normalized);
-        assert!(s.regret[0].mean.iter().all(|&r| (0.0..=1.0).contains(&r)));
+        assert!(s.regret[0].mean.iter().all(|&r| r.is_finite() && r >= 0.0), "{:?}", s.regret[0].mean);
         let raw_spec = ExperimentSpec { regret: Some(RegretScale::Raw), ..spec };
         let s = summarize_run(&bench, &raw_spec.resolve(&bench).unwrap(), &traces).unwrap();
         assert_eq!(s.regret_scale, RegretScale::Raw);
         assert!(s.regret[0].mean[0] > 1.0, "task 2's regret is in its own (×50) units");
+    }
+
+    #[test]
+    fn one_exploded_run_cannot_set_the_normalised_scale() {
+        // Five configurations of one task; the fifth exploded to 1e17 at every step.
+        let mut values: Vec<Vec<f64>> = (0..4).map(|i| vec![1.0 + i as f64, 0.5 + i as f64]).collect();
+        let truth = GroundTruth::new(&values, 1.0).normalized();
+        values.push(vec![1e17, 1e17]);
+        let exploded = GroundTruth::new(&values, 1.0).normalized();
+        // The median configuration's regret: 1.0 (of 0.5, 1.5, 2.5, 3.5 the lower median is 1.5)
+        // without it, 2.0 (of five, the median 2.5) with it: the same order of magnitude.
+        assert_eq!((truth.scale, exploded.scale), (1.0, 2.0));
+        assert_eq!(exploded.regret(1.5), 0.5);
+        assert!(exploded.range() > 1e16, "the range would have been set by the explosion");
     }
 
     #[test]

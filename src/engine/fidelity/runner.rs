@@ -1,5 +1,6 @@
 //! One run of a multi-fidelity method on a task.
 
+use super::targets::RaceTargets;
 use super::{run_race_with_progress, RaceTrace};
 use crate::engine::benchmark::Benchmark;
 use crate::engine::error::{EngineError, Result};
@@ -26,11 +27,11 @@ pub fn race_curves(bench: &Benchmark, t: usize) -> Result<(Curves, Option<Curves
 /// optimising the benchmark's objective in its own direction.
 pub fn run_mf_job(bench: &Benchmark, t: usize, method: &MethodEntry, seed: u64, budget: u64, now: &dyn Fn() -> f64) -> Result<RaceTrace> {
     let sign = bench.metrics[bench.objective].direction.sign();
-    run_mf_job_with(bench, t, method, seed, budget, sign, now, &mut |_| true)
+    run_mf_job_with(bench, t, method, seed, budget, sign, RaceTargets::Observed, now, &mut |_| true)
 }
 
-/// [`run_mf_job`] with the direction's `sign` (+1 minimise) and a progress callback (units
-/// spent; returning false cancels).
+/// [`run_mf_job`] with the direction's `sign` (+1 minimise), what the optimizer's models see
+/// (`targets`) and a progress callback (units spent; returning false cancels).
 #[allow(clippy::too_many_arguments)]
 pub fn run_mf_job_with(
     bench: &Benchmark,
@@ -39,12 +40,13 @@ pub fn run_mf_job_with(
     seed: u64,
     budget: u64,
     sign: f64,
+    targets: RaceTargets,
     now: &dyn Fn() -> f64,
     progress: &mut dyn FnMut(u64) -> bool,
 ) -> Result<RaceTrace> {
     let (values, cost) = race_curves(bench, t)?;
     let candidates = bench.encoded_task(t);
-    let mut optimizer = method.build_race()?;
+    let mut optimizer = targets.wrap(method.build_race()?);
     let mut rng = job_rng(seed, &format!("race/{}", bench.tasks[t].name));
     let rows = run_race_with_progress(
         optimizer.as_mut(),
