@@ -98,7 +98,7 @@ pub fn download_png(id: &str, filename: &str) -> Result<(), JsValue> {
 
 /// The current query string without `?`.
 pub fn current_query() -> String {
-    window().location().search().unwrap_or_default().trim_start_matches('?').to_string()
+    crate::engine::permalink::plain_query(&window().location().search().unwrap_or_default())
 }
 
 /// Replaces the URL's query without reloading or adding a history entry.

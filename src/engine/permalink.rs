@@ -6,6 +6,7 @@
 //! falls back to the default for that field only, so a tampered link still opens.
 
 use super::benchmark::{Direction, Metric};
+use super::fidelity::targets::RaceTargets;
 use super::gpb::view::DesignViewSpec;
 use super::loaders::clean::MissingPolicy;
 use super::loaders::table::ColumnRoles;
@@ -54,8 +55,20 @@ pub fn decode_component(s: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
+/// A list item as it stands between the commas of a list field: a comma or backslash inside
+/// a name is escaped with a backslash, so that a list splits correctly after the field is
+/// percent-decoded once, however much of the link the web encoded (`methods=ASHA%2CBOHB`,
+/// as mail and chat tools write it, is the list ASHA, BOHB).
+fn escape_item(s: &str) -> String {
+    s.replace('\\', "\\\\").replace(',', "\\,")
+}
+
+fn encode_item(s: &str) -> String {
+    encode_component(&escape_item(s))
+}
+
 fn list(items: &[String]) -> String {
-    items.iter().map(|s| encode_component(s)).collect::<Vec<_>>().join(",")
+    items.iter().map(|s| encode_item(s)).collect::<Vec<_>>().join(",")
 }
 
 /// The query string (without `?`) that restores `spec`.
@@ -71,7 +84,7 @@ pub fn to_query(spec: &ExperimentSpec) -> String {
         let items: Vec<String> = spec
             .objectives
             .iter()
-            .map(|o| format!("{}:{}", encode_component(&o.metric), o.direction.map_or("auto", Direction::as_str)))
+            .map(|o| format!("{}:{}", encode_item(&o.metric), o.direction.map_or("auto", Direction::as_str)))
             .collect();
         parts.push(format!("mo={}", items.join(",")));
     }
@@ -92,13 +105,15 @@ pub fn to_query(spec: &ExperimentSpec) -> String {
     if let Some(r) = spec.regret {
         parts.push(format!("regret={}", r.as_str()));
     }
+    if spec.targets != RaceTargets::default() {
+        parts.push(format!("targets={}", spec.targets.as_str()));
+    }
     if let Some(roles) = &spec.columns {
         parts.push(format!("hp={}", list(&roles.hyperparameters)));
         if !roles.categorical.is_empty() {
             parts.push(format!("cat={}", list(&roles.categorical)));
         }
-        let metrics: Vec<String> =
-            roles.metrics.iter().map(|m| format!("{}:{}", encode_component(&m.name), m.direction.as_str())).collect();
+        let metrics: Vec<String> = roles.metrics.iter().map(|m| format!("{}:{}", encode_item(&m.name), m.direction.as_str())).collect();
         if !metrics.is_empty() {
             parts.push(format!("metrics={}", metrics.join(",")));
         }
@@ -135,7 +150,8 @@ pub fn from_query(query: &str) -> ParsedLink {
     let defaults = ExperimentSpec::default();
     let mut spec = defaults.clone();
     let mut warnings = Vec::new();
-    let query = query.strip_prefix('?').unwrap_or(query);
+    let query = plain_query(query);
+    let query = query.as_str();
     let mut seen_version = false;
     let mut roles: Option<ColumnRoles> = None;
     for pair in query.split('&').filter(|p| !p.is_empty()) {
@@ -201,6 +217,10 @@ pub fn from_query(query: &str) -> ParsedLink {
                 Some(r) => spec.regret = Some(r),
                 None => invalid("expected raw or norm"),
             },
+            "targets" => match RaceTargets::parse(&value) {
+                Some(t) => spec.targets = t,
+                None => invalid("expected raw or copula"),
+            },
             "transfer" => match value.as_str() {
                 "loto" => spec.transfer = TransferMode::LeaveOneTaskOut,
                 "none" => spec.transfer = TransferMode::None,
@@ -232,7 +252,7 @@ pub fn from_query(query: &str) -> ParsedLink {
             },
             "missing" => match MissingPolicy::parse(&value) {
                 Some(m) => spec.missing = m,
-                None => invalid("expected worst, drop or ffill"),
+                None => invalid("expected untrained, worst, drop, ffill or taskset"),
             },
             "log" | "lin" => match split_list(raw) {
                 Some(v) if key == "log" => spec.log_scale = v,
@@ -288,11 +308,32 @@ fn parse_objectives(raw: &str) -> Option<Vec<ObjectiveChoice>> {
         .collect()
 }
 
+/// A list field: percent-decoded once, then split at the commas that no backslash escapes.
 fn split_list(raw: &str) -> Option<Vec<String>> {
-    if raw.is_empty() {
+    let text = decode_component(raw)?;
+    if text.is_empty() {
         return Some(Vec::new());
     }
-    raw.split(',').map(decode_component).collect()
+    let (mut items, mut item, mut chars) = (Vec::new(), String::new(), text.chars());
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => item.push(chars.next().unwrap_or('\\')),
+            ',' => items.push(std::mem::take(&mut item)),
+            c => item.push(c),
+        }
+    }
+    items.push(item);
+    Some(items)
+}
+
+/// A query without its leading `?`, decoded once when the whole of it went through
+/// `encodeURIComponent` (then no `=` is left in it): what every link reader starts from.
+pub fn plain_query(query: &str) -> String {
+    let query = query.strip_prefix('?').unwrap_or(query);
+    match decode_component(query) {
+        Some(decoded) if !query.contains('=') && decoded.contains('=') => decoded,
+        _ => query.to_string(),
+    }
 }
 
 /// The query of a pasted link (or of a bare query), if it has one: what the landing page's
@@ -325,10 +366,11 @@ mod tests {
             iterations: 100,
             design_view: Some(DesignViewSpec { seed: 3, ..DesignViewSpec::default() }),
             regret: Some(RegretScale::Normalized),
+            targets: RaceTargets::Copula,
             ..ExperimentSpec::default()
         };
         let q = to_query(&spec);
-        assert!(q.ends_with("&design=TA.D.10.3&regret=norm"), "{q}");
+        assert!(q.ends_with("&design=TA.D.10.3&regret=norm&targets=copula"), "{q}");
         assert!(q.starts_with("v=1&data=shared:XGBoost.csv.zip&objective=metric_error"), "{q}");
         let parsed = from_query(&format!("?{q}"));
         assert_eq!(parsed.warnings, Vec::<String>::new());
@@ -373,8 +415,11 @@ mod tests {
             ..ExperimentSpec::default()
         };
         let q = to_query(&spec);
-        assert!(q.contains("&hp=lr,opt%2Cimizer&cat=opt%2Cimizer&metrics=acc:val:max,time:min&taskcol=dataset&steps=loss_*,final"), "{q}");
-        assert!(q.contains("&missing=ffill&log=lr&lin=opt%2Cimizer"), "{q}");
+        assert!(
+            q.contains("&hp=lr,opt%5C%2Cimizer&cat=opt%5C%2Cimizer&metrics=acc:val:max,time:min&taskcol=dataset&steps=loss_*,final"),
+            "{q}"
+        );
+        assert!(q.contains("&missing=ffill&log=lr&lin=opt%5C%2Cimizer"), "{q}");
         let parsed = from_query(&q);
         assert_eq!(parsed.warnings, Vec::<String>::new());
         assert_eq!(parsed.spec, spec);
@@ -402,6 +447,106 @@ mod tests {
             let p = from_query(&format!("v=1&{bad}"));
             assert!(p.spec.objectives.is_empty() && p.warnings.len() == 1, "{bad}: {:?}", p.warnings);
         }
+    }
+
+    /// What JavaScript's `encodeURIComponent` writes: everything but A–Z a–z 0–9 - _ . ! ~ * ' ( )
+    /// percent-encoded, as UTF-8 bytes.
+    fn encode_uri_component(s: &str) -> String {
+        s.bytes()
+            .map(|b| if b.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") })
+            .collect()
+    }
+
+    /// A link as the address bar gives it back after a person read it and typed it again:
+    /// escapes shown as their characters (except those that would change the query's
+    /// structure), then spaces, quotes, angle brackets and non-ASCII encoded by the browser.
+    fn through_the_address_bar(q: &str) -> String {
+        let shown: String = q
+            .split('&')
+            .map(|pair| {
+                let (k, v) = pair.split_once('=').unwrap();
+                let mut out = Vec::new();
+                let bytes = v.as_bytes();
+                let mut i = 0;
+                while i < bytes.len() {
+                    let byte =
+                        (bytes[i] == b'%').then(|| u8::from_str_radix(std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap(), 16).unwrap());
+                    match byte {
+                        Some(b) if !b"%&=#+".contains(&b) => {
+                            out.push(b);
+                            i += 3;
+                        }
+                        _ => {
+                            out.push(bytes[i]);
+                            i += 1;
+                        }
+                    }
+                }
+                format!("{k}={}", String::from_utf8(out).unwrap())
+            })
+            .collect::<Vec<_>>()
+            .join("&");
+        shown
+            .bytes()
+            .map(|b| if b <= b' ' || b >= 0x7f || b"\"<>`".contains(&b) { format!("%{b:02X}") } else { (b as char).to_string() })
+            .collect()
+    }
+
+    #[test]
+    fn any_spec_survives_the_ways_the_web_encodes_a_link() {
+        use rand::{Rng, SeedableRng};
+        let alphabet: Vec<char> = "aZ09 ,\\%&=#+:/*?'\"<>é漢-_.~".chars().collect();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let name = |rng: &mut rand_chacha::ChaCha8Rng| -> String {
+            let n = rng.random_range(1..8);
+            (0..n).map(|_| alphabet[rng.random_range(0..alphabet.len())]).collect()
+        };
+        for case in 0..300 {
+            let names: Vec<String> = (0..rng.random_range(1..4)).map(|_| name(&mut rng)).collect();
+            let spec = ExperimentSpec {
+                data: DataRef::Shared("runs.csv".into()),
+                objective: Some(name(&mut rng)),
+                tasks: names.clone(),
+                methods: vec!["ASHA".into(), "BOHB".into(), "GCP+prior".into()],
+                columns: Some(ColumnRoles {
+                    hyperparameters: names.clone(),
+                    categorical: names[..1].to_vec(),
+                    metrics: vec![Metric { name: name(&mut rng), direction: Direction::Maximize }],
+                    objective: String::new(),
+                    task: Some(name(&mut rng)),
+                    steps: vec![name(&mut rng)],
+                }),
+                objectives: vec![
+                    ObjectiveChoice { metric: name(&mut rng), direction: None },
+                    ObjectiveChoice { metric: name(&mut rng), direction: Some(Direction::Minimize) },
+                ],
+                log_scale: names.clone(),
+                ..ExperimentSpec::default()
+            };
+            let mut spec = spec;
+            spec.columns.as_mut().unwrap().objective = spec.columns.as_ref().unwrap().metrics[0].name.clone();
+            let q = to_query(&spec);
+            let each_value: String = q
+                .split('&')
+                .map(|pair| {
+                    let (k, v) = pair.split_once('=').unwrap();
+                    format!("{k}={}", encode_uri_component(&decode_component(v).unwrap()))
+                })
+                .collect::<Vec<_>>()
+                .join("&");
+            for (how, link) in [
+                ("as written", q.clone()),
+                ("whole query encoded", encode_uri_component(&q)),
+                ("each value encoded", each_value),
+                ("through the address bar", through_the_address_bar(&q)),
+            ] {
+                let parsed = from_query(&link);
+                assert_eq!(parsed.warnings, Vec::<String>::new(), "case {case}, {how}: {link}");
+                assert_eq!(parsed.spec, spec, "case {case}, {how}: {link}");
+            }
+        }
+        // The issue's example: commas percent-encoded by a chat tool.
+        assert_eq!(from_query("v=1&methods=ASHA%2CBOHB&race=100").spec.methods, ["ASHA", "BOHB"]);
     }
 
     #[test]

@@ -169,6 +169,27 @@ test('a tampered link names each bad field and falls back for those only', async
   } finally { await b.close(); }
 });
 
+test('a link whose commas a chat tool encoded, or whose whole query is encoded, opens the same setup as the plain link', async () => {
+  const plain = 'v=1&data=bundled:curves&tasks=curves-01,curves-03&methods=ASHA,BOHB&seeds=3&race=100';
+  const setups = [];
+  for (const query of [plain, plain.replaceAll(',', '%2C'), encodeURIComponent(plain)]) {
+    const b = await open(query);
+    try {
+      await b.page.waitForFunction(() => /^curves: 8 tasks/.test(document.querySelector('#data-info')?.textContent ?? ''), null, { timeout: 60_000 });
+      assert.deepEqual(await messages(b.page, 'warning'), [], query);
+      setups.push({
+        methods: await b.page.locator('#methods input:checked').evaluateAll((e) => e.map((x) => x.value)),
+        tasks: await b.page.locator('#tasks input:checked').evaluateAll((e) => e.map((x) => x.value)),
+        link: new URL(await b.page.inputValue('#permalink')).search,
+      });
+    } finally { await b.close(); }
+  }
+  assert.deepEqual(setups[0].methods, ['ASHA', 'BOHB']);
+  assert.deepEqual(setups[0].tasks, ['curves-01', 'curves-03']);
+  assert.deepEqual(setups[1], setups[0]);
+  assert.deepEqual(setups[2], setups[0]);
+});
+
 test('an upload link asks for its file and verifies it by hash', async () => {
   const dir = await tempDir('hpo-up-');
   const good = join(dir, 'mine.csv');

@@ -286,8 +286,8 @@ impl LessonLink {
     /// Parses a query with `learn=`; `None` when it names no lesson. Each bad field is named
     /// in a warning and left at its default.
     pub fn from_query(query: &str) -> Option<(LessonLink, Vec<String>)> {
+        let query = crate::engine::permalink::plain_query(query);
         let pairs: Vec<(String, String)> = query
-            .trim_start_matches('?')
             .split('&')
             .filter(|p| !p.is_empty())
             .map(|p| {
