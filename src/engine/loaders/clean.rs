@@ -489,7 +489,7 @@ mod tests {
         let m = r.message("lc.csv", "curve points", MissingPolicy::Worst, None).unwrap();
         assert_eq!(m, "lc.csv: 917 missing or non-finite curve points in 120 rows, counted as the task's worst value (missing=worst)");
         assert!(Repaired::default().message("f", "values", MissingPolicy::Drop, None).is_none());
-        let r = Repaired { cells: 11978, rows: 262, dropped: 0, bounds: Some((2.30258509, 2.35)) };
+        let r = Repaired { cells: 11978, rows: 262, dropped: 0, bounds: Some((std::f64::consts::LN_10, 2.35)) };
         let m = r.message("raw.csv", "curve points", MissingPolicy::Untrained, Some("step_0")).unwrap();
         assert_eq!(
             m,
