@@ -68,7 +68,7 @@ mod tests {
     use super::*;
     use crate::engine::bundled::crossing_curves_family;
     use crate::engine::fidelity::dyhpo::DYHPO_FAST;
-    use crate::engine::registry::{of_kind, CostClass, RunKind};
+    use crate::engine::registry::{lookup, of_kind, CostClass, RunKind};
 
     #[test]
     fn every_method_runs_deterministically_per_seed_within_the_budget() {
@@ -79,6 +79,19 @@ mod tests {
             let b = run_mf_job(&bench, 2, m, 1, 60, &|| 0.0).unwrap();
             assert_eq!(a, b, "{}", m.name);
             assert_eq!(a.rows.last().unwrap().spent, 60, "{}", m.name);
+        }
+    }
+
+    #[test]
+    fn copula_targets_change_what_a_model_fits_and_nothing_a_rank_based_method_picks() {
+        let mut bench = crossing_curves_family();
+        // One configuration of the task explodes after its fifth step.
+        bench.tasks[2].curves.as_mut().unwrap().values[7].iter_mut().skip(5).for_each(|v| *v = 1e17);
+        // 1,200 units: GP (max budget)'s design of 20 full trainings, then its EI rounds.
+        for (name, same) in [("ASHA", true), ("BOHB", true), ("GP (max budget)", false)] {
+            let m = lookup(RunKind::Race, name).unwrap();
+            let run = |targets| run_mf_job_with(&bench, 2, m, 1, 1200, 1.0, targets, &|| 0.0, &mut |_| true).unwrap();
+            assert_eq!(run(RaceTargets::Observed) == run(RaceTargets::Copula), same, "{name}");
         }
     }
 }

@@ -86,14 +86,16 @@ mod tests {
                 }
             }
         }
-        // Standardised, the explosion leaves every other loss within 1e-15 of the same value;
-        // under ψ the gap between 0.5 and 1.0 is as wide as between 1.0 and 1.2.
-        let gap = |a: f64, b: f64| {
-            (warped.curves.iter().flatten().zip(&raw).find(|(_, &r)| r == a).unwrap().0
-                - warped.curves.iter().flatten().zip(&raw).find(|(_, &r)| r == b).unwrap().0)
-                .abs()
-        };
-        assert!((gap(0.5, 1.0) - gap(1.0, 1.2)).abs() < 0.5, "{} {}", gap(0.5, 1.0), gap(1.0, 1.2));
+        // Under ψ the explosion is one step above the rest, and the gaps between the other
+        // losses keep their proportions by rank: 0.5 → 1.0 is about as wide as 1.0 → 1.2
+        // (by hand: ψ = −0.967, −0.431, 0 for the three, F of 1e17 clipped to 1 − δ₆ with
+        // δ₆ = 0.0674). The losses themselves give a ratio of 2.5 and a step of 1e17.
+        let psi = |raw_value: f64| *flat.iter().zip(&raw).find(|(_, &r)| r == raw_value).unwrap().0;
+        let ratio = (psi(1.0) - psi(0.5)) / (psi(1.2) - psi(1.0));
+        let q = crate::engine::stats::normal_quantile;
+        assert!((ratio - (q(2.0 / 6.0) - q(1.0 / 6.0)) / (q(0.5) - q(2.0 / 6.0))).abs() < 1e-12, "{ratio}");
+        assert!((psi(1e17) - crate::engine::stats::normal_quantile(1.0 - crate::engine::warping::delta_n(6))).abs() < 1e-12);
+        assert!(psi(1e17) - psi(2.3) < 1.0, "{} {}", psi(1e17), psi(2.3));
         assert_eq!(RaceTargets::parse("copula"), Some(RaceTargets::Copula));
         assert_eq!(RaceTargets::parse("raw"), Some(RaceTargets::Observed));
     }

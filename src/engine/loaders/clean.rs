@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::engine::axis::significant;
+
 /// What happens to a missing, non-finite or diverged value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum MissingPolicy {
@@ -139,7 +141,7 @@ impl Repaired {
                             "per task, diverged beyond Q3 + 3·IQR of the first step's values, set to the largest of them inside".to_string()
                         }
                     };
-                    let range = if lo == hi { format!("{}", round4(lo)) } else { format!("{} to {}", round4(lo), round4(hi)) };
+                    let range = if lo == hi { significant(lo, 4) } else { format!("{} to {}", significant(lo, 4), significant(hi, 4)) };
                     format!(
                         "{file}: {} {what} in {rows} {REPAIR_NOTE} or worse than untrained, {} (untrained value: {source}; {range})",
                         self.cells,
@@ -159,6 +161,10 @@ impl Repaired {
                         String::new()
                     };
                     let describe = match policy {
+                        // A task with nothing finite has no value to fall back to.
+                        MissingPolicy::Untrained if self.dropped == self.rows => {
+                            "dropped: their task has no finite value (missing=untrained)"
+                        }
                         // Single values: nothing before training to fall back to.
                         MissingPolicy::Untrained => {
                             "counted as the task's worst value (missing=untrained: a single value has no untrained value)"
@@ -170,15 +176,6 @@ impl Repaired {
             }
         })
     }
-}
-
-/// Four significant digits, for messages.
-fn round4(v: f64) -> f64 {
-    if v == 0.0 || !v.is_finite() {
-        return v;
-    }
-    let scale = 10f64.powi(3 - v.abs().log10().floor() as i32);
-    (v * scale).round() / scale
 }
 
 /// The worst finite value among `values` in the direction `sign` (+1: smaller is better).
@@ -489,12 +486,16 @@ mod tests {
         let m = r.message("lc.csv", "curve points", MissingPolicy::Worst, None).unwrap();
         assert_eq!(m, "lc.csv: 917 missing or non-finite curve points in 120 rows, counted as the task's worst value (missing=worst)");
         assert!(Repaired::default().message("f", "values", MissingPolicy::Drop, None).is_none());
+        let r = Repaired { cells: 2, rows: 2, dropped: 0, bounds: None };
+        assert!(r.message("f", "metric values", MissingPolicy::Untrained, None).unwrap().contains("a single value has no untrained value"));
+        let r = Repaired { cells: 8, rows: 2, dropped: 2, bounds: None };
+        assert!(r.message("f", "curve points", MissingPolicy::Untrained, None).unwrap().contains("their task has no finite value"));
         let r = Repaired { cells: 11978, rows: 262, dropped: 0, bounds: Some((std::f64::consts::LN_10, 2.35)) };
         let m = r.message("raw.csv", "curve points", MissingPolicy::Untrained, Some("step_0")).unwrap();
         assert_eq!(
             m,
             "raw.csv: 11978 curve points in 262 rows missing or non-finite or worse than untrained, set to the untrained value from the first \
-             diverged point on (missing=untrained) (untrained value: each run's 'step_0'; 2.303 to 2.35)"
+             diverged point on (missing=untrained) (untrained value: each run's 'step_0'; 2.303 to 2.350)"
         );
         let r = Repaired { cells: 40, rows: 3, dropped: 3, bounds: None };
         let m = r.message("t.csv", "curve points", MissingPolicy::TaskSet, None).unwrap();
