@@ -78,7 +78,7 @@ pub fn RaceResults() -> impl IntoView {
     // `short` for the chart whose name is longer, so that its title fits the chart's width.
     let scale = move |short: bool| {
         summary.with(|s| match (s.as_ref().map(|s| s.regret_scale), short) {
-            (Some(RegretScale::Normalized), false) => ", normalised per task (1 = median configuration)",
+            (Some(RegretScale::Normalized), false) => ", normalised per task (1 = median)",
             (Some(RegretScale::Normalized), true) => ", normalised (1 = median)",
             _ => ", in the metric's units",
         })
