@@ -2,8 +2,9 @@
 //! seeds explore differently; prior methods report the prior's RMSE on the target task.
 
 use hpo_playground::engine::bundled::load_bundled;
-use hpo_playground::engine::methods::MethodObjectives;
-use hpo_playground::engine::registry::{find, of_kind, RunKind};
+use hpo_playground::engine::method_entry::MethodObjectives;
+use hpo_playground::engine::method_entry::RunKind;
+use hpo_playground::engine::registry::{find, of_kind};
 use hpo_playground::engine::runner::run_job;
 use hpo_playground::engine::spec::{ExperimentSpec, Job};
 use hpo_playground::engine::transfer::PriorCache;

@@ -21,7 +21,7 @@ use leptos::prelude::{SetValue, UpdateValue, WithValue};
 use super::worker_host::WorkerHandle;
 use super::workers::WorkerService;
 use crate::engine::benchmark::Benchmark;
-use crate::engine::registry::{CostClass, TransferNeed};
+use crate::engine::method_entry::{CostClass, TransferNeed};
 use crate::engine::runner::{JobProgress, Trace};
 use crate::engine::spec::{Job, ResolvedSpec};
 use crate::engine::transfer::{Learned, LearnedKey, LearnedKind};

@@ -12,10 +12,11 @@ use super::warping_view::WarpingView;
 use crate::engine::benchmark::Benchmark;
 use crate::engine::export::{traces_csv, traces_detailed_csv};
 use crate::engine::fidelity::summary::{RaceSummary, MAX_SUMMARY_BYTES};
+use crate::engine::method_entry::RunKind;
 use crate::engine::metrics::{
     adtm_curves, average_ranks, band, best_so_far_curves, hv_error_curves, improvement_over_rs, mean_dtm_curve, prior_effects,
 };
-use crate::engine::registry::{baseline, RunKind};
+use crate::engine::registry::baseline;
 use crate::engine::runner::Trace;
 use crate::engine::spec::ResolvedSpec;
 

@@ -7,7 +7,9 @@
 //! The paper averages y_opt over seeds before normalising; DTM is affine in y_opt, so the mean
 //! of per-seed DTMs is identical and also yields a band. ADTM(t) averages DTM over tasks.
 
-use crate::engine::registry::{baseline, RunKind};
+use crate::engine::registry::baseline;
+
+use crate::engine::method_entry::RunKind;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};

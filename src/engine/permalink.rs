@@ -10,50 +10,10 @@ use super::fidelity::targets::RaceTargets;
 use super::gpb::view::DesignViewSpec;
 use super::loaders::clean::MissingPolicy;
 use super::loaders::table::ColumnRoles;
+use super::percent::{decode_component, encode_component};
 use super::spec::{
     DataRef, ExperimentSpec, ObjectiveChoice, RegretScale, TransferMode, MAX_ITERATIONS, MAX_RACE_BUDGET, MAX_SEEDS, SPEC_VERSION,
 };
-
-/// Characters kept as they are; everything else is percent-encoded (UTF-8 bytes). `/` and `*`
-/// are legal in a query and keep a `data=url:` link and a `steps=loss_*` pattern readable.
-fn keep(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"-_.~:@/*".contains(&b)
-}
-
-/// Percent-encodes a value (commas too: they separate list items).
-pub fn encode_component(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for &b in s.as_bytes() {
-        if keep(b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-/// Decodes percent-encoding; `None` on broken escapes or invalid UTF-8. A literal `+` stays a
-/// plus (our links write spaces as `%20`), so a hand-typed `methods=GCP+prior` works.
-pub fn decode_component(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'%' => {
-                let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-                out.push(u8::from_str_radix(hex, 16).ok()?);
-                i += 3;
-            }
-            b => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).ok()
-}
 
 /// A list item as it stands between the commas of a list field: a comma or backslash inside
 /// a name is escaped with a backslash, so that a list splits correctly after the field is

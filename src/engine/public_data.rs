@@ -7,7 +7,7 @@
 //! FCNET, the fourth table of the paper's Table 2, is not pinned: no copy of it is reachable
 //! from where this project is built, so its hash cannot be known here (see docs/methods.md).
 
-use super::spec::DataRef;
+use super::data_ref::DataRef;
 
 /// Where the copula paper's repository publishes its offline evaluations.
 ///

@@ -13,163 +13,15 @@
 //! mode picks which one a name means.
 
 use super::error::{EngineError, Result};
-use super::fidelity::{dyhpo, gpb, hyperband, samplers, MultiFidelityOptimizer};
-use super::methods::{
-    ablr, auto_gp, ehvi, gcp, gp, parego, prior_gp, random_search, scalarized, sgpt, thompson, ws_gp, MethodObjectives, TransferContext,
-};
-use super::optimizer::Optimizer;
-use super::warping::OutputWarp;
-
-/// The two kinds of run: every evaluation at full fidelity, or a multi-fidelity race.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum RunKind {
-    /// Each step evaluates one configuration fully (the copula paper's setting).
-    Full,
-    /// Each step trains one configuration further along its learning curve (DyHPO's setting).
-    Race,
-}
-
-/// What a full-evaluation method learns from the other tasks of the benchmark. Anything but
-/// `None` needs the leave-one-task-out protocol.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TransferNeed {
-    /// Nothing: the method sees the target task only.
-    None,
-    /// The parametric prior trained on the other tasks' values under this warp (CTS, TS,
-    /// GCP+prior, GP+prior and their +MO variants).
-    Prior(OutputWarp),
-    /// The best configuration of each other task (WS-GP, AutoGP).
-    OtherBest,
-    /// One GP per other task on values under this warp, as its means at the target's
-    /// candidates (SGPT, SGPT Copula).
-    OtherTaskGps(OutputWarp),
-    /// Every evaluation of every other task (ABLR, ABLR Copula).
-    OtherData,
-}
-
-impl TransferNeed {
-    /// True when the method needs the other tasks at all.
-    pub fn learns_from_other_tasks(self) -> bool {
-        self != TransferNeed::None
-    }
-
-    /// The warp of the prior it needs, if it needs one.
-    pub fn prior(self) -> Option<OutputWarp> {
-        match self {
-            TransferNeed::Prior(warp) => Some(warp),
-            _ => None,
-        }
-    }
-}
-
-/// How long a job of the method takes, roughly; the pool and the CLI schedule by it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum CostClass {
-    /// No model: a job takes microseconds to milliseconds.
-    Instant,
-    /// Fits a model at some steps: a job takes seconds.
-    Model,
-    /// Fits a large model at every step: a job takes minutes (the faithful DyHPO).
-    Heavy,
-}
-
-/// Builds a fresh full-evaluation optimizer for one job from what it may learn.
-pub type BuildFull = fn(TransferContext) -> Result<Box<dyn Optimizer>>;
-
-/// Builds a fresh multi-fidelity optimizer for one job.
-pub type BuildRace = fn() -> Box<dyn MultiFidelityOptimizer>;
-
-/// The kind of run a method belongs to, with what that kind needs to know.
-#[derive(Clone, Copy)]
-pub enum MethodKind {
-    /// Full evaluations.
-    Full {
-        /// How many objectives it optimises.
-        objectives: MethodObjectives,
-        /// What it learns from the other tasks.
-        transfer: TransferNeed,
-        /// Its constructor.
-        build: BuildFull,
-    },
-    /// A multi-fidelity race.
-    Race {
-        /// Its constructor.
-        build: BuildRace,
-    },
-}
-
-/// One method.
-#[derive(Clone, Copy)]
-pub struct MethodEntry {
-    /// Name as in the paper: what links carry and what the traces' `optimizer` column holds.
-    pub name: &'static str,
-    /// One line for the page and the CLI's help.
-    pub summary: &'static str,
-    /// The paper and section it implements.
-    pub paper: &'static str,
-    /// Its kind of run.
-    pub kind: MethodKind,
-    /// How long its jobs take.
-    pub cost: CostClass,
-}
-
-impl std::fmt::Debug for MethodEntry {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} ({:?})", self.name, self.run_kind())
-    }
-}
-
-impl PartialEq for MethodEntry {
-    fn eq(&self, other: &Self) -> bool {
-        self.name == other.name && self.run_kind() == other.run_kind()
-    }
-}
+use super::fidelity::{dyhpo, gpb, hyperband, samplers};
+use super::method_entry::{MethodEntry, RunKind};
+use super::methods::{ablr, auto_gp, ehvi, gcp, gp, parego, prior_gp, random_search, scalarized, sgpt, thompson, ws_gp};
 
 impl MethodEntry {
-    /// Its kind of run.
-    pub fn run_kind(&self) -> RunKind {
-        match self.kind {
-            MethodKind::Full { .. } => RunKind::Full,
-            MethodKind::Race { .. } => RunKind::Race,
-        }
-    }
-
-    /// What it learns from the other tasks (races learn nothing from them).
-    pub fn transfer(&self) -> TransferNeed {
-        match self.kind {
-            MethodKind::Full { transfer, .. } => transfer,
-            MethodKind::Race { .. } => TransferNeed::None,
-        }
-    }
-
-    /// How many objectives it optimises (a race optimises one).
-    pub fn objectives(&self) -> MethodObjectives {
-        match self.kind {
-            MethodKind::Full { objectives, .. } => objectives,
-            MethodKind::Race { .. } => MethodObjectives::Single,
-        }
-    }
-
     /// True when it is this kind of run's reference (random search), against which the
     /// copula paper normalises (Table 2) and every summary compares.
     pub fn is_baseline(&self) -> bool {
         *self == *baseline(self.run_kind())
-    }
-
-    /// A fresh full-evaluation optimizer.
-    pub fn build_full(&self, transfer: TransferContext) -> Result<Box<dyn Optimizer>> {
-        match self.kind {
-            MethodKind::Full { build, .. } => build(transfer).map_err(|e| e.for_method(self.name)),
-            MethodKind::Race { .. } => Err(EngineError::Spec(format!("{} runs in a multi-fidelity race only", self.name))),
-        }
-    }
-
-    /// A fresh multi-fidelity optimizer.
-    pub fn build_race(&self) -> Result<Box<dyn MultiFidelityOptimizer>> {
-        match self.kind {
-            MethodKind::Race { build } => Ok(build()),
-            MethodKind::Full { .. } => Err(EngineError::Spec(format!("{} does not run in a multi-fidelity race", self.name))),
-        }
     }
 }
 
@@ -279,6 +131,7 @@ pub fn markdown_table() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::method_entry::TransferContext;
 
     #[test]
     fn names_are_unique_within_a_kind_and_every_entry_is_documented() {

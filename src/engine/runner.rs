@@ -11,13 +11,11 @@ use super::error::{EngineError, Result};
 use super::fidelity::picks::{replay, RacePicks};
 use super::fidelity::runner::{race_curves, run_mf_job_with};
 use super::fidelity::RaceRow;
-use super::methods::{Evaluations, MethodObjectives, TransferContext};
+use super::method_entry::MethodObjectives;
 use super::optimizer::{job_rng, SearchState};
 use super::pareto::HypervolumeError;
-use super::registry::{MethodEntry, TransferNeed};
-use super::spec::TransferMode;
 use super::spec::{Job, ResolvedSpec, RunMode};
-use super::transfer::{prior_rmse_on_target, PriorCache};
+use super::transfer::{task_loss_columns, transfer_context, PriorCache};
 use super::warping::scalarize_points;
 
 /// What a running job reports.
@@ -152,7 +150,9 @@ pub fn run_job(
     let multi = resolved.is_multi_objective();
     let loss_columns: Vec<Vec<f64>> = if multi { task_loss_columns(bench, resolved, job.task) } else { Vec::new() };
     let mut hv_tracker = multi.then(|| HypervolumeError::new(&loss_columns));
-    let (transfer, prior_rmse) = transfer_context(bench, resolved, job.task, method, priors, progress)?;
+    let (transfer, prior_rmse) = transfer_context(bench, resolved, job.task, method, priors, &mut |step, total| {
+        progress(JobProgress::Prior { step: step as u32, total: total as u32 })
+    })?;
     let mut optimizer = method.build_full(transfer)?;
     let mut rng = job_rng(job.seed, &task.name);
     let n = iterations.min(task.len() as u32);
@@ -226,72 +226,6 @@ pub fn replay_job(bench: &Benchmark, resolved: &ResolvedSpec, job: &Job, picks: 
         seed: job.seed,
         body: TraceBody::Race(rows),
     })
-}
-
-/// What `method` may learn from the other tasks, learned (or taken from `priors`) for held-out
-/// task `target`, and its prior's RMSE on the target (Fig. 4) when it has a prior.
-fn transfer_context(
-    bench: &Benchmark,
-    resolved: &ResolvedSpec,
-    target: usize,
-    method: &MethodEntry,
-    priors: &PriorCache,
-    progress: &mut dyn FnMut(JobProgress) -> bool,
-) -> Result<(TransferContext, Option<f64>)> {
-    let mut context = TransferContext::default();
-    let mut prior_rmse = None;
-    match method.transfer() {
-        TransferNeed::None => {}
-        TransferNeed::Prior(warp) => {
-            let prior = priors.get(bench, resolved, target, warp, &mut |step, total| {
-                progress(JobProgress::Prior { step: step as u32, total: total as u32 })
-            })?;
-            prior_rmse = Some(prior_rmse_on_target(bench, resolved, target, warp, &prior));
-            context.prior = Some(prior);
-        }
-        TransferNeed::OtherBest => context.other_best = other_tasks_best(bench, resolved, target)?,
-        TransferNeed::OtherTaskGps(warp) => context.other_task_means = Some(priors.other_task_means(bench, resolved, target, warp)?),
-        TransferNeed::OtherData => context.other_data = other_tasks_data(bench, resolved, target)?,
-    }
-    Ok((context, prior_rmse))
-}
-
-/// Losses (smaller is better) of every objective of `resolved` on task `t`: `[objective][config]`.
-pub fn task_loss_columns(bench: &Benchmark, resolved: &ResolvedSpec, t: usize) -> Vec<Vec<f64>> {
-    resolved.objectives.iter().map(|&(m, d)| d.losses(&bench.tasks[t].metrics[m])).collect()
-}
-
-/// Every evaluation (encoded configurations, losses) of every task but `target`, in task order.
-pub fn other_tasks_data(bench: &Benchmark, resolved: &ResolvedSpec, target: usize) -> Result<Vec<Evaluations>> {
-    require_transfer(resolved)?;
-    Ok((0..bench.tasks.len()).filter(|&t| t != target).map(|t| (bench.encoded_task(t), objective_losses(bench, resolved, t))).collect())
-}
-
-/// The objective's losses (smaller is better) on every configuration of task `t`.
-pub fn objective_losses(bench: &Benchmark, resolved: &ResolvedSpec, t: usize) -> Vec<f64> {
-    resolved.direction.losses(&bench.tasks[t].metrics[resolved.objective])
-}
-
-/// Learning from the other tasks needs the leave-one-task-out protocol (checked by
-/// [`crate::engine::spec::ExperimentSpec::resolve`] too; this guards direct callers).
-fn require_transfer(resolved: &ResolvedSpec) -> Result<()> {
-    if resolved.spec.transfer != TransferMode::LeaveOneTaskOut {
-        return Err(EngineError::Spec("methods that learn from the other tasks need transfer mode 'leave one task out'".into()));
-    }
-    Ok(())
-}
-
-/// The best configuration (encoded) of every task but `target`, in task order.
-pub fn other_tasks_best(bench: &Benchmark, resolved: &ResolvedSpec, target: usize) -> Result<Vec<Vec<f64>>> {
-    require_transfer(resolved)?;
-    Ok((0..bench.tasks.len())
-        .filter(|&t| t != target)
-        .filter_map(|t| {
-            let losses = objective_losses(bench, resolved, t);
-            let best = (0..losses.len()).min_by(|&a, &b| losses[a].total_cmp(&losses[b]))?;
-            Some(bench.space.encode(&bench.tasks[t].configs[best]))
-        })
-        .collect())
 }
 
 fn better(a: f64, b: f64, direction: Direction) -> bool {

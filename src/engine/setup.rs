@@ -6,9 +6,9 @@
 
 use super::benchmark::Benchmark;
 use super::loaders::table::ColumnRoles;
-use super::methods::MethodObjectives;
-use super::registry::{self, MethodEntry, RunKind};
-use super::spec::{default_race_budget, DataRef, ExperimentSpec, ObjectiveChoice, MAX_OBJECTIVES};
+use super::method_entry::{MethodEntry, MethodObjectives, RunKind, MAX_OBJECTIVES};
+use super::registry;
+use super::spec::{default_race_budget, DataRef, ExperimentSpec, ObjectiveChoice};
 
 /// What an edit has to tell the user.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -68,6 +68,13 @@ pub fn expected_improvement(mean: f64, sd: f64, best: f64) -> f64 {
     sd * (u * normal_cdf(u) + normal_pdf(u))
 }
 
+/// A standard normal draw by inversion of a uniform in (0, 1) (exact and portable: the same
+/// bits on every platform, which the golden traces rely on).
+pub fn standard_normal<R: rand::Rng + ?Sized>(rng: &mut R) -> f64 {
+    let u = ((rng.random::<u64>() >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
+    normal_quantile(u)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,16 +3,15 @@
 //! and reused by every seed and method that needs it, and a store that keeps what was learned
 //! between runs (and the page's prior view) on the same data and objective.
 
-use crate::engine::methods::Evaluations;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::benchmark::{Benchmark, Direction};
 use super::error::{EngineError, Result};
+use super::method_entry::{Evaluations, MethodEntry, TransferContext, TransferNeed};
 use super::methods::sgpt::other_task_means;
 use super::optimizer::job_rng;
 use super::prior::{train_prior, Example, PriorSettings, TrainedPrior};
-use super::runner::task_loss_columns;
 use super::spec::{ResolvedSpec, TransferMode};
 use super::warping::{scalarize, OutputWarp};
 
@@ -25,7 +24,7 @@ pub fn task_targets(bench: &Benchmark, resolved: &ResolvedSpec, t: usize, warp: 
         // warped with the same Z as the target's (§5.2).
         scalarize(&task_loss_columns(bench, resolved, t), warp)
     } else {
-        crate::engine::runner::objective_losses(bench, resolved, t)
+        objective_losses(bench, resolved, t)
     };
     warp.apply(&losses)
 }
@@ -232,12 +231,76 @@ impl PriorCache {
         let result = slot.get_or_init(|| {
             let others: Vec<Evaluations> = (0..bench.tasks.len())
                 .filter(|&t| t != target)
-                .map(|t| (bench.encoded_task(t), crate::engine::runner::objective_losses(bench, resolved, t)))
+                .map(|t| (bench.encoded_task(t), objective_losses(bench, resolved, t)))
                 .collect();
             other_task_means(&others, warp, &bench.encoded_task(target)).map(Arc::new).map_err(|e| e.to_string())
         });
         result.clone().map_err(|message| EngineError::Method { method: "SGPT".into(), message })
     }
+}
+
+/// What `method` may learn from the other tasks, learned (or taken from `priors`) for held-out
+/// task `target`, and its prior's RMSE on the target (Fig. 4) when it has a prior.
+pub fn transfer_context(
+    bench: &Benchmark,
+    resolved: &ResolvedSpec,
+    target: usize,
+    method: &MethodEntry,
+    priors: &PriorCache,
+    prior_progress: &mut dyn FnMut(usize, usize) -> bool,
+) -> Result<(TransferContext, Option<f64>)> {
+    let mut context = TransferContext::default();
+    let mut prior_rmse = None;
+    match method.transfer() {
+        TransferNeed::None => {}
+        TransferNeed::Prior(warp) => {
+            let prior = priors.get(bench, resolved, target, warp, prior_progress)?;
+            prior_rmse = Some(prior_rmse_on_target(bench, resolved, target, warp, &prior));
+            context.prior = Some(prior);
+        }
+        TransferNeed::OtherBest => context.other_best = other_tasks_best(bench, resolved, target)?,
+        TransferNeed::OtherTaskGps(warp) => context.other_task_means = Some(priors.other_task_means(bench, resolved, target, warp)?),
+        TransferNeed::OtherData => context.other_data = other_tasks_data(bench, resolved, target)?,
+    }
+    Ok((context, prior_rmse))
+}
+
+/// Losses (smaller is better) of every objective of `resolved` on task `t`: `[objective][config]`.
+pub fn task_loss_columns(bench: &Benchmark, resolved: &ResolvedSpec, t: usize) -> Vec<Vec<f64>> {
+    resolved.objectives.iter().map(|&(m, d)| d.losses(&bench.tasks[t].metrics[m])).collect()
+}
+
+/// Every evaluation (encoded configurations, losses) of every task but `target`, in task order.
+pub fn other_tasks_data(bench: &Benchmark, resolved: &ResolvedSpec, target: usize) -> Result<Vec<Evaluations>> {
+    require_transfer(resolved)?;
+    Ok((0..bench.tasks.len()).filter(|&t| t != target).map(|t| (bench.encoded_task(t), objective_losses(bench, resolved, t))).collect())
+}
+
+/// The objective's losses (smaller is better) on every configuration of task `t`.
+pub fn objective_losses(bench: &Benchmark, resolved: &ResolvedSpec, t: usize) -> Vec<f64> {
+    resolved.direction.losses(&bench.tasks[t].metrics[resolved.objective])
+}
+
+/// Learning from the other tasks needs the leave-one-task-out protocol (checked by
+/// [`crate::engine::spec::ExperimentSpec::resolve`] too; this guards direct callers).
+fn require_transfer(resolved: &ResolvedSpec) -> Result<()> {
+    if resolved.spec.transfer != TransferMode::LeaveOneTaskOut {
+        return Err(EngineError::Spec("methods that learn from the other tasks need transfer mode 'leave one task out'".into()));
+    }
+    Ok(())
+}
+
+/// The best configuration (encoded) of every task but `target`, in task order.
+pub fn other_tasks_best(bench: &Benchmark, resolved: &ResolvedSpec, target: usize) -> Result<Vec<Vec<f64>>> {
+    require_transfer(resolved)?;
+    Ok((0..bench.tasks.len())
+        .filter(|&t| t != target)
+        .filter_map(|t| {
+            let losses = objective_losses(bench, resolved, t);
+            let best = (0..losses.len()).min_by(|&a, &b| losses[a].total_cmp(&losses[b]))?;
+            Some(bench.space.encode(&bench.tasks[t].configs[best]))
+        })
+        .collect())
 }
 
 #[cfg(test)]

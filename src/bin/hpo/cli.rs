@@ -18,12 +18,13 @@ use hpo_playground::engine::gpb::synthetic::Setting;
 use hpo_playground::engine::loaders::clean::MissingPolicy;
 use hpo_playground::engine::loaders::curves::{load_lcbench_members, LCBENCH_ARCHIVE, LCBENCH_FILES};
 use hpo_playground::engine::loaders::upload::{load_file_with, LoadFailure};
+use hpo_playground::engine::method_entry::RunKind;
 use hpo_playground::engine::metrics::{
     adtm_curves, average_ranks, band, hv_error_curves, improvement_over_rs, mean_dtm_curve, prior_effects,
 };
 use hpo_playground::engine::optimizer::fnv1a;
 use hpo_playground::engine::permalink::{from_query, to_query};
-use hpo_playground::engine::registry::{baseline, markdown_table, of_kind, RunKind};
+use hpo_playground::engine::registry::{baseline, markdown_table, of_kind};
 use hpo_playground::engine::runner::{run_job, Trace};
 use hpo_playground::engine::spec::{DataRef, ExperimentSpec, RegretScale, ResolvedSpec};
 use hpo_playground::engine::transfer::PriorCache;

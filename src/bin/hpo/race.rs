@@ -22,7 +22,8 @@ use hpo_playground::engine::loaders::clean::MissingPolicy;
 use hpo_playground::engine::loaders::curves::{load_curve_file, load_lcbench_members, LCBENCH_FILES};
 use hpo_playground::engine::loaders::table::LoadOptions;
 use hpo_playground::engine::loaders::upload::{load_file_with, LoadFailure};
-use hpo_playground::engine::registry::{lookup, of_kind, MethodEntry, RunKind};
+use hpo_playground::engine::method_entry::{MethodEntry, RunKind};
+use hpo_playground::engine::registry::{lookup, of_kind};
 use hpo_playground::engine::spec::RegretScale;
 use hpo_playground::engine::EngineError;
 

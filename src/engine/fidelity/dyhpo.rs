@@ -19,10 +19,10 @@
 //! "DyHPO w/o CNN" is the paper's ablation without the learning-curve input.
 
 use super::deep_kernel::{fit, CurvePoint, DeepKernel, DeepKernelSettings, FitReport, FittedDeepKernel};
-use super::{MultiFidelityOptimizer, Race, Request};
+use super::race::{MultiFidelityOptimizer, Race, Request};
 use crate::engine::error::{EngineError, Result};
+use crate::engine::method_entry::{CostClass, MethodEntry, MethodKind};
 use crate::engine::optimizer::{index_below, MethodRng};
-use crate::engine::registry::{CostClass, MethodEntry, MethodKind};
 use crate::engine::stats::expected_improvement;
 
 /// Observations the surrogate of "DyHPO (fast)" sees at most.

@@ -34,13 +34,13 @@ use std::collections::VecDeque;
 
 use rand::seq::index::sample;
 
-use super::{MultiFidelityOptimizer, Race, Request};
+use super::race::{MultiFidelityOptimizer, Race, Request};
 use crate::engine::error::{EngineError, Result};
 use crate::engine::gpb::construct::DesignMethod;
 use crate::engine::gpb::design::{Criterion, DesignModel, DesignProblem};
 use crate::engine::gpb::model::{CovParams, Gpb, GpbSettings};
+use crate::engine::method_entry::{CostClass, MethodEntry, MethodKind};
 use crate::engine::optimizer::MethodRng;
-use crate::engine::registry::{CostClass, MethodEntry, MethodKind};
 use crate::engine::stats::expected_improvement;
 
 /// Configurations per round: the initial design, then the paper's three rounds of 10.

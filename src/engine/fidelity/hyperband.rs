@@ -20,10 +20,10 @@
 
 use std::collections::VecDeque;
 
-use super::{MultiFidelityOptimizer, Race, Request};
+use super::race::{MultiFidelityOptimizer, Race, Request};
 use crate::engine::error::{EngineError, Result};
+use crate::engine::method_entry::{CostClass, MethodEntry, MethodKind};
 use crate::engine::optimizer::{index_below, MethodRng};
-use crate::engine::registry::{CostClass, MethodEntry, MethodKind};
 
 /// The halving rate of the papers.
 pub const ETA: u32 = 3;

@@ -22,23 +22,4 @@ pub mod samplers;
 pub mod summary;
 pub mod targets;
 
-use super::error::Result;
-use super::optimizer::MethodRng;
-
-pub use race::{run_race, run_race_with_progress, Race, RaceRow, RaceTrace};
-
-/// What a multi-fidelity optimizer asks for: train `config` up to `budget` (in budget units,
-/// 1..=max), strictly beyond the budget it has reached so far.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Request {
-    /// Configuration index in the task.
-    pub config: usize,
-    /// Budget to reach.
-    pub budget: u32,
-}
-
-/// A multi-fidelity optimizer over a finite set of configurations with learning curves.
-pub trait MultiFidelityOptimizer {
-    /// The next configuration to train, and how far. `candidates` are the model encodings.
-    fn next(&mut self, race: &Race, candidates: &[Vec<f64>], rng: &mut MethodRng) -> Result<Request>;
-}
+pub use race::{run_race, run_race_with_progress, MultiFidelityOptimizer, Race, RaceRow, RaceTrace, Request};

@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::race::{run_race, Race, RaceRow};
-use super::{MultiFidelityOptimizer, Request};
+use super::race::{MultiFidelityOptimizer, Request};
 use crate::engine::content_hash;
 use crate::engine::error::{EngineError, Result};
 use crate::engine::optimizer::MethodRng;

@@ -2,9 +2,24 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{MultiFidelityOptimizer, Request};
 use crate::engine::error::{EngineError, Result};
 use crate::engine::optimizer::MethodRng;
+
+/// What a multi-fidelity optimizer asks for: train `config` up to `budget` (in budget units,
+/// 1..=max), strictly beyond the budget it has reached so far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Request {
+    /// Configuration index in the task.
+    pub config: usize,
+    /// Budget to reach.
+    pub budget: u32,
+}
+
+/// A multi-fidelity optimizer over a finite set of configurations with learning curves.
+pub trait MultiFidelityOptimizer {
+    /// The next configuration to train, and how far. `candidates` are the model encodings.
+    fn next(&mut self, race: &Race, candidates: &[Vec<f64>], rng: &mut MethodRng) -> Result<Request>;
+}
 
 /// The state of a race, as an optimizer sees it.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,9 +4,9 @@
 use std::collections::BTreeMap;
 
 use super::analysis::GroundTruth;
+use super::race::{RaceRow, RaceTrace};
 use super::runner::race_curves;
 use super::summary::{summarize, RaceSummary, TaskCurves};
-use super::{RaceRow, RaceTrace};
 use crate::engine::benchmark::Benchmark;
 use crate::engine::error::Result;
 use crate::engine::runner::Trace;

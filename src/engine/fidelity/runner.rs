@@ -1,11 +1,11 @@
 //! One run of a multi-fidelity method on a task.
 
+use super::race::{run_race_with_progress, RaceTrace};
 use super::targets::RaceTargets;
-use super::{run_race_with_progress, RaceTrace};
 use crate::engine::benchmark::Benchmark;
 use crate::engine::error::{EngineError, Result};
+use crate::engine::method_entry::MethodEntry;
 use crate::engine::optimizer::job_rng;
-use crate::engine::registry::MethodEntry;
 
 /// Per configuration, one value per budget step: a task's learning curves or their costs.
 pub type Curves = Vec<Vec<f64>>;
@@ -68,7 +68,8 @@ mod tests {
     use super::*;
     use crate::engine::bundled::crossing_curves_family;
     use crate::engine::fidelity::dyhpo::DYHPO_FAST;
-    use crate::engine::registry::{lookup, of_kind, CostClass, RunKind};
+    use crate::engine::method_entry::{CostClass, RunKind};
+    use crate::engine::registry::{lookup, of_kind};
 
     #[test]
     fn every_method_runs_deterministically_per_seed_within_the_budget() {

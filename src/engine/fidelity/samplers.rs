@@ -25,9 +25,9 @@ use rand::Rng;
 
 use super::hyperband::ConfigSampler;
 use super::hyperband::Hyperband;
-use super::Race;
+use super::race::Race;
+use crate::engine::method_entry::{CostClass, MethodEntry, MethodKind};
 use crate::engine::optimizer::{index_below, MethodRng};
-use crate::engine::registry::{CostClass, MethodEntry, MethodKind};
 use crate::engine::stats::normal_quantile;
 
 /// BOHB's share of random bracket starts.
@@ -64,7 +64,7 @@ fn random_untouched(race: &Race, rng: &mut MethodRng) -> Option<usize> {
 }
 
 /// A standard normal draw by inversion, for BOHB's KDE. It is not
-/// `methods::thompson::standard_normal` (53-bit uniforms, another stream of bits) because every
+/// `stats::standard_normal` (53-bit uniforms, another stream of bits) because every
 /// recorded BOHB run — the replications' tables and the protocol's kept picks in
 /// `results/lcbench-protocol/` — was made with this one; switching would make them other runs.
 fn standard_normal(rng: &mut MethodRng) -> f64 {

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::analysis::{good_after_bad, precision_and_mean_regret, reached, regret_curve, GroundTruth};
-use super::{RaceRow, RaceTrace};
+use super::race::{RaceRow, RaceTrace};
 use crate::engine::error::{EngineError, Result};
 use crate::engine::metrics::{average_ranks, band, nan_as_null, Band};
 use crate::engine::significance::{critical_difference, CriticalDifference};

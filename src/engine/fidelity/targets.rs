@@ -11,7 +11,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{MultiFidelityOptimizer, Race, Request};
+use super::race::{MultiFidelityOptimizer, Race, Request};
 use crate::engine::error::Result;
 use crate::engine::optimizer::MethodRng;
 use crate::engine::warping::CopulaWarp;

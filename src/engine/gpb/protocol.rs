@@ -13,8 +13,8 @@ use super::construct::DesignMethod;
 use crate::engine::benchmark::Benchmark;
 use crate::engine::error::Result;
 use crate::engine::fidelity::gpb::{best_observed_at_largest_budget, GpbRace, ROUNDS};
+use crate::engine::fidelity::race::{MultiFidelityOptimizer, Race};
 use crate::engine::fidelity::runner::race_curves;
-use crate::engine::fidelity::{MultiFidelityOptimizer, Race};
 use crate::engine::optimizer::job_rng;
 
 /// The four arms of the tables: GPB with three designs, and the GP at the full budget.

@@ -21,8 +21,8 @@ use super::construct::DesignMethod;
 use super::design::{Criterion, DesignModel, DesignProblem};
 use super::model::{BudgetKernel, CovParams, Gpb, GpbSettings};
 use crate::engine::error::Result;
-use crate::engine::methods::thompson::standard_normal;
 use crate::engine::optimizer::MethodRng;
+use crate::engine::stats::standard_normal;
 
 /// §4.1's one-dimensional function with a budget term.
 pub fn one_d(x: f64, b: f64) -> f64 {

@@ -12,8 +12,9 @@ use serde::{Deserialize, Serialize};
 use super::gp_ei::forrester;
 use super::steps::{record, Pick};
 use crate::engine::error::{EngineError, Result};
-use crate::engine::methods::{gcp::gcp, gp::gp, thompson::standard_normal};
+use crate::engine::methods::{gcp::gcp, gp::gp};
 use crate::engine::optimizer::MethodRng;
+use crate::engine::stats::standard_normal;
 use crate::engine::warping::{delta_n, standardize, CopulaWarp};
 
 /// Values in the sample; the lesson starts with [`FIRST`] of them and reveals one per step.

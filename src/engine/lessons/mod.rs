@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::gpb::synthetic::TABLE1_BUDGETS;
 use crate::engine::gpb::view::{DesignViewSpec, POINTS_RANGE};
-use crate::engine::permalink::decode_component;
+use crate::engine::percent::decode_component;
 use copula::CopulaSetting;
 use gp_ei::{GpEiSetting, LENGTHSCALE_RANGE, MAX_ADDED, MAX_STEPS};
 
@@ -267,7 +267,7 @@ impl LessonLink {
             }
             Lesson::Pareto(m, s) => {
                 q.push(format!("step={}", s.step));
-                q.push(format!("lm={}", crate::engine::permalink::encode_component(m)));
+                q.push(format!("lm={}", crate::engine::percent::encode_component(m)));
                 if s.seed != 0 {
                     q.push(format!("seed={}", s.seed));
                 }

@@ -16,8 +16,8 @@ use crate::engine::bundled::crossing_curves_family;
 use crate::engine::error::Result;
 use crate::engine::fidelity::dyhpo::{incumbents_per_budget, DyHpo, StepScore};
 use crate::engine::fidelity::hyperband::{hyperband_schedule, Hyperband, ETA};
+use crate::engine::fidelity::race::{MultiFidelityOptimizer, Race};
 use crate::engine::fidelity::runner::race_curves;
-use crate::engine::fidelity::{MultiFidelityOptimizer, Race};
 use crate::engine::optimizer::job_rng;
 
 /// Budget units (epochs) each method spends: Hyperband's first bracket and the start of its

@@ -16,9 +16,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::bundled::tradeoff_family;
 use crate::engine::error::{EngineError, Result};
-use crate::engine::methods::MethodObjectives;
+use crate::engine::method_entry::MethodObjectives;
+use crate::engine::method_entry::{MethodEntry, RunKind};
 use crate::engine::pareto::non_dominated;
-use crate::engine::registry::{self, MethodEntry, RunKind};
+use crate::engine::registry;
 use crate::engine::runner::run_job;
 use crate::engine::spec::{ExperimentSpec, Job, ObjectiveChoice, TransferMode};
 use crate::engine::transfer::PriorCache;

@@ -279,7 +279,7 @@ fn apply_scales(file: &str, space: &mut SearchSpace, hp_cols: &[usize], table: &
                 crate::engine::axis::significant(lower, 3),
                 crate::engine::axis::significant(upper, 3),
                 (upper / lower).log10(),
-                crate::engine::permalink::encode_component(&p.name)
+                crate::engine::percent::encode_component(&p.name)
             ));
         }
     }

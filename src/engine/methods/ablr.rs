@@ -19,7 +19,7 @@ use crate::engine::warping::OutputWarp;
 
 use super::gp::INITIAL_DESIGN;
 use super::surrogate_bo::argmax;
-use crate::engine::registry::{CostClass, MethodEntry, MethodKind, TransferNeed};
+use crate::engine::method_entry::{CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed};
 
 /// Transfer evaluations in all (App. B).
 pub const TRANSFER_EVALUATIONS: usize = 2000;
@@ -106,7 +106,7 @@ pub const ABLR: MethodEntry = MethodEntry {
     paper: "Perrone et al. 2018, as Salinas et al. 2020, App. B",
     cost: CostClass::Model,
     kind: MethodKind::Full {
-        objectives: super::MethodObjectives::Single,
+        objectives: MethodObjectives::Single,
         transfer: TransferNeed::OtherData,
         build: |t| Ok(Box::new(Ablr::new(OutputWarp::Standardize, &t.other_data))),
     },
@@ -119,7 +119,7 @@ pub const ABLR_COPULA: MethodEntry = MethodEntry {
     paper: "Salinas et al. 2020, App. B and Table 2",
     cost: CostClass::Model,
     kind: MethodKind::Full {
-        objectives: super::MethodObjectives::Single,
+        objectives: MethodObjectives::Single,
         transfer: TransferNeed::OtherData,
         build: |t| Ok(Box::new(Ablr::new(OutputWarp::Copula, &t.other_data))),
     },

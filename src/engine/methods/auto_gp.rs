@@ -7,7 +7,7 @@
 
 use super::surrogate_bo::{GpEiSearch, OutputWarp, SearchBox};
 use crate::engine::gp::GpSettings;
-use crate::engine::registry::{CostClass, MethodEntry, MethodKind, TransferNeed};
+use crate::engine::method_entry::{CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed};
 
 /// AutoGP for the other tasks' best configurations (encoded).
 pub fn auto_gp(other_tasks_best: &[Vec<f64>]) -> GpEiSearch {
@@ -25,7 +25,7 @@ pub const AUTO_GP: MethodEntry = MethodEntry {
     paper: "Perrone et al. 2019, as Salinas et al. 2020, App. B",
     cost: CostClass::Model,
     kind: MethodKind::Full {
-        objectives: super::MethodObjectives::Single,
+        objectives: MethodObjectives::Single,
         transfer: TransferNeed::OtherBest,
         build: |t| Ok(Box::new(auto_gp(&t.other_best))),
     },

@@ -23,7 +23,7 @@ use crate::engine::warping::standardize;
 
 use super::gp::INITIAL_DESIGN;
 use super::surrogate_bo::argmax;
-use crate::engine::registry::{CostClass, MethodEntry, MethodKind, TransferNeed};
+use crate::engine::method_entry::{CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed};
 
 /// Margin of the reference point beyond the worst observation, as a fraction of the range.
 pub const REFERENCE_MARGIN: f64 = 0.1;
@@ -101,7 +101,7 @@ pub const EHVI: MethodEntry = MethodEntry {
     paper: "Emmerich et al. 2011; a baseline for Salinas et al. 2020, §5.2",
     cost: CostClass::Model,
     kind: MethodKind::Full {
-        objectives: super::MethodObjectives::Pareto { max_objectives: 2 },
+        objectives: MethodObjectives::Pareto { max_objectives: 2 },
         transfer: TransferNeed::None,
         build: |_| Ok(Box::new(Ehvi::new())),
     },

@@ -18,7 +18,7 @@ use crate::engine::optimizer::{index_below, MethodRng, Optimizer, SearchState};
 
 use super::gp::INITIAL_DESIGN;
 use super::surrogate_bo::{GpEiSearch, OutputWarp};
-use crate::engine::registry::{CostClass, MethodEntry, MethodKind, TransferNeed};
+use crate::engine::method_entry::{CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed, MAX_OBJECTIVES};
 
 /// Weight of the linear term of the augmented Chebyshev function.
 pub const RHO: f64 = 0.05;
@@ -112,7 +112,7 @@ pub const PAREGO: MethodEntry = MethodEntry {
     paper: "Knowles 2006; a baseline for Salinas et al. 2020, §5.2",
     cost: CostClass::Model,
     kind: MethodKind::Full {
-        objectives: super::MethodObjectives::Pareto { max_objectives: crate::engine::spec::MAX_OBJECTIVES },
+        objectives: MethodObjectives::Pareto { max_objectives: MAX_OBJECTIVES },
         transfer: TransferNeed::None,
         build: |_| Ok(Box::new(ParEgo::new())),
     },

@@ -18,7 +18,7 @@ use crate::engine::warping::OutputWarp;
 use super::surrogate_bo::belief_of;
 use super::thompson::needs_prior;
 use super::thompson::PriorThompson;
-use crate::engine::registry::{CostClass, MethodEntry, MethodKind, TransferNeed};
+use crate::engine::method_entry::{CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed};
 
 /// Thompson-sampling warm start of Algorithm 2.
 pub const WARM_START: usize = 5;
@@ -104,7 +104,7 @@ pub const GCP_PRIOR: MethodEntry = MethodEntry {
     paper: "Salinas et al. 2020, §4.2, Alg. 2",
     cost: CostClass::Model,
     kind: MethodKind::Full {
-        objectives: super::MethodObjectives::Single,
+        objectives: MethodObjectives::Single,
         transfer: TransferNeed::Prior(OutputWarp::Copula),
         build: |t| Ok(Box::new(PriorResidualGp::new(OutputWarp::Copula, needs_prior(t.prior)?))),
     },
@@ -117,7 +117,7 @@ pub const GP_PRIOR: MethodEntry = MethodEntry {
     paper: "Salinas et al. 2020, §5 and Table 2",
     cost: CostClass::Model,
     kind: MethodKind::Full {
-        objectives: super::MethodObjectives::Single,
+        objectives: MethodObjectives::Single,
         transfer: TransferNeed::Prior(OutputWarp::Standardize),
         build: |t| Ok(Box::new(PriorResidualGp::new(OutputWarp::Standardize, needs_prior(t.prior)?))),
     },

@@ -5,8 +5,8 @@
 //! the baseline "RS" of Salinas et al. (2020, Table 2) and Wistuba et al. (DyHPO, §5).
 
 use crate::engine::error::{EngineError, Result};
+use crate::engine::method_entry::{CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed};
 use crate::engine::optimizer::{index_below, MethodRng, Optimizer, SearchState};
-use crate::engine::registry::{CostClass, MethodEntry, MethodKind, TransferNeed};
 
 /// Random search over a lazily shuffled permutation of the candidates.
 #[derive(Debug, Default, Clone)]
@@ -50,7 +50,7 @@ pub const RS: MethodEntry = MethodEntry {
     paper: "Bergstra & Bengio 2012; the baseline of Salinas et al. 2020, Table 2",
     cost: CostClass::Instant,
     kind: MethodKind::Full {
-        objectives: super::MethodObjectives::Any,
+        objectives: MethodObjectives::Any,
         transfer: TransferNeed::None,
         build: |_| Ok(Box::new(RandomSearch::new())),
     },

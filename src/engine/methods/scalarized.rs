@@ -4,8 +4,8 @@
 //! feeds it the scalarized losses — so an entry here is its base's entry with a new name and
 //! the [`MethodObjectives::Scalarized`] kind. Defaults: the base method's.
 
-use super::{gcp, gp, prior_gp, thompson, MethodObjectives};
-use crate::engine::registry::{MethodEntry, MethodKind};
+use super::{gcp, gp, prior_gp, thompson};
+use crate::engine::method_entry::{MethodEntry, MethodKind, MethodObjectives};
 use crate::engine::warping::OutputWarp;
 
 /// The "+MO" variant of `base`, averaging objectives warped with `warp`.

@@ -28,7 +28,7 @@ use crate::engine::stats::expected_improvement;
 use crate::engine::warping::OutputWarp;
 
 use super::gp::INITIAL_DESIGN;
-use crate::engine::registry::{CostClass, MethodEntry, MethodKind, TransferNeed};
+use crate::engine::method_entry::{CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed};
 
 /// Bandwidth of the ranking distance (App. B: best of {1, 0.1, 0.01}).
 pub const RHO: f64 = 0.01;
@@ -153,7 +153,7 @@ pub const SGPT: MethodEntry = MethodEntry {
     paper: "Wistuba et al. 2018, as Salinas et al. 2020, App. B",
     cost: CostClass::Model,
     kind: MethodKind::Full {
-        objectives: super::MethodObjectives::Single,
+        objectives: MethodObjectives::Single,
         transfer: TransferNeed::OtherTaskGps(OutputWarp::Standardize),
         build: |t| Ok(Box::new(Sgpt::new(OutputWarp::Standardize, needs_means(t.other_task_means)?))),
     },
@@ -166,7 +166,7 @@ pub const SGPT_COPULA: MethodEntry = MethodEntry {
     paper: "Salinas et al. 2020, App. B and Table 2",
     cost: CostClass::Model,
     kind: MethodKind::Full {
-        objectives: super::MethodObjectives::Single,
+        objectives: MethodObjectives::Single,
         transfer: TransferNeed::OtherTaskGps(OutputWarp::Copula),
         build: |t| Ok(Box::new(Sgpt::new(OutputWarp::Copula, needs_means(t.other_task_means)?))),
     },

@@ -6,20 +6,12 @@
 
 use std::sync::Arc;
 
-use rand::Rng;
-
 use crate::engine::error::Result;
+use crate::engine::method_entry::{CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed};
 use crate::engine::optimizer::{Acquisition, Belief, MethodRng, Optimizer, SearchState};
 use crate::engine::prior::TrainedPrior;
-use crate::engine::registry::{CostClass, MethodEntry, MethodKind, TransferNeed};
-use crate::engine::stats::normal_quantile;
+use crate::engine::stats::standard_normal;
 use crate::engine::warping::OutputWarp;
-
-/// A standard normal draw by inversion of a uniform in (0, 1) (exact and portable).
-pub fn standard_normal(rng: &mut MethodRng) -> f64 {
-    let u = ((rng.random::<u64>() >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
-    normal_quantile(u)
-}
 
 /// Thompson sampling from a prior over a candidate set.
 #[derive(Debug, Clone)]
@@ -87,7 +79,7 @@ pub const CTS: MethodEntry = MethodEntry {
     paper: "Salinas et al. 2020, §4.1, Alg. 1",
     cost: CostClass::Model,
     kind: MethodKind::Full {
-        objectives: super::MethodObjectives::Single,
+        objectives: MethodObjectives::Single,
         transfer: TransferNeed::Prior(OutputWarp::Copula),
         build: |t| Ok(Box::new(PriorThompson::new(needs_prior(t.prior)?))),
     },
@@ -100,7 +92,7 @@ pub const TS: MethodEntry = MethodEntry {
     paper: "Salinas et al. 2020, §5 and Table 2",
     cost: CostClass::Model,
     kind: MethodKind::Full {
-        objectives: super::MethodObjectives::Single,
+        objectives: MethodObjectives::Single,
         transfer: TransferNeed::Prior(OutputWarp::Standardize),
         build: |t| Ok(Box::new(PriorThompson::new(needs_prior(t.prior)?))),
     },

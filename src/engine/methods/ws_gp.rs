@@ -6,7 +6,7 @@
 
 use super::surrogate_bo::{GpEiSearch, OutputWarp};
 use crate::engine::gp::GpSettings;
-use crate::engine::registry::{CostClass, MethodEntry, MethodKind, TransferNeed};
+use crate::engine::method_entry::{CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed};
 
 /// WS-GP, warm-started with the other tasks' best configurations (encoded).
 pub fn ws_gp(other_tasks_best: Vec<Vec<f64>>) -> GpEiSearch {
@@ -20,7 +20,7 @@ pub const WS_GP: MethodEntry = MethodEntry {
     paper: "Feurer et al. 2015, as Salinas et al. 2020, App. B",
     cost: CostClass::Model,
     kind: MethodKind::Full {
-        objectives: super::MethodObjectives::Single,
+        objectives: MethodObjectives::Single,
         transfer: TransferNeed::OtherBest,
         build: |t| Ok(Box::new(ws_gp(t.other_best))),
     },

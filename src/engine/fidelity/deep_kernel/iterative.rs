@@ -21,8 +21,8 @@ use rand::SeedableRng;
 
 use super::Element;
 use crate::engine::gp::blocked;
-use crate::engine::methods::thompson::standard_normal;
 use crate::engine::optimizer::MethodRng;
+use crate::engine::stats::standard_normal;
 
 /// How a fit gets the likelihood and its gradient.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
