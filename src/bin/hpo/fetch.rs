@@ -11,7 +11,7 @@ use hpo_playground::engine::permalink::to_query;
 use hpo_playground::engine::public_data::{normalize_base, public_table, verify, DEFAULT_BASE, PUBLIC_TABLES};
 use hpo_playground::engine::spec::{url_file_name, DataRef, ExperimentSpec};
 
-use crate::cli::CliResult;
+use crate::common::CliResult;
 
 /// The cache directory: `--cache`, else `$HPO_CACHE`, else `$XDG_CACHE_HOME/hpo-playground`,
 /// else `~/.cache/hpo-playground`.

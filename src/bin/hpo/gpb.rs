@@ -14,7 +14,7 @@ use hpo_playground::engine::gpb::view::{design_view, DesignTable, DesignViewSpec
 use hpo_playground::engine::loaders::clean::MissingPolicy;
 use hpo_playground::engine::significance::wilcoxon;
 
-use crate::cli::CliResult;
+use crate::common::CliResult;
 
 /// The paper's Table 1 (Std. of β; integral loss at b = 1, 2/3, 1/2 as mean ± sd).
 const PAPER_TABLE1: [(&str, &str, &str, &str, &str); 3] = [

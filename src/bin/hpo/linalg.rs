@@ -9,7 +9,7 @@ use faer::linalg::solvers::{DenseSolveCore, Solve};
 use hpo_playground::engine::fidelity::deep_kernel::Precision;
 use hpo_playground::engine::gp::linalg_bench::{dyhpo_epoch_phases, kernel_matrix, measure, phase_line, time, Timing};
 
-use crate::cli::CliResult;
+use crate::common::CliResult;
 
 /// faer's LLᵀ at size `n`, single-threaded (a GP step runs inside one worker).
 fn faer_timing(n: usize, reps: usize) -> Timing {

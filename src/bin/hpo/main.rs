@@ -18,15 +18,23 @@ mod bench;
 #[cfg(not(target_arch = "wasm32"))]
 mod cli;
 #[cfg(not(target_arch = "wasm32"))]
+mod common;
+#[cfg(not(target_arch = "wasm32"))]
 mod fetch;
 #[cfg(not(target_arch = "wasm32"))]
 mod gpb;
+#[cfg(not(target_arch = "wasm32"))]
+mod info;
+#[cfg(not(target_arch = "wasm32"))]
+mod input;
 #[cfg(not(target_arch = "wasm32"))]
 mod linalg;
 #[cfg(not(target_arch = "wasm32"))]
 mod precision;
 #[cfg(not(target_arch = "wasm32"))]
 mod race;
+#[cfg(not(target_arch = "wasm32"))]
+mod run;
 #[cfg(not(target_arch = "wasm32"))]
 mod sweep;
 

@@ -14,7 +14,7 @@ use hpo_playground::engine::fidelity::{run_race, MultiFidelityOptimizer, RaceRow
 use hpo_playground::engine::loaders::clean::MissingPolicy;
 use hpo_playground::engine::optimizer::job_rng;
 
-use crate::cli::CliResult;
+use crate::common::CliResult;
 
 /// A fit's arithmetic: the precision of its n × n algebra and how it gets the likelihood.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -27,7 +27,7 @@ use hpo_playground::engine::registry::{lookup, of_kind};
 use hpo_playground::engine::spec::RegretScale;
 use hpo_playground::engine::EngineError;
 
-use crate::cli::{print_notes, CliResult};
+use crate::common::{print_notes, CliResult};
 
 /// Arguments of `hpo race`.
 pub struct RaceArgs<'a> {
@@ -141,7 +141,7 @@ pub fn run(args: RaceArgs) -> CliResult<()> {
     // with another policy or direction or raced on other targets, never reuses a run.
     let setting = format!("{}|{}|{}|{:?}", args.data, args.missing.as_str(), args.targets.as_str(), args.direction);
     let runs_dir =
-        args.out.join("runs").join(format!("{:016x}", crate::cli::build_fingerprint())).join(&content_hash(setting.as_bytes())[..16]);
+        args.out.join("runs").join(format!("{:016x}", crate::common::build_fingerprint())).join(&content_hash(setting.as_bytes())[..16]);
     std::fs::create_dir_all(&runs_dir)?;
     let scheduled: Vec<(usize, RaceTrace)> = schedule
         .par_iter()

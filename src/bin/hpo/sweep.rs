@@ -23,7 +23,9 @@ use hpo_playground::engine::spec::{ExperimentSpec, Job};
 use hpo_playground::engine::transfer::PriorCache;
 use hpo_playground::engine::EngineError;
 
-use crate::cli::{load_data, report, spec_of_link, CliResult, Sources};
+use crate::common::CliResult;
+use crate::input::{load_data, spec_of_link, Sources};
+use crate::run::report;
 
 /// The plan file's first line.
 #[derive(Debug, Serialize, Deserialize)]
@@ -205,7 +207,7 @@ pub fn job(plan_path: &Path, range: Range<usize>, data: &DataArgs, out: Option<&
     let printed = std::sync::Mutex::new(std::io::stdout());
     // Inside the pool even when there is one job: run from this thread, a lone job's large
     // products would each be handed to the pool and waited for (`blocked::accumulate`).
-    crate::cli::in_pool(|| {
+    crate::common::in_pool(|| {
         todo.par_iter().try_for_each(|&k| -> Result<(), EngineError> {
             let p = &planned[k];
             let job = planned_job(k, p, &jobs, &bench)?;
