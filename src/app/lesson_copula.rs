@@ -7,8 +7,8 @@ use leptos::prelude::*;
 use std::sync::Arc;
 
 use super::chart::ChartFigure;
-use super::learn::{hidden, worker_frames, Player};
 use super::lesson_plot::{model_chart, GREEN, PURPLE};
+use super::lesson_shell::{hidden, worker_frames, Player};
 use crate::engine::axis;
 use crate::engine::lessons::copula::{frame, CopulaFrame, CopulaSetting, MAX_ADDED, MAX_STEPS};
 use crate::engine::lessons::steps::best_so_far;

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use super::chart::ChartFigure;
 use super::design_view::{fmt, SensitivityMap, MARKER_GLYPHS};
-use super::learn::{hidden, worker_frames, Player};
+use super::lesson_shell::{hidden, worker_frames, Player};
 use crate::engine::gpb::construct::DesignMethod;
 use crate::engine::gpb::design::Criterion;
 use crate::engine::gpb::view::{DesignViewData, DesignViewSpec, POINTS_RANGE};

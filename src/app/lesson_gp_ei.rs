@@ -7,8 +7,8 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use super::chart::ChartFigure;
-use super::learn::{hidden, Player};
 use super::lesson_plot::Plot;
+use super::lesson_shell::{hidden, Player};
 use super::state::AppState;
 use super::workers::LatestWorker;
 use crate::engine::lessons::gp_ei::{GpEiFrame, GpEiSetting, Origin, LENGTHSCALE_RANGE, MAX_ADDED, MAX_STEPS};

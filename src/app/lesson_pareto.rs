@@ -9,8 +9,8 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use super::chart::ChartFigure;
-use super::learn::{hidden, worker_frames, Player};
 use super::lesson_plot::{range, Plot, BLUE, ORANGE};
+use super::lesson_shell::{hidden, worker_frames, Player};
 use crate::engine::lessons::pareto::{names, ParetoFrames, MAX_STEPS};
 use crate::engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink, SeedStep};
 

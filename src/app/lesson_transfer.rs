@@ -7,8 +7,8 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use super::chart::ChartFigure;
-use super::learn::{hidden, worker_frames, Player};
 use super::lesson_plot::{model_chart, range, Plot, BLUE, GREEN, GREY, ORANGE, PURPLE};
+use super::lesson_shell::{hidden, worker_frames, Player};
 use crate::engine::lessons::steps::{best_so_far, Pick};
 use crate::engine::lessons::transfer::{TransferFrames, MAX_STEPS, METHODS};
 use crate::engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink, SeedStep};

@@ -15,6 +15,7 @@ pub mod lesson_gp_ei;
 pub mod lesson_multi_fidelity;
 pub mod lesson_pareto;
 pub mod lesson_plot;
+pub mod lesson_shell;
 pub mod lesson_transfer;
 pub mod objective_space;
 pub mod pool;

@@ -16,10 +16,9 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
-use leptos::prelude::{SetValue, UpdateValue, WithValue};
+use leptos::prelude::{LocalStorage, SetValue, StoredValue, UpdateValue, WithValue};
 
-use super::worker_host::WorkerHandle;
-use super::workers::WorkerService;
+use super::worker_host::{RequestIds, WorkerHandle};
 use crate::engine::benchmark::Benchmark;
 use crate::engine::method_entry::{CostClass, TransferNeed};
 use crate::engine::runner::{JobProgress, Trace};
@@ -66,7 +65,7 @@ pub struct PoolWorker {
     serial: u32,
 }
 
-/// A run's workers and its queue (held by [`WorkerService`]).
+/// A run's workers and its queue (held by [`RunWorkers`]).
 pub struct Pool {
     workers: Vec<PoolWorker>,
     /// The data every worker holds (kept alive, so the pointer comparison is sound).
@@ -126,16 +125,41 @@ impl Pool {
     }
 }
 
+/// The run's part of the page's workers (a `Copy` handle, held by `WorkerService`): the pool
+/// of the current run, the spares started ahead of the next one, and where the run reports.
+#[derive(Clone, Copy)]
+pub struct RunWorkers {
+    ids: RequestIds,
+    /// The current run's worker pool.
+    pub pool: StoredValue<Option<Pool>, LocalStorage>,
+    /// Workers started ahead of the next run (after a cancel), their wasm already loading.
+    pub spares: StoredValue<Vec<PoolWorker>, LocalStorage>,
+    /// Where the current run reports.
+    pub sink: StoredValue<Option<Box<dyn RunSink>>, LocalStorage>,
+}
+
+impl RunWorkers {
+    /// No run yet; requests take their ids from `ids`.
+    pub fn new(ids: RequestIds) -> Self {
+        RunWorkers {
+            ids,
+            pool: StoredValue::new_local(None),
+            spares: StoredValue::new_local(Vec::new()),
+            sink: StoredValue::new_local(None),
+        }
+    }
+}
+
 /// Starts a worker whose messages and crash go to the current pool under `serial`.
-fn spawn_worker(service: WorkerService) -> Option<PoolWorker> {
-    let serial = service.next_request();
+fn spawn_worker(service: RunWorkers) -> Option<PoolWorker> {
+    let serial = service.ids.next();
     let handle = WorkerHandle::spawn(move |msg| on_message(service, serial, msg), move |reason| on_crash(service, serial, reason)).ok()?;
     Some(PoolWorker { handle, serial })
 }
 
 /// Starts `n` workers for the next run now, so that their wasm is compiled and ready when it
 /// starts (after a cancel, the page is ready again as soon as they are).
-pub fn prepare_spares(service: WorkerService, n: usize) {
+pub fn prepare_spares(service: RunWorkers, n: usize) {
     let have = service.spares.with_value(Vec::len);
     let fresh: Vec<PoolWorker> = (have..n).filter_map(|_| spawn_worker(service)).collect();
     service.spares.update_value(|s| s.extend(fresh));
@@ -158,7 +182,7 @@ fn injected_fault() -> Option<InjectedFault> {
 /// same data and objective: the items some job needs go to every worker before any job.
 /// Returns the number of workers used and the keys of the known items the run uses.
 pub fn start(
-    service: WorkerService,
+    service: RunWorkers,
     bench: Arc<Benchmark>,
     resolved: ResolvedSpec,
     jobs: Vec<Job>,
@@ -169,7 +193,7 @@ pub fn start(
     let n = workers.clamp(1, 32).min(jobs.len().max(1));
     service.sink.set_value(Some(sink));
     let old = service.pool.try_update_value(Option::take).flatten();
-    let generation = service.next_request();
+    let generation = service.ids.next();
     // Reuse the last run's workers when there are enough (workers that hold this very
     // benchmark keep it, so a re-run does not send the data again); then spares; then new ones.
     let (mut pool_workers, same_data) = match old {
@@ -252,7 +276,7 @@ fn dispatch(pool: &mut Pool, w: usize) -> bool {
 /// Stops the run now: every worker is terminated in the middle of what it computes (nothing
 /// it would have sent arrives), pending jobs are dropped, and fresh workers are started for
 /// the next run. Jobs already finished stay with the page.
-pub fn cancel(service: WorkerService) {
+pub fn cancel(service: RunWorkers) {
     let old = service.pool.try_update_value(Option::take).flatten();
     service.sink.set_value(None);
     let n = old.as_ref().map_or(0, |p| p.workers.len());
@@ -266,7 +290,7 @@ pub fn cancel(service: WorkerService) {
 
 /// A worker of the pool died on its own: the job it was running fails with `reason`, the
 /// jobs queued behind it go back to the queue, and a fresh worker takes its place.
-fn on_crash(service: WorkerService, serial: u32, reason: String) {
+fn on_crash(service: RunWorkers, serial: u32, reason: String) {
     // Told after the pool is released (the sink may read the page's state).
     let failed = service.pool.try_update_value(|slot| {
         let pool = slot.as_mut()?;
@@ -301,7 +325,7 @@ enum Event {
     Learned(usize, OutputWarp, Learned),
 }
 
-fn on_message(service: WorkerService, serial: u32, msg: FromWorker) {
+fn on_message(service: RunWorkers, serial: u32, msg: FromWorker) {
     let mut worker = usize::MAX;
     let event = service.pool.try_update_value(|slot| {
         let pool = slot.as_mut()?;

@@ -431,7 +431,7 @@ fn run_jobs(state: AppState, bench: std::sync::Arc<Benchmark>, resolved: Resolve
     state.run_setup.set(Some((resolved.clone(), bench.clone())));
     let known = state.learned.with_untracked(|s| s.items(&bench, &resolved));
     let sink = Box::new(UiSink { state, bench: bench.clone(), resolved: resolved.clone() });
-    let (workers, reused) = pool::start(state.workers, bench, resolved, jobs, hardware_concurrency(), known, sink);
+    let (workers, reused) = pool::start(state.workers.run, bench, resolved, jobs, hardware_concurrency(), known, sink);
     let reused_of = |kind: LearnedKind| reused.iter().filter(|key| key.2 == kind).count();
     state.run.set(RunStatus {
         priors_reused: reused_of(LearnedKind::Prior),
@@ -472,7 +472,7 @@ pub fn RunPanel() -> impl IntoView {
     let link = Memo::new(move |_| link_for(&to_query(&state.spec.get())));
     let copied = RwSignal::new(false);
     let cancel = move |_| {
-        pool::cancel(state.workers);
+        pool::cancel(state.workers.run);
         flush_pending(state);
         run.update(|r| {
             r.running = false;

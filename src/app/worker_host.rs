@@ -157,3 +157,32 @@ fn post(worker: &web_sys::Worker, bytes: &js_sys::Uint8Array) {
         web_sys::console::error_1(&e);
     }
 }
+
+/// Ids for requests to workers, one counter for the whole page, so that an answer is never
+/// taken for another request's (a `Copy` handle).
+#[derive(Clone, Copy)]
+pub struct RequestIds(leptos::prelude::StoredValue<u32, leptos::prelude::LocalStorage>);
+
+impl RequestIds {
+    /// No id used yet.
+    pub fn new() -> Self {
+        RequestIds(leptos::prelude::StoredValue::new_local(0))
+    }
+
+    /// An id never used before in this page.
+    pub fn next(&self) -> u32 {
+        use leptos::prelude::UpdateValue;
+        self.0
+            .try_update_value(|n| {
+                *n += 1;
+                *n
+            })
+            .unwrap_or_default()
+    }
+}
+
+impl Default for RequestIds {
+    fn default() -> Self {
+        Self::new()
+    }
+}

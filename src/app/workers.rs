@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 use futures_channel::oneshot;
 use leptos::prelude::*;
 
-use super::pool::{Pool, PoolWorker, RunSink};
-use super::worker_host::WorkerHandle;
+use super::pool::RunWorkers;
+use super::worker_host::{RequestIds, WorkerHandle};
 use crate::engine::loaders::upload::{LoadFailure, LoadedFile};
 use crate::engine::runner::Trace;
 use crate::engine::spec::DataRef;
@@ -39,7 +39,7 @@ pub struct Loader {
 /// Every worker of the page (a `Copy` handle).
 #[derive(Clone, Copy)]
 pub struct WorkerService {
-    next_request: StoredValue<u32, LocalStorage>,
+    ids: RequestIds,
     /// Parsing files.
     pub loader: StoredValue<Loader, LocalStorage>,
     /// The prior view's training worker (dropped, and so terminated, by cancel).
@@ -47,12 +47,8 @@ pub struct WorkerService {
     /// The design view's worker, and whether it is computing (a new request then terminates
     /// it and goes to a fresh worker instead of queueing behind a stale one).
     pub designer: StoredValue<Option<(WorkerHandle, bool)>, LocalStorage>,
-    /// The current run's worker pool.
-    pub pool: StoredValue<Option<Pool>, LocalStorage>,
-    /// Workers started ahead of the next run (after a cancel), their wasm already loading.
-    pub spares: StoredValue<Vec<PoolWorker>, LocalStorage>,
-    /// Where the current run reports.
-    pub sink: StoredValue<Option<Box<dyn RunSink>>, LocalStorage>,
+    /// The run's pool, its spares and its sink.
+    pub run: RunWorkers,
     /// Traces received but not shown yet, and whether a refresh is scheduled.
     pub pending: StoredValue<(Vec<Trace>, bool), LocalStorage>,
 }
@@ -60,26 +56,20 @@ pub struct WorkerService {
 impl WorkerService {
     /// No worker yet: each is spawned when first needed.
     pub fn new() -> Self {
+        let ids = RequestIds::new();
         WorkerService {
-            next_request: StoredValue::new_local(0),
+            ids,
             loader: StoredValue::new_local(Loader::default()),
             trainer: StoredValue::new_local(None),
             designer: StoredValue::new_local(None),
-            pool: StoredValue::new_local(None),
-            spares: StoredValue::new_local(Vec::new()),
-            sink: StoredValue::new_local(None),
+            run: RunWorkers::new(ids),
             pending: StoredValue::new_local((Vec::new(), false)),
         }
     }
 
     /// A request id never used before in this page.
     pub fn next_request(&self) -> u32 {
-        self.next_request
-            .try_update_value(|n| {
-                *n += 1;
-                *n
-            })
-            .unwrap_or_default()
+        self.ids.next()
     }
 }
 
