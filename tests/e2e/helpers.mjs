@@ -108,3 +108,10 @@ export const withoutTimes = (csv) => csv.trim().split('\n').map((l) => l.split('
 export async function cli(args) {
   return (await promisify(execFile)(CLI, args)).stdout;
 }
+
+/// The registry's methods of one kind of run ('full evaluations' or 'race'), in its order,
+/// as `hpo methods --markdown` lists them: what the page must offer.
+export async function registryMethods(kind) {
+  const rows = (await cli(['methods', '--markdown'])).trim().split('\n').slice(2);
+  return rows.map((r) => r.split(/(?<!\\)\|/).map((c) => c.trim())).filter((c) => c[1] === kind).map((c) => c[2]);
+}
