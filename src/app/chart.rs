@@ -427,3 +427,31 @@ pub fn ChartFigure(
         </figure>
     }
 }
+
+/// A [`ChartFigure`] of one SVG chart: the figure, its caption and exports, and the `<svg>`
+/// with the same id, its view box and what it shows in words (for screen readers).
+#[component]
+pub fn SvgFigure(
+    /// DOM id of the SVG (what the exports read).
+    id: &'static str,
+    /// File name of the downloads, without extension.
+    file: &'static str,
+    /// The caption.
+    #[prop(into)]
+    caption: ViewFn,
+    /// The SVG's view box, e.g. "0 0 720 300".
+    #[prop(into)]
+    view_box: String,
+    /// What the chart shows, in words.
+    label: &'static str,
+    /// The drawing.
+    children: Children,
+) -> impl IntoView {
+    view! {
+        <ChartFigure id=id file=file caption=caption>
+            <svg id=id class="chart" xmlns="http://www.w3.org/2000/svg" viewBox=view_box role="img" aria-label=label>
+                {children()}
+            </svg>
+        </ChartFigure>
+    }
+}

@@ -6,9 +6,9 @@ use leptos::prelude::*;
 
 use std::sync::Arc;
 
-use super::chart::ChartFigure;
+use super::chart::SvgFigure;
 use super::lesson_plot::{model_chart, GREEN, PURPLE};
-use super::lesson_shell::{hidden, worker_frames, Player};
+use super::lesson_shell::{hidden, worker_frames, LessonShell};
 use crate::engine::axis;
 use crate::engine::lessons::copula::{frame, CopulaFrame, CopulaSetting, MAX_ADDED, MAX_STEPS};
 use crate::engine::lessons::steps::best_so_far;
@@ -176,92 +176,77 @@ pub fn CopulaLesson(
         })
     };
     view! {
-        <section class="panel lesson" id="lesson-copula">
-            <h2>"Making values comparable: the copula warping"</h2>
-            <Show when=move || !hidden(link, "text")>
-                <div id="lesson-text" class="lesson-text">
-                    <p>
-                        "Losses of different tasks live on different scales, and within one task they are often heavy-tailed: a few runs diverge and are huge. "
-                        "Standardised, one huge value squeezes all the others together, and a GP on them learns little. "
-                        "The copula methods (Salinas et al. 2020, §3) replace each value by ψ(y) = Φ⁻¹(F̃(y)): its rank among the values seen (F̃, the empirical CDF, "
-                        "kept between δ_N and 1 − δ_N) read as a standard-normal quantile — evenly spread, comparable across tasks, and bounded. Add a huge value and watch both rows."
-                    </p>
-                    <p id="lesson-explain" aria-live="polite">{explain}</p>
-                </div>
-            </Show>
-            <Show when=move || !hidden(link, "controls")>
-                <Player link=link last=Signal::derive(|| MAX_STEPS)/>
-            </Show>
-            <Show when=move || !hidden(link, "add")>
-                <div class="row" id="lesson-add-values">
-                    <label>"add a value y = "
-                        <input id="lesson-add-y" type="number" placeholder="e.g. 100000" prop:value=move || add_y.get() on:input=move |ev| add_y.set(event_target_value(&ev))/>
-                    </label>
-                    <button id="lesson-add" on:click=move |_| {
-                        if let Ok(y) = add_y.get_untracked().trim().parse::<f64>() {
-                            if y.is_finite() {
-                                set(&|s| if s.added.len() < MAX_ADDED { s.added.push(y) });
-                                add_y.set(String::new());
+            <LessonShell
+                link=link
+                id="lesson-copula"
+                title="Making values comparable: the copula warping"
+                intro=concat!(
+                    "Losses of different tasks live on different scales, and within one task they are often heavy-tailed: a few runs diverge and are huge. ",
+                    "Standardised, one huge value squeezes all the others together, and a GP on them learns little. ",
+                    "The copula methods (Salinas et al. 2020, §3) replace each value by ψ(y) = Φ⁻¹(F̃(y)): its rank among the values seen (F̃, the empirical CDF, ",
+                    "kept between δ_N and 1 − δ_N) read as a standard-normal quantile — evenly spread, comparable across tasks, and bounded. Add a huge value and watch both rows.",
+                )
+                explain=Signal::derive(explain)
+                last=Signal::derive(|| MAX_STEPS)
+                error=Signal::derive(move || current.get().err())
+                numbers=Signal::derive(move || current.get().ok().map(|f| {
+                        let spread = |v: &[f64]| v.iter().copied().fold(f64::NEG_INFINITY, f64::max) - v.iter().copied().fold(f64::INFINITY, f64::min);
+                        // The sample's own values (not the user's): what an outlier squeezes.
+                        let own = f.ys.len() - f.added;
+                        format!(
+                            "step {} of {MAX_STEPS} · N = {} · δ_N = {:.3} · spread of the sample's values: standardised {:.2}, ψ {:.2}",
+                            step.get(), f.ys.len(), f.delta, spread(&f.standardized[..own]), spread(&f.psi[..own])
+                        )
+                    }))
+            >
+                <Show when=move || !hidden(link, "add")>
+                    <div class="row" id="lesson-add-values">
+                        <label>"add a value y = "
+                            <input id="lesson-add-y" type="number" placeholder="e.g. 100000" prop:value=move || add_y.get() on:input=move |ev| add_y.set(event_target_value(&ev))/>
+                        </label>
+                        <button id="lesson-add" on:click=move |_| {
+                            if let Ok(y) = add_y.get_untracked().trim().parse::<f64>() {
+                                if y.is_finite() {
+                                    set(&|s| if s.added.len() < MAX_ADDED { s.added.push(y) });
+                                    add_y.set(String::new());
+                                }
                             }
-                        }
-                    }>"add"</button>
-                    <button id="lesson-clear" prop:disabled=move || setting.get().added.is_empty() on:click=move |_| set(&|s| s.added.clear())>"remove my values"</button>
-                    <button id="lesson-reseed" on:click=move |_| set(&|s| { s.seed += 1; s.step = 0 })>"new sample"</button>
-                </div>
-            </Show>
-            {move || current.get().err().map(|e| view! { <p class="msg error">{e}</p> })}
-            <Show when=move || !hidden(link, "ecdf")>
-                <ChartFigure id="lesson-ecdf" file="copula-ecdf" caption=move || view! {
-                    <span>"Blue: the values seen (the newest orange), black: yours; the step line is F̃, clipped to the dashed cut-offs."</span>
-                }>
-                    <svg id="lesson-ecdf" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {W} {H}") role="img"
-                        aria-label="The values and their winsorized empirical CDF">
-                        {move || current.get().ok().map(|f| ecdf_chart(&f, step.get()))}
-                    </svg>
-                </ChartFigure>
-            </Show>
-            <Show when=move || !hidden(link, "warped")>
-                <ChartFigure id="lesson-warped" file="copula-warped" caption=move || view! {
-                    <span>"The same values standardised ((y − mean) / sd) and warped by ψ, on one scale."</span>
-                }>
-                    <svg id="lesson-warped" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {W} {WARP_H}") role="img"
-                        aria-label="The values standardised and warped by psi">
-                        {move || current.get().ok().map(|f| warped_chart(&f, step.get()))}
-                    </svg>
-                </ChartFigure>
-            </Show>
-            <Show when=move || !hidden(link, "versus")>
-                <h3 id="lesson-versus-title">"The same idea inside an optimiser: GP against GCP"</h3>
-                <p class="lesson-text">
-                    "Both minimise exp(f(x)/2), f being lesson 1's function: values from 0.05 to about 2,700, most below 3. Same seed, same five random points first; then GP fits standardised values (Δ) and GCP fits ψ. "
-                    "On Δ, the one huge value flattens all the others. On ψ, every value becomes its rank, evenly spaced: no value dominates, but two neighbours with nearly equal values end up a whole rank apart, "
-                    "and with few points the GP may then explain everything as noise — a flat band, equal EI everywhere, and the first remaining x taken (our tie rule). "
-                    "Which wins differs from sample to sample; the paper compares them over many tasks (Table 2), where the prior of lesson 3 helps GCP most at the start."
-                </p>
-                {move || versus_error.get().map(|e| view! { <p class="msg error">{e}</p> })}
-                <ChartFigure id="lesson-versus-gp" file="copula-versus-gp" caption=move || view! { <span>"GP on standardised values: mean ± 2 sd and the evaluations (latest orange)."</span> }>
-                    <svg id="lesson-versus-gp" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 720 240" role="img" aria-label="GP's model of the heavy-tailed function at this step">
-                        {move || versus.get().map(|v| model_chart("GP", "Δ(y)", &v.x, &v.y, &v.gp[step.get().min(v.gp.len() - 1)], PURPLE))}
-                    </svg>
-                </ChartFigure>
-                <ChartFigure id="lesson-versus-gcp" file="copula-versus-gcp" caption=move || view! { <span>"GCP on ψ of the same values, at the same step."</span> }>
-                    <svg id="lesson-versus-gcp" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 720 240" role="img" aria-label="GCP's model of the heavy-tailed function at this step">
-                        {move || versus.get().map(|v| model_chart("GCP", "ψ(y)", &v.x, &v.y, &v.gcp[step.get().min(v.gcp.len() - 1)], GREEN))}
-                    </svg>
-                </ChartFigure>
-                <p id="lesson-versus-numbers" class="numbers">{versus_numbers}</p>
-            </Show>
-            <Show when=move || !hidden(link, "numbers")>
-                <p id="lesson-numbers" class="numbers">{move || current.get().ok().map(|f| {
-                    let spread = |v: &[f64]| v.iter().copied().fold(f64::NEG_INFINITY, f64::max) - v.iter().copied().fold(f64::INFINITY, f64::min);
-                    // The sample's own values (not the user's): what an outlier squeezes.
-                    let own = f.ys.len() - f.added;
-                    format!(
-                        "step {} of {MAX_STEPS} · N = {} · δ_N = {:.3} · spread of the sample's values: standardised {:.2}, ψ {:.2}",
-                        step.get(), f.ys.len(), f.delta, spread(&f.standardized[..own]), spread(&f.psi[..own])
-                    )
-                })}</p>
-            </Show>
-        </section>
-    }
+                        }>"add"</button>
+                        <button id="lesson-clear" prop:disabled=move || setting.get().added.is_empty() on:click=move |_| set(&|s| s.added.clear())>"remove my values"</button>
+                        <button id="lesson-reseed" on:click=move |_| set(&|s| { s.seed += 1; s.step = 0 })>"new sample"</button>
+                    </div>
+                </Show>
+                <Show when=move || !hidden(link, "ecdf")>
+                    <SvgFigure id="lesson-ecdf" file="copula-ecdf" caption=move || view! {
+                        <span>"Blue: the values seen (the newest orange), black: yours; the step line is F̃, clipped to the dashed cut-offs."</span>
+                    } view_box=format!("0 0 {W} {H}") label="The values and their winsorized empirical CDF">
+                            {move || current.get().ok().map(|f| ecdf_chart(&f, step.get()))}
+    </SvgFigure>
+                </Show>
+                <Show when=move || !hidden(link, "warped")>
+                    <SvgFigure id="lesson-warped" file="copula-warped" caption=move || view! {
+                        <span>"The same values standardised ((y − mean) / sd) and warped by ψ, on one scale."</span>
+                    } view_box=format!("0 0 {W} {WARP_H}") label="The values standardised and warped by psi">
+                            {move || current.get().ok().map(|f| warped_chart(&f, step.get()))}
+    </SvgFigure>
+                </Show>
+                <Show when=move || !hidden(link, "versus")>
+                    <h3 id="lesson-versus-title">"The same idea inside an optimiser: GP against GCP"</h3>
+                    <p class="lesson-text">
+                        "Both minimise exp(f(x)/2), f being lesson 1's function: values from 0.05 to about 2,700, most below 3. Same seed, same five random points first; then GP fits standardised values (Δ) and GCP fits ψ. "
+                        "On Δ, the one huge value flattens all the others. On ψ, every value becomes its rank, evenly spaced: no value dominates, but two neighbours with nearly equal values end up a whole rank apart, "
+                        "and with few points the GP may then explain everything as noise — a flat band, equal EI everywhere, and the first remaining x taken (our tie rule). "
+                        "Which wins differs from sample to sample; the paper compares them over many tasks (Table 2), where the prior of lesson 3 helps GCP most at the start."
+                    </p>
+                    {move || versus_error.get().map(|e| view! { <p class="msg error">{e}</p> })}
+                    <SvgFigure id="lesson-versus-gp" file="copula-versus-gp" caption=move || view! { <span>"GP on standardised values: mean ± 2 sd and the evaluations (latest orange)."</span> } view_box="0 0 720 240" label="GP's model of the heavy-tailed function at this step">
+                            {move || versus.get().map(|v| model_chart("GP", "Δ(y)", &v.x, &v.y, &v.gp[step.get().min(v.gp.len() - 1)], PURPLE))}
+    </SvgFigure>
+                    <SvgFigure id="lesson-versus-gcp" file="copula-versus-gcp" caption=move || view! { <span>"GCP on ψ of the same values, at the same step."</span> } view_box="0 0 720 240" label="GCP's model of the heavy-tailed function at this step">
+                            {move || versus.get().map(|v| model_chart("GCP", "ψ(y)", &v.x, &v.y, &v.gcp[step.get().min(v.gcp.len() - 1)], GREEN))}
+    </SvgFigure>
+                    <p id="lesson-versus-numbers" class="numbers">{versus_numbers}</p>
+                </Show>
+            </LessonShell>
+        }
 }

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use super::chart::ChartFigure;
 use super::design_view::{fmt, SensitivityMap, MARKER_GLYPHS};
-use super::lesson_shell::{hidden, worker_frames, Player};
+use super::lesson_shell::{hidden, worker_frames, LessonShell};
 use crate::engine::gpb::construct::DesignMethod;
 use crate::engine::gpb::design::Criterion;
 use crate::engine::gpb::view::{DesignViewData, DesignViewSpec, POINTS_RANGE};
@@ -90,27 +90,32 @@ pub fn DesignLesson(
         ]
     });
     view! {
-        <section class="panel lesson" id="lesson-designs" aria-busy=move || if busy() { "true" } else { "false" }>
-            <h2>"Where to put the first points"</h2>
-            <Show when=move || !hidden(link, "text")>
-                <div id="lesson-text" class="lesson-text">
-                    <p>
-                        "Before a GP with budgets has seen anything, the first points decide how well it can learn the trend and the effect of the budget (β). "
-                        "An optimal design makes β as certain as possible (paper 003, §3). The map shows d(x, ξ): red where one more point would still improve the design. "
-                        "Iterated Construction (Alg. 1) moves one point at a time to the reddest spot; Threshold Acceptance (Alg. 2) shuffles a Latin hypercube and keeps shuffles that do not make max d much worse. "
-                        "By the equivalence theorem (Thm. 1) the design is optimal when nothing is red. "
-                        "Drag a point (or focus it and use the arrow keys): the map and the criterion follow your design; then press play to watch IC or TA improve it from there."
-                    </p>
-                    <p id="lesson-explain" aria-live="polite">{move || data.get().map(|d| format!(
+        <LessonShell
+            link=link
+            id="lesson-designs"
+            title="Where to put the first points"
+            intro=concat!(
+                "Before a GP with budgets has seen anything, the first points decide how well it can learn the trend and the effect of the budget (β). ",
+                "An optimal design makes β as certain as possible (paper 003, §3). The map shows d(x, ξ): red where one more point would still improve the design. ",
+                "Iterated Construction (Alg. 1) moves one point at a time to the reddest spot; Threshold Acceptance (Alg. 2) shuffles a Latin hypercube and keeps shuffles that do not make max d much worse. ",
+                "By the equivalence theorem (Thm. 1) the design is optimal when nothing is red. ",
+                "Drag a point (or focus it and use the arrow keys): the map and the criterion follow your design; then press play to watch IC or TA improve it from there.",
+            )
+            explain=Signal::derive(move || data.get().map(|d| format!(
                         "Iterate {} of {}: criterion {}, max d = {}{}.",
                         d.shown_iterate, d.iterates.saturating_sub(1), fmt(d.value), fmt(d.max_d),
                         if d.max_d <= 1e-9 { " — nothing is red: the design is optimal" } else { " — still red somewhere, so the design can improve" }
-                    ))}</p>
-                </div>
-            </Show>
-            <Show when=move || !hidden(link, "controls")>
-                <Player link=link last=last/>
-            </Show>
+                    )))
+            last=last
+            error=Signal::derive(move || error.get())
+            numbers=Signal::derive(move || data.get().map(|d| format!(
+                    "{} ({}-optimality, N = {}{}) · iterate {} of {} · criterion {} · max d {} · mean std. error of β {} · construction computed in a worker in {:.0} ms",
+                    spec.get().method.name(), spec.get().criterion.name(), spec.get().points,
+                    if placed.get().is_empty() { "" } else { ", from your placement" }, d.shown_iterate, d.iterates.saturating_sub(1),
+                    fmt(d.value), fmt(d.max_d), fmt(d.std_beta), ms()
+                )))
+            busy=Signal::derive(busy)
+        >
             <Show when=move || !hidden(link, "settings")>
                 <div class="row" id="lesson-design-settings">
                     <label>"Construction "
@@ -131,7 +136,6 @@ pub fn DesignLesson(
                     <button id="lesson-design-unplace" prop:disabled=move || placed.get().is_empty() on:click=clear_placed>"forget my placement"</button>
                 </div>
             </Show>
-            {move || error.get().map(|e| view! { <p class="msg error">{e}</p> })}
             <Show when=move || !hidden(link, "map")>
                 <ChartFigure id="design-map" file="design-lesson-map" caption=move || view! {
                     <span>{move || data.get().map(|d| format!(
@@ -142,14 +146,6 @@ pub fn DesignLesson(
                     <SensitivityMap data=data axes=axes on_square=Signal::derive(|| true) on_move=on_move/>
                 </ChartFigure>
             </Show>
-            <Show when=move || !hidden(link, "numbers")>
-                <p id="lesson-numbers" class="numbers">{move || data.get().map(|d| format!(
-                    "{} ({}-optimality, N = {}{}) · iterate {} of {} · criterion {} · max d {} · mean std. error of β {} · construction computed in a worker in {:.0} ms",
-                    spec.get().method.name(), spec.get().criterion.name(), spec.get().points,
-                    if placed.get().is_empty() { "" } else { ", from your placement" }, d.shown_iterate, d.iterates.saturating_sub(1),
-                    fmt(d.value), fmt(d.max_d), fmt(d.std_beta), ms()
-                ))}</p>
-            </Show>
-        </section>
+        </LessonShell>
     }
 }

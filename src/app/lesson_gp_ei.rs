@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::chart::ChartFigure;
+use super::chart::{ChartFigure, SvgFigure};
 use super::lesson_plot::Plot;
-use super::lesson_shell::{hidden, Player};
+use super::lesson_shell::{hidden, LessonShell};
 use super::state::AppState;
 use super::workers::LatestWorker;
 use crate::engine::lessons::gp_ei::{GpEiFrame, GpEiSetting, Origin, LENGTHSCALE_RANGE, MAX_ADDED, MAX_STEPS};
@@ -166,75 +166,68 @@ pub fn GpEiLesson(
     let last = Signal::derive(|| MAX_STEPS);
     let log_ls = move || setting.get().lengthscale.unwrap_or(0.1).log10();
     view! {
-        <section class="panel lesson" id="lesson-gp-ei">
-            <h2>"How Bayesian optimisation picks the next point"</h2>
-            <Show when=move || !hidden(link, "text")>
-                <div id="lesson-text" class="lesson-text">
-                    <p>
-                        "A Gaussian process (GP) turns a few observations of an unknown function into a belief about all of it: a mean and, around it, how unsure it is. "
-                        "Expected improvement (EI) asks, for every x, how much better than the best observation a new point there is expected to be — "
-                        "large where the mean is low or the uncertainty wide. Bayesian optimisation evaluates where EI is largest, updates the GP, and repeats "
-                        "(the GP-EI baseline of Salinas et al. 2020, §5; the function is Forrester et al.'s, minimum near x = 0.757)."
-                    </p>
-                    <p id="lesson-explain" aria-live="polite">{explain}</p>
-                </div>
-            </Show>
-            <Show when=move || !hidden(link, "controls")>
-                <Player link=link last=last/>
-            </Show>
-            <Show when=move || !hidden(link, "lengthscale")>
-                <div class="row" id="lesson-lengthscale">
-                    <label class="check"><input type="checkbox" id="lesson-ls-fit" prop:checked=move || setting.get().lengthscale.is_none()
-                        on:change=move |ev| { let fit = event_target_checked(&ev); set(&|s| s.lengthscale = if fit { None } else { Some(0.1) }) }/>
-                        " fit the lengthscale by maximum likelihood"</label>
-                    <label>"or pin it: ℓ = "
-                        <input type="range" id="lesson-ls" min=LENGTHSCALE_RANGE.0.log10() max=LENGTHSCALE_RANGE.1.log10() step="0.05"
-                            prop:value=move || log_ls().to_string() prop:disabled=move || setting.get().lengthscale.is_none()
-                            aria-label="lengthscale (log scale)"
-                            on:input=move |ev| { if let Ok(t) = event_target_value(&ev).parse::<f64>() { let l = (10f64.powf(t) * 1000.0).round() / 1000.0; set(&|s| s.lengthscale = Some(l.clamp(LENGTHSCALE_RANGE.0, LENGTHSCALE_RANGE.1))) } }/>
-                        <span id="lesson-ls-value">{move || current.get().map(|(f, _)| format!(" {:.3}", f.lengthscale))}</span>
-                    </label>
-                    <label>"add a point at x = "
-                        <input id="lesson-add-x" type="number" min="0" max="1" step="0.01" placeholder="0 to 1" prop:value=move || add_x.get()
-                            on:input=move |ev| add_x.set(event_target_value(&ev))/>
-                    </label>
-                    <button id="lesson-add" on:click=move |_| {
-                        if let Ok(x) = add_x.get_untracked().trim().parse::<f64>() {
-                            if (0.0..=1.0).contains(&x) {
-                                let x = (x * 1000.0).round() / 1000.0;
-                                set(&|s| if s.added.len() < MAX_ADDED && !s.added.contains(&x) { s.added.push(x) });
-                                add_x.set(String::new());
+            <LessonShell
+                link=link
+                id="lesson-gp-ei"
+                title="How Bayesian optimisation picks the next point"
+                intro=concat!(
+                    "A Gaussian process (GP) turns a few observations of an unknown function into a belief about all of it: a mean and, around it, how unsure it is. ",
+                    "Expected improvement (EI) asks, for every x, how much better than the best observation a new point there is expected to be — ",
+                    "large where the mean is low or the uncertainty wide. Bayesian optimisation evaluates where EI is largest, updates the GP, and repeats ",
+                    "(the GP-EI baseline of Salinas et al. 2020, §5; the function is Forrester et al.'s, minimum near x = 0.757).",
+                )
+                explain=Signal::derive(explain)
+                last=last
+                error=Signal::derive(move || error.get())
+                numbers=Signal::derive(move || current.get().map(|(f, ms)| format!(
+                        "step {} of {MAX_STEPS} · {} observations · best f = {:.3} at x = {:.3} · next x = {:.3} (EI {:.3}) · ℓ = {:.3} ({}) · all steps computed in a worker in {ms:.0} ms",
+                        step.get(), f.observations.len(), f.best.1, f.best.0, f.next.0, f.next.1, f.lengthscale, if f.fitted { "fitted" } else { "pinned" }
+                    )))
+            >
+                <Show when=move || !hidden(link, "lengthscale")>
+                    <div class="row" id="lesson-lengthscale">
+                        <label class="check"><input type="checkbox" id="lesson-ls-fit" prop:checked=move || setting.get().lengthscale.is_none()
+                            on:change=move |ev| { let fit = event_target_checked(&ev); set(&|s| s.lengthscale = if fit { None } else { Some(0.1) }) }/>
+                            " fit the lengthscale by maximum likelihood"</label>
+                        <label>"or pin it: ℓ = "
+                            <input type="range" id="lesson-ls" min=LENGTHSCALE_RANGE.0.log10() max=LENGTHSCALE_RANGE.1.log10() step="0.05"
+                                prop:value=move || log_ls().to_string() prop:disabled=move || setting.get().lengthscale.is_none()
+                                aria-label="lengthscale (log scale)"
+                                on:input=move |ev| { if let Ok(t) = event_target_value(&ev).parse::<f64>() { let l = (10f64.powf(t) * 1000.0).round() / 1000.0; set(&|s| s.lengthscale = Some(l.clamp(LENGTHSCALE_RANGE.0, LENGTHSCALE_RANGE.1))) } }/>
+                            <span id="lesson-ls-value">{move || current.get().map(|(f, _)| format!(" {:.3}", f.lengthscale))}</span>
+                        </label>
+                        <label>"add a point at x = "
+                            <input id="lesson-add-x" type="number" min="0" max="1" step="0.01" placeholder="0 to 1" prop:value=move || add_x.get()
+                                on:input=move |ev| add_x.set(event_target_value(&ev))/>
+                        </label>
+                        <button id="lesson-add" on:click=move |_| {
+                            if let Ok(x) = add_x.get_untracked().trim().parse::<f64>() {
+                                if (0.0..=1.0).contains(&x) {
+                                    let x = (x * 1000.0).round() / 1000.0;
+                                    set(&|s| if s.added.len() < MAX_ADDED && !s.added.contains(&x) { s.added.push(x) });
+                                    add_x.set(String::new());
+                                }
                             }
-                        }
-                    }>"add"</button>
-                    <button id="lesson-clear" prop:disabled=move || setting.get().added.is_empty() on:click=move |_| set(&|s| s.added.clear())>"remove my points"</button>
-                    <button id="lesson-reseed" on:click=move |_| set(&|s| { s.seed += 1; s.step = 0 })>"new random start"</button>
-                </div>
-            </Show>
-            {move || error.get().map(|e| view! { <p class="msg error">{e}</p> })}
-            <Show when=move || !hidden(link, "posterior")>
-                <ChartFigure id="lesson-posterior" file="gp-ei-posterior" caption=move || view! {
-                    <span>"Grey dots: random start; black squares: your points (click the chart to add one, up to 20); blue: EI's picks, the latest orange."</span>
-                }>
-                    <svg id="lesson-posterior" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {W} {H}") role="img"
-                        aria-label="GP posterior mean with a band of two standard deviations, the true function and the observations" on:click=on_click>
-                        {move || current.get().map(|(f, _)| posterior_chart(&f, step.get()))}
-                    </svg>
-                </ChartFigure>
-            </Show>
-            <Show when=move || !hidden(link, "ei")>
-                <ChartFigure id="lesson-ei" file="gp-ei-ei" caption=move || view! { <span>"EI in units of f; the orange dot is the next evaluation."</span> }>
-                    <svg id="lesson-ei" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {W} {EI_H}") role="img" aria-label="Expected improvement over x">
-                        {move || current.get().map(|(f, _)| ei_chart(&f))}
-                    </svg>
-                </ChartFigure>
-            </Show>
-            <Show when=move || !hidden(link, "numbers")>
-                <p id="lesson-numbers" class="numbers">{move || current.get().map(|(f, ms)| format!(
-                    "step {} of {MAX_STEPS} · {} observations · best f = {:.3} at x = {:.3} · next x = {:.3} (EI {:.3}) · ℓ = {:.3} ({}) · all steps computed in a worker in {ms:.0} ms",
-                    step.get(), f.observations.len(), f.best.1, f.best.0, f.next.0, f.next.1, f.lengthscale, if f.fitted { "fitted" } else { "pinned" }
-                ))}</p>
-            </Show>
-        </section>
-    }
+                        }>"add"</button>
+                        <button id="lesson-clear" prop:disabled=move || setting.get().added.is_empty() on:click=move |_| set(&|s| s.added.clear())>"remove my points"</button>
+                        <button id="lesson-reseed" on:click=move |_| set(&|s| { s.seed += 1; s.step = 0 })>"new random start"</button>
+                    </div>
+                </Show>
+                <Show when=move || !hidden(link, "posterior")>
+                    <ChartFigure id="lesson-posterior" file="gp-ei-posterior" caption=move || view! {
+                        <span>"Grey dots: random start; black squares: your points (click the chart to add one, up to 20); blue: EI's picks, the latest orange."</span>
+                    }>
+                        <svg id="lesson-posterior" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {W} {H}") role="img"
+                            aria-label="GP posterior mean with a band of two standard deviations, the true function and the observations" on:click=on_click>
+                            {move || current.get().map(|(f, _)| posterior_chart(&f, step.get()))}
+                        </svg>
+                    </ChartFigure>
+                </Show>
+                <Show when=move || !hidden(link, "ei")>
+                    <SvgFigure id="lesson-ei" file="gp-ei-ei" caption=move || view! { <span>"EI in units of f; the orange dot is the next evaluation."</span> } view_box=format!("0 0 {W} {EI_H}") label="Expected improvement over x">
+                            {move || current.get().map(|(f, _)| ei_chart(&f))}
+    </SvgFigure>
+                </Show>
+            </LessonShell>
+        }
 }

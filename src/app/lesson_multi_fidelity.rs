@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::chart::ChartFigure;
+use super::chart::SvgFigure;
 use super::lesson_plot::{range, Plot, BLUE, GREY, ORANGE};
-use super::lesson_shell::{hidden, worker_frames, Player};
+use super::lesson_shell::{hidden, worker_frames, LessonShell};
 use crate::engine::lessons::multi_fidelity::{trained_after, MultiFidelityFrames, BUDGET};
 use crate::engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink, SeedStep};
 
@@ -176,43 +176,34 @@ pub fn MultiFidelityLesson(
     };
     let reseed = move |_| link.update(|l| l.lesson = Lesson::MultiFidelity(SeedStep { step: 0, seed: setting.get_untracked().seed + 1 }));
     view! {
-        <section class="panel lesson" id="lesson-multi-fidelity">
-            <h2>"Spending epochs wisely"</h2>
-            <Show when=move || !hidden(link, "text")>
-                <div id="lesson-text" class="lesson-text">
-                    <p>
-                        "Training a network for a few epochs already says something about how it will end — but not everything: on these curves, fast starters end worse (Wistuba et al. 2022, Fig. 1). "
-                        "Hyperband (Li et al. 2018) trains many configurations for a few epochs, keeps the best third, trains those three times longer, and so on. "
-                        "DyHPO (Wistuba et al. 2022, Alg. 1) decides one epoch at a time: a GP whose kernel reads the configuration and its curve so far predicts the next epoch's loss, "
-                        "and it advances the configuration with the largest expected improvement over the best loss seen at that same epoch (Eq. 7) — a young curve competes with young curves."
-                    </p>
-                    <p id="lesson-explain" aria-live="polite">{explain}</p>
-                </div>
-            </Show>
-            <Show when=move || !hidden(link, "controls")>
-                <Player link=link last=last/>
-                <div class="row"><button id="lesson-reseed" on:click=reseed>"another task"</button></div>
-            </Show>
-            {move || error.get().map(|e| view! { <p class="msg error">{e}</p> })}
-            {move || frames.get().is_none().then(|| view! { <p class="hint">"Running DyHPO and Hyperband in a worker (a few seconds)…"</p> })}
-            <Show when=move || !hidden(link, "dyhpo")>
-                <ChartFigure id="lesson-dyhpo" file="dyhpo-steps" caption=move || view! { <span>"Every curve DyHPO has trained, to where it paused; orange: the one it advances next."</span> }>
-                    <svg id="lesson-dyhpo" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 720 {H}") role="img" aria-label="DyHPO's learning curves so far, the per-epoch incumbents and the next step's prediction">
-                        {move || frames.get().map(|(f, _)| dyhpo_chart(&f, step.get()))}
-                    </svg>
-                </ChartFigure>
-                {table}
-            </Show>
-            <Show when=move || !hidden(link, "hyperband")>
-                <ChartFigure id="lesson-hyperband" file="hyperband-steps" caption=move || view! { <span>"Hyperband with η = 3 on the same task and the same number of epochs."</span> }>
-                    <svg id="lesson-hyperband" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 720 {H}") role="img" aria-label="Hyperband's learning curves so far and the rungs of its bracket">
-                        {move || frames.get().map(|(f, _)| hyperband_chart(&f, step.get()))}
-                    </svg>
-                </ChartFigure>
-            </Show>
-            <Show when=move || !hidden(link, "numbers")>
-                <p id="lesson-numbers" class="numbers">{numbers}</p>
-            </Show>
-        </section>
-    }
+            <LessonShell
+                link=link
+                id="lesson-multi-fidelity"
+                title="Spending epochs wisely"
+                intro=concat!(
+                    "Training a network for a few epochs already says something about how it will end — but not everything: on these curves, fast starters end worse (Wistuba et al. 2022, Fig. 1). ",
+                    "Hyperband (Li et al. 2018) trains many configurations for a few epochs, keeps the best third, trains those three times longer, and so on. ",
+                    "DyHPO (Wistuba et al. 2022, Alg. 1) decides one epoch at a time: a GP whose kernel reads the configuration and its curve so far predicts the next epoch's loss, ",
+                    "and it advances the configuration with the largest expected improvement over the best loss seen at that same epoch (Eq. 7) — a young curve competes with young curves.",
+                )
+                explain=Signal::derive(explain)
+                last=last
+                error=Signal::derive(move || error.get())
+                numbers=Signal::derive(numbers)
+                controls=ViewFn::from(move || view! { <button id="lesson-reseed" on:click=reseed>"another task"</button> })
+                computing=Signal::derive(move || frames.get().is_none().then_some("Running DyHPO and Hyperband in a worker (a few seconds)…"))
+            >
+                <Show when=move || !hidden(link, "dyhpo")>
+                    <SvgFigure id="lesson-dyhpo" file="dyhpo-steps" caption=move || view! { <span>"Every curve DyHPO has trained, to where it paused; orange: the one it advances next."</span> } view_box=format!("0 0 720 {H}") label="DyHPO's learning curves so far, the per-epoch incumbents and the next step's prediction">
+                            {move || frames.get().map(|(f, _)| dyhpo_chart(&f, step.get()))}
+    </SvgFigure>
+                    {table}
+                </Show>
+                <Show when=move || !hidden(link, "hyperband")>
+                    <SvgFigure id="lesson-hyperband" file="hyperband-steps" caption=move || view! { <span>"Hyperband with η = 3 on the same task and the same number of epochs."</span> } view_box=format!("0 0 720 {H}") label="Hyperband's learning curves so far and the rungs of its bracket">
+                            {move || frames.get().map(|(f, _)| hyperband_chart(&f, step.get()))}
+    </SvgFigure>
+                </Show>
+            </LessonShell>
+        }
 }

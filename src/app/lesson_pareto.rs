@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::chart::ChartFigure;
+use super::chart::SvgFigure;
 use super::lesson_plot::{range, Plot, BLUE, ORANGE};
-use super::lesson_shell::{hidden, worker_frames, Player};
+use super::lesson_shell::{hidden, worker_frames, LessonShell};
 use crate::engine::lessons::pareto::{names, ParetoFrames, MAX_STEPS};
 use crate::engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink, SeedStep};
 
@@ -135,55 +135,46 @@ pub fn ParetoLesson(
         })
     };
     view! {
-        <section class="panel lesson" id="lesson-pareto">
-            <h2>"Several objectives: the Pareto front"</h2>
-            <Show when=move || !hidden(link, "text")>
-                <div id="lesson-text" class="lesson-text">
-                    <p>
-                        "A model can be accurate or fast, rarely both: each configuration is a point (error, latency), and no single best exists. "
-                        "The Pareto front is the set of points nothing beats in both; the shaded region is everything they dominate, and the hypervolume error is how much of the true front's region is still missing "
-                        "(objectives scaled to the task's range; Salinas et al. 2020, §5.2 and App. B). "
-                        "The copula paper's +MO variants average the objectives after warping each with ψ, so that no objective wins by its scale; ParEGO draws new weights each step; EHVI picks the largest expected gain in hypervolume."
-                    </p>
-                    <p id="lesson-explain" aria-live="polite">{explain}</p>
-                </div>
-            </Show>
-            <Show when=move || !hidden(link, "controls")>
-                <Player link=link last=last/>
-            </Show>
-            <Show when=move || !hidden(link, "method")>
-                <div class="row" id="lesson-pareto-method">
-                    <label>"Method "
-                        <select id="lesson-method" on:change=move |ev| set(Some(event_target_value(&ev)), None)>
-                            {names().into_iter().map(|n| view! { <option value=n selected=move || setting.get().0 == n>{n}</option> }).collect_view()}
-                        </select>
-                    </label>
-                    <button id="lesson-reseed" on:click=move |_| set(None, Some(setting.get_untracked().1.seed + 1))>"another task and seed"</button>
-                </div>
-            </Show>
-            {move || error.get().map(|e| view! { <p class="msg error">{e}</p> })}
-            {move || frames.get().is_none().then(|| view! { <p class="hint">"Running the method in a worker…"</p> })}
-            <Show when=move || !hidden(link, "front")>
-                <ChartFigure id="lesson-objectives" file="pareto-steps" caption=move || view! { <span>"Every configuration of the task (dots), the points found (blue, latest orange), their front and the true one."</span> }>
-                    <svg id="lesson-objectives" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 720 {H}") role="img" aria-label="The objective space with the front found so far and the true front">
-                        {move || frames.get().map(|(f, _)| objective_chart(&f, step.get()))}
-                    </svg>
-                </ChartFigure>
-            </Show>
-            <Show when=move || !hidden(link, "hv")>
-                <ChartFigure id="lesson-hv" file="pareto-hv" caption=move || view! { <span>"The share of the unit box the found front still misses; it never grows."</span> }>
-                    <svg id="lesson-hv" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 720 240" role="img" aria-label="Hypervolume error after each evaluation">
-                        {move || frames.get().map(|(f, _)| hv_chart(&f, step.get()))}
-                    </svg>
-                </ChartFigure>
-            </Show>
-            <Show when=move || !hidden(link, "numbers")>
-                <p id="lesson-numbers" class="numbers">{move || frames.get().map(|(f, ms)| {
-                    let k = step.get();
-                    format!("{} · {} · step {k} of {MAX_STEPS} · {} on the found front, {} on the true one · run computed in a worker in {ms:.0} ms",
-                        f.method, f.task, f.at(k).front.len(), f.true_front.len())
-                })}</p>
-            </Show>
-        </section>
-    }
+            <LessonShell
+                link=link
+                id="lesson-pareto"
+                title="Several objectives: the Pareto front"
+                intro=concat!(
+                    "A model can be accurate or fast, rarely both: each configuration is a point (error, latency), and no single best exists. ",
+                    "The Pareto front is the set of points nothing beats in both; the shaded region is everything they dominate, and the hypervolume error is how much of the true front's region is still missing ",
+                    "(objectives scaled to the task's range; Salinas et al. 2020, §5.2 and App. B). ",
+                    "The copula paper's +MO variants average the objectives after warping each with ψ, so that no objective wins by its scale; ParEGO draws new weights each step; EHVI picks the largest expected gain in hypervolume.",
+                )
+                explain=Signal::derive(explain)
+                last=last
+                error=Signal::derive(move || error.get())
+                numbers=Signal::derive(move || frames.get().map(|(f, ms)| {
+                        let k = step.get();
+                        format!("{} · {} · step {k} of {MAX_STEPS} · {} on the found front, {} on the true one · run computed in a worker in {ms:.0} ms",
+                            f.method, f.task, f.at(k).front.len(), f.true_front.len())
+                    }))
+                computing=Signal::derive(move || frames.get().is_none().then_some("Running the method in a worker…"))
+            >
+                <Show when=move || !hidden(link, "method")>
+                    <div class="row" id="lesson-pareto-method">
+                        <label>"Method "
+                            <select id="lesson-method" on:change=move |ev| set(Some(event_target_value(&ev)), None)>
+                                {names().into_iter().map(|n| view! { <option value=n selected=move || setting.get().0 == n>{n}</option> }).collect_view()}
+                            </select>
+                        </label>
+                        <button id="lesson-reseed" on:click=move |_| set(None, Some(setting.get_untracked().1.seed + 1))>"another task and seed"</button>
+                    </div>
+                </Show>
+                <Show when=move || !hidden(link, "front")>
+                    <SvgFigure id="lesson-objectives" file="pareto-steps" caption=move || view! { <span>"Every configuration of the task (dots), the points found (blue, latest orange), their front and the true one."</span> } view_box=format!("0 0 720 {H}") label="The objective space with the front found so far and the true front">
+                            {move || frames.get().map(|(f, _)| objective_chart(&f, step.get()))}
+    </SvgFigure>
+                </Show>
+                <Show when=move || !hidden(link, "hv")>
+                    <SvgFigure id="lesson-hv" file="pareto-hv" caption=move || view! { <span>"The share of the unit box the found front still misses; it never grows."</span> } view_box="0 0 720 240" label="Hypervolume error after each evaluation">
+                            {move || frames.get().map(|(f, _)| hv_chart(&f, step.get()))}
+    </SvgFigure>
+                </Show>
+            </LessonShell>
+        }
 }

@@ -130,3 +130,61 @@ pub fn Player(
         </div>
     }
 }
+
+/// The frame every lesson stands in: its heading; the idea and this step in words; the player
+/// with the lesson's own buttons; why its frames failed, or what is being computed while they
+/// are; its panels (`children`); and the line of numbers under them. Each part that the link
+/// hides ("text", "controls", "numbers") is left out.
+#[component]
+pub fn LessonShell(
+    /// The lesson's link.
+    link: RwSignal<LessonLink>,
+    /// The section's id.
+    id: &'static str,
+    /// The heading.
+    title: &'static str,
+    /// What the lesson is about, in one paragraph.
+    intro: &'static str,
+    /// The step shown, in words.
+    explain: Signal<Option<String>>,
+    /// The last step.
+    last: Signal<usize>,
+    /// Buttons beside the player (another seed, another task).
+    #[prop(optional)]
+    controls: Option<ViewFn>,
+    /// Why the frames could not be computed.
+    error: Signal<Option<String>>,
+    /// What is being computed, while it is.
+    #[prop(optional)]
+    computing: Option<Signal<Option<&'static str>>>,
+    /// The line of numbers under the panels.
+    numbers: Signal<Option<String>>,
+    /// Whether the picture is about to change (`aria-busy`, for readers and tests).
+    #[prop(optional)]
+    busy: Option<Signal<bool>>,
+    /// The lesson's settings and charts.
+    children: Children,
+) -> impl IntoView {
+    let controls = StoredValue::new(controls);
+    view! {
+        <section class="panel lesson" id=id aria-busy=move || busy.map(|b| if b.get() { "true" } else { "false" })>
+            <h2>{title}</h2>
+            <Show when=move || !hidden(link, "text")>
+                <div id="lesson-text" class="lesson-text">
+                    <p>{intro}</p>
+                    <p id="lesson-explain" aria-live="polite">{move || explain.get()}</p>
+                </div>
+            </Show>
+            <Show when=move || !hidden(link, "controls")>
+                <Player link=link last=last/>
+                {move || controls.with_value(|c| c.as_ref().map(|c| view! { <div class="row">{c.run()}</div> }))}
+            </Show>
+            {move || error.get().map(|e| view! { <p class="msg error">{e}</p> })}
+            {move || computing.and_then(|c| c.get()).map(|what| view! { <p class="hint" id="lesson-computing">{what}</p> })}
+            {children()}
+            <Show when=move || !hidden(link, "numbers")>
+                <p id="lesson-numbers" class="numbers">{move || numbers.get()}</p>
+            </Show>
+        </section>
+    }
+}

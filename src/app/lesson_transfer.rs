@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::chart::ChartFigure;
+use super::chart::SvgFigure;
 use super::lesson_plot::{model_chart, range, Plot, BLUE, GREEN, GREY, ORANGE, PURPLE};
-use super::lesson_shell::{hidden, worker_frames, Player};
+use super::lesson_shell::{hidden, worker_frames, LessonShell};
 use crate::engine::lessons::steps::{best_so_far, Pick};
 use crate::engine::lessons::transfer::{TransferFrames, MAX_STEPS, METHODS};
 use crate::engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink, SeedStep};
@@ -123,60 +123,45 @@ pub fn TransferLesson(
     };
     let reseed = move |_| link.update(|l| l.lesson = Lesson::Transfer(SeedStep { step: 0, seed: setting.get_untracked().seed + 1 }));
     view! {
-        <section class="panel lesson" id="lesson-transfer">
-            <h2>"Learning from other tasks"</h2>
-            <Show when=move || !hidden(link, "text")>
-                <div id="lesson-text" class="lesson-text">
-                    <p>
-                        "Tuning the same model on a new dataset is rarely the first time: other datasets were tuned before, and their good regions tend to be good again. "
-                        "Their values differ in scale, so the copula method first warps each task's values with ψ (lesson 2), then trains a small neural network on all of them: "
-                        "for every x it predicts a mean and an uncertainty of ψ(y) — the prior (Salinas et al. 2020, §4.1). "
-                        "CTS draws one value per x from the prior and evaluates the smallest draw (Alg. 1). GCP+prior starts with five CTS picks, "
-                        "then fits a GP to the prior's errors on this task and picks by EI (Alg. 2). GCP is the same GP without the prior: it starts blind."
-                    </p>
-                    <p id="lesson-explain" aria-live="polite">{explain}</p>
-                </div>
-            </Show>
-            <Show when=move || !hidden(link, "controls")>
-                <Player link=link last=last/>
-                <div class="row"><button id="lesson-reseed" on:click=reseed>"another family of tasks"</button></div>
-            </Show>
-            {move || error.get().map(|e| view! { <p class="msg error">{e}</p> })}
-            {move || frames.get().is_none().then(|| view! { <p class="hint" id="lesson-training">"Training the prior on the other tasks in a worker (about a second)…"</p> })}
-            <Show when=move || !hidden(link, "prior")>
-                <ChartFigure id="lesson-tasks" file="transfer-tasks" caption=move || view! { <span>"Each task is a function of one hyperparameter x, with its own scale and offset."</span> }>
-                    <svg id="lesson-tasks" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 720 {H}") role="img" aria-label="The source tasks and the new task">
-                        {move || frames.get().map(|(f, _)| tasks_chart(&f))}
-                    </svg>
-                </ChartFigure>
-                <ChartFigure id="lesson-prior" file="transfer-prior" caption=move || view! { <span>"Blue: what the prior expects of the new task before seeing any of it; purple dots: this step's CTS draws."</span> }>
-                    <svg id="lesson-prior" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 720 {H}") role="img" aria-label="The prior's mean and two standard deviations, the new task's true warped values, and the Thompson draws">
-                        {move || frames.get().map(|(f, _)| prior_chart(&f, &pick(&f, 2)))}
-                    </svg>
-                </ChartFigure>
-            </Show>
-            <Show when=move || !hidden(link, "runs")>
-                <ChartFigure id="lesson-run-prior" file="transfer-gcp-prior" caption=move || view! { <span>"GCP+prior at this step: dots are its evaluations so far in its model's units (latest orange), the band its mean ± 2 sd."</span> }>
-                    <svg id="lesson-run-prior" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 720 240" role="img" aria-label="GCP+prior's model at this step">
-                        {move || frames.get().map(|(f, _)| model_chart(METHODS[0], "ψ(y)", &f.x, &f.target, &pick(&f, 0), METHOD_COLORS[0]))}
-                    </svg>
-                </ChartFigure>
-                <ChartFigure id="lesson-run-gcp" file="transfer-gcp" caption=move || view! { <span>"GCP at the same step, from the same seed, without the prior."</span> }>
-                    <svg id="lesson-run-gcp" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 720 240" role="img" aria-label="GCP's model at this step">
-                        {move || frames.get().map(|(f, _)| model_chart(METHODS[1], "ψ(y)", &f.x, &f.target, &pick(&f, 1), METHOD_COLORS[1]))}
-                    </svg>
-                </ChartFigure>
-            </Show>
-            <Show when=move || !hidden(link, "regret")>
-                <ChartFigure id="lesson-regret" file="transfer-best" caption=move || view! { <span>"Lower is better; the dotted line is the best value the new task has."</span> }>
-                    <svg id="lesson-regret" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 720 260" role="img" aria-label="Best value found so far by each method">
-                        {move || frames.get().map(|(f, _)| regret_chart(&f, step.get()))}
-                    </svg>
-                </ChartFigure>
-            </Show>
-            <Show when=move || !hidden(link, "numbers")>
-                <p id="lesson-numbers" class="numbers">{best_line}</p>
-            </Show>
-        </section>
-    }
+            <LessonShell
+                link=link
+                id="lesson-transfer"
+                title="Learning from other tasks"
+                intro=concat!(
+                    "Tuning the same model on a new dataset is rarely the first time: other datasets were tuned before, and their good regions tend to be good again. ",
+                    "Their values differ in scale, so the copula method first warps each task's values with ψ (lesson 2), then trains a small neural network on all of them: ",
+                    "for every x it predicts a mean and an uncertainty of ψ(y) — the prior (Salinas et al. 2020, §4.1). ",
+                    "CTS draws one value per x from the prior and evaluates the smallest draw (Alg. 1). GCP+prior starts with five CTS picks, ",
+                    "then fits a GP to the prior's errors on this task and picks by EI (Alg. 2). GCP is the same GP without the prior: it starts blind.",
+                )
+                explain=Signal::derive(explain)
+                last=last
+                error=Signal::derive(move || error.get())
+                numbers=Signal::derive(best_line)
+                controls=ViewFn::from(move || view! { <button id="lesson-reseed" on:click=reseed>"another family of tasks"</button> })
+                computing=Signal::derive(move || frames.get().is_none().then_some("Training the prior on the other tasks in a worker (about a second)…"))
+            >
+                <Show when=move || !hidden(link, "prior")>
+                    <SvgFigure id="lesson-tasks" file="transfer-tasks" caption=move || view! { <span>"Each task is a function of one hyperparameter x, with its own scale and offset."</span> } view_box=format!("0 0 720 {H}") label="The source tasks and the new task">
+                            {move || frames.get().map(|(f, _)| tasks_chart(&f))}
+    </SvgFigure>
+                    <SvgFigure id="lesson-prior" file="transfer-prior" caption=move || view! { <span>"Blue: what the prior expects of the new task before seeing any of it; purple dots: this step's CTS draws."</span> } view_box=format!("0 0 720 {H}") label="The prior's mean and two standard deviations, the new task's true warped values, and the Thompson draws">
+                            {move || frames.get().map(|(f, _)| prior_chart(&f, &pick(&f, 2)))}
+    </SvgFigure>
+                </Show>
+                <Show when=move || !hidden(link, "runs")>
+                    <SvgFigure id="lesson-run-prior" file="transfer-gcp-prior" caption=move || view! { <span>"GCP+prior at this step: dots are its evaluations so far in its model's units (latest orange), the band its mean ± 2 sd."</span> } view_box="0 0 720 240" label="GCP+prior's model at this step">
+                            {move || frames.get().map(|(f, _)| model_chart(METHODS[0], "ψ(y)", &f.x, &f.target, &pick(&f, 0), METHOD_COLORS[0]))}
+    </SvgFigure>
+                    <SvgFigure id="lesson-run-gcp" file="transfer-gcp" caption=move || view! { <span>"GCP at the same step, from the same seed, without the prior."</span> } view_box="0 0 720 240" label="GCP's model at this step">
+                            {move || frames.get().map(|(f, _)| model_chart(METHODS[1], "ψ(y)", &f.x, &f.target, &pick(&f, 1), METHOD_COLORS[1]))}
+    </SvgFigure>
+                </Show>
+                <Show when=move || !hidden(link, "regret")>
+                    <SvgFigure id="lesson-regret" file="transfer-best" caption=move || view! { <span>"Lower is better; the dotted line is the best value the new task has."</span> } view_box="0 0 720 260" label="Best value found so far by each method">
+                            {move || frames.get().map(|(f, _)| regret_chart(&f, step.get()))}
+    </SvgFigure>
+                </Show>
+            </LessonShell>
+        }
 }
