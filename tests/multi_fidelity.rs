@@ -38,6 +38,7 @@ fn baselines_spend_the_budget_exactly_and_early_stopping_is_fooled_by_crossing_c
                     total,
                     &mut rng,
                     &|| 0.0,
+                    &mut |_| true,
                 )
                 .unwrap()
             };

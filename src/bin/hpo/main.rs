@@ -13,30 +13,25 @@
 //! hpo gpb lcbench --seeds 3                     # its Tables 3–4 analogue on LCBench
 //! ```
 
+// The command's modules are native only: clap, rayon and the HTTP client do not build for wasm.
 #[cfg(not(target_arch = "wasm32"))]
-mod bench;
+#[path = "."]
+mod native {
+    pub mod bench;
+    pub mod cli;
+    pub mod common;
+    pub mod fetch;
+    pub mod gpb;
+    pub mod info;
+    pub mod input;
+    pub mod linalg;
+    pub mod precision;
+    pub mod race;
+    pub mod run;
+    pub mod sweep;
+}
 #[cfg(not(target_arch = "wasm32"))]
-mod cli;
-#[cfg(not(target_arch = "wasm32"))]
-mod common;
-#[cfg(not(target_arch = "wasm32"))]
-mod fetch;
-#[cfg(not(target_arch = "wasm32"))]
-mod gpb;
-#[cfg(not(target_arch = "wasm32"))]
-mod info;
-#[cfg(not(target_arch = "wasm32"))]
-mod input;
-#[cfg(not(target_arch = "wasm32"))]
-mod linalg;
-#[cfg(not(target_arch = "wasm32"))]
-mod precision;
-#[cfg(not(target_arch = "wasm32"))]
-mod race;
-#[cfg(not(target_arch = "wasm32"))]
-mod run;
-#[cfg(not(target_arch = "wasm32"))]
-mod sweep;
+use native::*;
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() {

@@ -170,6 +170,7 @@ pub fn run(lcbench_dir: &Path, plan: Plan) -> CliResult<()> {
                     epochs,
                     &mut rng,
                     &now,
+                    &mut |_| true,
                 )
                 .map_err(|e| e.to_string())?;
                 let seconds: f64 = rows.iter().map(|r| r.optimizer_seconds).sum();

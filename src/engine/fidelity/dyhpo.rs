@@ -380,7 +380,7 @@ mod tests {
         let settings = DeepKernelSettings { hidden1: 16, hidden2: 16, max_epochs: 50, ..Default::default() };
         let mut dyhpo = DyHpo::with_settings("DyHPO", settings);
         let mut rng = MethodRng::seed_from_u64(7);
-        let rows = run_race(&mut dyhpo, "DyHPO", &xs, &values, None, 1.0, 60, &mut rng, &|| 0.0).unwrap();
+        let rows = run_race(&mut dyhpo, "DyHPO", &xs, &values, None, 1.0, 60, &mut rng, &|| 0.0, &mut |_| true).unwrap();
         assert_eq!(rows.len(), 60, "one budget unit per step");
         assert_eq!(rows.last().unwrap().spent, 60);
         let mut reached = vec![0u32; 30];
@@ -402,7 +402,7 @@ mod tests {
         let values = &bench.tasks[0].curves.as_ref().unwrap().values;
         let xs = bench.encoded_task(0);
         let mut rng = MethodRng::seed_from_u64(0);
-        let rows = run_race(&mut DyHpo::new(), "DyHPO", &xs, values, None, 1.0, 40, &mut rng, &|| 0.0).unwrap();
+        let rows = run_race(&mut DyHpo::new(), "DyHPO", &xs, values, None, 1.0, 40, &mut rng, &|| 0.0, &mut |_| true).unwrap();
         let fresh: Vec<usize> = rows.iter().filter(|r| r.budget == 1).map(|r| r.config).collect();
         let in_order = fresh.windows(2).filter(|w| w[1] == w[0] + 1).count();
         assert!(in_order * 4 < fresh.len(), "{in_order} of {} new configurations follow index order: {fresh:?}", fresh.len());
@@ -418,11 +418,21 @@ mod tests {
         for seed in 0..3 {
             let mut rng = MethodRng::seed_from_u64(seed);
             let mut dyhpo = DyHpo::with_settings("DyHPO", settings.clone());
-            let d = run_race(&mut dyhpo, "DyHPO", &xs, &values, None, 1.0, total, &mut rng, &|| 0.0).unwrap();
+            let d = run_race(&mut dyhpo, "DyHPO", &xs, &values, None, 1.0, total, &mut rng, &|| 0.0, &mut |_| true).unwrap();
             let mut rng = MethodRng::seed_from_u64(seed);
-            let rs =
-                run_race(&mut super::super::hyperband::FullBudgetRandomSearch, "RS", &xs, &values, None, 1.0, total, &mut rng, &|| 0.0)
-                    .unwrap();
+            let rs = run_race(
+                &mut super::super::hyperband::FullBudgetRandomSearch,
+                "RS",
+                &xs,
+                &values,
+                None,
+                1.0,
+                total,
+                &mut rng,
+                &|| 0.0,
+                &mut |_| true,
+            )
+            .unwrap();
             if d.last().unwrap().best < rs.last().unwrap().best {
                 wins += 1;
             }

@@ -309,7 +309,7 @@ mod tests {
         let run = |entry: &MethodEntry| {
             let MethodKind::Race { build } = entry.kind else { unreachable!() };
             let mut rng = MethodRng::seed_from_u64(1);
-            run_race(&mut *build(), entry.name, &candidates, &values, None, 1.0, 2500, &mut rng, &|| 0.0).unwrap()
+            run_race(&mut *build(), entry.name, &candidates, &values, None, 1.0, 2500, &mut rng, &|| 0.0, &mut |_| true).unwrap()
         };
         let gpb = run(&GPB_IC);
         let gp = run(&GP_MAX_BUDGET);
@@ -328,8 +328,19 @@ mod tests {
         let (candidates, values) = table(60);
         let run = || {
             let mut rng = MethodRng::seed_from_u64(9);
-            run_race(&mut GpbRace::new("GPB (TA)", DesignMethod::Ta), "GPB (TA)", &candidates, &values, None, 1.0, 600, &mut rng, &|| 0.0)
-                .unwrap()
+            run_race(
+                &mut GpbRace::new("GPB (TA)", DesignMethod::Ta),
+                "GPB (TA)",
+                &candidates,
+                &values,
+                None,
+                1.0,
+                600,
+                &mut rng,
+                &|| 0.0,
+                &mut |_| true,
+            )
+            .unwrap()
         };
         assert_eq!(run(), run());
     }

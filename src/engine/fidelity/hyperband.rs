@@ -289,7 +289,8 @@ mod tests {
         let mut rng = MethodRng::seed_from_u64(3);
         // With pause/resume the first bracket costs 81·1 + 27·2 + 9·6 + 3·18 + 1·54 = 297 units.
         let total = 297;
-        let rows = run_race(&mut Hyperband::new(), "Hyperband", &candidates, &values, None, 1.0, total, &mut rng, &|| 0.0).unwrap();
+        let rows =
+            run_race(&mut Hyperband::new(), "Hyperband", &candidates, &values, None, 1.0, total, &mut rng, &|| 0.0, &mut |_| true).unwrap();
         let per_budget = |b: u32| rows.iter().filter(|r| r.budget == b).count();
         assert_eq!([1, 3, 9, 27, 81].map(per_budget), [81, 27, 9, 3, 1]);
         assert_eq!(rows.last().unwrap().spent, total);
@@ -309,7 +310,7 @@ mod tests {
         let values = toy(300, 27);
         let candidates = vec![vec![0.0]; 300];
         let mut rng = MethodRng::seed_from_u64(5);
-        let rows = run_race(&mut Asha::new(), "ASHA", &candidates, &values, None, 1.0, 600, &mut rng, &|| 0.0).unwrap();
+        let rows = run_race(&mut Asha::new(), "ASHA", &candidates, &values, None, 1.0, 600, &mut rng, &|| 0.0, &mut |_| true).unwrap();
         assert_eq!(rows.last().unwrap().spent, 600);
         assert!(rows.iter().any(|r| r.budget == 27), "something reached the top rung");
         // Replay: at each promotion, the promoted configuration was in the top 1/3 of its rung.
@@ -330,7 +331,9 @@ mod tests {
     fn random_search_trains_fresh_configurations_to_the_end() {
         let values = toy(50, 10);
         let mut rng = MethodRng::seed_from_u64(1);
-        let rows = run_race(&mut FullBudgetRandomSearch, "RS", &vec![vec![0.0]; 50], &values, None, 1.0, 95, &mut rng, &|| 0.0).unwrap();
+        let rows =
+            run_race(&mut FullBudgetRandomSearch, "RS", &vec![vec![0.0]; 50], &values, None, 1.0, 95, &mut rng, &|| 0.0, &mut |_| true)
+                .unwrap();
         assert_eq!(rows.len(), 10);
         assert!(rows[..9].iter().all(|r| r.budget == 10) && rows[9].budget == 5, "the last run is cut to the 5 units left");
         let mut seen: Vec<usize> = rows.iter().map(|r| r.config).collect();

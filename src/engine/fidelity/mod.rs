@@ -22,4 +22,4 @@ pub mod samplers;
 pub mod summary;
 pub mod targets;
 
-pub use race::{run_race, run_race_with_progress, MultiFidelityOptimizer, Race, RaceRow, RaceTrace, Request};
+pub use race::{run_race, MultiFidelityOptimizer, Race, RaceRow, RaceTrace, Request};

@@ -66,7 +66,7 @@ pub fn replay(
     // The scripted optimizer neither reads the candidates nor draws from the generator.
     let candidates = vec![Vec::new(); values.len()];
     let mut rng = <MethodRng as rand::SeedableRng>::seed_from_u64(0);
-    let mut rows = run_race(&mut script, method, &candidates, values, cost, sign, total_budget, &mut rng, &|| 0.0)?;
+    let mut rows = run_race(&mut script, method, &candidates, values, cost, sign, total_budget, &mut rng, &|| 0.0, &mut |_| true)?;
     if rows.len() != recorded.picks.len() {
         return Err(EngineError::Spec(format!("{method}: the budget is spent after {} of the {} picks", rows.len(), recorded.picks.len())));
     }
@@ -113,7 +113,7 @@ mod tests {
             clock.set(clock.get() + 0.125);
             clock.get()
         };
-        run_race(&mut Hopping(0), "hop", &candidates, &values, Some(&cost), 1.0, budget, &mut rng, &now).unwrap()
+        run_race(&mut Hopping(0), "hop", &candidates, &values, Some(&cost), 1.0, budget, &mut rng, &now, &mut |_| true).unwrap()
     }
 
     #[test]

@@ -101,26 +101,11 @@ pub struct RaceTrace {
 
 /// Runs `optimizer` on one task until `total_budget` units are spent (the last request is cut
 /// to what remains). `values[i][s]` is the metric of configuration `i` after budget `s + 1`,
-/// `cost[i][s]` its cumulative cost; `sign` turns values into losses.
+/// `cost[i][s]` its cumulative cost; `sign` turns values into losses. `progress` gets the
+/// units spent after every request; the race stops with an error when it returns false (a
+/// cancelled run).
 #[allow(clippy::too_many_arguments)]
 pub fn run_race(
-    optimizer: &mut dyn MultiFidelityOptimizer,
-    method: &str,
-    candidates: &[Vec<f64>],
-    values: &[Vec<f64>],
-    cost: Option<&[Vec<f64>]>,
-    sign: f64,
-    total_budget: u64,
-    rng: &mut MethodRng,
-    now: &dyn Fn() -> f64,
-) -> Result<Vec<RaceRow>> {
-    run_race_with_progress(optimizer, method, candidates, values, cost, sign, total_budget, rng, now, &mut |_| true)
-}
-
-/// [`run_race`], calling `progress` with the units spent after every request; it stops with
-/// an error when `progress` returns false (a cancelled run).
-#[allow(clippy::too_many_arguments)]
-pub fn run_race_with_progress(
     optimizer: &mut dyn MultiFidelityOptimizer,
     method: &str,
     candidates: &[Vec<f64>],
@@ -202,7 +187,7 @@ mod tests {
         let cost = vec![vec![1.0, 3.0, 6.0], vec![2.0, 4.0, 6.0]];
         let candidates = vec![vec![0.0], vec![1.0]];
         let mut rng = MethodRng::seed_from_u64(0);
-        let rows = run_race(&mut TwoSteps, "two", &candidates, &values, Some(&cost), 1.0, 5, &mut rng, &|| 0.0).unwrap();
+        let rows = run_race(&mut TwoSteps, "two", &candidates, &values, Some(&cost), 1.0, 5, &mut rng, &|| 0.0, &mut |_| true).unwrap();
         let got: Vec<(usize, u32, u64, f64, f64)> = rows.iter().map(|r| (r.config, r.budget, r.spent, r.cost, r.best)).collect();
         // Config 0 to budget 2 (cost 3), then to 3 (cost 3 more), config 1 to 2 (cost 4): 5 units.
         assert_eq!(got, vec![(0, 2, 2, 3.0, 0.4), (0, 3, 3, 6.0, 0.3), (1, 2, 5, 10.0, 0.2)]);
@@ -219,7 +204,7 @@ mod tests {
         let values = vec![vec![0.5, 0.4]];
         let mut rng = MethodRng::seed_from_u64(0);
         for b in [0, 3] {
-            let e = run_race(&mut Bad(b), "bad", &[vec![0.0]], &values, None, 1.0, 4, &mut rng, &|| 0.0).unwrap_err();
+            let e = run_race(&mut Bad(b), "bad", &[vec![0.0]], &values, None, 1.0, 4, &mut rng, &|| 0.0, &mut |_| true).unwrap_err();
             assert!(e.to_string().contains("asked for budget"), "{e}");
         }
     }

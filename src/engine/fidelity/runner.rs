@@ -1,6 +1,6 @@
 //! One run of a multi-fidelity method on a task.
 
-use super::race::{run_race_with_progress, RaceTrace};
+use super::race::{run_race, RaceTrace};
 use super::targets::RaceTargets;
 use crate::engine::benchmark::Benchmark;
 use crate::engine::error::{EngineError, Result};
@@ -48,18 +48,7 @@ pub fn run_mf_job_with(
     let candidates = bench.encoded_task(t);
     let mut optimizer = targets.wrap(method.build_race()?);
     let mut rng = job_rng(seed, &format!("race/{}", bench.tasks[t].name));
-    let rows = run_race_with_progress(
-        optimizer.as_mut(),
-        method.name,
-        &candidates,
-        &values,
-        cost.as_deref(),
-        sign,
-        budget,
-        &mut rng,
-        now,
-        progress,
-    )?;
+    let rows = run_race(optimizer.as_mut(), method.name, &candidates, &values, cost.as_deref(), sign, budget, &mut rng, now, progress)?;
     Ok(RaceTrace { method: method.name.into(), task: bench.tasks[t].name.clone(), seed, rows })
 }
 

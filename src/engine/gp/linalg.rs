@@ -199,15 +199,7 @@ mod tests {
     #[test]
     fn blocked_loops_give_the_one_dot_at_a_time_numbers_bit_for_bit() {
         for n in [1, 2, 3, 4, 5, 7, 8, 9, 16, 23, 40] {
-            // A kernel-like matrix with a small ridge: far from diagonal, so rounding shows.
-            let x: Vec<f64> = (0..n).map(|i| ((i * 7919) % 101) as f64 / 37.0).collect();
-            let mut a = vec![0.0; n * n];
-            for i in 0..n {
-                for j in 0..n {
-                    a[i * n + j] = (-(x[i] - x[j]).powi(2)).exp();
-                }
-                a[i * n + i] += 1e-3;
-            }
+            let a = crate::engine::gp::blocked::tests::kernel_matrix(n);
             let l = cholesky(&a, n).unwrap();
             let reference = cholesky_by_rows(&a, n).unwrap();
             assert!(l.iter().zip(&reference).all(|(p, q)| p.to_bits() == q.to_bits()), "cholesky, n = {n}");

@@ -26,7 +26,7 @@ fn affine_rows_gives_the_bits_of_one_dot_per_element_on_every_path() {
 }
 
 /// A kernel-like matrix with a small ridge (far from diagonal, so rounding shows).
-fn kernel_matrix(n: usize) -> Vec<f64> {
+pub(crate) fn kernel_matrix(n: usize) -> Vec<f64> {
     let x: Vec<f64> = (0..n).map(|i| ((i * 7919) % 101) as f64 / 37.0).collect();
     let mut a = vec![0.0; n * n];
     for i in 0..n {
