@@ -44,7 +44,7 @@ pub(super) fn tile_rows<const R: usize>(first: usize, end: usize) -> [usize; R] 
     std::array::from_fn(|r| (first + r).min(end - 1))
 }
 
-fn affine_rows_portable(a: &[f64], (n, len): (usize, usize), w: &[f64], bias: &[f64], out: &mut [f64]) {
+pub(super) fn affine_rows_portable(a: &[f64], (n, len): (usize, usize), w: &[f64], bias: &[f64], out: &mut [f64]) {
     let (m, whole) = (bias.len(), len - len % 4);
     for i0 in (0..n).step_by(2) {
         let is = tile_rows::<2>(i0, n);

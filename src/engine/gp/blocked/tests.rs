@@ -1,5 +1,6 @@
 //! The blocked routines against naive loops, bit for bit, on every tile path.
 
+use super::affine::affine_rows_portable;
 use super::*;
 
 #[test]
