@@ -8,43 +8,70 @@
 use leptos::prelude::*;
 
 use super::browser;
+use super::lesson_copula::CopulaLesson;
+use super::lesson_designs::DesignLesson;
+use super::lesson_gp_ei::GpEiLesson;
+use super::lesson_multi_fidelity::MultiFidelityLesson;
+use super::lesson_pareto::ParetoLesson;
 use super::lesson_shell::hidden;
-use crate::engine::lessons::{Lesson, LessonLink};
+use super::lesson_transfer::TransferLesson;
+use crate::engine::lessons::{LessonKind, LessonLink, LESSONS};
 
-/// The Learn page for `initial`.
+/// The Learn page: the list of lessons and the lesson of the link (none when the link named a
+/// lesson that does not exist: the page says so and shows the list).
 #[component]
 pub fn LearnPage(
     /// The lesson the link opened.
-    initial: LessonLink,
+    initial: Option<LessonLink>,
 ) -> impl IntoView {
+    let Some(initial) = initial else {
+        return view! {
+            <main class="learn">
+                <LessonList current=Signal::derive(|| None)/>
+                <section class="panel lesson" id="lesson-none">
+                    <h2>"Choose a lesson"</h2>
+                    <p>"The link names no lesson that exists; each lesson on the list opens with its own link."</p>
+                </section>
+            </main>
+        }
+        .into_any();
+    };
     let link = RwSignal::new(initial);
     Effect::new(move |_| browser::replace_query(&link.get().to_query()));
-    let id = Memo::new(move |_| link.with(|l| l.lesson.id()));
+    let kind = Memo::new(move |_| link.with(|l| l.lesson.kind()));
     view! {
         <main class="learn">
-            <nav class="panel" id="lesson-list" aria-label="Lessons">
-                <h2>"Lessons"</h2>
-                <ul>
-                    {Lesson::all().into_iter().map(|l| {
-                        let href = format!("?{}", LessonLink::new(l.clone()).to_query());
-                        let lesson_id = l.id();
-                        view! {
-                            <li><a href=href aria-current=move || (id.get() == lesson_id).then_some("page")>{l.title()}</a></li>
-                        }
-                    }).collect_view()}
-                </ul>
-                <p class="hint">"Each lesson is a link: the step, the speed and what is hidden are in the address, ready to send to a class."</p>
-            </nav>
-            {move || match id.get() {
-                "designs" => view! { <super::lesson_designs::DesignLesson link=link/> }.into_any(),
-                "copula" => view! { <super::lesson_copula::CopulaLesson link=link/> }.into_any(),
-                "transfer" => view! { <super::lesson_transfer::TransferLesson link=link/> }.into_any(),
-                "multi-fidelity" => view! { <super::lesson_multi_fidelity::MultiFidelityLesson link=link/> }.into_any(),
-                "pareto" => view! { <super::lesson_pareto::ParetoLesson link=link/> }.into_any(),
-                _ => view! { <super::lesson_gp_ei::GpEiLesson link=link/> }.into_any(),
+            <LessonList current=Signal::derive(move || Some(kind.get()))/>
+            {move || match kind.get() {
+                LessonKind::GpEi => view! { <GpEiLesson link=link/> }.into_any(),
+                LessonKind::Copula => view! { <CopulaLesson link=link/> }.into_any(),
+                LessonKind::Transfer => view! { <TransferLesson link=link/> }.into_any(),
+                LessonKind::MultiFidelity => view! { <MultiFidelityLesson link=link/> }.into_any(),
+                LessonKind::Designs => view! { <DesignLesson link=link/> }.into_any(),
+                LessonKind::Pareto => view! { <ParetoLesson link=link/> }.into_any(),
             }}
             <HideSwitches link=link/>
         </main>
+    }
+    .into_any()
+}
+
+/// The six lessons, each a link; `current` is marked.
+#[component]
+fn LessonList(current: Signal<Option<LessonKind>>) -> impl IntoView {
+    view! {
+        <nav class="panel" id="lesson-list" aria-label="Lessons">
+            <h2>"Lessons"</h2>
+            <ul>
+                {LESSONS.iter().map(|d| {
+                    let href = format!("?{}", LessonLink::new((d.start)()).to_query());
+                    view! {
+                        <li><a href=href aria-current=move || (current.get() == Some(d.kind)).then_some("page")>{d.title}</a></li>
+                    }
+                }).collect_view()}
+            </ul>
+            <p class="hint">"Each lesson is a link: the step, the speed and what is hidden are in the address, ready to send to a class."</p>
+        </nav>
     }
 }
 

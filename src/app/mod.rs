@@ -51,16 +51,21 @@ pub fn start() {
 #[component]
 pub fn App() -> impl IntoView {
     let query = browser::current_query();
-    if let Some((link, warnings)) = LessonLink::from_query(&query) {
+    if let Some(parsed) = LessonLink::from_query(&query) {
         let state = AppState::new(ExperimentSpec::default());
         provide_context(state);
+        // A link to a lesson that does not exist opens the list of lessons and says so.
+        let (initial, warnings) = match parsed {
+            Ok((link, warnings)) => (Some(link), warnings),
+            Err(e) => (None, vec![e]),
+        };
         for w in warnings {
             state.say(Level::Warning, w);
         }
         return view! {
             <Header/>
             <Messages/>
-            <learn::LearnPage initial=link/>
+            <learn::LearnPage initial=initial/>
         }
         .into_any();
     }

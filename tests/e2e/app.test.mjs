@@ -613,6 +613,14 @@ test('lessons open from their links, step back to identical states and hide what
     assert.equal(await h.page.locator('#lesson-play').count(), 0);
     assert.match(new URL(h.page.url()).search, /controls_hide=1/);
   } finally { await h.close(); }
+  // A lesson that does not exist: a message and the list of six, not lesson 1.
+  const u = await open('learn=nope&step=2');
+  try {
+    await u.page.waitForSelector('#lesson-none');
+    assert.match((await messages(u.page, 'warning')).join('\n'), /there is no lesson 'nope'/);
+    assert.equal(await u.page.locator('#lesson-list a').count(), 6);
+    assert.equal(await u.page.locator('#lesson-posterior').count(), 0);
+  } finally { await u.close(); }
   // Lesson 5: IC's iterates, max d falling from the start to the end.
   const d = await open('learn=designs&step=0');
   try {

@@ -60,75 +60,147 @@ pub struct SeedStep {
     pub seed: u64,
 }
 
-impl Lesson {
-    /// The link name.
-    pub fn id(&self) -> &'static str {
-        match self {
-            Lesson::GpEi(_) => "gp-ei",
-            Lesson::Copula(_) => "copula",
-            Lesson::Transfer(_) => "transfer",
-            Lesson::MultiFidelity(_) => "multi-fidelity",
-            Lesson::Designs(..) => "designs",
-            Lesson::Pareto(..) => "pareto",
-        }
-    }
+/// Which lesson, apart from its setting: what the lesson list shows and the page dispatches on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LessonKind {
+    /// Lesson 1.
+    GpEi,
+    /// Lesson 2.
+    Copula,
+    /// Lesson 3.
+    Transfer,
+    /// Lesson 4.
+    MultiFidelity,
+    /// Lesson 5.
+    Designs,
+    /// Lesson 6.
+    Pareto,
+}
 
-    /// Title shown in the lesson list.
-    pub fn title(&self) -> &'static str {
-        match self {
-            Lesson::GpEi(_) => "1. How Bayesian optimisation picks the next point",
-            Lesson::Copula(_) => "2. Making values comparable: the copula warping",
-            Lesson::Transfer(_) => "3. Learning from other tasks: prior, CTS and GCP+prior",
-            Lesson::MultiFidelity(_) => "4. Spending epochs wisely: DyHPO and Hyperband",
-            Lesson::Designs(..) => "5. Where to put the first points",
-            Lesson::Pareto(..) => "6. Several objectives: the Pareto front",
-        }
-    }
+/// What defines a lesson besides its setting: its link name, title, the panels a teacher can
+/// hide, its last step and how it starts. [`LESSONS`] holds the six, in order.
+#[derive(Debug)]
+pub struct LessonDef {
+    /// Which lesson.
+    pub kind: LessonKind,
+    /// The link name (`learn=…`).
+    pub id: &'static str,
+    /// The title in the lesson list.
+    pub title: &'static str,
+    /// The panels a teacher can hide (link names, `…_hide=1`).
+    pub panels: &'static [&'static str],
+    /// The last step, where the lesson has a fixed number of steps (lesson 5's depends on the
+    /// construction).
+    pub last_step: Option<usize>,
+    /// The lesson at its start.
+    pub start: fn() -> Lesson,
+}
 
-    /// Every lesson at its start.
-    pub fn all() -> Vec<Lesson> {
-        vec![
-            Lesson::GpEi(GpEiSetting::default()),
-            Lesson::Copula(CopulaSetting::default()),
-            Lesson::Transfer(SeedStep::default()),
-            Lesson::MultiFidelity(SeedStep::default()),
+/// The lessons, in the order of the list.
+pub static LESSONS: [LessonDef; 6] = [
+    LessonDef {
+        kind: LessonKind::GpEi,
+        id: "gp-ei",
+        title: "1. How Bayesian optimisation picks the next point",
+        panels: &["text", "controls", "lengthscale", "posterior", "ei", "numbers"],
+        last_step: Some(MAX_STEPS),
+        start: || Lesson::GpEi(GpEiSetting::default()),
+    },
+    LessonDef {
+        kind: LessonKind::Copula,
+        id: "copula",
+        title: "2. Making values comparable: the copula warping",
+        panels: &["text", "controls", "add", "ecdf", "warped", "versus", "numbers"],
+        last_step: Some(copula::MAX_STEPS),
+        start: || Lesson::Copula(CopulaSetting::default()),
+    },
+    LessonDef {
+        kind: LessonKind::Transfer,
+        id: "transfer",
+        title: "3. Learning from other tasks: prior, CTS and GCP+prior",
+        panels: &["text", "controls", "prior", "runs", "regret", "numbers"],
+        last_step: Some(transfer::MAX_STEPS),
+        start: || Lesson::Transfer(SeedStep::default()),
+    },
+    LessonDef {
+        kind: LessonKind::MultiFidelity,
+        id: "multi-fidelity",
+        title: "4. Spending epochs wisely: DyHPO and Hyperband",
+        panels: &["text", "controls", "dyhpo", "hyperband", "numbers"],
+        last_step: Some(multi_fidelity::BUDGET),
+        start: || Lesson::MultiFidelity(SeedStep::default()),
+    },
+    LessonDef {
+        kind: LessonKind::Designs,
+        id: "designs",
+        title: "5. Where to put the first points",
+        panels: &["text", "controls", "settings", "map", "numbers"],
+        last_step: None,
+        start: || {
             Lesson::Designs(
                 DesignViewSpec { method: crate::engine::gpb::construct::DesignMethod::Ic, ..DesignViewSpec::default() },
                 0,
                 Vec::new(),
-            ),
-            Lesson::Pareto(pareto::DEFAULT_METHOD.into(), SeedStep::default()),
-        ]
+            )
+        },
+    },
+    LessonDef {
+        kind: LessonKind::Pareto,
+        id: "pareto",
+        title: "6. Several objectives: the Pareto front",
+        panels: &["text", "controls", "method", "front", "hv", "numbers"],
+        last_step: Some(pareto::MAX_STEPS),
+        start: || Lesson::Pareto(pareto::DEFAULT_METHOD.into(), SeedStep::default()),
+    },
+];
+
+impl Lesson {
+    /// Which lesson it is.
+    pub fn kind(&self) -> LessonKind {
+        match self {
+            Lesson::GpEi(_) => LessonKind::GpEi,
+            Lesson::Copula(_) => LessonKind::Copula,
+            Lesson::Transfer(_) => LessonKind::Transfer,
+            Lesson::MultiFidelity(_) => LessonKind::MultiFidelity,
+            Lesson::Designs(..) => LessonKind::Designs,
+            Lesson::Pareto(..) => LessonKind::Pareto,
+        }
+    }
+
+    /// Its definition in [`LESSONS`].
+    pub fn def(&self) -> &'static LessonDef {
+        let kind = self.kind();
+        LESSONS.iter().find(|d| d.kind == kind).expect("every lesson kind is in LESSONS")
+    }
+
+    /// The link name.
+    pub fn id(&self) -> &'static str {
+        self.def().id
+    }
+
+    /// Title shown in the lesson list.
+    pub fn title(&self) -> &'static str {
+        self.def().title
+    }
+
+    /// Every lesson at its start.
+    pub fn all() -> Vec<Lesson> {
+        LESSONS.iter().map(|d| (d.start)()).collect()
     }
 
     /// The lesson with link name `id` at its start.
     pub fn by_id(id: &str) -> Option<Lesson> {
-        Lesson::all().into_iter().find(|l| l.id() == id)
+        LESSONS.iter().find(|d| d.id == id).map(|d| (d.start)())
     }
 
-    /// The last step, where the lesson has a fixed number of steps (lesson 5's depends on
-    /// the construction).
+    /// The last step, where the lesson has a fixed number of steps.
     pub fn last_step(&self) -> Option<usize> {
-        match self {
-            Lesson::GpEi(_) => Some(MAX_STEPS),
-            Lesson::Copula(_) => Some(copula::MAX_STEPS),
-            Lesson::Transfer(_) => Some(transfer::MAX_STEPS),
-            Lesson::MultiFidelity(_) => Some(multi_fidelity::BUDGET),
-            Lesson::Designs(..) => None,
-            Lesson::Pareto(..) => Some(pareto::MAX_STEPS),
-        }
+        self.def().last_step
     }
 
     /// The panels a teacher can hide (link names).
     pub fn panels(&self) -> &'static [&'static str] {
-        match self {
-            Lesson::GpEi(_) => &["text", "controls", "lengthscale", "posterior", "ei", "numbers"],
-            Lesson::Copula(_) => &["text", "controls", "add", "ecdf", "warped", "versus", "numbers"],
-            Lesson::Transfer(_) => &["text", "controls", "prior", "runs", "regret", "numbers"],
-            Lesson::MultiFidelity(_) => &["text", "controls", "dyhpo", "hyperband", "numbers"],
-            Lesson::Designs(..) => &["text", "controls", "settings", "map", "numbers"],
-            Lesson::Pareto(..) => &["text", "controls", "method", "front", "hv", "numbers"],
-        }
+        self.def().panels
     }
 
     /// The step shown.
@@ -283,9 +355,10 @@ impl LessonLink {
         q.join("&")
     }
 
-    /// Parses a query with `learn=`; `None` when it names no lesson. Each bad field is named
-    /// in a warning and left at its default.
-    pub fn from_query(query: &str) -> Option<(LessonLink, Vec<String>)> {
+    /// Parses a query with `learn=`: `None` when it is no lesson link, an error when it names
+    /// a lesson that does not exist. Each bad field of a lesson is named in a warning and left
+    /// at its default.
+    pub fn from_query(query: &str) -> Option<Result<(LessonLink, Vec<String>), String>> {
         let query = crate::engine::permalink::plain_query(query);
         let pairs: Vec<(String, String)> = query
             .split('&')
@@ -299,10 +372,10 @@ impl LessonLink {
         let get = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
         let id = get("learn")?;
         let mut warnings = Vec::new();
-        let mut lesson = Lesson::by_id(id).unwrap_or_else(|| {
-            warnings.push(format!("there is no lesson '{id}': showing lesson 1"));
-            Lesson::GpEi(GpEiSetting::default())
-        });
+        let Some(mut lesson) = Lesson::by_id(id) else {
+            let ids: Vec<&str> = LESSONS.iter().map(|d| d.id).collect();
+            return Some(Err(format!("there is no lesson '{id}'; the lessons are {}", ids.join(", "))));
+        };
         let step = match get("step").map(|v| v.parse::<usize>()) {
             None => 0,
             Some(Ok(s)) => s,
@@ -386,7 +459,7 @@ impl LessonLink {
                 }
             }
         }
-        Some((LessonLink { lesson, speed, playing, hidden }, warnings))
+        Some(Ok((LessonLink { lesson, speed, playing, hidden }, warnings)))
     }
 }
 
@@ -441,10 +514,10 @@ mod tests {
         };
         let q = link.to_query();
         assert_eq!(q, "learn=gp-ei&step=4&ls=0.05&lx=0.25,0.5&seed=3&speed=4&play=1&ei_hide=1&text_hide=1");
-        assert_eq!(LessonLink::from_query(&q), Some((link, vec![])));
+        assert_eq!(LessonLink::from_query(&q), Some(Ok((link, vec![]))));
         let copula = LessonLink::new(Lesson::Copula(CopulaSetting { step: 5, added: vec![1e6, -2.5], seed: 2 }));
         assert_eq!(copula.to_query(), "learn=copula&step=5&ly=1000000,-2.5&seed=2");
-        assert_eq!(LessonLink::from_query(&copula.to_query()), Some((copula, vec![])));
+        assert_eq!(LessonLink::from_query(&copula.to_query()), Some(Ok((copula, vec![]))));
         let designs = LessonLink::new(Lesson::Designs(DesignViewSpec::default(), 7, Vec::new()));
         // The worker's jobs: every frame of the setting, whatever its step, starting at step 0.
         let LessonFrames::GpEi(all) = LessonJob::GpEi(GpEiSetting { step: 7, ..GpEiSetting::default() }).run().unwrap() else { panic!() };
@@ -453,7 +526,7 @@ mod tests {
         let spec = DesignViewSpec { method: crate::engine::gpb::construct::DesignMethod::Ic, ..DesignViewSpec::default() };
         let LessonFrames::Designs(views) = LessonJob::Designs(spec, Vec::new()).run().unwrap() else { panic!() };
         assert!(views.len() > 1 && views.iter().enumerate().all(|(k, v)| v.shown_iterate == k && v.iterates == views.len()));
-        assert_eq!(LessonLink::from_query(&designs.to_query()), Some((designs, vec![])));
+        assert_eq!(LessonLink::from_query(&designs.to_query()), Some(Ok((designs, vec![]))));
         assert_eq!(LessonLink::from_query("v=1&seeds=3"), None, "not a lesson link");
         for lesson in [
             Lesson::Transfer(SeedStep { step: 4, seed: 2 }),
@@ -461,7 +534,7 @@ mod tests {
             Lesson::Pareto("GP+MO".into(), SeedStep { step: 9, seed: 5 }),
         ] {
             let link = LessonLink { hidden: [lesson.panels()[2].to_string()].into(), ..LessonLink::new(lesson) };
-            assert_eq!(LessonLink::from_query(&link.to_query()), Some((link.clone(), vec![])), "{}", link.to_query());
+            assert_eq!(LessonLink::from_query(&link.to_query()), Some(Ok((link.clone(), vec![]))), "{}", link.to_query());
         }
         assert_eq!(
             LessonLink::new(Lesson::Pareto("GCP+MO".into(), SeedStep { step: 1, seed: 0 })).to_query(),
@@ -475,7 +548,7 @@ mod tests {
     #[test]
     fn each_bad_field_is_named_and_defaults() {
         let (link, warnings) =
-            LessonLink::from_query("learn=gp-ei&step=x&ls=7&lx=0.2,2,abc&seed=-1&speed=3&bogus_hide=1&ei_hide=1").unwrap();
+            LessonLink::from_query("learn=gp-ei&step=x&ls=7&lx=0.2,2,abc&seed=-1&speed=3&bogus_hide=1&ei_hide=1").unwrap().unwrap();
         assert_eq!(link.lesson, Lesson::GpEi(GpEiSetting { added: vec![0.2], ..GpEiSetting::default() }));
         assert_eq!(link.hidden, ["ei".to_string()].into());
         assert_eq!(link.speed, 1);
@@ -483,26 +556,28 @@ mod tests {
         for part in ["step", "lengthscale '7'", "added points", "seed '-1'", "speed", "no panel 'bogus'"] {
             assert!(all.contains(part), "{part} in {all}");
         }
-        let (link, warnings) = LessonLink::from_query("learn=nope&step=99").unwrap();
-        assert_eq!(link.lesson.id(), "gp-ei");
+        let (link, warnings) = LessonLink::from_query("learn=gp-ei&step=99").unwrap().unwrap();
         assert_eq!(link.lesson.step(), MAX_STEPS);
-        assert_eq!(warnings.len(), 2);
+        assert_eq!(warnings.len(), 1);
+        // A lesson that does not exist is an error naming the six, not lesson 1.
+        let e = LessonLink::from_query("learn=nope&step=99").unwrap().unwrap_err();
+        assert!(e.contains("no lesson 'nope'") && LESSONS.iter().all(|d| e.contains(d.id)), "{e}");
         // Lesson 5 from a placed design: the link carries it, iterate 0 is it, IC improves it.
         let placed: Vec<Placed> = vec![(0.1, 0.1, 0), (0.2, 0.15, 1), (0.15, 0.2, 2), (0.3, 0.3, 0), (0.25, 0.1, 2)];
         let spec = DesignViewSpec { method: crate::engine::gpb::construct::DesignMethod::Ic, points: 5, ..DesignViewSpec::default() };
         let link = LessonLink::new(Lesson::Designs(spec, 0, placed.clone()));
         assert!(link.to_query().contains("lp=0.1:0.1:0,0.2:0.15:1,"), "{}", link.to_query());
-        assert_eq!(LessonLink::from_query(&link.to_query()), Some((link, vec![])));
+        assert_eq!(LessonLink::from_query(&link.to_query()), Some(Ok((link, vec![]))));
         let LessonFrames::Designs(views) = LessonJob::Designs(spec, placed.clone()).run().unwrap() else { panic!() };
         assert_eq!(views[0].points, placed, "iterate 0 is the placed design");
         assert!(views.len() > 1 && views.last().unwrap().max_d < views[0].max_d, "IC improves a bunched design");
         for bad in ["0.1:0.1", "0.1:0.1:3,0.2:0.2:0,0.3:0.3:0,0.4:0.4:0", "2:0:0,0:0:0,0:0:0,0:0:0", "0.1:0.1:0"] {
-            let (link, warnings) = LessonLink::from_query(&format!("learn=designs&lp={bad}")).unwrap();
+            let (link, warnings) = LessonLink::from_query(&format!("learn=designs&lp={bad}")).unwrap().unwrap();
             assert!(matches!(link.lesson, Lesson::Designs(_, _, ref p) if p.is_empty()) && warnings.len() == 1, "{bad}");
         }
-        let (_, warnings) = LessonLink::from_query("learn=designs&design=IC.D.10.0.1.2").unwrap();
+        let (_, warnings) = LessonLink::from_query("learn=designs&design=IC.D.10.0.1.2").unwrap().unwrap();
         assert_eq!(warnings.len(), 1, "lesson 5 draws the unit square only");
-        let (link, warnings) = LessonLink::from_query("learn=pareto&step=500&lm=GCP%2Bprior&seed=x").unwrap();
+        let (link, warnings) = LessonLink::from_query("learn=pareto&step=500&lm=GCP%2Bprior&seed=x").unwrap().unwrap();
         assert_eq!(link.lesson, Lesson::Pareto(pareto::DEFAULT_METHOD.into(), SeedStep { step: pareto::MAX_STEPS, seed: 0 }));
         let all = warnings.join("\n");
         for part in ["30 steps", "no method 'GCP+prior'", "seed 'x'"] {
