@@ -13,12 +13,11 @@ use leptos::prelude::*;
 use super::chart::{ChartFigure, PALETTE};
 use super::scatter::{Scatter, ScatterCanvas};
 use super::state::AppState;
-use super::worker_host::WorkerHandle;
 use crate::engine::benchmark::Benchmark;
 use crate::engine::gpb::construct::DesignMethod;
 use crate::engine::gpb::design::Criterion;
 use crate::engine::gpb::view::{DesignTable, DesignViewData, DesignViewSpec, MAP_SIDE, POINTS_RANGE};
-use crate::worker_protocol::{FromWorker, ToWorker};
+use crate::worker_protocol::ToWorker;
 
 const SIDE_PX: f64 = 420.0;
 /// The true function at b = 1, 2/3, 1/2: darker for larger budgets.
@@ -213,50 +212,17 @@ fn view_task(bench: &Benchmark, state: &AppState) -> usize {
     state.spec.with_untracked(|s| s.tasks.first().and_then(|t| bench.task_index(t))).unwrap_or(0)
 }
 
-/// Sends the view's request to the design worker: the idle one, or a fresh one when it is
-/// busy with a request that is now stale (that worker ends after it, unheard).
-fn request_design(
-    state: AppState,
-    spec: DesignViewSpec,
-    table: Option<DesignTable>,
-    status: RwSignal<DesignStatus>,
-    latest: StoredValue<(u32, DesignViewSpec)>,
-) {
+/// Sends the view's request to the page's design worker (a request made while an older one
+/// computes goes to a fresh worker; the older one's answer is never shown).
+fn request_design(state: AppState, spec: DesignViewSpec, table: Option<DesignTable>, status: RwSignal<DesignStatus>) {
     let request = state.workers.next_request();
-    latest.set_value((request, spec));
-    let busy = state.workers.designer.with_value(|d| d.as_ref().is_none_or(|(_, busy)| *busy));
-    if busy {
-        let callback = move |msg: FromWorker| {
-            if let FromWorker::Designed { request, result, ms } = msg {
-                let (current, spec) = latest.get_value();
-                if current != request {
-                    return;
-                }
-                state.workers.designer.update_value(|d| {
-                    if let Some((_, busy)) = d {
-                        *busy = false;
-                    }
-                });
-                status.set(match result {
-                    Ok(data) => DesignStatus::Ready(data, spec, ms),
-                    Err(e) => DesignStatus::Failed(e),
-                });
-            }
-        };
-        let on_crash = move |reason: String| {
-            // The designer only ever computes the latest request.
-            state.workers.designer.set_value(None);
-            status.set(DesignStatus::Failed(reason));
-        };
-        // A busy worker, if any, is dropped here and so terminated.
-        state.workers.designer.set_value(WorkerHandle::spawn(callback, on_crash).ok().map(|w| (w, false)));
-    }
     status.set(DesignStatus::Computing);
-    state.workers.designer.update_value(|d| {
-        if let Some((worker, busy)) = d {
-            worker.send(&ToWorker::Design { request, spec, table: table.map(Box::new) });
-            *busy = true;
-        }
+    let message = ToWorker::Design { request, spec, table: table.map(Box::new) };
+    state.workers.designer.ask(request, message, move |result, ms| {
+        status.set(match result {
+            Ok(data) => DesignStatus::Ready(data, spec, ms),
+            Err(e) => DesignStatus::Failed(e),
+        })
     });
 }
 
@@ -266,7 +232,6 @@ pub fn DesignView() -> impl IntoView {
     let state = expect_context::<AppState>();
     let spec = Memo::new(move |_| state.spec.get().design_view.unwrap_or_default());
     let status = RwSignal::new(DesignStatus::Computing);
-    let latest = StoredValue::new((0u32, DesignViewSpec::default()));
     // What the map and the numbers show: the last finished view (kept while the next computes).
     let shown: RwSignal<Option<(Box<DesignViewData>, DesignViewSpec, f64)>> = RwSignal::new(None);
     Effect::new(move |_| {
@@ -285,8 +250,8 @@ pub fn DesignView() -> impl IntoView {
     Effect::new(move |_| {
         let s = spec.get();
         match (s.axes, table.get()) {
-            (None, _) => request_design(state, s, None, status, latest),
-            (Some(_), Some(Ok(t))) => request_design(state, s, Some((*t).clone()), status, latest),
+            (None, _) => request_design(state, s, None, status),
+            (Some(_), Some(Ok(t))) => request_design(state, s, Some((*t).clone()), status),
             (Some(_), Some(Err(e))) => status.set(DesignStatus::Failed(e)),
             (Some(_), None) => status.set(DesignStatus::Failed("load data to build the design on its configurations".into())),
         }

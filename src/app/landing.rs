@@ -12,11 +12,11 @@ use leptos::prelude::*;
 use super::browser;
 use super::lesson_gp_ei::{posterior_chart, H, W};
 use super::state::{AppState, Level};
-use super::workers::LatestWorker;
+use super::workers::{lesson_reply, LatestWorker};
 use crate::engine::lessons::gp_ei::{GpEiFrame, GpEiSetting};
 use crate::engine::lessons::{LessonFrames, LessonJob};
 use crate::engine::permalink::query_of;
-use crate::worker_protocol::{FromWorker, ToWorker};
+use crate::worker_protocol::ToWorker;
 
 /// Steps the preview loops through, and its pace.
 const PREVIEW_STEPS: usize = 10;
@@ -30,13 +30,11 @@ pub fn Landing() -> impl IntoView {
     // then loops through them.
     let frames = RwSignal::new(Vec::<Arc<GpEiFrame>>::new());
     let step = RwSignal::new(0usize);
-    let worker = LatestWorker::new();
+    let worker = LatestWorker::new(lesson_reply);
     let request = state.workers.next_request();
-    worker.ask(request, ToWorker::Lesson { request, job: LessonJob::GpEi(GpEiSetting::default()) }, move |msg| {
-        if let FromWorker::LessonFrames { result: Ok(f), .. } = msg {
-            if let LessonFrames::GpEi(all) = *f {
-                frames.set(all.into_iter().take(PREVIEW_STEPS + 1).map(Arc::new).collect());
-            }
+    worker.ask(request, ToWorker::Lesson { request, job: LessonJob::GpEi(GpEiSetting::default()) }, move |result, _| {
+        if let Ok(LessonFrames::GpEi(all)) = result {
+            frames.set(all.into_iter().take(PREVIEW_STEPS + 1).map(Arc::new).collect());
         }
     });
     if let Ok(h) = set_interval_with_handle(

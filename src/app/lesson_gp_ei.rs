@@ -10,10 +10,10 @@ use super::chart::{ChartFigure, SvgFigure};
 use super::lesson_plot::Plot;
 use super::lesson_shell::{hidden, LessonShell};
 use super::state::AppState;
-use super::workers::LatestWorker;
+use super::workers::{lesson_reply, LatestWorker};
 use crate::engine::lessons::gp_ei::{GpEiFrame, GpEiSetting, Origin, LENGTHSCALE_RANGE, MAX_ADDED, MAX_STEPS};
 use crate::engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink};
-use crate::worker_protocol::{FromWorker, ToWorker};
+use crate::worker_protocol::ToWorker;
 
 pub(super) use super::lesson_plot::W;
 pub(super) const H: f64 = 330.0;
@@ -99,7 +99,7 @@ pub fn GpEiLesson(
     let base = Memo::new(move |_| GpEiSetting { step: 0, ..setting.get() });
     let all = RwSignal::new(None::<(GpEiSetting, Arc<Vec<GpEiFrame>>, f64)>);
     let error = RwSignal::new(None::<String>);
-    let worker = LatestWorker::new();
+    let worker = LatestWorker::new(lesson_reply);
     let state = expect_context::<AppState>();
     Effect::new(move |_| {
         let b = base.get();
@@ -108,17 +108,13 @@ pub fn GpEiLesson(
         }
         let request = state.workers.next_request();
         let key = b.clone();
-        worker.ask(request, ToWorker::Lesson { request, job: LessonJob::GpEi(b) }, move |msg| {
-            if let FromWorker::LessonFrames { result, ms, .. } = msg {
-                match result.map(|f| *f) {
-                    Ok(LessonFrames::GpEi(frames)) => {
-                        error.set(None);
-                        all.set(Some((key.clone(), Arc::new(frames), ms)));
-                    }
-                    Ok(_) => {}
-                    Err(e) => error.set(Some(e)),
-                }
+        worker.ask(request, ToWorker::Lesson { request, job: LessonJob::GpEi(b) }, move |result, ms| match result {
+            Ok(LessonFrames::GpEi(frames)) => {
+                error.set(None);
+                all.set(Some((key.clone(), Arc::new(frames), ms)));
             }
+            Ok(_) => {}
+            Err(e) => error.set(Some(e)),
         });
     });
     let current = Memo::new(move |_| -> Option<(Arc<GpEiFrame>, f64)> {

@@ -9,9 +9,9 @@ use std::time::Duration;
 use leptos::prelude::*;
 
 use super::state::AppState;
-use super::workers::LatestWorker;
+use super::workers::{lesson_reply, LatestWorker};
 use crate::engine::lessons::{LessonFrames, LessonJob, LessonLink, SPEEDS};
-use crate::worker_protocol::{FromWorker, ToWorker};
+use crate::worker_protocol::ToWorker;
 
 /// What a worker computed for a lesson: the key it was asked for, the frames, milliseconds.
 pub type Computed<K, T> = Option<(K, Arc<T>, f64)>;
@@ -29,7 +29,7 @@ where
 {
     let all = RwSignal::new(None::<(K, Arc<T>, f64)>);
     let error = RwSignal::new(None::<String>);
-    let worker = LatestWorker::new();
+    let worker = LatestWorker::new(lesson_reply);
     let state = expect_context::<AppState>();
     Effect::new(move |_| {
         let k = key.get();
@@ -38,17 +38,13 @@ where
         }
         let request = state.workers.next_request();
         let asked = k.clone();
-        worker.ask(request, ToWorker::Lesson { request, job: job(k) }, move |msg| {
-            if let FromWorker::LessonFrames { result, ms, .. } = msg {
-                match result.map(|f| extract(*f)) {
-                    Ok(Some(frames)) => {
-                        error.set(None);
-                        all.set(Some((asked.clone(), Arc::new(frames), ms)));
-                    }
-                    Ok(None) => {}
-                    Err(e) => error.set(Some(e)),
-                }
+        worker.ask(request, ToWorker::Lesson { request, job: job(k) }, move |result, ms| match result.map(extract) {
+            Ok(Some(frames)) => {
+                error.set(None);
+                all.set(Some((asked.clone(), Arc::new(frames), ms)));
             }
+            Ok(None) => {}
+            Err(e) => error.set(Some(e)),
         });
     });
     (all, error)

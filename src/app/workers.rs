@@ -14,6 +14,8 @@ use leptos::prelude::*;
 
 use super::pool::RunWorkers;
 use super::worker_host::{RequestIds, WorkerHandle};
+use crate::engine::gpb::view::DesignViewData;
+use crate::engine::lessons::LessonFrames;
 use crate::engine::loaders::upload::{LoadFailure, LoadedFile};
 use crate::engine::runner::Trace;
 use crate::engine::spec::DataRef;
@@ -44,9 +46,8 @@ pub struct WorkerService {
     pub loader: StoredValue<Loader, LocalStorage>,
     /// The prior view's training worker (dropped, and so terminated, by cancel).
     pub trainer: StoredValue<Option<WorkerHandle>, LocalStorage>,
-    /// The design view's worker, and whether it is computing (a new request then terminates
-    /// it and goes to a fresh worker instead of queueing behind a stale one).
-    pub designer: StoredValue<Option<(WorkerHandle, bool)>, LocalStorage>,
+    /// The design view's worker (one for the page, so that a view opened again reuses it).
+    pub designer: LatestWorker<Box<DesignViewData>>,
     /// The run's pool, its spares and its sink.
     pub run: RunWorkers,
     /// Traces received but not shown yet, and whether a refresh is scheduled.
@@ -61,7 +62,7 @@ impl WorkerService {
             ids,
             loader: StoredValue::new_local(Loader::default()),
             trainer: StoredValue::new_local(None),
-            designer: StoredValue::new_local(None),
+            designer: LatestWorker::new(design_reply),
             run: RunWorkers::new(ids),
             pending: StoredValue::new_local((Vec::new(), false)),
         }
@@ -79,37 +80,54 @@ impl Default for WorkerService {
     }
 }
 
-/// What a [`LatestWorker`] calls with the answer to the latest request.
-type ReplyHandler = std::rc::Rc<dyn Fn(FromWorker)>;
+/// A reply a [`LatestWorker`] takes from a worker's message: the request it answers, its
+/// result or why not, and the worker's milliseconds.
+pub type Reply<R> = (u32, Result<R, String>, f64);
 
-/// A worker for one kind of request where only the latest matters (a lesson's frames): an
-/// idle worker is reused, and a request made while another is in flight terminates the busy
-/// worker and goes to a fresh one.
-#[derive(Clone, Copy)]
-pub struct LatestWorker {
+/// What a [`LatestWorker`] calls with the answer to the latest request.
+type ReplyHandler<R> = std::rc::Rc<dyn Fn(Result<R, String>, f64)>;
+
+/// A worker for one kind of request where only the latest matters (a lesson's frames, the
+/// design view): an idle worker is reused, and a request made while another is in flight
+/// terminates the busy worker and goes to a fresh one. `R` is what its replies carry; a crash
+/// is answered as an error of the latest request.
+pub struct LatestWorker<R: 'static> {
     bridge: StoredValue<Option<(WorkerHandle, bool)>, LocalStorage>,
     latest: StoredValue<u32, LocalStorage>,
-    handler: StoredValue<Option<ReplyHandler>, LocalStorage>,
+    handler: StoredValue<Option<ReplyHandler<R>>, LocalStorage>,
+    reply: fn(FromWorker) -> Option<Reply<R>>,
 }
 
-impl LatestWorker {
-    /// No worker yet: it is spawned by the first request.
-    pub fn new() -> Self {
-        LatestWorker { bridge: StoredValue::new_local(None), latest: StoredValue::new_local(0), handler: StoredValue::new_local(None) }
+impl<R: 'static> Clone for LatestWorker<R> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<R: 'static> Copy for LatestWorker<R> {}
+
+impl<R: 'static> LatestWorker<R> {
+    /// No worker yet: it is spawned by the first request. `reply` picks this kind's replies
+    /// out of the worker's messages.
+    pub fn new(reply: fn(FromWorker) -> Option<Reply<R>>) -> Self {
+        LatestWorker {
+            bridge: StoredValue::new_local(None),
+            latest: StoredValue::new_local(0),
+            handler: StoredValue::new_local(None),
+            reply,
+        }
     }
 
-    /// Sends `message(request id)`; `on_reply` gets the answer if no later request was made.
-    pub fn ask(&self, request: u32, message: ToWorker, on_reply: impl Fn(FromWorker) + 'static) {
+    /// Sends `message` (carrying `request`); `on_reply` gets the answer if no later request
+    /// was made.
+    pub fn ask(&self, request: u32, message: ToWorker, on_reply: impl Fn(Result<R, String>, f64) + 'static) {
         self.latest.set_value(request);
         self.handler.set_value(Some(std::rc::Rc::new(on_reply)));
         let busy = self.bridge.with_value(|b| b.as_ref().is_none_or(|(_, busy)| *busy));
         if busy {
             let this = *self;
             let callback = move |msg: FromWorker| {
-                let id = match &msg {
-                    FromWorker::LessonFrames { request, .. } | FromWorker::Designed { request, .. } => *request,
-                    _ => return,
-                };
+                let Some((id, result, ms)) = (this.reply)(msg) else { return };
                 if this.latest.get_value() != id {
                     return;
                 }
@@ -119,13 +137,13 @@ impl LatestWorker {
                     }
                 });
                 if let Some(handler) = this.handler.get_value() {
-                    handler(msg);
+                    handler(result, ms);
                 }
             };
             let on_crash = move |reason: String| {
                 this.bridge.set_value(None);
                 if let Some(handler) = this.handler.get_value() {
-                    handler(FromWorker::LessonFrames { request: this.latest.get_value(), result: Err(reason), ms: 0.0 });
+                    handler(Err(reason), 0.0);
                 }
             };
             // The busy worker, if any, is dropped here and so terminated.
@@ -140,8 +158,18 @@ impl LatestWorker {
     }
 }
 
-impl Default for LatestWorker {
-    fn default() -> Self {
-        Self::new()
+/// A lesson's frames, for a [`LatestWorker`].
+pub fn lesson_reply(msg: FromWorker) -> Option<Reply<LessonFrames>> {
+    match msg {
+        FromWorker::LessonFrames { request, result, ms } => Some((request, result.map(|f| *f), ms)),
+        _ => None,
+    }
+}
+
+/// The design view's data, for a [`LatestWorker`].
+pub fn design_reply(msg: FromWorker) -> Option<Reply<Box<DesignViewData>>> {
+    match msg {
+        FromWorker::Designed { request, result, ms } => Some((request, result, ms)),
+        _ => None,
     }
 }
