@@ -78,7 +78,7 @@ async fn ask_worker(state: AppState, file: String, bytes: Vec<u8>, options: Load
 pub async fn load_shared_manifest(state: AppState) {
     if let Ok(bytes) = fetch_bytes("shared/manifest.json").await {
         if let Ok(files) = serde_json::from_slice::<Vec<String>>(&bytes) {
-            state.shared_files.set(files);
+            state.data.shared_files.set(files);
         }
     }
 }
@@ -107,7 +107,7 @@ fn is_newest(ticket: u64) -> bool {
 /// link being opened); otherwise they are reset for the new data.
 pub async fn load_ref(state: AppState, data: DataRef, keep_setup: bool) {
     let ticket = begin_load();
-    state.role_editor.set(None);
+    state.data.role_editor.set(None);
     match &data {
         DataRef::Upload { name, sha256 } => {
             // A file kept in this browser is loaded without asking for it again.
@@ -116,8 +116,8 @@ pub async fn load_ref(state: AppState, data: DataRef, keep_setup: bool) {
                     return;
                 }
                 if content_hash(&bytes) == *sha256 {
-                    state.loading.set(true);
-                    state.data_info.set(format!("parsing {name} (kept in this browser) in a worker…"));
+                    state.data.loading.set(true);
+                    state.data.info.set(format!("parsing {name} (kept in this browser) in a worker…"));
                     let t0 = now_ms();
                     let data = DataRef::Upload { name: name.clone(), sha256: sha256.clone() };
                     let options = options_for(state, &data, keep_setup);
@@ -131,9 +131,9 @@ pub async fn load_ref(state: AppState, data: DataRef, keep_setup: bool) {
             if !is_newest(ticket) {
                 return;
             }
-            state.bench.set(None);
-            state.pending_upload.set(Some((name.clone(), sha256.clone())));
-            state.data_info.set(format!("waiting for your file {name}"));
+            state.data.bench.set(None);
+            state.data.pending_upload.set(Some((name.clone(), sha256.clone())));
+            state.data.info.set(format!("waiting for your file {name}"));
             state.say(
                 Level::Info,
                 format!(
@@ -148,8 +148,8 @@ pub async fn load_ref(state: AppState, data: DataRef, keep_setup: bool) {
                 DataRef::Bundled(_) => format!("assets/{name}.csv"),
                 _ => format!("shared/{name}"),
             };
-            state.loading.set(true);
-            state.data_info.set(format!("loading {name}…"));
+            state.data.loading.set(true);
+            state.data.info.set(format!("loading {name}…"));
             let t0 = now_ms();
             let fetched = fetch_bytes(&url).await;
             if !is_newest(ticket) {
@@ -164,8 +164,8 @@ pub async fn load_ref(state: AppState, data: DataRef, keep_setup: bool) {
                     }
                 }
                 Err(e) => {
-                    state.loading.set(false);
-                    state.data_info.set("no data loaded".into());
+                    state.data.loading.set(false);
+                    state.data.info.set("no data loaded".into());
                     let hint = if matches!(data, DataRef::Shared(_)) {
                         " (the shared benchmarks are copied in at build time from ../shared/benchmarks)"
                     } else {
@@ -183,21 +183,21 @@ pub async fn load_ref(state: AppState, data: DataRef, keep_setup: bool) {
 async fn load_url(state: AppState, ticket: u64, url: String, sha256: String, keep_setup: bool) {
     let name = crate::engine::spec::url_file_name(&url);
     let data = DataRef::Url { url: url.clone(), sha256: sha256.clone() };
-    state.loading.set(true);
+    state.data.loading.set(true);
     let t0 = now_ms();
     let kept = super::store::get_file(&sha256).await.ok().flatten().map(|(_, b)| b).filter(|b| content_hash(b) == sha256);
     let from_network = kept.is_none();
     let bytes = match kept {
         Some(bytes) => bytes,
         None => {
-            state.data_info.set(format!("downloading {name} from {url}…"));
+            state.data.info.set(format!("downloading {name} from {url}…"));
             let fetched = fetch_bytes(&url).await.and_then(|bytes| verify(&url, &sha256, &bytes).map(|()| bytes));
             match fetched {
                 Ok(bytes) => bytes,
                 Err(e) => {
                     if is_newest(ticket) {
-                        state.loading.set(false);
-                        state.data_info.set("no data loaded".into());
+                        state.data.loading.set(false);
+                        state.data.info.set("no data loaded".into());
                         state.say(Level::Error, e);
                     }
                     return;
@@ -208,7 +208,7 @@ async fn load_url(state: AppState, ticket: u64, url: String, sha256: String, kee
     if !is_newest(ticket) {
         return;
     }
-    state.data_info.set(format!("parsing {name} ({:.1} MiB) in a worker…", bytes.len() as f64 / 1048576.0));
+    state.data.info.set(format!("parsing {name} ({:.1} MiB) in a worker…", bytes.len() as f64 / 1048576.0));
     let options = options_for(state, &data, keep_setup);
     let reply = parse_in_worker(state, name.clone(), bytes.clone(), options).await;
     if is_newest(ticket) {
@@ -235,13 +235,13 @@ pub async fn load_upload(state: AppState, file: web_sys::File) {
         return;
     }
     let ticket = begin_load();
-    state.loading.set(true);
-    state.data_info.set(format!("reading {name}…"));
+    state.data.loading.set(true);
+    state.data.info.set(format!("reading {name}…"));
     let t0 = now_ms();
     let bytes = match file_bytes(&file).await {
         Ok(b) => b,
         Err(e) => {
-            state.loading.set(false);
+            state.data.loading.set(false);
             state.say(Level::Error, e);
             return;
         }
@@ -254,10 +254,10 @@ pub async fn load_upload(state: AppState, file: web_sys::File) {
     if !is_newest(ticket) {
         return;
     }
-    let pending = state.pending_upload.get_untracked();
+    let pending = state.data.pending_upload.get_untracked();
     if let Some((expected_name, expected_hash)) = &pending {
         if *expected_hash != sha256 {
-            state.loading.set(false);
+            state.data.loading.set(false);
             state.say(
                 Level::Error,
                 format!(
@@ -272,7 +272,7 @@ pub async fn load_upload(state: AppState, file: web_sys::File) {
     let keep = pending.is_some();
     let data = DataRef::Upload { name: name.clone(), sha256 };
     let options = options_for(state, &data, keep);
-    state.data_info.set(format!("parsing {name} ({:.0} MiB) in a worker…", bytes.len() as f64 / 1048576.0));
+    state.data.info.set(format!("parsing {name} ({:.0} MiB) in a worker…", bytes.len() as f64 / 1048576.0));
     let reply = parse_in_worker(state, name.clone(), bytes.clone(), options).await;
     if is_newest(ticket) {
         let loaded = reply.0.is_ok();
@@ -286,19 +286,19 @@ pub async fn load_upload(state: AppState, file: web_sys::File) {
 }
 
 fn finish_load(state: AppState, data: DataRef, (result, parse_ms): ParseReply, keep_setup: bool, t0: f64, bytes: Option<Vec<u8>>) {
-    state.loading.set(false);
+    state.data.loading.set(false);
     match result {
         Ok(loaded) => {
             if let Some(bytes) = bytes.clone().filter(|_| matches!(data, DataRef::Upload { .. } | DataRef::Url { .. })) {
                 let name = data.file_name();
                 state.workers.loader.update_value(|l| l.last_file = Some((data.clone(), name, bytes)));
             }
-            state.repaired.set(loaded.warnings.iter().any(|w| w.contains(REPAIR_NOTE)));
+            state.data.repaired.set(loaded.warnings.iter().any(|w| w.contains(REPAIR_NOTE)));
             for w in loaded.warnings {
                 state.say(Level::Warning, w);
             }
             if matches!(data, DataRef::Upload { .. }) {
-                state.pending_upload.set(None);
+                state.data.pending_upload.set(None);
             }
             let columns = if keep_setup { state.spec.get_untracked().columns } else { None };
             install(state, data, loaded.benchmark, keep_setup, columns, now_ms() - t0, parse_ms);
@@ -309,11 +309,11 @@ fn finish_load(state: AppState, data: DataRef, (result, parse_ms): ParseReply, k
                 state.workers.loader.update_value(|l| l.awaiting_roles = Some((data, name.clone(), bytes)));
             }
             let roles = headers.iter().map(|h| role_of(&guess, h).to_string()).collect();
-            state.data_info.set(format!("{name}: waiting for column roles"));
-            state.role_editor.set(Some(RoleEditor { file: name, message, headers, preview, roles }));
+            state.data.info.set(format!("{name}: waiting for column roles"));
+            state.data.role_editor.set(Some(RoleEditor { file: name, message, headers, preview, roles }));
         }
         Err(LoadFailure::Error(e)) => {
-            state.data_info.set(if state.bench.get_untracked().is_some() {
+            state.data.info.set(if state.data.bench.get_untracked().is_some() {
                 "kept the previous data".into()
             } else {
                 "no data loaded".into()
@@ -384,8 +384,8 @@ pub async fn reload_current(state: AppState) {
         return;
     };
     let ticket = begin_load();
-    state.loading.set(true);
-    state.data_info.set(format!("reading {name} again with the new options…"));
+    state.data.loading.set(true);
+    state.data.info.set(format!("reading {name} again with the new options…"));
     let t0 = now_ms();
     let reply = parse_in_worker(state, name, bytes.clone(), spec.load_options()).await;
     if is_newest(ticket) {
@@ -408,7 +408,7 @@ pub async fn review_columns(state: AppState) {
             let start = spec.columns.unwrap_or(guess);
             let roles = headers.iter().map(|h| role_of(&start, h).to_string()).collect();
             state.workers.loader.update_value(|l| l.awaiting_roles = Some((data, name.clone(), bytes)));
-            state.role_editor.set(Some(RoleEditor { file: name, message, headers, preview, roles }));
+            state.data.role_editor.set(Some(RoleEditor { file: name, message, headers, preview, roles }));
         }
         Err(LoadFailure::Error(e)) => state.say(Level::Error, e),
         Ok(_) => {}
@@ -422,24 +422,24 @@ pub async fn apply_roles(state: AppState, roles: ColumnRoles) {
         return;
     };
     let ticket = begin_load();
-    state.loading.set(true);
+    state.data.loading.set(true);
     let t0 = now_ms();
     // Roles for the data already loaded (reviewed) keep the rest of the setup.
-    let keep = state.bench.with_untracked(Option::is_some) && state.spec.with_untracked(|s| s.data == data);
+    let keep = state.data.bench.with_untracked(Option::is_some) && state.spec.with_untracked(|s| s.data == data);
     let options = LoadOptions { roles: Some(roles.clone()), ..options_for(state, &data, keep) };
     let (result, parse_ms) = parse_in_worker(state, name.clone(), bytes.clone(), options).await;
     if !is_newest(ticket) {
         return;
     }
-    state.loading.set(false);
+    state.data.loading.set(false);
     match result {
         Ok(loaded) => {
             state.workers.loader.update_value(|l| {
                 l.awaiting_roles = None;
                 l.last_file = Some((data.clone(), name, bytes));
             });
-            state.role_editor.set(None);
-            state.pending_upload.set(None);
+            state.data.role_editor.set(None);
+            state.data.pending_upload.set(None);
             for w in loaded.warnings {
                 state.say(Level::Warning, w);
             }
@@ -451,8 +451,8 @@ pub async fn apply_roles(state: AppState, roles: ColumnRoles) {
 
 fn install(state: AppState, data: DataRef, bench: Benchmark, keep_setup: bool, columns: Option<ColumnRoles>, ms: f64, parse_ms: f64) {
     state.clear(Level::Error);
-    state.role_editor.set(None);
-    state.data_info.set(format!(
+    state.data.role_editor.set(None);
+    state.data.info.set(format!(
         "{}: {} tasks, {} evaluations, {} hyperparameters ({} model inputs), loaded in {:.0} ms (parsed off the page in {:.0} ms)",
         bench.name,
         bench.tasks.len(),
@@ -465,9 +465,9 @@ fn install(state: AppState, data: DataRef, bench: Benchmark, keep_setup: bool, c
     let mut messages = Vec::new();
     state.spec.update(|spec| messages = spec.change_data(data, &bench, keep_setup, columns));
     state.tell(messages);
-    state.best_task.set(bench.tasks.first().map(|t| t.name.clone()).unwrap_or_default());
+    state.run.best_task.set(bench.tasks.first().map(|t| t.name.clone()).unwrap_or_default());
     let bench = Arc::new(bench);
-    state.bench.set(Some(bench.clone()));
+    state.data.bench.set(Some(bench.clone()));
     // A link opened again (or the page reloaded) shows what was kept of its experiment.
     if keep_setup {
         leptos::task::spawn_local(super::kept::restore(state, bench));

@@ -243,7 +243,7 @@ pub fn DesignView() -> impl IntoView {
     let table = Memo::new(move |_| -> Option<Result<Arc<DesignTable>, String>> {
         let s = spec.get();
         let axes = s.axes?;
-        let bench = state.bench.get()?;
+        let bench = state.data.bench.get()?;
         let task = view_task(&bench, &state);
         Some(DesignTable::from_benchmark(&bench, task, axes, s.seed).map(Arc::new).map_err(|e| e.to_string()))
     });
@@ -270,7 +270,7 @@ pub fn DesignView() -> impl IntoView {
         })
     };
     let params = Signal::derive(move || {
-        state.bench.get().map(|b| b.space.params.iter().map(|p| p.name.clone()).collect::<Vec<_>>()).unwrap_or_default()
+        state.data.bench.get().map(|b| b.space.params.iter().map(|p| p.name.clone()).collect::<Vec<_>>()).unwrap_or_default()
     });
     let on_data = move || spec.get().axes.is_some() && params.get().len() > 1;
     let axis_select = move |id: &'static str, which: usize| {
@@ -354,7 +354,7 @@ pub fn DesignView() -> impl IntoView {
                     }>
                         <option value="square" selected=move || spec.get().axes.is_none()>"the unit square"</option>
                         <option value="data" selected=move || spec.get().axes.is_some() disabled=move || params.get().len() < 2>
-                            {move || state.bench.get().map_or("the loaded data (none yet)".to_string(), |b| format!("the loaded data: {}", b.name))}
+                            {move || state.data.bench.get().map_or("the loaded data (none yet)".to_string(), |b| format!("the loaded data: {}", b.name))}
                         </option>
                     </select>
                 </label>

@@ -51,7 +51,7 @@ pub async fn keep_file(state: AppState, name: String, sha256: String, url: Optio
 /// Starts keeping a run's traces under `record` (a fresh run first forgets what an earlier run
 /// of the same setup kept; a resumed run goes on with the kept record).
 pub fn begin_run(state: AppState, record: ExperimentRecord, fresh: bool) {
-    state.run_record.set(Some((record.clone(), false)));
+    state.run.record.set(Some((record.clone(), false)));
     if fresh {
         spawn_local(async move {
             let _ = store::delete_experiment(&record.id).await;
@@ -72,11 +72,11 @@ thread_local! {
 
 /// Keeps a batch of finished traces of the current run (called as they are shown).
 pub fn keep_traces(state: AppState, batch: &[Trace]) {
-    let Some((mut record, failed_before)) = state.run_record.get_untracked() else { return };
+    let Some((mut record, failed_before)) = state.run.record.get_untracked() else { return };
     record.done_jobs += batch.len();
     record.bytes += batch.iter().map(store::kept_size).sum::<u64>();
     record.saved_ms = epoch_ms();
-    state.run_record.set(Some((record.clone(), failed_before)));
+    state.run.record.set(Some((record.clone(), failed_before)));
     let start_writer = UNWRITTEN.with_borrow_mut(|(pending, writing)| {
         match pending.last_mut() {
             // The record as it is now counts the traces written so far plus all pending ones.
@@ -105,7 +105,8 @@ async fn write_unwritten(state: AppState) {
         for (record, traces) in pending {
             if let Err(e) = store::put_traces(&record, &traces).await {
                 let first = state
-                    .run_record
+                    .run
+                    .record
                     .try_update(|r| r.as_mut().filter(|(r, _)| r.id == record.id).map(|(_, failed)| !std::mem::replace(failed, true)))
                     .flatten();
                 if first == Some(true) {
@@ -132,8 +133,8 @@ pub async fn restore(state: AppState, bench: Arc<Benchmark>) {
         }
     };
     // The data or setup changed while reading: what was read is for another experiment.
-    let still = state.bench.with_untracked(|b| b.as_ref().is_some_and(|b| Arc::ptr_eq(b, &bench)));
-    if !still || experiment_id(&state.spec.get_untracked()) != id || state.run.with_untracked(|r| r.running) {
+    let still = state.data.bench.with_untracked(|b| b.as_ref().is_some_and(|b| Arc::ptr_eq(b, &bench)));
+    if !still || experiment_id(&state.spec.get_untracked()) != id || state.run.status.with_untracked(|r| r.running) {
         return;
     }
     let (record, traces) = kept;
@@ -155,8 +156,8 @@ fn show_restored(
     let done = finished.len();
     let total = done + remaining;
     if let Some(first) = resolved.tasks.first() {
-        if !resolved.tasks.iter().any(|&t| bench.tasks[t].name == state.best_task.get_untracked()) {
-            state.best_task.set(bench.tasks[*first].name.clone());
+        if !resolved.tasks.iter().any(|&t| bench.tasks[t].name == state.run.best_task.get_untracked()) {
+            state.run.best_task.set(bench.tasks[*first].name.clone());
         }
     }
     let when = js_sys::Date::new(&record.saved_ms.into()).to_locale_string("en-GB", &wasm_bindgen::JsValue::UNDEFINED);
@@ -174,10 +175,10 @@ fn show_restored(
         },
     );
     let units = resolved.mode.units();
-    state.run_record.set(Some((record.clone(), false)));
-    state.traces.set(finished);
-    state.run_setup.set(Some((resolved, bench)));
-    state.run.set(RunStatus {
+    state.run.record.set(Some((record.clone(), false)));
+    state.run.traces.set(finished);
+    state.run.setup.set(Some((resolved, bench)));
+    state.run.status.set(RunStatus {
         total_jobs: total,
         done_jobs: done,
         iterations: units,
@@ -211,14 +212,14 @@ fn remember_shown(sha256: Option<&str>) {
 pub fn show_race_summary(state: AppState, name: String, bytes: Vec<u8>, summary: RaceSummary) {
     let sha256 = content_hash(&bytes);
     remember_shown(Some(&sha256));
-    state.opened_race.set(Some((name.clone(), Arc::new(summary))));
+    state.run.opened_race.set(Some((name.clone(), Arc::new(summary))));
     spawn_local(keep_file(state, name, sha256, None, bytes));
 }
 
 /// Back to the run's results; a reload no longer shows the summary (its file stays kept).
 pub fn close_race_summary(state: AppState) {
     remember_shown(None);
-    state.opened_race.set(None);
+    state.run.opened_race.set(None);
 }
 
 /// Opens a race summary kept in this browser under `sha256`. `Err` says why it cannot.
@@ -230,7 +231,7 @@ async fn open_kept_race_summary(state: AppState, sha256: &str) -> Result<(), Str
     };
     let summary = RaceSummary::from_json(&file.name, &bytes).map_err(|e| e.to_string())?;
     remember_shown(Some(sha256));
-    state.opened_race.set(Some((file.name, Arc::new(summary))));
+    state.run.opened_race.set(Some((file.name, Arc::new(summary))));
     Ok(())
 }
 

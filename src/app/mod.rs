@@ -53,7 +53,7 @@ pub fn App() -> impl IntoView {
     let query = browser::current_query();
     if let Some(parsed) = LessonLink::from_query(&query) {
         let state = AppState::new(ExperimentSpec::default());
-        provide_context(state);
+        state.provide();
         // A link to a lesson that does not exist opens the list of lessons and says so.
         let (initial, warnings) = match parsed {
             Ok((link, warnings)) => (Some(link), warnings),
@@ -72,7 +72,7 @@ pub fn App() -> impl IntoView {
     let parsed = from_query(&query);
     let first_visit = query.is_empty();
     let state = AppState::new(parsed.spec.clone());
-    provide_context(state);
+    state.provide();
     for w in parsed.warnings {
         state.say(Level::Warning, w);
     }
@@ -157,7 +157,7 @@ fn DataPanel() -> impl IntoView {
     let on_source = move |ev| {
         let v = event_target_value(&ev);
         if let Ok(d) = v.parse::<DataRef>() {
-            state.pending_upload.set(None);
+            state.data.pending_upload.set(None);
             state.clear(Level::Info);
             spawn_local(data::load_ref(state, d, false));
         }
@@ -188,7 +188,7 @@ fn DataPanel() -> impl IntoView {
                     <option value="bundled:exploding">"Raw curves with diverged and exploded runs (race)"</option>
                 </optgroup>
                 <optgroup label="Real benchmarks (../shared)">
-                    {move || state.shared_files.get().into_iter().map(|f| {
+                    {move || state.data.shared_files.get().into_iter().map(|f| {
                         let v = format!("shared:{f}");
                         view! { <option value=v>{f.clone()}</option> }
                     }).collect_view()}
@@ -218,7 +218,7 @@ fn DataPanel() -> impl IntoView {
             </p>
             <p class="hint">"Copula format: hp_* columns (hyperparameters), metric_* columns, task (and blackbox). Learning curves: hp_* columns, task, then the metric after each budget step in e1..eN. Stays on your machine."</p>
         </div>
-        <p id="data-info" class:loading=move || state.loading.get()>{move || state.data_info.get()}</p>
+        <p id="data-info" class:loading=move || state.data.loading.get()>{move || state.data.info.get()}</p>
         <DataOptions/>
         <RoleEditorView/>
     }
@@ -234,7 +234,7 @@ fn DataOptions() -> impl IntoView {
     let reload = move || spawn_local(data::reload_current(state));
     let user_file = move || state.spec.with(|s| matches!(s.data, DataRef::Upload { .. } | DataRef::Url { .. }));
     let scales = move || {
-        state.bench.get().map(|b| {
+        state.data.bench.get().map(|b| {
             b.space.params.iter().filter_map(|p| match p.kind {
                 ParamKind::Continuous { lower, log, .. } => Some((p.name.clone(), log, lower > 0.0)),
                 ParamKind::Integer { lower, .. } => Some((p.name.clone(), false, lower > 0)),
@@ -261,7 +261,7 @@ fn DataOptions() -> impl IntoView {
         })
     };
     view! {
-        <Show when=move || state.bench.with(Option::is_some)>
+        <Show when=move || state.data.bench.with(Option::is_some)>
             <details id="data-options">
                 <summary>"How the data is read"</summary>
                 <label title="A learning-curve point is diverged when it is missing, nan or inf, or (as bad as not training, the default) worse than the run's untrained value: its step 0, or where the file has none the largest first-step value of its task within Q3 + 3·IQR. It and the rest of its curve take that value; or count as the task's worst value; or the configuration is dropped; or the curve's last finite value is carried forward; or (TaskSet) curves ever above the task's 95 % quantile are dropped.">"Missing or diverged values "
@@ -299,7 +299,7 @@ const ROLE_CHOICES: &[(&str, &str)] = &[
 fn RoleEditorView() -> impl IntoView {
     let state = expect_context::<AppState>();
     let apply = move |_| {
-        let Some(editor) = state.role_editor.get_untracked() else {
+        let Some(editor) = state.data.role_editor.get_untracked() else {
             return;
         };
         match data::roles_from_editor(&editor) {
@@ -308,7 +308,7 @@ fn RoleEditorView() -> impl IntoView {
         }
     };
     move || {
-        state.role_editor.get().map(|editor| {
+        state.data.role_editor.get().map(|editor| {
             let selects = editor.headers.iter().enumerate().map(|(c, h)| {
                 let current = editor.roles[c].clone();
                 view! {
@@ -316,7 +316,7 @@ fn RoleEditorView() -> impl IntoView {
                         <div class="col-name">{h.clone()}</div>
                         <select class="role" data-column=h.clone() on:change=move |ev| {
                             let v = event_target_value(&ev);
-                            state.role_editor.update(|e| if let Some(e) = e { e.roles[c] = v; });
+                            state.data.role_editor.update(|e| if let Some(e) = e { e.roles[c] = v; });
                         }>
                             {ROLE_CHOICES.iter().map(|(value, label)| view! { <option value=*value selected=*value == current>{*label}</option> }).collect_view()}
                         </select>

@@ -41,7 +41,7 @@ pub fn ObjectiveSpacePanel() -> impl IntoView {
     let seed = RwSignal::new(None::<u64>);
     // (benchmark, objectives as (metric, sign), task index), from the current setup.
     let setup = Memo::new(move |_| {
-        let bench = state.bench.get()?;
+        let bench = state.data.bench.get()?;
         let spec = state.spec.get();
         if spec.objectives.len() < 2 {
             return None;
@@ -54,7 +54,7 @@ pub fn ObjectiveSpacePanel() -> impl IntoView {
                 Some((m, o.direction.unwrap_or(bench.metrics[m].direction).sign()))
             })
             .collect::<Option<_>>()?;
-        let task = bench.task_index(&state.best_task.get()).unwrap_or(0);
+        let task = bench.task_index(&state.run.best_task.get()).unwrap_or(0);
         Some((bench, objectives, task))
     });
     let front_view = Memo::new(move |_| {
@@ -66,9 +66,9 @@ pub fn ObjectiveSpacePanel() -> impl IntoView {
         let front: Vec<(f64, f64)> = non_dominated(&loss_points).into_iter().map(|i| points[i]).collect();
         let mut overlays = vec![(front, "#000000", "true front".to_string(), true)];
         let task_name = bench.tasks[task].name.clone();
-        if let Some((resolved, run_bench)) = state.run_setup.get().filter(|(r, b)| r.is_multi_objective() && b.name == bench.name) {
+        if let Some((resolved, run_bench)) = state.run.setup.get().filter(|(r, b)| r.is_multi_objective() && b.name == bench.name) {
             let chosen_seed = seed.get().unwrap_or(resolved.spec.first_seed);
-            state.traces.with(|traces| {
+            state.run.traces.with(|traces| {
                 for (k, m) in resolved.spec.methods.iter().enumerate() {
                     let found: Vec<(f64, f64)> = traces
                         .iter()
@@ -112,7 +112,8 @@ pub fn ObjectiveSpacePanel() -> impl IntoView {
     let ids = ["fig6-delta-25", "fig6-delta-50", "fig6-delta-75", "fig6-psi-50"];
     let seeds = move || {
         state
-            .run_setup
+            .run
+            .setup
             .get()
             .filter(|(r, _)| r.is_multi_objective())
             .map(|(r, _)| r.spec.first_seed..r.spec.first_seed + r.spec.seeds as u64)
@@ -125,7 +126,7 @@ pub fn ObjectiveSpacePanel() -> impl IntoView {
                     <h3>"Objective space"</h3>
                     <div class="row">
                         <label>"Task "
-                            <select id="space-task" on:change=move |ev| state.best_task.set(event_target_value(&ev))>
+                            <select id="space-task" on:change=move |ev| state.run.best_task.set(event_target_value(&ev))>
                                 {bench.tasks.iter().enumerate().map(|(i, t)| view! { <option value=t.name.clone() selected=i == task>{t.name.clone()}</option> }).collect_view()}
                             </select>
                         </label>

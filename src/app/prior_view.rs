@@ -156,10 +156,10 @@ pub fn PriorView() -> impl IntoView {
     let task_name = RwSignal::new(String::new());
     // Benchmark, resolved spec, task index and warp the controls currently describe.
     let inputs = Memo::new(move |_| {
-        let bench = state.bench.get()?;
+        let bench = state.data.bench.get()?;
         let resolved = prior_spec(&state, &bench);
         let wanted = task_name.get();
-        let fallback = state.best_task.get();
+        let fallback = state.run.best_task.get();
         let task = bench.task_index(&wanted).or_else(|| bench.task_index(&fallback)).unwrap_or(0);
         let warp = if copula.get() { OutputWarp::Copula } else { OutputWarp::Standardize };
         Some((bench, resolved, task, warp))
@@ -176,7 +176,7 @@ pub fn PriorView() -> impl IntoView {
     let ready = Memo::new(move |_| {
         let (bench, resolved, task, warp) = inputs.get()?;
         let resolved = resolved.ok()?;
-        let prior = state.learned.with(|s| stored_prior(s, &bench, &resolved, task, warp))?;
+        let prior = state.data.learned.with(|s| stored_prior(s, &bench, &resolved, task, warp))?;
         let seconds = match status.get() {
             PriorStatus::Ready { key, seconds } if key == key_of(&bench, &resolved, task, warp) => Some(seconds),
             _ => None,
@@ -272,7 +272,7 @@ pub fn PriorView() -> impl IntoView {
                 " "
                 <label>"Along "
                     <select id="prior-param" on:change=move |ev| param.set(event_target_value(&ev).parse().unwrap_or(0))>
-                        {move || state.bench.get().map(|b| b.space.params.iter().enumerate().map(|(k, p)| {
+                        {move || state.data.bench.get().map(|b| b.space.params.iter().enumerate().map(|(k, p)| {
                             view! { <option value=k.to_string() selected=k == param.get_untracked()>{p.name.clone()}</option> }
                         }).collect_view())}
                     </select>

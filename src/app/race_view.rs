@@ -29,19 +29,19 @@ fn plain(values: &[f64], n: usize) -> Band {
 pub fn RaceResults() -> impl IntoView {
     let state = expect_context::<AppState>();
     // A summary opened from a file, else the last run's.
-    let opened = move || state.opened_race.with(Option::is_some);
+    let opened = move || state.run.opened_race.with(Option::is_some);
     let summary = Memo::new(move |_| {
-        if let Some((_, s)) = state.opened_race.get() {
+        if let Some((_, s)) = state.run.opened_race.get() {
             return Some((*s).clone());
         }
-        let (resolved, bench) = state.run_setup.get()?;
-        state.traces.with(|t| summarize_run(&bench, &resolved, t))
+        let (resolved, bench) = state.run.setup.get()?;
+        state.run.traces.with(|t| summarize_run(&bench, &resolved, t))
     });
     // Colours follow the setup's method order, as in the other charts (an opened summary's own).
     let color = move |m: &str| {
-        let k = match state.opened_race.with(|o| o.as_ref().map(|(_, s)| s.methods.iter().position(|x| x == m))) {
+        let k = match state.run.opened_race.with(|o| o.as_ref().map(|(_, s)| s.methods.iter().position(|x| x == m))) {
             Some(k) => k,
-            None => state.run_setup.with(|r| r.as_ref().and_then(|(r, _)| r.spec.methods.iter().position(|x| x == m))),
+            None => state.run.setup.with(|r| r.as_ref().and_then(|(r, _)| r.spec.methods.iter().position(|x| x == m))),
         };
         PALETTE[k.unwrap_or(0) % PALETTE.len()]
     };
@@ -88,7 +88,7 @@ pub fn RaceResults() -> impl IntoView {
     };
     let export = move |what: &'static str| {
         let result = match what {
-            "csv" => download_text("race-traces.csv", "text/csv", &state.traces.with(|t| race_traces_csv(&race_traces(t)))),
+            "csv" => download_text("race-traces.csv", "text/csv", &state.run.traces.with(|t| race_traces_csv(&race_traces(t)))),
             _ => download_text(
                 "race-summary.json",
                 "application/json",
@@ -100,12 +100,12 @@ pub fn RaceResults() -> impl IntoView {
         }
     };
     let has = move || summary.with(Option::is_some);
-    let has_traces = move || !opened() && state.traces.with(|t| !t.is_empty());
+    let has_traces = move || !opened() && state.run.traces.with(|t| !t.is_empty());
     // The bundled family is adversarial by design; say so where its results are read.
     let on_bundled_curves =
-        move || !opened() && state.run_setup.with(|r| r.as_ref().is_some_and(|(r, _)| r.spec.data == DataRef::Bundled("curves".into())));
+        move || !opened() && state.run.setup.with(|r| r.as_ref().is_some_and(|(r, _)| r.spec.data == DataRef::Bundled("curves".into())));
     view! {
-        {move || state.opened_race.get().map(|(name, s)| view! {
+        {move || state.run.opened_race.get().map(|(name, s)| view! {
             <p id="opened-race" class="hint" role="status">
                 {format!(
                     "Showing {name}, opened from a file: {} on {} task{}, {} budget units. Drawn from the summary alone; the race view of single runs needs traces from a run here. ",
@@ -128,11 +128,11 @@ pub fn RaceResults() -> impl IntoView {
         <div class="charts">
             <ChartFigure id="chart-regret" file="chart-regret"
                 caption=|| "Regret of the best value seen so far (any budget), averaged over seeds, then mean and 95% band over tasks (Wistuba et al. 2022, Fig. 3). Normalised per task (divided by the regret of its median configuration: 0 is the best configuration, 1 the median one, so no exploded run sets the scale) when the tasks' ranges differ by more than 10×, or when the link says regret=norm.">
-                <LineChart id="chart-regret" title=regret_title("Mean regret over", false) y_label="regret" series=regret log_y=state.log_y.into() x_label="budget units spent"/>
+                <LineChart id="chart-regret" title=regret_title("Mean regret over", false) y_label="regret" series=regret log_y=state.run.log_y.into() x_label="budget units spent"/>
             </ChartFigure>
             <ChartFigure id="chart-regret-time" file="chart-regret-time"
                 caption=|| "The same against the benchmark's training time plus the optimizer's own measured time (Fig. 5): overhead counts.">
-                <LineChart id="chart-regret-time" title=regret_title("Mean regret over time,", true) y_label="regret" series=regret_time log_y=state.log_y.into()
+                <LineChart id="chart-regret-time" title=regret_title("Mean regret over time,", true) y_label="regret" series=regret_time log_y=state.run.log_y.into()
                     x_label="seconds (training + optimizer)" x_values=wall_clock/>
             </ChartFigure>
             <ChartFigure id="chart-ranks" file="chart-ranks" caption=|| "Rank of each method's mean regret per task, averaged over tasks.">
@@ -160,7 +160,7 @@ pub fn RaceResults() -> impl IntoView {
             </ChartFigure>
             <ChartFigure id="chart-selected-regret" file="chart-selected-regret" caption=|| "Lower: the method spends its budget on better configurations.">
                 <LineChart id="chart-selected-regret" title=Signal::derive(move || format!("Mean regret of configurations trained so far{}", scale(true))) y_label="regret"
-                    series=selected log_y=state.log_y.into() x_label="budget step"/>
+                    series=selected log_y=state.run.log_y.into() x_label="budget step"/>
             </ChartFigure>
             <ChartFigure id="chart-good-after-bad" file="chart-good-after-bad"
                 caption=|| "Of the configurations in the top third at this step (among those trained this far), the share that were outside the top third at an earlier step; grey: the same over all configurations trained fully.">
@@ -214,7 +214,7 @@ fn RaceAnimation() -> impl IntoView {
     let playing = StoredValue::new(None::<IntervalHandle>);
     let is_playing = RwSignal::new(false);
     let runs = Memo::new(move |_| {
-        state.traces.with(|t| {
+        state.run.traces.with(|t| {
             let mut v: Vec<(String, String, u64)> =
                 t.iter().filter(|t| t.race().is_some_and(|r| !r.is_empty())).map(|t| (t.method.clone(), t.task.clone(), t.seed)).collect();
             v.sort();
@@ -222,10 +222,10 @@ fn RaceAnimation() -> impl IntoView {
         })
     });
     let frames = Memo::new(move |_| {
-        let (resolved, bench) = state.run_setup.get()?;
+        let (resolved, bench) = state.run.setup.get()?;
         let (method, task, seed) = runs.with(|r| r.get(run.get()).cloned())?;
         let t = bench.task_index(&task)?;
-        let rows = state.traces.with(|tr| {
+        let rows = state.run.traces.with(|tr| {
             tr.iter().find(|x| x.method == method && x.task == task && x.seed == seed).and_then(|x| x.race().map(<[_]>::to_vec))
         })?;
         resolved.race_budget()?;

@@ -29,8 +29,8 @@ pub fn ResultsPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
     // One series per method of the last run, from a function giving a method's curves.
     let series = move |curves: &CurvesOfMethod<'_>| -> Vec<Series> {
-        let Some((resolved, bench)) = state.run_setup.get() else { return Vec::new() };
-        state.traces.with(|traces| {
+        let Some((resolved, bench)) = state.run.setup.get() else { return Vec::new() };
+        state.run.traces.with(|traces| {
             resolved
                 .spec
                 .methods
@@ -47,29 +47,29 @@ pub fn ResultsPanel() -> impl IntoView {
     };
     let adtm = Memo::new(move |_| series(&|traces, r, b, m| adtm_curves(traces, b, r.objective, r.direction, m)));
     let hv = Memo::new(move |_| series(&|traces, _, _, m| hv_error_curves(traces, m)));
-    let is_multi = move || state.run_setup.with(|r| r.as_ref().is_some_and(|(r, _)| r.is_multi_objective()));
+    let is_multi = move || state.run.setup.with(|r| r.as_ref().is_some_and(|(r, _)| r.is_multi_objective()));
     let hv_title = Signal::derive(move || {
-        let n = state.run_setup.with(|r| r.as_ref().map(|(r, _)| r.tasks.len()).unwrap_or(0));
+        let n = state.run.setup.with(|r| r.as_ref().map(|(r, _)| r.tasks.len()).unwrap_or(0));
         format!("Hypervolume error over {n} task{} (mean, 95% band across seeds)", if n == 1 { "" } else { "s" })
     });
     let best = Memo::new(move |_| {
-        let task = state.best_task.get();
+        let task = state.run.best_task.get();
         series(&|traces, _, _, m| best_so_far_curves(traces, m, &task))
     });
     let adtm_title = Signal::derive(move || {
-        let n = state.run_setup.with(|r| r.as_ref().map(|(r, _)| r.tasks.len()).unwrap_or(0));
+        let n = state.run.setup.with(|r| r.as_ref().map(|(r, _)| r.tasks.len()).unwrap_or(0));
         format!("ADTM over {n} task{} (mean, 95% band across seeds)", if n == 1 { "" } else { "s" })
     });
     let best_title = Signal::derive(move || {
-        let obj = state.run_setup.with(|r| r.as_ref().map(|(r, b)| b.metrics[r.objective].name.clone()).unwrap_or_default());
-        format!("Best {obj} so far on {} (mean, 95% band)", state.best_task.get())
+        let obj = state.run.setup.with(|r| r.as_ref().map(|(r, b)| b.metrics[r.objective].name.clone()).unwrap_or_default());
+        format!("Best {obj} so far on {} (mean, 95% band)", state.run.best_task.get())
     });
     let export = move |what: &'static str| {
         let result = match what {
-            "csv" => download_text("traces.csv", "text/csv", &state.traces.with(|t| traces_csv(t.iter()))),
-            "detailed" => download_text("traces-detailed.csv", "text/csv", &state.traces.with(|t| traces_detailed_csv(t.iter()))),
+            "csv" => download_text("traces.csv", "text/csv", &state.run.traces.with(|t| traces_csv(t.iter()))),
+            "detailed" => download_text("traces-detailed.csv", "text/csv", &state.run.traces.with(|t| traces_detailed_csv(t.iter()))),
             "spec" => {
-                let spec = state.run_setup.with(|r| r.as_ref().map(|(r, _)| r.spec.clone())).unwrap_or_else(|| state.spec.get_untracked());
+                let spec = state.run.setup.with(|r| r.as_ref().map(|(r, _)| r.spec.clone())).unwrap_or_else(|| state.spec.get_untracked());
                 download_text("spec.json", "application/json", &serde_json::to_string_pretty(&spec).unwrap_or_default())
             }
             other => Err(format!("unknown export '{other}'").into()),
@@ -78,9 +78,10 @@ pub fn ResultsPanel() -> impl IntoView {
             state.say(Level::Error, format!("export failed: {e:?}"));
         }
     };
-    let has_results = move || state.traces.with(|t| !t.is_empty());
+    let has_results = move || state.run.traces.with(|t| !t.is_empty());
     let is_race = move || {
-        state.opened_race.with(Option::is_some) || state.run_setup.with(|r| r.as_ref().is_some_and(|(r, _)| r.mode.kind() == RunKind::Race))
+        state.run.opened_race.with(Option::is_some)
+            || state.run.setup.with(|r| r.as_ref().is_some_and(|(r, _)| r.mode.kind() == RunKind::Race))
     };
     let on_open = move |ev: leptos::ev::Event| {
         let input: web_sys::HtmlInputElement = event_target(&ev);
@@ -98,8 +99,8 @@ pub fn ResultsPanel() -> impl IntoView {
         {move || is_race().then(|| view! { <super::race_view::RaceResults/> })}
         <div style:display=move || if is_race() { "none" } else { "" }>
         <div class="row">
-            <label class="check"><input id="log-scale" type="checkbox" prop:checked=move || state.log_y.get()
-                on:change=move |ev| state.log_y.set(event_target_checked(&ev))/>"log scale"</label>
+            <label class="check"><input id="log-scale" type="checkbox" prop:checked=move || state.run.log_y.get()
+                on:change=move |ev| state.run.log_y.set(event_target_checked(&ev))/>"log scale"</label>
             <button id="export-csv" on:click=move |_| export("csv") disabled=move || !has_results()>"Traces CSV"</button>
             <button id="export-detailed" on:click=move |_| export("detailed") disabled=move || !has_results()
                 title="adds the configuration index, the best so far and the optimizer's seconds">"Detailed CSV"</button>
@@ -109,20 +110,20 @@ pub fn ResultsPanel() -> impl IntoView {
             <div class="charts">
                 <ChartFigure id="chart-hv" file="hypervolume-error"
                     caption=|| "Hypervolume of the task's true Pareto front minus that of the points found so far, every objective scaled to [0, 1] by its range over the task, reference point (1, 1, …) = each objective's maximum (Salinas et al. 2020, §5.2, Fig. 7).">
-                    <LineChart id="chart-hv" title=hv_title y_label="error (share of unit box)" series=Signal::derive(move || hv.get()) log_y=state.log_y.into()/>
+                    <LineChart id="chart-hv" title=hv_title y_label="error (share of unit box)" series=Signal::derive(move || hv.get()) log_y=state.run.log_y.into()/>
                 </ChartFigure>
             </div>
         })}
         <div class="charts" style:display=move || if is_multi() { "none" } else { "" }>
             <ChartFigure id="chart-adtm" file="adtm"
                 caption=|| "Distance to the task's best configuration, normalised by its min and max over all evaluations, averaged over tasks (Salinas et al. 2020, §5).">
-                <LineChart id="chart-adtm" title=adtm_title y_label="ADTM (0 = minimum)" series=Signal::derive(move || adtm.get()) log_y=state.log_y.into()/>
+                <LineChart id="chart-adtm" title=adtm_title y_label="ADTM (0 = minimum)" series=Signal::derive(move || adtm.get()) log_y=state.run.log_y.into()/>
             </ChartFigure>
             <ChartFigure id="chart-best" file="best-so-far" caption=move || view! {
                     <label>"Task "
-                        <select id="best-task" on:change=move |ev| state.best_task.set(event_target_value(&ev))>
-                            {move || state.run_setup.get().map(|(r, b)| {
-                                let current = state.best_task.get();
+                        <select id="best-task" on:change=move |ev| state.run.best_task.set(event_target_value(&ev))>
+                            {move || state.run.setup.get().map(|(r, b)| {
+                                let current = state.run.best_task.get();
                                 r.tasks.iter().map(|&t| {
                                     let name = b.tasks[t].name.clone();
                                     view! { <option value=name.clone() selected=name == current>{name.clone()}</option> }
@@ -131,7 +132,7 @@ pub fn ResultsPanel() -> impl IntoView {
                         </select>
                     </label>
                 }>
-                <LineChart id="chart-best" title=best_title y_label="best (metric units)" series=Signal::derive(move || best.get()) log_y=state.log_y.into()/>
+                <LineChart id="chart-best" title=best_title y_label="best (metric units)" series=Signal::derive(move || best.get()) log_y=state.run.log_y.into()/>
             </ChartFigure>
         </div>
         <Table2View/>
@@ -171,12 +172,12 @@ async fn open_race_summary(state: AppState, file: web_sys::File) {
 fn PriorEffectView() -> impl IntoView {
     let state = expect_context::<AppState>();
     let data = Memo::new(move |_| {
-        let Some((resolved, bench)) = state.run_setup.get() else { return Scatter::default() };
+        let Some((resolved, bench)) = state.run.setup.get() else { return Scatter::default() };
         if resolved.is_multi_objective() || !resolved.methods.iter().any(|m| m.is_baseline()) {
             return Scatter::default();
         }
         let mut overlays = Vec::new();
-        state.traces.with(|traces| {
+        state.run.traces.with(|traces| {
             for (k, m) in resolved.methods.iter().enumerate() {
                 if m.transfer().prior().is_none() {
                     continue;
@@ -215,13 +216,13 @@ fn PriorEffectView() -> impl IntoView {
 fn Table2View() -> impl IntoView {
     let state = expect_context::<AppState>();
     let table = Memo::new(move |_| {
-        let (resolved, bench) = state.run_setup.get()?;
+        let (resolved, bench) = state.run.setup.get()?;
         let has_baseline = resolved.methods.iter().any(|m| m.is_baseline());
         if resolved.mode.kind() != RunKind::Full || resolved.is_multi_objective() || !has_baseline || resolved.methods.len() < 2 {
             return None;
         }
         let methods: Vec<String> = resolved.methods.iter().filter(|m| !m.is_baseline()).map(|m| m.name.to_string()).collect();
-        state.traces.with(|traces| {
+        state.run.traces.with(|traces| {
             let mut rows = Vec::new();
             for &t in &resolved.tasks {
                 let task = bench.tasks[t].name.clone();

@@ -51,21 +51,21 @@ fn ModeSwitches() -> impl IntoView {
     let race = race_mode(spec);
     // A race needs learning curves; switching keeps the methods that exist in the new mode.
     let set_race = move |on: bool| {
-        let Some(b) = state.bench.get_untracked() else { return };
+        let Some(b) = state.data.bench.get_untracked() else { return };
         let mut messages = Vec::new();
         spec.update(|s| messages = s.switch_race(&b, on));
         state.tell(messages);
     };
     // Switching modes keeps the methods that fit the new number of objectives.
     let set_multi = move |on: bool| {
-        let Some(b) = state.bench.get_untracked() else { return };
+        let Some(b) = state.data.bench.get_untracked() else { return };
         let mut messages = Vec::new();
         spec.update(|s| messages = s.switch_multi_objective(&b, on));
         state.tell(messages);
     };
     view! {
         <label class="check" title="Gray-box HPO on learning curves: train configurations a budget unit at a time (Wistuba et al. 2022)"
-            class:disabled=move || state.bench.with(|b| b.as_ref().is_none_or(|b| b.curve_steps().is_none()))>
+            class:disabled=move || state.data.bench.with(|b| b.as_ref().is_none_or(|b| b.curve_steps().is_none()))>
             <input id="race-mode" type="checkbox" prop:checked=race on:change=move |ev| set_race(event_target_checked(&ev))/>
             "Multi-fidelity race (DyHPO, Hyperband family; needs learning curves)"
         </label>
@@ -95,7 +95,7 @@ fn ObjectiveChooser() -> impl IntoView {
                         let v = event_target_value(&ev);
                         spec.update(|s| s.objective = if v.is_empty() { None } else { Some(v) });
                     }>
-                        {move || state.bench.get().map(|b| {
+                        {move || state.data.bench.get().map(|b| {
                             let current = spec.get().objective.unwrap_or_else(|| b.metrics[b.objective].name.clone());
                             b.metrics.iter().map(|m| {
                                 let selected = m.name == current;
@@ -109,7 +109,7 @@ fn ObjectiveChooser() -> impl IntoView {
                         let v = event_target_value(&ev);
                         spec.update(|s| s.direction = match v.as_str() { "min" => Some(Direction::Minimize), "max" => Some(Direction::Maximize), _ => None });
                         // Repaired values depend on which way is worse, which flips with the direction.
-                        if state.repaired.get_untracked() && spec.with_untracked(|s| s.missing.depends_on_direction()) {
+                        if state.data.repaired.get_untracked() && spec.with_untracked(|s| s.missing.depends_on_direction()) {
                             leptos::task::spawn_local(super::data::reload_current(state));
                         }
                     } prop:value=move || spec.get().direction.map(|d| d.as_str().to_string()).unwrap_or_default()>
@@ -123,7 +123,7 @@ fn ObjectiveChooser() -> impl IntoView {
         {move || multi().then(|| view! {
             <fieldset id="objectives">
                 <legend>"Objectives (two or more)"</legend>
-                {move || state.bench.get().map(|b| {
+                {move || state.data.bench.get().map(|b| {
                     let chosen = spec.get().objectives;
                     b.metrics.iter().map(|m| {
                         let name = m.name.clone();
@@ -159,7 +159,7 @@ fn ObjectiveChooser() -> impl IntoView {
 fn TaskChooser() -> impl IntoView {
     let state = expect_context::<AppState>();
     let spec = state.spec;
-    let task_names = move || state.bench.get().map(|b| b.tasks.iter().map(|t| t.name.clone()).collect::<Vec<_>>()).unwrap_or_default();
+    let task_names = move || state.data.bench.get().map(|b| b.tasks.iter().map(|t| t.name.clone()).collect::<Vec<_>>()).unwrap_or_default();
     let toggle_task = move |name: String| {
         let all = task_names();
         spec.update(|s| s.toggle_task(&name, &all));
@@ -288,7 +288,7 @@ struct UiSink {
 }
 
 fn job_label(state: &AppState, job: &Job) -> String {
-    let task = state.run_setup.with_untracked(|r| r.as_ref().map(|(_, b)| b.tasks[job.task].name.clone())).unwrap_or_default();
+    let task = state.run.setup.with_untracked(|r| r.as_ref().map(|(_, b)| b.tasks[job.task].name.clone())).unwrap_or_default();
     format!("{} · {} · seed {}", job.method, task, job.seed)
 }
 
@@ -307,7 +307,7 @@ fn flush_pending(state: AppState) {
         .unwrap_or_default();
     if !batch.is_empty() {
         super::kept::keep_traces(state, &batch);
-        state.traces.update(|t| t.extend(batch));
+        state.run.traces.update(|t| t.extend(batch));
     }
 }
 
@@ -324,14 +324,14 @@ fn schedule_flush(state: AppState) {
 impl RunSink for UiSink {
     fn progress(&self, worker: usize, job: &Job, progress: JobProgress) {
         let label = job_label(&self.state, job);
-        self.state.run.update(|r| {
+        self.state.run.status.update(|r| {
             r.current.insert(worker, (label, progress));
         });
     }
 
     fn learned(&self, _worker: usize, target: usize, warp: OutputWarp, learned: &Learned) {
         self.state.keep_learned(&self.bench, &self.resolved, target, warp, learned.clone());
-        self.state.run.update(|r| match learned.kind() {
+        self.state.run.status.update(|r| match learned.kind() {
             LearnedKind::Prior => r.priors_trained += 1,
             LearnedKind::OtherTaskMeans => r.means_computed += 1,
         });
@@ -343,19 +343,19 @@ impl RunSink for UiSink {
             Ok(trace) => self.state.workers.pending.update_value(|p| p.0.push(trace)),
             Err(e) => {
                 self.state.say(Level::Error, format!("{label}: {e}"));
-                self.state.run.update(|r| {
+                self.state.run.status.update(|r| {
                     r.failed_jobs += 1;
                     r.failed.push((job.clone(), e));
                 });
             }
         }
-        let last = self.state.run.with_untracked(|r| r.done_jobs + 1 == r.total_jobs);
+        let last = self.state.run.status.with_untracked(|r| r.done_jobs + 1 == r.total_jobs);
         if last {
             flush_pending(self.state);
         } else {
             schedule_flush(self.state);
         }
-        self.state.run.update(|r| {
+        self.state.run.status.update(|r| {
             r.done_jobs += 1;
             if r.current.get(&worker).is_some_and(|c| c.0 == label) {
                 r.current.remove(&worker);
@@ -370,7 +370,7 @@ impl RunSink for UiSink {
 }
 
 fn start_run(state: AppState) {
-    let Some(bench) = state.bench.get_untracked() else {
+    let Some(bench) = state.data.bench.get_untracked() else {
         state.say(Level::Error, "load a benchmark first");
         return;
     };
@@ -386,11 +386,11 @@ fn start_run(state: AppState) {
     super::kept::close_race_summary(state);
     let jobs = resolved.jobs();
     let first_task = bench.tasks[resolved.tasks[0]].name.clone();
-    if !resolved.tasks.iter().any(|&t| bench.tasks[t].name == state.best_task.get_untracked()) {
-        state.best_task.set(first_task);
+    if !resolved.tasks.iter().any(|&t| bench.tasks[t].name == state.run.best_task.get_untracked()) {
+        state.run.best_task.set(first_task);
     }
     state.workers.pending.update_value(|p| p.0.clear());
-    state.traces.set(Vec::with_capacity(jobs.len()));
+    state.run.traces.set(Vec::with_capacity(jobs.len()));
     super::kept::begin_run(state, new_record(&resolved, &bench, super::kept::epoch_ms()), true);
     run_jobs(state, bench, resolved, jobs, 0);
 }
@@ -398,29 +398,29 @@ fn start_run(state: AppState) {
 /// Runs the last run's jobs that have no trace — failed, cancelled, or not run before the
 /// page was reloaded — keeping every trace it has.
 fn run_rest(state: AppState) {
-    let Some((resolved, bench)) = state.run_setup.get_untracked() else { return };
+    let Some((resolved, bench)) = state.run.setup.get_untracked() else { return };
     flush_pending(state);
-    let (finished, jobs) = resolved.split_finished(&bench, state.traces.get_untracked());
+    let (finished, jobs) = resolved.split_finished(&bench, state.run.traces.get_untracked());
     if jobs.is_empty() {
         return;
     }
     state.clear(Level::Error);
     super::kept::close_race_summary(state);
-    let record = state.run_record.get_untracked().map(|(r, _)| r).filter(|r| r.id == experiment_id(&resolved.spec));
+    let record = state.run.record.get_untracked().map(|(r, _)| r).filter(|r| r.id == experiment_id(&resolved.spec));
     let record = record.unwrap_or_else(|| new_record(&resolved, &bench, super::kept::epoch_ms()));
     super::kept::begin_run(state, record, false);
     let done = finished.len();
-    state.traces.set(finished);
+    state.run.traces.set(finished);
     run_jobs(state, bench, resolved, jobs, done);
 }
 
 /// Jobs of the last run without a trace (0 while it runs).
 fn missing_jobs(state: AppState) -> usize {
-    let r = state.run.get();
+    let r = state.run.status.get();
     if r.running {
         return 0;
     }
-    r.total_jobs.saturating_sub(state.traces.with(Vec::len))
+    r.total_jobs.saturating_sub(state.run.traces.with(Vec::len))
 }
 
 /// Starts `jobs` of the run `resolved` on `bench`; `done_before` of the run's jobs are already
@@ -428,12 +428,12 @@ fn missing_jobs(state: AppState) -> usize {
 fn run_jobs(state: AppState, bench: std::sync::Arc<Benchmark>, resolved: ResolvedSpec, jobs: Vec<Job>, done_before: usize) {
     let total = done_before + jobs.len();
     let resolved_units = resolved.mode.units();
-    state.run_setup.set(Some((resolved.clone(), bench.clone())));
-    let known = state.learned.with_untracked(|s| s.items(&bench, &resolved));
+    state.run.setup.set(Some((resolved.clone(), bench.clone())));
+    let known = state.data.learned.with_untracked(|s| s.items(&bench, &resolved));
     let sink = Box::new(UiSink { state, bench: bench.clone(), resolved: resolved.clone() });
     let (workers, reused) = pool::start(state.workers.run, bench, resolved, jobs, hardware_concurrency(), known, sink);
     let reused_of = |kind: LearnedKind| reused.iter().filter(|key| key.2 == kind).count();
-    state.run.set(RunStatus {
+    state.run.status.set(RunStatus {
         priors_reused: reused_of(LearnedKind::Prior),
         means_reused: reused_of(LearnedKind::OtherTaskMeans),
         running: true,
@@ -468,7 +468,7 @@ fn fmt_seconds(s: f64) -> String {
 #[component]
 pub fn RunPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
-    let run = state.run;
+    let run = state.run.status;
     let link = Memo::new(move |_| link_for(&to_query(&state.spec.get())));
     let copied = RwSignal::new(false);
     let cancel = move |_| {
@@ -520,7 +520,7 @@ pub fn RunPanel() -> impl IntoView {
             format!("Restored {} of {} kept in this browser.", r.done_jobs, count(r.total_jobs, "job"))
         } else {
             let evals = (r.done_jobs - r.failed_jobs) as f64 * r.iterations as f64;
-            let unit = if state.run_setup.with_untracked(|s| s.as_ref().is_some_and(|(r, _)| r.mode.kind() == RunKind::Race)) {
+            let unit = if state.run.setup.with_untracked(|s| s.as_ref().is_some_and(|(r, _)| r.mode.kind() == RunKind::Race)) {
                 "budget units"
             } else {
                 "evaluations"
@@ -540,7 +540,7 @@ pub fn RunPanel() -> impl IntoView {
     view! {
         <div class="row">
             <button id="run" class="primary" on:click=move |_| start_run(state)
-                disabled=move || run.get().running || state.bench.get().is_none() || state.loading.get()>"Run"</button>
+                disabled=move || run.get().running || state.data.bench.get().is_none() || state.data.loading.get()>"Run"</button>
             <button id="cancel" on:click=cancel disabled=move || !run.get().running>"Cancel"</button>
             // After a cancel or a reload the rest of the run is one click away; after a run whose
             // jobs failed (a crashed worker), those jobs are.
@@ -557,7 +557,7 @@ pub fn RunPanel() -> impl IntoView {
             </Show>
             <span id="job-count">{move || {
                 let s = state.spec.get();
-                let tasks = if s.tasks.is_empty() { state.bench.get().map(|b| b.tasks.len()).unwrap_or(0) } else { s.tasks.len() };
+                let tasks = if s.tasks.is_empty() { state.data.bench.get().map(|b| b.tasks.len()).unwrap_or(0) } else { s.tasks.len() };
                 let each = match s.race_budget { Some(b) => format!("{b} budget units"), None => format!("{} iterations", s.iterations) };
                 format!(
                     "{} × {} × {} = {} of {each}",

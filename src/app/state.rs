@@ -113,52 +113,97 @@ pub struct RoleEditor {
     pub roles: Vec<String>,
 }
 
-/// All signals of the page, shared through context.
+/// The loaded data and what was read or learned from it.
 #[derive(Clone, Copy)]
-pub struct AppState {
-    /// The page's Web Workers and what is in flight with them.
-    pub workers: WorkerService,
-    /// The setup (mirrored in the URL).
-    pub spec: RwSignal<ExperimentSpec>,
+pub struct DataState {
     /// The loaded benchmark.
     pub bench: RwSignal<Option<Arc<Benchmark>>>,
     /// One line describing the loaded data.
-    pub data_info: RwSignal<String>,
+    pub info: RwSignal<String>,
     /// Data is being loaded.
     pub loading: RwSignal<bool>,
-    /// Messages shown at the top.
-    pub messages: RwSignal<Vec<Message>>,
-    /// Counter for message ids.
-    pub next_message: RwSignal<u32>,
     /// Files from ../shared/benchmarks served beside the app.
     pub shared_files: RwSignal<Vec<String>>,
     /// The link names an uploaded file that has not been provided yet: (name, sha256).
     pub pending_upload: RwSignal<Option<(String, String)>>,
     /// The column-role editor, when a generic CSV is being loaded.
     pub role_editor: RwSignal<Option<RoleEditor>>,
-    /// Traces of the current or last run.
+    /// Priors and SGPT's means learned so far on the loaded data (by runs and the prior view).
+    pub learned: RwSignal<LearnedStore>,
+    /// The loaded data had missing or non-finite values repaired (as the task's worst value,
+    /// which depends on the direction).
+    pub repaired: RwSignal<bool>,
+}
+
+impl DataState {
+    fn new() -> Self {
+        DataState {
+            bench: RwSignal::new(None),
+            info: RwSignal::new(String::new()),
+            loading: RwSignal::new(false),
+            shared_files: RwSignal::new(Vec::new()),
+            pending_upload: RwSignal::new(None),
+            role_editor: RwSignal::new(None),
+            learned: RwSignal::new(LearnedStore::default()),
+            repaired: RwSignal::new(false),
+        }
+    }
+}
+
+/// The current or last run and how its results are shown.
+#[derive(Clone, Copy)]
+pub struct RunState {
+    /// Progress.
+    pub status: RwSignal<RunStatus>,
+    /// Traces.
     pub traces: RwSignal<Vec<Trace>>,
-    /// Spec and data of the current or last run (charts use these, not the edited setup).
-    pub run_setup: RwSignal<Option<(ResolvedSpec, Arc<Benchmark>)>>,
-    /// Run progress.
-    pub run: RwSignal<RunStatus>,
+    /// Spec and data of the run (charts use these, not the edited setup).
+    pub setup: RwSignal<Option<(ResolvedSpec, Arc<Benchmark>)>>,
     /// Log-scale y axes.
     pub log_y: RwSignal<bool>,
     /// Task shown in the best-so-far chart.
     pub best_task: RwSignal<String>,
-    /// Priors and SGPT's means learned so far on the loaded data (by runs and the prior view).
-    pub learned: RwSignal<LearnedStore>,
-    /// What this browser keeps: files and past experiments (refreshed after each change).
-    pub kept: RwSignal<Kept>,
-    /// The loaded data had missing or non-finite values repaired (as the task's worst value,
-    /// which depends on the direction).
-    pub repaired: RwSignal<bool>,
-    /// The record under which the current run's traces are kept, and whether keeping them
-    /// failed already in this run (said once).
-    pub run_record: RwSignal<Option<(ExperimentRecord, bool)>>,
+    /// The record under which the run's traces are kept, and whether keeping them failed
+    /// already in this run (said once).
+    pub record: RwSignal<Option<(ExperimentRecord, bool)>>,
     /// A race summary opened from a file (its name), shown instead of the last run's results
     /// until it is closed or a run starts.
     pub opened_race: RwSignal<Option<(String, Arc<RaceSummary>)>>,
+}
+
+impl RunState {
+    fn new() -> Self {
+        RunState {
+            status: RwSignal::new(RunStatus::default()),
+            traces: RwSignal::new(Vec::new()),
+            setup: RwSignal::new(None),
+            log_y: RwSignal::new(false),
+            best_task: RwSignal::new(String::new()),
+            record: RwSignal::new(None),
+            opened_race: RwSignal::new(None),
+        }
+    }
+}
+
+/// The page's state, shared through context: the setup, the messages, and the data, run, kept
+/// and worker parts (each a `Copy` handle of its own, provided as a context too, so that a
+/// component can take only the part it uses).
+#[derive(Clone, Copy)]
+pub struct AppState {
+    /// The setup (mirrored in the URL).
+    pub spec: RwSignal<ExperimentSpec>,
+    /// Messages shown at the top.
+    pub messages: RwSignal<Vec<Message>>,
+    /// Counter for message ids.
+    pub next_message: RwSignal<u32>,
+    /// The loaded data.
+    pub data: DataState,
+    /// The current or last run.
+    pub run: RunState,
+    /// What this browser keeps: files and past experiments (refreshed after each change).
+    pub kept: RwSignal<Kept>,
+    /// The page's Web Workers and what is in flight with them.
+    pub workers: WorkerService,
 }
 
 /// What the browser keeps for the page (see [`super::store`]).
@@ -179,26 +224,21 @@ impl AppState {
     pub fn new(spec: ExperimentSpec) -> Self {
         AppState {
             spec: RwSignal::new(spec),
-            bench: RwSignal::new(None),
-            data_info: RwSignal::new(String::new()),
-            loading: RwSignal::new(false),
             messages: RwSignal::new(Vec::new()),
             next_message: RwSignal::new(0),
-            shared_files: RwSignal::new(Vec::new()),
-            pending_upload: RwSignal::new(None),
-            role_editor: RwSignal::new(None),
-            traces: RwSignal::new(Vec::new()),
-            run_setup: RwSignal::new(None),
-            run: RwSignal::new(RunStatus::default()),
-            log_y: RwSignal::new(false),
-            best_task: RwSignal::new(String::new()),
-            learned: RwSignal::new(LearnedStore::default()),
+            data: DataState::new(),
+            run: RunState::new(),
             kept: RwSignal::new(Kept::default()),
-            repaired: RwSignal::new(false),
-            run_record: RwSignal::new(None),
-            opened_race: RwSignal::new(None),
             workers: WorkerService::new(),
         }
+    }
+
+    /// Provides the state and each of its parts as contexts.
+    pub fn provide(self) {
+        provide_context(self);
+        provide_context(self.data);
+        provide_context(self.run);
+        provide_context(self.workers);
     }
 
     /// Shows a message.
@@ -222,8 +262,8 @@ impl AppState {
     /// data: a result that arrives after other data was loaded would only evict what was
     /// learned on the new data.
     pub fn keep_learned(&self, bench: &Arc<Benchmark>, resolved: &ResolvedSpec, target: usize, warp: OutputWarp, learned: Learned) {
-        if self.bench.with_untracked(|b| b.as_ref().is_some_and(|b| Arc::ptr_eq(b, bench))) {
-            self.learned.update(|s| s.insert(bench, resolved, target, warp, learned));
+        if self.data.bench.with_untracked(|b| b.as_ref().is_some_and(|b| Arc::ptr_eq(b, bench))) {
+            self.data.learned.update(|s| s.insert(bench, resolved, target, warp, learned));
         }
     }
 

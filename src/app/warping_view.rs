@@ -50,9 +50,9 @@ fn objective_of(bench: &Benchmark, name: Option<&str>) -> usize {
 pub fn WarpingView() -> impl IntoView {
     let state = expect_context::<AppState>();
     let inputs = Memo::new(move |_| {
-        let bench = state.bench.get()?;
+        let bench = state.data.bench.get()?;
         let m = objective_of(&bench, state.spec.get().objective.as_deref());
-        let task = bench.task_index(&state.best_task.get()).unwrap_or(0);
+        let task = bench.task_index(&state.run.best_task.get()).unwrap_or(0);
         Some((bench, m, task))
     });
     let raw = Memo::new(move |_| {
