@@ -4,14 +4,16 @@
 //! `wasm32-unknown-unknown`: the CLI passes `Instant`, the workers `performance.now()`.
 //! Wall time is recorded but never influences a decision, so traces are identical everywhere.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
-use super::benchmark::{Benchmark, Direction};
+use super::benchmark::{Benchmark, Direction, Task};
 use super::error::{EngineError, Result};
 use super::fidelity::picks::{replay, RacePicks};
 use super::fidelity::runner::{race_curves, run_mf_job_with};
 use super::fidelity::RaceRow;
-use super::method_entry::MethodObjectives;
+use super::method_entry::{MethodEntry, MethodObjectives};
 use super::optimizer::{job_rng, SearchState};
 use super::pareto::HypervolumeError;
 use super::spec::{Job, ResolvedSpec, RunMode};
@@ -92,6 +94,12 @@ pub enum TraceBody {
 }
 
 impl Trace {
+    /// The trace of `job` on `bench` with this body.
+    fn of(bench: &Benchmark, job: &Job, body: TraceBody) -> Result<Trace> {
+        let task = task_of(bench, job)?;
+        Ok(Trace { method: job.method.clone(), blackbox: bench.name.clone(), task: task.name.clone(), seed: job.seed, body })
+    }
+
     /// The evaluations of a full-evaluation run, one per iteration (none for a race).
     pub fn rows(&self) -> &[TraceRow] {
         match &self.body {
@@ -128,104 +136,142 @@ pub fn run_job(
     now: &dyn Fn() -> f64,
     progress: &mut dyn FnMut(JobProgress) -> bool,
 ) -> Result<Trace> {
-    let task = bench.tasks.get(job.task).ok_or_else(|| EngineError::Spec(format!("task index {} out of range", job.task)))?;
+    task_of(bench, job)?;
     let method = resolved.entry(job)?;
-    let iterations = match resolved.mode {
-        RunMode::Full { iterations } => iterations,
+    let body = match resolved.mode {
+        RunMode::Full { iterations } => full_evaluations(bench, resolved, job, method, iterations, priors, now, progress)?,
         RunMode::Race { budget: total } => {
             let sign = resolved.direction.sign();
             let mut on_step = |spent| progress(JobProgress::Budget { spent, total });
             let race = run_mf_job_with(bench, job.task, method, job.seed, total, sign, resolved.spec.targets, now, &mut on_step)?;
-            return Ok(Trace {
-                method: job.method.clone(),
-                blackbox: bench.name.clone(),
-                task: task.name.clone(),
-                seed: job.seed,
-                body: TraceBody::Race(race.rows),
-            });
+            TraceBody::Race(race.rows)
         }
     };
+    Trace::of(bench, job, body)
+}
+
+/// The loop of a full-evaluation job: at each iteration the optimizer suggests an
+/// unevaluated candidate from what it has seen, observes its loss, and the step is recorded.
+#[allow(clippy::too_many_arguments)]
+fn full_evaluations(
+    bench: &Benchmark,
+    resolved: &ResolvedSpec,
+    job: &Job,
+    method: &MethodEntry,
+    iterations: u32,
+    priors: &PriorCache,
+    now: &dyn Fn() -> f64,
+    progress: &mut dyn FnMut(JobProgress) -> bool,
+) -> Result<TraceBody> {
+    let task = task_of(bench, job)?;
     let candidates = bench.encoded_task(job.task);
-    let values = &task.metrics[resolved.objective];
-    let multi = resolved.is_multi_objective();
-    let loss_columns: Vec<Vec<f64>> = if multi { task_loss_columns(bench, resolved, job.task) } else { Vec::new() };
-    let mut hv_tracker = multi.then(|| HypervolumeError::new(&loss_columns));
     let (transfer, prior_rmse) = transfer_context(bench, resolved, job.task, method, priors, &mut |step, total| {
         progress(JobProgress::Prior { step: step as u32, total: total as u32 })
     })?;
     let mut optimizer = method.build_full(transfer)?;
     let mut rng = job_rng(job.seed, &task.name);
     let n = iterations.min(task.len() as u32);
-    let mut evaluated = vec![false; task.len()];
-    let mut history: Vec<(usize, f64)> = Vec::with_capacity(n as usize);
-    let mut loss_vectors: Vec<Vec<f64>> = Vec::with_capacity(if multi { n as usize } else { 0 });
-    let mut scalarized: Vec<(usize, f64)>;
-    let mut rows = Vec::with_capacity(n as usize);
-    let mut best = f64::NAN;
+    let mut record = Record::new(bench, resolved, job.task, n as usize);
     for iteration in 0..n {
         let t0 = now();
-        let seen = match method.objectives() {
-            // "+MO": the average of the objectives warped on the observations so far; the
-            // warps change with every observation, so the whole history is recomputed.
-            MethodObjectives::Scalarized(warp) if multi => {
-                scalarized = history.iter().zip(scalarize_points(&loss_vectors, warp)).map(|(&(i, _), s)| (i, s)).collect();
-                &scalarized
-            }
-            _ => &history,
-        };
-        let state = SearchState { candidates: &candidates, evaluated: &evaluated, history: seen, objectives: &loss_vectors };
+        let seen = record.seen(method.objectives());
+        let state = SearchState { candidates: &candidates, evaluated: &record.evaluated, history: &seen, objectives: &record.loss_vectors };
         let pick = optimizer.suggest(&state, &mut rng).map_err(|e| e.for_method(method.name))?;
-        if pick >= task.len() || evaluated[pick] {
+        if pick >= task.len() || record.evaluated[pick] {
             return Err(EngineError::Method {
                 method: job.method.clone(),
                 message: format!("suggested candidate {pick}, which is out of range or already evaluated"),
             });
         }
-        let value = values[pick];
-        let loss = resolved.loss(value);
-        optimizer.observe(pick, loss);
+        optimizer.observe(pick, resolved.loss(task.metrics[resolved.objective][pick]));
         let seconds = now() - t0;
-        evaluated[pick] = true;
-        history.push((pick, loss));
-        let mut objectives = Vec::new();
-        let mut hv_error = None;
-        if let Some(tracker) = hv_tracker.as_mut() {
-            let losses: Vec<f64> = loss_columns.iter().map(|c| c[pick]).collect();
-            hv_error = Some(tracker.observe(&losses));
-            objectives = resolved.objectives.iter().map(|&(m, _)| task.metrics[m][pick]).collect();
-            loss_vectors.push(losses);
-        }
-        best = if best.is_nan() || better(value, best, resolved.direction) { value } else { best };
-        rows.push(TraceRow { iteration, candidate: pick, value, best, optimizer_seconds: seconds, objectives, hv_error });
+        record.push(iteration, pick, seconds);
         if !progress(JobProgress::Iterations(iteration + 1)) {
             return Err(EngineError::Method { method: job.method.clone(), message: "cancelled".into() });
         }
     }
-    Ok(Trace {
-        method: job.method.clone(),
-        blackbox: bench.name.clone(),
-        task: task.name.clone(),
-        seed: job.seed,
-        body: TraceBody::Evaluations { rows, prior_rmse },
-    })
+    Ok(TraceBody::Evaluations { rows: record.rows, prior_rmse })
+}
+
+/// What a full-evaluation job has evaluated, as its optimizer sees it (losses) and as its
+/// trace records it (values, best so far, and for several objectives each one's value and
+/// the hypervolume error).
+struct Record<'a> {
+    resolved: &'a ResolvedSpec,
+    task: &'a Task,
+    /// Each objective's losses on every configuration (several objectives only).
+    loss_columns: Vec<Vec<f64>>,
+    hv_tracker: Option<HypervolumeError>,
+    evaluated: Vec<bool>,
+    /// (configuration, loss) of each evaluation, in order.
+    history: Vec<(usize, f64)>,
+    /// Each evaluation's losses, one per objective (several objectives only).
+    loss_vectors: Vec<Vec<f64>>,
+    rows: Vec<TraceRow>,
+    best: f64,
+}
+
+impl<'a> Record<'a> {
+    fn new(bench: &'a Benchmark, resolved: &'a ResolvedSpec, task: usize, capacity: usize) -> Self {
+        let multi = resolved.is_multi_objective();
+        let loss_columns: Vec<Vec<f64>> = if multi { task_loss_columns(bench, resolved, task) } else { Vec::new() };
+        Record {
+            resolved,
+            task: &bench.tasks[task],
+            hv_tracker: multi.then(|| HypervolumeError::new(&loss_columns)),
+            loss_columns,
+            evaluated: vec![false; bench.tasks[task].len()],
+            history: Vec::with_capacity(capacity),
+            loss_vectors: Vec::with_capacity(if multi { capacity } else { 0 }),
+            rows: Vec::with_capacity(capacity),
+            best: f64::NAN,
+        }
+    }
+
+    /// The history the method learns from: the losses, or for a "+MO" method the average of
+    /// the objectives warped on the observations so far (the warps change with every
+    /// observation, so the whole history is recomputed).
+    fn seen(&self, objectives: MethodObjectives) -> Cow<'_, [(usize, f64)]> {
+        match objectives {
+            MethodObjectives::Scalarized(warp) if self.hv_tracker.is_some() => {
+                Cow::Owned(self.history.iter().zip(scalarize_points(&self.loss_vectors, warp)).map(|(&(i, _), s)| (i, s)).collect())
+            }
+            _ => Cow::Borrowed(&self.history),
+        }
+    }
+
+    /// Records the evaluation of configuration `pick` at `iteration`, which took the
+    /// optimizer `seconds`.
+    fn push(&mut self, iteration: u32, pick: usize, seconds: f64) {
+        let value = self.task.metrics[self.resolved.objective][pick];
+        self.evaluated[pick] = true;
+        self.history.push((pick, self.resolved.loss(value)));
+        let mut objectives = Vec::new();
+        let mut hv_error = None;
+        if let Some(tracker) = self.hv_tracker.as_mut() {
+            let losses: Vec<f64> = self.loss_columns.iter().map(|c| c[pick]).collect();
+            hv_error = Some(tracker.observe(&losses));
+            objectives = self.resolved.objectives.iter().map(|&(m, _)| self.task.metrics[m][pick]).collect();
+            self.loss_vectors.push(losses);
+        }
+        self.best = if self.best.is_nan() || better(value, self.best, self.resolved.direction) { value } else { self.best };
+        self.rows.push(TraceRow { iteration, candidate: pick, value, best: self.best, optimizer_seconds: seconds, objectives, hv_error });
+    }
+}
+
+fn task_of<'a>(bench: &'a Benchmark, job: &Job) -> Result<&'a Task> {
+    bench.tasks.get(job.task).ok_or_else(|| EngineError::Spec(format!("task index {} out of range", job.task)))
 }
 
 /// The trace `run_job` gave for the race `job`, rebuilt from its recorded picks on this data
 /// (`fidelity::picks`): identical to the original, or an error.
 pub fn replay_job(bench: &Benchmark, resolved: &ResolvedSpec, job: &Job, picks: &RacePicks) -> Result<Trace> {
-    let task = bench.tasks.get(job.task).ok_or_else(|| EngineError::Spec(format!("task index {} out of range", job.task)))?;
     let RunMode::Race { budget } = resolved.mode else {
         return Err(EngineError::Spec("picks replay races only; this link runs full evaluations".into()));
     };
     let (values, cost) = race_curves(bench, job.task)?;
     let rows = replay(picks, &job.method, &values, cost.as_deref(), resolved.direction.sign(), budget)?;
-    Ok(Trace {
-        method: job.method.clone(),
-        blackbox: bench.name.clone(),
-        task: task.name.clone(),
-        seed: job.seed,
-        body: TraceBody::Race(rows),
-    })
+    Trace::of(bench, job, TraceBody::Race(rows))
 }
 
 fn better(a: f64, b: f64, direction: Direction) -> bool {
