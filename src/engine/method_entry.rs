@@ -71,8 +71,9 @@ pub enum CostClass {
 /// Builds a fresh full-evaluation optimizer for one job from what it may learn.
 pub type BuildFull = fn(TransferContext) -> Result<Box<dyn Optimizer>>;
 
-/// Builds a fresh multi-fidelity optimizer for one job.
-pub type BuildRace = fn() -> Box<dyn MultiFidelityOptimizer>;
+/// Builds a fresh multi-fidelity optimizer for one job, labelled with its entry's name (what
+/// its errors say).
+pub type BuildRace = fn(&'static str) -> Box<dyn MultiFidelityOptimizer>;
 
 /// The kind of run a method belongs to, with what that kind needs to know.
 #[derive(Clone, Copy)]
@@ -156,7 +157,7 @@ impl MethodEntry {
     /// A fresh multi-fidelity optimizer.
     pub fn build_race(&self) -> Result<Box<dyn MultiFidelityOptimizer>> {
         match self.kind {
-            MethodKind::Race { build } => Ok(build()),
+            MethodKind::Race { build } => Ok(build(self.name)),
             MethodKind::Full { .. } => Err(EngineError::Spec(format!("{} does not run in a multi-fidelity race", self.name))),
         }
     }

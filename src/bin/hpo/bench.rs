@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use hpo_playground::engine::benchmark::Benchmark;
-use hpo_playground::engine::fidelity::dyhpo::{race_with_observations, DyHpo};
+use hpo_playground::engine::fidelity::dyhpo::{race_with_observations, DyHpo, DYHPO, DYHPO_FAST};
 use hpo_playground::engine::fidelity::runner::race_curves;
 use hpo_playground::engine::fidelity::MultiFidelityOptimizer;
 use hpo_playground::engine::gp::{FittedGp, GpSettings};
@@ -111,7 +111,8 @@ fn dyhpo_steps(lcbench_dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
     let (values, _) = race_curves(&bench, 0)?;
     let candidates = bench.encoded_task(0);
     let sign = bench.metrics[bench.objective].direction.sign();
-    for (name, make) in [("DyHPO", DyHpo::new as fn() -> DyHpo), ("DyHPO (fast)", DyHpo::fast)] {
+    let fast = || DyHpo::fast(DYHPO_FAST.name);
+    for (name, make) in [(DYHPO.name, DyHpo::new as fn() -> DyHpo), (DYHPO_FAST.name, fast as fn() -> DyHpo)] {
         for n in [50, 200, 500, 1000] {
             let mut rng = job_rng(n as u64, "bench");
             let race = race_with_observations(&values, n, sign, &mut rng);

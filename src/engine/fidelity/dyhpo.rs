@@ -71,12 +71,12 @@ pub struct StepScore {
 impl DyHpo {
     /// DyHPO with the paper's settings.
     pub fn new() -> Self {
-        Self::with_settings("DyHPO", DeepKernelSettings::default())
+        Self::with_settings(DYHPO.name, DeepKernelSettings::default())
     }
 
     /// The ablation without the learning-curve input.
     pub fn without_cnn() -> Self {
-        Self::with_settings("DyHPO w/o CNN", DeepKernelSettings { filters: 0, ..Default::default() })
+        Self::with_settings(DYHPO_WITHOUT_CNN.name, DeepKernelSettings { filters: 0, ..Default::default() })
     }
 
     /// DyHPO with other surrogate settings (for tests and benchmarks).
@@ -107,11 +107,11 @@ impl DyHpo {
     /// [`FAST_REFIT_EVERY`] steps; in between, the GP is only conditioned on the observations
     /// with the parameters kept. Not the paper's method: the exact GP's O(n³) epochs make the
     /// faithful one slow beyond a few hundred observations (see docs/benchmarks.md).
-    pub fn fast() -> Self {
+    pub fn fast(name: &'static str) -> Self {
         DyHpo {
             max_observations: Some(FAST_OBSERVATIONS),
             refit_every: FAST_REFIT_EVERY,
-            ..Self::with_settings("DyHPO (fast)", DeepKernelSettings::default())
+            ..Self::with_settings(name, DeepKernelSettings::default())
         }
     }
 
@@ -295,7 +295,7 @@ pub const DYHPO: MethodEntry = MethodEntry {
     summary: "Deep-kernel GP over learning curves, multi-fidelity EI, one budget unit per step (Wistuba et al. 2022)",
     paper: "Wistuba, Kadra & Grabocka 2022, §3, Alg. 1",
     cost: CostClass::Heavy,
-    kind: MethodKind::Race { build: || Box::new(DyHpo::new()) },
+    kind: MethodKind::Race { build: |name| Box::new(DyHpo::with_settings(name, DeepKernelSettings::default())) },
 };
 
 /// Registry entry: the paper's ablation without the learning-curve input.
@@ -304,7 +304,7 @@ pub const DYHPO_WITHOUT_CNN: MethodEntry = MethodEntry {
     summary: "DyHPO without the learning-curve input (the paper's ablation)",
     paper: "Wistuba, Kadra & Grabocka 2022, §5 (the ablation of Fig. 7)",
     cost: CostClass::Heavy,
-    kind: MethodKind::Race { build: || Box::new(DyHpo::without_cnn()) },
+    kind: MethodKind::Race { build: |name| Box::new(DyHpo::with_settings(name, DeepKernelSettings { filters: 0, ..Default::default() })) },
 };
 
 /// Registry entry: not the paper's method (see [`DyHpo::fast`]).
@@ -313,7 +313,7 @@ pub const DYHPO_FAST: MethodEntry = MethodEntry {
     summary: "Not the paper's method: DyHPO fitted on at most 256 observations (latest of each configuration first), for speed",
     paper: "Wistuba, Kadra & Grabocka 2022, §3, Alg. 1, with this project's shortcuts (docs/methods.md)",
     cost: CostClass::Model,
-    kind: MethodKind::Race { build: || Box::new(DyHpo::fast()) },
+    kind: MethodKind::Race { build: |name| Box::new(DyHpo::fast(name)) },
 };
 
 #[cfg(test)]
@@ -341,7 +341,7 @@ mod tests {
         let (xs, values) = curves(30, 9);
         let mut rng = MethodRng::seed_from_u64(3);
         let mut race = race_with_observations(&values, 20, 1.0, &mut rng);
-        let (mut fast, mut exact) = (DyHpo::fast(), DyHpo::new());
+        let (mut fast, mut exact) = (DyHpo::fast(DYHPO_FAST.name), DyHpo::new());
         let mut fitted = Vec::new();
         for step in 0..25 {
             let request = fast.next(&race, &xs, &mut rng).unwrap();

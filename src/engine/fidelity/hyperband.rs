@@ -127,7 +127,7 @@ impl Default for Hyperband {
 impl Hyperband {
     /// Hyperband with η = 3.
     pub fn new() -> Self {
-        Self::with_sampler("Hyperband", Box::new(RandomSampler))
+        Self::with_sampler(HYPERBAND.name, Box::new(RandomSampler))
     }
 
     /// Hyperband's schedule with another way of starting brackets (BOHB, DEHB).
@@ -222,7 +222,7 @@ impl MultiFidelityOptimizer for Asha {
                 return Ok(Request { config: c, budget: up });
             }
         }
-        Ok(Request { config: fresh_config(race, rng, "ASHA")?, budget: self.rungs[0] })
+        Ok(Request { config: fresh_config(race, rng, ASHA.name)?, budget: self.rungs[0] })
     }
 }
 
@@ -232,7 +232,7 @@ pub const RS_FULL_BUDGET: MethodEntry = MethodEntry {
     summary: "Random search: fresh random configurations, each trained to the full budget",
     paper: "Wistuba, Kadra & Grabocka 2022, §4.3 (baseline)",
     cost: CostClass::Instant,
-    kind: MethodKind::Race { build: || Box::new(FullBudgetRandomSearch) },
+    kind: MethodKind::Race { build: |_| Box::new(FullBudgetRandomSearch) },
 };
 
 /// Registry entry.
@@ -241,7 +241,7 @@ pub const HYPERBAND: MethodEntry = MethodEntry {
     summary: "Hyperband, η = 3 (Li et al. 2018)",
     paper: "Li et al. 2018, Alg. 1; a baseline of Wistuba et al. 2022, §4.3",
     cost: CostClass::Instant,
-    kind: MethodKind::Race { build: || Box::new(Hyperband::new()) },
+    kind: MethodKind::Race { build: |name| Box::new(Hyperband::with_sampler(name, Box::new(RandomSampler))) },
 };
 
 /// Registry entry.
@@ -250,7 +250,7 @@ pub const ASHA: MethodEntry = MethodEntry {
     summary: "Asynchronous successive halving, η = 3 (Li et al. 2020)",
     paper: "Li et al. 2020, Alg. 2; a baseline of Wistuba et al. 2022, §4.3",
     cost: CostClass::Instant,
-    kind: MethodKind::Race { build: || Box::new(Asha::new()) },
+    kind: MethodKind::Race { build: |_| Box::new(Asha::new()) },
 };
 
 #[cfg(test)]

@@ -194,7 +194,7 @@ pub const BOHB: MethodEntry = MethodEntry {
     summary: "Hyperband whose brackets start from TPE densities per budget (Falkner et al. 2018)",
     paper: "Falkner et al. 2018; a baseline of Wistuba et al. 2022, §4.3",
     cost: CostClass::Model,
-    kind: MethodKind::Race { build: || Box::new(Hyperband::with_sampler("BOHB", Box::new(TpeSampler))) },
+    kind: MethodKind::Race { build: |name| Box::new(Hyperband::with_sampler(name, Box::new(TpeSampler))) },
 };
 
 /// Registry entry.
@@ -203,7 +203,7 @@ pub const DEHB: MethodEntry = MethodEntry {
     summary: "Hyperband whose brackets start from differential evolution (Awad et al. 2021; simplified)",
     paper: "Awad et al. 2021 (simplified, docs/methods.md); a baseline of Wistuba et al. 2022, §4.3",
     cost: CostClass::Model,
-    kind: MethodKind::Race { build: || Box::new(Hyperband::with_sampler("DEHB", Box::new(DeSampler))) },
+    kind: MethodKind::Race { build: |name| Box::new(Hyperband::with_sampler(name, Box::new(DeSampler))) },
 };
 
 #[cfg(test)]

@@ -66,7 +66,7 @@ pub fn run(bench: &Benchmark, t: usize, arm: Arm, seed: u64) -> Result<ProtocolR
     let max_budget = values.iter().map(Vec::len).min().unwrap_or(0) as u32;
     let mut optimizer = match arm {
         Arm::Gpb(design) => GpbRace::new("GPB", design),
-        Arm::GpFullBudget => GpbRace::full_budget("GP (max budget)"),
+        Arm::GpFullBudget => GpbRace::full_budget(crate::engine::fidelity::gpb::GP_MAX_BUDGET.name),
     };
     let mut rng = job_rng(seed, &format!("gpb-protocol/{}", bench.tasks[t].name));
     let mut race = Race::new(values.len(), max_budget, u64::MAX);
