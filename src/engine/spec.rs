@@ -98,7 +98,7 @@ pub struct ExperimentSpec {
     pub direction: Option<Direction>,
     /// Target tasks; empty means all.
     pub tasks: Vec<String>,
-    /// Method names (see [`crate::engine::methods::METHODS`]).
+    /// Method names (see [`crate::engine::registry::METHODS`]).
     pub methods: Vec<String>,
     /// Seeds `first_seed .. first_seed + seeds`.
     pub seeds: u32,
