@@ -40,7 +40,7 @@ $(echo "$wasm" | table)
 Where one epoch of the faithful DyHPO's fit goes (one likelihood-and-gradient evaluation of
 the deep kernel with the default settings on n observations shaped like LCBench's: 7
 hyperparameters, curves of 50 epochs; median of 7 / 7 / 5; \`Phase\` in
-src/engine/fidelity/deep_kernel.rs), milliseconds, with the n × n algebra in f64 (the exact
+crates/engine/src/fidelity/deep_kernel.rs), milliseconds, with the n × n algebra in f64 (the exact
 path every run uses) and in f32 (\`Precision::F32\`, the authors' precision). A warm-started
 step runs at least 11 epochs.
 

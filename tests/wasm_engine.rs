@@ -41,18 +41,18 @@ fn worker_messages_survive_the_workers_codec() {
     use hpo_playground::engine::runner::run_job;
     use hpo_playground::engine::spec::{ExperimentSpec, Job};
     use hpo_playground::engine::transfer::PriorCache;
-    use hpo_playground::worker_protocol::{decode, encode, FromWorker, ToWorker};
+    use hpo_playground::worker_protocol::{FromWorker, ToWorker};
     let bench = load_bundled("quadratic").unwrap();
     let resolved = ExperimentSpec { iterations: 3, ..Default::default() }.resolve(&bench).unwrap();
     let load = ToWorker::Load { generation: 1, benchmark: Box::new(bench.clone()), spec: Box::new(resolved.spec.clone()) };
-    match decode::<ToWorker>(&encode(&load).unwrap()).unwrap() {
+    match ToWorker::decode(&load.encode().unwrap()).unwrap() {
         // The worker resolves what it was sent to the same checked spec.
         ToWorker::Load { spec, benchmark: b, .. } => assert!(spec.resolve(&b).unwrap() == resolved && *b == bench),
         _ => panic!("wrong variant"),
     }
     let trace =
         run_job(&bench, &resolved, &Job { method: "RS".into(), task: 0, seed: 0 }, &PriorCache::new(), &|| 0.0, &mut |_| true).unwrap();
-    match decode::<FromWorker>(&encode(&FromWorker::Done { generation: 1, id: 0, result: Ok(trace.clone()) }).unwrap()).unwrap() {
+    match FromWorker::decode(&FromWorker::Done { generation: 1, id: 0, result: Ok(trace.clone()) }.encode().unwrap()).unwrap() {
         FromWorker::Done { result: Ok(t), .. } => assert_eq!(t, trace),
         _ => panic!("wrong variant"),
     }

@@ -1,0 +1,442 @@
+//! DyHPO (Wistuba, Kadra & Grabocka 2022, Alg. 1): at every step, fit the deep-kernel GP
+//! ([`super::deep_kernel`]) on every (configuration, budget) observed, then advance by exactly
+//! one budget unit the configuration that maximises the multi-fidelity expected improvement
+//! EI_MF(x, b(x) + 1) (Eq. 6-7). Configurations never trained are candidates at budget 1.
+//!
+//! Defaults (see [`DeepKernelSettings::default`]): Conv1d with 4 filters of width 3, early
+//! stopping with patience 10 and at most 1,000 Adam epochs, warm-started from the previous
+//! step's parameters (paper and code agree); dense layers of 64 and 128 units (the authors'
+//! code; the paper says 128 and 256) and learning rate 0.01 (paper 0.1 collapses without the
+//! code's batch norm, measured; code 0.001 needs about twice the epochs).
+//! *Our choices*, stated in `docs/methods.md`: the first configuration is drawn at random
+//! (EI needs an observation); the targets and curve inputs are losses standardised by the
+//! mean and standard deviation of all observations so far (so any metric scale works; the
+//! authors feed raw accuracies); full-batch training (Eq. 4 is the exact likelihood; App. C.4
+//! mentions batch size 64); EI on the latent f of Eq. 2; ties go to the lowest index. If a fit
+//! cannot even start (kernel not positive definite), the network is re-initialised, as in
+//! the authors' code.
+//!
+//! "DyHPO w/o CNN" is the paper's ablation without the learning-curve input.
+
+use super::deep_kernel::{fit, CurvePoint, DeepKernel, DeepKernelSettings, FitReport, FittedDeepKernel};
+use super::race::{MultiFidelityOptimizer, Race, Request};
+use crate::error::{EngineError, Result};
+use crate::method_entry::{CostClass, MethodEntry, MethodKind};
+use crate::optimizer::{index_below, MethodRng};
+use crate::stats::expected_improvement;
+
+/// Observations the surrogate of "DyHPO (fast)" sees at most.
+pub const FAST_OBSERVATIONS: usize = 256;
+
+/// Steps between two fits of the network and kernel parameters in "DyHPO (fast)"; the steps
+/// in between condition the GP on the new observations with the parameters kept.
+pub const FAST_REFIT_EVERY: usize = 10;
+
+/// DyHPO over a race's configurations.
+#[derive(Debug, Clone)]
+pub struct DyHpo {
+    name: &'static str,
+    settings: DeepKernelSettings,
+    model: Option<DeepKernel>,
+    max_observations: Option<usize>,
+    refit_every: usize,
+    /// Race steps (requests served) when the parameters were last fitted.
+    fitted_at: Option<usize>,
+    /// The last step's fit, for benchmarks; `None` when that step only conditioned the GP.
+    pub last_fit: Option<FitReport>,
+    /// With [`DyHpo::recording`]: how the last step scored every open configuration.
+    pub last_scores: Option<Vec<StepScore>>,
+    record: bool,
+}
+
+/// How EI_MF scored advancing one configuration by one budget unit (Eq. 6-7), in the loss's
+/// own units: what the Learn section shows of a DyHPO step.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct StepScore {
+    /// The configuration.
+    pub config: usize,
+    /// The budget it would reach, b(x) + 1.
+    pub budget: u32,
+    /// Predicted loss there: mean and standard deviation of the latent f.
+    pub mean: f64,
+    /// See `mean`.
+    pub sd: f64,
+    /// The incumbent EI_MF compares against: the best loss seen at that budget (Eq. 7), or
+    /// the best at any budget when nothing reached it yet.
+    pub incumbent: f64,
+    /// EI_MF.
+    pub ei: f64,
+}
+
+impl DyHpo {
+    /// DyHPO with the paper's settings.
+    pub fn new() -> Self {
+        Self::with_settings(DYHPO.name, DeepKernelSettings::default())
+    }
+
+    /// The ablation without the learning-curve input.
+    pub fn without_cnn() -> Self {
+        Self::with_settings(DYHPO_WITHOUT_CNN.name, DeepKernelSettings { filters: 0, ..Default::default() })
+    }
+
+    /// DyHPO with other surrogate settings (for tests and benchmarks).
+    pub fn with_settings(name: &'static str, settings: DeepKernelSettings) -> Self {
+        DyHpo {
+            name,
+            settings,
+            model: None,
+            max_observations: None,
+            refit_every: 1,
+            fitted_at: None,
+            last_fit: None,
+            last_scores: None,
+            record: false,
+        }
+    }
+
+    /// Keeps each step's scores in [`DyHpo::last_scores`] (for the Learn section).
+    pub fn recording(mut self) -> Self {
+        self.record = true;
+        self
+    }
+
+    /// "DyHPO (fast)": the faithful model and acquisition with two shortcuts. The GP is
+    /// fitted and conditioned on at most [`FAST_OBSERVATIONS`] observations — the latest of
+    /// each configuration first (its curve input carries its history), then earlier ones,
+    /// newest first. The parameters are fitted (warm-started, same early stopping) every
+    /// [`FAST_REFIT_EVERY`] steps; in between, the GP is only conditioned on the observations
+    /// with the parameters kept. Not the paper's method: the exact GP's O(n³) epochs make the
+    /// faithful one slow beyond a few hundred observations (see docs/benchmarks.md).
+    pub fn fast(name: &'static str) -> Self {
+        DyHpo {
+            max_observations: Some(FAST_OBSERVATIONS),
+            refit_every: FAST_REFIT_EVERY,
+            ..Self::with_settings(name, DeepKernelSettings::default())
+        }
+    }
+
+    fn error(&self, message: &str) -> EngineError {
+        EngineError::Method { method: self.name.into(), message: message.into() }
+    }
+}
+
+impl Default for DyHpo {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Per budget b (index b − 1): the lowest loss observed at b by any configuration, if any.
+pub fn incumbents_per_budget(race: &Race) -> Vec<Option<f64>> {
+    let mut best = vec![None; race.max_budget as usize];
+    for curve in &race.curves {
+        for (s, &v) in curve.iter().enumerate() {
+            best[s] = Some(best[s].map_or(v, |b: f64| b.min(v)));
+        }
+    }
+    best
+}
+
+/// Eq. 7 (for losses): the incumbent at budget `b` if something was observed there, else the
+/// best loss observed at any budget.
+pub fn incumbent_for(per_budget: &[Option<f64>], b: u32, overall: f64) -> f64 {
+    per_budget.get(b as usize - 1).copied().flatten().unwrap_or(overall)
+}
+
+/// The (configuration, budget) pairs the surrogate is fitted on: all, or at most `cap`
+/// chosen as [`DyHpo::fast`] describes.
+fn training_set(race: &Race, cap: Option<usize>) -> Vec<(usize, u32)> {
+    let all = || race.curves.iter().enumerate().flat_map(|(i, c)| (1..=c.len() as u32).map(move |b| (i, b)));
+    let Some(cap) = cap.filter(|&c| race.curves.iter().map(Vec::len).sum::<usize>() > c) else { return all().collect() };
+    // Configurations from the most recently trained one backwards.
+    let mut recent = Vec::new();
+    let mut seen = vec![false; race.curves.len()];
+    for r in race.history.iter().rev() {
+        if !seen[r.config] {
+            seen[r.config] = true;
+            recent.push(r.config);
+        }
+    }
+    let mut chosen: Vec<(usize, u32)> = recent.iter().take(cap).map(|&i| (i, race.budget_of(i))).collect();
+    'outer: for back in 1.. {
+        let mut any = false;
+        for &i in &recent {
+            if chosen.len() >= cap {
+                break 'outer;
+            }
+            if race.budget_of(i) > back {
+                chosen.push((i, race.budget_of(i) - back));
+                any = true;
+            }
+        }
+        if !any {
+            break;
+        }
+    }
+    chosen
+}
+
+/// Standardisation of every observed loss (mean, sd; sd 1 when all are equal).
+fn standardisation(race: &Race) -> (f64, f64) {
+    let all: Vec<f64> = race.curves.iter().flatten().copied().collect();
+    let n = all.len().max(1) as f64;
+    let mean = all.iter().sum::<f64>() / n;
+    let sd = (all.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n).sqrt();
+    (mean, if sd > 1e-12 { sd } else { 1.0 })
+}
+
+/// The surrogate's input for configuration `i` at budget `b` with the curve before b.
+fn point(x: &[f64], curve: &[f64], b: u32, race: &Race, curve_len: usize, (mean, sd): (f64, f64)) -> CurvePoint {
+    let mut padded: Vec<f64> = curve[..b as usize - 1].iter().map(|v| (v - mean) / sd).collect();
+    padded.resize(curve_len, 0.0);
+    CurvePoint { x: x.to_vec(), budget: b as f64 / race.max_budget as f64, curve: padded }
+}
+
+impl MultiFidelityOptimizer for DyHpo {
+    fn next(&mut self, race: &Race, candidates: &[Vec<f64>], rng: &mut MethodRng) -> Result<Request> {
+        let open: Vec<usize> = (0..race.curves.len()).filter(|&i| race.budget_of(i) < race.max_budget).collect();
+        if open.is_empty() {
+            return Err(self.error("every configuration is fully trained"));
+        }
+        self.last_scores = None;
+        if race.history.is_empty() {
+            let untouched: Vec<usize> = race.untouched().collect();
+            return Ok(Request { config: untouched[index_below(rng, untouched.len())], budget: 1 });
+        }
+        let z = standardisation(race);
+        let curve_len = (race.max_budget as usize).saturating_sub(1).max(self.settings.filter_width);
+        let mut points = Vec::new();
+        let mut y = Vec::new();
+        for (i, b) in training_set(race, self.max_observations) {
+            let curve = &race.curves[i];
+            points.push(point(&candidates[i], curve, b, race, curve_len, z));
+            y.push((curve[b as usize - 1] - z.0) / z.1);
+        }
+        let start = match self.model.take() {
+            Some(m) => m,
+            None => DeepKernel::new(candidates[0].len(), curve_len, &self.settings, rng),
+        };
+        let steps = race.history.len();
+        let due = self.fitted_at.is_none_or(|at| steps < at || steps >= at + self.refit_every);
+        // A kept model that cannot condition on the new data is refitted at once.
+        let kept = if due { None } else { FittedDeepKernel::new(start.clone(), &points, &y) };
+        self.last_fit = None;
+        let fitted = match kept {
+            Some(f) => f,
+            None => {
+                let mut model = start;
+                let report = match fit(&mut model, &points, &y, &self.settings) {
+                    Some(r) => r,
+                    None => {
+                        model = DeepKernel::new(candidates[0].len(), curve_len, &self.settings, rng);
+                        fit(&mut model, &points, &y, &self.settings).ok_or_else(|| self.error("the deep kernel cannot be fitted"))?
+                    }
+                };
+                self.last_fit = Some(report);
+                self.fitted_at = Some(steps);
+                FittedDeepKernel::new(model, &points, &y).ok_or_else(|| self.error("the deep kernel cannot be fitted"))?
+            }
+        };
+        let queries: Vec<CurvePoint> =
+            open.iter().map(|&i| point(&candidates[i], &race.curves[i], race.budget_of(i) + 1, race, curve_len, z)).collect();
+        let per_budget: Vec<Option<f64>> = incumbents_per_budget(race).into_iter().map(|v| v.map(|v| (v - z.0) / z.1)).collect();
+        let overall = y.iter().copied().fold(f64::INFINITY, f64::min);
+        let incumbents: Vec<f64> = open.iter().map(|&i| incumbent_for(&per_budget, race.budget_of(i) + 1, overall)).collect();
+        let ei = |p: usize, mean: f64, var: f64| expected_improvement(mean, var.sqrt(), incumbents[p]);
+        // The first configuration with the highest EI (open[0] if none is above −∞).
+        let pick = if self.record {
+            // Every score is shown (the lessons), so every variance is finished.
+            let mut best = (f64::NEG_INFINITY, open[0]);
+            let mut scores = Vec::new();
+            for (p, ((mean, var), &i)) in fitted.predict(&queries).into_iter().zip(&open).enumerate() {
+                let score = ei(p, mean, var);
+                if score > best.0 {
+                    best = (score, i);
+                }
+                let (m, s) = z;
+                let (config, budget, sd) = (i, race.budget_of(i) + 1, var.max(0.0).sqrt() * s);
+                scores.push(StepScore { config, budget, mean: m + mean * s, sd, incumbent: m + incumbents[p] * s, ei: score * s });
+            }
+            self.last_scores = Some(scores);
+            best.1
+        } else {
+            fitted.argmax_score(&queries, ei).map_or(open[0], |p| open[p])
+        };
+        self.model = Some(fitted.model().clone());
+        Ok(Request { config: pick, budget: race.budget_of(pick) + 1 })
+    }
+}
+
+/// A race with `observations` steps served in a DyHPO-like pattern (half fresh configurations
+/// at budget 1, half one more step for a started one), for benchmarks of the surrogate.
+pub fn race_with_observations(values: &[Vec<f64>], observations: usize, sign: f64, rng: &mut MethodRng) -> Race {
+    let max_budget = values.iter().map(Vec::len).min().unwrap_or(0) as u32;
+    let mut race = Race::new(values.len(), max_budget, u64::MAX);
+    while race.history.len() < observations {
+        let started: Vec<usize> = (0..values.len()).filter(|&i| (1..max_budget).contains(&race.budget_of(i))).collect();
+        let fresh: Vec<usize> = race.untouched().collect();
+        let i = if !started.is_empty() && (fresh.is_empty() || index_below(rng, 2) == 0) {
+            started[index_below(rng, started.len())]
+        } else if !fresh.is_empty() {
+            fresh[index_below(rng, fresh.len())]
+        } else {
+            break;
+        };
+        let b = race.budget_of(i) + 1;
+        race.curves[i].push(sign * values[i][b as usize - 1]);
+        race.history.push(Request { config: i, budget: b });
+    }
+    race
+}
+
+/// Registry entry: the paper's method.
+pub const DYHPO: MethodEntry = MethodEntry {
+    name: "DyHPO",
+    summary: "Deep-kernel GP over learning curves, multi-fidelity EI, one budget unit per step (Wistuba et al. 2022)",
+    paper: "Wistuba, Kadra & Grabocka 2022, §3, Alg. 1",
+    cost: CostClass::Heavy,
+    kind: MethodKind::Race { build: |name| Box::new(DyHpo::with_settings(name, DeepKernelSettings::default())) },
+};
+
+/// Registry entry: the paper's ablation without the learning-curve input.
+pub const DYHPO_WITHOUT_CNN: MethodEntry = MethodEntry {
+    name: "DyHPO w/o CNN",
+    summary: "DyHPO without the learning-curve input (the paper's ablation)",
+    paper: "Wistuba, Kadra & Grabocka 2022, §5 (the ablation of Fig. 7)",
+    cost: CostClass::Heavy,
+    kind: MethodKind::Race { build: |name| Box::new(DyHpo::with_settings(name, DeepKernelSettings { filters: 0, ..Default::default() })) },
+};
+
+/// Registry entry: not the paper's method (see [`DyHpo::fast`]).
+pub const DYHPO_FAST: MethodEntry = MethodEntry {
+    name: "DyHPO (fast)",
+    summary: "Not the paper's method: DyHPO fitted on at most 256 observations (latest of each configuration first), for speed",
+    paper: "Wistuba, Kadra & Grabocka 2022, §3, Alg. 1, with this project's shortcuts (docs/methods.md)",
+    cost: CostClass::Model,
+    kind: MethodKind::Race { build: |name| Box::new(DyHpo::fast(name)) },
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fidelity::run_race;
+    use rand::SeedableRng;
+
+    #[test]
+    fn the_fast_variant_keeps_the_latest_observation_of_each_configuration_first() {
+        let mut race = Race::new(4, 5, 100);
+        race.curves = vec![vec![0.5, 0.4, 0.3], vec![0.9], vec![0.8, 0.7], vec![]];
+        for (config, budget) in [(0, 1), (0, 2), (1, 1), (2, 1), (0, 3), (2, 2)] {
+            race.history.push(Request { config, budget });
+        }
+        assert_eq!(training_set(&race, None).len(), 6);
+        assert_eq!(training_set(&race, Some(10)).len(), 6);
+        // Most recent first: 2 (at 2), 0 (at 3), 1 (at 1); then one step back: 2 at 1, 0 at 2.
+        assert_eq!(training_set(&race, Some(4)), vec![(2, 2), (0, 3), (1, 1), (2, 1)]);
+        assert_eq!(training_set(&race, Some(2)), vec![(2, 2), (0, 3)]);
+    }
+
+    #[test]
+    fn the_fast_variant_fits_its_parameters_every_tenth_step_and_conditions_in_between() {
+        let (xs, values) = curves(30, 9);
+        let mut rng = MethodRng::seed_from_u64(3);
+        let mut race = race_with_observations(&values, 20, 1.0, &mut rng);
+        let (mut fast, mut exact) = (DyHpo::fast(DYHPO_FAST.name), DyHpo::new());
+        let mut fitted = Vec::new();
+        for step in 0..25 {
+            let request = fast.next(&race, &xs, &mut rng).unwrap();
+            fitted.push(fast.last_fit.is_some());
+            exact.next(&race, &xs, &mut rng).unwrap();
+            assert!(exact.last_fit.is_some(), "the faithful DyHPO fits at every step ({step})");
+            race.curves[request.config].push(values[request.config][request.budget as usize - 1]);
+            race.history.push(request);
+        }
+        let at: Vec<usize> = (0..25).filter(|&s| fitted[s]).collect();
+        assert_eq!(at, vec![0, FAST_REFIT_EVERY, 2 * FAST_REFIT_EVERY]);
+    }
+
+    #[test]
+    fn incumbent_is_per_budget_when_observed_else_overall() {
+        let mut race = Race::new(3, 4, 100);
+        race.curves = vec![vec![0.9, 0.5, 0.4], vec![0.7], vec![]];
+        let per = incumbents_per_budget(&race);
+        assert_eq!(per, vec![Some(0.7), Some(0.5), Some(0.4), None]);
+        let overall = 0.4;
+        assert_eq!(incumbent_for(&per, 1, overall), 0.7, "budget 1 was observed: its own best, not the overall 0.4");
+        assert_eq!(incumbent_for(&per, 2, overall), 0.5);
+        assert_eq!(incumbent_for(&per, 4, overall), 0.4, "nothing at budget 4 yet: the overall best");
+    }
+
+    /// Curves where good configurations (small x) are recognisable early.
+    fn curves(n: usize, steps: usize) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
+        let xs: Vec<Vec<f64>> = (0..n).map(|i| vec![(i as f64 * 0.618_034) % 1.0]).collect();
+        let values = xs.iter().map(|x| (1..=steps).map(|b| x[0] + 1.0 / b as f64).collect()).collect();
+        (xs, values)
+    }
+
+    #[test]
+    fn advances_one_unit_at_a_time_never_skips_and_spends_exactly_the_budget() {
+        let (xs, values) = curves(30, 9);
+        let settings = DeepKernelSettings { hidden1: 16, hidden2: 16, max_epochs: 50, ..Default::default() };
+        let mut dyhpo = DyHpo::with_settings("DyHPO", settings);
+        let mut rng = MethodRng::seed_from_u64(7);
+        let rows = run_race(&mut dyhpo, "DyHPO", &xs, &values, None, 1.0, 60, &mut rng, &|| 0.0, &mut |_| true).unwrap();
+        assert_eq!(rows.len(), 60, "one budget unit per step");
+        assert_eq!(rows.last().unwrap().spent, 60);
+        let mut reached = vec![0u32; 30];
+        for r in &rows {
+            assert_eq!(r.budget, reached[r.config] + 1, "configuration {} skipped a budget", r.config);
+            reached[r.config] = r.budget;
+        }
+        // It should both explore (several configurations) and exploit (someone gets deep).
+        assert!(reached.iter().filter(|&&b| b > 0).count() >= 5, "{reached:?}");
+        assert!(reached.iter().any(|&b| b >= 5), "{reached:?}");
+    }
+
+    #[test]
+    fn default_surrogate_discriminates_between_configurations() {
+        // Regression: with the paper's learning rate 0.1 (no batch norm) the GP collapsed to
+        // white noise, every open configuration got the same EI and the ties sent DyHPO
+        // through the table in index order.
+        let bench = crate::bundled::crossing_curves_family();
+        let values = &bench.tasks[0].curves.as_ref().unwrap().values;
+        let xs = bench.encoded_task(0);
+        let mut rng = MethodRng::seed_from_u64(0);
+        let rows = run_race(&mut DyHpo::new(), "DyHPO", &xs, values, None, 1.0, 40, &mut rng, &|| 0.0, &mut |_| true).unwrap();
+        let fresh: Vec<usize> = rows.iter().filter(|r| r.budget == 1).map(|r| r.config).collect();
+        let in_order = fresh.windows(2).filter(|w| w[1] == w[0] + 1).count();
+        assert!(in_order * 4 < fresh.len(), "{in_order} of {} new configurations follow index order: {fresh:?}", fresh.len());
+        assert!(rows.iter().any(|r| r.budget >= 5), "DyHPO should also exploit");
+    }
+
+    #[test]
+    fn finds_better_configurations_than_random_at_equal_budget() {
+        let (xs, values) = curves(200, 9);
+        let settings = DeepKernelSettings { hidden1: 32, hidden2: 32, ..Default::default() };
+        let total = 90;
+        let mut wins = 0;
+        for seed in 0..3 {
+            let mut rng = MethodRng::seed_from_u64(seed);
+            let mut dyhpo = DyHpo::with_settings("DyHPO", settings.clone());
+            let d = run_race(&mut dyhpo, "DyHPO", &xs, &values, None, 1.0, total, &mut rng, &|| 0.0, &mut |_| true).unwrap();
+            let mut rng = MethodRng::seed_from_u64(seed);
+            let rs = run_race(
+                &mut super::super::hyperband::FullBudgetRandomSearch,
+                "RS",
+                &xs,
+                &values,
+                None,
+                1.0,
+                total,
+                &mut rng,
+                &|| 0.0,
+                &mut |_| true,
+            )
+            .unwrap();
+            if d.last().unwrap().best < rs.last().unwrap().best {
+                wins += 1;
+            }
+        }
+        assert!(wins >= 2, "DyHPO beat random search in {wins} of 3 seeds");
+    }
+}

@@ -1,0 +1,198 @@
+//! Lesson 4: multi-fidelity optimisation on the bundled crossing-curves family (Wistuba et
+//! al. 2022, Fig. 1: fast starters end worse). With the same budget, DyHPO (§3, Alg. 1)
+//! advances one configuration by one epoch per step, the one whose next epoch has the
+//! largest multi-fidelity expected improvement EI_MF — measured against the best loss seen
+//! *at that epoch* (Eq. 7), not the best overall, so that a young curve competes with young
+//! curves. Hyperband (Li et al. 2018) instead runs fixed brackets of successive halving:
+//! many configurations for a few epochs, the best third three times longer, and so on.
+//!
+//! Both methods are the registry's, with their defaults; DyHPO is the faithful one (its
+//! scores recorded, [`crate::fidelity::dyhpo::DyHpo::recording`]). Frame k shows
+//! both after k budget units (epochs) of training.
+
+use serde::{Deserialize, Serialize};
+
+use crate::bundled::crossing_curves_family;
+use crate::error::Result;
+use crate::fidelity::dyhpo::{incumbents_per_budget, DyHpo, StepScore};
+use crate::fidelity::hyperband::{hyperband_schedule, Hyperband, ETA};
+use crate::fidelity::race::{MultiFidelityOptimizer, Race};
+use crate::fidelity::runner::race_curves;
+use crate::optimizer::job_rng;
+
+/// Budget units (epochs) each method spends: Hyperband's first bracket and the start of its
+/// second.
+pub const BUDGET: usize = 120;
+/// The scores a frame keeps: the best few by EI_MF.
+pub const TOP: usize = 6;
+
+/// One DyHPO step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DyhpoStep {
+    /// Configuration advanced and the epoch it reached.
+    pub config: usize,
+    /// See `config`.
+    pub budget: u32,
+    /// The best [`TOP`] configurations by EI_MF at this step (the first is the one advanced);
+    /// empty for the first, random, step.
+    pub top: Vec<StepScore>,
+    /// The best loss seen at each epoch before this step (`None`: nothing reached it yet).
+    pub incumbents: Vec<Option<f64>>,
+}
+
+/// One Hyperband request: a configuration trained up to a rung's budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HyperbandStep {
+    /// Configuration and the epoch it reaches.
+    pub config: usize,
+    /// See `config`.
+    pub budget: u32,
+    /// Bracket (index into `schedule`) and rung.
+    pub bracket: usize,
+    /// See `bracket`.
+    pub rung: usize,
+    /// How many times the schedule has been run through before (0: the first pass).
+    pub pass: usize,
+}
+
+/// Everything lesson 4 draws for one seed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MultiFidelityFrames {
+    /// The task's name.
+    pub task: String,
+    /// Every configuration's learning curve (loss after epoch 1, 2, …).
+    pub curves: Vec<Vec<f64>>,
+    /// DyHPO's steps, one per epoch.
+    pub dyhpo: Vec<DyhpoStep>,
+    /// Hyperband's requests until [`BUDGET`] epochs are spent (the last may be cut).
+    pub hyperband: Vec<HyperbandStep>,
+    /// Hyperband's brackets: (configurations, budget) per rung.
+    pub schedule: Vec<Vec<(u32, u32)>>,
+}
+
+/// Runs both methods on task `seed mod 8` of the crossing-curves family, seeded by `seed`.
+pub fn frames(seed: u64) -> Result<MultiFidelityFrames> {
+    let bench = crossing_curves_family();
+    let t = (seed % bench.tasks.len() as u64) as usize;
+    let (curves, _) = race_curves(&bench, t)?;
+    let candidates = bench.encoded_task(t);
+    let max_budget = curves.iter().map(Vec::len).min().unwrap_or(0) as u32;
+    let stream = format!("race/{}", bench.tasks[t].name);
+
+    let mut dyhpo = DyHpo::new().recording();
+    let mut rng = job_rng(seed, &stream);
+    let mut race = Race::new(curves.len(), max_budget, BUDGET as u64);
+    let mut steps = Vec::with_capacity(BUDGET);
+    while race.remaining > 0 {
+        let incumbents = incumbents_per_budget(&race);
+        let r = dyhpo.next(&race, &candidates, &mut rng)?;
+        let mut top = dyhpo.last_scores.take().unwrap_or_default();
+        top.sort_by(|a, b| b.ei.total_cmp(&a.ei).then(a.config.cmp(&b.config)));
+        top.truncate(TOP);
+        race.train(r.config, r.budget, &curves, 1.0);
+        steps.push(DyhpoStep { config: r.config, budget: r.budget, top, incumbents });
+    }
+
+    let mut hyperband = Hyperband::new();
+    let mut rng = job_rng(seed, &stream);
+    let mut race = Race::new(curves.len(), max_budget, BUDGET as u64);
+    let mut served: Vec<HyperbandStep> = Vec::new();
+    while race.remaining > 0 {
+        let r = hyperband.next(&race, &candidates, &mut rng)?;
+        let (bracket, rung) = hyperband.position().unwrap_or((0, 0));
+        let pass = match served.last() {
+            Some(last) if (bracket, rung) < (last.bracket, last.rung) => last.pass + 1,
+            Some(last) => last.pass,
+            None => 0,
+        };
+        let to = r.budget.min(race.budget_of(r.config) + race.remaining as u32);
+        race.train(r.config, to, &curves, 1.0);
+        served.push(HyperbandStep { config: r.config, budget: to, bracket, rung, pass });
+    }
+    let schedule = hyperband_schedule(max_budget, ETA).iter().map(|b| b.iter().map(|r| (r.configs, r.budget)).collect()).collect();
+    Ok(MultiFidelityFrames { task: bench.tasks[t].name.clone(), curves, dyhpo: steps, hyperband: served, schedule })
+}
+
+/// How far each configuration had trained after `units` epochs of a run that served
+/// `requests` (configuration, budget reached) in order: (configuration, epochs) in the order
+/// first trained. A request in progress at `units` counts its epochs done so far.
+pub fn trained_after(requests: impl IntoIterator<Item = (usize, u32)>, units: usize) -> Vec<(usize, usize)> {
+    let mut reached: Vec<(usize, usize)> = Vec::new();
+    let mut left = units;
+    for (config, budget) in requests {
+        if left == 0 {
+            break;
+        }
+        let slot = match reached.iter().position(|r| r.0 == config) {
+            Some(i) => i,
+            None => {
+                reached.push((config, 0));
+                reached.len() - 1
+            }
+        };
+        let step = (budget as usize).saturating_sub(reached[slot].1).min(left);
+        reached[slot].1 += step;
+        left -= step;
+    }
+    reached
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_methods_spend_the_budget_and_dyhpo_advances_its_best_score() {
+        let f = frames(3).unwrap();
+        assert_eq!(f.dyhpo.len(), BUDGET, "one epoch per DyHPO step");
+        assert!(f.dyhpo[0].top.is_empty());
+        for (k, s) in f.dyhpo.iter().enumerate().skip(1) {
+            let first = s.top[0];
+            assert_eq!((first.config, first.budget), (s.config, s.budget), "step {k} advances its best EI_MF");
+            assert!(s.top.windows(2).all(|w| w[0].ei >= w[1].ei));
+            // Eq. 7: the incumbent of the budget when something reached it.
+            if let Some(best) = s.incumbents[first.budget as usize - 1] {
+                assert!((first.incumbent - best).abs() < 1e-12, "step {k}: {} vs {best}", first.incumbent);
+            }
+        }
+        let spent: usize = trained_after(f.hyperband.iter().map(|h| (h.config, h.budget)), usize::MAX).iter().map(|r| r.1).sum();
+        assert_eq!(spent, BUDGET);
+        // Hyperband's first bracket: 27 configurations at its first rung.
+        let (n, b) = f.schedule[0][0];
+        assert_eq!(f.hyperband.iter().filter(|h| h.pass == 0 && h.bracket == 0 && h.rung == 0).count(), n as usize);
+        assert!(f.hyperband.iter().filter(|h| h.bracket == 0 && h.rung == 0).all(|h| h.budget == b));
+        assert_eq!(format!("{:?}", frames(3).unwrap()), format!("{f:?}"), "same seed, same frames");
+    }
+
+    #[test]
+    fn recording_dyhpo_s_scores_does_not_change_its_picks() {
+        let bench = crossing_curves_family();
+        let (curves, _) = race_curves(&bench, 1).unwrap();
+        let candidates = bench.encoded_task(1);
+        let picks = |mut dyhpo: DyHpo| {
+            let mut rng = job_rng(7, "race/test");
+            let mut race = Race::new(curves.len(), 40, 25);
+            let mut out = Vec::new();
+            while race.remaining > 0 {
+                let r = dyhpo.next(&race, &candidates, &mut rng).unwrap();
+                race.train(r.config, r.budget, &curves, 1.0);
+                out.push((r.config, r.budget, dyhpo.last_scores.is_some()));
+            }
+            out
+        };
+        let (plain, recorded) = (picks(DyHpo::new()), picks(DyHpo::new().recording()));
+        let strip = |v: &[(usize, u32, bool)]| v.iter().map(|p| (p.0, p.1)).collect::<Vec<_>>();
+        assert_eq!(strip(&plain), strip(&recorded));
+        assert!(plain.iter().all(|p| !p.2) && recorded[1..].iter().all(|p| p.2));
+    }
+
+    #[test]
+    fn trained_after_replays_partial_requests() {
+        let requests = [(4, 2), (7, 1), (4, 5)];
+        assert_eq!(trained_after(requests, 0), vec![]);
+        assert_eq!(trained_after(requests, 1), vec![(4, 1)]);
+        assert_eq!(trained_after(requests, 3), vec![(4, 2), (7, 1)]);
+        assert_eq!(trained_after(requests, 5), vec![(4, 4), (7, 1)]);
+        assert_eq!(trained_after(requests, 99), vec![(4, 5), (7, 1)]);
+    }
+}

@@ -1,0 +1,194 @@
+//! One entry point for any user file: the copula format is recognised by its column names;
+//! any other CSV needs its column roles, which the page asks the user for (starting from
+//! [`guess_roles`]) and links carry.
+
+use serde::{Deserialize, Serialize};
+
+use super::copula::{copula_from_table, file_stem, is_copula_table, Loaded};
+use super::curves::{curves_from_table, is_lcbench_layout, load_lcbench_members, step_columns};
+use super::table::{build_benchmark, guess_direction, read_table, ColumnRoles, CsvTable, LoadOptions};
+use super::{detect_container, unpack_text, zip_member_names, zip_members, Container};
+use crate::benchmark::{Benchmark, Direction, Metric};
+
+/// Why a file could not be loaded as it is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum LoadFailure {
+    /// A readable CSV that is not in the copula format: the user must assign column roles.
+    NeedsRoles {
+        /// Why (for the message).
+        message: String,
+        /// Column names.
+        headers: Vec<String>,
+        /// The first rows, for the role editor.
+        preview: Vec<Vec<String>>,
+        /// A starting point for the roles.
+        guess: ColumnRoles,
+    },
+    /// Anything else, as a message naming file, line and column.
+    Error(String),
+}
+
+/// A benchmark ready to install, with its warnings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadedFile {
+    /// The benchmark.
+    pub benchmark: Benchmark,
+    /// Non-fatal notes.
+    pub warnings: Vec<String>,
+}
+
+impl From<Loaded> for LoadedFile {
+    fn from(l: Loaded) -> Self {
+        LoadedFile { benchmark: l.benchmark, warnings: l.warnings }
+    }
+}
+
+/// Loads a file: with `roles` as a generic table, otherwise by its format (default options).
+// The large error variant (headers, preview rows and a role guess for the editor) is built
+// at most once per file a user drops; boxing it would only add an indirection.
+#[allow(clippy::result_large_err)]
+pub fn load_file(file: &str, bytes: &[u8], roles: Option<&ColumnRoles>) -> Result<LoadedFile, LoadFailure> {
+    load_file_with(file, bytes, &LoadOptions::with_roles(roles))
+}
+
+/// Loads a file as `options` say: with column roles as a generic table (or, when the roles
+/// name steps, as learning curves), otherwise by its format — the LCBench folder as a zip,
+/// learning curves (`e1..eN`), the copula format — and missing values and scales by `options`.
+#[allow(clippy::result_large_err)]
+pub fn load_file_with(file: &str, bytes: &[u8], options: &LoadOptions) -> Result<LoadedFile, LoadFailure> {
+    let err = |e: crate::EngineError| LoadFailure::Error(e.to_string());
+    // A zip of LCBench's folder: several files make one benchmark.
+    if options.roles.is_none() && detect_container(bytes) == Container::Zip && is_lcbench_layout(&zip_member_names(bytes)) {
+        let members = zip_members(file, bytes).map_err(err)?;
+        return load_lcbench_members(file, &members).map(Into::into).map_err(err);
+    }
+    let text = unpack_text(file, bytes).map_err(err)?;
+    let table = read_table(file, &text).map_err(err)?;
+    let curve_direction = options.direction.unwrap_or(Direction::Minimize);
+    match &options.roles {
+        Some(roles) if !roles.steps.is_empty() => curves_from_table(file, table, "final_value", curve_direction, options).map(Into::into).map_err(err),
+        Some(roles) => {
+            let (benchmark, warnings) = build_benchmark(file, &file_stem(file), &table, roles, options).map_err(err)?;
+            Ok(LoadedFile { benchmark, warnings })
+        }
+        // A learning-curve table (e1..eN, step_1..step_N or epoch_1..epoch_N columns, no
+        // metric_* column; its hyperparameters may be named hp_* as in the copula format):
+        // the objective is the value at the last step, minimised unless the link says max.
+        None if step_columns(&table).len() >= 2 && !table.headers.iter().any(|h| h.starts_with("metric_")) => {
+            let steps = step_columns(&table).len();
+            let mut loaded: LoadedFile = curves_from_table(file, table, "final_value", curve_direction, options).map_err(err)?.into();
+            loaded.warnings.push(format!(
+                "{file}: learning curves with {steps} steps; the objective is the value at the last step, {} (switch the direction in Setup if {} is better)",
+                if curve_direction == Direction::Minimize { "minimised" } else { "maximised" },
+                if curve_direction == Direction::Minimize { "larger" } else { "smaller" }
+            ));
+            Ok(loaded)
+        }
+        None if is_copula_table(&table) => copula_from_table(file, &table, options).map(Into::into).map_err(err),
+        None => Err(LoadFailure::NeedsRoles {
+            message: format!(
+                "{file} is not in the copula format (hp_* and metric_* columns): say which columns are hyperparameters, which is the objective and which names the task"
+            ),
+            headers: table.headers.clone(),
+            preview: table.rows.iter().take(5).map(|r| r.iter().map(str::to_string).collect()).collect(),
+            guess: guess_roles(&table),
+        }),
+    }
+}
+
+/// The column editor's starting point for any file: its headers, first rows and a guess of
+/// roles (for a curve file: its step columns, with step 0 left out).
+pub fn review_roles(file: &str, bytes: &[u8]) -> Result<LoadFailure, String> {
+    let text = unpack_text(file, bytes).map_err(|e| e.to_string())?;
+    let table = read_table(file, &text).map_err(|e| e.to_string())?;
+    Ok(LoadFailure::NeedsRoles {
+        message: format!("{file}: the role of each column (hyperparameter, objective, task, learning-curve step, or ignored)"),
+        headers: table.headers.clone(),
+        preview: table.rows.iter().take(5).map(|r| r.iter().map(str::to_string).collect()).collect(),
+        guess: guess_roles(&table),
+    })
+}
+
+const METRIC_WORDS: &[&str] =
+    &["loss", "error", "err", "acc", "accuracy", "auc", "score", "metric", "rmse", "mse", "mae", "f1", "objective", "target", "value", "y"];
+const TASK_WORDS: &[&str] = &["task", "dataset", "data", "problem", "benchmark"];
+
+/// A first guess of column roles: metric-like names are objectives, a task-like name is the
+/// task, the other columns are hyperparameters (text ones categorical).
+pub fn guess_roles(table: &CsvTable) -> ColumnRoles {
+    let mut roles = ColumnRoles::default();
+    // Learning-curve steps (k ≥ 1) by name; a step 0 column (the untrained value) is left out.
+    let steps = step_columns(table);
+    let step_zero: Vec<&String> =
+        table.headers.iter().filter(|h| h.as_str() == "e0" || h.as_str() == "step_0" || h.as_str() == "epoch_0").collect();
+    if steps.len() >= 2 {
+        roles.steps = steps.iter().map(|&(_, c)| table.headers[c].clone()).collect();
+    }
+    for (c, h) in table.headers.iter().enumerate() {
+        if roles.steps.contains(h) || step_zero.contains(&h) || h == "config_id" {
+            continue;
+        }
+        let lower = h.to_ascii_lowercase();
+        let numeric = table.rows.iter().take(200).all(|r| r[c].parse::<f64>().is_ok() || r[c].is_empty());
+        if roles.task.is_none() && TASK_WORDS.contains(&lower.as_str()) {
+            roles.task = Some(h.clone());
+        } else if numeric && METRIC_WORDS.iter().any(|w| lower == *w || lower.split(['_', '-', ' ']).any(|part| part == *w)) {
+            roles.metrics.push(Metric { name: h.clone(), direction: guess_direction(h) });
+        } else if !h.is_empty() {
+            roles.hyperparameters.push(h.clone());
+            if !numeric {
+                roles.categorical.push(h.clone());
+            }
+        }
+    }
+    if roles.metrics.is_empty() && roles.steps.is_empty() {
+        // Without a metric-like name, the last numeric column is the likeliest objective.
+        if let Some(pos) = roles.hyperparameters.iter().rposition(|h| !roles.categorical.contains(h)) {
+            let h = roles.hyperparameters.remove(pos);
+            roles.metrics.push(Metric { name: h.clone(), direction: guess_direction(&h) });
+        }
+    }
+    roles.objective = roles.metrics.first().map(|m| m.name.clone()).unwrap_or_default();
+    roles
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::benchmark::Direction;
+
+    const GENERIC: &str = "learning_rate,depth,optimizer,val_accuracy,dataset\n0.1,3,adam,0.8,a\n0.01,5,sgd,0.7,a\n0.05,4,adam,0.9,b\n";
+
+    #[test]
+    fn generic_csv_asks_for_roles_with_a_sensible_guess() {
+        let Err(LoadFailure::NeedsRoles { guess, headers, preview, .. }) = load_file("runs.csv", GENERIC.as_bytes(), None) else {
+            panic!("expected NeedsRoles")
+        };
+        assert_eq!(headers.len(), 5);
+        assert_eq!(preview.len(), 3);
+        assert_eq!(guess.hyperparameters, ["learning_rate", "depth", "optimizer"]);
+        assert_eq!(guess.categorical, ["optimizer"]);
+        assert_eq!(guess.metrics, vec![Metric { name: "val_accuracy".into(), direction: Direction::Maximize }]);
+        assert_eq!(guess.task.as_deref(), Some("dataset"));
+        let loaded = load_file("runs.csv", GENERIC.as_bytes(), Some(&guess)).unwrap();
+        assert_eq!(loaded.benchmark.tasks.len(), 2);
+        assert_eq!(loaded.benchmark.space.encoded_dim(), 4);
+    }
+
+    #[test]
+    fn learning_curve_tables_load_with_their_curves() {
+        let text = "lr,task,e1,e2,e3\n0.1,a,0.5,0.6,0.7\n0.2,a,0.1,0.2,0.3\n";
+        let loaded = load_file("curves.csv", text.as_bytes(), None).unwrap();
+        assert_eq!(loaded.benchmark.tasks[0].metrics[0], vec![0.7, 0.3]);
+        assert_eq!(loaded.benchmark.tasks[0].curves.as_ref().unwrap().values[1], vec![0.1, 0.2, 0.3]);
+        assert!(loaded.warnings.iter().any(|w| w.contains("3 steps")), "{:?}", loaded.warnings);
+    }
+
+    #[test]
+    fn copula_files_need_no_roles_and_errors_stay_errors() {
+        assert!(load_file("c.csv", b"hp_a,metric_e,task\n1,2,t\n", None).is_ok());
+        assert!(matches!(load_file("c.csv", b"a,b\n1,2\n3\n", None), Err(LoadFailure::Error(m)) if m.contains("line 3")));
+        let missing = load_file("c.csv", b"hp_a,task\n1,t\n", None);
+        assert!(matches!(missing, Err(LoadFailure::Error(m)) if m.contains("no objective column")));
+    }
+}

@@ -1,0 +1,240 @@
+//! Performance measures of the papers: best so far, DTM and ADTM (Salinas et al. 2020, §5,
+//! following Wistuba et al. 2018), and mean curves with a confidence band across seeds.
+//!
+//! DTM_opt^j(t) = (y_opt^j(t) − y_min^j) / (y_max^j − y_min^j) where y_min, y_max are the
+//! minimum and maximum over all offline evaluations of task j (for a maximised metric the
+//! roles of min and max swap, so 0 is always the best configuration and 1 the worst).
+//! The paper averages y_opt over seeds before normalising; DTM is affine in y_opt, so the mean
+//! of per-seed DTMs is identical and also yields a band. ADTM(t) averages DTM over tasks.
+
+use crate::registry::baseline;
+
+use crate::method_entry::RunKind;
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::benchmark::{Benchmark, Direction};
+use super::runner::Trace;
+
+/// Normalised distance of `best` to the task's optimum, in [0, 1].
+pub fn dtm(best: f64, y_min: f64, y_max: f64, direction: Direction) -> f64 {
+    let range = y_max - y_min;
+    if range <= 0.0 {
+        return 0.0;
+    }
+    match direction {
+        Direction::Minimize => (best - y_min) / range,
+        Direction::Maximize => (y_max - best) / range,
+    }
+}
+
+/// JSON has no NaN: serde_json writes it as `null`. These read `null` back as NaN, so that
+/// what the engine wrote (a missing value is NaN) reads back.
+pub mod nan_as_null {
+    use serde::{Deserialize, Deserializer};
+
+    /// One number, `null` as NaN.
+    pub fn number<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
+    }
+
+    /// A list of numbers, each `null` as NaN.
+    pub fn list<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f64>, D::Error> {
+        Ok(Vec::<Option<f64>>::deserialize(d)?.into_iter().map(|v| v.unwrap_or(f64::NAN)).collect())
+    }
+
+    /// A list of lists of numbers, each `null` as NaN.
+    pub fn lists<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Vec<f64>>, D::Error> {
+        let rows = Vec::<Vec<Option<f64>>>::deserialize(d)?;
+        Ok(rows.into_iter().map(|r| r.into_iter().map(|v| v.unwrap_or(f64::NAN)).collect()).collect())
+    }
+}
+
+/// Mean over seeds with a 95% normal confidence band of the mean (±1.96·sd/√n).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Band {
+    /// Mean per iteration.
+    #[serde(deserialize_with = "nan_as_null::list")]
+    pub mean: Vec<f64>,
+    /// Lower edge per iteration.
+    #[serde(deserialize_with = "nan_as_null::list")]
+    pub lower: Vec<f64>,
+    /// Upper edge per iteration.
+    #[serde(deserialize_with = "nan_as_null::list")]
+    pub upper: Vec<f64>,
+    /// Number of curves averaged.
+    pub n: usize,
+}
+
+/// Summarises curves of possibly different lengths over the common prefix.
+pub fn band(curves: &[Vec<f64>]) -> Band {
+    let n = curves.len();
+    let len = curves.iter().map(Vec::len).min().unwrap_or(0);
+    let mut b = Band { n, ..Band::default() };
+    for t in 0..len {
+        let mean = curves.iter().map(|c| c[t]).sum::<f64>() / n as f64;
+        let half = if n > 1 {
+            let var = curves.iter().map(|c| (c[t] - mean) * (c[t] - mean)).sum::<f64>() / (n - 1) as f64;
+            1.96 * (var / n as f64).sqrt()
+        } else {
+            0.0
+        };
+        b.mean.push(mean);
+        b.lower.push(mean - half);
+        b.upper.push(mean + half);
+    }
+    b
+}
+
+/// Best-so-far curve of each trace of `method` on `task`.
+pub fn best_so_far_curves<'a>(traces: impl IntoIterator<Item = &'a Trace>, method: &str, task: &str) -> Vec<Vec<f64>> {
+    traces.into_iter().filter(|t| t.method == method && t.task == task).map(|t| t.rows().iter().map(|r| r.best).collect()).collect()
+}
+
+/// Per-seed ADTM curves of one method: for each seed, the mean over the tasks run with that
+/// seed of the DTM of the best-so-far value.
+pub fn adtm_curves<'a>(
+    traces: impl IntoIterator<Item = &'a Trace>,
+    bench: &Benchmark,
+    objective: usize,
+    direction: Direction,
+    method: &str,
+) -> Vec<Vec<f64>> {
+    let mut by_seed: BTreeMap<u64, Vec<Vec<f64>>> = BTreeMap::new();
+    for t in traces.into_iter().filter(|t| t.method == method) {
+        let Some(ti) = bench.task_index(&t.task) else {
+            continue;
+        };
+        let (lo, hi) = bench.tasks[ti].metric_range(objective);
+        by_seed.entry(t.seed).or_default().push(t.rows().iter().map(|r| dtm(r.best, lo, hi, direction)).collect());
+    }
+    by_seed.into_values().map(|per_task| band(&per_task).mean).collect()
+}
+
+/// Per-seed hypervolume-error curves of one method (multi-objective runs): for each seed, the
+/// mean over the tasks run with that seed of the normalised hypervolume error (Fig. 7).
+pub fn hv_error_curves<'a>(traces: impl IntoIterator<Item = &'a Trace>, method: &str) -> Vec<Vec<f64>> {
+    let mut by_seed: BTreeMap<u64, Vec<Vec<f64>>> = BTreeMap::new();
+    for t in traces.into_iter().filter(|t| t.method == method) {
+        let curve: Option<Vec<f64>> = t.rows().iter().map(|r| r.hv_error).collect();
+        if let Some(curve) = curve.filter(|c| !c.is_empty()) {
+            by_seed.entry(t.seed).or_default().push(curve);
+        }
+    }
+    by_seed.into_values().map(|per_task| band(&per_task).mean).collect()
+}
+
+/// Mean DTM curve of one method on one task, averaged over seeds (the paper's DTM_opt^j(t)).
+pub fn mean_dtm_curve<'a>(
+    traces: impl IntoIterator<Item = &'a Trace>,
+    bench: &Benchmark,
+    objective: usize,
+    direction: Direction,
+    method: &str,
+    task: &str,
+) -> Option<Vec<f64>> {
+    let ti = bench.task_index(task)?;
+    let (lo, hi) = bench.tasks[ti].metric_range(objective);
+    let curves: Vec<Vec<f64>> = traces
+        .into_iter()
+        .filter(|t| t.method == method && t.task == task)
+        .map(|t| t.rows().iter().map(|r| dtm(r.best, lo, hi, direction)).collect())
+        .collect();
+    (!curves.is_empty()).then(|| band(&curves).mean)
+}
+
+/// One point of the copula paper's Fig. 4: a task, the prior's RMSE on it and a method's
+/// improvement over random search there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PriorEffect {
+    /// Task name.
+    pub task: String,
+    /// RMSE of the prior's mean on the task's warped values.
+    pub rmse: f64,
+    /// Improvement over RS (Table 2's per-task number).
+    pub improvement: f64,
+}
+
+/// Fig. 4 for `method` (which must have a prior): its improvement over RS per task, sorted by
+/// the prior's RMSE on the task. Tasks without RS or prior information are left out.
+pub fn prior_effects(traces: &[Trace], bench: &Benchmark, objective: usize, direction: Direction, method: &str) -> Vec<PriorEffect> {
+    let mut out: Vec<PriorEffect> = bench
+        .tasks
+        .iter()
+        .filter_map(|task| {
+            let rmse = traces.iter().find(|t| t.method == method && t.task == task.name)?.prior_rmse()?;
+            let rs = mean_dtm_curve(traces, bench, objective, direction, baseline(RunKind::Full).name, &task.name)?;
+            let m = mean_dtm_curve(traces, bench, objective, direction, method, &task.name)?;
+            Some(PriorEffect { task: task.name.clone(), rmse, improvement: improvement_over_rs(&rs, &m) })
+        })
+        .collect();
+    out.sort_by(|a, b| a.rmse.total_cmp(&b.rmse));
+    out
+}
+
+/// Improvement over random search on one task, Table 2 of the copula paper:
+/// (1/T)·Σ_t (DTM_RS(t) − DTM_opt(t)) / DTM_RS(t), in (−∞, 1]. Iterations where random search
+/// has already reached the optimum (DTM_RS = 0) are skipped, as the ratio is undefined there.
+pub fn improvement_over_rs(dtm_rs: &[f64], dtm_opt: &[f64]) -> f64 {
+    let terms: Vec<f64> = dtm_rs.iter().zip(dtm_opt).filter(|(rs, _)| **rs > 0.0).map(|(rs, opt)| (rs - opt) / rs).collect();
+    if terms.is_empty() {
+        0.0
+    } else {
+        terms.iter().sum::<f64>() / terms.len() as f64
+    }
+}
+
+/// Average ranks (1 = best, ties share the mean rank) of methods over tasks, from a score per
+/// (task, method) where higher is better.
+pub fn average_ranks(scores: &[Vec<f64>]) -> Vec<f64> {
+    let m = scores.first().map_or(0, Vec::len);
+    let mut total = vec![0.0; m];
+    for row in scores {
+        let mut order: Vec<usize> = (0..m).collect();
+        order.sort_by(|&a, &b| row[b].total_cmp(&row[a]));
+        let mut i = 0;
+        while i < m {
+            let mut j = i;
+            while j + 1 < m && row[order[j + 1]] == row[order[i]] {
+                j += 1;
+            }
+            let rank = (i + j) as f64 / 2.0 + 1.0;
+            for &k in &order[i..=j] {
+                total[k] += rank;
+            }
+            i = j + 1;
+        }
+    }
+    total.iter().map(|t| t / scores.len().max(1) as f64).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dtm_is_zero_at_optimum_and_one_at_worst() {
+        assert_eq!(dtm(1.0, 1.0, 3.0, Direction::Minimize), 0.0);
+        assert_eq!(dtm(3.0, 1.0, 3.0, Direction::Minimize), 1.0);
+        assert_eq!(dtm(2.5, 1.0, 3.0, Direction::Minimize), 0.75);
+        assert_eq!(dtm(3.0, 1.0, 3.0, Direction::Maximize), 0.0);
+        assert_eq!(dtm(2.0, 2.0, 2.0, Direction::Minimize), 0.0);
+    }
+
+    #[test]
+    fn improvement_and_ranks_by_hand() {
+        // (0.5−0.25)/0.5 = 0.5 and (0.2−0.3)/0.2 = −0.5 → mean 0; the DTM_RS = 0 step is skipped.
+        assert!(improvement_over_rs(&[0.5, 0.2, 0.0], &[0.25, 0.3, 0.0]).abs() < 1e-15);
+        assert!((improvement_over_rs(&[0.4], &[0.1]) - 0.75).abs() < 1e-15);
+        assert_eq!(average_ranks(&[vec![0.3, 0.1, 0.3], vec![0.0, 0.5, -1.0]]), vec![1.75, 2.0, 2.25]);
+    }
+
+    #[test]
+    fn band_matches_hand_computation() {
+        let b = band(&[vec![1.0, 2.0], vec![3.0, 4.0, 9.0]]);
+        assert_eq!(b.mean, vec![2.0, 3.0]);
+        // sd = sqrt(2), half = 1.96 * sqrt(2)/sqrt(2) = 1.96
+        assert!((b.upper[0] - 3.96).abs() < 1e-12 && (b.lower[1] - 1.04).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,101 @@
+//! The one trait every method implements, and the state it sees.
+//!
+//! The papers' setting is tabular: a task is a finite set of evaluated configurations, so an
+//! optimizer picks the index of a candidate not yet evaluated. Losses are always "smaller is
+//! better" (the runner flips maximised metrics), so methods never care about directions.
+
+use rand::{Rng, SeedableRng};
+
+use super::error::Result;
+
+/// The random number generator of every method: ChaCha8, identical on every platform.
+pub type MethodRng = rand_chacha::ChaCha8Rng;
+
+/// Creates the generator of one job: the seed picks the key, the task picks the stream, so
+/// that one seed gives independent draws on different tasks and common random numbers across
+/// methods on the same task.
+pub fn job_rng(seed: u64, task: &str) -> MethodRng {
+    let mut rng = MethodRng::seed_from_u64(seed);
+    rng.set_stream(fnv1a(task.as_bytes()));
+    rng
+}
+
+/// FNV-1a, a stable hash (unlike `std`'s, which may change between releases).
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// A uniform index in `0..n`, drawn through `u64` so that 32- and 64-bit targets agree.
+pub fn index_below(rng: &mut MethodRng, n: usize) -> usize {
+    rng.random_range(0..n as u64) as usize
+}
+
+/// What an optimizer sees when asked for the next candidate.
+#[derive(Debug, Clone, Copy)]
+pub struct SearchState<'a> {
+    /// Model encoding of every candidate of the task (see [`crate::space`]).
+    pub candidates: &'a [Vec<f64>],
+    /// `evaluated[i]` is true once candidate `i` has been observed.
+    pub evaluated: &'a [bool],
+    /// Observations so far, in order: (candidate index, loss). In multi-objective runs the loss
+    /// is the scalarized one for "+MO" methods and the first objective's for the others.
+    pub history: &'a [(usize, f64)],
+    /// Multi-objective runs: the loss vector of each history entry (empty otherwise).
+    pub objectives: &'a [Vec<f64>],
+}
+
+impl SearchState<'_> {
+    /// Number of candidates not yet evaluated.
+    pub fn remaining(&self) -> usize {
+        self.candidates.len() - self.history.len()
+    }
+}
+
+/// A hyperparameter optimizer over a finite candidate set.
+pub trait Optimizer {
+    /// Picks the next candidate among those not yet evaluated.
+    fn suggest(&mut self, state: &SearchState, rng: &mut MethodRng) -> Result<usize>;
+
+    /// Learns the loss of a candidate it (or a warm start) evaluated.
+    fn observe(&mut self, _candidate: usize, _loss: f64) {}
+
+    /// Asks the method to keep what it believed at each pick (see [`Belief`]); false when it
+    /// has no model to show. Off by default: recording predicts every candidate, which a run
+    /// does not need.
+    fn record_beliefs(&mut self) -> bool {
+        false
+    }
+
+    /// What the method believed when it made its last pick, if it recorded it and a model
+    /// made that pick (a random warm start has none).
+    fn belief(&self) -> Option<&Belief> {
+        None
+    }
+}
+
+/// How a method scored the candidates at a pick.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Acquisition {
+    /// Expected improvement; the largest is picked.
+    ExpectedImprovement,
+    /// A Thompson draw of the warped loss; the smallest is picked.
+    ThompsonDraw,
+}
+
+/// A model's view of every candidate at one pick, in the model's own units (warped losses),
+/// for the Learn section: what a method believed, not only what it chose.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Belief {
+    /// Predictive mean of every candidate.
+    pub mean: Vec<f64>,
+    /// Predictive standard deviation of every candidate.
+    pub sd: Vec<f64>,
+    /// What the pick maximised or minimised ([`Belief::acquisition_kind`]) per candidate; NaN
+    /// for those already evaluated.
+    pub acquisition: Vec<f64>,
+    /// Which acquisition.
+    pub acquisition_kind: Acquisition,
+    /// The observations as the model saw them (warped losses), in the order evaluated; empty
+    /// for a model that does not condition on them (Thompson sampling from the prior).
+    pub observed: Vec<f64>,
+}

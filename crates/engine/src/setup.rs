@@ -1,0 +1,359 @@
+//! The rules that edit a setup, in one place: switching data, run mode and objectives,
+//! picking methods, tasks and objectives, and reconciling a link with the data it opens on.
+//! Each is a method on [`ExperimentSpec`] that returns what the user should be told; the
+//! page and the CLI call them (as Leptos' todomvc calls its model's methods) and only show
+//! the messages.
+
+use super::benchmark::Benchmark;
+use super::loaders::table::ColumnRoles;
+use super::method_entry::{MethodEntry, MethodObjectives, RunKind, MAX_OBJECTIVES};
+use super::registry;
+use super::spec::{default_race_budget, DataRef, ExperimentSpec, ObjectiveChoice};
+
+/// What an edit has to tell the user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SetupMessage {
+    /// Something asked for was ignored or replaced.
+    Warning(String),
+    /// For information: what changed and why.
+    Info(String),
+}
+
+impl SetupMessage {
+    /// The text.
+    pub fn text(&self) -> &str {
+        match self {
+            SetupMessage::Warning(t) | SetupMessage::Info(t) => t,
+        }
+    }
+}
+
+impl MethodObjectives {
+    /// Whether a method of this kind runs with one (`multi` false) or several objectives.
+    pub fn fits(self, multi: bool) -> bool {
+        match self {
+            MethodObjectives::Any => true,
+            MethodObjectives::Single => !multi,
+            MethodObjectives::Scalarized(_) | MethodObjectives::Pareto { .. } => multi,
+        }
+    }
+}
+
+impl ExperimentSpec {
+    /// Switches to a race of `budget` units (`Some`) or back to full evaluations (`None`),
+    /// keeping the methods that exist in the new mode (the defaults when none does) and
+    /// dropping the multi-objective choice (races optimise one objective). Returns a message
+    /// for every method dropped.
+    pub fn set_race(&mut self, budget: Option<u64>) -> Vec<String> {
+        self.race_budget = budget;
+        let kind = self.run_kind();
+        let known = |m: &str| registry::find(kind, m).is_some();
+        let mut dropped = Vec::new();
+        self.methods.retain(|m| {
+            let ok = known(m);
+            if !ok {
+                dropped.push(format!("'{m}' does not run in this mode; removed"));
+            }
+            ok
+        });
+        let lone_baseline = self.methods.len() == 1 && self.methods[0] == registry::baseline(kind).name;
+        if self.methods.is_empty() || (kind == RunKind::Race && lone_baseline) {
+            self.methods = registry::defaults(kind).iter().map(|m| m.name.to_string()).collect();
+        }
+        if budget.is_some() {
+            self.objectives.clear();
+        }
+        dropped
+    }
+
+    /// Turns the race on (with a budget of five full trainings) or off, if the data allows:
+    /// a race needs learning curves.
+    pub fn switch_race(&mut self, bench: &Benchmark, on: bool) -> Vec<SetupMessage> {
+        let steps = bench.curve_steps();
+        if on && steps.is_none() {
+            return vec![SetupMessage::Warning(format!(
+                "{} has no learning curves: a race needs a metric per budget step (columns e1..eN, or LCBench)",
+                bench.name
+            ))];
+        }
+        self.set_race(steps.filter(|_| on).map(default_race_budget)).into_iter().map(SetupMessage::Info).collect()
+    }
+
+    /// True when two or more objectives are chosen.
+    pub fn is_multi_objective(&self) -> bool {
+        !self.objectives.is_empty()
+    }
+
+    /// The methods the page offers for this setup: those of its kind of run that fit its
+    /// number of objectives, in registry order.
+    pub fn offered_methods(&self) -> impl Iterator<Item = &'static MethodEntry> {
+        let multi = self.is_multi_objective();
+        registry::of_kind(self.run_kind()).filter(move |m| m.objectives().fits(multi))
+    }
+
+    /// Adds or removes a method (the last one stays: a setup runs at least one).
+    pub fn toggle_method(&mut self, name: &str) {
+        if let Some(i) = self.methods.iter().position(|m| m == name) {
+            if self.methods.len() > 1 {
+                self.methods.remove(i);
+            }
+        } else {
+            self.methods.push(name.to_string());
+        }
+    }
+
+    /// Adds or removes a task of `all` (the last one stays); keeps the file's order and
+    /// writes "all tasks" as an empty list (shorter links).
+    pub fn toggle_task(&mut self, name: &str, all: &[String]) {
+        let mut chosen: Vec<String> = if self.tasks.is_empty() { all.to_vec() } else { self.tasks.clone() };
+        if let Some(i) = chosen.iter().position(|t| t == name) {
+            if chosen.len() > 1 {
+                chosen.remove(i);
+            }
+        } else {
+            chosen.push(name.to_string());
+        }
+        chosen = all.iter().filter(|t| chosen.contains(t)).cloned().collect();
+        self.tasks = if chosen.len() == all.len() { Vec::new() } else { chosen };
+    }
+
+    /// Switches between one objective and several: turning it on picks the current objective
+    /// and a second metric (one named like a latency if there is one); the methods that do not
+    /// fit the new number of objectives are dropped.
+    pub fn switch_multi_objective(&mut self, bench: &Benchmark, on: bool) -> Vec<SetupMessage> {
+        if on && bench.metrics.len() < 2 {
+            return vec![SetupMessage::Warning(format!("{} has a single metric: there is nothing to trade off", bench.name))];
+        }
+        if on {
+            let first = self
+                .objective
+                .clone()
+                .filter(|o| bench.metric_index(o).is_some())
+                .unwrap_or_else(|| bench.metrics[bench.objective].name.clone());
+            let names = bench.metrics.iter().map(|m| m.name.clone());
+            let second = names.clone().find(|n| *n != first && n.contains("latency")).or_else(|| names.clone().find(|n| *n != first));
+            self.objectives = vec![
+                ObjectiveChoice { metric: first, direction: self.direction },
+                ObjectiveChoice { metric: second.unwrap_or_default(), direction: None },
+            ];
+        } else {
+            self.objectives.clear();
+        }
+        self.reconcile_objectives(bench);
+        Vec::new()
+    }
+
+    /// Adds or removes one of several objectives (at least two, at most [`MAX_OBJECTIVES`]).
+    pub fn toggle_objective(&mut self, name: &str) -> Option<SetupMessage> {
+        if let Some(i) = self.objectives.iter().position(|o| o.metric == name) {
+            if self.objectives.len() > 2 {
+                self.objectives.remove(i);
+                return None;
+            }
+            return Some(SetupMessage::Info("a multi-objective setup needs two objectives: untick 'Several objectives' for one".into()));
+        }
+        if self.objectives.len() < MAX_OBJECTIVES {
+            self.objectives.push(ObjectiveChoice { metric: name.to_string(), direction: None });
+            return None;
+        }
+        Some(SetupMessage::Warning(format!("at most {MAX_OBJECTIVES} objectives")))
+    }
+
+    /// Points the setup at new data. A fresh choice of data (`keep_setup` false) resets tasks
+    /// and objective and picks the mode the data is for (a race on learning curves); opening
+    /// a link (`keep_setup` true) keeps what the link says and reconciles it with the data.
+    pub fn change_data(&mut self, data: DataRef, bench: &Benchmark, keep_setup: bool, columns: Option<ColumnRoles>) -> Vec<SetupMessage> {
+        let mut messages = Vec::new();
+        self.data = data;
+        self.columns = columns;
+        let steps = bench.curve_steps();
+        if !keep_setup {
+            self.tasks.clear();
+            self.objective = None;
+            self.direction = None;
+            // How a file is read belongs to that file.
+            self.missing = Default::default();
+            self.log_scale.clear();
+            self.linear_scale.clear();
+            // Learning curves are what races are for; a copula table cannot race.
+            match (steps, self.race_budget) {
+                (Some(n), None) => {
+                    self.set_race(Some(default_race_budget(n)));
+                    messages.push(SetupMessage::Info(format!(
+                        "{} has learning curves: set up a multi-fidelity race (untick it to run the full-evaluation methods on the final values)",
+                        bench.name
+                    )));
+                }
+                (None, Some(_)) => {
+                    self.set_race(None);
+                }
+                _ => {}
+            }
+        } else if steps.is_none() && self.race_budget.is_some() {
+            messages.push(SetupMessage::Warning(format!(
+                "{} has no learning curves: the link's race cannot run on it; switched to full evaluations",
+                bench.name
+            )));
+            messages.extend(self.set_race(None).into_iter().map(SetupMessage::Warning));
+        }
+        if let Some(o) = &self.objective {
+            if bench.metric_index(o).is_none() {
+                messages.push(SetupMessage::Warning(format!(
+                    "objective '{o}' is not a metric of {}; using {}",
+                    bench.name, bench.metrics[bench.objective].name
+                )));
+                self.objective = None;
+            }
+        }
+        messages.extend(self.reconcile(bench).into_iter().map(SetupMessage::Warning));
+        messages.extend(self.reconcile_objectives(bench).into_iter().map(SetupMessage::Warning));
+        messages
+    }
+
+    /// Drops the tasks the benchmark does not have and the methods that do not exist in this
+    /// kind of run, with a message naming each; falls back to all tasks and random search
+    /// when none remain.
+    pub fn reconcile(&mut self, bench: &Benchmark) -> Vec<String> {
+        let mut warnings = Vec::new();
+        let before = self.tasks.len();
+        self.tasks.retain(|t| {
+            let ok = bench.task_index(t).is_some();
+            if !ok {
+                warnings.push(format!("task '{t}' is not in this benchmark; ignored"));
+            }
+            ok
+        });
+        if before > 0 && self.tasks.is_empty() {
+            warnings.push("no valid task left; using all tasks".into());
+        }
+        let kind = self.run_kind();
+        self.methods.retain(|m| {
+            let ok = registry::find(kind, m).is_some();
+            if !ok {
+                warnings.push(format!("method '{m}' is unknown; ignored"));
+            }
+            ok
+        });
+        if self.methods.is_empty() {
+            self.methods = vec![registry::baseline(kind).name.to_string()];
+            warnings.push(format!("no valid method left; using {}", self.methods.join(", ")));
+        }
+        warnings
+    }
+
+    /// Keeps the objectives the benchmark has (a multi-objective setup with fewer than two
+    /// left becomes single-objective) and the methods that fit the resulting number of
+    /// objectives, with a message for everything dropped.
+    pub fn reconcile_objectives(&mut self, bench: &Benchmark) -> Vec<String> {
+        let mut warnings = Vec::new();
+        self.objectives.retain(|o| {
+            let ok = bench.metric_index(&o.metric).is_some();
+            if !ok {
+                warnings.push(format!("objective '{}' is not a metric of this benchmark; ignored", o.metric));
+            }
+            ok
+        });
+        if self.objectives.len() == 1 {
+            warnings.push("fewer than two objectives left: single-objective setup".into());
+            self.objectives.clear();
+        }
+        let multi = self.is_multi_objective();
+        let kind = self.run_kind();
+        self.methods.retain(|m| {
+            let ok = registry::find(kind, m).is_none_or(|info| info.objectives().fits(multi));
+            if !ok {
+                let why = if multi { "optimises a single objective" } else { "needs several objectives" };
+                warnings.push(format!("method '{m}' {why}; ignored"));
+            }
+            ok
+        });
+        if self.methods.is_empty() {
+            self.methods = vec![registry::baseline(kind).name.to_string()];
+        }
+        warnings
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bundled::{crossing_curves_family, quadratic_family, tradeoff_family};
+
+    #[test]
+    fn switching_race_mode_keeps_the_methods_that_exist_in_it() {
+        let mut spec = ExperimentSpec { methods: vec!["RS".into(), "GCP+prior".into()], ..Default::default() };
+        let dropped = spec.set_race(Some(200));
+        assert_eq!(spec.race_budget, Some(200));
+        assert_eq!(dropped.len(), 1);
+        // A lone RS is no race: the defaults come in.
+        assert_eq!(spec.methods, ["RS", "Hyperband", "ASHA", "BOHB", "DyHPO"]);
+        // Methods that race are kept.
+        let mut kept = ExperimentSpec { methods: vec!["ASHA".into(), "RS".into()], ..Default::default() };
+        assert!(kept.set_race(Some(50)).is_empty());
+        assert_eq!(kept.methods, vec!["ASHA", "RS"]);
+        spec.methods.push("DyHPO (fast)".into());
+        let dropped = spec.set_race(None);
+        assert_eq!(spec.methods, vec!["RS"]);
+        assert_eq!(dropped.len(), 5);
+        assert_eq!(default_race_budget(40), 200);
+    }
+
+    #[test]
+    fn objectives_reconcile_to_the_benchmark_and_methods_to_the_mode() {
+        let bench = tradeoff_family();
+        let choice = |m: &str| ObjectiveChoice { metric: m.into(), direction: None };
+        let mut spec = ExperimentSpec {
+            objectives: vec![choice("metric_error"), choice("metric_latency")],
+            methods: vec!["RS".into(), "GCP".into(), "EHVI".into()],
+            ..Default::default()
+        };
+        let w = spec.reconcile_objectives(&bench);
+        assert_eq!(spec.methods, ["RS", "EHVI"]);
+        assert!(w.len() == 1 && w[0].contains("'GCP' optimises a single objective"), "{w:?}");
+        let w = spec.reconcile_objectives(&quadratic_family());
+        assert!(spec.objectives.is_empty() && spec.methods == ["RS"], "{spec:?}");
+        assert_eq!(w.len(), 3, "{w:?}");
+    }
+
+    #[test]
+    fn reconcile_names_unknowns() {
+        let bench = quadratic_family();
+        let mut spec =
+            ExperimentSpec { tasks: vec!["quadratic-01".into(), "nope".into()], methods: vec!["XX".into()], ..Default::default() };
+        let w = spec.reconcile(&bench);
+        assert_eq!(spec.tasks, vec!["quadratic-01".to_string()]);
+        assert_eq!(spec.methods, vec!["RS".to_string()]);
+        assert!(w[0].contains("'nope'") && w[1].contains("'XX'"), "{w:?}");
+    }
+
+    #[test]
+    fn new_data_picks_its_mode_and_a_link_keeps_its_setup() {
+        let curves = crossing_curves_family();
+        let mut spec = ExperimentSpec { methods: vec!["GCP".into()], ..Default::default() };
+        let m = spec.change_data(DataRef::Bundled("curves".into()), &curves, false, None);
+        assert_eq!(spec.run_kind(), RunKind::Race);
+        assert!(matches!(&m[0], SetupMessage::Info(t) if t.contains("learning curves")), "{m:?}");
+        // A link asking for a race on data without curves runs full evaluations instead.
+        let mut link = spec.clone();
+        let m = link.change_data(DataRef::Bundled("quadratic".into()), &quadratic_family(), true, None);
+        assert_eq!(link.run_kind(), RunKind::Full);
+        assert!(m.iter().any(|m| m.text().contains("no learning curves")), "{m:?}");
+        assert!(spec.switch_race(&quadratic_family(), true).iter().any(|m| matches!(m, SetupMessage::Warning(_))));
+    }
+
+    #[test]
+    fn method_and_task_toggles_keep_one() {
+        let mut spec = ExperimentSpec::default();
+        spec.toggle_method("RS");
+        assert_eq!(spec.methods, ["RS"]);
+        spec.toggle_method("GCP");
+        spec.toggle_method("RS");
+        assert_eq!(spec.methods, ["GCP"]);
+        let all: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
+        spec.toggle_task("b", &all);
+        assert_eq!(spec.tasks, ["a", "c"]);
+        spec.toggle_task("b", &all);
+        assert!(spec.tasks.is_empty());
+        assert!(spec.offered_methods().all(|m| m.run_kind() == RunKind::Full && m.objectives().fits(false)));
+    }
+}

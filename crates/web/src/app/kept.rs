@@ -1,0 +1,373 @@
+//! Nothing lost: the page keeps uploads and each finished job's trace in the browser
+//! ([`super::store`]), restores an experiment when its link is opened again (after a reload or
+//! a crashed tab) and offers to run only what is missing; the "Kept in this browser" panel
+//! lists what is kept, with sizes, links, delete and clear all. An opened race summary is kept
+//! with the files and shown again after a reload.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::state::{AppState, Level, RunStatus};
+use super::store::{self, KeptFile, StoreError};
+use hpo_engine::axis::count;
+use hpo_engine::benchmark::Benchmark;
+use hpo_engine::content_hash;
+use hpo_engine::fidelity::summary::RaceSummary;
+use hpo_engine::kept::{experiment_id, ExperimentRecord};
+use hpo_engine::runner::Trace;
+use hpo_engine::spec::ResolvedSpec;
+
+/// Milliseconds since 1970.
+pub fn epoch_ms() -> f64 {
+    js_sys::Date::now()
+}
+
+/// Reads the list of what is kept into the page's state.
+pub async fn refresh(state: AppState) {
+    let files = store::list_files().await;
+    let experiments = store::list_experiments().await;
+    let usage = store::usage().await;
+    let error = files.as_ref().err().or(experiments.as_ref().err()).map(|e| e.to_string());
+    state.kept.update(|k| {
+        k.files = files.unwrap_or_default();
+        k.experiments = experiments.unwrap_or_default();
+        k.usage = usage;
+        k.error = error;
+    });
+}
+
+/// Keeps an uploaded (or downloaded) file under its hash; a failure is said in words, the
+/// file stays loaded.
+pub async fn keep_file(state: AppState, name: String, sha256: String, url: Option<String>, bytes: Vec<u8>) {
+    let file = KeptFile { name: name.clone(), sha256, size: bytes.len() as u64, url, saved_ms: epoch_ms() };
+    if let Err(e) = store::put_file(&file, &bytes).await {
+        state.say(Level::Warning, format!("{name} is loaded but could not be kept in this browser for next time: {e}"));
+    }
+    refresh(state).await;
+}
+
+/// Starts keeping a run's traces under `record` (a fresh run first forgets what an earlier run
+/// of the same setup kept; a resumed run goes on with the kept record).
+pub fn begin_run(state: AppState, record: ExperimentRecord, fresh: bool) {
+    state.run.record.set(Some((record.clone(), false)));
+    if fresh {
+        spawn_local(async move {
+            let _ = store::delete_experiment(&record.id).await;
+        });
+    }
+}
+
+/// Traces shown but not yet written, under the record they belong to.
+type Unwritten = Vec<(ExperimentRecord, Vec<Trace>)>;
+
+thread_local! {
+    /// What is waiting to be written, and whether a writer is draining it: batches that arrive
+    /// while a transaction is open go into the next one, so a slow disk delays the writes by
+    /// one transaction rather than queueing one transaction (and one list refresh) per batch,
+    /// and a reload loses as little as possible.
+    static UNWRITTEN: std::cell::RefCell<(Unwritten, bool)> = const { std::cell::RefCell::new((Vec::new(), false)) };
+}
+
+/// Keeps a batch of finished traces of the current run (called as they are shown).
+pub fn keep_traces(state: AppState, batch: &[Trace]) {
+    let Some((mut record, failed_before)) = state.run.record.get_untracked() else { return };
+    record.done_jobs += batch.len();
+    record.bytes += batch.iter().map(store::kept_size).sum::<u64>();
+    record.saved_ms = epoch_ms();
+    state.run.record.set(Some((record.clone(), failed_before)));
+    let start_writer = UNWRITTEN.with_borrow_mut(|(pending, writing)| {
+        match pending.last_mut() {
+            // The record as it is now counts the traces written so far plus all pending ones.
+            Some((r, traces)) if r.id == record.id => {
+                *r = record;
+                traces.extend_from_slice(batch);
+            }
+            _ => pending.push((record, batch.to_vec())),
+        }
+        !std::mem::replace(writing, true)
+    });
+    if start_writer {
+        spawn_local(write_unwritten(state));
+    }
+}
+
+async fn write_unwritten(state: AppState) {
+    loop {
+        let pending = UNWRITTEN.with_borrow_mut(|(pending, writing)| {
+            *writing = !pending.is_empty();
+            std::mem::take(pending)
+        });
+        if pending.is_empty() {
+            break;
+        }
+        for (record, traces) in pending {
+            if let Err(e) = store::put_traces(&record, &traces).await {
+                let first = state
+                    .run
+                    .record
+                    .try_update(|r| r.as_mut().filter(|(r, _)| r.id == record.id).map(|(_, failed)| !std::mem::replace(failed, true)))
+                    .flatten();
+                if first == Some(true) {
+                    state.say(Level::Warning, format!("Finished jobs of this run could not be kept in this browser: {e}"));
+                }
+            }
+        }
+    }
+    refresh(state).await;
+}
+
+/// When a link is opened on its data: shows what was kept of that very experiment, if
+/// anything, and what remains to run.
+pub async fn restore(state: AppState, bench: Arc<Benchmark>) {
+    let spec = state.spec.get_untracked();
+    let Ok(resolved) = spec.resolve(&bench) else { return };
+    let id = experiment_id(&spec);
+    let kept = match store::get_experiment(&id).await {
+        Ok(Some(kept)) => kept,
+        Ok(None) => return,
+        Err(e) => {
+            state.say(Level::Warning, format!("Could not look for this experiment's kept results: {e}"));
+            return;
+        }
+    };
+    // The data or setup changed while reading: what was read is for another experiment.
+    let still = state.data.bench.with_untracked(|b| b.as_ref().is_some_and(|b| Arc::ptr_eq(b, &bench)));
+    if !still || experiment_id(&state.spec.get_untracked()) != id || state.run.status.with_untracked(|r| r.running) {
+        return;
+    }
+    let (record, traces) = kept;
+    let (finished, remaining) = resolved.split_finished(&bench, traces);
+    if finished.is_empty() {
+        return;
+    }
+    show_restored(state, resolved, bench, record, finished, remaining.len());
+}
+
+fn show_restored(
+    state: AppState,
+    resolved: ResolvedSpec,
+    bench: Arc<Benchmark>,
+    record: ExperimentRecord,
+    finished: Vec<Trace>,
+    remaining: usize,
+) {
+    let done = finished.len();
+    let total = done + remaining;
+    if let Some(first) = resolved.tasks.first() {
+        if !resolved.tasks.iter().any(|&t| bench.tasks[t].name == state.run.best_task.get_untracked()) {
+            state.run.best_task.set(bench.tasks[*first].name.clone());
+        }
+    }
+    let when = js_sys::Date::new(&record.saved_ms.into()).to_locale_string("en-GB", &wasm_bindgen::JsValue::UNDEFINED);
+    state.say(
+        Level::Info,
+        if remaining == 0 {
+            format!("Restored all {} of this experiment from this browser (kept {}).", count(total, "job"), String::from(when))
+        } else {
+            format!(
+                "Restored {done} of {} of this experiment from this browser (kept {}); {} still to run.",
+                count(total, "job"),
+                String::from(when),
+                count(remaining, "job")
+            )
+        },
+    );
+    let units = resolved.mode.units();
+    state.run.record.set(Some((record.clone(), false)));
+    state.run.traces.set(finished);
+    state.run.setup.set(Some((resolved, bench)));
+    state.run.status.set(RunStatus {
+        total_jobs: total,
+        done_jobs: done,
+        iterations: units,
+        restored: Some(record.saved_ms),
+        ..RunStatus::default()
+    });
+}
+
+/// Which race summary this tab shows (its SHA-256), so that a reload shows it again. In
+/// sessionStorage because, like the link in the address bar, it belongs to the tab: another
+/// tab opened on a link shows that link's results.
+const OPENED_RACE_KEY: &str = "hpo-playground.opened-race";
+
+fn session_storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.session_storage().ok().flatten()
+}
+
+/// Records which summary this tab shows (`None`: none). Without sessionStorage (some private
+/// modes) the summary is shown all the same, only not again after a reload.
+fn remember_shown(sha256: Option<&str>) {
+    if let Some(s) = session_storage() {
+        let _ = match sha256 {
+            Some(sha) => s.set_item(OPENED_RACE_KEY, sha),
+            None => s.remove_item(OPENED_RACE_KEY),
+        };
+    }
+}
+
+/// Shows a race summary (read from `bytes`) in place of the run's results, keeps the file in
+/// the browser under its hash and remembers that this tab shows it.
+pub fn show_race_summary(state: AppState, name: String, bytes: Vec<u8>, summary: RaceSummary) {
+    let sha256 = content_hash(&bytes);
+    remember_shown(Some(&sha256));
+    state.run.opened_race.set(Some((name.clone(), Arc::new(summary))));
+    spawn_local(keep_file(state, name, sha256, None, bytes));
+}
+
+/// Back to the run's results; a reload no longer shows the summary (its file stays kept).
+pub fn close_race_summary(state: AppState) {
+    remember_shown(None);
+    state.run.opened_race.set(None);
+}
+
+/// Opens a race summary kept in this browser under `sha256`. `Err` says why it cannot.
+async fn open_kept_race_summary(state: AppState, sha256: &str) -> Result<(), String> {
+    let (file, bytes) = match store::get_file(sha256).await {
+        Ok(Some(kept)) => kept,
+        Ok(None) => return Err("the file is no longer kept in this browser".into()),
+        Err(e) => return Err(e.to_string()),
+    };
+    let summary = RaceSummary::from_json(&file.name, &bytes).map_err(|e| e.to_string())?;
+    remember_shown(Some(sha256));
+    state.run.opened_race.set(Some((file.name, Arc::new(summary))));
+    Ok(())
+}
+
+/// At start: shows again the race summary this tab showed before a reload, if it did.
+pub async fn reopen_race_summary(state: AppState) {
+    let Some(sha256) = session_storage().and_then(|s| s.get_item(OPENED_RACE_KEY).ok().flatten()) else { return };
+    if let Err(e) = open_kept_race_summary(state, &sha256).await {
+        close_race_summary(state);
+        state.say(Level::Warning, format!("The race results shown before the reload cannot be shown again: {e}"));
+    }
+}
+
+fn megabytes(bytes: f64) -> String {
+    if bytes < 1024.0 * 1024.0 {
+        format!("{:.0} KiB", (bytes / 1024.0).max(1.0))
+    } else {
+        format!("{:.1} MiB", bytes / 1048576.0)
+    }
+}
+
+fn when(ms: f64) -> String {
+    String::from(js_sys::Date::new(&ms.into()).to_locale_string("en-GB", &wasm_bindgen::JsValue::UNDEFINED))
+}
+
+async fn act(state: AppState, what: &str, result: Result<(), StoreError>) {
+    if let Err(e) = result {
+        state.say(Level::Error, format!("Could not {what}: {e}"));
+    }
+    refresh(state).await;
+}
+
+/// The list of what this browser keeps for the page.
+#[component]
+pub fn KeptPanel() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    spawn_local(refresh(state));
+    // "Clear all" asks for a second click (a dialog would block the page, and tests).
+    let confirming = RwSignal::new(false);
+    let clear = move |_| {
+        if !confirming.get_untracked() {
+            confirming.set(true);
+            return;
+        }
+        confirming.set(false);
+        spawn_local(async move { act(state, "clear what is kept", store::clear_all().await).await });
+    };
+    let experiments = move || {
+        state
+            .kept
+            .with(|k| k.experiments.clone())
+            .into_iter()
+            .map(|e: ExperimentRecord| {
+                let id = e.id.clone();
+                let delete = move |_| {
+                    let id = id.clone();
+                    spawn_local(async move { act(state, "delete the experiment", store::delete_experiment(&id).await).await });
+                };
+                view! {
+                    <tr class="kept-experiment" data-id=e.id.clone()>
+                        <td><a href=format!("?{}", e.query)>{e.title.clone()}</a></td>
+                        <td class="num">{format!("{} of {}", e.done_jobs, count(e.total_jobs, "job"))}</td>
+                        <td class="num">{megabytes(e.bytes as f64)}</td>
+                        <td>{when(e.saved_ms)}</td>
+                        <td><button class="delete-kept" aria-label=format!("Delete {}", e.title) on:click=delete>"Delete"</button></td>
+                    </tr>
+                }
+            })
+            .collect_view()
+    };
+    let files = move || {
+        state
+            .kept
+            .with(|k| k.files.clone())
+            .into_iter()
+            .map(|f: KeptFile| {
+                let sha = f.sha256.clone();
+                let delete = move |_| {
+                    let sha = sha.clone();
+                    spawn_local(async move { act(state, "delete the file", store::delete_file(&sha).await).await });
+                };
+                let origin = f.url.clone().unwrap_or_else(|| "uploaded".into());
+                // A JSON file can only be a race summary (uploads of data are CSV, zip or gz).
+                let open = f.name.to_ascii_lowercase().ends_with(".json").then(|| {
+                    let sha = f.sha256.clone();
+                    let open = move |_| {
+                        let sha = sha.clone();
+                        spawn_local(async move {
+                            match open_kept_race_summary(state, &sha).await {
+                                Ok(()) => {
+                                    state.clear(Level::Error);
+                                    if let Some(results) = super::element_by_id("results-panel") {
+                                        results.scroll_into_view();
+                                    }
+                                }
+                                Err(e) => state.say(Level::Error, format!("Could not open the race results: {e}")),
+                            }
+                        });
+                    };
+                    view! { <button class="open-kept" aria-label=format!("Open {} as race results", f.name) on:click=open>"Open"</button> }
+                });
+                view! {
+                    <tr class="kept-file" data-sha256=f.sha256.clone()>
+                        <td>{f.name.clone()}</td>
+                        <td class="num">{megabytes(f.size as f64)}</td>
+                        <td><code title=f.sha256.clone()>{f.sha256[..12].to_string()}"…"</code>" "{origin}</td>
+                        <td>{when(f.saved_ms)}</td>
+                        <td>{open}<button class="delete-kept" aria-label=format!("Delete {}", f.name) on:click=delete>"Delete"</button></td>
+                    </tr>
+                }
+            })
+            .collect_view()
+    };
+    view! {
+        <section class="panel wide" id="kept-panel">
+            <h2>"Kept in this browser"</h2>
+            <p class="hint">"Uploads and every finished job stay on this machine, so a reload or a closed tab loses nothing: open an experiment's link to see it again and run only what is missing."</p>
+            <p id="kept-usage">{move || state.kept.with(|k| match (&k.error, k.usage) {
+                (Some(e), _) => e.clone(),
+                (None, Some((used, quota))) => format!("{} used of the {} this browser allows the page.", megabytes(used), megabytes(quota)),
+                (None, None) => String::new(),
+            })}</p>
+            <h3>"Experiments"</h3>
+            <Show when=move || state.kept.with(|k| !k.experiments.is_empty()) fallback=|| view! { <p class="hint">"None yet: a run's results are kept as its jobs finish."</p> }>
+                <div class="table-scroll"><table id="kept-experiments">
+                    <thead><tr><th>"Experiment (opens its link)"</th><th>"Finished"</th><th>"Size"</th><th>"Kept"</th><th></th></tr></thead>
+                    <tbody>{experiments}</tbody>
+                </table></div>
+            </Show>
+            <h3>"Files"</h3>
+            <Show when=move || state.kept.with(|k| !k.files.is_empty()) fallback=|| view! { <p class="hint">"None yet: uploaded files are kept under their SHA-256."</p> }>
+                <div class="table-scroll"><table id="kept-files">
+                    <thead><tr><th>"File"</th><th>"Size"</th><th>"SHA-256, origin"</th><th>"Kept"</th><th></th></tr></thead>
+                    <tbody>{files}</tbody>
+                </table></div>
+            </Show>
+            <button id="clear-kept" on:click=clear>{move || if confirming.get() { "Click again to delete everything kept" } else { "Clear all" }}</button>
+        </section>
+    }
+}

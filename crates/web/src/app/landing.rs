@@ -1,0 +1,79 @@
+//! What a first visit shows above the experiment page: lesson 1 playing by itself (alive
+//! within the first seconds: its frames come from a worker in about a tenth of a second),
+//! and one button to
+//! each of the three uses — learn, explore my data, open a shared link. Shown only when the
+//! page opens without a query; a link always opens exactly what it names.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use leptos::prelude::*;
+
+use super::browser;
+use super::lesson_gp_ei::{posterior_chart, H, W};
+use super::state::{AppState, Level};
+use super::workers::{lesson_reply, LatestWorker};
+use hpo_engine::lessons::gp_ei::{GpEiFrame, GpEiSetting};
+use hpo_engine::lessons::{LessonFrames, LessonJob};
+use hpo_engine::permalink::query_of;
+use hpo_protocol::ToWorker;
+
+/// Steps the preview loops through, and its pace.
+const PREVIEW_STEPS: usize = 10;
+const PREVIEW_MS: u64 = 900;
+
+/// The first-visit strip.
+#[component]
+pub fn Landing() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    // The frames come from a worker (the GP code stays out of the page's bundle); the preview
+    // then loops through them.
+    let frames = RwSignal::new(Vec::<Arc<GpEiFrame>>::new());
+    let step = RwSignal::new(0usize);
+    let worker = LatestWorker::new(lesson_reply);
+    let request = state.workers.next_request();
+    worker.ask(request, ToWorker::Lesson { request, job: LessonJob::GpEi(GpEiSetting::default()) }, move |result, _| {
+        if let Ok(LessonFrames::GpEi(all)) = result {
+            frames.set(all.into_iter().take(PREVIEW_STEPS + 1).map(Arc::new).collect());
+        }
+    });
+    if let Ok(h) = set_interval_with_handle(
+        move || {
+            let count = frames.with_untracked(Vec::len).max(1);
+            step.update(|k| *k = (*k + 1) % count)
+        },
+        Duration::from_millis(PREVIEW_MS),
+    ) {
+        on_cleanup(move || h.clear());
+    }
+    let link = RwSignal::new(String::new());
+    let open_link = move || match query_of(&link.get_untracked()) {
+        Some(q) => browser::open_query(&q),
+        None => state.say(Level::Error, "that does not look like a link to this app: paste the whole address, with its part after '?'"),
+    };
+    view! {
+        <section class="panel wide" id="landing">
+            <div class="landing-text">
+                <h2>"Watch Bayesian optimisation think — then try it on your own data"</h2>
+                <p>"On the right, a Gaussian process learns a function from a few points and picks the next one where expected improvement is largest. Three ways in:"</p>
+                <div class="landing-actions">
+                    <a class="button primary" id="landing-learn" href="?learn=gp-ei&play=1">"Learn: step through the methods"</a>
+                    <a class="button" id="landing-explore" href="#data-panel">"Explore my data: compare methods below"</a>
+                </div>
+                <form class="row" id="landing-open" on:submit=move |ev| { ev.prevent_default(); open_link() }>
+                    <label for="landing-link">"Open a shared link"</label>
+                    <input id="landing-link" type="text" inputmode="url" placeholder="paste a link to this app" prop:value=move || link.get()
+                        on:input=move |ev| link.set(event_target_value(&ev))/>
+                    <button type="submit">"Open"</button>
+                </form>
+            </div>
+            <svg id="landing-preview" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {W} {H}") role="img"
+                aria-label="A Gaussian process and expected improvement choosing points, step by step">
+                {move || {
+                    let k = step.get();
+                    frames.with(|f| f.get(k).cloned()).map(|f| posterior_chart(&f, k))
+                }}
+            </svg>
+        </section>
+    }
+}

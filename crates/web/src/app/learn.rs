@@ -1,0 +1,99 @@
+//! The Learn section: a list of lessons, the lesson of the link, a player (start, back, play /
+//! pause, step, speed) shared by all lessons, and switches that hide panels — everything in
+//! the URL (`engine::lessons::LessonLink`), so that a teacher's link opens exactly what they
+//! chose. The lessons themselves are [`super::lesson_gp_ei`], [`super::lesson_copula`],
+//! [`super::lesson_transfer`], [`super::lesson_multi_fidelity`], [`super::lesson_designs`] and
+//! [`super::lesson_pareto`]; what they share is in [`super::lesson_shell`].
+
+use leptos::prelude::*;
+
+use super::browser;
+use super::lesson_copula::CopulaLesson;
+use super::lesson_designs::DesignLesson;
+use super::lesson_gp_ei::GpEiLesson;
+use super::lesson_multi_fidelity::MultiFidelityLesson;
+use super::lesson_pareto::ParetoLesson;
+use super::lesson_shell::hidden;
+use super::lesson_transfer::TransferLesson;
+use hpo_engine::lessons::{LessonKind, LessonLink, LESSONS};
+
+/// The Learn page: the list of lessons and the lesson of the link (none when the link named a
+/// lesson that does not exist: the page says so and shows the list).
+#[component]
+pub fn LearnPage(
+    /// The lesson the link opened.
+    initial: Option<LessonLink>,
+) -> impl IntoView {
+    let Some(initial) = initial else {
+        return view! {
+            <main class="learn">
+                <LessonList current=Signal::derive(|| None)/>
+                <section class="panel lesson" id="lesson-none">
+                    <h2>"Choose a lesson"</h2>
+                    <p>"The link names no lesson that exists; each lesson on the list opens with its own link."</p>
+                </section>
+            </main>
+        }
+        .into_any();
+    };
+    let link = RwSignal::new(initial);
+    Effect::new(move |_| browser::replace_query(&link.get().to_query()));
+    let kind = Memo::new(move |_| link.with(|l| l.lesson.kind()));
+    view! {
+        <main class="learn">
+            <LessonList current=Signal::derive(move || Some(kind.get()))/>
+            {move || match kind.get() {
+                LessonKind::GpEi => view! { <GpEiLesson link=link/> }.into_any(),
+                LessonKind::Copula => view! { <CopulaLesson link=link/> }.into_any(),
+                LessonKind::Transfer => view! { <TransferLesson link=link/> }.into_any(),
+                LessonKind::MultiFidelity => view! { <MultiFidelityLesson link=link/> }.into_any(),
+                LessonKind::Designs => view! { <DesignLesson link=link/> }.into_any(),
+                LessonKind::Pareto => view! { <ParetoLesson link=link/> }.into_any(),
+            }}
+            <HideSwitches link=link/>
+        </main>
+    }
+    .into_any()
+}
+
+/// The six lessons, each a link; `current` is marked.
+#[component]
+fn LessonList(current: Signal<Option<LessonKind>>) -> impl IntoView {
+    view! {
+        <nav class="panel" id="lesson-list" aria-label="Lessons">
+            <h2>"Lessons"</h2>
+            <ul>
+                {LESSONS.iter().map(|d| {
+                    let href = format!("?{}", LessonLink::new((d.start)()).to_query());
+                    view! {
+                        <li><a href=href aria-current=move || (current.get() == Some(d.kind)).then_some("page")>{d.title}</a></li>
+                    }
+                }).collect_view()}
+            </ul>
+            <p class="hint">"Each lesson is a link: the step, the speed and what is hidden are in the address, ready to send to a class."</p>
+        </nav>
+    }
+}
+
+/// Checkboxes that show or hide each panel of the lesson (and so build a teacher's link).
+#[component]
+fn HideSwitches(link: RwSignal<LessonLink>) -> impl IntoView {
+    let panels = Memo::new(move |_| link.with(|l| l.lesson.panels()));
+    view! {
+        <details class="panel wide" id="lesson-hide">
+            <summary>"Show or hide parts of this lesson (for a class)"</summary>
+            <div class="row">
+                {move || panels.get().iter().map(|&p| view! {
+                    <label class="check">
+                        <input type="checkbox" id=format!("show-{p}") prop:checked=move || !hidden(link, p)
+                            on:change=move |ev| {
+                                let show = event_target_checked(&ev);
+                                link.update(|l| { if show { l.hidden.remove(p); } else { l.hidden.insert(p.to_string()); } });
+                            }/>
+                        {format!(" {p}")}
+                    </label>
+                }).collect_view()}
+            </div>
+        </details>
+    }
+}

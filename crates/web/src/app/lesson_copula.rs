@@ -1,0 +1,251 @@
+//! Lesson 2 (`engine::lessons::copula`): values arrive one per step; the winsorized empirical
+//! CDF F̃ with its cut-offs δ_N and 1 − δ_N, and below it the same values standardised (what
+//! a plain GP sees) and warped by ψ = Φ⁻¹∘F̃ (what the copula methods see).
+
+use leptos::prelude::*;
+
+use std::sync::Arc;
+
+use super::chart::SvgFigure;
+use super::lesson_plot::{model_chart, GREEN, PURPLE};
+use super::lesson_shell::{hidden, worker_frames, LessonShell};
+use hpo_engine::axis;
+use hpo_engine::lessons::copula::{frame, CopulaFrame, CopulaSetting, MAX_ADDED, MAX_STEPS};
+use hpo_engine::lessons::steps::best_so_far;
+use hpo_engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink};
+use hpo_engine::stats::normal_quantile;
+
+const W: f64 = 720.0;
+const H: f64 = 300.0;
+const WARP_H: f64 = 230.0;
+const ML: f64 = 110.0;
+/// Room for the last tick label (e.g. 100000) right of the plot.
+const MR: f64 = 40.0;
+const MT: f64 = 36.0;
+const MB: f64 = 52.0;
+
+const SEEN: &str = "#0072B2";
+const ADDED: &str = "#000000";
+const NEWEST: &str = "#D55E00";
+
+/// Colour of value `i` of the frame: the newest orange, the user's black, the rest blue.
+fn color(f: &CopulaFrame, i: usize, step: usize) -> &'static str {
+    let n = f.ys.len();
+    if i >= n - f.added {
+        ADDED
+    } else if step > 0 && i == n - f.added - 1 {
+        NEWEST
+    } else {
+        SEEN
+    }
+}
+
+fn x_ticks(lo: f64, hi: f64, h: f64, px: impl Fn(f64) -> f64) -> impl IntoView {
+    let t = axis::linear(lo, hi, 6);
+    t.values
+        .iter()
+        .zip(t.labels)
+        .map(|(&v, l)| {
+            view! {
+                <line x1=px(v) x2=px(v) y1=MT y2=h - MB stroke="#eeeeee"/>
+                <text x=px(v) y=h - MB + 24.0 text-anchor="middle" class="tick">{l}</text>
+            }
+        })
+        .collect_view()
+}
+
+/// F̃ as steps over the values, the cut-offs, and a rug of the values.
+fn ecdf_chart(f: &CopulaFrame, step: usize) -> impl IntoView {
+    let lo = f.ys.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = f.ys.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let (x0, x1) = axis::nice_range(lo, if hi > lo { hi } else { lo + 1.0 }, 6);
+    let px = move |y: f64| ML + (y - x0) / (x1 - x0) * (W - ML - MR);
+    let py = |p: f64| H - MB - p * (H - MT - MB);
+    let mut steps = vec![format!("{:.1},{:.1}", px(x0), py(f.delta))];
+    let mut last = f.delta;
+    for &(y, p) in &f.ecdf {
+        steps.push(format!("{:.1},{:.1}", px(y), py(last)));
+        steps.push(format!("{:.1},{:.1}", px(y), py(p)));
+        last = p;
+    }
+    steps.push(format!("{:.1},{:.1}", px(x1), py(last)));
+    let yt = axis::linear(0.0, 1.0, 4);
+    view! {
+        <rect x="0" y="0" width=W height=H fill="#ffffff"/>
+        <text x=ML y="22" class="chart-title">"The values and their winsorized empirical CDF F̃"</text>
+        {x_ticks(x0, x1, H, px)}
+        {yt.values.iter().zip(yt.labels).map(|(&v, l)| view! { <text x=ML - 10.0 y=py(v) + 5.0 text-anchor="end" class="tick">{l}</text> }).collect_view()}
+        <line x1=ML x2=W - MR y1=py(f.delta) y2=py(f.delta) stroke="#D55E00" stroke-dasharray="6,4"/>
+        <line x1=ML x2=W - MR y1=py(1.0 - f.delta) y2=py(1.0 - f.delta) stroke="#D55E00" stroke-dasharray="6,4"/>
+        <text x=W - MR - 4.0 y=py(f.delta) - 6.0 text-anchor="end" class="legend" style="fill:#D55E00">{format!("δ_N = {:.3}", f.delta)}</text>
+        <text x=W - MR - 4.0 y=py(1.0 - f.delta) + 18.0 text-anchor="end" class="legend" style="fill:#D55E00">"1 − δ_N"</text>
+        <polyline points=steps.join(" ") fill="none" stroke="#222" stroke-width="2.5"/>
+        {f.ys.iter().enumerate().map(|(i, &y)| view! {
+            <line class="rug" x1=px(y) x2=px(y) y1=H - MB - 14.0 y2=H - MB stroke=color(f, i, step) stroke-width="2.5"/>
+        }).collect_view()}
+        <line x1=ML x2=W - MR y1=H - MB y2=H - MB stroke="#444"/>
+        <line x1=ML x2=ML y1=MT y2=H - MB stroke="#444"/>
+        <text x=(ML + W - MR) / 2.0 y=H - 10.0 text-anchor="middle" class="axis-title">"value y (its own scale)"</text>
+        <text transform=format!("translate(60,{}) rotate(-90)", (MT + H - MB) / 2.0) text-anchor="middle" class="axis-title">"F̃(y)"</text>
+    }
+}
+
+/// The values standardised and warped, one row each, on one axis.
+fn warped_chart(f: &CopulaFrame, step: usize) -> impl IntoView {
+    let all = f.standardized.iter().chain(&f.psi).copied();
+    let (lo, hi) = all.fold((-3.0f64, 3.0f64), |(a, b), v| (a.min(v), b.max(v)));
+    let (x0, x1) = axis::nice_range(lo, hi, 6);
+    let px = move |z: f64| ML + (z - x0) / (x1 - x0) * (W - ML - MR);
+    let rows = [("standardised", 100.0, &f.standardized), ("ψ(y) = Φ⁻¹(F̃(y))", 150.0, &f.psi)];
+    view! {
+        <rect x="0" y="0" width=W height=WARP_H fill="#ffffff"/>
+        <text x=ML y="22" class="chart-title">"What a model sees: standardised values, or ψ"</text>
+        {x_ticks(x0, x1, WARP_H, px)}
+        <line x1=px(0.0) x2=px(0.0) y1=MT y2=WARP_H - MB stroke="#999" stroke-dasharray="3,3"/>
+        {rows.into_iter().map(|(name, y, values)| view! {
+            <text x=ML - 10.0 y=y + 5.0 text-anchor="end" class="legend">{name.split(" = ").next().unwrap_or(name).to_string()}</text>
+            {values.iter().enumerate().map(|(i, &z)| view! {
+                <circle cx=px(z) cy=y r="6" fill=color(f, i, step) fill-opacity="0.75" stroke="#fff"/>
+            }).collect_view()}
+        }).collect_view()}
+        <line x1=ML x2=W - MR y1=WARP_H - MB y2=WARP_H - MB stroke="#444"/>
+        <text x=(ML + W - MR) / 2.0 y=WARP_H - 10.0 text-anchor="middle" class="axis-title">"model scale"</text>
+    }
+}
+
+/// Lesson 2.
+#[component]
+pub fn CopulaLesson(
+    /// The lesson's link.
+    link: RwSignal<LessonLink>,
+) -> impl IntoView {
+    let setting = Memo::new(move |_| match link.with(|l| l.lesson.clone()) {
+        Lesson::Copula(s) => s,
+        _ => CopulaSetting::default(),
+    });
+    let current = Memo::new(move |_| frame(&setting.get()).map_err(|e| e.to_string()));
+    let step = Memo::new(move |_| setting.get().step);
+    let set = move |f: &dyn Fn(&mut CopulaSetting)| {
+        link.update(|l| {
+            if let Lesson::Copula(s) = &mut l.lesson {
+                f(s)
+            }
+        })
+    };
+    let add_y = RwSignal::new(String::new());
+    // GP against GCP on a heavy-tailed function, from a worker (GP fits stay out of the page).
+    let seed = Memo::new(move |_| setting.get().seed);
+    let (versus, versus_error) = worker_frames(seed, LessonJob::Versus, |f| match f {
+        LessonFrames::Versus(v) => Some(v),
+        _ => None,
+    });
+    let versus = Memo::new(move |_| versus.with(|a| a.as_ref().map(|(_, v, _)| Arc::clone(v))));
+    let versus_numbers = move || {
+        versus.get().map(|v| {
+            let k = step.get();
+            let best =
+                |picks: &[hpo_engine::lessons::steps::Pick]| best_so_far(&picks[..=k.min(picks.len() - 1)], &v.y)[k.min(picks.len() - 1)];
+            let show = |b: f64| if b.is_finite() { format!("{b:.3}") } else { "—".into() };
+            let optimum = v.y.iter().copied().fold(f64::INFINITY, f64::min);
+            format!(
+                "after {k} evaluations: best found by GP {}, by GCP {} (the function's minimum {optimum:.3})",
+                show(best(&v.gp)),
+                show(best(&v.gcp))
+            )
+        })
+    };
+    let explain = move || {
+        current.get().ok().map(|f| {
+            let n = f.ys.len();
+            let cap = normal_quantile(1.0 - f.delta);
+            let newest = if step.get() > 0 {
+                let i = n - f.added - 1;
+                format!(
+                    "Step {}: y = {} arrived; F̃(y) = {:.3}, so ψ(y) = {:.2}, while standardised it is {:.2}. ",
+                    step.get(),
+                    f.ys[i],
+                    f.ecdf.iter().find(|e| e.0 == f.ys[i]).map_or(f64::NAN, |e| e.1),
+                    f.psi[i],
+                    f.standardized[i]
+                )
+            } else {
+                format!("Step 0: {n} values. ")
+            };
+            format!("{newest}With N = {n}, δ_N = {:.3}: ψ never goes beyond ±{cap:.2}, however extreme a value is.", f.delta)
+        })
+    };
+    view! {
+            <LessonShell
+                link=link
+                id="lesson-copula"
+                title="Making values comparable: the copula warping"
+                intro=concat!(
+                    "Losses of different tasks live on different scales, and within one task they are often heavy-tailed: a few runs diverge and are huge. ",
+                    "Standardised, one huge value squeezes all the others together, and a GP on them learns little. ",
+                    "The copula methods (Salinas et al. 2020, §3) replace each value by ψ(y) = Φ⁻¹(F̃(y)): its rank among the values seen (F̃, the empirical CDF, ",
+                    "kept between δ_N and 1 − δ_N) read as a standard-normal quantile — evenly spread, comparable across tasks, and bounded. Add a huge value and watch both rows.",
+                )
+                explain=Signal::derive(explain)
+                last=Signal::derive(|| MAX_STEPS)
+                error=Signal::derive(move || current.get().err())
+                numbers=Signal::derive(move || current.get().ok().map(|f| {
+                        let spread = |v: &[f64]| v.iter().copied().fold(f64::NEG_INFINITY, f64::max) - v.iter().copied().fold(f64::INFINITY, f64::min);
+                        // The sample's own values (not the user's): what an outlier squeezes.
+                        let own = f.ys.len() - f.added;
+                        format!(
+                            "step {} of {MAX_STEPS} · N = {} · δ_N = {:.3} · spread of the sample's values: standardised {:.2}, ψ {:.2}",
+                            step.get(), f.ys.len(), f.delta, spread(&f.standardized[..own]), spread(&f.psi[..own])
+                        )
+                    }))
+            >
+                <Show when=move || !hidden(link, "add")>
+                    <div class="row" id="lesson-add-values">
+                        <label>"add a value y = "
+                            <input id="lesson-add-y" type="number" placeholder="e.g. 100000" prop:value=move || add_y.get() on:input=move |ev| add_y.set(event_target_value(&ev))/>
+                        </label>
+                        <button id="lesson-add" on:click=move |_| {
+                            if let Ok(y) = add_y.get_untracked().trim().parse::<f64>() {
+                                if y.is_finite() {
+                                    set(&|s| if s.added.len() < MAX_ADDED { s.added.push(y) });
+                                    add_y.set(String::new());
+                                }
+                            }
+                        }>"add"</button>
+                        <button id="lesson-clear" prop:disabled=move || setting.get().added.is_empty() on:click=move |_| set(&|s| s.added.clear())>"remove my values"</button>
+                        <button id="lesson-reseed" on:click=move |_| set(&|s| { s.seed += 1; s.step = 0 })>"new sample"</button>
+                    </div>
+                </Show>
+                <Show when=move || !hidden(link, "ecdf")>
+                    <SvgFigure id="lesson-ecdf" file="copula-ecdf" caption=move || view! {
+                        <span>"Blue: the values seen (the newest orange), black: yours; the step line is F̃, clipped to the dashed cut-offs."</span>
+                    } view_box=format!("0 0 {W} {H}") label="The values and their winsorized empirical CDF">
+                            {move || current.get().ok().map(|f| ecdf_chart(&f, step.get()))}
+    </SvgFigure>
+                </Show>
+                <Show when=move || !hidden(link, "warped")>
+                    <SvgFigure id="lesson-warped" file="copula-warped" caption=move || view! {
+                        <span>"The same values standardised ((y − mean) / sd) and warped by ψ, on one scale."</span>
+                    } view_box=format!("0 0 {W} {WARP_H}") label="The values standardised and warped by psi">
+                            {move || current.get().ok().map(|f| warped_chart(&f, step.get()))}
+    </SvgFigure>
+                </Show>
+                <Show when=move || !hidden(link, "versus")>
+                    <h3 id="lesson-versus-title">"The same idea inside an optimiser: GP against GCP"</h3>
+                    <p class="lesson-text">
+                        "Both minimise exp(f(x)/2), f being lesson 1's function: values from 0.05 to about 2,700, most below 3. Same seed, same five random points first; then GP fits standardised values (Δ) and GCP fits ψ. "
+                        "On Δ, the one huge value flattens all the others. On ψ, every value becomes its rank, evenly spaced: no value dominates, but two neighbours with nearly equal values end up a whole rank apart, "
+                        "and with few points the GP may then explain everything as noise — a flat band, equal EI everywhere, and the first remaining x taken (our tie rule). "
+                        "Which wins differs from sample to sample; the paper compares them over many tasks (Table 2), where the prior of lesson 3 helps GCP most at the start."
+                    </p>
+                    {move || versus_error.get().map(|e| view! { <p class="msg error">{e}</p> })}
+                    <SvgFigure id="lesson-versus-gp" file="copula-versus-gp" caption=move || view! { <span>"GP on standardised values: mean ± 2 sd and the evaluations (latest orange)."</span> } view_box="0 0 720 240" label="GP's model of the heavy-tailed function at this step">
+                            {move || versus.get().map(|v| model_chart("GP", "Δ(y)", &v.x, &v.y, &v.gp[step.get().min(v.gp.len() - 1)], PURPLE))}
+    </SvgFigure>
+                    <SvgFigure id="lesson-versus-gcp" file="copula-versus-gcp" caption=move || view! { <span>"GCP on ψ of the same values, at the same step."</span> } view_box="0 0 720 240" label="GCP's model of the heavy-tailed function at this step">
+                            {move || versus.get().map(|v| model_chart("GCP", "ψ(y)", &v.x, &v.y, &v.gcp[step.get().min(v.gcp.len() - 1)], GREEN))}
+    </SvgFigure>
+                    <p id="lesson-versus-numbers" class="numbers">{versus_numbers}</p>
+                </Show>
+            </LessonShell>
+        }
+}

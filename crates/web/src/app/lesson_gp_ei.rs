@@ -1,0 +1,229 @@
+//! Lesson 1 (`engine::lessons::gp_ei`): the GP's posterior over a 1-D function with its
+//! observations, EI below it and the point it picks next; click the upper chart to add an
+//! observation, pin the lengthscale to see over- and under-smoothing.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+
+use super::chart::{ChartFigure, SvgFigure};
+use super::lesson_plot::Plot;
+use super::lesson_shell::{hidden, LessonShell};
+use super::state::AppState;
+use super::workers::{lesson_reply, LatestWorker};
+use hpo_engine::lessons::gp_ei::{GpEiFrame, GpEiSetting, Origin, LENGTHSCALE_RANGE, MAX_ADDED, MAX_STEPS};
+use hpo_engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink};
+use hpo_protocol::ToWorker;
+
+pub(super) use super::lesson_plot::W;
+pub(super) const H: f64 = 330.0;
+const EI_H: f64 = 200.0;
+
+/// Observation colours: initial points grey, added black, EI's picks blue, the latest orange.
+const INITIAL: &str = "#7a7a7a";
+const ADDED: &str = "#000000";
+const PICKED: &str = "#0072B2";
+const LATEST: &str = "#D55E00";
+const MEAN: &str = "#0072B2";
+const TRUTH: &str = "#444444";
+
+/// The posterior chart: truth, mean ± 2 sd, observations, the next pick; a click adds a point.
+pub(super) fn posterior_chart(f: &GpEiFrame, step: usize) -> impl IntoView {
+    let lo = f.truth.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = f.truth.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let pad = 0.15 * (hi - lo);
+    let p = Plot::nice((0.0, 1.0), (lo - pad, hi + pad), H);
+    let upper: Vec<f64> = f.mean.iter().zip(&f.sd).map(|(m, s)| m + 2.0 * s).collect();
+    let lower: Vec<f64> = f.mean.iter().zip(&f.sd).map(|(m, s)| m - 2.0 * s).collect();
+    let line = |y: &[f64]| p.points(f.x.iter().copied().zip(y.iter().copied()));
+    let dots = f.observations.iter().map(|&(x, y, origin)| {
+        let (cx, cy) = (p.px(x), p.py(y));
+        match origin {
+            Origin::Initial => view! { <circle class="obs obs-initial" cx=cx cy=cy r="6" fill=INITIAL stroke="#fff" stroke-width="1.5"/> }.into_any(),
+            Origin::Added => view! { <rect class="obs obs-added" x=cx - 6.0 y=cy - 6.0 width="12" height="12" fill=ADDED stroke="#fff" stroke-width="1.5"/> }.into_any(),
+            Origin::Step(k) => {
+                let color = if k == step { LATEST } else { PICKED };
+                view! { <circle class="obs obs-picked" cx=cx cy=cy r=if k == step { "8" } else { "6" } fill=color stroke="#fff" stroke-width="1.5"/> }.into_any()
+            }
+        }
+    }).collect_view();
+    view! {
+        {p.axes("What the GP believes after the observations", "x", "f(x)")}
+        <polygon points=p.band(&f.x, &lower, &upper) fill=MEAN fill-opacity="0.16" stroke="none"/>
+        <polyline points=line(&f.truth) fill="none" stroke=TRUTH stroke-width="2" stroke-dasharray="6,4"/>
+        <polyline points=line(&f.mean) fill="none" stroke=MEAN stroke-width="3"/>
+        {p.marker(f.next.0, "next", LATEST)}
+        {dots}
+        {p.legend(12.0, &[("f(x), the truth", TRUTH, "6,4"), ("posterior mean ± 2 sd", MEAN, "none")])}
+    }
+}
+
+/// EI over x with its maximum marked.
+fn ei_chart(f: &GpEiFrame) -> impl IntoView {
+    let top = f.ei.iter().copied().fold(0.0, f64::max);
+    let p = Plot::nice((0.0, 1.0), (0.0, if top > 0.0 { top } else { 1.0 }), EI_H);
+    let curve = p.points(f.x.iter().copied().zip(f.ei.iter().copied()));
+    let area = format!("{:.1},{:.1} {curve} {:.1},{:.1}", p.px(0.0), p.py(0.0), p.px(1.0), p.py(0.0));
+    let (nx, ny) = (p.px(f.next.0), p.py(f.next.1));
+    view! {
+        {p.axes("Expected improvement (EI) over the best so far", "x", "EI(x)")}
+        <polygon points=area fill=LATEST fill-opacity="0.25" stroke=LATEST stroke-width="2"/>
+        <line x1=nx x2=nx y1=ny y2=p.py(0.0) stroke=LATEST stroke-width="2" stroke-dasharray="4,4"/>
+        <circle cx=nx cy=ny r="6" fill=LATEST/>
+    }
+}
+
+/// The x of a click on a chart, in [0, 1] to three decimals, or `None` outside the plot.
+fn click_x(ev: &leptos::ev::MouseEvent) -> Option<f64> {
+    let target: web_sys::Element = event_target(ev);
+    let svg = target.closest("svg").ok().flatten()?;
+    let rect = svg.get_bounding_client_rect();
+    let x = (ev.client_x() as f64 - rect.left()) * W / rect.width().max(1.0);
+    // The x mapping does not depend on the y range: any plot of this width reads it.
+    let f = Plot::nice((0.0, 1.0), (0.0, 1.0), H).data_x(x)?;
+    Some((f * 1000.0).round() / 1000.0)
+}
+
+/// Lesson 1.
+#[component]
+pub fn GpEiLesson(
+    /// The lesson's link.
+    link: RwSignal<LessonLink>,
+) -> impl IntoView {
+    let setting = Memo::new(move |_| match link.with(|l| l.lesson.clone()) {
+        Lesson::GpEi(s) => s,
+        _ => GpEiSetting::default(),
+    });
+    // Everything but the step: a worker computes all of a setting's frames at once (the GP
+    // code stays out of the page's bundle), and stepping only indexes them.
+    let base = Memo::new(move |_| GpEiSetting { step: 0, ..setting.get() });
+    let all = RwSignal::new(None::<(GpEiSetting, Arc<Vec<GpEiFrame>>, f64)>);
+    let error = RwSignal::new(None::<String>);
+    let worker = LatestWorker::new(lesson_reply);
+    let state = expect_context::<AppState>();
+    Effect::new(move |_| {
+        let b = base.get();
+        if all.with_untracked(|a| a.as_ref().is_some_and(|(k, _, _)| *k == b)) {
+            return;
+        }
+        let request = state.workers.next_request();
+        let key = b.clone();
+        worker.ask(request, ToWorker::Lesson { request, job: LessonJob::GpEi(b) }, move |result, ms| match result {
+            Ok(LessonFrames::GpEi(frames)) => {
+                error.set(None);
+                all.set(Some((key.clone(), Arc::new(frames), ms)));
+            }
+            Ok(_) => {}
+            Err(e) => error.set(Some(e)),
+        });
+    });
+    let current = Memo::new(move |_| -> Option<(Arc<GpEiFrame>, f64)> {
+        let step = setting.get().step;
+        all.with(|a| {
+            a.as_ref().and_then(|(_, frames, ms)| frames.get(step.min(frames.len().saturating_sub(1))).map(|f| (Arc::new(f.clone()), *ms)))
+        })
+    });
+    let set = move |f: &dyn Fn(&mut GpEiSetting)| {
+        link.update(|l| {
+            if let Lesson::GpEi(s) = &mut l.lesson {
+                f(s)
+            }
+        })
+    };
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        if let Some(x) = click_x(&ev) {
+            set(&|s| {
+                if s.added.len() < MAX_ADDED && !s.added.contains(&x) {
+                    s.added.push(x);
+                }
+            });
+        }
+    };
+    let step = Memo::new(move |_| setting.get().step);
+    // The keyboard's way to add an observation (the chart takes clicks).
+    let add_x = RwSignal::new(String::new());
+    let explain = move || {
+        current.get().map(|(f, _)| {
+            let k = step.get();
+            let n = f.observations.len();
+            let ls = if f.fitted { format!("fitted lengthscale ℓ = {:.3}", f.lengthscale) } else { format!("lengthscale pinned at ℓ = {:.3}", f.lengthscale) };
+            let first = if k == 0 {
+                format!("Step 0: {n} observations, {} of them random.", n - setting.get().added.len())
+            } else {
+                let (x, y, _) = f.observations[n - 1];
+                format!("Step {k}: EI picked x = {x:.3} and observed f = {y:.2}.")
+            };
+            format!(
+                "{first} The GP ({ls}) is sure near the points and unsure between them; EI is largest at x = {:.3}, where a low mean and a wide band together promise the most improvement over the best so far, f = {:.2}.",
+                f.next.0, f.best.1
+            )
+        })
+    };
+    let last = Signal::derive(|| MAX_STEPS);
+    let log_ls = move || setting.get().lengthscale.unwrap_or(0.1).log10();
+    view! {
+            <LessonShell
+                link=link
+                id="lesson-gp-ei"
+                title="How Bayesian optimisation picks the next point"
+                intro=concat!(
+                    "A Gaussian process (GP) turns a few observations of an unknown function into a belief about all of it: a mean and, around it, how unsure it is. ",
+                    "Expected improvement (EI) asks, for every x, how much better than the best observation a new point there is expected to be — ",
+                    "large where the mean is low or the uncertainty wide. Bayesian optimisation evaluates where EI is largest, updates the GP, and repeats ",
+                    "(the GP-EI baseline of Salinas et al. 2020, §5; the function is Forrester et al.'s, minimum near x = 0.757).",
+                )
+                explain=Signal::derive(explain)
+                last=last
+                error=Signal::derive(move || error.get())
+                numbers=Signal::derive(move || current.get().map(|(f, ms)| format!(
+                        "step {} of {MAX_STEPS} · {} observations · best f = {:.3} at x = {:.3} · next x = {:.3} (EI {:.3}) · ℓ = {:.3} ({}) · all steps computed in a worker in {ms:.0} ms",
+                        step.get(), f.observations.len(), f.best.1, f.best.0, f.next.0, f.next.1, f.lengthscale, if f.fitted { "fitted" } else { "pinned" }
+                    )))
+            >
+                <Show when=move || !hidden(link, "lengthscale")>
+                    <div class="row" id="lesson-lengthscale">
+                        <label class="check"><input type="checkbox" id="lesson-ls-fit" prop:checked=move || setting.get().lengthscale.is_none()
+                            on:change=move |ev| { let fit = event_target_checked(&ev); set(&|s| s.lengthscale = if fit { None } else { Some(0.1) }) }/>
+                            " fit the lengthscale by maximum likelihood"</label>
+                        <label>"or pin it: ℓ = "
+                            <input type="range" id="lesson-ls" min=LENGTHSCALE_RANGE.0.log10() max=LENGTHSCALE_RANGE.1.log10() step="0.05"
+                                prop:value=move || log_ls().to_string() prop:disabled=move || setting.get().lengthscale.is_none()
+                                aria-label="lengthscale (log scale)"
+                                on:input=move |ev| { if let Ok(t) = event_target_value(&ev).parse::<f64>() { let l = (10f64.powf(t) * 1000.0).round() / 1000.0; set(&|s| s.lengthscale = Some(l.clamp(LENGTHSCALE_RANGE.0, LENGTHSCALE_RANGE.1))) } }/>
+                            <span id="lesson-ls-value">{move || current.get().map(|(f, _)| format!(" {:.3}", f.lengthscale))}</span>
+                        </label>
+                        <label>"add a point at x = "
+                            <input id="lesson-add-x" type="number" min="0" max="1" step="0.01" placeholder="0 to 1" prop:value=move || add_x.get()
+                                on:input=move |ev| add_x.set(event_target_value(&ev))/>
+                        </label>
+                        <button id="lesson-add" on:click=move |_| {
+                            if let Ok(x) = add_x.get_untracked().trim().parse::<f64>() {
+                                if (0.0..=1.0).contains(&x) {
+                                    let x = (x * 1000.0).round() / 1000.0;
+                                    set(&|s| if s.added.len() < MAX_ADDED && !s.added.contains(&x) { s.added.push(x) });
+                                    add_x.set(String::new());
+                                }
+                            }
+                        }>"add"</button>
+                        <button id="lesson-clear" prop:disabled=move || setting.get().added.is_empty() on:click=move |_| set(&|s| s.added.clear())>"remove my points"</button>
+                        <button id="lesson-reseed" on:click=move |_| set(&|s| { s.seed += 1; s.step = 0 })>"new random start"</button>
+                    </div>
+                </Show>
+                <Show when=move || !hidden(link, "posterior")>
+                    <ChartFigure id="lesson-posterior" file="gp-ei-posterior" caption=move || view! {
+                        <span>"Grey dots: random start; black squares: your points (click the chart to add one, up to 20); blue: EI's picks, the latest orange."</span>
+                    }>
+                        <svg id="lesson-posterior" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {W} {H}") role="img"
+                            aria-label="GP posterior mean with a band of two standard deviations, the true function and the observations" on:click=on_click>
+                            {move || current.get().map(|(f, _)| posterior_chart(&f, step.get()))}
+                        </svg>
+                    </ChartFigure>
+                </Show>
+                <Show when=move || !hidden(link, "ei")>
+                    <SvgFigure id="lesson-ei" file="gp-ei-ei" caption=move || view! { <span>"EI in units of f; the orange dot is the next evaluation."</span> } view_box=format!("0 0 {W} {EI_H}") label="Expected improvement over x">
+                            {move || current.get().map(|(f, _)| ei_chart(&f))}
+    </SvgFigure>
+                </Show>
+            </LessonShell>
+        }
+}

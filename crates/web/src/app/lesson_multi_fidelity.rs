@@ -1,0 +1,209 @@
+//! Lesson 4 (`engine::lessons::multi_fidelity`): after the same number of epochs, the
+//! learning curves DyHPO and Hyperband have trained. DyHPO's chart marks the configuration it
+//! advances next, its predicted loss one epoch on, and the best loss seen at every epoch (the
+//! incumbents EI_MF compares against, Eq. 7), with a table of its best scores; Hyperband's
+//! marks the rungs of the bracket it is running and greys the curves it stopped.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+
+use super::chart::SvgFigure;
+use super::lesson_plot::{range, Plot, BLUE, GREY, ORANGE};
+use super::lesson_shell::{hidden, worker_frames, LessonShell};
+use hpo_engine::lessons::multi_fidelity::{trained_after, MultiFidelityFrames, BUDGET};
+use hpo_engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink, SeedStep};
+
+const H: f64 = 340.0;
+
+fn plot(f: &MultiFidelityFrames) -> Plot {
+    let epochs = f.curves.iter().map(Vec::len).min().unwrap_or(1) as f64;
+    Plot::nice((0.0, epochs), range(f.curves.iter().flatten().copied()), H)
+}
+
+/// One curve trained to `len` epochs.
+fn curve(p: &Plot, values: &[f64], len: usize, color: &'static str, width: &'static str) -> impl IntoView {
+    let pts = p.points(values[..len].iter().enumerate().map(|(s, &v)| ((s + 1) as f64, v)));
+    let (x, y) = (p.px(len as f64), p.py(values[len - 1]));
+    view! {
+        <polyline points=pts fill="none" stroke=color stroke-width=width stroke-opacity="0.85"/>
+        <circle cx=x cy=y r="3.5" fill=color/>
+    }
+}
+
+/// DyHPO after `k` epochs.
+fn dyhpo_chart(f: &MultiFidelityFrames, k: usize) -> impl IntoView {
+    let p = plot(f);
+    let trained = trained_after(f.dyhpo.iter().map(|s| (s.config, s.budget)), k);
+    let next = f.dyhpo.get(k);
+    let incumbents: Vec<(f64, f64)> =
+        next.map(|s| s.incumbents.iter().enumerate().filter_map(|(b, v)| v.map(|v| ((b + 1) as f64, v))).collect()).unwrap_or_default();
+    let step_line = {
+        let mut pts = Vec::new();
+        for (i, &(b, v)) in incumbents.iter().enumerate() {
+            pts.push((b - 0.5, v));
+            pts.push((incumbents.get(i + 1).map_or(b + 0.5, |n| n.0 - 0.5), v));
+        }
+        p.points(pts)
+    };
+    let prediction = next.and_then(|s| s.top.first()).map(|t| {
+        let (x, m) = (p.px(t.budget as f64), p.py(t.mean));
+        let (lo, hi) = (p.py(t.mean - 2.0 * t.sd), p.py(t.mean + 2.0 * t.sd));
+        view! {
+            <line x1=x x2=x y1=lo y2=hi stroke=ORANGE stroke-width="3"/>
+            <rect x=x - 6.0 y=m - 6.0 width="12" height="12" fill="#fff" stroke=ORANGE stroke-width="3"/>
+        }
+    });
+    let highlighted = next.map(|s| s.config);
+    view! {
+        {p.axes(&format!("DyHPO after {k} epochs: {} configurations started", trained.len()), "epoch", "loss")}
+        {trained.iter().filter(|t| Some(t.0) != highlighted).map(|&(c, len)| curve(&p, &f.curves[c], len, BLUE, "1.5")).collect_view()}
+        <polyline points=step_line fill="none" stroke="#000" stroke-width="2.5" stroke-dasharray="6,3"/>
+        {trained.iter().filter(|t| Some(t.0) == highlighted).map(|&(c, len)| curve(&p, &f.curves[c], len, ORANGE, "3.5")).collect_view()}
+        {prediction}
+        {p.legend(300.0, &[("curves trained so far", BLUE, "none"), ("best loss seen at each epoch", "#000", "6,3"), ("next: predicted loss ± 2 sd", ORANGE, "none")])}
+    }
+}
+
+/// Where Hyperband is after `k` epochs: the request in progress (or the last one).
+fn hyperband_position(f: &MultiFidelityFrames, k: usize) -> Option<usize> {
+    let mut reached: Vec<(usize, u32)> = Vec::new();
+    let mut spent = 0usize;
+    for (i, h) in f.hyperband.iter().enumerate() {
+        let from = reached.iter().find(|r| r.0 == h.config).map_or(0, |r| r.1);
+        spent += (h.budget - from) as usize;
+        reached.retain(|r| r.0 != h.config);
+        reached.push((h.config, h.budget));
+        if spent >= k {
+            return Some(i);
+        }
+    }
+    f.hyperband.len().checked_sub(1)
+}
+
+/// Hyperband after `k` epochs.
+fn hyperband_chart(f: &MultiFidelityFrames, k: usize) -> impl IntoView {
+    let p = plot(f);
+    let trained = trained_after(f.hyperband.iter().map(|h| (h.config, h.budget)), k);
+    let now = hyperband_position(f, k).map(|i| f.hyperband[i]);
+    // Still racing: configurations of the current bracket run at its current rung.
+    let racing: Vec<usize> = now
+        .map(|n| f.hyperband.iter().filter(|h| (h.pass, h.bracket, h.rung) == (n.pass, n.bracket, n.rung)).map(|h| h.config).collect())
+        .unwrap_or_default();
+    let rungs = now.map(|n| f.schedule[n.bracket].clone()).unwrap_or_default();
+    let title = now.map_or("Hyperband".to_string(), |n| {
+        let (configs, budget) = f.schedule[n.bracket][n.rung];
+        format!("Hyperband after {k} epochs: bracket {}, rung {} — {configs} at {budget} epochs", n.bracket + 1, n.rung + 1)
+    });
+    view! {
+        {p.axes(&title, "epoch", "loss")}
+        {rungs.iter().map(|&(_, b)| view! {
+            <line x1=p.px(b as f64) x2=p.px(b as f64) y1=p.py(p.y.1) y2=p.py(p.y.0) stroke="#999" stroke-width="1.5" stroke-dasharray="2,4"/>
+        }).collect_view()}
+        {trained.iter().filter(|t| !racing.contains(&t.0)).map(|&(c, len)| curve(&p, &f.curves[c], len, GREY, "1.5")).collect_view()}
+        {trained.iter().filter(|t| racing.contains(&t.0)).map(|&(c, len)| curve(&p, &f.curves[c], len, BLUE, "2.5")).collect_view()}
+        {p.legend(300.0, &[("racing at this rung", BLUE, "none"), ("stopped earlier", GREY, "none"), ("the bracket's rung budgets", "#999", "2,4")])}
+    }
+}
+
+/// Lesson 4.
+#[component]
+pub fn MultiFidelityLesson(
+    /// The lesson's link.
+    link: RwSignal<LessonLink>,
+) -> impl IntoView {
+    let setting = Memo::new(move |_| match link.with(|l| l.lesson.clone()) {
+        Lesson::MultiFidelity(s) => s,
+        _ => SeedStep::default(),
+    });
+    let seed = Memo::new(move |_| setting.get().seed);
+    let (all, error) = worker_frames(seed, LessonJob::MultiFidelity, |f| match f {
+        LessonFrames::MultiFidelity(m) => Some(m),
+        _ => None,
+    });
+    let frames = Memo::new(move |_| all.with(|a| a.as_ref().map(|(_, f, ms)| (Arc::clone(f), *ms))));
+    let step = Memo::new(move |_| setting.get().step);
+    let last = Signal::derive(|| BUDGET);
+    let explain = move || {
+        frames.get().map(|(f, _)| {
+            let k = step.get();
+            match f.dyhpo.get(k).and_then(|s| s.top.first().copied()) {
+                None if k == 0 => "DyHPO starts with one random configuration for one epoch: EI needs an observation.".to_string(),
+                None => format!("Both methods have spent all {BUDGET} epochs."),
+                Some(t) => {
+                    let versus = if t.budget == 1 { "a new configuration, compared with the best first epoch seen".to_string() } else { format!("configuration {} from epoch {} to {}", t.config, t.budget - 1, t.budget) };
+                    format!(
+                        "After {k} epochs, DyHPO's next step advances {versus}. Its model predicts a loss of {:.3} ± {:.3} there; the best loss any configuration reached at epoch {} is {:.3}, so the expected improvement is {:.4} — the largest of all candidates.",
+                        t.mean, 2.0 * t.sd, t.budget, t.incumbent, t.ei
+                    )
+                }
+            }
+        })
+    };
+    let table = move || {
+        frames.get().and_then(|(f, _)| f.dyhpo.get(step.get()).cloned()).filter(|s| !s.top.is_empty()).map(|s| {
+            view! {
+                <table class="scores" id="lesson-scores">
+                    <caption>"DyHPO's best candidates at this step (EI_MF, Eq. 6–7)"</caption>
+                    <thead><tr><th scope="col">"configuration"</th><th scope="col">"to epoch"</th><th scope="col">"predicted loss ± 2 sd"</th><th scope="col">"incumbent at that epoch"</th><th scope="col">"EI_MF"</th></tr></thead>
+                    <tbody>
+                        {s.top.iter().enumerate().map(|(r, t)| view! {
+                            <tr class:chosen=r == 0>
+                                <td>{t.config}</td><td>{t.budget}</td><td>{format!("{:.3} ± {:.3}", t.mean, 2.0 * t.sd)}</td><td>{format!("{:.3}", t.incumbent)}</td><td>{format!("{:.4}", t.ei)}</td>
+                            </tr>
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            }
+        })
+    };
+    let numbers = move || {
+        frames.get().map(|(f, ms)| {
+            let k = step.get();
+            let best = |trained: Vec<(usize, usize)>| {
+                trained.iter().flat_map(|&(c, len)| f.curves[c][..len].iter().copied()).fold(f64::INFINITY, f64::min)
+            };
+            let d = best(trained_after(f.dyhpo.iter().map(|s| (s.config, s.budget)), k));
+            let h = best(trained_after(f.hyperband.iter().map(|s| (s.config, s.budget)), k));
+            let show = |v: f64| if v.is_finite() { format!("{v:.3}") } else { "—".into() };
+            format!(
+                "{} · epoch {k} of {BUDGET} · best loss so far: DyHPO {}, Hyperband {} · both runs computed in a worker in {ms:.0} ms",
+                f.task,
+                show(d),
+                show(h)
+            )
+        })
+    };
+    let reseed = move |_| link.update(|l| l.lesson = Lesson::MultiFidelity(SeedStep { step: 0, seed: setting.get_untracked().seed + 1 }));
+    view! {
+            <LessonShell
+                link=link
+                id="lesson-multi-fidelity"
+                title="Spending epochs wisely"
+                intro=concat!(
+                    "Training a network for a few epochs already says something about how it will end — but not everything: on these curves, fast starters end worse (Wistuba et al. 2022, Fig. 1). ",
+                    "Hyperband (Li et al. 2018) trains many configurations for a few epochs, keeps the best third, trains those three times longer, and so on. ",
+                    "DyHPO (Wistuba et al. 2022, Alg. 1) decides one epoch at a time: a GP whose kernel reads the configuration and its curve so far predicts the next epoch's loss, ",
+                    "and it advances the configuration with the largest expected improvement over the best loss seen at that same epoch (Eq. 7) — a young curve competes with young curves.",
+                )
+                explain=Signal::derive(explain)
+                last=last
+                error=Signal::derive(move || error.get())
+                numbers=Signal::derive(numbers)
+                controls=ViewFn::from(move || view! { <button id="lesson-reseed" on:click=reseed>"another task"</button> })
+                computing=Signal::derive(move || frames.get().is_none().then_some("Running DyHPO and Hyperband in a worker (a few seconds)…"))
+            >
+                <Show when=move || !hidden(link, "dyhpo")>
+                    <SvgFigure id="lesson-dyhpo" file="dyhpo-steps" caption=move || view! { <span>"Every curve DyHPO has trained, to where it paused; orange: the one it advances next."</span> } view_box=format!("0 0 720 {H}") label="DyHPO's learning curves so far, the per-epoch incumbents and the next step's prediction">
+                            {move || frames.get().map(|(f, _)| dyhpo_chart(&f, step.get()))}
+    </SvgFigure>
+                    {table}
+                </Show>
+                <Show when=move || !hidden(link, "hyperband")>
+                    <SvgFigure id="lesson-hyperband" file="hyperband-steps" caption=move || view! { <span>"Hyperband with η = 3 on the same task and the same number of epochs."</span> } view_box=format!("0 0 720 {H}") label="Hyperband's learning curves so far and the rungs of its bracket">
+                            {move || frames.get().map(|(f, _)| hyperband_chart(&f, step.get()))}
+    </SvgFigure>
+                </Show>
+            </LessonShell>
+        }
+}

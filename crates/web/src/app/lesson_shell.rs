@@ -1,0 +1,186 @@
+//! What every lesson is built from: the player (start, back, play / pause, step, speed), the
+//! panels' hide switches as the link holds them, and [`worker_frames`], which computes a
+//! lesson's frames in a worker. The lessons import this module; the Learn page
+//! (`learn.rs`) imports the lessons.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use leptos::prelude::*;
+
+use super::state::AppState;
+use super::workers::{lesson_reply, LatestWorker};
+use hpo_engine::lessons::{LessonFrames, LessonJob, LessonLink, SPEEDS};
+use hpo_protocol::ToWorker;
+
+/// What a worker computed for a lesson: the key it was asked for, the frames, milliseconds.
+pub type Computed<K, T> = Option<(K, Arc<T>, f64)>;
+
+/// Asks a worker for `job(key)` whenever `key` changes (a newer request supersedes an older
+/// one) and keeps the answer `extract` takes from it, or the error in words.
+pub fn worker_frames<K, T>(
+    key: Memo<K>,
+    job: fn(K) -> LessonJob,
+    extract: fn(LessonFrames) -> Option<T>,
+) -> (RwSignal<Computed<K, T>>, RwSignal<Option<String>>)
+where
+    K: Clone + PartialEq + Send + Sync + 'static,
+    T: Send + Sync + 'static,
+{
+    let all = RwSignal::new(None::<(K, Arc<T>, f64)>);
+    let error = RwSignal::new(None::<String>);
+    let worker = LatestWorker::new(lesson_reply);
+    let state = expect_context::<AppState>();
+    Effect::new(move |_| {
+        let k = key.get();
+        if all.with_untracked(|a| a.as_ref().is_some_and(|(have, _, _)| *have == k)) {
+            return;
+        }
+        let request = state.workers.next_request();
+        let asked = k.clone();
+        worker.ask(request, ToWorker::Lesson { request, job: job(k) }, move |result, ms| match result.map(extract) {
+            Ok(Some(frames)) => {
+                error.set(None);
+                all.set(Some((asked.clone(), Arc::new(frames), ms)));
+            }
+            Ok(None) => {}
+            Err(e) => error.set(Some(e)),
+        });
+    });
+    (all, error)
+}
+
+/// Whether the link hides `panel`.
+pub fn hidden(link: RwSignal<LessonLink>, panel: &'static str) -> bool {
+    link.with(|l| l.hidden.contains(panel))
+}
+
+/// Start / back / play-pause / step / speed for a lesson with steps 0 ..= `last`.
+#[component]
+pub fn Player(
+    /// The lesson's link, whose step and playing state the player changes.
+    link: RwSignal<LessonLink>,
+    /// The last step.
+    last: Signal<usize>,
+) -> impl IntoView {
+    let step = Memo::new(move |_| link.with(|l| l.lesson.step()));
+    // `last` may derive from the link: read it before taking the link for writing.
+    let set_step = move |k: usize| {
+        let k = k.min(last.get_untracked());
+        link.update(|l| l.lesson = l.lesson.with_step(k))
+    };
+    let timer = StoredValue::new_local(None::<IntervalHandle>);
+    let stop_timer = move || {
+        if let Some(h) = timer.get_value() {
+            h.clear();
+        }
+        timer.set_value(None);
+    };
+    // (Re)starts the timer whenever playing or the speed changes.
+    let playing = Memo::new(move |_| link.with(|l| (l.playing, l.speed)));
+    Effect::new(move |_| {
+        let (on, speed) = playing.get();
+        stop_timer();
+        if !on {
+            return;
+        }
+        let tick = move || {
+            let (k, end) = (step.get_untracked(), last.get_untracked());
+            if k >= end {
+                link.update(|l| l.playing = false);
+            } else {
+                set_step(k + 1);
+            }
+        };
+        if let Ok(h) = set_interval_with_handle(tick, Duration::from_millis(1000 / speed.max(1) as u64)) {
+            timer.set_value(Some(h));
+        }
+    });
+    on_cleanup(stop_timer);
+    let pause = move || link.update(|l| l.playing = false);
+    // Comparisons stay out of the view! macro, which would read `>` as the end of a tag.
+    let at_end = move || step.get() >= last.get();
+    let toggle = move |_| {
+        let end = last.get_untracked();
+        link.update(|l| {
+            if !l.playing && l.lesson.step() >= end {
+                l.lesson = l.lesson.with_step(0);
+            }
+            l.playing = !l.playing;
+        })
+    };
+    view! {
+        <div class="player" role="group" aria-label="Step through the lesson">
+            <button id="lesson-start" title="back to the start" on:click=move |_| { pause(); set_step(0) }>"« start"</button>
+            <button id="lesson-back" title="one step back" aria-label="one step back" prop:disabled=move || step.get() == 0
+                on:click=move |_| { pause(); set_step(step.get_untracked().saturating_sub(1)) }>"◀ back"</button>
+            <button id="lesson-play" class="primary" on:click=toggle>{move || if link.with(|l| l.playing) { "⏸ pause" } else { "▶ play" }}</button>
+            <button id="lesson-step" title="one step forward" prop:disabled=at_end
+                on:click=move |_| { pause(); set_step(step.get_untracked() + 1) }>"step ▶"</button>
+            <label>"speed "
+                <select id="lesson-speed" on:change=move |ev| { if let Ok(s) = event_target_value(&ev).parse::<u32>() { link.update(|l| l.speed = s) } }>
+                    {SPEEDS.iter().map(|&s| view! { <option value=s.to_string() selected=move || link.with(|l| l.speed == s)>{format!("{s} step{}/s", if s == 1 { "" } else { "s" })}</option> }).collect_view()}
+                </select>
+            </label>
+            <span id="lesson-step-label" aria-live="polite">{move || format!("step {} of {}", step.get(), last.get())}</span>
+        </div>
+    }
+}
+
+/// The frame every lesson stands in: its heading; the idea and this step in words; the player
+/// with the lesson's own buttons; why its frames failed, or what is being computed while they
+/// are; its panels (`children`); and the line of numbers under them. Each part that the link
+/// hides ("text", "controls", "numbers") is left out.
+#[component]
+pub fn LessonShell(
+    /// The lesson's link.
+    link: RwSignal<LessonLink>,
+    /// The section's id.
+    id: &'static str,
+    /// The heading.
+    title: &'static str,
+    /// What the lesson is about, in one paragraph.
+    intro: &'static str,
+    /// The step shown, in words.
+    explain: Signal<Option<String>>,
+    /// The last step.
+    last: Signal<usize>,
+    /// Buttons beside the player (another seed, another task).
+    #[prop(optional)]
+    controls: Option<ViewFn>,
+    /// Why the frames could not be computed.
+    error: Signal<Option<String>>,
+    /// What is being computed, while it is.
+    #[prop(optional)]
+    computing: Option<Signal<Option<&'static str>>>,
+    /// The line of numbers under the panels.
+    numbers: Signal<Option<String>>,
+    /// Whether the picture is about to change (`aria-busy`, for readers and tests).
+    #[prop(optional)]
+    busy: Option<Signal<bool>>,
+    /// The lesson's settings and charts.
+    children: Children,
+) -> impl IntoView {
+    let controls = StoredValue::new(controls);
+    view! {
+        <section class="panel lesson" id=id aria-busy=move || busy.map(|b| if b.get() { "true" } else { "false" })>
+            <h2>{title}</h2>
+            <Show when=move || !hidden(link, "text")>
+                <div id="lesson-text" class="lesson-text">
+                    <p>{intro}</p>
+                    <p id="lesson-explain" aria-live="polite">{move || explain.get()}</p>
+                </div>
+            </Show>
+            <Show when=move || !hidden(link, "controls")>
+                <Player link=link last=last/>
+                {move || controls.with_value(|c| c.as_ref().map(|c| view! { <div class="row">{c.run()}</div> }))}
+            </Show>
+            {move || error.get().map(|e| view! { <p class="msg error">{e}</p> })}
+            {move || computing.and_then(|c| c.get()).map(|what| view! { <p class="hint" id="lesson-computing">{what}</p> })}
+            {children()}
+            <Show when=move || !hidden(link, "numbers")>
+                <p id="lesson-numbers" class="numbers">{move || numbers.get()}</p>
+            </Show>
+        </section>
+    }
+}

@@ -1,0 +1,278 @@
+//! Result charts (ADTM and best so far, mean with a 95% band across seeds) and exports.
+
+use leptos::prelude::*;
+
+use super::browser::{download_text, file_bytes};
+use super::chart::{ChartFigure, LineChart, Series, PALETTE};
+use super::objective_space::ObjectiveSpacePanel;
+use super::prior_view::PriorView;
+use super::scatter::{Scatter, ScatterCanvas};
+use super::state::{AppState, Level};
+use super::warping_view::WarpingView;
+use hpo_engine::benchmark::Benchmark;
+use hpo_engine::export::{traces_csv, traces_detailed_csv};
+use hpo_engine::fidelity::summary::{RaceSummary, MAX_SUMMARY_BYTES};
+use hpo_engine::method_entry::RunKind;
+use hpo_engine::metrics::{
+    adtm_curves, average_ranks, band, best_so_far_curves, hv_error_curves, improvement_over_rs, mean_dtm_curve, prior_effects,
+};
+use hpo_engine::registry::baseline;
+use hpo_engine::runner::Trace;
+use hpo_engine::spec::ResolvedSpec;
+
+/// A method's curves (one per job) from the traces of a run.
+type CurvesOfMethod<'a> = dyn Fn(&[Trace], &ResolvedSpec, &Benchmark, &str) -> Vec<Vec<f64>> + 'a;
+
+/// Charts and export buttons.
+#[component]
+pub fn ResultsPanel() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    // One series per method of the last run, from a function giving a method's curves.
+    let series = move |curves: &CurvesOfMethod<'_>| -> Vec<Series> {
+        let Some((resolved, bench)) = state.run.setup.get() else { return Vec::new() };
+        state.run.traces.with(|traces| {
+            resolved
+                .spec
+                .methods
+                .iter()
+                .enumerate()
+                .map(|(k, m)| Series {
+                    name: m.clone(),
+                    color: PALETTE[k % PALETTE.len()],
+                    band: band(&curves(traces, &resolved, &bench, m)),
+                })
+                .filter(|s| s.band.n > 0)
+                .collect()
+        })
+    };
+    let adtm = Memo::new(move |_| series(&|traces, r, b, m| adtm_curves(traces, b, r.objective, r.direction, m)));
+    let hv = Memo::new(move |_| series(&|traces, _, _, m| hv_error_curves(traces, m)));
+    let is_multi = move || state.run.setup.with(|r| r.as_ref().is_some_and(|(r, _)| r.is_multi_objective()));
+    let hv_title = Signal::derive(move || {
+        let n = state.run.setup.with(|r| r.as_ref().map(|(r, _)| r.tasks.len()).unwrap_or(0));
+        format!("Hypervolume error over {n} task{} (mean, 95% band across seeds)", if n == 1 { "" } else { "s" })
+    });
+    let best = Memo::new(move |_| {
+        let task = state.run.best_task.get();
+        series(&|traces, _, _, m| best_so_far_curves(traces, m, &task))
+    });
+    let adtm_title = Signal::derive(move || {
+        let n = state.run.setup.with(|r| r.as_ref().map(|(r, _)| r.tasks.len()).unwrap_or(0));
+        format!("ADTM over {n} task{} (mean, 95% band across seeds)", if n == 1 { "" } else { "s" })
+    });
+    let best_title = Signal::derive(move || {
+        let obj = state.run.setup.with(|r| r.as_ref().map(|(r, b)| b.metrics[r.objective].name.clone()).unwrap_or_default());
+        format!("Best {obj} so far on {} (mean, 95% band)", state.run.best_task.get())
+    });
+    let export = move |what: &'static str| {
+        let result = match what {
+            "csv" => download_text("traces.csv", "text/csv", &state.run.traces.with(|t| traces_csv(t.iter()))),
+            "detailed" => download_text("traces-detailed.csv", "text/csv", &state.run.traces.with(|t| traces_detailed_csv(t.iter()))),
+            "spec" => {
+                let spec = state.run.setup.with(|r| r.as_ref().map(|(r, _)| r.spec.clone())).unwrap_or_else(|| state.spec.get_untracked());
+                download_text("spec.json", "application/json", &serde_json::to_string_pretty(&spec).unwrap_or_default())
+            }
+            other => Err(format!("unknown export '{other}'").into()),
+        };
+        if let Err(e) = result {
+            state.say(Level::Error, format!("export failed: {e:?}"));
+        }
+    };
+    let has_results = move || state.run.traces.with(|t| !t.is_empty());
+    let is_race = move || {
+        state.run.opened_race.with(Option::is_some)
+            || state.run.setup.with(|r| r.as_ref().is_some_and(|(r, _)| r.mode.kind() == RunKind::Race))
+    };
+    let on_open = move |ev: leptos::ev::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        if let Some(file) = input.files().and_then(|l| l.get(0)) {
+            leptos::task::spawn_local(open_race_summary(state, file));
+        }
+        input.set_value("");
+    };
+    view! {
+        <div class="row" id="open-results">
+            <label class="file-label">"Open race results…"
+                <input id="open-race-summary" type="file" accept=".json,application/json" on:change=on_open/></label>
+            <span class="hint">"a race-summary.json: this page's Summary JSON, or what hpo race and hpo merge write (docs/sweeps.md)"</span>
+        </div>
+        {move || is_race().then(|| view! { <super::race_view::RaceResults/> })}
+        <div style:display=move || if is_race() { "none" } else { "" }>
+        <div class="row">
+            <label class="check"><input id="log-scale" type="checkbox" prop:checked=move || state.run.log_y.get()
+                on:change=move |ev| state.run.log_y.set(event_target_checked(&ev))/>"log scale"</label>
+            <button id="export-csv" on:click=move |_| export("csv") disabled=move || !has_results()>"Traces CSV"</button>
+            <button id="export-detailed" on:click=move |_| export("detailed") disabled=move || !has_results()
+                title="adds the configuration index, the best so far and the optimizer's seconds">"Detailed CSV"</button>
+            <button id="export-spec" on:click=move |_| export("spec")>"Spec JSON"</button>
+        </div>
+        {move || is_multi().then(|| view! {
+            <div class="charts">
+                <ChartFigure id="chart-hv" file="hypervolume-error"
+                    caption=|| "Hypervolume of the task's true Pareto front minus that of the points found so far, every objective scaled to [0, 1] by its range over the task, reference point (1, 1, …) = each objective's maximum (Salinas et al. 2020, §5.2, Fig. 7).">
+                    <LineChart id="chart-hv" title=hv_title y_label="error (share of unit box)" series=Signal::derive(move || hv.get()) log_y=state.run.log_y.into()/>
+                </ChartFigure>
+            </div>
+        })}
+        <div class="charts" style:display=move || if is_multi() { "none" } else { "" }>
+            <ChartFigure id="chart-adtm" file="adtm"
+                caption=|| "Distance to the task's best configuration, normalised by its min and max over all evaluations, averaged over tasks (Salinas et al. 2020, §5).">
+                <LineChart id="chart-adtm" title=adtm_title y_label="ADTM (0 = minimum)" series=Signal::derive(move || adtm.get()) log_y=state.run.log_y.into()/>
+            </ChartFigure>
+            <ChartFigure id="chart-best" file="best-so-far" caption=move || view! {
+                    <label>"Task "
+                        <select id="best-task" on:change=move |ev| state.run.best_task.set(event_target_value(&ev))>
+                            {move || state.run.setup.get().map(|(r, b)| {
+                                let current = state.run.best_task.get();
+                                r.tasks.iter().map(|&t| {
+                                    let name = b.tasks[t].name.clone();
+                                    view! { <option value=name.clone() selected=name == current>{name.clone()}</option> }
+                                }).collect_view()
+                            })}
+                        </select>
+                    </label>
+                }>
+                <LineChart id="chart-best" title=best_title y_label="best (metric units)" series=Signal::derive(move || best.get()) log_y=state.run.log_y.into()/>
+            </ChartFigure>
+        </div>
+        <Table2View/>
+        <PriorEffectView/>
+        <ObjectiveSpacePanel/>
+        <WarpingView/>
+        <PriorView/>
+        </div>
+    }
+}
+
+/// Reads a race summary from `file` and shows it in place of the last run's results, or says
+/// why it cannot.
+async fn open_race_summary(state: AppState, file: web_sys::File) {
+    let name = file.name();
+    if file.size() > MAX_SUMMARY_BYTES as f64 {
+        let mib = file.size() / 1048576.0;
+        state.say(Level::Error, format!("{name}: {mib:.0} MiB is more than a race summary's {} MiB", MAX_SUMMARY_BYTES >> 20));
+        return;
+    }
+    let opened = match file_bytes(&file).await {
+        Ok(bytes) => RaceSummary::from_json(&name, &bytes).map(|s| (s, bytes)).map_err(|e| e.to_string()),
+        Err(e) => Err(format!("{name}: {e}")),
+    };
+    match opened {
+        Ok((summary, bytes)) => {
+            state.clear(Level::Error);
+            super::kept::show_race_summary(state, name, bytes, summary);
+        }
+        Err(e) => state.say(Level::Error, e),
+    }
+}
+
+/// Fig. 4 of the copula paper for the current results: each prior method's improvement over
+/// RS per task against the prior's RMSE on that task (RMSE < 1: the prior beats a constant).
+#[component]
+fn PriorEffectView() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let data = Memo::new(move |_| {
+        let Some((resolved, bench)) = state.run.setup.get() else { return Scatter::default() };
+        if resolved.is_multi_objective() || !resolved.methods.iter().any(|m| m.is_baseline()) {
+            return Scatter::default();
+        }
+        let mut overlays = Vec::new();
+        state.run.traces.with(|traces| {
+            for (k, m) in resolved.methods.iter().enumerate() {
+                if m.transfer().prior().is_none() {
+                    continue;
+                }
+                let effects = prior_effects(traces, &bench, resolved.objective, resolved.direction, m.name);
+                if !effects.is_empty() {
+                    overlays.push((
+                        effects.iter().map(|e| (e.rmse, e.improvement)).collect::<Vec<_>>(),
+                        PALETTE[k % PALETTE.len()],
+                        m.name.to_string(),
+                        true,
+                    ));
+                }
+            }
+        });
+        if overlays.is_empty() {
+            return Scatter::default();
+        }
+        let y: Vec<f64> = overlays.iter().flat_map(|o| o.0.iter().map(|p| p.1)).collect();
+        let (lo, hi) = y.iter().fold((0.0f64, 0.0f64), |(a, b), &v| (a.min(v), b.max(v)));
+        overlays.push((vec![(1.0, lo), (1.0, hi)], "#888888", "RMSE = 1".into(), true));
+        Scatter {
+            title: "Improvement over RS per task vs the prior's RMSE on it (Salinas et al. 2020, Fig. 4)".into(),
+            x_label: "prior RMSE on the target task (warped values)".into(),
+            y_label: "improvement over RS".into(),
+            overlays,
+            ..Scatter::default()
+        }
+    });
+    move || (!data.get().overlays.is_empty()).then(|| view! { <ScatterCanvas id="fig4" data=Signal::derive(move || data.get())/> })
+}
+
+/// Table 2 of the copula paper for the current results: improvement over RS per task and
+/// method, its mean over tasks with the average rank, the best two methods in bold.
+#[component]
+fn Table2View() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let table = Memo::new(move |_| {
+        let (resolved, bench) = state.run.setup.get()?;
+        let has_baseline = resolved.methods.iter().any(|m| m.is_baseline());
+        if resolved.mode.kind() != RunKind::Full || resolved.is_multi_objective() || !has_baseline || resolved.methods.len() < 2 {
+            return None;
+        }
+        let methods: Vec<String> = resolved.methods.iter().filter(|m| !m.is_baseline()).map(|m| m.name.to_string()).collect();
+        state.run.traces.with(|traces| {
+            let mut rows = Vec::new();
+            for &t in &resolved.tasks {
+                let task = bench.tasks[t].name.clone();
+                let Some(rs) = mean_dtm_curve(traces, &bench, resolved.objective, resolved.direction, baseline(RunKind::Full).name, &task)
+                else {
+                    continue;
+                };
+                let cells: Vec<f64> = methods
+                    .iter()
+                    .map(|m| {
+                        mean_dtm_curve(traces, &bench, resolved.objective, resolved.direction, m, &task)
+                            .map_or(f64::NAN, |c| improvement_over_rs(&rs, &c))
+                    })
+                    .collect();
+                if cells.iter().all(|v| v.is_finite()) {
+                    rows.push((task, cells));
+                }
+            }
+            (!rows.is_empty()).then(|| {
+                let scores: Vec<Vec<f64>> = rows.iter().map(|r| r.1.clone()).collect();
+                let ranks = average_ranks(&scores);
+                let means: Vec<f64> = (0..methods.len()).map(|k| scores.iter().map(|r| r[k]).sum::<f64>() / scores.len() as f64).collect();
+                (methods, rows, means, ranks)
+            })
+        })
+    });
+    move || {
+        table.get().map(|(methods, rows, means, ranks)| {
+            let mut order: Vec<usize> = (0..means.len()).collect();
+            order.sort_by(|&a, &b| means[b].total_cmp(&means[a]));
+            let top: Vec<usize> = order.into_iter().take(2).collect();
+            view! {
+                <div id="table2">
+                    <h3>"DTM improvement over RS (higher is better; Salinas et al. 2020, Table 2)"</h3>
+                    <div class="table-scroll"><table>
+                        <thead><tr><th>"task"</th>{methods.iter().map(|m| view! { <th>{m.clone()}</th> }).collect_view()}</tr></thead>
+                        <tbody>
+                            {rows.into_iter().map(|(task, cells)| view! {
+                                <tr><td>{task}</td>{cells.into_iter().map(|v| view! { <td class="num">{format!("{v:.3}")}</td> }).collect_view()}</tr>
+                            }).collect_view()}
+                            <tr class="mean"><td>"mean (average rank)"</td>
+                                {means.iter().zip(&ranks).enumerate().map(|(k, (m, r))| {
+                                    let bold = top.contains(&k);
+                                    view! { <td class="num" class:best=bold>{format!("{m:.3} ({r:.2})")}</td> }
+                                }).collect_view()}
+                            </tr>
+                        </tbody>
+                    </table></div>
+                </div>
+            }
+        })
+    }
+}

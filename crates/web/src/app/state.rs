@@ -1,0 +1,274 @@
+//! The page's reactive state. Components read and write these signals; everything they
+//! compute goes through the engine.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use leptos::prelude::*;
+
+use super::store::KeptFile;
+use super::workers::WorkerService;
+use hpo_engine::benchmark::Benchmark;
+use hpo_engine::fidelity::summary::RaceSummary;
+use hpo_engine::kept::ExperimentRecord;
+use hpo_engine::runner::{JobProgress, Trace};
+use hpo_engine::setup::SetupMessage;
+use hpo_engine::spec::{ExperimentSpec, ResolvedSpec};
+use hpo_engine::transfer::{Learned, LearnedStore};
+use hpo_engine::warping::OutputWarp;
+
+/// Severity of a message shown at the top of the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// Something failed; the user must act.
+    Error,
+    /// Something was ignored or replaced by a default.
+    Warning,
+    /// For information.
+    Info,
+}
+
+/// A message shown in the page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    /// Unique id (for dismissing).
+    pub id: u32,
+    /// Severity.
+    pub level: Level,
+    /// Text.
+    pub text: String,
+}
+
+/// Progress of the current or last run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunStatus {
+    /// A run is in progress.
+    pub running: bool,
+    /// Jobs in the run.
+    pub total_jobs: usize,
+    /// Jobs finished (successfully or not).
+    pub done_jobs: usize,
+    /// Jobs that failed.
+    pub failed_jobs: usize,
+    /// The jobs that failed, with why: "retry failed" runs them again.
+    pub failed: Vec<(hpo_engine::spec::Job, String)>,
+    /// Priors trained by the workers (each is then shared with the others).
+    pub priors_trained: usize,
+    /// Sets of SGPT's other-task GP means computed by the workers (shared likewise).
+    pub means_computed: usize,
+    /// Priors the run took from an earlier run or the prior view instead of training them.
+    pub priors_reused: usize,
+    /// Sets of SGPT's means the run took from an earlier run.
+    pub means_reused: usize,
+    /// Iterations per job (budget units for a race).
+    pub iterations: u64,
+    /// Per worker: label and progress of the job it is running.
+    pub current: BTreeMap<usize, (String, JobProgress)>,
+    /// Start time (ms since page load).
+    pub started_ms: f64,
+    /// End time, once finished or cancelled.
+    pub ended_ms: Option<f64>,
+    /// Workers used.
+    pub workers: usize,
+    /// The run was cancelled.
+    pub cancelled: bool,
+    /// The finished jobs were restored from this browser (kept when they finished, at this
+    /// time in ms since 1970), not run in this visit.
+    pub restored: Option<f64>,
+}
+
+impl RunStatus {
+    /// Fraction of all iterations done, in [0, 1].
+    pub fn fraction(&self) -> f64 {
+        let total = self.total_jobs as f64 * self.iterations as f64;
+        if total == 0.0 {
+            return 0.0;
+        }
+        // `iterations` holds the budget units of a race, whose jobs report budget spent.
+        let partial: u64 = self
+            .current
+            .values()
+            .map(|c| match c.1 {
+                JobProgress::Iterations(n) => n as u64,
+                JobProgress::Budget { spent, .. } => spent,
+                JobProgress::Prior { .. } => 0,
+            })
+            .sum();
+        ((self.done_jobs as f64 * self.iterations as f64 + partial as f64) / total).min(1.0)
+    }
+}
+
+/// A CSV waiting for the user to say what its columns are.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RoleEditor {
+    /// File name.
+    pub file: String,
+    /// Why roles are needed.
+    pub message: String,
+    /// Column names.
+    pub headers: Vec<String>,
+    /// First rows.
+    pub preview: Vec<Vec<String>>,
+    /// Role per column: ignore, hp, cat, min, max, task.
+    pub roles: Vec<String>,
+}
+
+/// The loaded data and what was read or learned from it.
+#[derive(Clone, Copy)]
+pub struct DataState {
+    /// The loaded benchmark.
+    pub bench: RwSignal<Option<Arc<Benchmark>>>,
+    /// One line describing the loaded data.
+    pub info: RwSignal<String>,
+    /// Data is being loaded.
+    pub loading: RwSignal<bool>,
+    /// Files from ../shared/benchmarks served beside the app.
+    pub shared_files: RwSignal<Vec<String>>,
+    /// The link names an uploaded file that has not been provided yet: (name, sha256).
+    pub pending_upload: RwSignal<Option<(String, String)>>,
+    /// The column-role editor, when a generic CSV is being loaded.
+    pub role_editor: RwSignal<Option<RoleEditor>>,
+    /// Priors and SGPT's means learned so far on the loaded data (by runs and the prior view).
+    pub learned: RwSignal<LearnedStore>,
+    /// The loaded data had missing or non-finite values repaired (as the task's worst value,
+    /// which depends on the direction).
+    pub repaired: RwSignal<bool>,
+}
+
+impl DataState {
+    fn new() -> Self {
+        DataState {
+            bench: RwSignal::new(None),
+            info: RwSignal::new(String::new()),
+            loading: RwSignal::new(false),
+            shared_files: RwSignal::new(Vec::new()),
+            pending_upload: RwSignal::new(None),
+            role_editor: RwSignal::new(None),
+            learned: RwSignal::new(LearnedStore::default()),
+            repaired: RwSignal::new(false),
+        }
+    }
+}
+
+/// The current or last run and how its results are shown.
+#[derive(Clone, Copy)]
+pub struct RunState {
+    /// Progress.
+    pub status: RwSignal<RunStatus>,
+    /// Traces.
+    pub traces: RwSignal<Vec<Trace>>,
+    /// Spec and data of the run (charts use these, not the edited setup).
+    pub setup: RwSignal<Option<(ResolvedSpec, Arc<Benchmark>)>>,
+    /// Log-scale y axes.
+    pub log_y: RwSignal<bool>,
+    /// Task shown in the best-so-far chart.
+    pub best_task: RwSignal<String>,
+    /// The record under which the run's traces are kept, and whether keeping them failed
+    /// already in this run (said once).
+    pub record: RwSignal<Option<(ExperimentRecord, bool)>>,
+    /// A race summary opened from a file (its name), shown instead of the last run's results
+    /// until it is closed or a run starts.
+    pub opened_race: RwSignal<Option<(String, Arc<RaceSummary>)>>,
+}
+
+impl RunState {
+    fn new() -> Self {
+        RunState {
+            status: RwSignal::new(RunStatus::default()),
+            traces: RwSignal::new(Vec::new()),
+            setup: RwSignal::new(None),
+            log_y: RwSignal::new(false),
+            best_task: RwSignal::new(String::new()),
+            record: RwSignal::new(None),
+            opened_race: RwSignal::new(None),
+        }
+    }
+}
+
+/// The page's state, shared through context: the setup, the messages, and the data, run, kept
+/// and worker parts (each a `Copy` handle of its own, provided as a context too, so that a
+/// component can take only the part it uses).
+#[derive(Clone, Copy)]
+pub struct AppState {
+    /// The setup (mirrored in the URL).
+    pub spec: RwSignal<ExperimentSpec>,
+    /// Messages shown at the top.
+    pub messages: RwSignal<Vec<Message>>,
+    /// Counter for message ids.
+    pub next_message: RwSignal<u32>,
+    /// The loaded data.
+    pub data: DataState,
+    /// The current or last run.
+    pub run: RunState,
+    /// What this browser keeps: files and past experiments (refreshed after each change).
+    pub kept: RwSignal<Kept>,
+    /// The page's Web Workers and what is in flight with them.
+    pub workers: WorkerService,
+}
+
+/// What the browser keeps for the page (see [`super::store`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Kept {
+    /// Files, newest first.
+    pub files: Vec<KeptFile>,
+    /// Experiments, most recently saved first.
+    pub experiments: Vec<ExperimentRecord>,
+    /// Bytes used and available to the page, as the browser estimates them.
+    pub usage: Option<(f64, f64)>,
+    /// Why the list could not be read, if it could not.
+    pub error: Option<String>,
+}
+
+impl AppState {
+    /// Fresh state for `spec`.
+    pub fn new(spec: ExperimentSpec) -> Self {
+        AppState {
+            spec: RwSignal::new(spec),
+            messages: RwSignal::new(Vec::new()),
+            next_message: RwSignal::new(0),
+            data: DataState::new(),
+            run: RunState::new(),
+            kept: RwSignal::new(Kept::default()),
+            workers: WorkerService::new(),
+        }
+    }
+
+    /// Provides the state and each of its parts as contexts.
+    pub fn provide(self) {
+        provide_context(self);
+        provide_context(self.data);
+        provide_context(self.run);
+        provide_context(self.workers);
+    }
+
+    /// Shows a message.
+    pub fn say(&self, level: Level, text: impl Into<String>) {
+        let id = self.next_message.get_untracked();
+        self.next_message.set(id + 1);
+        let text = text.into();
+        self.messages.update(|m| m.push(Message { id, level, text }));
+    }
+
+    /// Shows what a setup edit had to say: warnings first, then information.
+    pub fn tell(&self, messages: impl IntoIterator<Item = SetupMessage>) {
+        let (warnings, infos): (Vec<_>, Vec<_>) = messages.into_iter().partition(|m| matches!(m, SetupMessage::Warning(_)));
+        for m in warnings.into_iter().chain(infos) {
+            let level = if matches!(m, SetupMessage::Warning(_)) { Level::Warning } else { Level::Info };
+            self.say(level, m.text().to_string());
+        }
+    }
+
+    /// Keeps what a run or the prior view learned on `bench`, if `bench` is still the loaded
+    /// data: a result that arrives after other data was loaded would only evict what was
+    /// learned on the new data.
+    pub fn keep_learned(&self, bench: &Arc<Benchmark>, resolved: &ResolvedSpec, target: usize, warp: OutputWarp, learned: Learned) {
+        if self.data.bench.with_untracked(|b| b.as_ref().is_some_and(|b| Arc::ptr_eq(b, bench))) {
+            self.data.learned.update(|s| s.insert(bench, resolved, target, warp, learned));
+        }
+    }
+
+    /// Removes the messages of one level (e.g. errors solved by a new action).
+    pub fn clear(&self, level: Level) {
+        self.messages.update(|m| m.retain(|x| x.level != level));
+    }
+}

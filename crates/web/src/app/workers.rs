@@ -1,0 +1,175 @@
+//! The page's Web Workers and what is in flight with them, as one service held in the page's
+//! context (inside [`super::state::AppState`]): the worker that parses files and the parses
+//! waiting for it, the prior view's trainer, the run's pool with its sink and the traces not
+//! yet shown — and one request counter for all of them.
+//!
+//! Each part is its own local [`StoredValue`] (the workers' bridges are not `Send`), so the
+//! parts are borrowed independently: a run's sink may add pending traces while the pool is
+//! not borrowed, exactly as when they were separate thread-locals.
+
+use std::collections::BTreeMap;
+
+use futures_channel::oneshot;
+use leptos::prelude::*;
+
+use super::pool::RunWorkers;
+use super::worker_host::{RequestIds, WorkerHandle};
+use hpo_engine::gpb::view::DesignViewData;
+use hpo_engine::lessons::LessonFrames;
+use hpo_engine::loaders::upload::{LoadFailure, LoadedFile};
+use hpo_engine::runner::Trace;
+use hpo_engine::spec::DataRef;
+use hpo_protocol::{FromWorker, ToWorker};
+
+/// What the loader worker answers: the parsed file or why not, and the parse's milliseconds.
+pub type ParseReply = (Result<LoadedFile, LoadFailure>, f64);
+
+/// The worker that parses files, and what waits for it.
+#[derive(Default)]
+pub struct Loader {
+    /// Spawned on the first parse (and again after a crash).
+    pub bridge: Option<WorkerHandle>,
+    /// Parses sent and not answered, by request id.
+    pub waiting: BTreeMap<u32, oneshot::Sender<ParseReply>>,
+    /// The last file that needed column roles: (reference, name, bytes).
+    pub awaiting_roles: Option<(DataRef, String, Vec<u8>)>,
+    /// The last user file loaded (an upload or a download): (reference, name, bytes), so that
+    /// it can be read again with other options (missing values, scales, column roles).
+    pub last_file: Option<(DataRef, String, Vec<u8>)>,
+}
+
+/// Every worker of the page (a `Copy` handle).
+#[derive(Clone, Copy)]
+pub struct WorkerService {
+    ids: RequestIds,
+    /// Parsing files.
+    pub loader: StoredValue<Loader, LocalStorage>,
+    /// The prior view's training worker (dropped, and so terminated, by cancel).
+    pub trainer: StoredValue<Option<WorkerHandle>, LocalStorage>,
+    /// The design view's worker (one for the page, so that a view opened again reuses it).
+    pub designer: LatestWorker<Box<DesignViewData>>,
+    /// The run's pool, its spares and its sink.
+    pub run: RunWorkers,
+    /// Traces received but not shown yet, and whether a refresh is scheduled.
+    pub pending: StoredValue<(Vec<Trace>, bool), LocalStorage>,
+}
+
+impl WorkerService {
+    /// No worker yet: each is spawned when first needed.
+    pub fn new() -> Self {
+        let ids = RequestIds::new();
+        WorkerService {
+            ids,
+            loader: StoredValue::new_local(Loader::default()),
+            trainer: StoredValue::new_local(None),
+            designer: LatestWorker::new(design_reply),
+            run: RunWorkers::new(ids),
+            pending: StoredValue::new_local((Vec::new(), false)),
+        }
+    }
+
+    /// A request id never used before in this page.
+    pub fn next_request(&self) -> u32 {
+        self.ids.next()
+    }
+}
+
+impl Default for WorkerService {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A reply a [`LatestWorker`] takes from a worker's message: the request it answers, its
+/// result or why not, and the worker's milliseconds.
+pub type Reply<R> = (u32, Result<R, String>, f64);
+
+/// What a [`LatestWorker`] calls with the answer to the latest request.
+type ReplyHandler<R> = std::rc::Rc<dyn Fn(Result<R, String>, f64)>;
+
+/// A worker for one kind of request where only the latest matters (a lesson's frames, the
+/// design view): an idle worker is reused, and a request made while another is in flight
+/// terminates the busy worker and goes to a fresh one. `R` is what its replies carry; a crash
+/// is answered as an error of the latest request.
+pub struct LatestWorker<R: 'static> {
+    bridge: StoredValue<Option<(WorkerHandle, bool)>, LocalStorage>,
+    latest: StoredValue<u32, LocalStorage>,
+    handler: StoredValue<Option<ReplyHandler<R>>, LocalStorage>,
+    reply: fn(FromWorker) -> Option<Reply<R>>,
+}
+
+impl<R: 'static> Clone for LatestWorker<R> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<R: 'static> Copy for LatestWorker<R> {}
+
+impl<R: 'static> LatestWorker<R> {
+    /// No worker yet: it is spawned by the first request. `reply` picks this kind's replies
+    /// out of the worker's messages.
+    pub fn new(reply: fn(FromWorker) -> Option<Reply<R>>) -> Self {
+        LatestWorker {
+            bridge: StoredValue::new_local(None),
+            latest: StoredValue::new_local(0),
+            handler: StoredValue::new_local(None),
+            reply,
+        }
+    }
+
+    /// Sends `message` (carrying `request`); `on_reply` gets the answer if no later request
+    /// was made.
+    pub fn ask(&self, request: u32, message: ToWorker, on_reply: impl Fn(Result<R, String>, f64) + 'static) {
+        self.latest.set_value(request);
+        self.handler.set_value(Some(std::rc::Rc::new(on_reply)));
+        let busy = self.bridge.with_value(|b| b.as_ref().is_none_or(|(_, busy)| *busy));
+        if busy {
+            let this = *self;
+            let callback = move |msg: FromWorker| {
+                let Some((id, result, ms)) = (this.reply)(msg) else { return };
+                if this.latest.get_value() != id {
+                    return;
+                }
+                this.bridge.update_value(|b| {
+                    if let Some((_, busy)) = b {
+                        *busy = false;
+                    }
+                });
+                if let Some(handler) = this.handler.get_value() {
+                    handler(result, ms);
+                }
+            };
+            let on_crash = move |reason: String| {
+                this.bridge.set_value(None);
+                if let Some(handler) = this.handler.get_value() {
+                    handler(Err(reason), 0.0);
+                }
+            };
+            // The busy worker, if any, is dropped here and so terminated.
+            self.bridge.set_value(WorkerHandle::spawn(callback, on_crash).ok().map(|w| (w, false)));
+        }
+        self.bridge.update_value(|b| {
+            if let Some((worker, busy)) = b {
+                worker.send(&message);
+                *busy = true;
+            }
+        });
+    }
+}
+
+/// A lesson's frames, for a [`LatestWorker`].
+pub fn lesson_reply(msg: FromWorker) -> Option<Reply<LessonFrames>> {
+    match msg {
+        FromWorker::LessonFrames { request, result, ms } => Some((request, result.map(|f| *f), ms)),
+        _ => None,
+    }
+}
+
+/// The design view's data, for a [`LatestWorker`].
+pub fn design_reply(msg: FromWorker) -> Option<Reply<Box<DesignViewData>>> {
+    match msg {
+        FromWorker::Designed { request, result, ms } => Some((request, result, ms)),
+        _ => None,
+    }
+}
