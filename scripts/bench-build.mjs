@@ -63,10 +63,26 @@ async function stepSeconds(url, query, exportButton) {
   } finally { await b.close(); }
 }
 
+// Run clicked → finished, for a run whose jobs cost nothing: what remains is the table
+// crossing to the pool's workers (two on this machine) and their reading it.
+async function runStartMs(url, query) {
+  const b = await opened(url, query);
+  try {
+    const t0 = Date.now();
+    await b.page.click('#run');
+    await finished(b.page, 600_000);
+    return Date.now() - t0;
+  } finally { await b.close(); }
+}
+
 const measures = [
   ...(hasShared ? [
     ['XGBoost table: click to ready, ms', (url) => loadMs(url, 'v=1&data=shared:XGBoost.csv.zip')],
     ['LCBench (35 tasks of curves): click to ready, ms', (url) => loadMs(url, 'v=1&data=shared:lcbench-surrogate.zip')],
+    ['XGBoost: Run clicked → finished, RS, 2 tasks × 1 iteration (the table crosses to the pool), ms',
+      (url) => runStartMs(url, 'v=1&data=shared:XGBoost.csv.zip&methods=RS&tasks=heart,w6a&seeds=1&iters=1')],
+    ['LCBench: Run clicked → finished, RS, 2 tasks × 1 full training (the table crosses to the pool), ms',
+      (url) => runStartMs(url, 'v=1&data=shared:lcbench-surrogate.zip&methods=RS&seeds=1&race=51&tasks=covertype,kddcup09_appetency')],
     ['GCP step at 100 observations, NAS-Bench-201 cifar10 (median of the 5 steps ending there), ms', async (url) => {
       const s = await stepSeconds(url, 'v=1&data=shared:nas_bench102.csv.zip&methods=GCP&tasks=cifar10&seeds=1&iters=100&transfer=none', '#export-detailed');
       return Math.round(median(s.slice(95, 100)) * 1000);

@@ -41,13 +41,21 @@ fn worker_messages_survive_the_workers_codec() {
     use hpo_playground::engine::runner::run_job;
     use hpo_playground::engine::spec::{ExperimentSpec, Job};
     use hpo_playground::engine::transfer::PriorCache;
-    use hpo_playground::worker_protocol::{FromWorker, ToWorker};
+    use hpo_playground::worker_protocol::{EncodedBenchmark, FromWorker, ParsedFile, ToWorker};
     let bench = load_bundled("quadratic").unwrap();
     let resolved = ExperimentSpec { iterations: 3, ..Default::default() }.resolve(&bench).unwrap();
-    let load = ToWorker::Load { generation: 1, benchmark: Box::new(bench.clone()), spec: Box::new(resolved.spec.clone()) };
+    // The parser's bytes reach a run's worker unchanged, inside its Load message.
+    let parsed =
+        ParsedFile::encode(hpo_playground::engine::loaders::upload::LoadedFile { benchmark: bench.clone(), warnings: vec![] }).unwrap();
+    let (page_copy, bytes) = parsed.decode().unwrap();
+    assert!(page_copy.benchmark == bench && bytes == EncodedBenchmark::encode(&bench).unwrap());
+    let load = ToWorker::Load { generation: 1, benchmark: bytes, spec: Box::new(resolved.spec.clone()) };
     match ToWorker::decode(&load.encode().unwrap()).unwrap() {
         // The worker resolves what it was sent to the same checked spec.
-        ToWorker::Load { spec, benchmark: b, .. } => assert!(spec.resolve(&b).unwrap() == resolved && *b == bench),
+        ToWorker::Load { spec, benchmark, .. } => {
+            let b = benchmark.decode().unwrap();
+            assert!(spec.resolve(&b).unwrap() == resolved && b == bench)
+        }
         _ => panic!("wrong variant"),
     }
     let trace =

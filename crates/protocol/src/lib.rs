@@ -21,6 +21,7 @@ use hpo_engine::runner::{JobProgress, Trace};
 use hpo_engine::spec::{ExperimentSpec, Job};
 use hpo_engine::transfer::Learned;
 use hpo_engine::warping::OutputWarp;
+use std::sync::Arc;
 
 /// Page → worker.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -30,8 +31,8 @@ pub enum ToWorker {
     Load {
         /// Generation counter: replies to older generations are ignored by the page.
         generation: u32,
-        /// The benchmark.
-        benchmark: Box<Benchmark>,
+        /// The benchmark, as the parser encoded it.
+        benchmark: EncodedBenchmark,
         /// The spec.
         spec: Box<ExperimentSpec>,
     },
@@ -145,7 +146,7 @@ pub enum FromWorker {
         /// Request id.
         request: u32,
         /// The benchmark or why not.
-        result: Result<LoadedFile, LoadFailure>,
+        result: Result<ParsedFile, LoadFailure>,
         /// Milliseconds spent parsing in the worker.
         parse_ms: f64,
     },
@@ -208,6 +209,81 @@ pub enum FromWorker {
     },
 }
 
+/// A benchmark as bincode bytes. The parser worker encodes a file's benchmark once; the page
+/// decodes its own copy and hands the same bytes to each of a run's workers, so no one encodes
+/// the table again on the page's thread (sharing the bytes, a message copies them once).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EncodedBenchmark(Arc<Vec<u8>>);
+
+impl EncodedBenchmark {
+    /// The bytes of `benchmark`.
+    pub fn encode(benchmark: &Benchmark) -> Result<Self, String> {
+        encode(benchmark).map(|b| EncodedBenchmark(Arc::new(b)))
+    }
+
+    /// The benchmark back, or why not.
+    pub fn decode(&self) -> Result<Benchmark, String> {
+        decode(&self.0)
+    }
+
+    /// Its size in bytes.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// True for no bytes at all (never a valid benchmark).
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+// As bytes (one copy), not as a sequence of u8s (one call per byte).
+impl Serialize for EncodedBenchmark {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_bytes(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for EncodedBenchmark {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Bytes;
+        impl serde::de::Visitor<'_> for Bytes {
+            type Value = Vec<u8>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a benchmark's bytes")
+            }
+            fn visit_byte_buf<E>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
+                Ok(v)
+            }
+            fn visit_bytes<E>(self, v: &[u8]) -> Result<Vec<u8>, E> {
+                Ok(v.to_vec())
+            }
+        }
+        deserializer.deserialize_byte_buf(Bytes).map(|b| EncodedBenchmark(Arc::new(b)))
+    }
+}
+
+/// A parsed file as it crosses to the page: its benchmark's bytes and the loader's notes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ParsedFile {
+    /// The benchmark.
+    pub benchmark: EncodedBenchmark,
+    /// The loader's notes.
+    pub warnings: Vec<String>,
+}
+
+impl ParsedFile {
+    /// A loaded file, its benchmark encoded.
+    pub fn encode(file: LoadedFile) -> Result<Self, String> {
+        Ok(ParsedFile { benchmark: EncodedBenchmark::encode(&file.benchmark)?, warnings: file.warnings })
+    }
+
+    /// The loaded file back, and its benchmark's bytes.
+    pub fn decode(self) -> Result<(LoadedFile, EncodedBenchmark), String> {
+        Ok((LoadedFile { benchmark: self.benchmark.decode()?, warnings: self.warnings }, self.benchmark))
+    }
+}
+
 /// A message as it crosses the boundary: bincode (compact and fast; not self-describing, so
 /// every field is always written — see `ExperimentSpec`).
 fn encode<T: Serialize>(message: &T) -> Result<Vec<u8>, String> {
@@ -240,5 +316,29 @@ impl FromWorker {
     /// A message from its bytes, or why not.
     pub fn decode(bytes: &[u8]) -> Result<Self, String> {
         decode(bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hpo_engine::bundled::load_bundled;
+
+    #[test]
+    fn a_parsed_benchmark_crosses_as_its_bytes_and_comes_back_equal() {
+        let bench = load_bundled("curves").unwrap();
+        let parsed = ParsedFile::encode(LoadedFile { benchmark: bench.clone(), warnings: vec!["a note".into()] }).unwrap();
+        let bytes = parsed.benchmark.len();
+        let message = FromWorker::Parsed { request: 7, result: Ok(parsed), parse_ms: 1.0 }.encode().unwrap();
+        // The bytes are written once, as bytes: the message is them plus a few dozen.
+        assert!(message.len() >= bytes && message.len() < bytes + 64, "{} for {bytes}", message.len());
+        let FromWorker::Parsed { result: Ok(parsed), .. } = FromWorker::decode(&message).unwrap() else { panic!("a parsed file") };
+        let (file, encoded) = parsed.decode().unwrap();
+        assert!(file.benchmark == bench && file.warnings == ["a note"]);
+        // What a run's worker receives is the same bytes, and reads the same benchmark.
+        let load = ToWorker::Load { generation: 1, benchmark: encoded.clone(), spec: Box::default() }.encode().unwrap();
+        let ToWorker::Load { benchmark, .. } = ToWorker::decode(&load).unwrap() else { panic!("a load") };
+        assert!(benchmark == encoded && benchmark.decode().unwrap() == bench);
+        assert!(EncodedBenchmark(Arc::new(vec![1, 2, 3])).decode().is_err(), "bad bytes are an error, not a panic");
     }
 }

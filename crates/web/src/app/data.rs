@@ -20,7 +20,7 @@ use hpo_engine::loaders::MAX_DECOMPRESSED_BYTES;
 use hpo_engine::public_data::verify;
 use hpo_engine::spec::DataRef;
 use hpo_engine::spec::ExperimentSpec;
-use hpo_protocol::{FromWorker, ToWorker};
+use hpo_protocol::{EncodedBenchmark, FromWorker, ToWorker};
 
 /// Largest upload accepted, checked before reading the file.
 pub const MAX_UPLOAD_BYTES: f64 = MAX_DECOMPRESSED_BYTES as f64;
@@ -43,7 +43,7 @@ async fn ask_worker(state: AppState, file: String, bytes: Vec<u8>, options: Load
     let on_reply = move |msg: FromWorker| {
         if let FromWorker::Parsed { request, result, parse_ms } = msg {
             if let Some(tx) = service.loader.try_update_value(|l| l.waiting.remove(&request)).flatten() {
-                let _ = tx.send((result, parse_ms));
+                let _ = tx.send((result.and_then(|parsed| parsed.decode().map_err(LoadFailure::Error)), parse_ms));
             }
         }
     };
@@ -132,6 +132,7 @@ pub async fn load_ref(state: AppState, data: DataRef, keep_setup: bool) {
                 return;
             }
             state.data.bench.set(None);
+            state.data.encoded.set_value(None);
             state.data.pending_upload.set(Some((name.clone(), sha256.clone())));
             state.data.info.set(format!("waiting for your file {name}"));
             state.say(
@@ -288,7 +289,7 @@ pub async fn load_upload(state: AppState, file: web_sys::File) {
 fn finish_load(state: AppState, data: DataRef, (result, parse_ms): ParseReply, keep_setup: bool, t0: f64, bytes: Option<Vec<u8>>) {
     state.data.loading.set(false);
     match result {
-        Ok(loaded) => {
+        Ok((loaded, encoded)) => {
             if let Some(bytes) = bytes.clone().filter(|_| matches!(data, DataRef::Upload { .. } | DataRef::Url { .. })) {
                 let name = data.file_name();
                 state.workers.loader.update_value(|l| l.last_file = Some((data.clone(), name, bytes)));
@@ -301,7 +302,7 @@ fn finish_load(state: AppState, data: DataRef, (result, parse_ms): ParseReply, k
                 state.data.pending_upload.set(None);
             }
             let columns = if keep_setup { state.spec.get_untracked().columns } else { None };
-            install(state, data, loaded.benchmark, keep_setup, columns, now_ms() - t0, parse_ms);
+            install(state, data, (loaded.benchmark, encoded), keep_setup, columns, now_ms() - t0, parse_ms);
         }
         Err(LoadFailure::NeedsRoles { message, headers, preview, guess }) => {
             let name = data.file_name();
@@ -433,7 +434,7 @@ pub async fn apply_roles(state: AppState, roles: ColumnRoles) {
     }
     state.data.loading.set(false);
     match result {
-        Ok(loaded) => {
+        Ok((loaded, encoded)) => {
             state.workers.loader.update_value(|l| {
                 l.awaiting_roles = None;
                 l.last_file = Some((data.clone(), name, bytes));
@@ -443,13 +444,22 @@ pub async fn apply_roles(state: AppState, roles: ColumnRoles) {
             for w in loaded.warnings {
                 state.say(Level::Warning, w);
             }
-            install(state, data, loaded.benchmark, keep, Some(roles), now_ms() - t0, parse_ms);
+            install(state, data, (loaded.benchmark, encoded), keep, Some(roles), now_ms() - t0, parse_ms);
         }
         Err(LoadFailure::Error(e)) | Err(LoadFailure::NeedsRoles { message: e, .. }) => state.say(Level::Error, e),
     }
 }
 
-fn install(state: AppState, data: DataRef, bench: Benchmark, keep_setup: bool, columns: Option<ColumnRoles>, ms: f64, parse_ms: f64) {
+/// Makes a parsed benchmark the page's data; `encoded` is its bytes, which a run's workers get.
+fn install(
+    state: AppState,
+    data: DataRef,
+    (bench, encoded): (Benchmark, EncodedBenchmark),
+    keep_setup: bool,
+    columns: Option<ColumnRoles>,
+    ms: f64,
+    parse_ms: f64,
+) {
     state.clear(Level::Error);
     state.data.role_editor.set(None);
     state.data.info.set(format!(
@@ -467,6 +477,7 @@ fn install(state: AppState, data: DataRef, bench: Benchmark, keep_setup: bool, c
     state.tell(messages);
     state.run.best_task.set(bench.tasks.first().map(|t| t.name.clone()).unwrap_or_default());
     let bench = Arc::new(bench);
+    state.data.encoded.set_value(Some((bench.clone(), encoded)));
     state.data.bench.set(Some(bench.clone()));
     // A link opened again (or the page reloaded) shows what was kept of its experiment.
     if keep_setup {

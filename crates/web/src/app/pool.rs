@@ -25,7 +25,7 @@ use hpo_engine::runner::{JobProgress, Trace};
 use hpo_engine::spec::{Job, ResolvedSpec};
 use hpo_engine::transfer::{Learned, LearnedKey, LearnedKind};
 use hpo_engine::warping::OutputWarp;
-use hpo_protocol::{FromWorker, InjectedFault, ToWorker};
+use hpo_protocol::{EncodedBenchmark, FromWorker, InjectedFault, ToWorker};
 
 /// What the pool reports back to the page.
 pub trait RunSink {
@@ -70,6 +70,8 @@ pub struct Pool {
     workers: Vec<PoolWorker>,
     /// The data every worker holds (kept alive, so the pointer comparison is sound).
     bench: Arc<Benchmark>,
+    /// Its bytes, as each worker receives them (encoded once: by the parser, or at the start).
+    encoded: EncodedBenchmark,
     /// The run's spec, checked against the data.
     resolved: ResolvedSpec,
     generation: u32,
@@ -113,11 +115,7 @@ impl Pool {
         if same_data {
             worker.send(&ToWorker::Reload { generation, spec: Box::new(self.resolved.spec.clone()) });
         } else {
-            worker.send(&ToWorker::Load {
-                generation,
-                benchmark: Box::new((*self.bench).clone()),
-                spec: Box::new(self.resolved.spec.clone()),
-            });
+            worker.send(&ToWorker::Load { generation, benchmark: self.encoded.clone(), spec: Box::new(self.resolved.spec.clone()) });
         }
         for ((target, warp, _), learned) in &self.learned {
             worker.send(&ToWorker::Share { generation, target: *target, warp: *warp, learned: learned.clone() });
@@ -183,7 +181,7 @@ fn injected_fault() -> Option<InjectedFault> {
 /// Returns the number of workers used and the keys of the known items the run uses.
 pub fn start(
     service: RunWorkers,
-    bench: Arc<Benchmark>,
+    (bench, encoded): (Arc<Benchmark>, EncodedBenchmark),
     resolved: ResolvedSpec,
     jobs: Vec<Job>,
     workers: usize,
@@ -225,6 +223,7 @@ pub fn start(
     let mut pool = Pool {
         workers: pool_workers,
         bench,
+        encoded,
         resolved,
         generation,
         queue: order.into(),

@@ -431,7 +431,14 @@ fn run_jobs(state: AppState, bench: std::sync::Arc<Benchmark>, resolved: Resolve
     state.run.setup.set(Some((resolved.clone(), bench.clone())));
     let known = state.data.learned.with_untracked(|s| s.items(&bench, &resolved));
     let sink = Box::new(UiSink { state, bench: bench.clone(), resolved: resolved.clone() });
-    let (workers, reused) = pool::start(state.workers.run, bench, resolved, jobs, hardware_concurrency(), known, sink);
+    let encoded = match state.data.encoded_for(&bench) {
+        Ok(e) => e,
+        Err(e) => {
+            state.say(Level::Error, format!("the data could not be sent to the workers: {e}"));
+            return;
+        }
+    };
+    let (workers, reused) = pool::start(state.workers.run, (bench, encoded), resolved, jobs, hardware_concurrency(), known, sink);
     let reused_of = |kind: LearnedKind| reused.iter().filter(|key| key.2 == kind).count();
     state.run.status.set(RunStatus {
         priors_reused: reused_of(LearnedKind::Prior),

@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
+use hpo_protocol::EncodedBenchmark;
+
 use super::store::KeptFile;
 use super::workers::WorkerService;
 use hpo_engine::benchmark::Benchmark;
@@ -133,6 +135,8 @@ pub struct DataState {
     /// The loaded data had missing or non-finite values repaired (as the task's worst value,
     /// which depends on the direction).
     pub repaired: RwSignal<bool>,
+    /// The loaded benchmark's bytes as the parser encoded them, with the benchmark they are.
+    pub encoded: StoredValue<Option<(Arc<Benchmark>, EncodedBenchmark)>>,
 }
 
 impl DataState {
@@ -146,7 +150,15 @@ impl DataState {
             role_editor: RwSignal::new(None),
             learned: RwSignal::new(LearnedStore::default()),
             repaired: RwSignal::new(false),
+            encoded: StoredValue::new(None),
         }
+    }
+
+    /// What a run's workers receive for `bench`: the parser's bytes when `bench` is the data
+    /// they were parsed into, else `bench` encoded here, once for the whole run.
+    pub fn encoded_for(&self, bench: &Arc<Benchmark>) -> Result<EncodedBenchmark, String> {
+        let parsed = self.encoded.with_value(|e| e.as_ref().filter(|(b, _)| Arc::ptr_eq(b, bench)).map(|(_, e)| e.clone()));
+        parsed.map_or_else(|| EncodedBenchmark::encode(bench), Ok)
     }
 }
 

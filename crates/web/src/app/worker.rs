@@ -15,7 +15,7 @@ use hpo_engine::runner::{run_job, JobProgress};
 use hpo_engine::spec::ResolvedSpec;
 use hpo_engine::transfer::{train_target_prior, LearnedKind, PriorCache};
 use hpo_engine::warping::OutputWarp;
-use hpo_protocol::{FromWorker, InjectedFault, ToWorker};
+use hpo_protocol::{FromWorker, InjectedFault, ParsedFile, ToWorker};
 
 const PROGRESS_SECONDS: f64 = 0.1;
 
@@ -78,10 +78,17 @@ fn simulate(fault: InjectedFault) {
 impl HpoWorker {
     fn received(&mut self, msg: ToWorker) {
         match msg {
-            ToWorker::Load { generation, benchmark, spec } => {
-                let resolved = spec.resolve(&benchmark).map_err(|e| e.to_string());
-                self.loaded = Some(Loaded { generation, bench: *benchmark, resolved, priors: PriorCache::new(), known: BTreeSet::new() })
-            }
+            ToWorker::Load { generation, benchmark, spec } => match benchmark.decode() {
+                Ok(bench) => {
+                    let resolved = spec.resolve(&bench).map_err(|e| e.to_string());
+                    self.loaded = Some(Loaded { generation, bench, resolved, priors: PriorCache::new(), known: BTreeSet::new() })
+                }
+                // Its jobs then fail, each saying "the worker has no data for this run".
+                Err(e) => {
+                    web_sys::console::error_1(&e.into());
+                    self.loaded = None;
+                }
+            },
             ToWorker::Reload { generation, spec } => {
                 if let Some(l) = self.loaded.take() {
                     let resolved = spec.resolve(&l.bench).map_err(|e| e.to_string());
@@ -99,7 +106,7 @@ impl HpoWorker {
                 let result = if review {
                     review_roles(&file, &bytes).map_err(LoadFailure::Error).and_then(Err)
                 } else {
-                    load_file_with(&file, &bytes, &options)
+                    load_file_with(&file, &bytes, &options).and_then(|f| ParsedFile::encode(f).map_err(LoadFailure::Error))
                 };
                 respond(FromWorker::Parsed { request, result, parse_ms: (now_seconds() - t0) * 1000.0 });
             }

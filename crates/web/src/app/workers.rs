@@ -19,10 +19,11 @@ use hpo_engine::lessons::LessonFrames;
 use hpo_engine::loaders::upload::{LoadFailure, LoadedFile};
 use hpo_engine::runner::Trace;
 use hpo_engine::spec::DataRef;
-use hpo_protocol::{FromWorker, ToWorker};
+use hpo_protocol::{EncodedBenchmark, FromWorker, ToWorker};
 
-/// What the loader worker answers: the parsed file or why not, and the parse's milliseconds.
-pub type ParseReply = (Result<LoadedFile, LoadFailure>, f64);
+/// What the loader worker answers: the parsed file with its benchmark's bytes as the parser
+/// encoded them (what a run's workers receive), or why not; and the parse's milliseconds.
+pub type ParseReply = (Result<(LoadedFile, EncodedBenchmark), LoadFailure>, f64);
 
 /// The worker that parses files, and what waits for it.
 #[derive(Default)]
