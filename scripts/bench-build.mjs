@@ -3,6 +3,7 @@
 // Writes the "build" section of docs/benchmarks.md.
 // Run: node scripts/bench-build.mjs OLD_DIST NEW_DIST (each a `trunk build --release` dist/,
 // e.g. a copy of an older one and today's); the rows on shared tables need ../shared.
+// ROUNDS=N sets the alternations (3); NO_DOC=1 only prints.
 import { readFile, readdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
@@ -128,5 +129,8 @@ still at 3.
 |---|---|---|
 ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}`;
 console.log(section);
-await replaceSection(join(ROOT, 'docs', 'benchmarks.md'), 'build', section);
-console.log('updated the build section of docs/benchmarks.md');
+// NO_DOC=1 prints the table only (a comparison that is not the documented one).
+if (!process.env.NO_DOC) {
+  await replaceSection(join(ROOT, 'docs', 'benchmarks.md'), 'build', section);
+  console.log('updated the build section of docs/benchmarks.md');
+}

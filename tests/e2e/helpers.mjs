@@ -29,10 +29,11 @@ export async function tempDir(prefix) {
 /// Serves dist/ (the release build) on loopback, with `extra` files beside it.
 export const serveSite = (extra = {}) => serve(join(ROOT, 'dist'), 0, extra);
 
-/// Waits until the page is ready: a lesson drawn, or the experiment page's data loaded (or not).
+/// Waits until the page is ready: a lesson drawn (or the list of lessons, for a link to a
+/// lesson that does not exist), or the experiment page's data loaded (or not).
 export async function ready(page) {
   await page.waitForFunction(() => {
-    if (document.querySelector('.lesson #lesson-numbers')) return true;
+    if (document.querySelector('.lesson #lesson-numbers, #lesson-none')) return true;
     const t = document.querySelector('#data-info')?.textContent ?? '';
     return /loaded in|waiting for|no data/.test(t);
   }, null, { timeout: 60_000 });
@@ -41,8 +42,15 @@ export async function ready(page) {
 /// A fresh browser on `site` with the link `query`, ready.
 export async function openPage(site, query = '') {
   const b = await freshBrowser();
-  await b.page.goto(site.url + (query ? `?${query}` : ''));
-  await ready(b.page);
+  try {
+    await b.page.goto(site.url + (query ? `?${query}` : ''));
+    await ready(b.page);
+  } catch (e) {
+    // Closed here, since the caller gets no handle: a browser left open keeps the test
+    // process alive after its last test.
+    await b.close();
+    throw e;
+  }
   return b;
 }
 
