@@ -3,7 +3,8 @@
 // Writes the "build" section of docs/benchmarks.md.
 // Run: node scripts/bench-build.mjs OLD_DIST NEW_DIST (each a `trunk build --release` dist/,
 // e.g. a copy of an older one and today's); the rows on shared tables need ../shared.
-// ROUNDS=N sets the alternations (3); NO_DOC=1 only prints.
+// ROUNDS=N sets the alternations (3); BEFORE and NOW say what each build is; NO_DOC=1 only
+// prints.
 import { readFile, readdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
@@ -119,11 +120,11 @@ const rows = [
   ...['main', 'worker'].map((w) => [`${w} wasm, raw / gzip -9`, ...builds.map((b) => `${kib(b.sizes[w].raw)} / ${kib(b.sizes[w].gzip)}`)]),
   ...measures.map(([what], k) => [`${what}, median of ${ROUNDS} (runs)`, ...builds.map((b) => `${median(b.runs[k])} (${b.runs[k].join(', ')})`)]),
 ];
+const before = process.env.BEFORE ?? `the build in ${basename(oldDist)}`;
+const now = process.env.NOW ?? `this build (\`${commit}\`)`;
 const section = `Measured by \`node scripts/bench-build.mjs OLD NEW\` on ${new Date().toISOString().slice(0, 10)}: two release builds
 (trunk, wasm-opt 132 -O3) served side by side, each measure taken alternately, headless Chromium, 2 cores
-(${host}). "Before" is the build with the page's view code compiled at opt-level 3 in one crate with
-the engine; "now" (\`${commit}\`) has it in its own crate at opt-level "z" (\`crates/web\`), the engine
-still at 3.
+(${host}). Before: ${before}. Now: ${now}.
 
 | what | before | now |
 |---|---|---|
