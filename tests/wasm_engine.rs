@@ -60,7 +60,8 @@ fn worker_messages_survive_the_workers_codec() {
     }
     let trace =
         run_job(&bench, &resolved, &Job { method: "RS".into(), task: 0, seed: 0 }, &PriorCache::new(), &|| 0.0, &mut |_| true).unwrap();
-    match FromWorker::decode(&FromWorker::Done { generation: 1, id: 0, result: Ok(trace.clone()) }.encode().unwrap()).unwrap() {
+    match FromWorker::decode(&FromWorker::Done { generation: 1, id: 0, result: Ok(trace.clone()), seconds: 0.5 }.encode().unwrap()).unwrap()
+    {
         FromWorker::Done { result: Ok(t), .. } => assert_eq!(t, trace),
         _ => panic!("wrong variant"),
     }

@@ -225,12 +225,24 @@ test('cancel stops a long run and the page stays responsive', async () => {
   const b = await open('v=1&data=bundled:quadratic&methods=RS&seeds=1000&iters=256');
   try {
     await b.page.click('#run');
-    await b.page.waitForFunction(() => /jobs done/.test((document.querySelector('#run-status')?.textContent ?? '')));
+    // The time left comes from the jobs finished so far, once there are some.
+    await b.page.waitForFunction(() => /jobs done.*about .* left/.test((document.querySelector('#run-status')?.textContent ?? '')));
     await b.page.click('#cancel');
     assert.match(await b.page.locator('#run-status').textContent(), /^Cancelled after \d+ of 30000 jobs/);
     // Responsive: a setup change is reflected at once.
     await setNumber(b.page, 'seeds', 2);
     assert.match(await b.page.locator('#job-count').textContent(), /= 60 jobs/);
+  } finally { await b.close(); }
+});
+
+test('a run whose only job is running says the time left is not known yet, in the singular for one worker', async () => {
+  const b = await open('v=1&data=bundled:curves&methods=DyHPO&tasks=curves-00&seeds=1&race=200');
+  try {
+    await b.page.click('#run');
+    await b.page.waitForFunction(() => /jobs done/.test((document.querySelector('#run-status')?.textContent ?? '')));
+    const status = await b.page.locator('#run-status').textContent();
+    assert.match(status, /^0 of 1 jobs done \(\d+%\) on 1 worker · .* elapsed · time left known once a DyHPO job has finished/);
+    await b.page.click('#cancel');
   } finally { await b.close(); }
 });
 
@@ -486,11 +498,18 @@ test('a multi-fidelity race: regret, ranks, CD diagrams, Fig. 6, the animated ra
 });
 
 test('GPB: the design view follows its link and shows the equivalence theorem; GPB races as in the CLI', async () => {
-  const b = await open('v=1&design=Random.D.10.0');
+  // The README's form, without the version field: accepted without a word, and the panel it
+  // opens is brought into view.
+  const b = await open('design=Random.D.10.0');
   const redCells = () => b.page.locator('#design-map rect[fill="rgb(255,0,0)"]').count();
   const maxD = async () => Number((await b.page.locator('#design-numbers td').nth(2).textContent()).match(/^[-0-9.e]+/)[0]);
   try {
     await b.page.waitForFunction(() => document.querySelectorAll('#design-map .design-point').length === 10);
+    assert.deepEqual(await messages(b.page, 'warning'), []);
+    await b.page.waitForFunction(() => {
+      const r = document.querySelector('#design-panel').getBoundingClientRect();
+      return r.top >= -1 && r.top < window.innerHeight / 2;
+    }, null, { timeout: 10_000 });
     const random = { red: await redCells(), maxD: await maxD() };
     assert.ok(random.maxD > 0, 'a random design is not optimal');
     await b.page.selectOption('#design-method', 'IC');

@@ -21,6 +21,7 @@ pub mod benchmark;
 pub mod bundled;
 pub mod data_ref;
 pub mod error;
+pub mod eta;
 pub mod exploding_curves;
 pub mod export;
 pub mod fidelity;

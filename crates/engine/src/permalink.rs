@@ -112,7 +112,6 @@ pub fn from_query(query: &str) -> ParsedLink {
     let mut warnings = Vec::new();
     let query = plain_query(query);
     let query = query.as_str();
-    let mut seen_version = false;
     let mut roles: Option<ColumnRoles> = None;
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let (key, raw) = pair.split_once('=').unwrap_or((pair, ""));
@@ -123,8 +122,9 @@ pub fn from_query(query: &str) -> ParsedLink {
         let mut invalid =
             |expected: &str| warnings.push(format!("link field '{key}' = '{value}' is invalid ({expected}); using the default"));
         match key {
+            // A link without `v` (hand-written, as the README's `?design=TA.D.10.0`) is read
+            // as this version without a word: only another version deserves a message.
             "v" => {
-                seen_version = true;
                 if value.parse::<u32>().ok() != Some(SPEC_VERSION) {
                     invalid(&format!("this build reads version {SPEC_VERSION}"));
                 }
@@ -231,9 +231,6 @@ pub fn from_query(query: &str) -> ParsedLink {
             spec.columns = Some(r);
         }
     }
-    if !seen_version && !query.is_empty() {
-        warnings.push(format!("link has no version field 'v'; read as version {SPEC_VERSION}"));
-    }
     ParsedLink { spec, warnings }
 }
 
@@ -312,6 +309,16 @@ pub fn query_of(pasted: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_link_without_a_version_reads_as_this_one_silently_and_another_version_is_named() {
+        let parsed = from_query("design=TA.D.10.0");
+        assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+        assert_eq!(parsed.spec.design_view.map(|d| d.to_link()), Some("TA.D.10.0".to_string()));
+        let parsed = from_query("v=2&seeds=3");
+        assert!(parsed.warnings.len() == 1 && parsed.warnings[0].contains("version 1"), "{:?}", parsed.warnings);
+        assert_eq!(parsed.spec.seeds, 3);
+    }
 
     #[test]
     fn round_trip_with_awkward_names() {

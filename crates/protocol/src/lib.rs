@@ -206,6 +206,8 @@ pub enum FromWorker {
         id: u32,
         /// The trace, or the error message.
         result: Result<Trace, String>,
+        /// Wall seconds the job took in the worker (what the time left is estimated from).
+        seconds: f64,
     },
 }
 

@@ -234,9 +234,19 @@ pub fn DesignView() -> impl IntoView {
     let status = RwSignal::new(DesignStatus::Computing);
     // What the map and the numbers show: the last finished view (kept while the next computes).
     let shown: RwSignal<Option<(Box<DesignViewData>, DesignViewSpec, f64)>> = RwSignal::new(None);
+    // A link that opens the page on a design (`?design=…`) brings the panel into view once,
+    // when its first view is drawn (earlier, the loading data above would push it down again).
+    let panel = NodeRef::<leptos::html::Section>::new();
+    let opened_on_it = StoredValue::new(state.spec.with_untracked(|s| s.design_view.is_some()));
     Effect::new(move |_| {
         if let DesignStatus::Ready(d, s, ms) = status.get() {
             shown.set(Some((d, s, ms)));
+            if opened_on_it.get_value() {
+                opened_on_it.set_value(false);
+                if let Some(section) = panel.get_untracked() {
+                    section.scroll_into_view();
+                }
+            }
         }
     });
     // The loaded data's problem, when the view is on it: (table, task index) or why not.
@@ -339,7 +349,7 @@ pub fn DesignView() -> impl IntoView {
         }
     };
     view! {
-        <section class="panel wide" id="design-panel">
+        <section class="panel wide" id="design-panel" node_ref=panel>
             <h2>"Initial designs for GPB"</h2>
             <p class="lesson-text">
                 "Which first points should a GP with budgets see? An optimal design makes β — the trend and the budget effect — as certain as possible (paper 003, §3). "

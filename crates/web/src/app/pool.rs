@@ -31,8 +31,8 @@ use hpo_protocol::{EncodedBenchmark, FromWorker, InjectedFault, ToWorker};
 pub trait RunSink {
     /// A job advanced.
     fn progress(&self, worker: usize, job: &Job, progress: JobProgress);
-    /// A job finished.
-    fn finished(&self, worker: usize, job: &Job, result: Result<Trace, String>);
+    /// A job finished, after `seconds` of wall time in its worker.
+    fn finished(&self, worker: usize, job: &Job, result: Result<Trace, String>, seconds: f64);
     /// A worker learned a prior or SGPT's means for held-out task `target` and `warp` (shared
     /// with the others from then on).
     fn learned(&self, worker: usize, target: usize, warp: OutputWarp, learned: &Learned);
@@ -311,7 +311,7 @@ fn on_crash(service: RunWorkers, serial: u32, reason: String) {
     if let Some((w, job)) = failed.flatten() {
         service.sink.with_value(|s| {
             if let Some(sink) = s.as_ref() {
-                sink.finished(w, &job, Err(reason));
+                sink.finished(w, &job, Err(reason), f64::NAN);
             }
         });
     }
@@ -320,7 +320,7 @@ fn on_crash(service: RunWorkers, serial: u32, reason: String) {
 /// What a worker's message means for the page, told to the sink once the pool is released.
 enum Event {
     Progress(Job, JobProgress),
-    Finished(Job, Result<Trace, String>),
+    Finished(Job, Result<Trace, String>, f64),
     Learned(usize, OutputWarp, Learned),
 }
 
@@ -345,12 +345,12 @@ fn on_message(service: RunWorkers, serial: u32, msg: FromWorker) {
                 pool.dispatch_all();
                 Some(Event::Learned(target, warp, learned))
             }
-            FromWorker::Done { generation, id, result } if generation == pool.generation => {
+            FromWorker::Done { generation, id, result, seconds } if generation == pool.generation => {
                 pool.in_flight[w].retain(|&j| j != id);
                 // A job that failed before it learned what it needed leaves that to others.
                 pool.learning.retain(|_, &mut o| o != w);
                 pool.dispatch_all();
-                Some(Event::Finished(pool.jobs[id as usize].clone(), result))
+                Some(Event::Finished(pool.jobs[id as usize].clone(), result, seconds))
             }
             _ => None,
         }
@@ -361,7 +361,7 @@ fn on_message(service: RunWorkers, serial: u32, msg: FromWorker) {
             if let Some(sink) = s.as_ref() {
                 match event {
                     Event::Progress(job, progress) => sink.progress(w, &job, progress),
-                    Event::Finished(job, result) => sink.finished(w, &job, result),
+                    Event::Finished(job, result, seconds) => sink.finished(w, &job, result, seconds),
                     Event::Learned(target, warp, learned) => sink.learned(w, target, warp, &learned),
                 }
             }

@@ -8,6 +8,7 @@ use super::pool::{self, RunSink};
 use super::state::{AppState, Level, RunStatus};
 use hpo_engine::axis::count;
 use hpo_engine::benchmark::{Benchmark, Direction};
+use hpo_engine::eta::{Estimate, TimeLeft};
 use hpo_engine::fidelity::targets::RaceTargets;
 use hpo_engine::kept::{experiment_id, new_record};
 use hpo_engine::method_entry::RunKind;
@@ -337,7 +338,7 @@ impl RunSink for UiSink {
         });
     }
 
-    fn finished(&self, worker: usize, job: &Job, result: Result<Trace, String>) {
+    fn finished(&self, worker: usize, job: &Job, result: Result<Trace, String>, seconds: f64) {
         let label = job_label(&self.state, job);
         match result {
             Ok(trace) => self.state.workers.pending.update_value(|p| p.0.push(trace)),
@@ -357,6 +358,7 @@ impl RunSink for UiSink {
         }
         self.state.run.status.update(|r| {
             r.done_jobs += 1;
+            r.time_left.finished(&job.method, seconds);
             if r.current.get(&worker).is_some_and(|c| c.0 == label) {
                 r.current.remove(&worker);
             }
@@ -438,6 +440,7 @@ fn run_jobs(state: AppState, bench: std::sync::Arc<Benchmark>, resolved: Resolve
             return;
         }
     };
+    let time_left = TimeLeft::new(jobs.iter().map(|j| j.method.as_str()));
     let (workers, reused) = pool::start(state.workers.run, (bench, encoded), resolved, jobs, hardware_concurrency(), known, sink);
     let reused_of = |kind: LearnedKind| reused.iter().filter(|key| key.2 == kind).count();
     state.run.status.set(RunStatus {
@@ -449,6 +452,7 @@ fn run_jobs(state: AppState, bench: std::sync::Arc<Benchmark>, resolved: Resolve
         iterations: resolved_units,
         started_ms: now_ms(),
         workers,
+        time_left,
         ..RunStatus::default()
     });
 }
@@ -511,13 +515,17 @@ pub fn RunPanel() -> impl IntoView {
         let elapsed = (r.ended_ms.unwrap_or_else(now_ms) - r.started_ms) / 1000.0;
         let f = r.fraction();
         if r.running {
-            let eta = if f > 0.0 { fmt_seconds(elapsed / f - elapsed) } else { "…".into() };
+            let left = match r.time_left.estimate(r.workers) {
+                Estimate::Seconds(s) => format!("about {} left", fmt_seconds(s)),
+                Estimate::NotKnownUntil(method) => format!("time left known once a {method} job has finished"),
+                Estimate::Done => "finishing".into(),
+            };
             format!(
-                "{} of {} jobs done ({:.0}%) on {} workers · {} elapsed · about {eta} left{}",
+                "{} of {} jobs done ({:.0}%) on {} · {} elapsed · {left}{}",
                 r.done_jobs,
                 r.total_jobs,
                 f * 100.0,
-                r.workers,
+                count(r.workers, "worker"),
                 fmt_seconds(elapsed),
                 priors(&r)
             )

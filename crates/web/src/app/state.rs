@@ -11,6 +11,7 @@ use hpo_protocol::EncodedBenchmark;
 use super::store::KeptFile;
 use super::workers::WorkerService;
 use hpo_engine::benchmark::Benchmark;
+use hpo_engine::eta::TimeLeft;
 use hpo_engine::fidelity::summary::RaceSummary;
 use hpo_engine::kept::ExperimentRecord;
 use hpo_engine::runner::{JobProgress, Trace};
@@ -74,6 +75,8 @@ pub struct RunStatus {
     pub workers: usize,
     /// The run was cancelled.
     pub cancelled: bool,
+    /// The time left, from the wall time of each method's finished jobs.
+    pub time_left: TimeLeft,
     /// The finished jobs were restored from this browser (kept when they finished, at this
     /// time in ms since 1970), not run in this visit.
     pub restored: Option<f64>,

@@ -134,6 +134,7 @@ impl HpoWorker {
                 respond(FromWorker::LessonFrames { request, result, ms: (now_seconds() - t0) * 1000.0 });
             }
             ToWorker::Run { generation, id, job, fault } => {
+                let t0 = now_seconds();
                 if let Some(fault) = fault {
                     simulate(fault);
                 }
@@ -163,7 +164,7 @@ impl HpoWorker {
                     }
                     _ => Err("the worker has no data for this run".to_string()),
                 };
-                respond(FromWorker::Done { generation, id, result });
+                respond(FromWorker::Done { generation, id, result, seconds: now_seconds() - t0 });
             }
         }
     }

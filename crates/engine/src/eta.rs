@@ -1,0 +1,106 @@
+//! How long the rest of a run will take, from the jobs finished so far. Within a job, progress
+//! says little about time (a faithful DyHPO step grows with the cube of its observations, so
+//! the first half of a race's budget takes a fraction of the time of the second), so the
+//! estimate is made from whole jobs: per method, the mean wall time of its finished jobs times
+//! the jobs it has left, spread over the workers. Until a method has finished a job, its share
+//! is not known, and the estimate says so instead of guessing.
+
+use std::collections::BTreeMap;
+
+/// The jobs of a run, per method: how many are left and how long the finished ones took.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TimeLeft {
+    per_method: BTreeMap<String, MethodTimes>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+struct MethodTimes {
+    left: usize,
+    finished: usize,
+    seconds: f64,
+}
+
+/// What can be said of the time left.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Estimate {
+    /// About this many seconds.
+    Seconds(f64),
+    /// Not yet: this method has jobs left and none finished.
+    NotKnownUntil(String),
+    /// No job is left.
+    Done,
+}
+
+impl TimeLeft {
+    /// A run of these jobs, one method name per job.
+    pub fn new<'a>(methods: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut per_method: BTreeMap<String, MethodTimes> = BTreeMap::new();
+        for m in methods {
+            per_method.entry(m.to_string()).or_default().left += 1;
+        }
+        TimeLeft { per_method }
+    }
+
+    /// A job of `method` finished after `seconds` of wall time in its worker (NaN when that
+    /// is not known, as for a job whose worker crashed: it is then no longer left, but says
+    /// nothing of how long the method's jobs take).
+    pub fn finished(&mut self, method: &str, seconds: f64) {
+        if let Some(t) = self.per_method.get_mut(method) {
+            t.left = t.left.saturating_sub(1);
+            if seconds.is_finite() && seconds >= 0.0 {
+                t.finished += 1;
+                t.seconds += seconds;
+            }
+        }
+    }
+
+    /// The time left with `workers` running jobs side by side.
+    pub fn estimate(&self, workers: usize) -> Estimate {
+        let mut total = 0.0;
+        let mut any_left = false;
+        for (method, t) in &self.per_method {
+            if t.left == 0 {
+                continue;
+            }
+            any_left = true;
+            if t.finished == 0 {
+                return Estimate::NotKnownUntil(method.clone());
+            }
+            total += t.left as f64 * t.seconds / t.finished as f64;
+        }
+        if any_left {
+            Estimate::Seconds(total / workers.max(1) as f64)
+        } else {
+            Estimate::Done
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_method_is_timed_by_its_own_finished_jobs_and_unknown_until_one_ends() {
+        let mut t = TimeLeft::new(["RS", "RS", "RS", "DyHPO", "DyHPO"]);
+        assert_eq!(t.estimate(2), Estimate::NotKnownUntil("DyHPO".into()));
+        t.finished("RS", 1.0);
+        assert_eq!(t.estimate(2), Estimate::NotKnownUntil("DyHPO".into()), "a fast method says nothing of a slow one");
+        t.finished("DyHPO", 50.0);
+        // Left: 2 RS jobs of 1 s and 1 DyHPO job of 50 s, over 2 workers.
+        assert_eq!(t.estimate(2), Estimate::Seconds(26.0));
+        t.finished("RS", 3.0);
+        t.finished("RS", 2.0);
+        assert_eq!(t.estimate(1), Estimate::Seconds(50.0));
+        t.finished("DyHPO", 70.0);
+        assert_eq!(t.estimate(1), Estimate::Done);
+        t.finished("unknown method", 1.0);
+        assert_eq!(t.estimate(0), Estimate::Done);
+        // A crashed job is no longer left but has no time.
+        let mut t = TimeLeft::new(["GP", "GP", "GP"]);
+        t.finished("GP", f64::NAN);
+        assert_eq!(t.estimate(1), Estimate::NotKnownUntil("GP".into()));
+        t.finished("GP", 4.0);
+        assert_eq!(t.estimate(1), Estimate::Seconds(4.0));
+    }
+}
