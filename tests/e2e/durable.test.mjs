@@ -49,6 +49,14 @@ test('a reload in the middle of a run loses nothing: the kept jobs come back, on
     await b.page.waitForFunction(() => /^Restored 180 of 180 jobs/.test(document.querySelector('#run-status')?.textContent ?? ''));
     assert.equal(await b.page.locator('#run-rest').count(), 0, 'nothing left to run');
     assert.equal(await download(b.page, '#export-csv'), csv, 'the restored traces are the ones exported before');
+    // A log scale is kept in the link, and the link with it still opens what was kept.
+    await b.page.check('#log-scale');
+    await b.page.waitForFunction(() => /[?&]logy=1(&|$)/.test(location.search));
+    await b.page.reload();
+    await ready(b.page);
+    await b.page.waitForFunction(() => /^Restored 180 of 180 jobs/.test(document.querySelector('#run-status')?.textContent ?? ''));
+    assert.equal(await b.page.isChecked('#log-scale'), true);
+    assert.match(await b.page.locator('#chart-adtm').textContent(), /\(log\)/);
     // Delete forgets it: the next visit starts afresh.
     await b.page.click('#kept-experiments .delete-kept');
     await b.page.waitForFunction(() => !document.querySelector('#kept-experiments'));

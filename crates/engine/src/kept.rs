@@ -30,10 +30,11 @@ pub struct ExperimentRecord {
     pub saved_ms: f64,
 }
 
-/// The key of an experiment: the SHA-256 of its canonical link, so that the same setup —
-/// opened again from its link, or after a reload — finds what was kept of it.
+/// The key of an experiment: the SHA-256 of its canonical link without how it is shown, so
+/// that the same setup — opened again from its link, after a reload, or with its charts on a
+/// log scale — finds what was kept of it.
 pub fn experiment_id(spec: &ExperimentSpec) -> String {
-    content_hash(to_query(spec).as_bytes())[..32].to_string()
+    content_hash(to_query(&spec.without_view()).as_bytes())[..32].to_string()
 }
 
 /// The key of one job's trace within experiment `id` (keys of one experiment share the prefix
@@ -93,6 +94,14 @@ impl ResolvedSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn how_results_are_shown_is_not_part_of_an_experiments_key() {
+        let spec = ExperimentSpec::default();
+        let shown = ExperimentSpec { log_y: true, design_view: Some(crate::gpb::view::DesignViewSpec::default()), ..spec.clone() };
+        assert_eq!(experiment_id(&spec), experiment_id(&shown));
+        assert_ne!(experiment_id(&spec), experiment_id(&ExperimentSpec { seeds: 7, ..spec.clone() }));
+    }
     use crate::bundled::load_bundled;
     use crate::runner::run_job;
     use crate::transfer::PriorCache;

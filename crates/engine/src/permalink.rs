@@ -62,6 +62,9 @@ pub fn to_query(spec: &ExperimentSpec) -> String {
     if let Some(d) = &spec.design_view {
         parts.push(format!("design={}", d.to_link()));
     }
+    if spec.log_y {
+        parts.push("logy=1".into());
+    }
     if let Some(r) = spec.regret {
         parts.push(format!("regret={}", r.as_str()));
     }
@@ -164,6 +167,11 @@ pub fn from_query(query: &str) -> ParsedLink {
             "iters" => match value.parse::<u32>() {
                 Ok(n) if (1..=MAX_ITERATIONS).contains(&n) => spec.iterations = n,
                 _ => invalid(&format!("expected an integer from 1 to {MAX_ITERATIONS}")),
+            },
+            "logy" => match value.as_str() {
+                "1" | "true" => spec.log_y = true,
+                "0" | "false" => spec.log_y = false,
+                _ => invalid("expected 1 or 0"),
             },
             "design" => match DesignViewSpec::parse(&value) {
                 Some(d) => spec.design_view = Some(d),
@@ -315,6 +323,9 @@ mod tests {
         let parsed = from_query("design=TA.D.10.0");
         assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
         assert_eq!(parsed.spec.design_view.map(|d| d.to_link()), Some("TA.D.10.0".to_string()));
+        let parsed = from_query("logy=1&seeds=3");
+        assert!(parsed.warnings.is_empty() && parsed.spec.log_y && to_query(&parsed.spec).contains("logy=1"));
+        assert!(!from_query("logy=0").spec.log_y && from_query("logy=x").warnings.len() == 1);
         let parsed = from_query("v=2&seeds=3");
         assert!(parsed.warnings.len() == 1 && parsed.warnings[0].contains("version 1"), "{:?}", parsed.warnings);
         assert_eq!(parsed.spec.seeds, 3);

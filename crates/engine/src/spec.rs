@@ -123,6 +123,9 @@ pub struct ExperimentSpec {
     /// The GPB design view's setting (paper 003 §3), when the link opens it.
     #[serde(default)]
     pub design_view: Option<crate::gpb::view::DesignViewSpec>,
+    /// The result charts' y axes on a log scale (how the results are shown, kept in the link).
+    #[serde(default)]
+    pub log_y: bool,
     /// How a race's regret is scaled; `None` chooses per run ([`RegretScale::auto`]).
     #[serde(default)]
     pub regret: Option<RegretScale>,
@@ -157,6 +160,7 @@ impl Default for ExperimentSpec {
             objectives: Vec::new(),
             race_budget: None,
             design_view: None,
+            log_y: false,
             regret: None,
             missing: MissingPolicy::default(),
             targets: RaceTargets::default(),
@@ -167,6 +171,12 @@ impl Default for ExperimentSpec {
 }
 
 impl ExperimentSpec {
+    /// The same experiment without how it is shown (the design view, log axes): what its
+    /// results depend on, so what keys them (kept traces, the CLI's run cache).
+    pub fn without_view(&self) -> ExperimentSpec {
+        ExperimentSpec { design_view: None, log_y: false, ..self.clone() }
+    }
+
     /// How the data is read for this spec: its column roles, missing-value policy and scales.
     /// Uploads and unpinned downloads get automatic log scales; the bundled and published
     /// tables keep their documented scales.

@@ -212,5 +212,5 @@ fn print_table2(bench: &Benchmark, resolved: &ResolvedSpec, traces: &[Trace]) {
 /// The part of a link that a single job's trace depends on: the link without its method list
 /// and seed range (a job's own method and seed name its cache file).
 fn cache_key(spec: &ExperimentSpec) -> String {
-    to_query(&ExperimentSpec { methods: Vec::new(), seeds: 0, first_seed: 0, ..spec.clone() })
+    to_query(&ExperimentSpec { methods: Vec::new(), seeds: 0, first_seed: 0, ..spec.without_view() })
 }

@@ -128,11 +128,11 @@ pub fn RaceResults() -> impl IntoView {
         <div class="charts">
             <ChartFigure id="chart-regret" file="chart-regret"
                 caption=|| "Regret of the best value seen so far (any budget), averaged over seeds, then mean and 95% band over tasks (Wistuba et al. 2022, Fig. 3). Normalised per task (divided by the regret of its median configuration: 0 is the best configuration, 1 the median one, so no exploded run sets the scale) when the tasks' ranges differ by more than 10×, or when the link says regret=norm.">
-                <LineChart id="chart-regret" title=regret_title("Mean regret over", false) y_label="regret" series=regret log_y=state.run.log_y.into() x_label="budget units spent"/>
+                <LineChart id="chart-regret" title=regret_title("Mean regret over", false) y_label="regret" series=regret log_y=Signal::derive(move || state.spec.with(|s| s.log_y)) x_label="budget units spent"/>
             </ChartFigure>
             <ChartFigure id="chart-regret-time" file="chart-regret-time"
                 caption=|| "The same against the benchmark's training time plus the optimizer's own measured time (Fig. 5): overhead counts.">
-                <LineChart id="chart-regret-time" title=regret_title("Mean regret over time,", true) y_label="regret" series=regret_time log_y=state.run.log_y.into()
+                <LineChart id="chart-regret-time" title=regret_title("Mean regret over time,", true) y_label="regret" series=regret_time log_y=Signal::derive(move || state.spec.with(|s| s.log_y))
                     x_label="seconds (training + optimizer)" x_values=wall_clock/>
             </ChartFigure>
             <ChartFigure id="chart-ranks" file="chart-ranks" caption=|| "Rank of each method's mean regret per task, averaged over tasks.">
@@ -160,7 +160,7 @@ pub fn RaceResults() -> impl IntoView {
             </ChartFigure>
             <ChartFigure id="chart-selected-regret" file="chart-selected-regret" caption=|| "Lower: the method spends its budget on better configurations.">
                 <LineChart id="chart-selected-regret" title=Signal::derive(move || format!("Mean regret of configurations trained so far{}", scale(true))) y_label="regret"
-                    series=selected log_y=state.run.log_y.into() x_label="budget step"/>
+                    series=selected log_y=Signal::derive(move || state.spec.with(|s| s.log_y)) x_label="budget step"/>
             </ChartFigure>
             <ChartFigure id="chart-good-after-bad" file="chart-good-after-bad"
                 caption=|| "Of the configurations in the top third at this step (among those trained this far), the share that were outside the top third at an earlier step; grey: the same over all configurations trained fully.">

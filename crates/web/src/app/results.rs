@@ -99,8 +99,8 @@ pub fn ResultsPanel() -> impl IntoView {
         {move || is_race().then(|| view! { <super::race_view::RaceResults/> })}
         <div style:display=move || if is_race() { "none" } else { "" }>
         <div class="row">
-            <label class="check"><input id="log-scale" type="checkbox" prop:checked=move || state.run.log_y.get()
-                on:change=move |ev| state.run.log_y.set(event_target_checked(&ev))/>"log scale"</label>
+            <label class="check"><input id="log-scale" type="checkbox" prop:checked=move || state.spec.with(|s| s.log_y)
+                on:change=move |ev| { let log = event_target_checked(&ev); state.spec.update(|s| s.log_y = log) }/>"log scale"</label>
             <button id="export-csv" on:click=move |_| export("csv") disabled=move || !has_results()>"Traces CSV"</button>
             <button id="export-detailed" on:click=move |_| export("detailed") disabled=move || !has_results()
                 title="adds the configuration index, the best so far and the optimizer's seconds">"Detailed CSV"</button>
@@ -110,14 +110,14 @@ pub fn ResultsPanel() -> impl IntoView {
             <div class="charts">
                 <ChartFigure id="chart-hv" file="hypervolume-error"
                     caption=|| "Hypervolume of the task's true Pareto front minus that of the points found so far, every objective scaled to [0, 1] by its range over the task, reference point (1, 1, …) = each objective's maximum (Salinas et al. 2020, §5.2, Fig. 7).">
-                    <LineChart id="chart-hv" title=hv_title y_label="error (share of unit box)" series=Signal::derive(move || hv.get()) log_y=state.run.log_y.into()/>
+                    <LineChart id="chart-hv" title=hv_title y_label="error (share of unit box)" series=Signal::derive(move || hv.get()) log_y=Signal::derive(move || state.spec.with(|s| s.log_y))/>
                 </ChartFigure>
             </div>
         })}
         <div class="charts" style:display=move || if is_multi() { "none" } else { "" }>
             <ChartFigure id="chart-adtm" file="adtm"
                 caption=|| "Distance to the task's best configuration, normalised by its min and max over all evaluations, averaged over tasks (Salinas et al. 2020, §5).">
-                <LineChart id="chart-adtm" title=adtm_title y_label="ADTM (0 = minimum)" series=Signal::derive(move || adtm.get()) log_y=state.run.log_y.into()/>
+                <LineChart id="chart-adtm" title=adtm_title y_label="ADTM (0 = minimum)" series=Signal::derive(move || adtm.get()) log_y=Signal::derive(move || state.spec.with(|s| s.log_y))/>
             </ChartFigure>
             <ChartFigure id="chart-best" file="best-so-far" caption=move || view! {
                     <label>"Task "
@@ -132,7 +132,7 @@ pub fn ResultsPanel() -> impl IntoView {
                         </select>
                     </label>
                 }>
-                <LineChart id="chart-best" title=best_title y_label="best (metric units)" series=Signal::derive(move || best.get()) log_y=state.run.log_y.into()/>
+                <LineChart id="chart-best" title=best_title y_label="best (metric units)" series=Signal::derive(move || best.get()) log_y=Signal::derive(move || state.spec.with(|s| s.log_y))/>
             </ChartFigure>
         </div>
         <Table2View/>

@@ -174,8 +174,6 @@ pub struct RunState {
     pub traces: RwSignal<Vec<Trace>>,
     /// Spec and data of the run (charts use these, not the edited setup).
     pub setup: RwSignal<Option<(ResolvedSpec, Arc<Benchmark>)>>,
-    /// Log-scale y axes.
-    pub log_y: RwSignal<bool>,
     /// Task shown in the best-so-far chart.
     pub best_task: RwSignal<String>,
     /// The record under which the run's traces are kept, and whether keeping them failed
@@ -192,7 +190,6 @@ impl RunState {
             status: RwSignal::new(RunStatus::default()),
             traces: RwSignal::new(Vec::new()),
             setup: RwSignal::new(None),
-            log_y: RwSignal::new(false),
             best_task: RwSignal::new(String::new()),
             record: RwSignal::new(None),
             opened_race: RwSignal::new(None),
