@@ -54,9 +54,11 @@ impl TimeLeft {
         }
     }
 
-    /// The time left with `workers` running jobs side by side.
+    /// The time left with `workers` running jobs side by side: the work left spread over them,
+    /// but never less than one job of the slowest method left (a job runs on one worker).
     pub fn estimate(&self, workers: usize) -> Estimate {
         let mut total = 0.0;
+        let mut longest: f64 = 0.0;
         let mut any_left = false;
         for (method, t) in &self.per_method {
             if t.left == 0 {
@@ -66,10 +68,12 @@ impl TimeLeft {
             if t.finished == 0 {
                 return Estimate::NotKnownUntil(method.clone());
             }
-            total += t.left as f64 * t.seconds / t.finished as f64;
+            let mean = t.seconds / t.finished as f64;
+            total += t.left as f64 * mean;
+            longest = longest.max(mean);
         }
         if any_left {
-            Estimate::Seconds(total / workers.max(1) as f64)
+            Estimate::Seconds((total / workers.max(1) as f64).max(longest))
         } else {
             Estimate::Done
         }
@@ -87,8 +91,10 @@ mod tests {
         t.finished("RS", 1.0);
         assert_eq!(t.estimate(2), Estimate::NotKnownUntil("DyHPO".into()), "a fast method says nothing of a slow one");
         t.finished("DyHPO", 50.0);
-        // Left: 2 RS jobs of 1 s and 1 DyHPO job of 50 s, over 2 workers.
-        assert_eq!(t.estimate(2), Estimate::Seconds(26.0));
+        // Left: 2 RS jobs of 1 s and 1 DyHPO job of 50 s: over 2 workers the DyHPO job alone
+        // takes 50 s, over 1 worker everything takes 52 s.
+        assert_eq!(t.estimate(2), Estimate::Seconds(50.0));
+        assert_eq!(t.estimate(1), Estimate::Seconds(52.0));
         t.finished("RS", 3.0);
         t.finished("RS", 2.0);
         assert_eq!(t.estimate(1), Estimate::Seconds(50.0));
