@@ -92,7 +92,7 @@ pub struct DesignTable {
     pub rows: usize,
     /// Each candidate on the two axes, in [0, 1].
     pub projected: Vec<(f64, f64)>,
-    /// The two axes: name (with its scale) and the labels of their two ends.
+    /// The two axes: name (with its scale) and ticks in the data's units.
     pub axes: [Axis; 2],
     /// Budget levels as fractions of the full budget.
     pub budgets: Vec<f64>,
@@ -100,15 +100,22 @@ pub struct DesignTable {
     pub budget_names: Vec<String>,
 }
 
-/// One axis of a table's projection.
+/// One axis of a table's projection: its title and its ticks, each a position in [0, 1] (the
+/// model's scale: log for a log-scaled hyperparameter) with its label in the data's units.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Axis {
     /// Title.
     pub title: String,
-    /// Label at 0.
-    pub low: String,
-    /// Label at 1.
-    pub high: String,
+    /// (position in [0, 1], label), increasing.
+    pub ticks: Vec<(f64, String)>,
+}
+
+impl Axis {
+    /// An axis of the unit square: ticks at 0, 0.25, …, 1.
+    pub fn unit(title: &str) -> Self {
+        let t = crate::axis::linear(0.0, 1.0, 5);
+        Axis { title: title.into(), ticks: t.values.into_iter().zip(t.labels).collect() }
+    }
 }
 
 /// Where a raw value falls on its axis: the model's scale for numbers, levels spread evenly.
@@ -120,25 +127,33 @@ fn axis_position(p: &Hyperparameter, raw: f64) -> f64 {
     }
 }
 
-fn short(v: f64) -> String {
-    if v != 0.0 && (v.abs() >= 1e4 || v.abs() < 1e-2) {
-        format!("{v:.0e}")
-    } else {
-        format!("{}", (v * 1000.0).round() / 1000.0)
-    }
-}
-
+/// Ticks of a hyperparameter in its own units at their places on its model scale: decades
+/// (with 2 and 5 between on short ranges) on a log scale, nice numbers on a linear one, whole
+/// numbers for integers, each level for up to 8 levels (the ends for more).
 fn axis_of(p: &Hyperparameter) -> Axis {
-    let (title, low, high) = match &p.kind {
-        ParamKind::Continuous { lower, upper, log } => {
-            (format!("{}{}", p.name, if *log { " (log scale)" } else { "" }), short(*lower), short(*upper))
+    let at = |values: Vec<f64>, labels: Vec<String>| -> Vec<(f64, String)> {
+        values.into_iter().zip(labels).map(|(v, l)| (axis_position(p, v), l)).filter(|(x, _)| (-1e-9..=1.0 + 1e-9).contains(x)).collect()
+    };
+    let (title, ticks) = match &p.kind {
+        ParamKind::Continuous { lower, upper, log: true } => {
+            let t = crate::axis::log(*lower, *upper, 5);
+            (format!("{} (log scale)", p.name), at(t.values, t.labels))
         }
-        ParamKind::Integer { lower, upper } => (p.name.clone(), lower.to_string(), upper.to_string()),
+        ParamKind::Continuous { lower, upper, .. } => {
+            let t = crate::axis::linear(*lower, *upper, 5);
+            (p.name.clone(), at(t.values, t.labels))
+        }
+        ParamKind::Integer { lower, upper } => {
+            let t = crate::axis::linear(*lower as f64, *upper as f64, 5);
+            let (values, labels): (Vec<f64>, Vec<String>) = t.values.into_iter().zip(t.labels).filter(|(v, _)| v.fract() == 0.0).unzip();
+            (p.name.clone(), at(values, labels))
+        }
         ParamKind::Categorical { levels } => {
-            (format!("{} (levels)", p.name), levels.first().cloned().unwrap_or_default(), levels.last().cloned().unwrap_or_default())
+            let shown: Vec<usize> = if levels.len() <= 8 { (0..levels.len()).collect() } else { vec![0, levels.len() - 1] };
+            (format!("{} (levels)", p.name), shown.into_iter().map(|k| (axis_position(p, k as f64), levels[k].clone())).collect())
         }
     };
-    Axis { title, low, high }
+    Axis { title, ticks }
 }
 
 impl DesignTable {
@@ -415,6 +430,26 @@ impl DesignSteps {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn axes_tick_in_the_data_units_at_their_model_scale_places() {
+        let eta = Hyperparameter { name: "eta".into(), kind: ParamKind::Continuous { lower: 1e-5, upper: 1.0, log: true } };
+        let a = axis_of(&eta);
+        assert_eq!(a.title, "eta (log scale)");
+        // Decades of a five-decade log axis fall every fifth of the way.
+        let labels: Vec<&str> = a.ticks.iter().map(|t| t.1.as_str()).collect();
+        assert!(labels.len() >= 3 && labels.contains(&"1"), "{labels:?}");
+        for (x, l) in &a.ticks {
+            let v: f64 = l.parse().unwrap();
+            assert!((x - (v.log10() + 5.0) / 5.0).abs() < 1e-9, "{l} at {x}");
+        }
+        let depth = Hyperparameter { name: "depth".into(), kind: ParamKind::Integer { lower: 1, upper: 15 } };
+        let d = axis_of(&depth);
+        assert!(d.ticks.iter().all(|(x, l)| (0.0..=1.0).contains(x) && l.parse::<f64>().unwrap().fract() == 0.0), "{:?}", d.ticks);
+        let unit = Axis::unit("x");
+        assert_eq!(unit.ticks.first().map(|t| t.0), Some(0.0));
+        assert_eq!(unit.ticks.last().map(|t| t.0), Some(1.0));
+    }
 
     #[test]
     fn link_values_round_trip_and_bad_ones_are_refused() {

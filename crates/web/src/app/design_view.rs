@@ -10,16 +10,40 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::chart::{ChartFigure, PALETTE};
+use super::chart::{chart_width, ChartFigure, PALETTE};
 use super::scatter::{Scatter, ScatterCanvas};
 use super::state::AppState;
 use hpo_engine::benchmark::Benchmark;
 use hpo_engine::gpb::construct::DesignMethod;
 use hpo_engine::gpb::design::Criterion;
-use hpo_engine::gpb::view::{DesignTable, DesignViewData, DesignViewSpec, MAP_SIDE, POINTS_RANGE};
+use hpo_engine::gpb::view::{Axis, DesignTable, DesignViewData, DesignViewSpec, MAP_SIDE, POINTS_RANGE};
 use hpo_protocol::ToWorker;
 
-const SIDE_PX: f64 = 420.0;
+/// Room left of the map (tick labels, axis title), right of it (the colour bar and its key)
+/// and below it (tick labels, axis title); the square takes the rest of the figure's width.
+const LEFT: f64 = 84.0;
+const RIGHT: f64 = 118.0;
+/// On a phone the key's title goes (the caption names d) and the y title moves closer.
+const LEFT_NARROW: f64 = 66.0;
+const RIGHT_NARROW: f64 = 76.0;
+const NARROW_FROM: f64 = 420.0;
+const BOTTOM: f64 = 62.0;
+const TOP: f64 = 12.0;
+
+/// The map's side on a figure `w` wide.
+fn side_for(w: f64) -> f64 {
+    let (left, right) = margins(w);
+    (w - left - right).clamp(100.0, 440.0)
+}
+
+/// Room left and right of the map on a figure `w` wide.
+fn margins(w: f64) -> (f64, f64) {
+    if w < NARROW_FROM {
+        (LEFT_NARROW, RIGHT_NARROW)
+    } else {
+        (LEFT, RIGHT)
+    }
+}
 /// The true function at b = 1, 2/3, 1/2: darker for larger budgets.
 const TRUTH_GREYS: [&str; 3] = ["#333333", "#777777", "#aaaaaa"];
 /// Marker names by budget level, as drawn by [`marker`].
@@ -69,25 +93,30 @@ fn marker(level: usize, cx: f64, cy: f64) -> AnyView {
 #[component]
 pub(super) fn SensitivityMap(
     data: Signal<Option<DesignViewData>>,
-    axes: Signal<[(String, String, String); 2]>,
+    axes: Signal<[Axis; 2]>,
     on_square: Signal<bool>,
     /// When set, the design's points can be dragged (or moved with the arrow keys once
     /// focused), and a move ends with (point index, x1, x2) on the unit square.
     #[prop(optional)]
     on_move: Option<Callback<(usize, f64, f64)>>,
 ) -> impl IntoView {
-    let cell = SIDE_PX / MAP_SIDE as f64;
-    let to_px = move |v: f64| cell / 2.0 + v * (SIDE_PX - cell);
+    let side = move || side_for(chart_width());
+    let sides = move || margins(chart_width());
     // The point being dragged and where the pointer holds it (unit square).
     let dragging = RwSignal::new(None::<(usize, f64, f64)>);
     let unit_at = move |ev: &leptos::ev::PointerEvent| -> Option<(f64, f64)> {
         let svg: web_sys::Element = event_target::<web_sys::Element>(ev).closest("svg").ok().flatten()?;
         let r = svg.get_bounding_client_rect();
-        let (vw, vh) = (SIDE_PX + 140.0, SIDE_PX + 50.0);
-        let sx = -40.0 + (ev.client_x() as f64 - r.left()) * vw / r.width().max(1.0);
-        let sy = -10.0 + (ev.client_y() as f64 - r.top()) * vh / r.height().max(1.0);
+        // The view box is "-left -top width height", the map side = height - top - bottom.
+        let vb: Vec<f64> = svg.get_attribute("viewBox").unwrap_or_default().split_whitespace().filter_map(|v| v.parse().ok()).collect();
+        let [x0, _, vw, vh] = vb[..] else { return None };
+        let side = vh - TOP - BOTTOM;
+        let cell = side / MAP_SIDE as f64;
+        let k = vw / r.width().max(1.0);
+        let sx = x0 + (ev.client_x() as f64 - r.left()) * k;
+        let sy = -TOP + (ev.client_y() as f64 - r.top()) * k;
         let round = |v: f64| (v.clamp(0.0, 1.0) * 100.0).round() / 100.0;
-        Some((round((sx - cell / 2.0) / (SIDE_PX - cell)), round((SIDE_PX - sy - cell / 2.0) / (SIDE_PX - cell))))
+        Some((round((sx - cell / 2.0) / (side - cell)), round((side - sy - cell / 2.0) / (side - cell))))
     };
     let on_pointer_move = move |ev: leptos::ev::PointerEvent| {
         if let (Some((k, _, _)), Some((x, y))) = (dragging.get_untracked(), unit_at(&ev)) {
@@ -101,31 +130,35 @@ pub(super) fn SensitivityMap(
         dragging.set(None);
     };
     view! {
-        <svg id="design-map" class="chart" class:draggable=on_move.is_some() viewBox=format!("-40 -10 {} {}", SIDE_PX + 140.0, SIDE_PX + 50.0)
+        <svg id="design-map" class="chart" class:draggable=on_move.is_some() viewBox=move || { let (a, (l, r)) = (side(), sides()); format!("{} {} {} {}", -l, -TOP, a + l + r, a + TOP + BOTTOM) }
+            width=move || { let (l, r) = sides(); side() + l + r }
             // A picture, unless its points take the keyboard: then a group of those controls.
             role=if on_move.is_some() { "group" } else { "img" }
             aria-label="Sensitivity d(x, ξ) over two inputs with the design's points"
             on:pointermove=on_pointer_move on:pointerup=on_pointer_up on:pointerleave=move |_| dragging.set(None)>
-            <ColourBar/>
+            {move || { let a = side(); view! { <ColourBar side=a titled=sides().1 == RIGHT/> } }}
             {move || data.get().map(|d| {
+                let side_px = side();
+                let cell = side_px / MAP_SIDE as f64;
+                let to_px = move |v: f64| cell / 2.0 + v * (side_px - cell);
                 let map = if on_square.get() {
                     d.map.iter().enumerate().map(|(k, &v)| {
                         let (i, j) = (k % MAP_SIDE, k / MAP_SIDE);
-                        view! { <rect x=i as f64 * cell y=SIDE_PX - (j + 1) as f64 * cell width=cell + 0.5 height=cell + 0.5 fill=heat(v)/> }.into_any()
+                        view! { <rect x=i as f64 * cell y=side_px - (j + 1) as f64 * cell width=cell + 0.5 height=cell + 0.5 fill=heat(v)/> }.into_any()
                     }).collect_view().into_any()
                 } else {
                     let mut order: Vec<usize> = (0..d.map.len()).collect();
                     order.sort_by(|&a, &b| d.map[a].total_cmp(&d.map[b]));
                     view! {
-                        <rect x="0" y="0" width=SIDE_PX height=SIDE_PX fill="#f4f4f4" stroke="#999"/>
+                        <rect x="0" y="0" width=side_px height=side_px fill="#f4f4f4" stroke="#999"/>
                         {order.into_iter().map(|k| {
                             let (x, y) = d.map_xy[k];
-                            view! { <circle class="design-candidate" cx=to_px(x) cy=SIDE_PX - to_px(y) r="5" fill=heat(d.map[k]) stroke="#555" stroke-width="0.5"/> }
+                            view! { <circle class="design-candidate" cx=to_px(x) cy=side_px - to_px(y) r="5" fill=heat(d.map[k]) stroke="#555" stroke-width="0.5"/> }
                         }).collect_view()}
                     }.into_any()
                 };
                 let points = d.points.iter().enumerate().map(|(k, &(x, y, b))| {
-                    let Some(cb) = on_move else { return marker(b, to_px(x), SIDE_PX - to_px(y)) };
+                    let Some(cb) = on_move else { return marker(b, to_px(x), side_px - to_px(y)) };
                     // Where the point is drawn: under the pointer while dragged.
                     let at = move || dragging.get().filter(|d| d.0 == k).map_or((x, y), |d| (d.1, d.2));
                     let nudge = move |ev: leptos::ev::KeyboardEvent| {
@@ -146,13 +179,13 @@ pub(super) fn SensitivityMap(
                             aria-label=format!("design point {} at ({x:.2}, {y:.2}), budget level {}: drag it, or move it with the arrow keys", k + 1, b + 1)
                             on:pointerdown=move |ev: leptos::ev::PointerEvent| { ev.prevent_default(); dragging.set(Some((k, x, y))) }
                             on:keydown=nudge>
-                            {move || { let (px, py) = at(); marker(b, to_px(px), SIDE_PX - to_px(py)) }}
+                            {move || { let (px, py) = at(); marker(b, to_px(px), side_px - to_px(py)) }}
                         </g>
                     }.into_any()
                 }).collect_view();
                 let (mx, my, _) = d.map_max;
-                let (cx, cy) = (to_px(mx), SIDE_PX - to_px(my));
-                let [(x_title, x_low, x_high), (y_title, y_low, y_high)] = axes.get();
+                let (cx, cy) = (to_px(mx), side_px - to_px(my));
+                let [x_axis, y_axis] = axes.get();
                 view! {
                     <g>{map}</g>
                     <g>{points}</g>
@@ -160,12 +193,17 @@ pub(super) fn SensitivityMap(
                         <line x1=cx - 14.0 y1=cy x2=cx + 14.0 y2=cy stroke="#000" stroke-width="3"/>
                         <line x1=cx y1=cy - 14.0 x2=cx y2=cy + 14.0 stroke="#000" stroke-width="3"/>
                     </g>
-                    <text x=SIDE_PX / 2.0 y=SIDE_PX + 34.0 text-anchor="middle" class="axis-title">{x_title}</text>
-                    <text x="0" y="0" transform=format!("translate(-22,{}) rotate(-90)", SIDE_PX / 2.0) text-anchor="middle" class="axis-title">{y_title}</text>
-                    <text x="0" y=SIDE_PX + 16.0 class="tick">{x_low}</text>
-                    <text x=SIDE_PX y=SIDE_PX + 16.0 text-anchor="end" class="tick">{x_high}</text>
-                    <text x="0" y="0" transform=format!("translate(-6,{}) rotate(-90)", SIDE_PX) class="tick">{y_low}</text>
-                    <text x="0" y="0" transform="translate(-6,0) rotate(-90)" text-anchor="end" class="tick">{y_high}</text>
+                    <text x=side_px / 2.0 y=side_px + 52.0 text-anchor="middle" class="axis-title">{x_axis.title}</text>
+                    <text x="0" y="0" transform=format!("translate({},{}) rotate(-90)", 16.0 - sides().0, side_px / 2.0) text-anchor="middle" class="axis-title">{y_axis.title}</text>
+                    // Every other x label when the map is too narrow for all of them.
+                    {x_axis.ticks.iter().cloned().enumerate().filter(|(k, _)| k % ((x_axis.ticks.len() as f64 * 44.0 / side_px).ceil().max(1.0) as usize) == 0).map(|(_, (v, l))| view! {
+                        <line x1=to_px(v) x2=to_px(v) y1=side_px y2=side_px + 5.0 stroke="#444"/>
+                        <text x=to_px(v) y=side_px + 22.0 text-anchor="middle" class="tick">{l}</text>
+                    }).collect_view()}
+                    {y_axis.ticks.into_iter().map(|(v, l)| view! {
+                        <line x1="-5" x2="0" y1=side_px - to_px(v) y2=side_px - to_px(v) stroke="#444"/>
+                        <text x="-8" y=side_px - to_px(v) + 5.0 text-anchor="end" class="tick">{l}</text>
+                    }).collect_view()}
                 }
             })}
         </svg>
@@ -175,8 +213,8 @@ pub(super) fn SensitivityMap(
 /// The key of [`heat`] right of the map: d from −1 (bottom) through 0 to 1 (top), the
 /// positive half on heat's square-root scale.
 #[component]
-fn ColourBar() -> impl IntoView {
-    let (x, w) = (SIDE_PX + 22.0, 16.0);
+fn ColourBar(side: f64, titled: bool) -> impl IntoView {
+    let (x, w) = (side + 16.0, 16.0);
     // Position t in [−1, 1] (bottom to top) shows d = t for t ≤ 0 and d = t² above.
     let stops = (0..=20)
         .map(|k| {
@@ -186,13 +224,13 @@ fn ColourBar() -> impl IntoView {
         })
         .collect_view();
     let label = |t: f64, text: &'static str| {
-        view! { <text x=x + w + 4.0 y=SIDE_PX * (1.0 - t) / 2.0 + 5.0 class="tick">{text}</text> }
+        view! { <text x=x + w + 4.0 y=side * (1.0 - t) / 2.0 + 5.0 class="tick">{text}</text> }
     };
     view! {
         <defs><linearGradient id="design-heat" x1="0" y1="0" x2="0" y2="1">{stops}</linearGradient></defs>
-        <rect x=x y="0" width=w height=SIDE_PX fill="url(#design-heat)" stroke="#555"/>
+        <rect x=x y="0" width=w height=side fill="url(#design-heat)" stroke="#555"/>
         {label(1.0, "≥ 1")}{label(0.5, "0.25")}{label(0.0, "0")}{label(-1.0, "≤ −1")}
-        <text x="0" y="0" transform=format!("translate({},{}) rotate(-90)", x + w + 48.0, SIDE_PX / 2.0) text-anchor="middle" class="axis-title">"d(x, ξ)"</text>
+        {titled.then(|| view! { <text x="0" y="0" transform=format!("translate({},{}) rotate(-90)", x + w + 60.0, side / 2.0) text-anchor="middle" class="axis-title">"d(x, ξ)"</text> })}
     }
 }
 
@@ -268,9 +306,8 @@ pub fn DesignView() -> impl IntoView {
     });
     let data = Signal::derive(move || shown.get().map(|(d, _, _)| *d));
     let on_square = Signal::derive(move || data.with(|d| d.as_ref().is_none_or(|d| d.axes.is_none())));
-    let axes = Signal::derive(move || match data.get().and_then(|d| d.axes) {
-        Some(a) => a.map(|a| (a.title, a.low, a.high)),
-        None => [("x₁ (unit scale)".into(), "0".into(), "1".into()), ("x₂ (unit scale)".into(), "0".into(), "1".into())],
+    let axes = Signal::derive(move || {
+        data.get().and_then(|d| d.axes).unwrap_or_else(|| [Axis::unit("x₁ (unit scale)"), Axis::unit("x₂ (unit scale)")])
     });
     let set = move |f: &dyn Fn(&mut DesignViewSpec)| {
         state.spec.update(|s| {
@@ -407,7 +444,7 @@ pub fn DesignView() -> impl IntoView {
                     <ScatterCanvas id="design-line" data=Signal::derive(move || line.get())/>
                 </ChartFigure>
             </div>
-            <table id="design-numbers" class="numbers">
+            <div class="scroll-x"><table id="design-numbers" class="numbers">
                 <thead><tr><th>"design"</th><th>"criterion value"</th><th>"max d(x, ξ)"</th><th>"mean std. error of β"</th><th>"iterates"</th><th>"computed in"</th></tr></thead>
                 <tbody>{move || shown.get().map(|(d, s, ms)| {
                     let raised = if d.points_used > s.points { format!(" — raised to p + 2 = {}", d.points_used) } else { String::new() };
@@ -422,7 +459,7 @@ pub fn DesignView() -> impl IntoView {
                         </tr>
                     }
                 })}</tbody>
-            </table>
+            </table></div>
         </section>
     }
 }

@@ -9,7 +9,7 @@ use super::design_view::{fmt, SensitivityMap, MARKER_GLYPHS};
 use super::lesson_shell::{hidden, worker_frames, LessonShell};
 use hpo_engine::gpb::construct::DesignMethod;
 use hpo_engine::gpb::design::Criterion;
-use hpo_engine::gpb::view::{DesignViewData, DesignViewSpec, POINTS_RANGE};
+use hpo_engine::gpb::view::{Axis, DesignViewData, DesignViewSpec, POINTS_RANGE};
 use hpo_engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink};
 
 /// Lesson 5.
@@ -83,15 +83,32 @@ pub fn DesignLesson(
             }
         })
     };
-    let axes = Signal::derive(|| {
-        [
-            ("x₁ (unit scale)".to_string(), "0".to_string(), "1".to_string()),
-            ("x₂ (unit scale)".to_string(), "0".to_string(), "1".to_string()),
-        ]
-    });
+    let axes = Signal::derive(|| [Axis::unit("x₁ (unit scale)"), Axis::unit("x₂ (unit scale)")]);
     view! {
         <LessonShell
             link=link
+                side=ViewFn::from(move || view! {
+            <Show when=move || !hidden(link, "settings")>
+                <div class="row" id="lesson-design-settings">
+                    <label>"Construction "
+                        <select id="lesson-design-method" on:change=move |ev| { if let Some(m) = DesignMethod::parse(&event_target_value(&ev)) { set(&|d| d.method = m, false) } }>
+                            {DesignMethod::ALL.iter().map(|m| view! { <option value=m.name() selected=move || spec.get().method == *m>{m.name()}</option> }).collect_view()}
+                        </select>
+                    </label>
+                    <label>"Criterion "
+                        <select id="lesson-design-criterion" on:change=move |ev| { if let Some(c) = Criterion::parse(&event_target_value(&ev)) { set(&|d| d.criterion = c, false) } }>
+                            {Criterion::ALL.iter().map(|c| view! { <option value=c.name() selected=move || spec.get().criterion == *c>{c.name()}</option> }).collect_view()}
+                        </select>
+                    </label>
+                    <label>"Points "
+                        <input id="lesson-design-points" type="number" min=POINTS_RANGE.0 max=POINTS_RANGE.1 prop:value=move || spec.get().points
+                            on:change=move |ev| { if let Ok(n) = event_target_value(&ev).parse::<usize>() { let n = n.clamp(POINTS_RANGE.0, POINTS_RANGE.1); set(&|d| d.points = n, false) } }/>
+                    </label>
+                    <button id="lesson-design-seed" on:click=move |_| set(&|d| d.seed += 1, true)>"new random start"</button>
+                    <button id="lesson-design-unplace" prop:disabled=move || placed.get().is_empty() on:click=clear_placed>"forget my placement"</button>
+                </div>
+            </Show>
+                })
             id="lesson-designs"
             title="Where to put the first points"
             intro=concat!(
@@ -116,26 +133,6 @@ pub fn DesignLesson(
                 )))
             busy=Signal::derive(busy)
         >
-            <Show when=move || !hidden(link, "settings")>
-                <div class="row" id="lesson-design-settings">
-                    <label>"Construction "
-                        <select id="lesson-design-method" on:change=move |ev| { if let Some(m) = DesignMethod::parse(&event_target_value(&ev)) { set(&|d| d.method = m, false) } }>
-                            {DesignMethod::ALL.iter().map(|m| view! { <option value=m.name() selected=move || spec.get().method == *m>{m.name()}</option> }).collect_view()}
-                        </select>
-                    </label>
-                    <label>"Criterion "
-                        <select id="lesson-design-criterion" on:change=move |ev| { if let Some(c) = Criterion::parse(&event_target_value(&ev)) { set(&|d| d.criterion = c, false) } }>
-                            {Criterion::ALL.iter().map(|c| view! { <option value=c.name() selected=move || spec.get().criterion == *c>{c.name()}</option> }).collect_view()}
-                        </select>
-                    </label>
-                    <label>"Points "
-                        <input id="lesson-design-points" type="number" min=POINTS_RANGE.0 max=POINTS_RANGE.1 prop:value=move || spec.get().points
-                            on:change=move |ev| { if let Ok(n) = event_target_value(&ev).parse::<usize>() { let n = n.clamp(POINTS_RANGE.0, POINTS_RANGE.1); set(&|d| d.points = n, false) } }/>
-                    </label>
-                    <button id="lesson-design-seed" on:click=move |_| set(&|d| d.seed += 1, true)>"new random start"</button>
-                    <button id="lesson-design-unplace" prop:disabled=move || placed.get().is_empty() on:click=clear_placed>"forget my placement"</button>
-                </div>
-            </Show>
             <Show when=move || !hidden(link, "map")>
                 <ChartFigure id="design-map" file="design-lesson-map" caption=move || view! {
                     <span>{move || data.get().map(|d| format!(
