@@ -6,6 +6,7 @@
 pub mod clean;
 pub mod copula;
 pub mod curves;
+pub mod notes;
 pub mod table;
 pub mod upload;
 

@@ -274,15 +274,28 @@ pub async fn load_upload(state: AppState, file: web_sys::File) {
     let data = DataRef::Upload { name: name.clone(), sha256 };
     let options = options_for(state, &data, keep);
     state.data.info.set(format!("parsing {name} ({:.0} MiB) in a worker…", bytes.len() as f64 / 1048576.0));
-    let reply = parse_in_worker(state, name.clone(), bytes.clone(), options).await;
-    if is_newest(ticket) {
-        let loaded = reply.0.is_ok();
-        let DataRef::Upload { sha256, .. } = data.clone() else { unreachable!("built above") };
-        finish_load(state, data, reply, keep, t0, Some(bytes.clone()));
-        // Kept for next time (and for the link), once it is known to load.
-        if loaded {
+    // Kept for next time (and for the link) while it is parsed, so that the link the page shows
+    // once the data is in opens in another tab at once; forgotten again if it does not load.
+    let DataRef::Upload { sha256, .. } = data.clone() else { unreachable!("built above") };
+    let known = state.kept.with_untracked(|k| k.files.iter().any(|f| f.sha256 == sha256));
+    let keeping = (!known).then(|| {
+        let (tx, rx) = oneshot::channel();
+        let (name, sha256, bytes) = (name.clone(), sha256.clone(), bytes.clone());
+        leptos::task::spawn_local(async move {
             super::kept::keep_file(state, name, sha256, None, bytes).await;
+            let _ = tx.send(());
+        });
+        rx
+    });
+    let reply = parse_in_worker(state, name.clone(), bytes.clone(), options).await;
+    if let Some(kept) = keeping {
+        let _ = kept.await;
+        if reply.0.is_err() {
+            super::kept::forget_file(state, &sha256).await;
         }
+    }
+    if is_newest(ticket) {
+        finish_load(state, data, reply, keep, t0, Some(bytes));
     }
 }
 
@@ -295,9 +308,7 @@ fn finish_load(state: AppState, data: DataRef, (result, parse_ms): ParseReply, k
                 state.workers.loader.update_value(|l| l.last_file = Some((data.clone(), name, bytes)));
             }
             state.data.repaired.set(loaded.warnings.iter().any(|w| w.contains(REPAIR_NOTE)));
-            for w in loaded.warnings {
-                state.say(Level::Warning, w);
-            }
+            state.say_data_notes(loaded.warnings);
             if matches!(data, DataRef::Upload { .. }) {
                 state.data.pending_upload.set(None);
             }
@@ -441,9 +452,7 @@ pub async fn apply_roles(state: AppState, roles: ColumnRoles) {
             });
             state.data.role_editor.set(None);
             state.data.pending_upload.set(None);
-            for w in loaded.warnings {
-                state.say(Level::Warning, w);
-            }
+            state.say_data_notes(loaded.warnings);
             install(state, data, (loaded.benchmark, encoded), keep, Some(roles), now_ms() - t0, parse_ms);
         }
         Err(LoadFailure::Error(e)) | Err(LoadFailure::NeedsRoles { message: e, .. }) => state.say(Level::Error, e),

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::state::{AppState, Level, RunStatus};
+use super::state::{AppState, Level, RunStatus, Topic};
 use super::store::{self, KeptFile, StoreError};
 use hpo_engine::axis::count;
 use hpo_engine::benchmark::Benchmark;
@@ -45,6 +45,12 @@ pub async fn keep_file(state: AppState, name: String, sha256: String, url: Optio
     if let Err(e) = store::put_file(&file, &bytes).await {
         state.say(Level::Warning, format!("{name} is loaded but could not be kept in this browser for next time: {e}"));
     }
+    refresh(state).await;
+}
+
+/// Forgets a kept file (one kept while it was parsed that then failed to load).
+pub async fn forget_file(state: AppState, sha256: &str) {
+    let _ = store::delete_file(sha256).await;
     refresh(state).await;
 }
 
@@ -161,7 +167,8 @@ fn show_restored(
         }
     }
     let when = js_sys::Date::new(&record.saved_ms.into()).to_locale_string("en-GB", &wasm_bindgen::JsValue::UNDEFINED);
-    state.say(
+    state.say_about(
+        Topic::Run,
         Level::Info,
         if remaining == 0 {
             format!("Restored all {} of this experiment from this browser (kept {}).", count(total, "job"), String::from(when))
@@ -173,6 +180,7 @@ fn show_restored(
                 count(remaining, "job")
             )
         },
+        Vec::new(),
     );
     let units = resolved.mode.units();
     state.run.record.set(Some((record.clone(), false)));

@@ -31,7 +31,18 @@ pub enum Level {
     Info,
 }
 
-/// A message shown in the page.
+/// What a message is about, so that it goes when that thing is replaced or ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Topic {
+    /// Stays until dismissed.
+    General,
+    /// The loaded data: goes when other data is loaded.
+    Data,
+    /// A run's state ("restored 45 of 60 jobs"): goes when a run starts or finishes.
+    Run,
+}
+
+/// A message shown in the page: one line, and the details behind it on demand.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Message {
     /// Unique id (for dismissing).
@@ -40,6 +51,10 @@ pub struct Message {
     pub level: Level,
     /// Text.
     pub text: String,
+    /// Each note the line sums up (shown when the reader opens it).
+    pub details: Vec<String>,
+    /// What it is about.
+    pub topic: Topic,
 }
 
 /// Progress of the current or last run.
@@ -255,10 +270,31 @@ impl AppState {
 
     /// Shows a message.
     pub fn say(&self, level: Level, text: impl Into<String>) {
+        self.say_about(Topic::General, level, text, Vec::new());
+    }
+
+    /// Shows a message about `topic` with `details` behind it.
+    pub fn say_about(&self, topic: Topic, level: Level, text: impl Into<String>, details: Vec<String>) {
         let id = self.next_message.get_untracked();
         self.next_message.set(id + 1);
         let text = text.into();
-        self.messages.update(|m| m.push(Message { id, level, text }));
+        self.messages.update(|m| m.push(Message { id, level, text, details, topic }));
+    }
+
+    /// Removes the messages about `topic` (its thing was replaced or has ended).
+    pub fn forget(&self, topic: Topic) {
+        self.messages.update(|m| m.retain(|x| x.topic != topic));
+    }
+
+    /// What the loader noted about `file` (log scales chosen, points repaired, …) as one
+    /// warning that sums the notes up, each note behind it; the notes of the data it replaces
+    /// go.
+    pub fn say_data_notes(&self, notes: Vec<String>) {
+        self.forget(Topic::Data);
+        if let Some(line) = hpo_engine::loaders::notes::summary(&notes) {
+            let details = if notes.len() > 1 { notes } else { Vec::new() };
+            self.say_about(Topic::Data, Level::Warning, line, details);
+        }
     }
 
     /// Shows what a setup edit had to say: warnings first, then information.
