@@ -73,6 +73,17 @@ pub fn download_svg(id: &str, filename: &str) -> Result<(), JsValue> {
 /// Downloads the chart with DOM id `id` as a PNG at twice its nominal size.
 pub fn download_png(id: &str, filename: &str) -> Result<(), JsValue> {
     let markup = svg_markup(id)?;
+    // Twice the drawing's own size (charts are laid out at the width they are shown at).
+    let view_box: Vec<f64> = window()
+        .document()
+        .and_then(|d| d.get_element_by_id(id))
+        .and_then(|e| e.get_attribute("viewBox"))
+        .map(|v| v.split_whitespace().filter_map(|n| n.parse().ok()).collect())
+        .unwrap_or_default();
+    let (w, h) = match view_box[..] {
+        [_, _, w, h] if w > 0.0 && h > 0.0 => (2.0 * w, 2.0 * h),
+        _ => (1280.0, 660.0),
+    };
     let data_url = format!("data:image/svg+xml;charset=utf-8,{}", String::from(js_sys::encode_uri_component(&markup)));
     let img = web_sys::HtmlImageElement::new()?;
     let filename = filename.to_string();
@@ -81,10 +92,10 @@ pub fn download_png(id: &str, filename: &str) -> Result<(), JsValue> {
         let draw = || -> Result<(), JsValue> {
             let doc = window().document().ok_or("no document")?;
             let canvas: web_sys::HtmlCanvasElement = doc.create_element("canvas")?.dyn_into()?;
-            canvas.set_width(1280);
-            canvas.set_height(660);
+            canvas.set_width(w as u32);
+            canvas.set_height(h as u32);
             let ctx: web_sys::CanvasRenderingContext2d = canvas.get_context("2d")?.ok_or("no 2d context")?.dyn_into()?;
-            ctx.draw_image_with_html_image_element_and_dw_and_dh(&img2, 0.0, 0.0, 1280.0, 660.0)?;
+            ctx.draw_image_with_html_image_element_and_dw_and_dh(&img2, 0.0, 0.0, w, h)?;
             download_url(&canvas.to_data_url_with_type("image/png")?, &filename)
         };
         if let Err(e) = draw() {

@@ -27,20 +27,57 @@ const DASHES: &[&str] = &["none", "9,4", "2,3", "12,3,2,3", "5,5", "1,4", "14,5"
 /// Colour-blind-safe palette (Okabe–Ito), one colour per method.
 pub const PALETTE: &[&str] = &["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"];
 
-const W: f64 = 720.0;
+/// Height of the plot and its axes; a legend below it adds to the chart's height.
 const H: f64 = 360.0;
 const ML: f64 = 72.0;
-const MR: f64 = 200.0;
-const MT: f64 = 36.0;
+/// Right margin beside a legend, and without one.
+const MR_LEGEND: f64 = 200.0;
+const MR_BARE: f64 = 24.0;
+/// Narrower than this, the legend goes below the plot (a phone).
+const LEGEND_BESIDE_FROM: f64 = 600.0;
 const MB: f64 = 52.0;
 /// Width of a digit of the 14-unit tick labels (DejaVu Sans, the widest of the fonts
-/// `--chart-font` falls back to here: 0.64 em) and the least air between two x labels.
-const TICK_DIGIT: f64 = 9.0;
-const TICK_GAP: f64 = 7.0;
+/// `--chart-font` falls back to here: 0.64 em).
+pub const TICK_DIGIT: f64 = 9.0;
+/// The least air between two x labels.
+pub const TICK_GAP: f64 = 7.0;
 /// Height of one legend entry and of one hover line (the type scale's legend size plus air).
 const LINE: f64 = 20.0;
 
+/// Where a chart `w` wide puts its plot and its legend of `n` entries.
+#[derive(Clone, Copy)]
+struct Frame {
+    w: f64,
+    /// Right margin of the plot.
+    mr: f64,
+    legend_below: bool,
+    /// The whole chart's height.
+    h: f64,
+    /// Room above the plot (the title's).
+    mt: f64,
+}
+
+impl Frame {
+    fn new(w: f64, n: usize) -> Self {
+        if w >= LEGEND_BESIDE_FROM {
+            Frame { w, mr: MR_LEGEND, legend_below: false, h: H, mt: top_margin(w) }
+        } else {
+            Frame { w, mr: MR_BARE, legend_below: true, h: H + 8.0 + LINE * n as f64, mt: top_margin(w) }
+        }
+    }
+
+    /// The left end of legend entry `k` and its text's baseline.
+    fn legend_at(&self, k: usize) -> (f64, f64) {
+        if self.legend_below {
+            (8.0, H + 8.0 + LINE * k as f64 + 14.0)
+        } else {
+            (self.w - self.mr + 6.0, self.mt + 14.0 + LINE * k as f64)
+        }
+    }
+}
+
 struct Scale {
+    fr: Frame,
     x_max: usize,
     y_lo: f64,
     y_hi: f64,
@@ -50,7 +87,7 @@ struct Scale {
 impl Scale {
     fn x(&self, i: usize) -> f64 {
         let span = (self.x_max.max(2) - 1) as f64;
-        ML + (i as f64) / span * (W - ML - MR)
+        ML + (i as f64) / span * (self.fr.w - ML - self.fr.mr)
     }
     fn t(&self, v: f64) -> f64 {
         if self.log {
@@ -62,7 +99,7 @@ impl Scale {
     fn y(&self, v: f64) -> f64 {
         let (lo, hi) = (self.t(self.y_lo), self.t(self.y_hi));
         let f = if hi > lo { (self.t(v) - lo) / (hi - lo) } else { 0.5 };
-        H - MB - f * (H - MT - MB)
+        H - MB - f * (H - self.fr.mt - MB)
     }
     fn ticks(&self) -> Ticks {
         if self.log {
@@ -87,17 +124,22 @@ impl Scale {
                 x_values.and_then(|v| v.first()).map_or(first_iteration.to_string(), |v| axis::linear(*v, *v, 1).labels[0].clone()),
             )];
         }
-        let mut ticks = axis::linear_fitting(first, last, 7, W - ML - MR, TICK_DIGIT, TICK_GAP);
+        let mut ticks = axis::linear_fitting(first, last, 7, self.fr.w - ML - self.fr.mr, TICK_DIGIT, TICK_GAP);
         if x_values.is_none() && ticks.values.len() > 1 && ticks.values[1] - ticks.values[0] < 1.0 {
             // Iterations are whole numbers.
             let range = first_iteration..first_iteration + n;
             ticks = Ticks { values: range.clone().map(|i| i as f64).collect(), labels: range.map(|i| i.to_string()).collect() };
         }
-        ticks.values.iter().zip(ticks.labels).map(|(&v, l)| (ML + (v - first) / (last - first) * (W - ML - MR), l)).collect()
+        ticks
+            .values
+            .iter()
+            .zip(ticks.labels)
+            .map(|(&v, l)| (ML + (v - first) / (last - first) * (self.fr.w - ML - self.fr.mr), l))
+            .collect()
     }
 }
 
-fn scale(series: &[Series], log: bool) -> Option<Scale> {
+fn scale(fr: Frame, series: &[Series], log: bool) -> Option<Scale> {
     let x_max = series.iter().map(|s| s.band.mean.len()).max().filter(|&n| n > 0)?;
     let values = series
         .iter()
@@ -116,7 +158,7 @@ fn scale(series: &[Series], log: bool) -> Option<Scale> {
         lo /= 1.5;
         hi *= 1.5;
     }
-    Some(Scale { x_max, y_lo: lo, y_hi: hi, log })
+    Some(Scale { fr, x_max, y_lo: lo, y_hi: hi, log })
 }
 
 /// Index ranges `from..to` of consecutive finite values.
@@ -180,6 +222,9 @@ pub fn LineChart(
     x_values: Option<Signal<Vec<f64>>>,
 ) -> impl IntoView {
     let x_label = x_label.unwrap_or("iteration");
+    // Laid out at its figure's width (one unit a pixel); the legend below on a narrow one.
+    let width = use_context::<ChartWidth>().map_or(Signal::derive(|| DEFAULT_WIDTH), |w| w.0);
+    let frame = move || Frame::new(width.get(), series.with(Vec::len));
     // Drag across the plot to zoom into those iterations; "reset zoom" (or Escape) undoes it.
     // Zooming slices the data, so scale, ticks and hover work on the window unchanged.
     let zoom = RwSignal::new(None::<(usize, usize)>);
@@ -236,9 +281,11 @@ pub fn LineChart(
         }
         // offsetX is in CSS pixels of the rendered svg; map back through its viewBox.
         let target: web_sys::Element = event_target(ev);
-        let width = target.closest("svg").ok().flatten().map(|e| e.get_bounding_client_rect().width()).unwrap_or(W);
-        let x = ev.offset_x() as f64 * W / width.max(1.0);
-        let f = ((x - ML) / (W - ML - MR)).clamp(0.0, 1.0);
+        let svg = target.closest("svg").ok().flatten()?;
+        let w = view_box_width(&svg);
+        let fr = Frame::new(w, 0);
+        let x = ev.offset_x() as f64 * w / svg.get_bounding_client_rect().width().max(1.0);
+        let f = ((x - ML) / (w - ML - fr.mr)).clamp(0.0, 1.0);
         Some((f * (n.max(2) - 1) as f64).round() as usize)
     };
     let offset = move || zoom.get_untracked().map_or(0, |(a, _)| a);
@@ -275,21 +322,22 @@ pub fn LineChart(
         drag.set(None);
     };
     view! {
-        <svg id=id xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {W} {H}") width="100%"
+        <svg id=id xmlns="http://www.w3.org/2000/svg" viewBox=move || { let fr = frame(); format!("0 0 {} {}", fr.w, fr.h) } width="100%"
             class="chart" role="group" aria-label=move || format!("{}: {y_label} over {x_label}", title.get())
             on:mousemove=on_move on:mouseleave=move |_| { hover.set(None); drag.set(None) }
             on:mousedown=on_down on:mouseup=on_up on:keydown=move |ev| { if ev.key() == "Escape" { reset() } }>
-            <rect x="0" y="0" width=W height=H fill="#ffffff"/>
-            <text x=ML y="22" class="chart-title">{move || title.get()}</text>
+            <rect x="0" y="0" width=move || frame().w height=move || frame().h fill="#ffffff"/>
+            {move || chart_title(&title.get(), frame().w, ML)}
             {move || {
                 let all = series.get();
                 let off = hidden.get();
                 let s: Vec<Series> = all.iter().filter(|x| !off.contains(&x.name)).cloned().collect();
                 let log = log_y.get();
+                let fr = Frame::new(width.get(), all.len());
                 // The legend lists every series, shown or not; a click (or Enter) toggles one.
                 let dash = |name: &str| DASHES[all.iter().position(|x| x.name == name).unwrap_or(0) % DASHES.len()];
                 let legend = all.iter().enumerate().map(|(k, se)| {
-                    let ly = MT + 14.0 + LINE * k as f64;
+                    let (lx, ly) = fr.legend_at(k);
                     let name = se.name.clone();
                     let shown = !off.contains(&se.name);
                     let (n1, n2) = (name.clone(), name.clone());
@@ -299,17 +347,17 @@ pub fn LineChart(
                             on:click=move |_| toggle(n1.clone())
                             on:keydown=move |ev| { if ev.key() == "Enter" || ev.key() == " " { ev.prevent_default(); toggle(n2.clone()) } }
                             style="cursor:pointer" opacity=if shown { "1" } else { "0.4" }>
-                            <rect x=W - MR + 6.0 y=ly - 14.0 width=MR - 8.0 height=LINE - 2.0 fill="#ffffff" fill-opacity="0"/>
-                            <line x1=W - MR + 8.0 x2=W - MR + 32.0 y1=ly - 5.0 y2=ly - 5.0 stroke=se.color stroke-width="3"
+                            <rect x=lx y=ly - 14.0 width=MR_LEGEND - 8.0 height=LINE - 2.0 fill="#ffffff" fill-opacity="0"/>
+                            <line x1=lx + 2.0 x2=lx + 26.0 y1=ly - 5.0 y2=ly - 5.0 stroke=se.color stroke-width="3"
                                 stroke-dasharray=dash(&se.name)/>
-                            <text x=W - MR + 36.0 y=ly class="legend">{format!("{} (n={})", se.name, se.band.n)}</text>
+                            <text x=lx + 30.0 y=ly class="legend">{format!("{} (n={})", se.name, se.band.n)}</text>
                         </g>
                     }
                 }).collect_view();
-                let Some(sc) = scale(&s, log) else {
+                let Some(sc) = scale(fr, &s, log) else {
                     let note = if all.is_empty() { "No results yet: run an experiment." } else { "Every series is hidden: click one in the legend." };
                     return view! {
-                        <text x=(ML + W - MR) / 2.0 y=H / 2.0 text-anchor="middle" class="axis-title">{note}</text>
+                        <text x=(ML + fr.w - fr.mr) / 2.0 y=H / 2.0 text-anchor="middle" class="axis-title">{note}</text>
                         {legend}
                     }.into_any();
                 };
@@ -317,7 +365,7 @@ pub fn LineChart(
                 let ticks = yt.values.iter().zip(yt.labels).map(|(&v, label)| {
                     let y = sc.y(v);
                     view! {
-                        <line x1=ML x2=W - MR y1=y y2=y stroke="#e5e5e5"/>
+                        <line x1=ML x2=fr.w - fr.mr y1=y y2=y stroke="#e5e5e5"/>
                         <text x=ML - 10.0 y=y + 5.0 text-anchor="end" class="tick">{label}</text>
                     }
                 }).collect_view();
@@ -348,16 +396,17 @@ pub fn LineChart(
                         let m = *se.band.mean.get(i).filter(|m| m.is_finite())?;
                         Some((format!("{}: {} [{}, {}]", se.name, fmt_value(m), fmt_value(se.band.lower[i]), fmt_value(se.band.upper[i])), se.color))
                     }).collect();
-                    let bx = if x > (ML + W - MR) / 2.0 { x - 316.0 } else { x + 8.0 };
+                    let box_w = 308f64.min(fr.w - 16.0);
+                    let bx = if x > (ML + fr.w - fr.mr) / 2.0 { (x - box_w - 8.0).max(8.0) } else { (x + 8.0).min(fr.w - box_w - 8.0) };
                     let rows = lines.into_iter().enumerate().map(|(k, (t, c))| view! {
-                        <text x=bx + 6.0 y=MT + 24.0 + LINE * (k + 1) as f64 class="legend" style=format!("fill:{c}")>{t}</text>
+                        <text x=bx + 6.0 y=fr.mt + 24.0 + LINE * (k + 1) as f64 class="legend" style=format!("fill:{c}")>{t}</text>
                     }).collect_view();
                     let height = 12.0 + LINE * (s.len() + 1) as f64;
                     view! {
                         <g class="hover">
-                            <line x1=x x2=x y1=MT y2=H - MB stroke="#888" stroke-dasharray="3,3"/>
-                            <rect x=bx y=MT + 4.0 width="308" height=height fill="#ffffff" fill-opacity="0.92" stroke="#bbb"/>
-                            <text x=bx + 6.0 y=MT + 24.0 class="legend" font-weight="600">{format!("{x_label} {}", x_at(i))}</text>
+                            <line x1=x x2=x y1=fr.mt y2=H - MB stroke="#888" stroke-dasharray="3,3"/>
+                            <rect x=bx y=fr.mt + 4.0 width=box_w height=height fill="#ffffff" fill-opacity="0.92" stroke="#bbb"/>
+                            <text x=bx + 6.0 y=fr.mt + 24.0 class="legend" font-weight="600">{format!("{x_label} {}", x_at(i))}</text>
                             {rows}
                         </g>
                     }
@@ -366,10 +415,10 @@ pub fn LineChart(
                     <g>
                         {ticks}
                         {xticks}
-                        <line x1=ML x2=W - MR y1=H - MB y2=H - MB stroke="#444"/>
-                        <line x1=ML x2=ML y1=MT y2=H - MB stroke="#444"/>
-                        <text x=(ML + W - MR) / 2.0 y=H - 10.0 text-anchor="middle" class="axis-title">{x_label}</text>
-                        <text transform=format!("translate(18,{}) rotate(-90)", (MT + H - MB) / 2.0) text-anchor="middle" class="axis-title">
+                        <line x1=ML x2=fr.w - fr.mr y1=H - MB y2=H - MB stroke="#444"/>
+                        <line x1=ML x2=ML y1=fr.mt y2=H - MB stroke="#444"/>
+                        <text x=(ML + fr.w - fr.mr) / 2.0 y=H - 10.0 text-anchor="middle" class="axis-title">{x_label}</text>
+                        <text transform=format!("translate(18,{}) rotate(-90)", (fr.mt + H - MB) / 2.0) text-anchor="middle" class="axis-title">
                             {move || if log_y.get() { format!("{y_label} (log)") } else { y_label.to_string() }}
                         </text>
                         {curves}
@@ -378,13 +427,13 @@ pub fn LineChart(
                         {drag.get().filter(|(a, b)| a != b).map(|(a, b)| {
                             let o = offset();
                             let (x1, x2) = (sc.x(a.min(b).saturating_sub(o)), sc.x(a.max(b).saturating_sub(o)));
-                            view! { <rect class="zoom-band" x=x1 y=MT width=x2 - x1 height=H - MT - MB fill="#0072B2" fill-opacity="0.12" stroke="#0072B2"/> }
+                            view! { <rect class="zoom-band" x=x1 y=fr.mt width=x2 - x1 height=H - fr.mt - MB fill="#0072B2" fill-opacity="0.12" stroke="#0072B2"/> }
                         })}
                         {zoom.get().map(|_| view! {
                             <g class="zoom-reset" role="button" tabindex="0" aria-label="reset zoom" style="cursor:pointer"
                                 on:click=move |_| reset() on:keydown=move |ev| { if ev.key() == "Enter" || ev.key() == " " { ev.prevent_default(); reset() } }>
-                                <rect x=W - MR - 112.0 y=MT + 4.0 width="104" height="24" rx="4" fill="#ffffff" stroke="#0072B2"/>
-                                <text x=W - MR - 60.0 y=MT + 21.0 text-anchor="middle" class="legend" style="fill:#0072B2">"reset zoom"</text>
+                                <rect x=fr.w - fr.mr - 112.0 y=fr.mt + 4.0 width="104" height="24" rx="4" fill="#ffffff" stroke="#0072B2"/>
+                                <text x=fr.w - fr.mr - 60.0 y=fr.mt + 21.0 text-anchor="middle" class="legend" style="fill:#0072B2">"reset zoom"</text>
                             </g>
                         })}
                     </g>
@@ -394,8 +443,132 @@ pub fn LineChart(
     }
 }
 
+/// The width, in CSS pixels, at which the charts inside a [`ChartFigure`] are laid out: the
+/// figure's own width, measured as it changes. A chart drawn with a view box this wide shows
+/// one unit as one pixel, so its text keeps the type scale's size at every width (on a phone
+/// the plot narrows and its legend moves below; nothing shrinks).
+#[derive(Clone, Copy)]
+pub struct ChartWidth(pub Signal<f64>);
+
+/// Narrowest layout: below it (a 320 px phone with the page's margins) the drawing scales.
+pub const MIN_WIDTH: f64 = 280.0;
+/// Widest layout: on a wider screen the drawing scales up with it.
+pub const MAX_WIDTH: f64 = 1000.0;
+/// The width before the figure is measured (and outside any figure).
+pub const DEFAULT_WIDTH: f64 = 720.0;
+
+/// The width of the figure this chart is drawn in (see [`ChartWidth`]); reactive.
+pub fn chart_width() -> f64 {
+    use_context::<ChartWidth>().map_or(DEFAULT_WIDTH, |w| w.0.get())
+}
+
+/// Watches `node`'s width (a `ResizeObserver`), whole pixels within
+/// [`MIN_WIDTH`]..=[`MAX_WIDTH`]; stops watching when the owner is cleaned up.
+pub fn observed_width<E>(node: NodeRef<E>) -> Signal<f64>
+where
+    E: leptos::html::ElementType,
+    E::Output: wasm_bindgen::JsCast + Clone + 'static,
+{
+    use wasm_bindgen::{closure::Closure, JsCast};
+    let width = RwSignal::new(DEFAULT_WIDTH);
+    let measure = move |el: &web_sys::Element| {
+        let w = (el.client_width() as f64).clamp(MIN_WIDTH, MAX_WIDTH).round();
+        // Zero when hidden: keep the last layout rather than draw a 280 px chart.
+        if el.client_width() > 0 && (w - width.get_untracked()).abs() >= 1.0 {
+            width.set(w);
+        }
+    };
+    let observer = StoredValue::new_local(None::<(web_sys::ResizeObserver, Closure<dyn FnMut(js_sys::Array)>)>);
+    Effect::new(move |_| {
+        let Some(el) = node.get() else { return };
+        let el: web_sys::Element = el.unchecked_into();
+        measure(&el);
+        let target = el.clone();
+        let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |_entries: js_sys::Array| measure(&target));
+        if let Ok(o) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) {
+            o.observe(&el);
+            observer.set_value(Some((o, callback)));
+        }
+    });
+    on_cleanup(move || {
+        observer.with_value(|o| {
+            if let Some((o, _)) = o {
+                o.disconnect();
+            }
+        })
+    });
+    width.into()
+}
+
+/// Charts narrower than this (a phone) start their title at the left edge, wrap it onto two
+/// lines and leave room above the plot for both.
+pub const NARROW: f64 = 560.0;
+/// Width of a character of the title font (600 weight, 17 px; DejaVu Sans, the widest
+/// fallback), for wrapping.
+const TITLE_CHAR: f64 = 10.6;
+
+/// Room above the plot of a chart `w` wide: the title's one line, or two on a narrow chart.
+pub fn top_margin(w: f64) -> f64 {
+    if w < NARROW {
+        60.0
+    } else {
+        36.0
+    }
+}
+
+/// A chart's title from `x` (the plot's left edge; the chart's on a narrow chart), wrapped at
+/// word breaks onto as many lines as [`top_margin`] leaves room for.
+pub fn chart_title(title: &str, w: f64, x: f64) -> impl IntoView {
+    let (x, lines) = if w < NARROW { (8.0, 2) } else { (x, 1) };
+    // A title too long for its lines at the title size takes the tick size (still the scale).
+    let fits = |char_w: f64| (((w - x - 8.0) / char_w).floor() as usize).max(8);
+    let long = title.chars().count() > lines * fits(TITLE_CHAR) - 4;
+    let per_line = if long { fits(TITLE_CHAR * 14.0 / 17.0) } else { fits(TITLE_CHAR) };
+    // Three compact lines fit where two title lines do.
+    let (lines, step) = if long && lines == 2 { (3, "17") } else { (lines, "22") };
+    let mut rows: Vec<String> = Vec::new();
+    for word in title.split(' ') {
+        let full = rows.len() == lines;
+        match rows.last_mut() {
+            Some(r) if r.chars().count() + 1 + word.chars().count() <= per_line || full => {
+                r.push(' ');
+                r.push_str(word);
+            }
+            _ => rows.push(word.to_string()),
+        }
+    }
+    view! {
+        <text x=x y="22" class="chart-title" class:compact=long>
+            {rows.into_iter().enumerate().map(|(k, r)| view! { <tspan x=x dy=if k == 0 { "0" } else { step }>{r}</tspan> }).collect_view()}
+        </text>
+    }
+}
+
+/// A box as wide as its parent whose charts are laid out at its width ([`ChartWidth`]).
+#[component]
+pub fn ChartBox(
+    /// The charts.
+    children: Children,
+) -> impl IntoView {
+    let node = NodeRef::<leptos::html::Div>::new();
+    let width = ChartWidth(observed_width(node));
+    // A Provider, not provide_context: the width is this box's, not its siblings'.
+    view! {
+        <div node_ref=node class="chart-box">
+            <leptos::context::Provider value=width>{children()}</leptos::context::Provider>
+        </div>
+    }
+}
+
+/// The width of an `<svg>`'s view box (what a pointer's position maps back through), or
+/// [`DEFAULT_WIDTH`] if it has none.
+pub fn view_box_width(svg: &web_sys::Element) -> f64 {
+    svg.get_attribute("viewBox").and_then(|v| v.split_whitespace().nth(2).and_then(|w| w.parse().ok())).unwrap_or(DEFAULT_WIDTH)
+}
+
 /// A chart with its caption and its SVG and PNG export buttons — the one way the results
-/// show a chart, so every chart exports alike and reports a failed export alike.
+/// show a chart, so every chart exports alike and reports a failed export alike. The charts
+/// inside are laid out at the figure's width ([`ChartWidth`]).
 #[component]
 pub fn ChartFigure(
     /// DOM id of the chart inside (what the exports read).
@@ -417,7 +590,7 @@ pub fn ChartFigure(
     };
     view! {
         <figure>
-            {children()}
+            <ChartBox>{children()}</ChartBox>
             <figcaption>
                 {caption.run()}
                 " "
@@ -439,9 +612,8 @@ pub fn SvgFigure(
     /// The caption.
     #[prop(into)]
     caption: ViewFn,
-    /// The SVG's view box, e.g. "0 0 720 300".
-    #[prop(into)]
-    view_box: String,
+    /// The drawing's height (its width is the figure's, [`chart_width`]).
+    height: f64,
     /// What the chart shows, in words.
     label: &'static str,
     /// The drawing.
@@ -449,7 +621,7 @@ pub fn SvgFigure(
 ) -> impl IntoView {
     view! {
         <ChartFigure id=id file=file caption=caption>
-            <svg id=id class="chart" xmlns="http://www.w3.org/2000/svg" viewBox=view_box role="img" aria-label=label>
+            <svg id=id class="chart" xmlns="http://www.w3.org/2000/svg" viewBox=move || format!("0 0 {} {height}", chart_width()) role="img" aria-label=label>
                 {children()}
             </svg>
         </ChartFigure>

@@ -10,7 +10,8 @@ use std::time::Duration;
 use leptos::prelude::*;
 
 use super::browser;
-use super::lesson_gp_ei::{posterior_chart, H, W};
+use super::chart::{chart_width, ChartBox};
+use super::lesson_gp_ei::{posterior_chart, H};
 use super::state::{AppState, Level};
 use super::workers::{lesson_reply, LatestWorker};
 use hpo_engine::lessons::gp_ei::{GpEiFrame, GpEiSetting};
@@ -67,13 +68,15 @@ pub fn Landing() -> impl IntoView {
                     <button type="submit">"Open"</button>
                 </form>
             </div>
-            <svg id="landing-preview" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {W} {H}") role="img"
+            <ChartBox>
+            <svg id="landing-preview" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox=move || format!("0 0 {} {H}", chart_width()) role="img"
                 aria-label="A Gaussian process and expected improvement choosing points, step by step">
                 {move || {
                     let k = step.get();
                     frames.with(|f| f.get(k).cloned()).map(|f| posterior_chart(&f, k))
                 }}
             </svg>
+            </ChartBox>
         </section>
     }
 }

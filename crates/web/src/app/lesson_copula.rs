@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use std::sync::Arc;
 
-use super::chart::SvgFigure;
+use super::chart::{chart_title, chart_width, top_margin, SvgFigure, TICK_DIGIT, TICK_GAP};
 use super::lesson_plot::{model_chart, GREEN, PURPLE};
 use super::lesson_shell::{hidden, worker_frames, LessonShell};
 use hpo_engine::axis;
@@ -15,7 +15,6 @@ use hpo_engine::lessons::steps::best_so_far;
 use hpo_engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink};
 use hpo_engine::stats::normal_quantile;
 
-const W: f64 = 720.0;
 const H: f64 = 300.0;
 const WARP_H: f64 = 230.0;
 const ML: f64 = 110.0;
@@ -41,7 +40,8 @@ fn color(f: &CopulaFrame, i: usize, step: usize) -> &'static str {
 }
 
 fn x_ticks(lo: f64, hi: f64, h: f64, px: impl Fn(f64) -> f64) -> impl IntoView {
-    let t = axis::linear(lo, hi, 6);
+    // As many as fit the plot's width with their labels apart.
+    let t = axis::linear_fitting(lo, hi, 6, px(hi) - px(lo), TICK_DIGIT, TICK_GAP);
     t.values
         .iter()
         .zip(t.labels)
@@ -56,11 +56,13 @@ fn x_ticks(lo: f64, hi: f64, h: f64, px: impl Fn(f64) -> f64) -> impl IntoView {
 
 /// F̃ as steps over the values, the cut-offs, and a rug of the values.
 fn ecdf_chart(f: &CopulaFrame, step: usize) -> impl IntoView {
+    let w = chart_width();
+    let mt = top_margin(w);
     let lo = f.ys.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = f.ys.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let (x0, x1) = axis::nice_range(lo, if hi > lo { hi } else { lo + 1.0 }, 6);
-    let px = move |y: f64| ML + (y - x0) / (x1 - x0) * (W - ML - MR);
-    let py = |p: f64| H - MB - p * (H - MT - MB);
+    let px = move |y: f64| ML + (y - x0) / (x1 - x0) * (w - ML - MR);
+    let py = |p: f64| H - MB - p * (H - mt - MB);
     let mut steps = vec![format!("{:.1},{:.1}", px(x0), py(f.delta))];
     let mut last = f.delta;
     for &(y, p) in &f.ecdf {
@@ -71,45 +73,47 @@ fn ecdf_chart(f: &CopulaFrame, step: usize) -> impl IntoView {
     steps.push(format!("{:.1},{:.1}", px(x1), py(last)));
     let yt = axis::linear(0.0, 1.0, 4);
     view! {
-        <rect x="0" y="0" width=W height=H fill="#ffffff"/>
-        <text x=ML y="22" class="chart-title">"The values and their winsorized empirical CDF F̃"</text>
+        <rect x="0" y="0" width=w height=H fill="#ffffff"/>
+        {chart_title("The values and their winsorized empirical CDF F̃", w, ML)}
         {x_ticks(x0, x1, H, px)}
         {yt.values.iter().zip(yt.labels).map(|(&v, l)| view! { <text x=ML - 10.0 y=py(v) + 5.0 text-anchor="end" class="tick">{l}</text> }).collect_view()}
-        <line x1=ML x2=W - MR y1=py(f.delta) y2=py(f.delta) stroke="#D55E00" stroke-dasharray="6,4"/>
-        <line x1=ML x2=W - MR y1=py(1.0 - f.delta) y2=py(1.0 - f.delta) stroke="#D55E00" stroke-dasharray="6,4"/>
-        <text x=W - MR - 4.0 y=py(f.delta) - 6.0 text-anchor="end" class="legend" style="fill:#D55E00">{format!("δ_N = {:.3}", f.delta)}</text>
-        <text x=W - MR - 4.0 y=py(1.0 - f.delta) + 18.0 text-anchor="end" class="legend" style="fill:#D55E00">"1 − δ_N"</text>
+        <line x1=ML x2=w - MR y1=py(f.delta) y2=py(f.delta) stroke="#D55E00" stroke-dasharray="6,4"/>
+        <line x1=ML x2=w - MR y1=py(1.0 - f.delta) y2=py(1.0 - f.delta) stroke="#D55E00" stroke-dasharray="6,4"/>
+        <text x=w - MR - 4.0 y=py(f.delta) - 6.0 text-anchor="end" class="legend" style="fill:#D55E00">{format!("δ_N = {:.3}", f.delta)}</text>
+        <text x=w - MR - 4.0 y=py(1.0 - f.delta) + 18.0 text-anchor="end" class="legend" style="fill:#D55E00">"1 − δ_N"</text>
         <polyline points=steps.join(" ") fill="none" stroke="#222" stroke-width="2.5"/>
         {f.ys.iter().enumerate().map(|(i, &y)| view! {
             <line class="rug" x1=px(y) x2=px(y) y1=H - MB - 14.0 y2=H - MB stroke=color(f, i, step) stroke-width="2.5"/>
         }).collect_view()}
-        <line x1=ML x2=W - MR y1=H - MB y2=H - MB stroke="#444"/>
-        <line x1=ML x2=ML y1=MT y2=H - MB stroke="#444"/>
-        <text x=(ML + W - MR) / 2.0 y=H - 10.0 text-anchor="middle" class="axis-title">"value y (its own scale)"</text>
-        <text transform=format!("translate(60,{}) rotate(-90)", (MT + H - MB) / 2.0) text-anchor="middle" class="axis-title">"F̃(y)"</text>
+        <line x1=ML x2=w - MR y1=H - MB y2=H - MB stroke="#444"/>
+        <line x1=ML x2=ML y1=mt y2=H - MB stroke="#444"/>
+        <text x=(ML + w - MR) / 2.0 y=H - 10.0 text-anchor="middle" class="axis-title">"value y (its own scale)"</text>
+        <text transform=format!("translate(60,{}) rotate(-90)", (mt + H - MB) / 2.0) text-anchor="middle" class="axis-title">"F̃(y)"</text>
     }
 }
 
 /// The values standardised and warped, one row each, on one axis.
 fn warped_chart(f: &CopulaFrame, step: usize) -> impl IntoView {
+    let w = chart_width();
+    let mt = top_margin(w);
     let all = f.standardized.iter().chain(&f.psi).copied();
     let (lo, hi) = all.fold((-3.0f64, 3.0f64), |(a, b), v| (a.min(v), b.max(v)));
     let (x0, x1) = axis::nice_range(lo, hi, 6);
-    let px = move |z: f64| ML + (z - x0) / (x1 - x0) * (W - ML - MR);
+    let px = move |z: f64| ML + (z - x0) / (x1 - x0) * (w - ML - MR);
     let rows = [("standardised", 100.0, &f.standardized), ("ψ(y) = Φ⁻¹(F̃(y))", 150.0, &f.psi)];
     view! {
-        <rect x="0" y="0" width=W height=WARP_H fill="#ffffff"/>
-        <text x=ML y="22" class="chart-title">"What a model sees: standardised values, or ψ"</text>
+        <rect x="0" y="0" width=w height=WARP_H fill="#ffffff"/>
+        {chart_title("What a model sees: standardised values, or ψ", w, ML)}
         {x_ticks(x0, x1, WARP_H, px)}
-        <line x1=px(0.0) x2=px(0.0) y1=MT y2=WARP_H - MB stroke="#999" stroke-dasharray="3,3"/>
+        <line x1=px(0.0) x2=px(0.0) y1=mt y2=WARP_H - MB stroke="#999" stroke-dasharray="3,3"/>
         {rows.into_iter().map(|(name, y, values)| view! {
             <text x=ML - 10.0 y=y + 5.0 text-anchor="end" class="legend">{name.split(" = ").next().unwrap_or(name).to_string()}</text>
             {values.iter().enumerate().map(|(i, &z)| view! {
                 <circle cx=px(z) cy=y r="6" fill=color(f, i, step) fill-opacity="0.75" stroke="#fff"/>
             }).collect_view()}
         }).collect_view()}
-        <line x1=ML x2=W - MR y1=WARP_H - MB y2=WARP_H - MB stroke="#444"/>
-        <text x=(ML + W - MR) / 2.0 y=WARP_H - 10.0 text-anchor="middle" class="axis-title">"model scale"</text>
+        <line x1=ML x2=w - MR y1=WARP_H - MB y2=WARP_H - MB stroke="#444"/>
+        <text x=(ML + w - MR) / 2.0 y=WARP_H - 10.0 text-anchor="middle" class="axis-title">"model scale"</text>
     }
 }
 
@@ -177,6 +181,25 @@ pub fn CopulaLesson(
     view! {
             <LessonShell
                 link=link
+                side=ViewFn::from(move || view! {
+                <Show when=move || !hidden(link, "add")>
+                    <div class="row" id="lesson-add-values">
+                        <label>"add a value y = "
+                            <input id="lesson-add-y" type="number" placeholder="e.g. 100000" prop:value=move || add_y.get() on:input=move |ev| add_y.set(event_target_value(&ev))/>
+                        </label>
+                        <button id="lesson-add" on:click=move |_| {
+                            if let Ok(y) = add_y.get_untracked().trim().parse::<f64>() {
+                                if y.is_finite() {
+                                    set(&|s| if s.added.len() < MAX_ADDED { s.added.push(y) });
+                                    add_y.set(String::new());
+                                }
+                            }
+                        }>"add"</button>
+                        <button id="lesson-clear" prop:disabled=move || setting.get().added.is_empty() on:click=move |_| set(&|s| s.added.clear())>"remove my values"</button>
+                        <button id="lesson-reseed" on:click=move |_| set(&|s| { s.seed += 1; s.step = 0 })>"new sample"</button>
+                    </div>
+                </Show>
+                })
                 id="lesson-copula"
                 title="Making values comparable: the copula warping"
                 intro=concat!(
@@ -198,34 +221,17 @@ pub fn CopulaLesson(
                         )
                     }))
             >
-                <Show when=move || !hidden(link, "add")>
-                    <div class="row" id="lesson-add-values">
-                        <label>"add a value y = "
-                            <input id="lesson-add-y" type="number" placeholder="e.g. 100000" prop:value=move || add_y.get() on:input=move |ev| add_y.set(event_target_value(&ev))/>
-                        </label>
-                        <button id="lesson-add" on:click=move |_| {
-                            if let Ok(y) = add_y.get_untracked().trim().parse::<f64>() {
-                                if y.is_finite() {
-                                    set(&|s| if s.added.len() < MAX_ADDED { s.added.push(y) });
-                                    add_y.set(String::new());
-                                }
-                            }
-                        }>"add"</button>
-                        <button id="lesson-clear" prop:disabled=move || setting.get().added.is_empty() on:click=move |_| set(&|s| s.added.clear())>"remove my values"</button>
-                        <button id="lesson-reseed" on:click=move |_| set(&|s| { s.seed += 1; s.step = 0 })>"new sample"</button>
-                    </div>
-                </Show>
                 <Show when=move || !hidden(link, "ecdf")>
                     <SvgFigure id="lesson-ecdf" file="copula-ecdf" caption=move || view! {
                         <span>"Blue: the values seen (the newest orange), black: yours; the step line is F̃, clipped to the dashed cut-offs."</span>
-                    } view_box=format!("0 0 {W} {H}") label="The values and their winsorized empirical CDF">
+                    } height=H label="The values and their winsorized empirical CDF">
                             {move || current.get().ok().map(|f| ecdf_chart(&f, step.get()))}
     </SvgFigure>
                 </Show>
                 <Show when=move || !hidden(link, "warped")>
                     <SvgFigure id="lesson-warped" file="copula-warped" caption=move || view! {
                         <span>"The same values standardised ((y − mean) / sd) and warped by ψ, on one scale."</span>
-                    } view_box=format!("0 0 {W} {WARP_H}") label="The values standardised and warped by psi">
+                    } height=WARP_H label="The values standardised and warped by psi">
                             {move || current.get().ok().map(|f| warped_chart(&f, step.get()))}
     </SvgFigure>
                 </Show>
@@ -238,10 +244,10 @@ pub fn CopulaLesson(
                         "Which wins differs from sample to sample; the paper compares them over many tasks (Table 2), where the prior of lesson 3 helps GCP most at the start."
                     </p>
                     {move || versus_error.get().map(|e| view! { <p class="msg error">{e}</p> })}
-                    <SvgFigure id="lesson-versus-gp" file="copula-versus-gp" caption=move || view! { <span>"GP on standardised values: mean ± 2 sd and the evaluations (latest orange)."</span> } view_box="0 0 720 240" label="GP's model of the heavy-tailed function at this step">
+                    <SvgFigure id="lesson-versus-gp" file="copula-versus-gp" caption=move || view! { <span>"GP on standardised values: mean ± 2 sd and the evaluations (latest orange)."</span> } height=240.0 label="GP's model of the heavy-tailed function at this step">
                             {move || versus.get().map(|v| model_chart("GP", "Δ(y)", &v.x, &v.y, &v.gp[step.get().min(v.gp.len() - 1)], PURPLE))}
     </SvgFigure>
-                    <SvgFigure id="lesson-versus-gcp" file="copula-versus-gcp" caption=move || view! { <span>"GCP on ψ of the same values, at the same step."</span> } view_box="0 0 720 240" label="GCP's model of the heavy-tailed function at this step">
+                    <SvgFigure id="lesson-versus-gcp" file="copula-versus-gcp" caption=move || view! { <span>"GCP on ψ of the same values, at the same step."</span> } height=240.0 label="GCP's model of the heavy-tailed function at this step">
                             {move || versus.get().map(|v| model_chart("GCP", "ψ(y)", &v.x, &v.y, &v.gcp[step.get().min(v.gcp.len() - 1)], GREEN))}
     </SvgFigure>
                     <p id="lesson-versus-numbers" class="numbers">{versus_numbers}</p>

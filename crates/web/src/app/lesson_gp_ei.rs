@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::chart::{ChartFigure, SvgFigure};
-use super::lesson_plot::Plot;
+use super::chart::{chart_width, view_box_width, ChartFigure, SvgFigure};
+use super::lesson_plot::{range, Plot};
 use super::lesson_shell::{hidden, LessonShell};
 use super::state::AppState;
 use super::workers::{lesson_reply, LatestWorker};
@@ -15,7 +15,6 @@ use hpo_engine::lessons::gp_ei::{GpEiFrame, GpEiSetting, Origin, LENGTHSCALE_RAN
 use hpo_engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink};
 use hpo_protocol::ToWorker;
 
-pub(super) use super::lesson_plot::W;
 pub(super) const H: f64 = 330.0;
 const EI_H: f64 = 200.0;
 
@@ -32,10 +31,21 @@ pub(super) fn posterior_chart(f: &GpEiFrame, step: usize) -> impl IntoView {
     let lo = f.truth.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = f.truth.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let pad = 0.15 * (hi - lo);
-    let p = Plot::nice((0.0, 1.0), (lo - pad, hi + pad), H);
     let upper: Vec<f64> = f.mean.iter().zip(&f.sd).map(|(m, s)| m + 2.0 * s).collect();
     let lower: Vec<f64> = f.mean.iter().zip(&f.sd).map(|(m, s)| m - 2.0 * s).collect();
+    // The y range holds the band's edges, up to one span of the truth beyond it either way (a
+    // wider band would squash the truth flat); a band cut there says so in the title.
+    let (band_lo, band_hi) = range(lower.iter().chain(&upper).copied());
+    let span = hi - lo;
+    let (y_lo, y_hi) = (band_lo.max(lo - span).min(lo - pad), band_hi.min(hi + span).max(hi + pad));
+    let cut = band_lo < y_lo || band_hi > y_hi;
+    let p = Plot::nice((0.0, 1.0), (y_lo, y_hi), H);
     let line = |y: &[f64]| p.points(f.x.iter().copied().zip(y.iter().copied()));
+    let marks: Vec<(f64, f64)> = (f.x.iter().copied().zip(f.truth.iter().copied()))
+        .chain(f.x.iter().copied().zip(f.mean.iter().copied()))
+        .chain(f.observations.iter().map(|&(x, y, _)| (x, y)))
+        .chain(p.marker_label_area(f.next.0, "next"))
+        .collect();
     let dots = f.observations.iter().map(|&(x, y, origin)| {
         let (cx, cy) = (p.px(x), p.py(y));
         match origin {
@@ -48,13 +58,13 @@ pub(super) fn posterior_chart(f: &GpEiFrame, step: usize) -> impl IntoView {
         }
     }).collect_view();
     view! {
-        {p.axes("What the GP believes after the observations", "x", "f(x)")}
+        {p.axes(if cut { "What the GP believes (band cut at the edges)" } else { "What the GP believes after the observations" }, "x", "f(x)")}
         <polygon points=p.band(&f.x, &lower, &upper) fill=MEAN fill-opacity="0.16" stroke="none"/>
         <polyline points=line(&f.truth) fill="none" stroke=TRUTH stroke-width="2" stroke-dasharray="6,4"/>
         <polyline points=line(&f.mean) fill="none" stroke=MEAN stroke-width="3"/>
         {p.marker(f.next.0, "next", LATEST)}
         {dots}
-        {p.legend(12.0, &[("f(x), the truth", TRUTH, "6,4"), ("posterior mean ± 2 sd", MEAN, "none")])}
+        {p.legend(&[("f(x), the truth", TRUTH, "6,4"), ("posterior mean ± 2 sd", MEAN, "none")], &marks)}
     }
 }
 
@@ -78,9 +88,10 @@ fn click_x(ev: &leptos::ev::MouseEvent) -> Option<f64> {
     let target: web_sys::Element = event_target(ev);
     let svg = target.closest("svg").ok().flatten()?;
     let rect = svg.get_bounding_client_rect();
-    let x = (ev.client_x() as f64 - rect.left()) * W / rect.width().max(1.0);
+    let w = view_box_width(&svg);
+    let x = (ev.client_x() as f64 - rect.left()) * w / rect.width().max(1.0);
     // The x mapping does not depend on the y range: any plot of this width reads it.
-    let f = Plot::nice((0.0, 1.0), (0.0, 1.0), H).data_x(x)?;
+    let f = Plot::nice((0.0, 1.0), (0.0, 1.0), H).width(w).data_x(x)?;
     Some((f * 1000.0).round() / 1000.0)
 }
 
@@ -164,22 +175,7 @@ pub fn GpEiLesson(
     view! {
             <LessonShell
                 link=link
-                id="lesson-gp-ei"
-                title="How Bayesian optimisation picks the next point"
-                intro=concat!(
-                    "A Gaussian process (GP) turns a few observations of an unknown function into a belief about all of it: a mean and, around it, how unsure it is. ",
-                    "Expected improvement (EI) asks, for every x, how much better than the best observation a new point there is expected to be — ",
-                    "large where the mean is low or the uncertainty wide. Bayesian optimisation evaluates where EI is largest, updates the GP, and repeats ",
-                    "(the GP-EI baseline of Salinas et al. 2020, §5; the function is Forrester et al.'s, minimum near x = 0.757).",
-                )
-                explain=Signal::derive(explain)
-                last=last
-                error=Signal::derive(move || error.get())
-                numbers=Signal::derive(move || current.get().map(|(f, ms)| format!(
-                        "step {} of {MAX_STEPS} · {} observations · best f = {:.3} at x = {:.3} · next x = {:.3} (EI {:.3}) · ℓ = {:.3} ({}) · all steps computed in a worker in {ms:.0} ms",
-                        step.get(), f.observations.len(), f.best.1, f.best.0, f.next.0, f.next.1, f.lengthscale, if f.fitted { "fitted" } else { "pinned" }
-                    )))
-            >
+                side=ViewFn::from(move || view! {
                 <Show when=move || !hidden(link, "lengthscale")>
                     <div class="row" id="lesson-lengthscale">
                         <label class="check"><input type="checkbox" id="lesson-ls-fit" prop:checked=move || setting.get().lengthscale.is_none()
@@ -209,18 +205,35 @@ pub fn GpEiLesson(
                         <button id="lesson-reseed" on:click=move |_| set(&|s| { s.seed += 1; s.step = 0 })>"new random start"</button>
                     </div>
                 </Show>
+                })
+                id="lesson-gp-ei"
+                title="How Bayesian optimisation picks the next point"
+                intro=concat!(
+                    "A Gaussian process (GP) turns a few observations of an unknown function into a belief about all of it: a mean and, around it, how unsure it is. ",
+                    "Expected improvement (EI) asks, for every x, how much better than the best observation a new point there is expected to be — ",
+                    "large where the mean is low or the uncertainty wide. Bayesian optimisation evaluates where EI is largest, updates the GP, and repeats ",
+                    "(the GP-EI baseline of Salinas et al. 2020, §5; the function is Forrester et al.'s, minimum near x = 0.757).",
+                )
+                explain=Signal::derive(explain)
+                last=last
+                error=Signal::derive(move || error.get())
+                numbers=Signal::derive(move || current.get().map(|(f, ms)| format!(
+                        "step {} of {MAX_STEPS} · {} observations · best f = {:.3} at x = {:.3} · next x = {:.3} (EI {:.3}) · ℓ = {:.3} ({}) · all steps computed in a worker in {ms:.0} ms",
+                        step.get(), f.observations.len(), f.best.1, f.best.0, f.next.0, f.next.1, f.lengthscale, if f.fitted { "fitted" } else { "pinned" }
+                    )))
+            >
                 <Show when=move || !hidden(link, "posterior")>
                     <ChartFigure id="lesson-posterior" file="gp-ei-posterior" caption=move || view! {
                         <span>"Grey dots: random start; black squares: your points (click the chart to add one, up to 20); blue: EI's picks, the latest orange."</span>
                     }>
-                        <svg id="lesson-posterior" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {W} {H}") role="img"
+                        <svg id="lesson-posterior" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox=move || format!("0 0 {} {H}", chart_width()) role="img"
                             aria-label="GP posterior mean with a band of two standard deviations, the true function and the observations" on:click=on_click>
                             {move || current.get().map(|(f, _)| posterior_chart(&f, step.get()))}
                         </svg>
                     </ChartFigure>
                 </Show>
                 <Show when=move || !hidden(link, "ei")>
-                    <SvgFigure id="lesson-ei" file="gp-ei-ei" caption=move || view! { <span>"EI in units of f; the orange dot is the next evaluation."</span> } view_box=format!("0 0 {W} {EI_H}") label="Expected improvement over x">
+                    <SvgFigure id="lesson-ei" file="gp-ei-ei" caption=move || view! { <span>"EI in units of f; the orange dot is the next evaluation."</span> } height=EI_H label="Expected improvement over x">
                             {move || current.get().map(|(f, _)| ei_chart(&f))}
     </SvgFigure>
                 </Show>

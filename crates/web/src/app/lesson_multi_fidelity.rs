@@ -21,6 +21,11 @@ fn plot(f: &MultiFidelityFrames) -> Plot {
     Plot::nice((0.0, epochs), range(f.curves.iter().flatten().copied()), H)
 }
 
+/// The points of the curves `trained` (configuration, epochs), which a legend must not cover.
+fn marks(f: &MultiFidelityFrames, trained: &[(usize, usize)]) -> Vec<(f64, f64)> {
+    trained.iter().flat_map(|&(c, len)| f.curves[c][..len].iter().enumerate().map(|(s, &v)| ((s + 1) as f64, v))).collect()
+}
+
 /// One curve trained to `len` epochs.
 fn curve(p: &Plot, values: &[f64], len: usize, color: &'static str, width: &'static str) -> impl IntoView {
     let pts = p.points(values[..len].iter().enumerate().map(|(s, &v)| ((s + 1) as f64, v)));
@@ -61,7 +66,7 @@ fn dyhpo_chart(f: &MultiFidelityFrames, k: usize) -> impl IntoView {
         <polyline points=step_line fill="none" stroke="#000" stroke-width="2.5" stroke-dasharray="6,3"/>
         {trained.iter().filter(|t| Some(t.0) == highlighted).map(|&(c, len)| curve(&p, &f.curves[c], len, ORANGE, "3.5")).collect_view()}
         {prediction}
-        {p.legend(300.0, &[("curves trained so far", BLUE, "none"), ("best loss seen at each epoch", "#000", "6,3"), ("next: predicted loss ± 2 sd", ORANGE, "none")])}
+        {p.legend(&[("curves trained so far", BLUE, "none"), ("best loss seen at each epoch", "#000", "6,3"), ("next: predicted loss ± 2 sd", ORANGE, "none")], &marks(f, &trained).into_iter().chain(incumbents.iter().copied()).collect::<Vec<_>>())}
     }
 }
 
@@ -102,7 +107,7 @@ fn hyperband_chart(f: &MultiFidelityFrames, k: usize) -> impl IntoView {
         }).collect_view()}
         {trained.iter().filter(|t| !racing.contains(&t.0)).map(|&(c, len)| curve(&p, &f.curves[c], len, GREY, "1.5")).collect_view()}
         {trained.iter().filter(|t| racing.contains(&t.0)).map(|&(c, len)| curve(&p, &f.curves[c], len, BLUE, "2.5")).collect_view()}
-        {p.legend(300.0, &[("racing at this rung", BLUE, "none"), ("stopped earlier", GREY, "none"), ("the bracket's rung budgets", "#999", "2,4")])}
+        {p.legend(&[("racing at this rung", BLUE, "none"), ("stopped earlier", GREY, "none"), ("the bracket's rung budgets", "#999", "2,4")], &marks(f, &trained))}
     }
 }
 
@@ -143,7 +148,7 @@ pub fn MultiFidelityLesson(
     let table = move || {
         frames.get().and_then(|(f, _)| f.dyhpo.get(step.get()).cloned()).filter(|s| !s.top.is_empty()).map(|s| {
             view! {
-                <table class="scores" id="lesson-scores">
+                <div class="scroll-x"><table class="scores" id="lesson-scores">
                     <caption>"DyHPO's best candidates at this step (EI_MF, Eq. 6–7)"</caption>
                     <thead><tr><th scope="col">"configuration"</th><th scope="col">"to epoch"</th><th scope="col">"predicted loss ± 2 sd"</th><th scope="col">"incumbent at that epoch"</th><th scope="col">"EI_MF"</th></tr></thead>
                     <tbody>
@@ -153,7 +158,7 @@ pub fn MultiFidelityLesson(
                             </tr>
                         }).collect_view()}
                     </tbody>
-                </table>
+                </table></div>
             }
         })
     };
@@ -194,13 +199,13 @@ pub fn MultiFidelityLesson(
                 computing=Signal::derive(move || frames.get().is_none().then_some("Running DyHPO and Hyperband in a worker (a few seconds)…"))
             >
                 <Show when=move || !hidden(link, "dyhpo")>
-                    <SvgFigure id="lesson-dyhpo" file="dyhpo-steps" caption=move || view! { <span>"Every curve DyHPO has trained, to where it paused; orange: the one it advances next."</span> } view_box=format!("0 0 720 {H}") label="DyHPO's learning curves so far, the per-epoch incumbents and the next step's prediction">
+                    <SvgFigure id="lesson-dyhpo" file="dyhpo-steps" caption=move || view! { <span>"Every curve DyHPO has trained, to where it paused; orange: the one it advances next."</span> } height=H label="DyHPO's learning curves so far, the per-epoch incumbents and the next step's prediction">
                             {move || frames.get().map(|(f, _)| dyhpo_chart(&f, step.get()))}
     </SvgFigure>
                     {table}
                 </Show>
                 <Show when=move || !hidden(link, "hyperband")>
-                    <SvgFigure id="lesson-hyperband" file="hyperband-steps" caption=move || view! { <span>"Hyperband with η = 3 on the same task and the same number of epochs."</span> } view_box=format!("0 0 720 {H}") label="Hyperband's learning curves so far and the rungs of its bracket">
+                    <SvgFigure id="lesson-hyperband" file="hyperband-steps" caption=move || view! { <span>"Hyperband with η = 3 on the same task and the same number of epochs."</span> } height=H label="Hyperband's learning curves so far and the rungs of its bracket">
                             {move || frames.get().map(|(f, _)| hyperband_chart(&f, step.get()))}
     </SvgFigure>
                 </Show>

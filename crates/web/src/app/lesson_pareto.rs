@@ -61,7 +61,7 @@ fn objective_chart(f: &ParetoFrames, k: usize) -> impl IntoView {
             let (fill, r) = if Some(i) == latest { (ORANGE, "8") } else { (BLUE, "6") };
             view! { <circle class="found" cx=p.px(a) cy=p.py(b) r=r fill=fill stroke="#fff" stroke-width="1.5"/> }
         }).collect_view()}
-        {p.legend(330.0, &[("front found (shaded: dominated)", BLUE, "none"), ("the task's true front", "#000", "6,4")])}
+        {p.legend(&[("front found (shaded: dominated)", BLUE, "none"), ("the task's true front", "#000", "6,4")], &f.all)}
     }
 }
 
@@ -137,6 +137,18 @@ pub fn ParetoLesson(
     view! {
             <LessonShell
                 link=link
+                side=ViewFn::from(move || view! {
+                <Show when=move || !hidden(link, "method")>
+                    <div class="row" id="lesson-pareto-method">
+                        <label>"Method "
+                            <select id="lesson-method" on:change=move |ev| set(Some(event_target_value(&ev)), None)>
+                                {names().into_iter().map(|n| view! { <option value=n selected=move || setting.get().0 == n>{n}</option> }).collect_view()}
+                            </select>
+                        </label>
+                        <button id="lesson-reseed" on:click=move |_| set(None, Some(setting.get_untracked().1.seed + 1))>"another task and seed"</button>
+                    </div>
+                </Show>
+                })
                 id="lesson-pareto"
                 title="Several objectives: the Pareto front"
                 intro=concat!(
@@ -155,23 +167,13 @@ pub fn ParetoLesson(
                     }))
                 computing=Signal::derive(move || frames.get().is_none().then_some("Running the method in a worker…"))
             >
-                <Show when=move || !hidden(link, "method")>
-                    <div class="row" id="lesson-pareto-method">
-                        <label>"Method "
-                            <select id="lesson-method" on:change=move |ev| set(Some(event_target_value(&ev)), None)>
-                                {names().into_iter().map(|n| view! { <option value=n selected=move || setting.get().0 == n>{n}</option> }).collect_view()}
-                            </select>
-                        </label>
-                        <button id="lesson-reseed" on:click=move |_| set(None, Some(setting.get_untracked().1.seed + 1))>"another task and seed"</button>
-                    </div>
-                </Show>
                 <Show when=move || !hidden(link, "front")>
-                    <SvgFigure id="lesson-objectives" file="pareto-steps" caption=move || view! { <span>"Every configuration of the task (dots), the points found (blue, latest orange), their front and the true one."</span> } view_box=format!("0 0 720 {H}") label="The objective space with the front found so far and the true front">
+                    <SvgFigure id="lesson-objectives" file="pareto-steps" caption=move || view! { <span>"Every configuration of the task (dots), the points found (blue, latest orange), their front and the true one."</span> } height=H label="The objective space with the front found so far and the true front">
                             {move || frames.get().map(|(f, _)| objective_chart(&f, step.get()))}
     </SvgFigure>
                 </Show>
                 <Show when=move || !hidden(link, "hv")>
-                    <SvgFigure id="lesson-hv" file="pareto-hv" caption=move || view! { <span>"The share of the unit box the found front still misses; it never grows."</span> } view_box="0 0 720 240" label="Hypervolume error after each evaluation">
+                    <SvgFigure id="lesson-hv" file="pareto-hv" caption=move || view! { <span>"The share of the unit box the found front still misses; it never grows."</span> } height=240.0 label="Hypervolume error after each evaluation">
                             {move || frames.get().map(|(f, _)| hv_chart(&f, step.get()))}
     </SvgFigure>
                 </Show>

@@ -5,12 +5,11 @@
 
 use leptos::prelude::*;
 
+use super::chart::{chart_title, chart_width, top_margin, TICK_DIGIT, TICK_GAP};
 use hpo_engine::axis;
 use hpo_engine::lessons::steps::Pick;
 use hpo_engine::optimizer::Acquisition;
 
-/// Chart width (SVG units); every lesson chart scales to its panel.
-pub const W: f64 = 720.0;
 const ML: f64 = 74.0;
 const MR: f64 = 24.0;
 const MT: f64 = 36.0;
@@ -27,7 +26,7 @@ pub const PURPLE: &str = "#CC79A7";
 /// Truth and context.
 pub const GREY: &str = "#7a7a7a";
 
-/// Maps data coordinates onto a chart of width [`W`] and height `h`.
+/// Maps data coordinates onto a chart `w` wide and `h` high.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Plot {
     /// Data range along x.
@@ -36,18 +35,19 @@ pub struct Plot {
     pub y: (f64, f64),
     /// Chart height.
     pub h: f64,
-    /// Chart width (defaults to [`W`]; side-by-side charts are narrower).
+    /// Chart width (the figure's, [`chart_width`]).
     pub w: f64,
     /// A log y axis (then `y` spans whole decades).
     pub log_y: bool,
 }
 
 impl Plot {
-    /// A chart of height `h` with nice ranges around the data ranges `x` and `y`.
+    /// A chart of height `h`, as wide as its figure, with nice ranges around the data ranges
+    /// `x` and `y`.
     pub fn nice(x: (f64, f64), y: (f64, f64), h: f64) -> Self {
         let widen = |(a, b): (f64, f64)| if b > a { (a, b) } else { (a - 0.5, a + 0.5) };
         let (x, y) = (widen(x), widen(y));
-        Plot { x: axis::nice_range(x.0, x.1, 5), y: axis::nice_range(y.0, y.1, y_ticks(h)), h, w: W, log_y: false }
+        Plot { x: axis::nice_range(x.0, x.1, 5), y: axis::nice_range(y.0, y.1, y_ticks(h)), h, w: chart_width(), log_y: false }
     }
 
     /// The same plot with a log y axis a little wider than `y` (both > 0); the ticks fall on
@@ -60,6 +60,11 @@ impl Plot {
     /// The same plot `w` wide.
     pub fn width(self, w: f64) -> Self {
         Plot { w, ..self }
+    }
+
+    /// Room above the plot (its title's).
+    fn mt(&self) -> f64 {
+        top_margin(self.w)
     }
 
     /// Screen x of data x.
@@ -76,7 +81,7 @@ impl Plot {
             (y - self.y.0) / (self.y.1 - self.y.0)
         };
         let f = f.clamp(0.0, 1.0);
-        self.h - MB - f * (self.h - MT - MB)
+        self.h - MB - f * (self.h - self.mt() - MB)
     }
 
     /// Data x at chart x, if inside the plot.
@@ -104,11 +109,11 @@ impl Plot {
     /// Background, grid, ticks, axis lines and titles.
     pub fn axes(&self, title: &str, x_title: &str, y_title: &str) -> impl IntoView {
         let p = *self;
-        let xt = axis::linear(p.x.0, p.x.1, if p.w < 500.0 { 4 } else { 6 });
+        let xt = axis::linear_fitting(p.x.0, p.x.1, 6, p.w - ML - MR, TICK_DIGIT, TICK_GAP);
         let yt = if p.log_y { axis::log(p.y.0, p.y.1, y_ticks(p.h)) } else { axis::linear(p.y.0, p.y.1, y_ticks(p.h)) };
         view! {
             <rect x="0" y="0" width=p.w height=p.h fill="#ffffff"/>
-            <text x=ML y="22" class="chart-title">{title.to_string()}</text>
+            {chart_title(title, p.w, ML)}
             {yt.values.iter().zip(yt.labels).map(|(&v, l)| view! {
                 <line x1=ML x2=p.w - MR y1=p.py(v) y2=p.py(v) stroke="#e5e5e5"/>
                 <text x=ML - 10.0 y=p.py(v) + 5.0 text-anchor="end" class="tick">{l}</text>
@@ -117,26 +122,38 @@ impl Plot {
                 <text x=p.px(v) y=p.h - MB + 24.0 text-anchor="middle" class="tick">{l}</text>
             }).collect_view()}
             <line x1=ML x2=p.w - MR y1=p.h - MB y2=p.h - MB stroke="#444"/>
-            <line x1=ML x2=ML y1=MT y2=p.h - MB stroke="#444"/>
+            <line x1=ML x2=ML y1=self.mt() y2=p.h - MB stroke="#444"/>
             <text x=(ML + p.w - MR) / 2.0 y=p.h - 10.0 text-anchor="middle" class="axis-title">{x_title.to_string()}</text>
-            <text transform=format!("translate(20,{}) rotate(-90)", (MT + p.h - MB) / 2.0) text-anchor="middle" class="axis-title">{y_title.to_string()}</text>
+            <text transform=format!("translate(20,{}) rotate(-90)", (self.mt() + p.h - MB) / 2.0) text-anchor="middle" class="axis-title">{y_title.to_string()}</text>
         }
     }
 
-    /// A legend whose entries (label, colour, dash pattern or "none") start `dx` right of the
-    /// plot's left edge, one line each from the top, on a white backing so data never shows
-    /// through the words. Keep labels short: the legend must end inside the chart.
-    pub fn legend(&self, dx: f64, entries: &[(&str, &'static str, &'static str)]) -> impl IntoView {
-        let x = ML + dx;
+    /// A legend of entries (label, colour, dash pattern or "none") one line each, on a white
+    /// backing, in the corner of the plot that covers the fewest of the `data` points (data
+    /// coordinates: the marks the chart draws) — top left, top right, bottom left or bottom
+    /// right, in that order when they tie. Keep labels short: the legend must fit the plot.
+    pub fn legend(&self, entries: &[(&str, &'static str, &'static str)], data: &[(f64, f64)]) -> impl IntoView {
         let longest = entries.iter().map(|e| e.0.chars().count()).max().unwrap_or(0) as f64;
         let (w, h) = (40.0 + 8.2 * longest, 20.0 * entries.len() as f64 + 8.0);
+        // Wider than the plot (a phone): from the chart's left edge, over the y labels.
+        let left = if ML + w > self.w - MR { (self.w - w - 2.0).max(8.0) } else { ML + 6.0 };
+        let right = (self.w - MR - w + 6.0).max(left);
+        let (top, bottom) = (self.mt() + 2.0, (self.h - MB - h - 2.0).max(self.mt() + 2.0));
+        let screen: Vec<(f64, f64)> =
+            data.iter().filter(|(x, y)| x.is_finite() && y.is_finite()).map(|&(x, y)| (self.px(x), self.py(y))).collect();
+        let covered =
+            |x: f64, y: f64| screen.iter().filter(|&&(sx, sy)| sx >= x - 6.0 && sx <= x - 6.0 + w && sy >= y && sy <= y + h).count();
+        let (x, y0) = [(left, top), (right, top), (left, bottom), (right, bottom)]
+            .into_iter()
+            .min_by_key(|&(x, y)| covered(x, y))
+            .unwrap_or((left, top));
         view! {
-            <rect x=x - 6.0 y=MT + 2.0 width=w height=h fill="#ffffff" fill-opacity="0.85"/>
+            <rect class="legend-box" x=x - 6.0 y=y0 width=w height=h fill="#ffffff" fill-opacity="0.85"/>
             {entries
                 .iter()
                 .enumerate()
                 .map(|(k, &(name, color, dash))| {
-                    let y = MT + 18.0 + 20.0 * k as f64;
+                    let y = y0 + 16.0 + 20.0 * k as f64;
                     view! {
                         <line x1=x x2=x + 26.0 y1=y - 5.0 y2=y - 5.0 stroke=color stroke-width="3" stroke-dasharray=dash/>
                         <text x=x + 32.0 y=y class="legend">{name.to_string()}</text>
@@ -146,13 +163,25 @@ impl Plot {
         }
     }
 
+    /// Points (data coordinates) along the label [`Plot::marker`] writes at data x for `label`:
+    /// what a legend must not cover.
+    pub fn marker_label_area(&self, x: f64, label: &str) -> Vec<(f64, f64)> {
+        let sx = self.px(x);
+        let width = 8.2 * label.chars().count() as f64;
+        let (from, to) = if sx > self.w - 120.0 { (sx - 6.0 - width, sx - 6.0) } else { (sx + 6.0, sx + 6.0 + width) };
+        let foot = if self.log_y { self.y.0 * 1.0001 } else { self.y.0 + 0.04 * (self.y.1 - self.y.0) };
+        (0..=8)
+            .map(|k| (self.x.0 + (from + (to - from) * k as f64 / 8.0 - ML) / (self.w - ML - MR) * (self.x.1 - self.x.0), foot))
+            .collect()
+    }
+
     /// A vertical dashed marker at data x with a label at its foot.
     pub fn marker(&self, x: f64, label: &str, color: &'static str) -> impl IntoView {
         let sx = self.px(x);
         let anchor = if sx > self.w - 120.0 { "end" } else { "start" };
         let tx = if anchor == "end" { sx - 6.0 } else { sx + 6.0 };
         view! {
-            <line x1=sx x2=sx y1=MT y2=self.h - MB stroke=color stroke-width="2" stroke-dasharray="4,4"/>
+            <line x1=sx x2=sx y1=self.mt() y2=self.h - MB stroke=color stroke-width="2" stroke-dasharray="4,4"/>
             <text x=tx y=self.h - MB - 8.0 class="legend" fill=color text-anchor=anchor>{label.to_string()}</text>
         }
     }

@@ -47,7 +47,8 @@ fn prior_chart(f: &TransferFrames, cts: &Pick) -> impl IntoView {
             <circle class="draw" cx=p.px(x) cy=p.py(d) r="3" fill=PURPLE/>
         }).collect_view()}
         {p.marker(next, "CTS: smallest draw", ORANGE)}
-        {p.legend(12.0, &[("prior mean ± 2 sd", BLUE, "none"), ("the new task's true ψ", "#000", "6,4"), ("CTS's draws (one per x)", PURPLE, "2,3")])}
+        {p.legend(&[("prior mean ± 2 sd", BLUE, "none"), ("the new task's true ψ", "#000", "6,4"), ("CTS's draws (one per x)", PURPLE, "2,3")],
+            &f.x.iter().copied().zip(mean.iter().copied()).chain(f.x.iter().copied().zip(f.target_psi.iter().copied())).chain(f.x.iter().copied().zip(draws.iter().copied())).chain(p.marker_label_area(next, "CTS: smallest draw")).collect::<Vec<_>>())}
     }
 }
 
@@ -62,7 +63,8 @@ fn regret_chart(f: &TransferFrames, step: usize) -> impl IntoView {
         {best.iter().enumerate().map(|(m, b)| view! {
             <polyline points=p.points(b.iter().enumerate().map(|(k, &v)| (k as f64, v))) fill="none" stroke=METHOD_COLORS[m] stroke-width="3" stroke-dasharray=DASHES[m]/>
         }).collect_view()}
-        {p.legend(400.0, &[(METHODS[0], METHOD_COLORS[0], DASHES[0]), (METHODS[1], METHOD_COLORS[1], DASHES[1]), (METHODS[2], METHOD_COLORS[2], DASHES[2]), ("the task's minimum", "#000", "3,3")])}
+        {p.legend(&[(METHODS[0], METHOD_COLORS[0], DASHES[0]), (METHODS[1], METHOD_COLORS[1], DASHES[1]), (METHODS[2], METHOD_COLORS[2], DASHES[2]), ("the task's minimum", "#000", "3,3")],
+            &best.iter().flat_map(|b| b.iter().enumerate().map(|(k, &v)| (k as f64, v))).collect::<Vec<_>>())}
     }
 }
 
@@ -142,23 +144,23 @@ pub fn TransferLesson(
                 computing=Signal::derive(move || frames.get().is_none().then_some("Training the prior on the other tasks in a worker (about a second)…"))
             >
                 <Show when=move || !hidden(link, "prior")>
-                    <SvgFigure id="lesson-tasks" file="transfer-tasks" caption=move || view! { <span>"Each task is a function of one hyperparameter x, with its own scale and offset."</span> } view_box=format!("0 0 720 {H}") label="The source tasks and the new task">
+                    <SvgFigure id="lesson-tasks" file="transfer-tasks" caption=move || view! { <span>"Each task is a function of one hyperparameter x, with its own scale and offset."</span> } height=H label="The source tasks and the new task">
                             {move || frames.get().map(|(f, _)| tasks_chart(&f))}
     </SvgFigure>
-                    <SvgFigure id="lesson-prior" file="transfer-prior" caption=move || view! { <span>"Blue: what the prior expects of the new task before seeing any of it; purple dots: this step's CTS draws."</span> } view_box=format!("0 0 720 {H}") label="The prior's mean and two standard deviations, the new task's true warped values, and the Thompson draws">
+                    <SvgFigure id="lesson-prior" file="transfer-prior" caption=move || view! { <span>"Blue: what the prior expects of the new task before seeing any of it; purple dots: this step's CTS draws."</span> } height=H label="The prior's mean and two standard deviations, the new task's true warped values, and the Thompson draws">
                             {move || frames.get().map(|(f, _)| prior_chart(&f, &pick(&f, 2)))}
     </SvgFigure>
                 </Show>
                 <Show when=move || !hidden(link, "runs")>
-                    <SvgFigure id="lesson-run-prior" file="transfer-gcp-prior" caption=move || view! { <span>"GCP+prior at this step: dots are its evaluations so far in its model's units (latest orange), the band its mean ± 2 sd."</span> } view_box="0 0 720 240" label="GCP+prior's model at this step">
+                    <SvgFigure id="lesson-run-prior" file="transfer-gcp-prior" caption=move || view! { <span>"GCP+prior at this step: dots are its evaluations so far in its model's units (latest orange), the band its mean ± 2 sd."</span> } height=240.0 label="GCP+prior's model at this step">
                             {move || frames.get().map(|(f, _)| model_chart(METHODS[0], "ψ(y)", &f.x, &f.target, &pick(&f, 0), METHOD_COLORS[0]))}
     </SvgFigure>
-                    <SvgFigure id="lesson-run-gcp" file="transfer-gcp" caption=move || view! { <span>"GCP at the same step, from the same seed, without the prior."</span> } view_box="0 0 720 240" label="GCP's model at this step">
+                    <SvgFigure id="lesson-run-gcp" file="transfer-gcp" caption=move || view! { <span>"GCP at the same step, from the same seed, without the prior."</span> } height=240.0 label="GCP's model at this step">
                             {move || frames.get().map(|(f, _)| model_chart(METHODS[1], "ψ(y)", &f.x, &f.target, &pick(&f, 1), METHOD_COLORS[1]))}
     </SvgFigure>
                 </Show>
                 <Show when=move || !hidden(link, "regret")>
-                    <SvgFigure id="lesson-regret" file="transfer-best" caption=move || view! { <span>"Lower is better; the dotted line is the best value the new task has."</span> } view_box="0 0 720 260" label="Best value found so far by each method">
+                    <SvgFigure id="lesson-regret" file="transfer-best" caption=move || view! { <span>"Lower is better; the dotted line is the best value the new task has."</span> } height=260.0 label="Best value found so far by each method">
                             {move || frames.get().map(|(f, _)| regret_chart(&f, step.get()))}
     </SvgFigure>
                 </Show>

@@ -9,7 +9,7 @@ use leptos::prelude::*;
 
 use super::browser::download_text;
 use super::cd_diagram::CdDiagram;
-use super::chart::{ChartFigure, LineChart, Series, PALETTE};
+use super::chart::{chart_title, chart_width, top_margin, ChartBox, ChartFigure, LineChart, Series, PALETTE};
 use super::state::{AppState, Level};
 use hpo_engine::axis;
 use hpo_engine::export::race_traces_csv;
@@ -147,7 +147,7 @@ pub fn RaceResults() -> impl IntoView {
                 s.cd.iter().map(|cd| {
                     let id: &'static str = if cd.fraction < 1.0 { "cd-50" } else { "cd-100" };
                     let (cd, methods, tasks) = (cd.clone(), s.methods.clone(), s.tasks.len());
-                    view! { <ChartFigure id=id file=id caption=|| ()><CdDiagram id=id cd=cd methods=methods tasks=tasks/></ChartFigure> }
+                    view! { <ChartFigure id=id file=id caption=|| ()><div class="scroll-x"><CdDiagram id=id cd=cd methods=methods tasks=tasks/></div></ChartFigure> }
                 }).collect_view().into_any()
             })}
         </div>
@@ -183,11 +183,9 @@ fn step_color(f: f64) -> String {
     format!("rgb({:.0},{:.0},{:.0})", a.0 + t * (b.0 - a.0), a.1 + t * (b.1 - a.1), a.2 + t * (b.2 - a.2))
 }
 
-const RW: f64 = 640.0;
 const RH: f64 = 320.0;
 const RL: f64 = 68.0;
 const RR: f64 = 16.0;
-const RT: f64 = 36.0;
 const RB: f64 = 48.0;
 
 /// What the race view draws for one run.
@@ -310,21 +308,24 @@ fn RaceAnimation() -> impl IntoView {
                         format!("request {k} of {}: {units} budget units on {configs} of {} configurations", f.requests, f.first_order.len())
                     })}</span>
                 </div>
-                {move || frames.get().map(|f| view! { <RaceCharts frames=f shown=shown.get()/> })}
+                <div class="charts">
+                    <ChartBox>{move || frames.with(|f| f.as_ref().map(|f| curves_chart(f, shown.get(), chart_width())))}</ChartBox>
+                    <ChartBox>{move || frames.with(|f| f.as_ref().map(|f| order_chart(f, shown.get(), chart_width())))}</ChartBox>
+                </div>
             </div>
         })}
     }
 }
 
-/// The two race-view charts for the first `shown` requests.
-#[component]
-fn RaceCharts(frames: RaceFrames, shown: usize) -> impl IntoView {
+/// The learning curves of the first `shown` requests, on a chart `w` wide.
+fn curves_chart(frames: &RaceFrames, shown: usize, w: f64) -> impl IntoView {
+    let rt = top_margin(w);
     let k = shown.min(frames.requests);
     let visible: Vec<&RacePoint> = frames.points.iter().filter(|p| p.step < k).collect();
     let (lo, hi) = frames.points.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| (a.min(p.value), b.max(p.value)));
     let (lo, hi) = if lo.is_finite() && hi > lo { (lo, hi) } else { (lo - 0.5, lo + 0.5) };
-    let x = |b: u32| RL + (b as f64 - 1.0) / ((frames.max_budget.max(2) - 1) as f64) * (RW - RL - RR);
-    let y = |v: f64| RH - RB - (v - lo) / (hi - lo) * (RH - RT - RB);
+    let x = |b: u32| RL + (b as f64 - 1.0) / ((frames.max_budget.max(2) - 1) as f64) * (w - RL - RR);
+    let y = |v: f64| RH - RB - (v - lo) / (hi - lo) * (RH - rt - RB);
     let denom = frames.requests.max(2) as f64 - 1.0;
     let y_ticks = axis::linear(lo, hi, 5);
     let mut x_ticks = axis::linear(1.0, frames.max_budget.max(1) as f64, 6);
@@ -344,44 +345,65 @@ fn RaceCharts(frames: RaceFrames, shown: usize) -> impl IntoView {
         last[p.config] = Some(p);
     }
     let current = k.checked_sub(1).and_then(|s| visible.iter().rev().find(|p| p.step == s).copied());
-    let curve_view = view! {
-        <svg id="race-curves" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {RW} {RH}") width="100%" class="chart" role="img"
+    view! {
+        <svg id="race-curves" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {w} {RH}") width="100%" class="chart" role="img"
             aria-label=format!("Learning curves as trained: {}", frames.title)>
-            <rect x="0" y="0" width=RW height=RH fill="#ffffff"/>
-            <text x=RL y="22" class="chart-title">{format!("Learning curves as trained: {}", frames.title)}</text>
-            <line x1=RL x2=RW - RR y1=RH - RB y2=RH - RB stroke="#444"/>
-            <line x1=RL x2=RL y1=RT y2=RH - RB stroke="#444"/>
-            <text x=(RL + RW - RR) / 2.0 y=RH - 8.0 text-anchor="middle" class="axis-title">"budget step"</text>
+            <rect x="0" y="0" width=w height=RH fill="#ffffff"/>
+            {chart_title(&format!("Learning curves as trained: {}", frames.title), w, RL)}
+            <line x1=RL x2=w - RR y1=RH - RB y2=RH - RB stroke="#444"/>
+            <line x1=RL x2=RL y1=rt y2=RH - RB stroke="#444"/>
+            <text x=(RL + w - RR) / 2.0 y=RH - 8.0 text-anchor="middle" class="axis-title">"budget step"</text>
             {y_ticks.values.iter().zip(y_ticks.labels).map(|(&v, l)| view! {
-                <line x1=RL x2=RW - RR y1=y(v) y2=y(v) stroke="#e5e5e5"/>
+                <line x1=RL x2=w - RR y1=y(v) y2=y(v) stroke="#e5e5e5"/>
                 <text x=RL - 10.0 y=y(v) + 5.0 text-anchor="end" class="tick">{l}</text>
             }).collect_view()}
             {x_ticks.values.iter().zip(x_ticks.labels).map(|(&b, l)| view! {
                 <text x=x(b as u32) y=RH - RB + 22.0 text-anchor="middle" class="tick">{l}</text>
             }).collect_view()}
-            <text transform=format!("translate(18,{}) rotate(-90)", (RT + RH - RB) / 2.0) text-anchor="middle" class="axis-title">{frames.metric.clone()}</text>
+            <text transform=format!("translate(18,{}) rotate(-90)", (rt + RH - RB) / 2.0) text-anchor="middle" class="axis-title">{frames.metric.clone()}</text>
             {segments.into_iter().map(|(x1, y1, x2, y2, c)| view! { <line x1=x1 y1=y1 x2=x2 y2=y2 stroke=c stroke-width="1.5"/> }).collect_view()}
             {visible.iter().map(|p| view! { <circle cx=x(p.budget) cy=y(p.value) r="1.8" fill=step_color(p.step as f64 / denom)/> }).collect_view()}
             {current.map(|p| view! { <circle class="race-current" cx=x(p.budget) cy=y(p.value) r="5" fill="none" stroke="#D55E00" stroke-width="2"/> })}
         </svg>
-    };
+    }
+}
+
+/// Which configuration each of the first `shown` requests advanced, on a chart `w` wide:
+/// requests along x, configurations (in the order first trained) along y, both with ticks.
+fn order_chart(frames: &RaceFrames, shown: usize, w: f64) -> impl IntoView {
+    let rt = top_margin(w);
+    let k = shown.min(frames.requests);
+    let visible = frames.points.iter().filter(|p| p.step < k);
+    let denom = frames.requests.max(2) as f64 - 1.0;
     let rows = frames.trained.max(1) as f64;
-    let ox = |s: usize| RL + s as f64 / denom * (RW - RL - RR);
-    let oy = |r: usize| RT + (r as f64 + 0.5) / rows * (RH - RT - RB);
-    let order_view = view! {
-        <svg id="race-order" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {RW} {RH}") width="100%" class="chart" role="img"
+    let ox = |s: usize| RL + s as f64 / denom * (w - RL - RR);
+    let oy = |r: usize| rt + (r as f64 + 0.5) / rows * (RH - rt - RB);
+    // Requests are counted from 1 and configurations too; ticks on whole numbers only.
+    let whole = |t: axis::Ticks| -> Vec<(f64, String)> {
+        t.values.iter().zip(t.labels).filter(|(v, _)| v.fract() == 0.0 && **v >= 1.0).map(|(&v, l)| (v, l)).collect()
+    };
+    let x_ticks = whole(axis::linear(1.0, frames.requests.max(1) as f64, if w < 500.0 { 4 } else { 6 }));
+    let y_ticks = whole(axis::linear(1.0, rows, 5));
+    view! {
+        <svg id="race-order" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {w} {RH}") width="100%" class="chart" role="img"
             aria-label="Which configuration each request advanced">
-            <rect x="0" y="0" width=RW height=RH fill="#ffffff"/>
-            <text x=RL y="22" class="chart-title">"Which configuration each request advanced"</text>
-            <line x1=RL x2=RW - RR y1=RH - RB y2=RH - RB stroke="#444"/>
-            <line x1=RL x2=RL y1=RT y2=RH - RB stroke="#444"/>
-            <text x=(RL + RW - RR) / 2.0 y=RH - 8.0 text-anchor="middle" class="axis-title">"request (colour: early → late)"</text>
-            <text transform=format!("translate(18,{}) rotate(-90)", (RT + RH - RB) / 2.0) text-anchor="middle" class="axis-title">"configuration, in order first trained"</text>
-            {visible.iter().filter(|p| frames.first_order[p.config].is_some()).map(|p| {
+            <rect x="0" y="0" width=w height=RH fill="#ffffff"/>
+            {chart_title("Which configuration each request advanced", w, RL)}
+            <line x1=RL x2=w - RR y1=RH - RB y2=RH - RB stroke="#444"/>
+            <line x1=RL x2=RL y1=rt y2=RH - RB stroke="#444"/>
+            <text x=(RL + w - RR) / 2.0 y=RH - 8.0 text-anchor="middle" class="axis-title">"request (colour: early → late)"</text>
+            <text transform=format!("translate(18,{}) rotate(-90)", (rt + RH - RB) / 2.0) text-anchor="middle" class="axis-title">"configuration, in order first trained"</text>
+            {x_ticks.into_iter().map(|(v, l)| view! {
+                <line x1=ox(v as usize - 1) x2=ox(v as usize - 1) y1=RH - RB y2=RH - RB + 5.0 stroke="#444"/>
+                <text x=ox(v as usize - 1) y=RH - RB + 22.0 text-anchor="middle" class="tick">{l}</text>
+            }).collect_view()}
+            {y_ticks.into_iter().map(|(v, l)| view! {
+                <text x=RL - 10.0 y=oy(v as usize - 1) + 5.0 text-anchor="end" class="tick">{l}</text>
+            }).collect_view()}
+            {visible.filter(|p| frames.first_order[p.config].is_some()).map(|p| {
                 let r = frames.first_order[p.config].unwrap_or(0);
                 view! { <rect x=ox(p.step) - 1.0 y=oy(r) - 1.5 width="2.5" height="3" fill=step_color(p.step as f64 / denom)/> }
             }).collect_view()}
         </svg>
-    };
-    view! { <div class="charts">{curve_view}{order_view}</div> }
+    }
 }

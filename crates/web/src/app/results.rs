@@ -62,7 +62,8 @@ pub fn ResultsPanel() -> impl IntoView {
     });
     let best_title = Signal::derive(move || {
         let obj = state.run.setup.with(|r| r.as_ref().map(|(r, b)| b.metrics[r.objective].name.clone()).unwrap_or_default());
-        format!("Best {obj} so far on {} (mean, 95% band)", state.run.best_task.get())
+        let obj = if obj.is_empty() { String::new() } else { format!("{obj} ") };
+        format!("Best {obj}so far on {} (mean, 95% band)", state.run.best_task.get())
     });
     let export = move |what: &'static str| {
         let result = match what {

@@ -8,6 +8,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::browser;
+use super::chart::{observed_width, DEFAULT_WIDTH};
 use hpo_engine::axis::{self, significant};
 
 /// What one scatter canvas shows.
@@ -32,10 +33,29 @@ pub type Overlay = (Vec<(f64, f64)>, &'static str, String, bool);
 
 /// Joined overlays with more points than this are drawn as lines without dots.
 const DENSE_CURVE: usize = 60;
-const W: f64 = 640.0;
 const H: f64 = 420.0;
 const ML: f64 = 72.0;
-const MR: f64 = 180.0;
+/// Right margin beside the legend; narrower canvases leave the legend to the toggles below.
+const MR_LEGEND: f64 = 180.0;
+const MR_BARE: f64 = 20.0;
+const LEGEND_FROM: f64 = 560.0;
+
+/// A canvas `w` wide (its CSS width, so one canvas pixel is one CSS pixel and the type
+/// scale holds) and its plot's right margin.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Geo {
+    w: f64,
+    mr: f64,
+}
+
+impl Geo {
+    fn new(w: f64) -> Self {
+        Geo { w, mr: if w >= LEGEND_FROM { MR_LEGEND } else { MR_BARE } }
+    }
+    fn legend(&self) -> bool {
+        self.mr == MR_LEGEND
+    }
+}
 const MT: f64 = 34.0;
 const MB: f64 = 50.0;
 
@@ -48,36 +68,36 @@ fn font(variable: &str, weight: &str) -> String {
 
 /// The title across the canvas in the type scale's title font from the plot's left edge if it
 /// fits, else from the canvas' edge in the tick font, else squeezed to the width.
-fn draw_title(ctx: &web_sys::CanvasRenderingContext2d, title: &str) {
+fn draw_title(ctx: &web_sys::CanvasRenderingContext2d, title: &str, g: Geo) {
     let width = |ctx: &web_sys::CanvasRenderingContext2d| ctx.measure_text(title).map(|m| m.width()).unwrap_or(0.0);
     ctx.set_font(&font("--chart-title", "600"));
-    if width(ctx) <= W - ML - 8.0 {
+    if width(ctx) <= g.w - ML - 8.0 {
         let _ = ctx.fill_text(title, ML, 22.0);
         return;
     }
     for (variable, last) in [("--chart-axis", false), ("--chart-tick", true)] {
         ctx.set_font(&font(variable, "600"));
-        if width(ctx) <= W - 16.0 || last {
-            let _ = ctx.fill_text_with_max_width(title, 8.0, 22.0, W - 16.0);
+        if width(ctx) <= g.w - 16.0 || last {
+            let _ = ctx.fill_text_with_max_width(title, 8.0, 22.0, g.w - 16.0);
             return;
         }
     }
 }
 
-/// The data box a drawn canvas shows: x0, x1, y0, y1.
+/// The data box a drawn canvas shows: x0, x1, y0, y1, on a canvas of that geometry.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct Frame(f64, f64, f64, f64);
+struct Frame(f64, f64, f64, f64, Geo);
 
 impl Frame {
     fn px(&self, x: f64) -> f64 {
-        ML + (x - self.0) / (self.1 - self.0) * (W - ML - MR)
+        ML + (x - self.0) / (self.1 - self.0) * (self.4.w - ML - self.4.mr)
     }
     fn py(&self, y: f64) -> f64 {
         H - MB - (y - self.2) / (self.3 - self.2) * (H - MT - MB)
     }
     /// Data coordinates of canvas point (cx, cy).
     fn data(&self, cx: f64, cy: f64) -> (f64, f64) {
-        (self.0 + (cx - ML) / (W - ML - MR) * (self.1 - self.0), self.2 + (H - MB - cy) / (H - MT - MB) * (self.3 - self.2))
+        (self.0 + (cx - ML) / (self.4.w - ML - self.4.mr) * (self.1 - self.0), self.2 + (H - MB - cy) / (H - MT - MB) * (self.3 - self.2))
     }
 }
 
@@ -90,19 +110,19 @@ struct Choice {
     band: Option<(f64, f64, f64, f64)>,
 }
 
-fn draw(canvas: &web_sys::HtmlCanvasElement, s: &Scatter, choice: &Choice) -> Option<Frame> {
+fn draw(canvas: &web_sys::HtmlCanvasElement, s: &Scatter, choice: &Choice, g: Geo) -> Option<Frame> {
     let ctx: web_sys::CanvasRenderingContext2d = canvas.get_context("2d").ok()??.dyn_into().ok()?;
     ctx.set_fill_style_str("#ffffff");
-    ctx.fill_rect(0.0, 0.0, W, H);
+    ctx.fill_rect(0.0, 0.0, g.w, H);
     ctx.set_fill_style_str("#222");
-    draw_title(&ctx, &s.title);
+    draw_title(&ctx, &s.title, g);
     let all = s.points.iter().chain(s.overlays.iter().flat_map(|o| o.0.iter())).filter(|p| p.0.is_finite() && p.1.is_finite());
     let (x0, x1, y0, y1) = all.fold((f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY), |(a, b, c, d), p| {
         (a.min(p.0), b.max(p.0), c.min(p.1), d.max(p.1))
     });
     if !x0.is_finite() {
         ctx.set_font(&font("--chart-axis", "400"));
-        ctx.fill_text("No data.", W / 2.0 - 20.0, H / 2.0).ok()?;
+        ctx.fill_text("No data.", g.w / 2.0 - 20.0, H / 2.0).ok()?;
         return None;
     }
     let pad = |lo: f64, hi: f64| if hi > lo { (lo - 0.03 * (hi - lo), hi + 0.03 * (hi - lo)) } else { (lo - 0.5, hi + 0.5) };
@@ -110,12 +130,12 @@ fn draw(canvas: &web_sys::HtmlCanvasElement, s: &Scatter, choice: &Choice) -> Op
         Some((a, b, c, d)) => ((a, b), (c, d)),
         None => (pad(x0, x1), pad(y0, y1)),
     };
-    let frame = Frame(x0, x1, y0, y1);
+    let frame = Frame(x0, x1, y0, y1, g);
     let px = |x: f64| frame.px(x);
     let py = |y: f64| frame.py(y);
     ctx.set_stroke_style_str("#444");
     ctx.set_line_width(1.0);
-    ctx.stroke_rect(ML, MT, W - ML - MR, H - MT - MB);
+    ctx.stroke_rect(ML, MT, g.w - ML - g.mr, H - MT - MB);
     ctx.set_font(&font("--chart-tick", "400"));
     ctx.set_fill_style_str("#444");
     // Tick labels centred under x ticks and right-aligned against the plot on y, so the
@@ -132,7 +152,7 @@ fn draw(canvas: &web_sys::HtmlCanvasElement, s: &Scatter, choice: &Choice) -> Op
     ctx.set_fill_style_str("#222");
     ctx.set_font(&font("--chart-axis", "400"));
     ctx.set_text_align("center");
-    ctx.fill_text(&s.x_label, (ML + W - MR) / 2.0, H - 10.0).ok()?;
+    ctx.fill_text(&s.x_label, (ML + g.w - g.mr) / 2.0, H - 10.0).ok()?;
     ctx.save();
     ctx.translate(18.0, (MT + H - MB) / 2.0).ok()?;
     ctx.rotate(-std::f64::consts::FRAC_PI_2).ok()?;
@@ -142,7 +162,7 @@ fn draw(canvas: &web_sys::HtmlCanvasElement, s: &Scatter, choice: &Choice) -> Op
     // Marks stay inside the plot (a zoom window cuts through the cloud).
     ctx.save();
     ctx.begin_path();
-    ctx.rect(ML, MT, W - ML - MR, H - MT - MB);
+    ctx.rect(ML, MT, g.w - ML - g.mr, H - MT - MB);
     ctx.clip();
     let mut current = String::new();
     for (i, p) in s.points.iter().enumerate() {
@@ -187,13 +207,13 @@ fn draw(canvas: &web_sys::HtmlCanvasElement, s: &Scatter, choice: &Choice) -> Op
     ctx.restore();
     // The legend, a hidden series greyed (the page's toggles below the canvas switch them).
     ctx.set_font(&font("--chart-legend", "400"));
-    for (k, (_, color, label, _)) in s.overlays.iter().enumerate() {
+    for (k, (_, color, label, _)) in s.overlays.iter().enumerate().filter(|_| g.legend()) {
         let hidden = choice.hidden.get(k).copied().unwrap_or(false);
         let ly = MT + 14.0 + 20.0 * k as f64;
         ctx.set_fill_style_str(if hidden { "#c8c8c8" } else { color });
-        ctx.fill_rect(W - MR + 10.0, ly - 6.0, 14.0, 4.0);
+        ctx.fill_rect(g.w - g.mr + 10.0, ly - 6.0, 14.0, 4.0);
         ctx.set_fill_style_str(if hidden { "#9a9a9a" } else { "#222" });
-        ctx.fill_text(label, W - MR + 28.0, ly).ok()?;
+        ctx.fill_text(label, g.w - g.mr + 28.0, ly).ok()?;
     }
     Some(frame)
 }
@@ -209,6 +229,9 @@ pub fn ScatterCanvas(
     data: Signal<Scatter>,
 ) -> impl IntoView {
     let canvas = NodeRef::<Canvas>::new();
+    let boxed = NodeRef::<leptos::html::Div>::new();
+    let width = observed_width(boxed);
+    let geo = Memo::new(move |_| Geo::new(width.get()));
     let choice = RwSignal::new(Choice::default());
     let frame = StoredValue::new(None::<Frame>);
     let hover = RwSignal::new(String::new());
@@ -218,17 +241,24 @@ pub fn ScatterCanvas(
         choice.set(Choice { hidden: vec![false; n], ..Choice::default() });
     });
     Effect::new(move |_| {
-        let (s, c) = (data.get(), choice.get());
+        let (s, c, g) = (data.get(), choice.get(), geo.get());
         if let Some(el) = canvas.get() {
-            frame.set_value(draw(&el, &s, &c));
+            // Sized here, not in the view, so that the resize and the drawing come together.
+            el.set_width(g.w as u32);
+            el.set_height(H as u32);
+            frame.set_value(draw(&el, &s, &c, g));
         }
     });
     let at = move |ev: &leptos::ev::MouseEvent| -> Option<(f64, f64)> {
         let el = canvas.get_untracked()?;
         let r = el.get_bounding_client_rect();
-        Some(((ev.client_x() as f64 - r.left()) * W / r.width().max(1.0), (ev.client_y() as f64 - r.top()) * H / r.height().max(1.0)))
+        let w = geo.get_untracked().w;
+        Some(((ev.client_x() as f64 - r.left()) * w / r.width().max(1.0), (ev.client_y() as f64 - r.top()) * H / r.height().max(1.0)))
     };
-    let inside = |(x, y): (f64, f64)| (ML..=W - MR).contains(&x) && (MT..=H - MB).contains(&y);
+    let inside = move |(x, y): (f64, f64)| {
+        let g = geo.get_untracked();
+        (ML..=g.w - g.mr).contains(&x) && (MT..=H - MB).contains(&y)
+    };
     let on_down = move |ev: leptos::ev::MouseEvent| {
         if let Some(p) = at(&ev).filter(|&p| inside(p)) {
             ev.prevent_default();
@@ -238,7 +268,8 @@ pub fn ScatterCanvas(
     let on_move = move |ev: leptos::ev::MouseEvent| {
         let Some(p) = at(&ev) else { return };
         if choice.with_untracked(|c| c.band.is_some()) {
-            choice.update(|c| c.band = c.band.map(|b| (b.0, b.1, p.0.clamp(ML, W - MR), p.1.clamp(MT, H - MB))));
+            let g = geo.get_untracked();
+            choice.update(|c| c.band = c.band.map(|b| (b.0, b.1, p.0.clamp(ML, g.w - g.mr), p.1.clamp(MT, H - MB))));
             return;
         }
         hover.set(
@@ -286,8 +317,8 @@ pub fn ScatterCanvas(
             .collect_view()
     };
     view! {
-        <div class="scatter">
-            <canvas id=id node_ref=canvas width=W height=H style="width:100%;max-width:640px" tabindex="0"
+        <div class="scatter" node_ref=boxed>
+            <canvas id=id node_ref=canvas width=DEFAULT_WIDTH height=H style="width:100%" tabindex="0"
                 aria-label="Scatter chart: drag to zoom, Escape to reset"
                 on:mousedown=on_down on:mousemove=on_move on:mouseup=on_up on:mouseleave=move |_| { choice.update(|c| c.band = None); hover.set(String::new()) }
                 on:keydown=move |ev| { if ev.key() == "Escape" { reset() } }></canvas>
