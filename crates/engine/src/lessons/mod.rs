@@ -87,6 +87,8 @@ pub struct LessonDef {
     pub id: &'static str,
     /// The title in the lesson list.
     pub title: &'static str,
+    /// A name short enough for the list of lessons above a lesson ("Copula").
+    pub short: &'static str,
     /// The panels a teacher can hide (link names, `…_hide=1`).
     pub panels: &'static [&'static str],
     /// The last step, where the lesson has a fixed number of steps (lesson 5's depends on the
@@ -102,6 +104,7 @@ pub static LESSONS: [LessonDef; 6] = [
         kind: LessonKind::GpEi,
         id: "gp-ei",
         title: "1. How Bayesian optimisation picks the next point",
+        short: "BO and EI",
         panels: &["text", "controls", "lengthscale", "posterior", "ei", "numbers"],
         last_step: Some(MAX_STEPS),
         start: || Lesson::GpEi(GpEiSetting::default()),
@@ -110,6 +113,7 @@ pub static LESSONS: [LessonDef; 6] = [
         kind: LessonKind::Copula,
         id: "copula",
         title: "2. Making values comparable: the copula warping",
+        short: "Copula",
         panels: &["text", "controls", "add", "ecdf", "warped", "versus", "numbers"],
         last_step: Some(copula::MAX_STEPS),
         start: || Lesson::Copula(CopulaSetting::default()),
@@ -118,6 +122,7 @@ pub static LESSONS: [LessonDef; 6] = [
         kind: LessonKind::Transfer,
         id: "transfer",
         title: "3. Learning from other tasks: prior, CTS and GCP+prior",
+        short: "Transfer",
         panels: &["text", "controls", "prior", "runs", "regret", "numbers"],
         last_step: Some(transfer::MAX_STEPS),
         start: || Lesson::Transfer(SeedStep::default()),
@@ -126,6 +131,7 @@ pub static LESSONS: [LessonDef; 6] = [
         kind: LessonKind::MultiFidelity,
         id: "multi-fidelity",
         title: "4. Spending epochs wisely: DyHPO and Hyperband",
+        short: "DyHPO vs Hyperband",
         panels: &["text", "controls", "dyhpo", "hyperband", "numbers"],
         last_step: Some(multi_fidelity::BUDGET),
         start: || Lesson::MultiFidelity(SeedStep::default()),
@@ -134,6 +140,7 @@ pub static LESSONS: [LessonDef; 6] = [
         kind: LessonKind::Designs,
         id: "designs",
         title: "5. Where to put the first points",
+        short: "Designs",
         panels: &["text", "controls", "settings", "map", "numbers"],
         last_step: None,
         start: || {
@@ -144,6 +151,7 @@ pub static LESSONS: [LessonDef; 6] = [
         kind: LessonKind::Pareto,
         id: "pareto",
         title: "6. Several objectives: the Pareto front",
+        short: "Pareto front",
         panels: &["text", "controls", "method", "front", "hv", "numbers"],
         last_step: Some(pareto::MAX_STEPS),
         start: || Lesson::Pareto(pareto::DEFAULT_METHOD.into(), SeedStep::default()),

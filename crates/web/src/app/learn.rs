@@ -56,21 +56,22 @@ pub fn LearnPage(
     .into_any()
 }
 
-/// The six lessons, each a link; `current` is marked.
+/// The six lessons in one row of links above the lesson (numbered, short names; the full
+/// title on hover and in the lesson's heading); `current` is marked.
 #[component]
 fn LessonList(current: Signal<Option<LessonKind>>) -> impl IntoView {
     view! {
-        <nav class="panel" id="lesson-list" aria-label="Lessons">
-            <h2>"Lessons"</h2>
-            <ul>
-                {LESSONS.iter().map(|d| {
+        <nav id="lesson-list" aria-label="Lessons">
+            <span class="lesson-list-title">"Lessons"</span>
+            <ol>
+                {LESSONS.iter().enumerate().map(|(k, d)| {
                     let href = format!("?{}", LessonLink::new((d.start)()).to_query());
                     view! {
-                        <li><a href=href aria-current=move || (current.get() == Some(d.kind)).then_some("page")>{d.title}</a></li>
+                        <li><a href=href title=d.title aria-current=move || (current.get() == Some(d.kind)).then_some("page")>{format!("{} {}", k + 1, d.short)}</a></li>
                     }
                 }).collect_view()}
-            </ul>
-            <p class="hint">"Each lesson is a link: the step, the speed and what is hidden are in the address, ready to send to a class."</p>
+            </ol>
+            <span class="hint">"Each lesson is a link: its step, speed and hidden parts are in the address, ready to send to a class."</span>
         </nav>
     }
 }

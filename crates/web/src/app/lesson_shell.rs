@@ -127,10 +127,12 @@ pub fn Player(
     }
 }
 
-/// The frame every lesson stands in: its heading; the idea and this step in words; the player
-/// with the lesson's own buttons; why its frames failed, or what is being computed while they
-/// are; its panels (`children`); and the line of numbers under them. Each part that the link
-/// hides ("text", "controls", "numbers") is left out.
+/// The frame every lesson stands in, in two columns on a wide screen so that a projector shows
+/// the step, its controls and the main chart at once: beside the charts, the heading, this
+/// step in words, the player with the lesson's own buttons, its settings (`side`), the line
+/// of numbers and the idea of the lesson; then why its frames failed, or what is being
+/// computed while they are, and its charts (`children`). On a narrow screen the columns stack
+/// in that order. Each part that the link hides ("text", "controls", "numbers") is left out.
 #[component]
 pub fn LessonShell(
     /// The lesson's link.
@@ -148,39 +150,52 @@ pub fn LessonShell(
     /// Buttons beside the player (another seed, another task).
     #[prop(optional)]
     controls: Option<ViewFn>,
+    /// The lesson's settings, under the player.
+    #[prop(optional)]
+    side: Option<ViewFn>,
     /// Why the frames could not be computed.
     error: Signal<Option<String>>,
     /// What is being computed, while it is.
     #[prop(optional)]
     computing: Option<Signal<Option<&'static str>>>,
-    /// The line of numbers under the panels.
+    /// The line of numbers under the settings.
     numbers: Signal<Option<String>>,
     /// Whether the picture is about to change (`aria-busy`, for readers and tests).
     #[prop(optional)]
     busy: Option<Signal<bool>>,
-    /// The lesson's settings and charts.
+    /// The lesson's charts.
     children: Children,
 ) -> impl IntoView {
     let controls = StoredValue::new(controls);
+    let side = StoredValue::new(side);
     view! {
         <section class="panel lesson" id=id aria-busy=move || busy.map(|b| if b.get() { "true" } else { "false" })>
-            <h2>{title}</h2>
-            <Show when=move || !hidden(link, "text")>
-                <div id="lesson-text" class="lesson-text">
-                    <p>{intro}</p>
-                    <p id="lesson-explain" aria-live="polite">{move || explain.get()}</p>
-                </div>
-            </Show>
-            <Show when=move || !hidden(link, "controls")>
-                <Player link=link last=last/>
-                {move || controls.with_value(|c| c.as_ref().map(|c| view! { <div class="row">{c.run()}</div> }))}
-            </Show>
-            {move || error.get().map(|e| view! { <p class="msg error">{e}</p> })}
-            {move || computing.and_then(|c| c.get()).map(|what| view! { <p class="hint" id="lesson-computing">{what}</p> })}
-            {children()}
-            <Show when=move || !hidden(link, "numbers")>
-                <p id="lesson-numbers" class="numbers">{move || numbers.get()}</p>
-            </Show>
+            <div class="lesson-side">
+                <h2>{title}</h2>
+                <Show when=move || !hidden(link, "text")>
+                    <div id="lesson-text" class="lesson-text">
+                        <p id="lesson-explain" aria-live="polite">{move || explain.get()}</p>
+                    </div>
+                </Show>
+                <Show when=move || !hidden(link, "controls")>
+                    <div class="lesson-player">
+                        <Player link=link last=last/>
+                        {move || controls.with_value(|c| c.as_ref().map(|c| view! { <div class="row">{c.run()}</div> }))}
+                    </div>
+                </Show>
+                <div class="lesson-settings">{move || side.with_value(|c| c.as_ref().map(ViewFn::run))}</div>
+                <Show when=move || !hidden(link, "numbers")>
+                    <p id="lesson-numbers" class="numbers">{move || numbers.get()}</p>
+                </Show>
+                <Show when=move || !hidden(link, "text")>
+                    <p id="lesson-intro" class="lesson-intro">{intro}</p>
+                </Show>
+            </div>
+            <div class="lesson-charts">
+                {move || error.get().map(|e| view! { <p class="msg error">{e}</p> })}
+                {move || computing.and_then(|c| c.get()).map(|what| view! { <p class="hint" id="lesson-computing">{what}</p> })}
+                {children()}
+            </div>
         </section>
     }
 }

@@ -78,6 +78,7 @@ pub fn App() -> impl IntoView {
     }
     // The URL always holds the current setup.
     Effect::new(move |_| browser::replace_query(&to_query(&state.spec.get())));
+    let first_data = parsed.spec.data.clone();
     spawn_local(async move {
         data::load_shared_manifest(state).await;
         data::load_ref(state, parsed.spec.data.clone(), !query.is_empty()).await;
@@ -87,7 +88,9 @@ pub fn App() -> impl IntoView {
         <Header/>
         <Messages/>
         <main>
-            {first_visit.then(|| view! { <landing::Landing/> })}
+            // The first visit's strip, until the visitor chooses data of their own: then the
+            // first screen is their data's setup.
+            {move || (first_visit && state.spec.with(|s| s.data == first_data)).then(|| view! { <landing::Landing/> })}
             <section class="panel" id="data-panel">
                 <h2>"1. Data"</h2>
                 <DataPanel/>
@@ -134,7 +137,14 @@ fn Messages() -> impl IntoView {
         <div id="messages" aria-live="polite">
             <For each=move || state.messages.get() key=|m| m.id let:m>
                 <div class=match m.level { Level::Error => "msg error", Level::Warning => "msg warning", Level::Info => "msg info" }>
-                    <span class="text">{m.text.clone()}</span>
+                    <span class="text">{m.text.clone()}
+                        {(!m.details.is_empty()).then(|| view! {
+                            <details class="msg-details">
+                                <summary>{format!("details ({})", m.details.len())}</summary>
+                                <ul>{m.details.iter().map(|d| view! { <li>{d.clone()}</li> }).collect_view()}</ul>
+                            </details>
+                        })}
+                    </span>
                     <button class="dismiss" title="dismiss" on:click=move |_| state.messages.update(|v| v.retain(|x| x.id != m.id))>"×"</button>
                 </div>
             </For>

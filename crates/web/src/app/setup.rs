@@ -5,7 +5,7 @@ use wasm_bindgen::JsCast;
 
 use super::browser::{copy_to_clipboard, hardware_concurrency, link_for, now_ms};
 use super::pool::{self, RunSink};
-use super::state::{AppState, Level, RunStatus};
+use super::state::{AppState, Level, RunStatus, Topic};
 use hpo_engine::axis::count;
 use hpo_engine::benchmark::{Benchmark, Direction};
 use hpo_engine::eta::{Estimate, TimeLeft};
@@ -193,14 +193,16 @@ fn MethodChooser() -> impl IntoView {
     let race = race_mode(spec);
     let method_box = move |name: &'static str, summary: &'static str| {
         view! {
-            <label class="check" title=summary>
+            <label class="check chip" title=summary>
                 <input type="checkbox" value=name prop:checked=move || spec.get().methods.iter().any(|x| x == name)
                     on:change=move |_| spec.update(|s| s.toggle_method(name))/>
-                {name}" — "{summary}
+                {name}
             </label>
         }
     };
     view! {
+        // Every offered method in view at once (names; what each is on hover and in the list
+        // under them), so that no checked method hides in a scroll box.
         <fieldset id="methods">
             <legend>"Methods"</legend>
             {move || {
@@ -208,6 +210,13 @@ fn MethodChooser() -> impl IntoView {
                 let (_, _) = (race(), multi());
                 spec.with_untracked(|s| s.offered_methods().map(|m| method_box(m.name, m.summary)).collect_view())
             }}
+            <details id="methods-about">
+                <summary>"what each method is"</summary>
+                <dl>{move || {
+                    let (_, _) = (race(), multi());
+                    spec.with_untracked(|s| s.offered_methods().map(|m| view! { <dt>{m.name}</dt><dd>{m.summary}</dd> }).collect_view())
+                }}</dl>
+            </details>
         </fieldset>
     }
 }
@@ -441,6 +450,8 @@ fn run_jobs(state: AppState, bench: std::sync::Arc<Benchmark>, resolved: Resolve
         }
     };
     let time_left = TimeLeft::new(jobs.iter().map(|j| j.method.as_str()));
+    // "Restored 45 of 60 jobs" is over once the rest runs: the status line counts from here.
+    state.forget(Topic::Run);
     let (workers, reused) = pool::start(state.workers.run, (bench, encoded), resolved, jobs, hardware_concurrency(), known, sink);
     let reused_of = |kind: LearnedKind| reused.iter().filter(|key| key.2 == kind).count();
     state.run.status.set(RunStatus {
