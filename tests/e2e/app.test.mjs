@@ -6,6 +6,7 @@ import { readFile, writeFile, readdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { freshBrowser } from './browser.mjs';
+import { LESSONS_VIEWS, EXPERIMENT_VIEWS, showView } from './views.mjs';
 import {
   ROOT, SHARED, HAS_SHARED, CLI, serveSite, openPage, runAndWait, download, setNumber, onlyTask, messages, cliTraces,
   cliRaceTraces, withoutTimes, tempDir,
@@ -897,48 +898,17 @@ test('the first visit shows a lesson playing and the three ways in', async () =>
 });
 
 // axe-core on every view: no serious or critical violation.
-test('accessibility and legibility: axe-core finds no serious or critical violation and no chart labels overlap, on every view', async () => {
-  const views = [
-    ['', null],
-    ['learn=gp-ei&step=2', null, '#lesson-posterior circle'],
-    ['learn=designs&step=2', null, '#design-map .design-point'],
-    ['learn=copula&step=6&ly=100000', null, '#lesson-versus-gcp circle'],
-    ['learn=transfer&step=7', null, '#lesson-prior circle.draw'],
-    ['learn=multi-fidelity&step=40', null, '#lesson-scores'],
-    ['learn=pareto&step=12', null, '#lesson-front'],
-    ['v=1&data=bundled:curves&tasks=curves-00&methods=RS,ASHA&seeds=1&race=100&design=IC.D.10.0.0.1', '#run'],
-    ['v=1&data=bundled:tradeoff', null],
-    ['v=1&seeds=2&iters=10', '#run'],
-  ];
-  for (const [query, click, ready] of views) {
-    const b = await open(query);
+test('accessibility: axe-core finds no serious or critical violation on every view', async () => {
+  for (const view of [...LESSONS_VIEWS, ...EXPERIMENT_VIEWS]) {
+    const b = await open(view.query);
     try {
-      if (ready) await b.page.waitForSelector(ready);
-      if (click) {
-        await b.page.click(click);
-        await b.page.waitForFunction(() => /^Finished/.test(document.querySelector('#run-status')?.textContent ?? ''), null, { timeout: 120_000 });
-      }
+      await showView(b.page, view);
       // Through the DevTools protocol: the page's own policy rightly refuses inline script tags.
       await b.page.evaluate(await readFile(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8'));
       const bad = await b.page.evaluate(async () => (await axe.run(document, { resultTypes: ['violations'] })).violations
         .filter((v) => v.impact === 'serious' || v.impact === 'critical')
         .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`));
-      assert.deepEqual(bad, [], `view '${query}'`);
-      // Every SVG chart's text labels are legible: no two tick labels (nor legend entries) overlap.
-      const overlaps = await b.page.evaluate(() => {
-        const out = [];
-        for (const svg of document.querySelectorAll('svg')) {
-          for (const cls of ['tick', 'legend']) {
-            const boxes = [...svg.querySelectorAll(`text.${cls}`)].map((t) => [t.textContent, t.getBoundingClientRect()]).filter(([, r]) => r.width > 0);
-            for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
-              const [a, r] = boxes[i], [c, q] = boxes[j];
-              if (r.left < q.right - 0.5 && q.left < r.right - 0.5 && r.top < q.bottom - 0.5 && q.top < r.bottom - 0.5) out.push(`${svg.id}: '${a}' / '${c}'`);
-            }
-          }
-        }
-        return out;
-      });
-      assert.deepEqual(overlaps, [], `overlapping labels on view '${query}'`);
+      assert.deepEqual(bad, [], `view '${view.query}'`);
     } finally { await b.close(); }
   }
 });

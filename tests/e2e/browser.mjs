@@ -7,14 +7,14 @@ import { join } from 'node:path';
 export const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
 
-export async function freshBrowser() {
+export async function freshBrowser(viewport = { width: 1400, height: 1000 }) {
   const dir = await mkdtemp(join(tmpdir(), 'hpo-profile-'));
   const context = await chromium.launchPersistentContext(dir, {
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     headless: true,
     args: FLAGS,
     acceptDownloads: true,
-    viewport: { width: 1400, height: 1000 },
+    viewport,
   });
   const page = context.pages()[0] ?? await context.newPage();
   const errors = [];

@@ -39,9 +39,9 @@ export async function ready(page) {
   }, null, { timeout: 60_000 });
 }
 
-/// A fresh browser on `site` with the link `query`, ready.
-export async function openPage(site, query = '') {
-  const b = await freshBrowser();
+/// A fresh browser on `site` with the link `query`, ready (in a window of `viewport`).
+export async function openPage(site, query = '', viewport = undefined) {
+  const b = await freshBrowser(viewport);
   try {
     await b.page.goto(site.url + (query ? `?${query}` : ''));
     await ready(b.page);

@@ -1,0 +1,158 @@
+// What a class sees on a projector (1280×720) and a student on a phone (390×844): every view
+// keeps its chart text on the one type scale, nothing runs past its panel or is cut off, a
+// lesson's step, controls and main chart share the first screen, and an upload's notes are
+// one banner, not a wall of them.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import { LESSONS_VIEWS, EXPERIMENT_VIEWS, showView } from './views.mjs';
+import { serveSite, openPage, tempDir, cli } from './helpers.mjs';
+
+const site = await serveSite();
+after(() => site.server.close());
+
+const PROJECTOR = { width: 1280, height: 720 };
+const PHONE = { width: 390, height: 844 };
+
+/// Chart text whose rendered size is not on the type scale (`--chart-*` in style.css) or is
+/// under 12 px: SVG text through its transforms, canvases by how much they are scaled.
+function offScale() {
+  const root = getComputedStyle(document.documentElement);
+  const scale = ['--chart-title', '--chart-axis', '--chart-tick', '--chart-legend', '--chart-caption']
+    .map((v) => parseFloat(root.getPropertyValue(v)));
+  const ok = (px) => px >= 11.95 && scale.some((s) => Math.abs(px - s) < 0.6);
+  const bad = [];
+  for (const t of document.querySelectorAll('svg text')) {
+    if (!t.getBoundingClientRect().width) continue;
+    const m = t.getScreenCTM();
+    const px = parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b);
+    if (!ok(px)) bad.push(`${t.ownerSVGElement.id}: '${t.textContent.slice(0, 30)}' at ${px.toFixed(1)} px`);
+  }
+  for (const c of document.querySelectorAll('canvas')) {
+    if (!c.width || !c.clientWidth) continue;
+    const px = scale[2] * (c.clientWidth / c.width);
+    if (!ok(px)) bad.push(`${c.id}: drawn ${c.width} px wide, shown ${c.clientWidth} px: ticks at ${px.toFixed(1)} px`);
+  }
+  for (const f of document.querySelectorAll('figcaption')) {
+    const px = parseFloat(getComputedStyle(f).fontSize);
+    if (f.getBoundingClientRect().width && !ok(px)) bad.push(`caption '${f.textContent.slice(0, 30)}' at ${px} px`);
+  }
+  return bad;
+}
+
+/// Whatever is cut off: the page scrolling sideways, an element running past its panel (unless
+/// inside a box that scrolls), a control clipping its own text, chart text past the chart's
+/// edge, a link field too narrow to recognise a link, a list hiding entries in a scroll box.
+function cutOff() {
+  const bad = [];
+  const name = (e) => `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}${e.className && typeof e.className === 'string' ? '.' + e.className.split(' ')[0] : ''} '${(e.textContent || e.value || '').trim().slice(0, 24)}'`;
+  const doc = document.documentElement;
+  if (doc.scrollWidth > doc.clientWidth + 1) bad.push(`the page scrolls sideways: ${doc.scrollWidth} > ${doc.clientWidth}`);
+  const inScroller = (e) => {
+    for (let p = e.parentElement; p && !p.classList.contains('panel'); p = p.parentElement) {
+      if (/auto|scroll/.test(getComputedStyle(p).overflowX)) return true;
+    }
+    return false;
+  };
+  for (const e of document.querySelectorAll('.panel *')) {
+    if (e.closest('svg') && e.tagName.toLowerCase() !== 'svg') continue;
+    const r = e.getBoundingClientRect();
+    if (r.width < 2 || r.height < 2 || getComputedStyle(e).visibility === 'hidden') continue;
+    const p = e.closest('.panel').getBoundingClientRect();
+    if ((r.right > p.right + 1 || r.left < p.left - 1) && !inScroller(e)) {
+      bad.push(`${name(e)} runs past its panel (${Math.round(r.left)}–${Math.round(r.right)} in ${Math.round(p.left)}–${Math.round(p.right)})`);
+    }
+  }
+  for (const e of document.querySelectorAll('button, a.button, select, h1, h2, h3, .msg .text, #lesson-list a')) {
+    if (e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1) bad.push(`${name(e)} clips its text (${e.scrollWidth} > ${e.clientWidth})`);
+  }
+  for (const t of document.querySelectorAll('svg text')) {
+    const r = t.getBoundingClientRect();
+    if (!r.width) continue;
+    const s = t.ownerSVGElement.getBoundingClientRect();
+    if (r.left < s.left - 1 || r.right > s.right + 1 || r.top < s.top - 1 || r.bottom > s.bottom + 1) {
+      bad.push(`${t.ownerSVGElement.id}: '${t.textContent.slice(0, 30)}' is cut by the chart's edge`);
+    }
+  }
+  const link = document.querySelector('#permalink');
+  if (link && link.clientWidth && link.clientWidth < 220) bad.push(`#permalink is ${link.clientWidth} px wide`);
+  for (const f of document.querySelectorAll('fieldset')) {
+    if (f.clientHeight && f.scrollHeight > f.clientHeight + 1) bad.push(`${name(f)} hides part of its list in a scroll box`);
+  }
+  return bad;
+}
+
+/// Tick labels or legend entries of one chart that overlap.
+function overlaps() {
+  const out = [];
+  for (const svg of document.querySelectorAll('svg')) {
+    for (const cls of ['tick', 'legend']) {
+      const boxes = [...svg.querySelectorAll(`text.${cls}`)].map((t) => [t.textContent, t.getBoundingClientRect()]).filter(([, r]) => r.width > 0);
+      for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+        const [a, r] = boxes[i], [c, q] = boxes[j];
+        if (r.left < q.right - 0.5 && q.left < r.right - 0.5 && r.top < q.bottom - 0.5 && q.top < r.bottom - 0.5) out.push(`${svg.id}: '${a}' / '${c}'`);
+      }
+    }
+  }
+  return out;
+}
+
+for (const [label, viewport] of [['1280×720', PROJECTOR], ['390×844', PHONE]]) {
+  test(`at ${label} every view's chart text is on the type scale, nothing is cut off and no labels overlap`, async () => {
+    for (const view of [...LESSONS_VIEWS, ...EXPERIMENT_VIEWS]) {
+      const b = await openPage(site, view.query, viewport);
+      try {
+        await showView(b.page, view);
+        const where = `view '${view.query}' at ${label}`;
+        assert.deepEqual(await b.page.evaluate(offScale), [], `text off the type scale on ${where}`);
+        assert.deepEqual(await b.page.evaluate(cutOff), [], `cut off on ${where}`);
+        assert.deepEqual(await b.page.evaluate(overlaps), [], `overlapping labels on ${where}`);
+        assert.deepEqual(b.errors, [], where);
+      } finally { await b.close(); }
+    }
+  });
+}
+
+test('at 1280×720 each lesson\'s link shows its step in words, its player and its main chart without scrolling', async () => {
+  for (const view of LESSONS_VIEWS.filter((v) => !/step=/.test(v.query))) {
+    const b = await openPage(site, view.query, PROJECTOR);
+    try {
+      await showView(b.page, view);
+      const boxes = await b.page.evaluate(() => Object.fromEntries(
+        [['sentence', '#lesson-explain'], ['player', '.player'], ['main chart', '.lesson-charts figure']].map(([k, sel]) => {
+          const r = document.querySelector(sel)?.getBoundingClientRect();
+          return [k, r ? [Math.round(r.top), Math.round(r.bottom)] : null];
+        })));
+      for (const [part, box] of Object.entries(boxes)) {
+        assert.ok(box && box[0] >= 0 && box[1] <= PROJECTOR.height, `${view.query}: the ${part} is at ${box} (the screen is 0–${PROJECTOR.height})`);
+      }
+    } finally { await b.close(); }
+  }
+});
+
+test('an upload of raw curves with log-scaled hyperparameters and diverged points says so in one banner, details on demand', async () => {
+  const dir = await tempDir('hpo-layout-');
+  const file = join(dir, 'raw_curves.csv');
+  await cli(['generate', 'exploding', '--out', file]);
+  const b = await openPage(site, '', PROJECTOR);
+  try {
+    await b.page.setInputFiles('#upload', file);
+    await b.page.waitForFunction(() => /^raw_curves/.test(document.querySelector('#data-info')?.textContent ?? '') && /loaded in/.test(document.querySelector('#data-info')?.textContent ?? ''), null, { timeout: 60_000 });
+    const banners = await b.page.locator('#messages .msg').count();
+    assert.ok(banners <= 3, `${banners} banners after the upload`);
+    // The first screen is the new data's setup, whole.
+    const setup = await b.page.evaluate(() => { const r = document.querySelector('#setup-panel').getBoundingClientRect(); return [Math.round(r.top), Math.round(r.bottom)]; });
+    assert.ok(setup[0] >= 0 && setup[1] <= 720, `the Setup panel is at ${setup} (the screen is 0–720)`);
+    const line = await b.page.locator('#messages .msg.warning .text').first().textContent();
+    assert.match(line, /raw_curves\.csv: 7 hyperparameters on a log scale, [\d,]+ diverged or missing curve points repaired, curves of 40 steps/);
+    // Each note is behind the line, one click away.
+    await b.page.click('#messages .msg-details summary');
+    assert.equal(await b.page.locator('#messages .msg-details li').count(), 10);
+    // Replacing the data takes its notes away.
+    await b.page.selectOption('#data-source', 'bundled:quadratic');
+    await b.page.waitForFunction(() => /^quadratic/.test(document.querySelector('#data-info')?.textContent ?? ''));
+    assert.equal(await b.page.locator('#messages .msg-details').count(), 0);
+    assert.deepEqual(b.errors, []);
+  } finally { await b.close(); }
+});
