@@ -90,6 +90,7 @@ pub fn ObjectiveSpacePanel() -> impl IntoView {
             points,
             colors: Vec::new(),
             overlays,
+            log_x: false,
         }
     });
     let fig6 = move |alpha: f64, warp: OutputWarp| {
@@ -104,6 +105,7 @@ pub fn ObjectiveSpacePanel() -> impl IntoView {
                 points: (0..raw[0].len()).map(|i| (raw[0][i], raw[1][i])).collect(),
                 colors: rank_colors(&z),
                 overlays: Vec::new(),
+                log_x: false,
             }
         })
     };

@@ -213,7 +213,7 @@ pub fn PriorView() -> impl IntoView {
         let z_name = if warp == OutputWarp::Copula { "ψ(loss)" } else { "Δ(loss)" };
         Scatter {
             title: format!("Prior on {} along {name} (others at its best evaluation)", bench.tasks[task].name),
-            x_label: if slice.log_scale { format!("log10 {name}") } else { name },
+            x_label: if slice.log_scale { format!("{name} (log scale)") } else { name },
             y_label: z_name.into(),
             points: slice.observed.iter().map(|&(v, z)| (x(v), z)).collect(),
             colors: Vec::new(),
@@ -222,6 +222,7 @@ pub fn PriorView() -> impl IntoView {
                 (line(&|i| slice.mean[i]), "#0072B2", "μθ".into(), joined),
                 (line(&|i| slice.mean[i] - slice.sd[i]), "#56B4E9", "μθ − σθ".into(), joined),
             ],
+            log_x: slice.log_scale,
         }
     });
     let anchor = move || {

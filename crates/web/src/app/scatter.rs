@@ -26,6 +26,9 @@ pub struct Scatter {
     pub colors: Vec<String>,
     /// Highlighted point sets.
     pub overlays: Vec<Overlay>,
+    /// x holds log10 of the data (a hyperparameter modelled on a log scale): the ticks are
+    /// labelled in the data's own units, on decades.
+    pub log_x: bool,
 }
 
 /// A highlighted point set: (points, colour, legend, joined by a line).
@@ -140,7 +143,13 @@ fn draw(canvas: &web_sys::HtmlCanvasElement, s: &Scatter, choice: &Choice, g: Ge
     ctx.set_fill_style_str("#444");
     // Tick labels centred under x ticks and right-aligned against the plot on y, so the
     // rotated y label at the left edge never runs into them.
-    let (xt, yt) = (axis::linear(x0, x1, 5), axis::linear(y0, y1, 5));
+    let xt = if s.log_x {
+        let t = axis::log(10f64.powf(x0), 10f64.powf(x1), 5);
+        axis::Ticks { values: t.values.iter().map(|v| v.log10()).collect(), labels: t.labels }
+    } else {
+        axis::linear(x0, x1, 5)
+    };
+    let yt = axis::linear(y0, y1, 5);
     ctx.set_text_align("center");
     for (&v, label) in xt.values.iter().zip(&xt.labels) {
         ctx.fill_text(label, px(v), H - MB + 20.0).ok()?;

@@ -114,6 +114,7 @@ pub fn WarpingView() -> impl IntoView {
                 (vec![(lo, d), (hi, d)], "#D55E00", "δ_N".into(), true),
                 (vec![(lo, 1.0 - d), (hi, 1.0 - d)], "#D55E00", "1 − δ_N".into(), true),
             ],
+            log_x: false,
         }
     });
     view! {
