@@ -76,6 +76,13 @@ test('uploads are kept under their hash: an upload link loads without asking, th
   try {
     await b.page.setInputFiles('#upload', file);
     await b.page.waitForFunction(() => (document.querySelector('#permalink')?.value ?? '').includes('upload:kept.csv@'));
+    // The link works in another tab the moment the page shows it: the file was kept while it
+    // was parsed (it used to ask for the file when opened within a second).
+    const early = await b.context.newPage();
+    await early.goto(await b.page.inputValue('#permalink'));
+    await early.waitForFunction(() => /loaded in|waiting for/.test(document.querySelector('#data-info')?.textContent ?? ''), null, { timeout: 30_000 });
+    assert.match(await early.locator('#data-info').textContent(), /^kept: .*loaded in/);
+    await early.close();
     await b.page.waitForSelector('#kept-files tr.kept-file');
     const link = (await b.page.inputValue('#permalink')).replace(/iters=\d+/, 'iters=10');
     const sha = /upload:kept\.csv@([0-9a-f]{64})/.exec(decodeURIComponent(link))[1];
@@ -138,8 +145,8 @@ test('a browser storage that is full is said in words, and the upload is used an
     const big = join(dir, 'big.csv');
     await writeFile(big, 'hp_x,metric_loss,task\n' + Array.from({ length: 60_000 }, (_, i) => `${i},${(i % 997) * 1.5},t${i % 4}`).join('\n') + '\n');
     await b.page.setInputFiles('#upload', big);
-    await b.page.waitForFunction(() => document.querySelector('#messages .msg.warning'), null, { timeout: 30_000 });
-    assert.match((await messages(b.page, 'warning')).join(), /big\.csv is loaded but could not be kept in this browser for next time: the browser's storage for this page is full; delete past experiments or files/);
+    await b.page.waitForFunction(() => document.querySelector('#messages .msg.warning') && /loaded in/.test(document.querySelector('#data-info')?.textContent ?? ''), null, { timeout: 30_000 });
+    assert.match((await messages(b.page, 'warning')).join(), /big\.csv is used, but could not be kept in this browser for next time: the browser's storage for this page is full; delete past experiments or files/);
     assert.match(await b.page.locator('#data-info').textContent(), /big: 4 tasks, 60000 evaluations/);
     assert.equal(await b.page.locator('#kept-files').count(), 0);
   } finally { await b.close(); }

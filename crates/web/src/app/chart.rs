@@ -539,7 +539,11 @@ pub fn chart_title(title: &str, w: f64, x: f64) -> impl IntoView {
     }
     view! {
         <text x=x y="22" class="chart-title" class:compact=long>
-            {rows.into_iter().enumerate().map(|(k, r)| view! { <tspan x=x dy=if k == 0 { "0" } else { step }>{r}</tspan> }).collect_view()}
+            // Each line but the last keeps the space it broke at: the title reads whole as text.
+            {rows.iter().enumerate().map(|(k, r)| {
+                let r = if k + 1 < rows.len() { format!("{r} ") } else { r.clone() };
+                view! { <tspan x=x dy=if k == 0 { "0" } else { step }>{r}</tspan> }
+            }).collect_view()}
         </text>
     }
 }

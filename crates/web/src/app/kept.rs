@@ -43,7 +43,7 @@ pub async fn refresh(state: AppState) {
 pub async fn keep_file(state: AppState, name: String, sha256: String, url: Option<String>, bytes: Vec<u8>) {
     let file = KeptFile { name: name.clone(), sha256, size: bytes.len() as u64, url, saved_ms: epoch_ms() };
     if let Err(e) = store::put_file(&file, &bytes).await {
-        state.say(Level::Warning, format!("{name} is loaded but could not be kept in this browser for next time: {e}"));
+        state.say(Level::Warning, format!("{name} is used, but could not be kept in this browser for next time: {e}"));
     }
     refresh(state).await;
 }
