@@ -49,10 +49,16 @@ if $want_test; then
     python3 -m venv .tools/ray-venv
     .tools/ray-venv/bin/pip install --quiet --disable-pip-version-check "ray==2.60.0"
   fi
-  if ! [ -x /usr/bin/chromium ] || ! [ -x /usr/bin/chromedriver ]; then
-    say "installing Debian chromium and chromium-driver"
+  # The browsers the tests run in, from Debian (never a browser a tool downloads): Chromium
+  # with its driver, and Firefox ESR (153) with geckodriver 0.37.1 from the crate registry.
+  if ! [ -x /usr/bin/chromium ] || ! [ -x /usr/bin/chromedriver ] || ! [ -x /usr/bin/firefox-esr ]; then
+    say "installing Debian chromium, chromium-driver and firefox-esr"
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver firefox-esr >/dev/null
+  fi
+  if ! geckodriver --version 2>/dev/null | grep -q "^geckodriver 0.37.1"; then
+    say "installing geckodriver 0.37.1 (about 2 min on a fresh machine)"
+    cargo install --locked geckodriver --version 0.37.1
   fi
 fi
 say "tools ready: $(trunk --version), $(wasm-bindgen --version), $(wasm-opt --version)"

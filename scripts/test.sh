@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, then runs every test: native unit and integration tests, wasm
-# tests in headless Chromium, and end-to-end tests of a release build driven like a user.
+# tests in headless Chromium and Firefox, and end-to-end tests of a release build driven like a
+# user (Chromium; the scenarios where browsers differ in Firefox too).
 # One profile (release) and one target dir for everything, so nothing compiles twice.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,11 +22,13 @@ echo "== release build of the app (trunk)"
 trunk build --release
 cargo build --release --bin hpo --quiet
 
-echo "== wasm tests in headless Chromium"
+echo "== wasm tests in headless Chromium and headless Firefox (the golden traces in each)"
 cargo test --release --target wasm32-unknown-unknown --test wasm_engine
+GECKODRIVER="$HOME/.cargo/bin/geckodriver" WASM_BINDGEN_TEST_WEBDRIVER_JSON=webdriver-firefox.json \
+  cargo test --release --target wasm32-unknown-unknown --test wasm_engine
 
-echo "== end-to-end tests in headless Chromium"
-node --test --test-concurrency=1 tests/e2e/
+echo "== end-to-end tests in headless Chromium, and the shared scenarios in headless Firefox"
+REQUIRE_FIREFOX=1 node --test --test-concurrency=1 tests/e2e/
 
 echo "== a sharded sweep on a local two-node Ray cluster (plan, job shards, a killed worker, merge)"
 bash tests/ray/sweep.sh
