@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { freshBrowser } from './browser.mjs';
 import { LESSONS_VIEWS, EXPERIMENT_VIEWS, showView } from './views.mjs';
+import { driverOf } from './drivers.mjs';
 import {
   ROOT, SHARED, HAS_SHARED, CLI, serveSite, openPage, runAndWait, download, setNumber, onlyTask, messages, cliTraces,
   cliRaceTraces, withoutTimes, tempDir,
@@ -902,7 +903,7 @@ test('accessibility: axe-core finds no serious or critical violation on every vi
   for (const view of [...LESSONS_VIEWS, ...EXPERIMENT_VIEWS]) {
     const b = await open(view.query);
     try {
-      await showView(b.page, view);
+      await showView(driverOf(b.page), view);
       // Through the DevTools protocol: the page's own policy rightly refuses inline script tags.
       await b.page.evaluate(await readFile(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8'));
       const bad = await b.page.evaluate(async () => (await axe.run(document, { resultTypes: ['violations'] })).violations

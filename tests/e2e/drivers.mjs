@@ -20,6 +20,15 @@ export const GECKODRIVER = process.env.GECKODRIVER ?? join(homedir(), '.cargo', 
 export const FIREFOX = process.env.FIREFOX ?? '/usr/bin/firefox-esr';
 export const HAS_FIREFOX = existsSync(GECKODRIVER) && existsSync(FIREFOX);
 
+/// A playwright page as a driver (for the Chromium-only tests that share views with these).
+export function driverOf(page) {
+  return {
+    click: (selector) => page.click(selector),
+    evaluate: (fn, arg = null) => page.evaluate(fn, arg),
+    waitFor: (fn, arg = null, ms = 60_000) => page.waitForFunction(fn, arg, { timeout: ms }),
+  };
+}
+
 /// Chromium (Debian's, fresh profile) through playwright-core.
 export async function chromium(viewport = VIEWPORT) {
   const b = await freshBrowser(viewport);
@@ -86,7 +95,7 @@ export async function firefox(viewport = VIEWPORT) {
           timeouts: { script: 600_000, pageLoad: 60_000 },
           'moz:firefoxOptions': {
             binary: FIREFOX,
-            args: ['-headless', `--window-size=${viewport.width},${viewport.height}`],
+            args: ['-headless'],
             prefs: { 'devtools.console.stdout.content': true, 'devtools.console.stdout.chrome': false },
           },
         },
@@ -104,6 +113,11 @@ export async function firefox(viewport = VIEWPORT) {
     if (r.error) throw new Error(r.error);
     return r.ok;
   };
+  // The window's outer size, then corrected by what its toolbars take, so that the page gets
+  // `viewport` (Firefox's windows are at least 500 px wide: a narrower one gets 500).
+  await cmd('POST', '/window/rect', { width: viewport.width, height: viewport.height });
+  const [iw, ih] = await evaluate(() => [innerWidth, innerHeight]);
+  await cmd('POST', '/window/rect', { width: 2 * viewport.width - iw, height: 2 * viewport.height - ih });
   return {
     name: 'Firefox',
     errors,

@@ -1,13 +1,15 @@
-// What a class sees on a projector (1280×720) and a student on a phone (390×844): every view
-// keeps its chart text on the one type scale, nothing runs past its panel or is cut off, a
-// lesson's step, controls and main chart share the first screen, and an upload's notes are
-// one banner, not a wall of them.
+// What a class sees on a projector (1280×720) and a student on a phone (390×844), in Chromium
+// and Firefox: every view keeps its chart text on the one type scale, nothing runs past its
+// panel or is cut off, a lesson's step, controls and main chart share the first screen, and an
+// upload's notes are one banner, not a wall of them. (Firefox cannot make a window narrower
+// than 500 px: its phone is 500 px wide.)
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import { LESSONS_VIEWS, EXPERIMENT_VIEWS, showView } from './views.mjs';
 import { serveSite, openPage, tempDir, cli } from './helpers.mjs';
+import { BROWSERS } from './drivers.mjs';
 
 const site = await serveSite();
 after(() => site.server.close());
@@ -98,38 +100,51 @@ function overlaps() {
   return out;
 }
 
-for (const [label, viewport] of [['1280×720', PROJECTOR], ['390×844', PHONE]]) {
-  test(`at ${label} every view's chart text is on the type scale, nothing is cut off and no labels overlap`, async () => {
-    for (const view of [...LESSONS_VIEWS, ...EXPERIMENT_VIEWS]) {
-      const b = await openPage(site, view.query, viewport);
+/// `start` (a driver of drivers.mjs) in a window of `viewport`, on the link `query`, ready.
+async function open(start, viewport, query) {
+  const b = await start(viewport);
+  try {
+    await b.goto(site.url + (query ? `?${query}` : ''));
+    await b.waitFor(() => document.querySelector('.lesson #lesson-numbers, #lesson-none')
+      || /loaded in|waiting for|no data/.test(document.querySelector('#data-info')?.textContent ?? ''));
+  } catch (e) { await b.close(); throw e; }
+  return b;
+}
+
+for (const [browser, start] of BROWSERS) {
+  for (const [label, viewport] of [['1280×720', PROJECTOR], ['390×844', PHONE]]) {
+    test(`${browser} at ${label}: every view's chart text is on the type scale, nothing is cut off and no labels overlap`, async () => {
+      for (const view of [...LESSONS_VIEWS, ...EXPERIMENT_VIEWS]) {
+        const b = await open(start, viewport, view.query);
+        try {
+          await showView(b, view);
+          const where = `view '${view.query}' in ${browser} at ${label}`;
+          assert.deepEqual(await b.evaluate(offScale), [], `text off the type scale on ${where}`);
+          assert.deepEqual(await b.evaluate(cutOff), [], `cut off on ${where}`);
+          assert.deepEqual(await b.evaluate(overlaps), [], `overlapping labels on ${where}`);
+          assert.deepEqual(b.errors, [], where);
+        } finally { await b.close(); }
+      }
+    });
+  }
+
+  test(`${browser} at 1280×720: each lesson's link shows its step in words, its player and its main chart without scrolling`, async () => {
+    for (const view of LESSONS_VIEWS.filter((v) => !/step=/.test(v.query))) {
+      const b = await open(start, PROJECTOR, view.query);
       try {
-        await showView(b.page, view);
-        const where = `view '${view.query}' at ${label}`;
-        assert.deepEqual(await b.page.evaluate(offScale), [], `text off the type scale on ${where}`);
-        assert.deepEqual(await b.page.evaluate(cutOff), [], `cut off on ${where}`);
-        assert.deepEqual(await b.page.evaluate(overlaps), [], `overlapping labels on ${where}`);
-        assert.deepEqual(b.errors, [], where);
+        await showView(b, view);
+        const boxes = await b.evaluate(() => Object.fromEntries(
+          [['sentence', '#lesson-explain'], ['player', '.player'], ['main chart', '.lesson-charts figure']].map(([k, sel]) => {
+            const r = document.querySelector(sel)?.getBoundingClientRect();
+            return [k, r ? [Math.round(r.top), Math.round(r.bottom), innerHeight] : null];
+          })));
+        for (const [part, box] of Object.entries(boxes)) {
+          assert.ok(box && box[0] >= 0 && box[1] <= box[2], `${view.query}: the ${part} is at ${box} (top, bottom, screen height)`);
+        }
       } finally { await b.close(); }
     }
   });
 }
-
-test('at 1280×720 each lesson\'s link shows its step in words, its player and its main chart without scrolling', async () => {
-  for (const view of LESSONS_VIEWS.filter((v) => !/step=/.test(v.query))) {
-    const b = await openPage(site, view.query, PROJECTOR);
-    try {
-      await showView(b.page, view);
-      const boxes = await b.page.evaluate(() => Object.fromEntries(
-        [['sentence', '#lesson-explain'], ['player', '.player'], ['main chart', '.lesson-charts figure']].map(([k, sel]) => {
-          const r = document.querySelector(sel)?.getBoundingClientRect();
-          return [k, r ? [Math.round(r.top), Math.round(r.bottom)] : null];
-        })));
-      for (const [part, box] of Object.entries(boxes)) {
-        assert.ok(box && box[0] >= 0 && box[1] <= PROJECTOR.height, `${view.query}: the ${part} is at ${box} (the screen is 0–${PROJECTOR.height})`);
-      }
-    } finally { await b.close(); }
-  }
-});
 
 test('an upload of raw curves with log-scaled hyperparameters and diverged points says so in one banner, details on demand', async () => {
   const dir = await tempDir('hpo-layout-');

@@ -28,14 +28,14 @@ export const EXPERIMENT_VIEWS = [
   { query: 'v=1&data=bundled:tradeoff&seeds=1&iters=10', run: true },
 ];
 
-/// Shows `view` complete on `page` (already opened on its link): runs it if it is a run, and
-/// waits for what it draws.
-export async function showView(page, view) {
+/// Shows `view` complete in the browser `b` (a driver of `drivers.mjs`, already on the view's
+/// link): runs it if it is a run, and waits for what it draws.
+export async function showView(b, view) {
   if (view.run) {
-    await page.click('#run');
-    await page.waitForFunction(() => /^Finished/.test(document.querySelector('#run-status')?.textContent ?? ''), null, { timeout: 120_000 });
+    await b.click('#run');
+    await b.waitFor(() => /^Finished/.test(document.querySelector('#run-status')?.textContent ?? ''), null, 120_000);
   }
-  if (view.ready) await page.waitForSelector(view.ready, { timeout: 60_000 });
+  if (view.ready) await b.waitFor((s) => document.querySelector(s), view.ready, 60_000);
   // Charts lay out at their measured width: let the last resize settle.
-  await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+  await b.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
 }

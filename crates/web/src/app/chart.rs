@@ -66,6 +66,11 @@ impl Frame {
         }
     }
 
+    /// The same frame with room above the plot for `title`.
+    fn titled(self, title: &str) -> Self {
+        Frame { mt: title_top(title, self.w, ML), ..self }
+    }
+
     /// The left end of legend entry `k` and its text's baseline.
     fn legend_at(&self, k: usize) -> (f64, f64) {
         if self.legend_below {
@@ -224,7 +229,7 @@ pub fn LineChart(
     let x_label = x_label.unwrap_or("iteration");
     // Laid out at its figure's width (one unit a pixel); the legend below on a narrow one.
     let width = use_context::<ChartWidth>().map_or(Signal::derive(|| DEFAULT_WIDTH), |w| w.0);
-    let frame = move || Frame::new(width.get(), series.with(Vec::len));
+    let frame = move || Frame::new(width.get(), series.with(Vec::len)).titled(&title.get());
     // Drag across the plot to zoom into those iterations; "reset zoom" (or Escape) undoes it.
     // Zooming slices the data, so scale, ticks and hover work on the window unchanged.
     let zoom = RwSignal::new(None::<(usize, usize)>);
@@ -333,7 +338,7 @@ pub fn LineChart(
                 let off = hidden.get();
                 let s: Vec<Series> = all.iter().filter(|x| !off.contains(&x.name)).cloned().collect();
                 let log = log_y.get();
-                let fr = Frame::new(width.get(), all.len());
+                let fr = Frame::new(width.get(), all.len()).titled(&title.get());
                 // The legend lists every series, shown or not; a click (or Enter) toggles one.
                 let dash = |name: &str| DASHES[all.iter().position(|x| x.name == name).unwrap_or(0) % DASHES.len()];
                 let legend = all.iter().enumerate().map(|(k, se)| {
@@ -505,7 +510,7 @@ where
 pub const NARROW: f64 = 560.0;
 /// Width of a character of the title font (600 weight, 17 px; DejaVu Sans, the widest
 /// fallback), for wrapping.
-const TITLE_CHAR: f64 = 10.6;
+const TITLE_CHAR: f64 = 11.0;
 
 /// Room above the plot of a chart `w` wide: the title's one line, or two on a narrow chart.
 pub fn top_margin(w: f64) -> f64 {
@@ -516,29 +521,69 @@ pub fn top_margin(w: f64) -> f64 {
     }
 }
 
-/// A chart's title from `x` (the plot's left edge; the chart's on a narrow chart), wrapped at
-/// word breaks onto as many lines as [`top_margin`] leaves room for.
-pub fn chart_title(title: &str, w: f64, x: f64) -> impl IntoView {
-    let (x, lines) = if w < NARROW { (8.0, 2) } else { (x, 1) };
-    // A title too long for its lines at the title size takes the tick size (still the scale).
+/// How a title is set on a chart `w` wide from `x`: its x, its lines, whether it takes the
+/// compact (tick) size, the step between lines, and the room above the plot it needs. One line
+/// at the title size if it fits; else the tick size (still on the scale), on two lines on a wide
+/// chart and three on a narrow one (where two title-size lines are tried first).
+struct TitleSet {
+    x: f64,
+    rows: Vec<String>,
+    compact: bool,
+    step: &'static str,
+    top: f64,
+}
+
+fn set_title(title: &str, w: f64, x: f64) -> TitleSet {
+    let narrow = w < NARROW;
+    let x = if narrow { 8.0 } else { x };
     let fits = |char_w: f64| (((w - x - 8.0) / char_w).floor() as usize).max(8);
-    let long = title.chars().count() > lines * fits(TITLE_CHAR) - 4;
-    let per_line = if long { fits(TITLE_CHAR * 14.0 / 17.0) } else { fits(TITLE_CHAR) };
-    // Three compact lines fit where two title lines do.
-    let (lines, step) = if long && lines == 2 { (3, "17") } else { (lines, "22") };
-    let mut rows: Vec<String> = Vec::new();
-    for word in title.split(' ') {
-        let full = rows.len() == lines;
-        match rows.last_mut() {
-            Some(r) if r.chars().count() + 1 + word.chars().count() <= per_line || full => {
-                r.push(' ');
-                r.push_str(word);
+    // Words greedily onto lines of `per_line` characters, and whether they fit `lines` lines.
+    let wrap = |per_line: usize, lines: usize| -> (Vec<String>, bool) {
+        let mut rows: Vec<String> = Vec::new();
+        for word in title.split(' ') {
+            match rows.last_mut() {
+                Some(r) if r.chars().count() + 1 + word.chars().count() <= per_line => {
+                    r.push(' ');
+                    r.push_str(word);
+                }
+                _ => rows.push(word.to_string()),
             }
-            _ => rows.push(word.to_string()),
         }
-    }
+        let fit = rows.len() <= lines && rows.iter().all(|r| r.chars().count() <= per_line);
+        (rows, fit)
+    };
+    let compact_lines = if narrow { 3 } else { 2 };
+    let tries = [(1, false), (if narrow { 2 } else { 1 }, false), (compact_lines, true)];
+    let (rows, compact) = tries
+        .iter()
+        .find_map(|&(lines, compact)| {
+            let (rows, fit) = wrap(fits(if compact { TITLE_CHAR * 14.0 / 17.0 } else { TITLE_CHAR }), lines);
+            fit.then_some((rows, compact))
+        })
+        // Too long for every layout: the compact lines, the last one running on.
+        .unwrap_or_else(|| {
+            let (mut rows, _) = wrap(fits(TITLE_CHAR * 14.0 / 17.0), compact_lines);
+            let rest = rows.split_off(compact_lines.min(rows.len()).saturating_sub(1));
+            rows.push(rest.join(" "));
+            (rows, true)
+        });
+    let step = if compact { 17.0 } else { 22.0 };
+    let top = (36.0 + step * (rows.len().max(1) - 1) as f64).max(top_margin(w));
+    TitleSet { x, rows, compact, step: if compact { "17" } else { "22" }, top }
+}
+
+/// The room above the plot a chart `w` wide needs for `title` drawn from `x` (at least
+/// [`top_margin`]).
+pub fn title_top(title: &str, w: f64, x: f64) -> f64 {
+    set_title(title, w, x).top
+}
+
+/// A chart's title from `x` (the plot's left edge; the chart's on a narrow chart), wrapped at
+/// word breaks (see [`title_top`] for the room it takes).
+pub fn chart_title(title: &str, w: f64, x: f64) -> impl IntoView {
+    let TitleSet { x, rows, compact, step, .. } = set_title(title, w, x);
     view! {
-        <text x=x y="22" class="chart-title" class:compact=long>
+        <text x=x y="22" class="chart-title" class:compact=compact>
             // Each line but the last keeps the space it broke at: the title reads whole as text.
             {rows.iter().enumerate().map(|(k, r)| {
                 let r = if k + 1 < rows.len() { format!("{r} ") } else { r.clone() };

@@ -9,7 +9,7 @@ use leptos::prelude::*;
 
 use super::browser::download_text;
 use super::cd_diagram::CdDiagram;
-use super::chart::{chart_title, chart_width, top_margin, ChartBox, ChartFigure, LineChart, Series, PALETTE};
+use super::chart::{chart_title, chart_width, title_top, ChartBox, ChartFigure, LineChart, Series, PALETTE};
 use super::state::{AppState, Level};
 use hpo_engine::axis;
 use hpo_engine::export::race_traces_csv;
@@ -319,7 +319,8 @@ fn RaceAnimation() -> impl IntoView {
 
 /// The learning curves of the first `shown` requests, on a chart `w` wide.
 fn curves_chart(frames: &RaceFrames, shown: usize, w: f64) -> impl IntoView {
-    let rt = top_margin(w);
+    let title = format!("Learning curves as trained: {}", frames.title);
+    let rt = title_top(&title, w, RL);
     let k = shown.min(frames.requests);
     let visible: Vec<&RacePoint> = frames.points.iter().filter(|p| p.step < k).collect();
     let (lo, hi) = frames.points.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| (a.min(p.value), b.max(p.value)));
@@ -349,7 +350,7 @@ fn curves_chart(frames: &RaceFrames, shown: usize, w: f64) -> impl IntoView {
         <svg id="race-curves" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {w} {RH}") width="100%" class="chart" role="img"
             aria-label=format!("Learning curves as trained: {}", frames.title)>
             <rect x="0" y="0" width=w height=RH fill="#ffffff"/>
-            {chart_title(&format!("Learning curves as trained: {}", frames.title), w, RL)}
+            {chart_title(&title, w, RL)}
             <line x1=RL x2=w - RR y1=RH - RB y2=RH - RB stroke="#444"/>
             <line x1=RL x2=RL y1=rt y2=RH - RB stroke="#444"/>
             <text x=(RL + w - RR) / 2.0 y=RH - 8.0 text-anchor="middle" class="axis-title">"budget step"</text>
@@ -368,10 +369,12 @@ fn curves_chart(frames: &RaceFrames, shown: usize, w: f64) -> impl IntoView {
     }
 }
 
+const ORDER_TITLE: &str = "Which configuration each request advanced";
+
 /// Which configuration each of the first `shown` requests advanced, on a chart `w` wide:
 /// requests along x, configurations (in the order first trained) along y, both with ticks.
 fn order_chart(frames: &RaceFrames, shown: usize, w: f64) -> impl IntoView {
-    let rt = top_margin(w);
+    let rt = title_top(ORDER_TITLE, w, RL);
     let k = shown.min(frames.requests);
     let visible = frames.points.iter().filter(|p| p.step < k);
     let denom = frames.requests.max(2) as f64 - 1.0;
@@ -388,7 +391,7 @@ fn order_chart(frames: &RaceFrames, shown: usize, w: f64) -> impl IntoView {
         <svg id="race-order" xmlns="http://www.w3.org/2000/svg" viewBox=format!("0 0 {w} {RH}") width="100%" class="chart" role="img"
             aria-label="Which configuration each request advanced">
             <rect x="0" y="0" width=w height=RH fill="#ffffff"/>
-            {chart_title("Which configuration each request advanced", w, RL)}
+            {chart_title(ORDER_TITLE, w, RL)}
             <line x1=RL x2=w - RR y1=RH - RB y2=RH - RB stroke="#444"/>
             <line x1=RL x2=RL y1=rt y2=RH - RB stroke="#444"/>
             <text x=(RL + w - RR) / 2.0 y=RH - 8.0 text-anchor="middle" class="axis-title">"request (colour: early → late)"</text>
