@@ -49,17 +49,21 @@ const LEGEND_FROM: f64 = 560.0;
 struct Geo {
     w: f64,
     mr: f64,
+    /// Room above the plot: the title's one line, or two when it wraps.
+    mt: f64,
 }
 
 impl Geo {
     fn new(w: f64) -> Self {
-        Geo { w, mr: if w >= LEGEND_FROM { MR_LEGEND } else { MR_BARE } }
+        Geo { w, mr: if w >= LEGEND_FROM { MR_LEGEND } else { MR_BARE }, mt: MT }
     }
     fn legend(&self) -> bool {
         self.mr == MR_LEGEND
     }
 }
 const MT: f64 = 34.0;
+/// Room above the plot for a title on two lines.
+const MT_TWO_LINES: f64 = 52.0;
 const MB: f64 = 50.0;
 
 /// A canvas font from the CSS type scale (`--chart-tick`, …), so canvas and SVG charts match.
@@ -69,22 +73,29 @@ fn font(variable: &str, weight: &str) -> String {
     format!("{weight} {size} {family}")
 }
 
-/// The title across the canvas in the type scale's title font from the plot's left edge if it
-/// fits, else from the canvas' edge in the tick font, else squeezed to the width.
-fn draw_title(ctx: &web_sys::CanvasRenderingContext2d, title: &str, g: Geo) {
-    let width = |ctx: &web_sys::CanvasRenderingContext2d| ctx.measure_text(title).map(|m| m.width()).unwrap_or(0.0);
+/// The title across the canvas: in the title font from the plot's left edge if it fits, else
+/// in the tick font (still the type scale) from the canvas' edge, on two lines if one is not
+/// enough (the last one squeezed only if even two are not). Returns the room above the plot it
+/// took.
+fn draw_title(ctx: &web_sys::CanvasRenderingContext2d, title: &str, g: Geo) -> f64 {
+    let width = |text: &str| ctx.measure_text(text).map(|m| m.width()).unwrap_or(0.0);
     ctx.set_font(&font("--chart-title", "600"));
-    if width(ctx) <= g.w - ML - 8.0 {
+    if width(title) <= g.w - ML - 8.0 {
         let _ = ctx.fill_text(title, ML, 22.0);
-        return;
+        return MT;
     }
-    for (variable, last) in [("--chart-axis", false), ("--chart-tick", true)] {
-        ctx.set_font(&font(variable, "600"));
-        if width(ctx) <= g.w - 16.0 || last {
-            let _ = ctx.fill_text_with_max_width(title, 8.0, 22.0, g.w - 16.0);
-            return;
-        }
+    ctx.set_font(&font("--chart-tick", "600"));
+    let room = g.w - 16.0;
+    if width(title) <= room {
+        let _ = ctx.fill_text(title, 8.0, 22.0);
+        return MT;
     }
+    // The longest first line that fits, broken at a space; the rest on the second.
+    let words: Vec<&str> = title.split(' ').collect();
+    let split = (1..words.len()).rev().find(|&k| width(&words[..k].join(" ")) <= room).unwrap_or(1);
+    let _ = ctx.fill_text(&words[..split].join(" "), 8.0, 20.0);
+    let _ = ctx.fill_text_with_max_width(&words[split..].join(" "), 8.0, 38.0, room);
+    MT_TWO_LINES
 }
 
 /// The data box a drawn canvas shows: x0, x1, y0, y1, on a canvas of that geometry.
@@ -96,11 +107,14 @@ impl Frame {
         ML + (x - self.0) / (self.1 - self.0) * (self.4.w - ML - self.4.mr)
     }
     fn py(&self, y: f64) -> f64 {
-        H - MB - (y - self.2) / (self.3 - self.2) * (H - MT - MB)
+        H - MB - (y - self.2) / (self.3 - self.2) * (H - self.4.mt - MB)
     }
     /// Data coordinates of canvas point (cx, cy).
     fn data(&self, cx: f64, cy: f64) -> (f64, f64) {
-        (self.0 + (cx - ML) / (self.4.w - ML - self.4.mr) * (self.1 - self.0), self.2 + (H - MB - cy) / (H - MT - MB) * (self.3 - self.2))
+        (
+            self.0 + (cx - ML) / (self.4.w - ML - self.4.mr) * (self.1 - self.0),
+            self.2 + (H - MB - cy) / (H - self.4.mt - MB) * (self.3 - self.2),
+        )
     }
 }
 
@@ -118,7 +132,7 @@ fn draw(canvas: &web_sys::HtmlCanvasElement, s: &Scatter, choice: &Choice, g: Ge
     ctx.set_fill_style_str("#ffffff");
     ctx.fill_rect(0.0, 0.0, g.w, H);
     ctx.set_fill_style_str("#222");
-    draw_title(&ctx, &s.title, g);
+    let g = Geo { mt: draw_title(&ctx, &s.title, g), ..g };
     let all = s.points.iter().chain(s.overlays.iter().flat_map(|o| o.0.iter())).filter(|p| p.0.is_finite() && p.1.is_finite());
     let (x0, x1, y0, y1) = all.fold((f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY), |(a, b, c, d), p| {
         (a.min(p.0), b.max(p.0), c.min(p.1), d.max(p.1))
@@ -138,7 +152,7 @@ fn draw(canvas: &web_sys::HtmlCanvasElement, s: &Scatter, choice: &Choice, g: Ge
     let py = |y: f64| frame.py(y);
     ctx.set_stroke_style_str("#444");
     ctx.set_line_width(1.0);
-    ctx.stroke_rect(ML, MT, g.w - ML - g.mr, H - MT - MB);
+    ctx.stroke_rect(ML, g.mt, g.w - ML - g.mr, H - g.mt - MB);
     ctx.set_font(&font("--chart-tick", "400"));
     ctx.set_fill_style_str("#444");
     // Tick labels centred under x ticks and right-aligned against the plot on y, so the
@@ -163,7 +177,7 @@ fn draw(canvas: &web_sys::HtmlCanvasElement, s: &Scatter, choice: &Choice, g: Ge
     ctx.set_text_align("center");
     ctx.fill_text(&s.x_label, (ML + g.w - g.mr) / 2.0, H - 10.0).ok()?;
     ctx.save();
-    ctx.translate(18.0, (MT + H - MB) / 2.0).ok()?;
+    ctx.translate(18.0, (g.mt + H - MB) / 2.0).ok()?;
     ctx.rotate(-std::f64::consts::FRAC_PI_2).ok()?;
     ctx.fill_text(&s.y_label, 0.0, 0.0).ok()?;
     ctx.restore();
@@ -171,7 +185,7 @@ fn draw(canvas: &web_sys::HtmlCanvasElement, s: &Scatter, choice: &Choice, g: Ge
     // Marks stay inside the plot (a zoom window cuts through the cloud).
     ctx.save();
     ctx.begin_path();
-    ctx.rect(ML, MT, g.w - ML - g.mr, H - MT - MB);
+    ctx.rect(ML, g.mt, g.w - ML - g.mr, H - g.mt - MB);
     ctx.clip();
     let mut current = String::new();
     for (i, p) in s.points.iter().enumerate() {
@@ -218,7 +232,7 @@ fn draw(canvas: &web_sys::HtmlCanvasElement, s: &Scatter, choice: &Choice, g: Ge
     ctx.set_font(&font("--chart-legend", "400"));
     for (k, (_, color, label, _)) in s.overlays.iter().enumerate().filter(|_| g.legend()) {
         let hidden = choice.hidden.get(k).copied().unwrap_or(false);
-        let ly = MT + 14.0 + 20.0 * k as f64;
+        let ly = g.mt + 14.0 + 20.0 * k as f64;
         ctx.set_fill_style_str(if hidden { "#c8c8c8" } else { color });
         ctx.fill_rect(g.w - g.mr + 10.0, ly - 6.0, 14.0, 4.0);
         ctx.set_fill_style_str(if hidden { "#9a9a9a" } else { "#222" });
@@ -264,9 +278,11 @@ pub fn ScatterCanvas(
         let w = geo.get_untracked().w;
         Some(((ev.client_x() as f64 - r.left()) * w / r.width().max(1.0), (ev.client_y() as f64 - r.top()) * H / r.height().max(1.0)))
     };
+    // The geometry the canvas was last drawn with (its title may have taken two lines).
+    let drawn = move || frame.get_value().map_or_else(|| geo.get_untracked(), |f| f.4);
     let inside = move |(x, y): (f64, f64)| {
-        let g = geo.get_untracked();
-        (ML..=g.w - g.mr).contains(&x) && (MT..=H - MB).contains(&y)
+        let g = drawn();
+        (ML..=g.w - g.mr).contains(&x) && (g.mt..=H - MB).contains(&y)
     };
     let on_down = move |ev: leptos::ev::MouseEvent| {
         if let Some(p) = at(&ev).filter(|&p| inside(p)) {
@@ -277,8 +293,8 @@ pub fn ScatterCanvas(
     let on_move = move |ev: leptos::ev::MouseEvent| {
         let Some(p) = at(&ev) else { return };
         if choice.with_untracked(|c| c.band.is_some()) {
-            let g = geo.get_untracked();
-            choice.update(|c| c.band = c.band.map(|b| (b.0, b.1, p.0.clamp(ML, g.w - g.mr), p.1.clamp(MT, H - MB))));
+            let g = drawn();
+            choice.update(|c| c.band = c.band.map(|b| (b.0, b.1, p.0.clamp(ML, g.w - g.mr), p.1.clamp(g.mt, H - MB))));
             return;
         }
         hover.set(
