@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { BROWSERS, HAS_FIREFOX, caughtDownload } from './drivers.mjs';
+import { BROWSERS, HAS_FIREFOX, caughtDownload, openIn } from './drivers.mjs';
 import { ROOT, serveSite, tempDir, cliTraces } from './helpers.mjs';
 
 if (process.env.REQUIRE_FIREFOX && !HAS_FIREFOX) throw new Error('Firefox and geckodriver are missing: run scripts/install.sh --test');
@@ -19,16 +19,8 @@ after(() => site.server.close());
 const text = (selector) => document.querySelector(selector)?.textContent ?? '';
 const STATUS = '#run-status';
 
-/// `start` on the link `query`, ready (a lesson drawn, or the experiment page's data loaded).
-async function open(start, query = '', server = site) {
-  const b = await start();
-  try {
-    await b.goto(server.url + (query ? `?${query}` : ''));
-    await b.waitFor(() => document.querySelector('.lesson #lesson-numbers, #lesson-none')
-      || /loaded in|waiting for|no data/.test(document.querySelector('#data-info')?.textContent ?? ''));
-  } catch (e) { await b.close(); throw e; }
-  return b;
-}
+/// `start` on the link `query` of `server`, ready.
+const open = (start, query = '', server = site) => openIn(start, server.url + (query ? `?${query}` : ''));
 
 const waitForRun = (b, ms = 180_000) => b.waitFor(() => /^(Finished|Cancelled)/.test(document.querySelector('#run-status')?.textContent ?? ''), null, ms);
 const permalinkQuery = async (b) => new URL(await b.evaluate(() => document.querySelector('#permalink').value)).search.slice(1);

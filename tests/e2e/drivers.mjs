@@ -162,6 +162,19 @@ export function caughtDownload(selector) {
   });
 }
 
+/// `start` (one of the drivers above) in a window of `viewport`, on `url`, ready: a lesson drawn
+/// (or the list, for a lesson that does not exist), or the experiment page's data loaded (or
+/// not); closed again if it never gets there.
+export async function openIn(start, url, viewport = VIEWPORT) {
+  const b = await start(viewport);
+  try {
+    await b.goto(url);
+    await b.waitFor(() => document.querySelector('.lesson #lesson-numbers, #lesson-none')
+      || /loaded in|waiting for|no data/.test(document.querySelector('#data-info')?.textContent ?? ''));
+  } catch (e) { await b.close(); throw e; }
+  return b;
+}
+
 /// The browsers the suite runs in (Firefox only where it is installed: `scripts/install.sh
 /// --test` installs it, so the README's test command always has it).
 export const BROWSERS = [['Chromium', chromium], ...(HAS_FIREFOX ? [['Firefox', firefox]] : [])];

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import { LESSONS_VIEWS, EXPERIMENT_VIEWS, showView } from './views.mjs';
 import { serveSite, openPage, tempDir, cli } from './helpers.mjs';
-import { BROWSERS } from './drivers.mjs';
+import { BROWSERS, openIn } from './drivers.mjs';
 
 const site = await serveSite();
 after(() => site.server.close());
@@ -100,16 +100,8 @@ function overlaps() {
   return out;
 }
 
-/// `start` (a driver of drivers.mjs) in a window of `viewport`, on the link `query`, ready.
-async function open(start, viewport, query) {
-  const b = await start(viewport);
-  try {
-    await b.goto(site.url + (query ? `?${query}` : ''));
-    await b.waitFor(() => document.querySelector('.lesson #lesson-numbers, #lesson-none')
-      || /loaded in|waiting for|no data/.test(document.querySelector('#data-info')?.textContent ?? ''));
-  } catch (e) { await b.close(); throw e; }
-  return b;
-}
+/// `start` in a window of `viewport` on the link `query`, ready.
+const open = (start, viewport, query) => openIn(start, site.url + (query ? `?${query}` : ''), viewport);
 
 for (const [browser, start] of BROWSERS) {
   for (const [label, viewport] of [['1280×720', PROJECTOR], ['390×844', PHONE]]) {
