@@ -27,7 +27,7 @@ cargo test --release --target wasm32-unknown-unknown --test wasm_engine
 GECKODRIVER="$HOME/.cargo/bin/geckodriver" WASM_BINDGEN_TEST_WEBDRIVER_JSON=webdriver-firefox.json \
   cargo test --release --target wasm32-unknown-unknown --test wasm_engine
 
-echo "== end-to-end tests in headless Chromium, and the shared scenarios in headless Firefox"
+echo "== end-to-end tests in headless Chromium; the shared scenarios and the layout tests in headless Firefox too"
 REQUIRE_FIREFOX=1 node --test --test-concurrency=1 tests/e2e/
 
 echo "== a sharded sweep on a local two-node Ray cluster (plan, job shards, a killed worker, merge)"
