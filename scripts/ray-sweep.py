@@ -115,6 +115,34 @@ def duration(seconds):
     return f"{seconds / 3600:.1f} h"
 
 
+def refused_for_auth(err):
+    """Whether connecting failed because the cluster refused our token (Ray raises a
+    ConnectionError whose cause, or text, is the AuthenticationError)."""
+    seen = set()
+    while err is not None and id(err) not in seen:
+        seen.add(id(err))
+        if type(err).__name__ == "AuthenticationError" or "InvalidAuthToken" in str(err):
+            return True
+        err = err.__cause__ or err.__context__
+    return False
+
+
+def connect(address):
+    """ray.init, or a sentence saying why the cluster refused us and what to do."""
+    try:
+        ray.init(address=None if address == "local" else address)
+    except Exception as err:  # noqa: BLE001 - Ray raises several types for one refusal
+        if not refused_for_auth(err):
+            raise
+        mode = os.environ.get("RAY_AUTH_MODE", "disabled")
+        sys.exit(
+            f"ray-sweep: the Ray cluster at {address} refused this driver's authentication token "
+            f"(RAY_AUTH_MODE here is '{mode}'). Use the cluster's own token: set RAY_AUTH_MODE=token and "
+            "RAY_AUTH_TOKEN (or RAY_AUTH_TOKEN_PATH) as on its nodes, or put the token in ~/.ray/auth_token "
+            "(`ray get-auth-token` on the head prints it). See docs/sweeps.md, 'Ray and token authentication'."
+        )
+
+
 def main():
     a = parse_args()
     hpo = os.path.abspath(a.hpo)
@@ -156,7 +184,7 @@ def main():
     todo = shards_of(set(range(jobs)) - done)
     print(f"{jobs} jobs: {len(done)} already done; {len(todo)} shards to run", flush=True)
     if todo:
-        ray.init(address=None if a.address == "local" else a.address)
+        connect(a.address)
         threads = max(1, int(a.cpus_per_task))
         task = run_shard.options(num_cpus=a.cpus_per_task, max_retries=a.retries, retry_exceptions=True)
         pending = {task.remote(hpo, plan, s, e, data, threads, a.nice): (s, e) for s, e in todo}

@@ -11,6 +11,17 @@ ray="$venv/bin/ray"
 tmp=$(mktemp -d)
 port=$((20000 + RANDOM % 20000))
 export RAY_USAGE_STATS_ENABLED=0 RAY_DEDUP_LOGS=0
+# A Ray user's machine: a local `ray.init()` of Ray 2.60 writes ~/.ray/auth_token, after which
+# `ray start --head` enables token authentication and a node joining without the token is
+# refused. The test runs as such a user (a home of its own holding a token file that is not the
+# cluster's), and its cluster uses token authentication on purpose, with a token of its own
+# given to every node and driver: the user's file then plays no part.
+export HOME="$tmp/home"
+mkdir -p "$HOME/.ray"
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$HOME/.ray/auth_token"
+export RAY_AUTH_MODE=token
+RAY_AUTH_TOKEN=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+export RAY_AUTH_TOKEN
 # A cluster of its own, beside any other on this machine (a protocol sweep may be running):
 # its own temp dir and ports, and nodes started with --block so that stopping them stops only
 # their processes. `ray stop` would stop every Ray process of this user.
@@ -61,7 +72,14 @@ our_workers() {
     for r in $(pgrep -P "$n" || true); do pgrep -P "$r" -f '^ray::run_shard' || true; done
   done
 }
-echo "ray: two nodes up on port $port"
+echo "ray: two nodes up on port $port (token authentication, a user's own token file present)"
+
+# A driver without the cluster's token is told so in a sentence, not a stack trace.
+refused=$(RAY_AUTH_TOKEN=not-the-clusters "$venv/bin/python" scripts/ray-sweep.py --link 'v=1&data=bundled:quadratic&methods=RS&tasks=quadratic-00&seeds=1&iters=3' \
+    --out "$tmp/refused" --address "127.0.0.1:$port" --hpo "$hpo" 2>&1) && { echo "FAIL: a driver with a wrong token was let in"; exit 1; }
+echo "$refused" | tail -n 1 | grep -q "^ray-sweep: the Ray cluster at 127.0.0.1:$port refused this driver's authentication token" \
+  || { echo "$refused" | tail -n 5; echo "FAIL: no clear message for a refused token"; exit 1; }
+echo "ok: a driver with another token is refused with a sentence saying what to set"
 
 check() {  # name, link
   local name=$1 link=$2
