@@ -224,9 +224,7 @@ impl PriorCache {
         target: usize,
         warp: OutputWarp,
     ) -> Result<Arc<Vec<Vec<f64>>>> {
-        if resolved.spec.transfer != TransferMode::LeaveOneTaskOut {
-            return Err(EngineError::Spec("SGPT needs transfer mode 'leave one task out'".into()));
-        }
+        require_transfer(resolved)?;
         let slot = self.means.lock().expect("cache lock").entry((target, warp)).or_default().clone();
         let result = slot.get_or_init(|| {
             let others: Vec<Evaluations> = (0..bench.tasks.len())
@@ -235,7 +233,8 @@ impl PriorCache {
                 .collect();
             other_task_means(&others, warp, &bench.encoded_task(target)).map(Arc::new).map_err(|e| e.to_string())
         });
-        result.clone().map_err(|message| EngineError::Method { method: "SGPT".into(), message })
+        // Labelled by the method that asked (SGPT or SGPT Copula) in `transfer_context`.
+        result.clone().map_err(|message| EngineError::Method { method: String::new(), message })
     }
 }
 
@@ -259,7 +258,10 @@ pub fn transfer_context(
             context.prior = Some(prior);
         }
         TransferNeed::OtherBest => context.other_best = other_tasks_best(bench, resolved, target)?,
-        TransferNeed::OtherTaskGps(warp) => context.other_task_means = Some(priors.other_task_means(bench, resolved, target, warp)?),
+        TransferNeed::OtherTaskGps(warp) => {
+            let means = priors.other_task_means(bench, resolved, target, warp).map_err(|e| e.for_method(method.name))?;
+            context.other_task_means = Some(means);
+        }
         TransferNeed::OtherData => context.other_data = other_tasks_data(bench, resolved, target)?,
     }
     Ok((context, prior_rmse))

@@ -113,7 +113,8 @@ impl Optimizer for Sgpt {
     fn suggest(&mut self, state: &SearchState, rng: &mut MethodRng) -> Result<usize> {
         let remaining: Vec<usize> = (0..state.candidates.len()).filter(|&i| !state.evaluated[i]).collect();
         if remaining.is_empty() {
-            return Err(EngineError::Method { method: "SGPT".into(), message: "no candidate left".into() });
+            // Labelled with the entry's name (SGPT or SGPT Copula) by the runner.
+            return Err(EngineError::Method { method: String::new(), message: "no candidate left".into() });
         }
         if state.history.len() < INITIAL_DESIGN {
             return Ok(remaining[index_below(rng, remaining.len())]);
