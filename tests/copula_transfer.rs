@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use hpo_playground::engine::benchmark::Benchmark;
 use hpo_playground::engine::loaders::copula::load_copula_format;
-use hpo_playground::engine::metrics::{adtm_curves, band};
+use hpo_playground::engine::results::metrics::{adtm_curves, band};
 use hpo_playground::engine::runner::run_job;
 use hpo_playground::engine::spec::{ExperimentSpec, ResolvedSpec};
 use hpo_playground::engine::transfer::PriorCache;
@@ -21,7 +21,7 @@ fn load(file: &str) -> Option<Benchmark> {
 }
 
 /// Mean over iterations of the ADTM curve (the area the paper's improvement averages over).
-fn mean_adtm(bench: &Benchmark, resolved: &ResolvedSpec, traces: &[hpo_playground::engine::runner::Trace], method: &str) -> f64 {
+fn mean_adtm(bench: &Benchmark, resolved: &ResolvedSpec, traces: &[hpo_playground::engine::trace::Trace], method: &str) -> f64 {
     let b = band(&adtm_curves(traces, bench, resolved.objective, resolved.direction, method));
     b.mean.iter().sum::<f64>() / b.mean.len() as f64
 }

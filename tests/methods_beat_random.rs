@@ -3,7 +3,7 @@
 //! makes the surrogate no better than chance.
 
 use hpo_playground::engine::bundled::load_bundled;
-use hpo_playground::engine::metrics::{adtm_curves, band};
+use hpo_playground::engine::results::metrics::{adtm_curves, band};
 use hpo_playground::engine::runner::run_job;
 use hpo_playground::engine::spec::ExperimentSpec;
 use hpo_playground::engine::transfer::PriorCache;

@@ -6,10 +6,11 @@
 use hpo_playground::engine::bundled::load_bundled;
 use hpo_playground::engine::method_entry::MethodObjectives;
 use hpo_playground::engine::method_entry::RunKind;
-use hpo_playground::engine::metrics::{band, hv_error_curves};
 use hpo_playground::engine::registry::of_kind;
-use hpo_playground::engine::runner::{run_job, Trace};
+use hpo_playground::engine::results::metrics::{band, hv_error_curves};
+use hpo_playground::engine::runner::run_job;
 use hpo_playground::engine::spec::{DataRef, ExperimentSpec, ObjectiveChoice, TransferMode};
+use hpo_playground::engine::trace::Trace;
 use hpo_playground::engine::transfer::PriorCache;
 
 fn spec(methods: &[&str], tasks: &[&str], seeds: u32, iterations: u32) -> ExperimentSpec {

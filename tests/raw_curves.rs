@@ -11,9 +11,9 @@ use rayon::prelude::*;
 
 use hpo_playground::engine::benchmark::Benchmark;
 use hpo_playground::engine::exploding_curves::exploding_csv;
-use hpo_playground::engine::fidelity::report::{race_traces, task_curves};
-use hpo_playground::engine::fidelity::summary::summarize;
 use hpo_playground::engine::loaders::upload::load_file_with;
+use hpo_playground::engine::results::race_report::{race_traces, task_curves};
+use hpo_playground::engine::results::race_summary::summarize;
 use hpo_playground::engine::runner::run_job;
 use hpo_playground::engine::spec::{DataRef, ExperimentSpec, RegretScale};
 use hpo_playground::engine::transfer::PriorCache;

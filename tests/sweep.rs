@@ -5,7 +5,7 @@
 mod cli;
 use cli::{hpo, ok, text, Scratch};
 
-use hpo_playground::engine::fidelity::summary::RaceSummary;
+use hpo_playground::engine::results::race_summary::RaceSummary;
 use std::path::{Path, PathBuf};
 
 fn read(p: &Path) -> String {
@@ -154,4 +154,53 @@ fn jobs_kept_as_picks_merge_into_the_same_outputs_and_tampering_is_refused() {
     ok(hpo(&["job", "--plan", &s("full.jsonl"), "--jobs", "0", "--out", &s("full")]));
     let o = hpo(&["picks", "--traces", &s("full"), "--out", &s("none.jsonl")]);
     assert!(!o.status.success() && text(&o).contains("picks keep races only"), "{}", text(&o));
+}
+
+/// The page summarises whatever jobs have finished with `summarize_full_run` on the whole
+/// link; `hpo merge --partial` runs the link restricted to its finished tasks. The two must
+/// print the same Table 2: the finished task alone, the other named as left out by the page.
+#[test]
+fn a_partial_experiment_has_one_table_2_in_the_page_and_the_cli() {
+    use hpo_playground::engine::bundled::load_bundled;
+    use hpo_playground::engine::permalink::from_query;
+    use hpo_playground::engine::results::run_summary::summarize_full_run;
+    use hpo_playground::engine::runner::run_job;
+    use hpo_playground::engine::transfer::PriorCache;
+
+    let link = "v=1&data=bundled:quadratic&methods=RS,GP,GCP&tasks=quadratic-00,quadratic-03&seeds=2&iters=10&transfer=loto";
+    let dir = Scratch::new("partial-table2");
+    let s = |p: &str| dir.join(p).to_str().unwrap().to_string();
+    ok(hpo(&["plan", "--link", link, "--out", &s("plan.jsonl")]));
+    // Jobs are method, then task, then seed: 0..10 leaves GCP's two jobs on quadratic-03.
+    ok(hpo(&["job", "--plan", &s("plan.jsonl"), "--jobs", "0..10", "--out", &s("traces"), "--threads", "1"]));
+    let printed = ok(hpo(&["merge", "--plan", &s("plan.jsonl"), "--traces", &s("traces"), "--out", &s("partial"), "--partial"]));
+    let cli: Vec<(String, String, String)> = printed
+        .lines()
+        .skip_while(|l| !l.starts_with("improvement over RS (Table 2)"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  ") && l.contains("average rank"))
+        .map(|l| {
+            let (name, rest) = l.trim().split_once(char::is_whitespace).unwrap();
+            let (mean, rank) = rest.trim().split_once(" (average rank ").unwrap();
+            (name.to_string(), mean.to_string(), rank.trim_end_matches(')').to_string())
+        })
+        .collect();
+    assert!(printed.contains("improvement over RS (Table 2), 1 of 1 task:"), "{printed}");
+
+    // The bundled table as the page and the CLI read it (the generator's values, rounded in the CSV).
+    let bench = load_bundled("quadratic").unwrap();
+    let resolved = from_query(link).spec.resolve(&bench).unwrap();
+    let priors = PriorCache::new();
+    let traces: Vec<_> =
+        resolved.jobs()[..10].iter().map(|j| run_job(&bench, &resolved, j, &priors, &|| 0.0, &mut |_| true).unwrap()).collect();
+    let page = summarize_full_run(&bench, &resolved, &traces).unwrap().table2;
+    assert_eq!(page.incomplete, vec!["quadratic-03".to_string()]);
+    assert_eq!(page.rows.len(), 1);
+    let shown: Vec<(String, String, String)> = page
+        .methods
+        .iter()
+        .enumerate()
+        .map(|(k, m)| (m.clone(), format!("{:.3}", page.means[k]), format!("{:.2}", page.ranks[k])))
+        .collect();
+    assert_eq!(shown, cli, "the page's Table 2 and the CLI's");
 }

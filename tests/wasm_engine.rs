@@ -72,7 +72,7 @@ fn the_blocked_algebra_gives_the_native_bits() {
     // The faithful DyHPO's n × n routines: 4 × 4 tiles on simd128 here, 4 × 16 with AVX-512
     // natively; the same bits, or page and CLI would race differently. In f32 (4 × 8 here,
     // 4 × 32 natively) likewise.
-    use hpo_playground::engine::gp::linalg_bench::{
+    use hpo_playground::engine::linalg_bench::{
         blocked_fingerprint, blocked_fingerprint_f32, BLOCKED_FINGERPRINT, BLOCKED_FINGERPRINT_F32,
     };
     assert_eq!(blocked_fingerprint(), BLOCKED_FINGERPRINT);

@@ -20,7 +20,7 @@ async fn breathe() {
 
 #[wasm_bindgen_test]
 async fn linalg_timings_in_wasm() {
-    use hpo_playground::engine::gp::linalg_bench::measure;
+    use hpo_playground::engine::linalg_bench::measure;
     let perf = web_sys::window().and_then(|w| w.performance()).expect("a browser");
     let now = move || perf.now() / 1000.0;
     // A warm-up pass, discarded: V8 starts on its baseline compiler and optimises hot code
@@ -43,8 +43,8 @@ async fn linalg_timings_in_wasm() {
             );
         }
     }
-    use hpo_playground::engine::fidelity::deep_kernel::Precision;
-    use hpo_playground::engine::gp::linalg_bench::{dyhpo_epoch_phases, phase_line};
+    use hpo_playground::engine::fidelity::dyhpo::deep_kernel::Precision;
+    use hpo_playground::engine::linalg_bench::{dyhpo_epoch_phases, phase_line};
     for n in [200, 500, 1000] {
         for (precision, name) in [(Precision::F64, "f64"), (Precision::F32, "f32")] {
             breathe().await;

@@ -5,7 +5,7 @@
 //! first. Numbers use Rust's shortest round-trip formatting, identical natively and in wasm.
 
 use super::fidelity::RaceTrace;
-use super::runner::{Trace, TraceRow};
+use super::trace::{Trace, TraceRow};
 
 /// Columns of the paper's format.
 const PAPER_COLUMNS: [&str; 6] = ["seed", "iteration", "value", "blackbox", "task", "optimizer"];
@@ -97,7 +97,7 @@ pub fn traces_detailed_csv<'a>(traces: impl IntoIterator<Item = &'a Trace>) -> S
 mod tests {
     use super::*;
     use crate::fidelity::RaceRow;
-    use crate::runner::TraceBody;
+    use crate::trace::TraceBody;
 
     #[test]
     fn race_csv_sorted_one_row_per_request() {

@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use super::benchmark::Benchmark;
 use super::content_hash;
 use super::permalink::to_query;
-use super::runner::Trace;
 use super::spec::{ExperimentSpec, Job, ResolvedSpec};
+use super::trace::Trace;
 
 /// One experiment as kept: its link and how much of it is finished.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -98,7 +98,11 @@ mod tests {
     #[test]
     fn how_results_are_shown_is_not_part_of_an_experiments_key() {
         let spec = ExperimentSpec::default();
-        let shown = ExperimentSpec { log_y: true, design_view: Some(crate::gpb::view::DesignViewSpec::default()), ..spec.clone() };
+        let shown = ExperimentSpec {
+            log_y: true,
+            design_view: Some(crate::fidelity::gpb::view_setting::DesignViewSpec::default()),
+            ..spec.clone()
+        };
         assert_eq!(experiment_id(&spec), experiment_id(&shown));
         assert_ne!(experiment_id(&spec), experiment_id(&ExperimentSpec { seeds: 7, ..spec.clone() }));
     }

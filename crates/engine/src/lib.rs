@@ -14,7 +14,6 @@
 //!   surrogates for hyperparameter optimization.* Machine Learning 2018 (DTM).
 #![warn(missing_docs)]
 
-pub mod ablr;
 pub mod adam;
 pub mod axis;
 pub mod benchmark;
@@ -27,14 +26,14 @@ pub mod export;
 pub mod fidelity;
 pub mod fixtures;
 pub mod gp;
-pub mod gpb;
+pub mod gpb_experiments;
 pub mod kept;
 pub mod lbfgs;
 pub mod lessons;
+pub mod linalg_bench;
 pub mod loaders;
 pub mod method_entry;
 pub mod methods;
-pub mod metrics;
 pub mod optimizer;
 pub mod pareto;
 pub mod percent;
@@ -42,14 +41,16 @@ pub mod permalink;
 pub mod prior;
 pub mod prior_slice;
 pub mod public_data;
+pub mod race;
 pub mod registry;
+pub mod results;
 pub mod runner;
 pub mod setup;
-pub mod significance;
 pub mod smooth;
 pub mod space;
 pub mod spec;
 pub mod stats;
+pub mod trace;
 pub mod transfer;
 pub mod warping;
 

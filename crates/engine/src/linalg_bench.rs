@@ -6,12 +6,12 @@
 use nalgebra::{DMatrix, DVector};
 use rand::{Rng, SeedableRng};
 
-use crate::fidelity::deep_kernel::{
+use crate::fidelity::dyhpo::deep_kernel::{
     nll_and_grad_observed, nll_and_grad_observed_f32, CurvePoint, DeepKernel, DeepKernelSettings, LikelihoodBuffers, Phase, Precision,
 };
 
-use super::blocked;
-use super::linalg::{cholesky_into, inverse_from_cholesky_into, solve_lower, solve_upper_t};
+use crate::gp::blocked;
+use crate::gp::linalg::{cholesky_into, inverse_from_cholesky_into, solve_lower, solve_upper_t};
 
 /// Milliseconds per operation of one library at one size (median of the repetitions).
 #[derive(Debug, Clone, PartialEq)]

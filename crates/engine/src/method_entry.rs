@@ -6,9 +6,9 @@
 use std::sync::Arc;
 
 use super::error::{EngineError, Result};
-use super::fidelity::race::MultiFidelityOptimizer;
 use super::optimizer::Optimizer;
 use super::prior::TrainedPrior;
+use super::race::MultiFidelityOptimizer;
 use super::warping::OutputWarp;
 
 /// Most objectives of a multi-objective run (exact hypervolumes grow fast with the dimension);

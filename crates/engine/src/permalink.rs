@@ -6,8 +6,8 @@
 //! falls back to the default for that field only, so a tampered link still opens.
 
 use super::benchmark::{Direction, Metric};
+use super::fidelity::gpb::view_setting::DesignViewSpec;
 use super::fidelity::targets::RaceTargets;
-use super::gpb::view::DesignViewSpec;
 use super::loaders::clean::MissingPolicy;
 use super::loaders::table::ColumnRoles;
 use super::percent::{decode_component, encode_component};

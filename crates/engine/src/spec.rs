@@ -122,7 +122,7 @@ pub struct ExperimentSpec {
     pub race_budget: Option<u64>,
     /// The GPB design view's setting (paper 003 §3), when the link opens it.
     #[serde(default)]
-    pub design_view: Option<crate::gpb::view::DesignViewSpec>,
+    pub design_view: Option<crate::fidelity::gpb::view_setting::DesignViewSpec>,
     /// The result charts' y axes on a log scale (how the results are shown, kept in the link).
     #[serde(default)]
     pub log_y: bool,

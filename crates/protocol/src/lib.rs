@@ -12,13 +12,14 @@
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 use hpo_engine::benchmark::Benchmark;
-use hpo_engine::gpb::view::{DesignTable, DesignViewData, DesignViewSpec};
+use hpo_engine::fidelity::gpb::view_setting::DesignViewSpec;
+use hpo_engine::gpb_experiments::design_view::{DesignTable, DesignViewData};
 use hpo_engine::lessons::{LessonFrames, LessonJob};
 use hpo_engine::loaders::table::LoadOptions;
 use hpo_engine::loaders::upload::{LoadFailure, LoadedFile};
 use hpo_engine::prior::TrainedPrior;
-use hpo_engine::runner::{JobProgress, Trace};
 use hpo_engine::spec::{ExperimentSpec, Job};
+use hpo_engine::trace::{JobProgress, Trace};
 use hpo_engine::transfer::Learned;
 use hpo_engine::warping::OutputWarp;
 use std::sync::Arc;

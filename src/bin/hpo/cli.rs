@@ -6,10 +6,10 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use hpo_playground::engine::benchmark::Direction;
+use hpo_playground::engine::fidelity::gpb::design::Criterion;
+use hpo_playground::engine::fidelity::gpb::model::BudgetKernel;
 use hpo_playground::engine::fidelity::targets::RaceTargets;
-use hpo_playground::engine::gpb::design::Criterion;
-use hpo_playground::engine::gpb::model::BudgetKernel;
-use hpo_playground::engine::gpb::synthetic::Setting;
+use hpo_playground::engine::gpb_experiments::synthetic::Setting;
 use hpo_playground::engine::loaders::clean::MissingPolicy;
 use hpo_playground::engine::registry::markdown_table;
 use hpo_playground::engine::spec::RegretScale;

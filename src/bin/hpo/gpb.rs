@@ -6,13 +6,14 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use hpo_playground::engine::gpb::construct::DesignMethod;
-use hpo_playground::engine::gpb::design::Criterion;
-use hpo_playground::engine::gpb::protocol::{self, Arm};
-use hpo_playground::engine::gpb::synthetic::{mean_sd, std_of_beta, table1_rep, table2_rep, Setting, TestFunction};
-use hpo_playground::engine::gpb::view::{design_view, DesignTable, DesignViewSpec};
+use hpo_playground::engine::fidelity::gpb::construct::DesignMethod;
+use hpo_playground::engine::fidelity::gpb::design::Criterion;
+use hpo_playground::engine::fidelity::gpb::view_setting::DesignViewSpec;
+use hpo_playground::engine::gpb_experiments::design_view::{design_view, DesignTable};
+use hpo_playground::engine::gpb_experiments::protocol::{self, Arm};
+use hpo_playground::engine::gpb_experiments::synthetic::{mean_sd, std_of_beta, table1_rep, table2_rep, Setting, TestFunction};
 use hpo_playground::engine::loaders::clean::MissingPolicy;
-use hpo_playground::engine::significance::wilcoxon;
+use hpo_playground::engine::results::significance::wilcoxon;
 
 use crate::common::CliResult;
 
@@ -179,8 +180,8 @@ pub fn lcbench(lcbench_dir: &Path, tasks: Option<&str>, seeds: u64, json: Option
 
 /// Speed of the designs and of one GPB step (`docs/benchmarks.md`).
 pub fn bench() -> CliResult<()> {
-    use hpo_playground::engine::gpb::design::{DesignModel, DesignProblem};
-    use hpo_playground::engine::gpb::model::{CovParams, Gpb, GpbSettings};
+    use hpo_playground::engine::fidelity::gpb::design::{DesignModel, DesignProblem};
+    use hpo_playground::engine::fidelity::gpb::model::{CovParams, Gpb, GpbSettings};
     use hpo_playground::engine::optimizer::MethodRng;
     use hpo_playground::engine::stats::expected_improvement;
     use rand::{Rng, SeedableRng};
@@ -221,8 +222,14 @@ pub fn bench() -> CliResult<()> {
             .iter()
             .map(|&points| {
                 let t0 = Instant::now();
-                let view = hpo_playground::engine::gpb::view::design_view(
-                    &hpo_playground::engine::gpb::view::DesignViewSpec { method, criterion: Criterion::D, points, seed: 0, axes: None },
+                let view = hpo_playground::engine::gpb_experiments::design_view::design_view(
+                    &hpo_playground::engine::fidelity::gpb::view_setting::DesignViewSpec {
+                        method,
+                        criterion: Criterion::D,
+                        points,
+                        seed: 0,
+                        axes: None,
+                    },
                     None,
                 );
                 format!("{:.2} s ({} iterates)", t0.elapsed().as_secs_f64(), view.map_or(0, |v| v.iterates))

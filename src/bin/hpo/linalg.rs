@@ -6,8 +6,8 @@
 use std::time::Instant;
 
 use faer::linalg::solvers::{DenseSolveCore, Solve};
-use hpo_playground::engine::fidelity::deep_kernel::Precision;
-use hpo_playground::engine::gp::linalg_bench::{dyhpo_epoch_phases, kernel_matrix, measure, phase_line, time, Timing};
+use hpo_playground::engine::fidelity::dyhpo::deep_kernel::Precision;
+use hpo_playground::engine::linalg_bench::{dyhpo_epoch_phases, kernel_matrix, measure, phase_line, time, Timing};
 
 use crate::common::CliResult;
 

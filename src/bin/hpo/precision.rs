@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use hpo_playground::engine::fidelity::deep_kernel::{DeepKernelSettings, Precision, Solver};
+use hpo_playground::engine::fidelity::dyhpo::deep_kernel::{DeepKernelSettings, Precision, Solver};
 use hpo_playground::engine::fidelity::dyhpo::{race_with_observations, DyHpo};
 use hpo_playground::engine::fidelity::runner::race_curves;
 use hpo_playground::engine::fidelity::{run_race, MultiFidelityOptimizer, RaceRow};

@@ -9,16 +9,14 @@ use rayon::prelude::*;
 use hpo_playground::engine::axis::{count, significant};
 use hpo_playground::engine::benchmark::Benchmark;
 use hpo_playground::engine::export::{traces_csv, traces_detailed_csv};
-use hpo_playground::engine::fidelity::report::race_traces;
-use hpo_playground::engine::method_entry::RunKind;
-use hpo_playground::engine::metrics::{
-    adtm_curves, average_ranks, band, hv_error_curves, improvement_over_rs, mean_dtm_curve, prior_effects,
-};
 use hpo_playground::engine::optimizer::fnv1a;
 use hpo_playground::engine::permalink::to_query;
-use hpo_playground::engine::registry::baseline;
-use hpo_playground::engine::runner::{run_job, Trace};
+use hpo_playground::engine::results::metrics::{adtm_curves, band, hv_error_curves};
+use hpo_playground::engine::results::race_report::race_traces;
+use hpo_playground::engine::results::run_summary::{summarize_full_run, RunSummary};
+use hpo_playground::engine::runner::run_job;
 use hpo_playground::engine::spec::{ExperimentSpec, ResolvedSpec};
+use hpo_playground::engine::trace::Trace;
 use hpo_playground::engine::transfer::PriorCache;
 use hpo_playground::engine::EngineError;
 
@@ -133,8 +131,8 @@ pub fn report(
         print_hv_errors(resolved, traces);
         return Ok(());
     }
-    if resolved.methods.iter().any(|m| m.is_baseline()) && resolved.methods.len() > 1 {
-        print_table2(bench, resolved, traces);
+    if let Some(summary) = summarize_full_run(bench, resolved, traces) {
+        print_table2(&summary, resolved.tasks.len());
     }
     for m in &spec.methods {
         let b = band(&adtm_curves(traces, bench, resolved.objective, resolved.direction, m));
@@ -172,38 +170,21 @@ fn print_hv_errors(resolved: &ResolvedSpec, traces: &[Trace]) {
     }
 }
 
-/// Table 2 of the copula paper for this run: mean improvement over RS per method (averaged
-/// over tasks) and the average rank over tasks.
-fn print_table2(bench: &Benchmark, resolved: &ResolvedSpec, traces: &[Trace]) {
-    let methods: Vec<&str> = resolved.methods.iter().filter(|m| !m.is_baseline()).map(|m| m.name).collect();
-    let rs_name = baseline(RunKind::Full).name;
-    let mut scores = Vec::new();
-    for &t in &resolved.tasks {
-        let task = &bench.tasks[t].name;
-        let Some(rs) = mean_dtm_curve(traces, bench, resolved.objective, resolved.direction, rs_name, task) else { continue };
-        scores.push(
-            methods
-                .iter()
-                .map(|m| {
-                    mean_dtm_curve(traces, bench, resolved.objective, resolved.direction, m, task)
-                        .map_or(f64::NAN, |c| improvement_over_rs(&rs, &c))
-                })
-                .collect::<Vec<f64>>(),
-        );
+/// Table 2 of the copula paper for this run (the engine's summary, the page's table): mean
+/// improvement over RS per method over the complete tasks, the average rank, the tasks left
+/// out, and Fig. 4 for each method with a prior.
+fn print_table2(summary: &RunSummary, tasks: usize) {
+    let table = &summary.table2;
+    println!("improvement over RS (Table 2), {} of {}:", table.rows.len(), count(tasks, "task"));
+    for (k, m) in table.methods.iter().enumerate() {
+        println!("  {m:<10} {:>7.3} (average rank {:.2})", table.means[k], table.ranks[k]);
     }
-    let ranks = average_ranks(&scores);
-    println!("improvement over RS (Table 2), {} tasks:", scores.len());
-    for (k, m) in methods.iter().enumerate() {
-        let mean = scores.iter().map(|r| r[k]).sum::<f64>() / scores.len().max(1) as f64;
-        println!("  {m:<10} {mean:>7.3} (average rank {:.2})", ranks[k]);
+    if !table.incomplete.is_empty() {
+        println!("  left out, some job not finished: {}", table.incomplete.join(", "));
     }
-    for m in resolved.methods.iter().filter(|m| m.transfer().prior().is_some()).map(|m| m.name) {
-        let effects = prior_effects(traces, bench, resolved.objective, resolved.direction, m);
-        if effects.is_empty() {
-            continue;
-        }
-        println!("{m}: improvement over RS per task, sorted by the prior's RMSE on the task (Fig. 4):");
-        for e in effects {
+    for fig4 in &summary.prior_effects {
+        println!("{}: improvement over RS per task, sorted by the prior's RMSE on the task (Fig. 4):", fig4.method);
+        for e in &fig4.effects {
             println!("  {:<24} RMSE {:>6.3}  improvement {:>7.3}", e.task, e.rmse, e.improvement);
         }
     }

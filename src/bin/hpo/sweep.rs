@@ -18,8 +18,9 @@ use serde::{Deserialize, Serialize};
 use hpo_playground::engine::benchmark::Benchmark;
 use hpo_playground::engine::fidelity::picks::{picks_of, RacePicks};
 use hpo_playground::engine::permalink::to_query;
-use hpo_playground::engine::runner::{replay_job, run_job, Trace};
+use hpo_playground::engine::runner::{replay_job, run_job};
 use hpo_playground::engine::spec::{ExperimentSpec, Job};
+use hpo_playground::engine::trace::Trace;
 use hpo_playground::engine::transfer::PriorCache;
 use hpo_playground::engine::EngineError;
 

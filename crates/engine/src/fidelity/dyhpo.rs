@@ -18,12 +18,15 @@
 //!
 //! "DyHPO w/o CNN" is the paper's ablation without the learning-curve input.
 
-use super::deep_kernel::{fit, CurvePoint, DeepKernel, DeepKernelSettings, FitReport, FittedDeepKernel};
-use super::race::{MultiFidelityOptimizer, Race, Request};
+use self::deep_kernel::{fit, CurvePoint, DeepKernel, DeepKernelSettings, FitReport, FittedDeepKernel};
 use crate::error::{EngineError, Result};
 use crate::method_entry::{CostClass, MethodEntry, MethodKind};
 use crate::optimizer::{index_below, MethodRng};
+use crate::race::{MultiFidelityOptimizer, Race, Request};
 use crate::stats::expected_improvement;
+
+/// DyHPO's model: the deep-kernel GP over learning curves (its likelihood, fit and posterior).
+pub mod deep_kernel;
 
 /// Observations the surrogate of "DyHPO (fast)" sees at most.
 pub const FAST_OBSERVATIONS: usize = 256;

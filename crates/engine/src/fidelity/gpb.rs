@@ -7,7 +7,7 @@
 //!   table of B steps; the model's budget is epochs/B, so f2(b) = B/epochs;
 //! - rounds of 20 (the initial design), 10, 10, 10 configurations (the paper's 4 workers ×
 //!   4 iterations), then rounds of 10 until the race's budget is spent;
-//! - the model: [`crate::gpb::model`] with the power budget correlation and the
+//! - the model: [`crate::fidelity::gpb::model`] with the power budget correlation and the
 //!   paper's boxes; the design: D-optimal by the named construction, at nominal parameters.
 //!
 //! Our choices (the paper is silent; `docs/methods.md`):
@@ -34,14 +34,19 @@ use std::collections::VecDeque;
 
 use rand::seq::index::sample;
 
-use super::race::{MultiFidelityOptimizer, Race, Request};
 use crate::error::{EngineError, Result};
-use crate::gpb::construct::DesignMethod;
-use crate::gpb::design::{Criterion, DesignModel, DesignProblem};
-use crate::gpb::model::{CovParams, Gpb, GpbSettings};
+use crate::fidelity::gpb::construct::DesignMethod;
+use crate::fidelity::gpb::design::{Criterion, DesignModel, DesignProblem};
+use crate::fidelity::gpb::model::{CovParams, Gpb, GpbSettings};
 use crate::method_entry::{CostClass, MethodEntry, MethodKind};
 use crate::optimizer::MethodRng;
+use crate::race::{MultiFidelityOptimizer, Race, Request};
 use crate::stats::expected_improvement;
+
+pub mod construct;
+pub mod design;
+pub mod model;
+pub mod view_setting;
 
 /// Configurations per round: the initial design, then the paper's three rounds of 10.
 pub const ROUNDS: [usize; 4] = [20, 10, 10, 10];

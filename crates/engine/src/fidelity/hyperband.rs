@@ -20,10 +20,10 @@
 
 use std::collections::VecDeque;
 
-use super::race::{MultiFidelityOptimizer, Race, Request};
 use crate::error::{EngineError, Result};
 use crate::method_entry::{CostClass, MethodEntry, MethodKind};
 use crate::optimizer::{index_below, MethodRng};
+use crate::race::{MultiFidelityOptimizer, Race, Request};
 
 /// The halving rate of the papers.
 pub const ETA: u32 = 3;

@@ -8,18 +8,12 @@
 //! metric at every step in between is observed on the way. The optimizer's own wall time is
 //! recorded separately. Losses are always "smaller is better" for the optimizers.
 
-pub mod analysis;
-pub mod cd_layout;
-pub mod deep_kernel;
 pub mod dyhpo;
 pub mod gpb;
 pub mod hyperband;
 pub mod picks;
-pub mod race;
-pub mod report;
 pub mod runner;
 pub mod samplers;
-pub mod summary;
 pub mod targets;
 
-pub use race::{run_race, MultiFidelityOptimizer, Race, RaceRow, RaceTrace, Request};
+pub use crate::race::{run_race, MultiFidelityOptimizer, Race, RaceRow, RaceTrace, Request};

@@ -9,11 +9,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::race::{run_race, Race, RaceRow};
-use super::race::{MultiFidelityOptimizer, Request};
 use crate::content_hash;
 use crate::error::{EngineError, Result};
 use crate::optimizer::MethodRng;
+use crate::race::{run_race, Race, RaceRow};
+use crate::race::{MultiFidelityOptimizer, Request};
 
 /// One served request: configuration, budget reached, the optimizer's seconds for it.
 pub type Pick = (usize, u32, f64);

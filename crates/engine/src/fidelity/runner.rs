@@ -1,11 +1,11 @@
 //! One run of a multi-fidelity method on a task.
 
-use super::race::{run_race, RaceTrace};
 use super::targets::RaceTargets;
 use crate::benchmark::Benchmark;
 use crate::error::{EngineError, Result};
 use crate::method_entry::MethodEntry;
 use crate::optimizer::job_rng;
+use crate::race::{run_race, RaceTrace};
 
 /// Per configuration, one value per budget step: a task's learning curves or their costs.
 pub type Curves = Vec<Vec<f64>>;

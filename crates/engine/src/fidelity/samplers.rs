@@ -25,9 +25,9 @@ use rand::Rng;
 
 use super::hyperband::ConfigSampler;
 use super::hyperband::Hyperband;
-use super::race::Race;
 use crate::method_entry::{CostClass, MethodEntry, MethodKind};
 use crate::optimizer::{index_below, MethodRng};
+use crate::race::Race;
 use crate::stats::normal_quantile;
 
 /// BOHB's share of random bracket starts.

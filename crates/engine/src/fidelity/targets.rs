@@ -11,9 +11,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::race::{MultiFidelityOptimizer, Race, Request};
 use crate::error::Result;
 use crate::optimizer::MethodRng;
+use crate::race::{MultiFidelityOptimizer, Race, Request};
 use crate::warping::CopulaWarp;
 
 /// The losses a race's optimizer sees.

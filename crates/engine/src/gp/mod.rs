@@ -29,8 +29,7 @@ pub(crate) mod blocked;
 mod exp_batch;
 mod kernel;
 mod likelihood;
-mod linalg;
-pub mod linalg_bench;
+pub(crate) mod linalg;
 mod predict;
 pub(crate) use predict::{argmax_by_bounds, BOUND_ROWS_SHARE};
 

@@ -11,74 +11,18 @@
 use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 
-use super::construct::DesignMethod;
-use super::design::{Criterion, DesignModel, DesignProblem};
-use super::model::{CovParams, Gpb, GpbSettings};
 use super::synthetic::{one_d, table1_problem, Setting, TABLE1_BUDGETS};
 use crate::benchmark::Benchmark;
 use crate::error::{EngineError, Result};
+use crate::fidelity::gpb::design::{Criterion, DesignModel, DesignProblem};
+use crate::fidelity::gpb::model::{CovParams, Gpb, GpbSettings};
+use crate::fidelity::gpb::view_setting::{DesignViewSpec, POINTS_RANGE};
 use crate::fidelity::gpb::{budget_levels, design_pool, table_design_problem};
 use crate::optimizer::MethodRng;
 use crate::space::{Hyperparameter, ParamKind, SearchSpace};
 
 /// Points per side of the d(x, ξ) map.
 pub const MAP_SIDE: usize = 21;
-/// Fewest and most design points the view offers.
-pub const POINTS_RANGE: (usize, usize) = (4, 30);
-
-/// The view's setting, carried in links as `design=TA.D.10.0` (method, criterion, points,
-/// seed) on the unit square, or `design=TA.D.10.0.2.5` on the loaded data, drawn over its
-/// hyperparameters 2 and 5 (0-based, in column order).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DesignViewSpec {
-    /// Construction.
-    pub method: DesignMethod,
-    /// Criterion.
-    pub criterion: Criterion,
-    /// Design points.
-    pub points: usize,
-    /// Seed of the construction.
-    pub seed: u64,
-    /// On the loaded data, the two hyperparameters drawn; `None` for the unit square.
-    #[serde(default)]
-    pub axes: Option<(usize, usize)>,
-}
-
-impl Default for DesignViewSpec {
-    fn default() -> Self {
-        DesignViewSpec { method: DesignMethod::Ta, criterion: Criterion::D, points: 10, seed: 0, axes: None }
-    }
-}
-
-impl DesignViewSpec {
-    /// The link value.
-    pub fn to_link(&self) -> String {
-        let base = format!("{}.{}.{}.{}", self.method.name(), self.criterion.name(), self.points, self.seed);
-        match self.axes {
-            Some((i, j)) => format!("{base}.{i}.{j}"),
-            None => base,
-        }
-    }
-
-    /// Parses a link value; `None` when any part is invalid. Whether the axes exist in the
-    /// loaded data is checked when the view is built ([`DesignTable::from_benchmark`]).
-    pub fn parse(s: &str) -> Option<Self> {
-        let parts: Vec<&str> = s.split('.').collect();
-        if parts.len() != 4 && parts.len() != 6 {
-            return None;
-        }
-        let method = DesignMethod::parse(parts[0])?;
-        let criterion = Criterion::parse(parts[1])?;
-        let points = parts[2].parse::<usize>().ok().filter(|n| (POINTS_RANGE.0..=POINTS_RANGE.1).contains(n))?;
-        let seed = parts[3].parse::<u64>().ok()?;
-        let axes = match parts.get(4..6) {
-            Some([i, j]) => Some((i.parse::<usize>().ok()?, j.parse::<usize>().ok()?)).filter(|(i, j)| i != j),
-            _ => None,
-        };
-        (parts.len() == 4 || axes.is_some()).then_some(DesignViewSpec { method, criterion, points, seed, axes })
-    }
-}
-
 /// A loaded benchmark's task as a design problem for the view: its configurations (a seeded
 /// sample of at most 1,000, as the race's design), the race's budget levels, and where each
 /// configuration falls on the two chosen hyperparameters.
@@ -285,7 +229,7 @@ pub struct DesignSteps {
     axes: Option<[Axis; 2]>,
     table: Option<(String, usize, usize, usize)>,
     points_used: usize,
-    path: Vec<super::construct::Iterate>,
+    path: Vec<crate::fidelity::gpb::construct::Iterate>,
     /// The iterate the construction returns: the last for IC, the best accepted for TA.
     pub result: usize,
     one_d_points: Vec<(f64, usize, f64)>,
@@ -430,6 +374,7 @@ impl DesignSteps {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fidelity::gpb::construct::DesignMethod;
 
     #[test]
     fn axes_tick_in_the_data_units_at_their_model_scale_places() {

@@ -9,13 +9,13 @@
 
 use serde::Serialize;
 
-use super::construct::DesignMethod;
 use crate::benchmark::Benchmark;
 use crate::error::Result;
+use crate::fidelity::gpb::construct::DesignMethod;
 use crate::fidelity::gpb::{best_observed_at_largest_budget, GpbRace, ROUNDS};
-use crate::fidelity::race::{MultiFidelityOptimizer, Race};
 use crate::fidelity::runner::race_curves;
 use crate::optimizer::job_rng;
+use crate::race::{MultiFidelityOptimizer, Race};
 
 /// The four arms of the tables: GPB with three designs, and the GP at the full budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -17,10 +17,10 @@
 use rand::SeedableRng;
 use serde::Serialize;
 
-use super::construct::DesignMethod;
-use super::design::{Criterion, DesignModel, DesignProblem};
-use super::model::{BudgetKernel, CovParams, Gpb, GpbSettings};
 use crate::error::Result;
+use crate::fidelity::gpb::construct::DesignMethod;
+use crate::fidelity::gpb::design::{Criterion, DesignModel, DesignProblem};
+use crate::fidelity::gpb::model::{BudgetKernel, CovParams, Gpb, GpbSettings};
 use crate::optimizer::MethodRng;
 use crate::stats::standard_normal;
 

@@ -7,7 +7,7 @@
 //! Lessons: [`gp_ei`] (1, GP + EI on a 1-D function), [`copula`] (2, the copula warping, and
 //! GP against GCP on heavy-tailed values), [`transfer`] (3, the MLP prior, CTS and GCP+prior),
 //! [`multi_fidelity`] (4, DyHPO and Hyperband on crossing curves), the GPB initial-design
-//! construction (5, `engine::gpb::view` at each iterate of IC or TA) and [`pareto`] (6, the
+//! construction (5, `engine::gpb_experiments::design_view` at each iterate of IC or TA) and [`pareto`] (6, the
 //! Pareto front of a multi-objective run). [`steps`] records a method's beliefs pick by pick.
 
 pub mod copula;
@@ -21,8 +21,8 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use crate::gpb::synthetic::TABLE1_BUDGETS;
-use crate::gpb::view::{DesignViewSpec, POINTS_RANGE};
+use crate::fidelity::gpb::view_setting::{DesignViewSpec, POINTS_RANGE};
+use crate::gpb_experiments::synthetic::TABLE1_BUDGETS;
 use crate::percent::decode_component;
 use copula::CopulaSetting;
 use gp_ei::{GpEiSetting, LENGTHSCALE_RANGE, MAX_ADDED, MAX_STEPS};
@@ -144,7 +144,11 @@ pub static LESSONS: [LessonDef; 6] = [
         panels: &["text", "controls", "settings", "map", "numbers"],
         last_step: None,
         start: || {
-            Lesson::Designs(DesignViewSpec { method: crate::gpb::construct::DesignMethod::Ic, ..DesignViewSpec::default() }, 0, Vec::new())
+            Lesson::Designs(
+                DesignViewSpec { method: crate::fidelity::gpb::construct::DesignMethod::Ic, ..DesignViewSpec::default() },
+                0,
+                Vec::new(),
+            )
         },
     },
     LessonDef {
@@ -262,7 +266,7 @@ pub enum LessonFrames {
     /// Lesson 4's runs.
     MultiFidelity(multi_fidelity::MultiFidelityFrames),
     /// Lesson 5's views, iterate 0 first.
-    Designs(Vec<crate::gpb::view::DesignViewData>),
+    Designs(Vec<crate::gpb_experiments::design_view::DesignViewData>),
     /// Lesson 6's run.
     Pareto(pareto::ParetoFrames),
 }
@@ -277,7 +281,7 @@ impl LessonJob {
             LessonJob::MultiFidelity(seed) => multi_fidelity::frames(*seed).map(LessonFrames::MultiFidelity),
             LessonJob::Pareto(method, seed) => pareto::frames(method, *seed).map(LessonFrames::Pareto),
             LessonJob::Designs(spec, placed) => {
-                let steps = crate::gpb::view::DesignSteps::starting_from(spec, None, placed)?;
+                let steps = crate::gpb_experiments::design_view::DesignSteps::starting_from(spec, None, placed)?;
                 Ok(LessonFrames::Designs((0..steps.iterates()).map(|k| steps.view(k)).collect()))
             }
         }
@@ -527,7 +531,7 @@ mod tests {
         let LessonFrames::GpEi(all) = LessonJob::GpEi(GpEiSetting { step: 7, ..GpEiSetting::default() }).run().unwrap() else { panic!() };
         assert_eq!(all.len(), MAX_STEPS + 1);
         assert_eq!(all[0].observations.len(), gp_ei::INITIAL_POINTS);
-        let spec = DesignViewSpec { method: crate::gpb::construct::DesignMethod::Ic, ..DesignViewSpec::default() };
+        let spec = DesignViewSpec { method: crate::fidelity::gpb::construct::DesignMethod::Ic, ..DesignViewSpec::default() };
         let LessonFrames::Designs(views) = LessonJob::Designs(spec, Vec::new()).run().unwrap() else { panic!() };
         assert!(views.len() > 1 && views.iter().enumerate().all(|(k, v)| v.shown_iterate == k && v.iterates == views.len()));
         assert_eq!(LessonLink::from_query(&designs.to_query()), Some(Ok((designs, vec![]))));
@@ -568,7 +572,7 @@ mod tests {
         assert!(e.contains("no lesson 'nope'") && LESSONS.iter().all(|d| e.contains(d.id)), "{e}");
         // Lesson 5 from a placed design: the link carries it, iterate 0 is it, IC improves it.
         let placed: Vec<Placed> = vec![(0.1, 0.1, 0), (0.2, 0.15, 1), (0.15, 0.2, 2), (0.3, 0.3, 0), (0.25, 0.1, 2)];
-        let spec = DesignViewSpec { method: crate::gpb::construct::DesignMethod::Ic, points: 5, ..DesignViewSpec::default() };
+        let spec = DesignViewSpec { method: crate::fidelity::gpb::construct::DesignMethod::Ic, points: 5, ..DesignViewSpec::default() };
         let link = LessonLink::new(Lesson::Designs(spec, 0, placed.clone()));
         assert!(link.to_query().contains("lp=0.1:0.1:0,0.2:0.15:1,"), "{}", link.to_query());
         assert_eq!(LessonLink::from_query(&link.to_query()), Some(Ok((link, vec![]))));

@@ -16,9 +16,9 @@ use crate::bundled::crossing_curves_family;
 use crate::error::Result;
 use crate::fidelity::dyhpo::{incumbents_per_budget, DyHpo, StepScore};
 use crate::fidelity::hyperband::{hyperband_schedule, Hyperband, ETA};
-use crate::fidelity::race::{MultiFidelityOptimizer, Race};
 use crate::fidelity::runner::race_curves;
 use crate::optimizer::job_rng;
+use crate::race::{MultiFidelityOptimizer, Race};
 
 /// Budget units (epochs) each method spends: Hyperband's first bracket and the start of its
 /// second.

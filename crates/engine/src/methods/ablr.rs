@@ -11,8 +11,8 @@
 //! step; Glorot-uniform initial weights from the job's seed; 5 random initial evaluations as
 //! for our GP.
 
-use crate::ablr::{features, fit, posterior, AblrParams, AblrShape, TaskData};
 use crate::error::{EngineError, Result};
+use crate::methods::ablr::model::{features, fit, posterior, AblrParams, AblrShape, TaskData};
 use crate::optimizer::{index_below, job_rng, MethodRng, Optimizer, SearchState};
 use crate::stats::expected_improvement;
 use crate::warping::OutputWarp;
@@ -20,6 +20,8 @@ use crate::warping::OutputWarp;
 use super::gp::INITIAL_DESIGN;
 use super::surrogate_bo::argmax;
 use crate::method_entry::{CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed};
+
+pub mod model;
 
 /// Transfer evaluations in all (App. B).
 pub const TRANSFER_EVALUATIONS: usize = 2000;

@@ -4,7 +4,7 @@
 //! difference. One layout serves the page's component and the CLI's standalone SVG files, so
 //! the diagram in `docs/replication.md` is the one the page shows.
 
-use super::summary::CdSummary;
+use super::race_summary::CdSummary;
 
 /// Width of the drawing, in SVG units.
 pub const WIDTH: f64 = 720.0;

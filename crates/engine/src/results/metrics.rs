@@ -7,15 +7,12 @@
 //! The paper averages y_opt over seeds before normalising; DTM is affine in y_opt, so the mean
 //! of per-seed DTMs is identical and also yields a band. ADTM(t) averages DTM over tasks.
 
-use crate::registry::baseline;
-
-use crate::method_entry::RunKind;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::benchmark::{Benchmark, Direction};
-use super::runner::Trace;
+use crate::benchmark::{Benchmark, Direction};
+use crate::trace::Trace;
 
 /// Normalised distance of `best` to the task's optimum, in [0, 1].
 pub fn dtm(best: f64, y_min: f64, y_max: f64, direction: Direction) -> f64 {
@@ -156,15 +153,23 @@ pub struct PriorEffect {
     pub improvement: f64,
 }
 
-/// Fig. 4 for `method` (which must have a prior): its improvement over RS per task, sorted by
-/// the prior's RMSE on the task. Tasks without RS or prior information are left out.
-pub fn prior_effects(traces: &[Trace], bench: &Benchmark, objective: usize, direction: Direction, method: &str) -> Vec<PriorEffect> {
+/// Fig. 4 for `method` (which must have a prior): its improvement over `baseline` (random
+/// search) per task, sorted by the prior's RMSE on the task. Tasks without a baseline trace or
+/// prior information are left out.
+pub fn prior_effects(
+    traces: &[Trace],
+    bench: &Benchmark,
+    objective: usize,
+    direction: Direction,
+    method: &str,
+    baseline: &str,
+) -> Vec<PriorEffect> {
     let mut out: Vec<PriorEffect> = bench
         .tasks
         .iter()
         .filter_map(|task| {
             let rmse = traces.iter().find(|t| t.method == method && t.task == task.name)?.prior_rmse()?;
-            let rs = mean_dtm_curve(traces, bench, objective, direction, baseline(RunKind::Full).name, &task.name)?;
+            let rs = mean_dtm_curve(traces, bench, objective, direction, baseline, &task.name)?;
             let m = mean_dtm_curve(traces, bench, objective, direction, method, &task.name)?;
             Some(PriorEffect { task: task.name.clone(), rmse, improvement: improvement_over_rs(&rs, &m) })
         })

@@ -7,7 +7,7 @@
 //! budget of any configuration, and a configuration's ground truth is the best value on its
 //! curve — the same quantity the incumbent tracks, so regret is never negative.
 
-use super::race::RaceRow;
+use crate::race::RaceRow;
 
 /// A task's ground truth: each configuration's best value on its curve, and the best of all.
 #[derive(Debug, Clone, PartialEq)]

@@ -3,14 +3,14 @@
 
 use std::collections::BTreeMap;
 
-use super::analysis::GroundTruth;
-use super::race::{RaceRow, RaceTrace};
-use super::runner::race_curves;
-use super::summary::{summarize, RaceSummary, TaskCurves};
+use super::race_analysis::GroundTruth;
+use super::race_summary::{summarize, RaceSummary, TaskCurves};
 use crate::benchmark::Benchmark;
 use crate::error::Result;
-use crate::runner::Trace;
+use crate::fidelity::runner::race_curves;
+use crate::race::{RaceRow, RaceTrace};
 use crate::spec::{RegretScale, ResolvedSpec};
+use crate::trace::Trace;
 
 /// Raced curves and ground truth of `tasks`, keyed by task name; `sign` is +1 when smaller
 /// is better. Regret is scaled as `regret` says, or (`None`) normalised per task when the

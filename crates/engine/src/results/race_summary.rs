@@ -9,11 +9,11 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::analysis::{good_after_bad, precision_and_mean_regret, reached, regret_curve, GroundTruth};
-use super::race::{RaceRow, RaceTrace};
+use super::race_analysis::{good_after_bad, precision_and_mean_regret, reached, regret_curve, GroundTruth};
 use crate::error::{EngineError, Result};
-use crate::metrics::{average_ranks, band, nan_as_null, Band};
-use crate::significance::{critical_difference, CriticalDifference};
+use crate::race::{RaceRow, RaceTrace};
+use crate::results::metrics::{average_ranks, band, nan_as_null, Band};
+use crate::results::significance::{critical_difference, CriticalDifference};
 use crate::spec::RegretScale;
 
 /// What the summary needs of a task: its raced curves and ground truth.

@@ -11,7 +11,7 @@
 //! JMLR 7, 2006. S. Holm. *A simple sequentially rejective multiple test procedure*. Scand. J.
 //! Statist. 6, 1979. F. Wilcoxon. *Individual comparisons by ranking methods*. 1945.
 
-use super::stats::normal_cdf;
+use crate::stats::normal_cdf;
 
 /// Ranks 1..n of `values` (ascending), ties sharing their mean rank; and Σ(t³ − t) over ties.
 pub fn ranks(values: &[f64]) -> (Vec<f64>, f64) {

@@ -174,3 +174,8 @@ pub async fn sha256_hex(bytes: &[u8]) -> Result<String, String> {
 pub fn open_query(query: &str) {
     let _ = window().location().set_search(query);
 }
+
+/// The element with `id`, if present (for focus and scrolling).
+pub fn element_by_id(id: &str) -> Option<web_sys::HtmlElement> {
+    web_sys::window()?.document()?.get_element_by_id(id)?.dyn_into().ok()
+}

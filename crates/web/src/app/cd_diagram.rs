@@ -1,10 +1,10 @@
 //! Critical-difference diagram (Demšar 2006, as drawn in the DyHPO paper's Fig. 4), drawn from
-//! the engine's layout (`engine::fidelity::cd_layout`, which the CLI writes as SVG files too).
+//! the engine's layout (`engine::results::cd_layout`, which the CLI writes as SVG files too).
 
 use leptos::prelude::*;
 
-use hpo_engine::fidelity::cd_layout::{CdLayout, AXIS_Y, WIDTH};
-use hpo_engine::fidelity::summary::CdSummary;
+use hpo_engine::results::cd_layout::{CdLayout, AXIS_Y, WIDTH};
+use hpo_engine::results::race_summary::CdSummary;
 
 /// One CD diagram as a self-contained SVG.
 #[component]

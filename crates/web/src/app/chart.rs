@@ -7,7 +7,7 @@ use super::browser::{download_png, download_svg};
 use super::state::{AppState, Level};
 
 use hpo_engine::axis::{self, Ticks};
-use hpo_engine::metrics::Band;
+use hpo_engine::results::metrics::Band;
 
 /// One curve: a method's mean with its band.
 #[derive(Debug, Clone, PartialEq)]

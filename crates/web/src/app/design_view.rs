@@ -4,7 +4,7 @@
 //! with GPB fitted on the same kind of design at the budgets of Table 1. The design is built on
 //! the unit square or, once data is loaded, on a task's configurations at the race's budget
 //! levels, drawn over two chosen hyperparameters. Everything it shows is computed by
-//! `engine::gpb::view` in a Web Worker from the link's `design=` field.
+//! `engine::gpb_experiments::design_view` in a Web Worker from the link's `design=` field.
 
 use std::sync::Arc;
 
@@ -14,9 +14,10 @@ use super::chart::{chart_width, ChartFigure, PALETTE};
 use super::scatter::{Scatter, ScatterCanvas};
 use super::state::AppState;
 use hpo_engine::benchmark::Benchmark;
-use hpo_engine::gpb::construct::DesignMethod;
-use hpo_engine::gpb::design::Criterion;
-use hpo_engine::gpb::view::{Axis, DesignTable, DesignViewData, DesignViewSpec, MAP_SIDE, POINTS_RANGE};
+use hpo_engine::fidelity::gpb::construct::DesignMethod;
+use hpo_engine::fidelity::gpb::design::Criterion;
+use hpo_engine::fidelity::gpb::view_setting::{DesignViewSpec, POINTS_RANGE};
+use hpo_engine::gpb_experiments::design_view::{Axis, DesignTable, DesignViewData, MAP_SIDE};
 use hpo_protocol::ToWorker;
 
 /// Room left of the map (tick labels, axis title), right of it (the colour bar and its key)

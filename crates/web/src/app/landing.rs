@@ -11,7 +11,7 @@ use leptos::prelude::*;
 
 use super::browser;
 use super::chart::{chart_width, ChartBox};
-use super::lesson_gp_ei::{posterior_chart, H};
+use super::learn::gp_ei::{posterior_chart, H};
 use super::state::{AppState, Level};
 use super::workers::{lesson_reply, LatestWorker};
 use hpo_engine::lessons::gp_ei::{GpEiFrame, GpEiSetting};

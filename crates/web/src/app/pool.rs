@@ -21,8 +21,8 @@ use leptos::prelude::{LocalStorage, SetValue, StoredValue, UpdateValue, WithValu
 use super::worker_host::{RequestIds, WorkerHandle};
 use hpo_engine::benchmark::Benchmark;
 use hpo_engine::method_entry::{CostClass, TransferNeed};
-use hpo_engine::runner::{JobProgress, Trace};
 use hpo_engine::spec::{Job, ResolvedSpec};
+use hpo_engine::trace::{JobProgress, Trace};
 use hpo_engine::transfer::{Learned, LearnedKey, LearnedKind};
 use hpo_engine::warping::OutputWarp;
 use hpo_protocol::{EncodedBenchmark, FromWorker, InjectedFault, ToWorker};

@@ -13,10 +13,10 @@ use super::chart::{chart_title, chart_width, title_top, ChartBox, ChartFigure, L
 use super::state::{AppState, Level};
 use hpo_engine::axis;
 use hpo_engine::export::race_traces_csv;
-use hpo_engine::fidelity::report::{race_points, race_traces, summarize_run, RacePoint};
 use hpo_engine::fidelity::runner::race_curves;
-use hpo_engine::fidelity::summary::RaceSummary;
-use hpo_engine::metrics::Band;
+use hpo_engine::results::metrics::Band;
+use hpo_engine::results::race_report::{race_points, race_traces, summarize_run, RacePoint};
+use hpo_engine::results::race_summary::RaceSummary;
 use hpo_engine::spec::{DataRef, RegretScale};
 
 /// A curve without a band (ranks, Fig. 6); NaN where a value is missing.

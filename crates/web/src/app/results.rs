@@ -11,14 +11,12 @@ use super::state::{AppState, Level};
 use super::warping_view::WarpingView;
 use hpo_engine::benchmark::Benchmark;
 use hpo_engine::export::{traces_csv, traces_detailed_csv};
-use hpo_engine::fidelity::summary::{RaceSummary, MAX_SUMMARY_BYTES};
 use hpo_engine::method_entry::RunKind;
-use hpo_engine::metrics::{
-    adtm_curves, average_ranks, band, best_so_far_curves, hv_error_curves, improvement_over_rs, mean_dtm_curve, prior_effects,
-};
-use hpo_engine::registry::baseline;
-use hpo_engine::runner::Trace;
+use hpo_engine::results::metrics::{adtm_curves, band, best_so_far_curves, hv_error_curves};
+use hpo_engine::results::race_summary::{RaceSummary, MAX_SUMMARY_BYTES};
+use hpo_engine::results::run_summary::{summarize_full_run, RunSummary};
 use hpo_engine::spec::ResolvedSpec;
+use hpo_engine::trace::Trace;
 
 /// A method's curves (one per job) from the traces of a run.
 type CurvesOfMethod<'a> = dyn Fn(&[Trace], &ResolvedSpec, &Benchmark, &str) -> Vec<Vec<f64>> + 'a;
@@ -27,6 +25,8 @@ type CurvesOfMethod<'a> = dyn Fn(&[Trace], &ResolvedSpec, &Benchmark, &str) -> V
 #[component]
 pub fn ResultsPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
+    let summary = run_summary(state);
+    let run_methods = Memo::new(move |_| state.run.setup.get().map(|(r, _)| r.spec.methods.clone()).unwrap_or_default());
     // One series per method of the last run, from a function giving a method's curves.
     let series = move |curves: &CurvesOfMethod<'_>| -> Vec<Series> {
         let Some((resolved, bench)) = state.run.setup.get() else { return Vec::new() };
@@ -136,8 +136,8 @@ pub fn ResultsPanel() -> impl IntoView {
                 <LineChart id="chart-best" title=best_title y_label="best (metric units)" series=Signal::derive(move || best.get()) log_y=Signal::derive(move || state.spec.with(|s| s.log_y))/>
             </ChartFigure>
         </div>
-        <Table2View/>
-        <PriorEffectView/>
+        <Table2View summary=summary/>
+        <PriorEffectView summary=summary methods=run_methods/>
         <ObjectiveSpacePanel/>
         <WarpingView/>
         <PriorView/>
@@ -167,33 +167,35 @@ async fn open_race_summary(state: AppState, file: web_sys::File) {
     }
 }
 
+/// The run's Table 2 and Fig. 4 (`engine::results::run_summary`, the CLI's too), recomputed as
+/// traces arrive; `None` where the run has nothing to compare.
+fn run_summary(state: AppState) -> Memo<Option<RunSummary>> {
+    Memo::new(move |_| {
+        let (resolved, bench) = state.run.setup.get()?;
+        state.run.traces.with(|traces| summarize_full_run(&bench, &resolved, traces))
+    })
+}
+
 /// Fig. 4 of the copula paper for the current results: each prior method's improvement over
 /// RS per task against the prior's RMSE on that task (RMSE < 1: the prior beats a constant).
 #[component]
-fn PriorEffectView() -> impl IntoView {
-    let state = expect_context::<AppState>();
+fn PriorEffectView(summary: Memo<Option<RunSummary>>, methods: Memo<Vec<String>>) -> impl IntoView {
     let data = Memo::new(move |_| {
-        let Some((resolved, bench)) = state.run.setup.get() else { return Scatter::default() };
-        if resolved.is_multi_objective() || !resolved.methods.iter().any(|m| m.is_baseline()) {
-            return Scatter::default();
-        }
-        let mut overlays = Vec::new();
-        state.run.traces.with(|traces| {
-            for (k, m) in resolved.methods.iter().enumerate() {
-                if m.transfer().prior().is_none() {
-                    continue;
-                }
-                let effects = prior_effects(traces, &bench, resolved.objective, resolved.direction, m.name);
-                if !effects.is_empty() {
-                    overlays.push((
-                        effects.iter().map(|e| (e.rmse, e.improvement)).collect::<Vec<_>>(),
-                        PALETTE[k % PALETTE.len()],
-                        m.name.to_string(),
-                        true,
-                    ));
-                }
-            }
-        });
+        let Some(summary) = summary.get() else { return Scatter::default() };
+        let methods = methods.get();
+        let mut overlays: Vec<_> = summary
+            .prior_effects
+            .iter()
+            .map(|fig4| {
+                let k = methods.iter().position(|m| *m == fig4.method).unwrap_or(0);
+                (
+                    fig4.effects.iter().map(|e| (e.rmse, e.improvement)).collect::<Vec<_>>(),
+                    PALETTE[k % PALETTE.len()],
+                    fig4.method.clone(),
+                    true,
+                )
+            })
+            .collect();
         if overlays.is_empty() {
             return Scatter::default();
         }
@@ -212,68 +214,37 @@ fn PriorEffectView() -> impl IntoView {
 }
 
 /// Table 2 of the copula paper for the current results: improvement over RS per task and
-/// method, its mean over tasks with the average rank, the best two methods in bold.
+/// method, its mean over tasks with the average rank, the best two methods in bold, and the
+/// tasks still waiting for a job.
 #[component]
-fn Table2View() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let table = Memo::new(move |_| {
-        let (resolved, bench) = state.run.setup.get()?;
-        let has_baseline = resolved.methods.iter().any(|m| m.is_baseline());
-        if resolved.mode.kind() != RunKind::Full || resolved.is_multi_objective() || !has_baseline || resolved.methods.len() < 2 {
+fn Table2View(summary: Memo<Option<RunSummary>>) -> impl IntoView {
+    move || {
+        let table = summary.get()?.table2;
+        if table.rows.is_empty() {
             return None;
         }
-        let methods: Vec<String> = resolved.methods.iter().filter(|m| !m.is_baseline()).map(|m| m.name.to_string()).collect();
-        state.run.traces.with(|traces| {
-            let mut rows = Vec::new();
-            for &t in &resolved.tasks {
-                let task = bench.tasks[t].name.clone();
-                let Some(rs) = mean_dtm_curve(traces, &bench, resolved.objective, resolved.direction, baseline(RunKind::Full).name, &task)
-                else {
-                    continue;
-                };
-                let cells: Vec<f64> = methods
-                    .iter()
-                    .map(|m| {
-                        mean_dtm_curve(traces, &bench, resolved.objective, resolved.direction, m, &task)
-                            .map_or(f64::NAN, |c| improvement_over_rs(&rs, &c))
-                    })
-                    .collect();
-                if cells.iter().all(|v| v.is_finite()) {
-                    rows.push((task, cells));
-                }
-            }
-            (!rows.is_empty()).then(|| {
-                let scores: Vec<Vec<f64>> = rows.iter().map(|r| r.1.clone()).collect();
-                let ranks = average_ranks(&scores);
-                let means: Vec<f64> = (0..methods.len()).map(|k| scores.iter().map(|r| r[k]).sum::<f64>() / scores.len() as f64).collect();
-                (methods, rows, means, ranks)
-            })
-        })
-    });
-    move || {
-        table.get().map(|(methods, rows, means, ranks)| {
-            let mut order: Vec<usize> = (0..means.len()).collect();
-            order.sort_by(|&a, &b| means[b].total_cmp(&means[a]));
-            let top: Vec<usize> = order.into_iter().take(2).collect();
-            view! {
-                <div id="table2">
-                    <h3>"DTM improvement over RS (higher is better; Salinas et al. 2020, Table 2)"</h3>
-                    <div class="table-scroll"><table>
-                        <thead><tr><th>"task"</th>{methods.iter().map(|m| view! { <th>{m.clone()}</th> }).collect_view()}</tr></thead>
-                        <tbody>
-                            {rows.into_iter().map(|(task, cells)| view! {
-                                <tr><td>{task}</td>{cells.into_iter().map(|v| view! { <td class="num">{format!("{v:.3}")}</td> }).collect_view()}</tr>
+        let top = table.best(2);
+        let left_out = (!table.incomplete.is_empty())
+            .then(|| format!("Left out until every job on them has finished: {}.", table.incomplete.join(", ")));
+        Some(view! {
+            <div id="table2">
+                <h3>"DTM improvement over RS (higher is better; Salinas et al. 2020, Table 2)"</h3>
+                <div class="table-scroll"><table>
+                    <thead><tr><th>"task"</th>{table.methods.iter().map(|m| view! { <th>{m.clone()}</th> }).collect_view()}</tr></thead>
+                    <tbody>
+                        {table.rows.into_iter().map(|row| view! {
+                            <tr><td>{row.task}</td>{row.improvements.into_iter().map(|v| view! { <td class="num">{format!("{v:.3}")}</td> }).collect_view()}</tr>
+                        }).collect_view()}
+                        <tr class="mean"><td>"mean (average rank)"</td>
+                            {table.means.iter().zip(&table.ranks).enumerate().map(|(k, (m, r))| {
+                                let bold = top.contains(&k);
+                                view! { <td class="num" class:best=bold>{format!("{m:.3} ({r:.2})")}</td> }
                             }).collect_view()}
-                            <tr class="mean"><td>"mean (average rank)"</td>
-                                {means.iter().zip(&ranks).enumerate().map(|(k, (m, r))| {
-                                    let bold = top.contains(&k);
-                                    view! { <td class="num" class:best=bold>{format!("{m:.3} ({r:.2})")}</td> }
-                                }).collect_view()}
-                            </tr>
-                        </tbody>
-                    </table></div>
-                </div>
-            }
+                        </tr>
+                    </tbody>
+                </table></div>
+                {left_out.map(|text| view! { <p class="caption" id="table2-left-out">{text}</p> })}
+            </div>
         })
     }
 }

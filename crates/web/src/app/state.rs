@@ -12,11 +12,11 @@ use super::store::KeptFile;
 use super::workers::WorkerService;
 use hpo_engine::benchmark::Benchmark;
 use hpo_engine::eta::TimeLeft;
-use hpo_engine::fidelity::summary::RaceSummary;
 use hpo_engine::kept::ExperimentRecord;
-use hpo_engine::runner::{JobProgress, Trace};
+use hpo_engine::results::race_summary::RaceSummary;
 use hpo_engine::setup::SetupMessage;
 use hpo_engine::spec::{ExperimentSpec, ResolvedSpec};
+use hpo_engine::trace::{JobProgress, Trace};
 use hpo_engine::transfer::{Learned, LearnedStore};
 use hpo_engine::warping::OutputWarp;
 

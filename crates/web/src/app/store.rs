@@ -19,7 +19,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 use hpo_engine::kept::{trace_key, trace_key_range, ExperimentRecord};
-use hpo_engine::runner::Trace;
+use hpo_engine::trace::Trace;
 
 const DB_NAME: &str = "hpo-playground";
 const DB_VERSION: u32 = 1;

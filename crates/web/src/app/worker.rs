@@ -9,10 +9,11 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
 use hpo_engine::benchmark::Benchmark;
-use hpo_engine::gpb::view::design_view;
+use hpo_engine::gpb_experiments::design_view::design_view;
 use hpo_engine::loaders::upload::{load_file_with, review_roles, LoadFailure};
-use hpo_engine::runner::{run_job, JobProgress};
+use hpo_engine::runner::run_job;
 use hpo_engine::spec::ResolvedSpec;
+use hpo_engine::trace::JobProgress;
 use hpo_engine::transfer::{train_target_prior, LearnedKind, PriorCache};
 use hpo_engine::warping::OutputWarp;
 use hpo_protocol::{FromWorker, InjectedFault, ParsedFile, ToWorker};

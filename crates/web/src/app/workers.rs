@@ -14,11 +14,11 @@ use leptos::prelude::*;
 
 use super::pool::RunWorkers;
 use super::worker_host::{RequestIds, WorkerHandle};
-use hpo_engine::gpb::view::DesignViewData;
+use hpo_engine::gpb_experiments::design_view::DesignViewData;
 use hpo_engine::lessons::LessonFrames;
 use hpo_engine::loaders::upload::{LoadFailure, LoadedFile};
-use hpo_engine::runner::Trace;
 use hpo_engine::spec::DataRef;
+use hpo_engine::trace::Trace;
 use hpo_protocol::{EncodedBenchmark, FromWorker, ToWorker};
 
 /// What the loader worker answers: the parsed file with its benchmark's bytes as the parser

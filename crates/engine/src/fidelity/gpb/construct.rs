@@ -246,8 +246,8 @@ fn dist2(a: &[f64], b: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gpb::design::{Criterion, DesignModel};
-    use crate::gpb::model::{BudgetKernel, CovParams, GpbSettings};
+    use crate::fidelity::gpb::design::{Criterion, DesignModel};
+    use crate::fidelity::gpb::model::{BudgetKernel, CovParams, GpbSettings};
     use rand::SeedableRng;
 
     fn problem(dim: usize, per_dim: usize, tabular: bool) -> DesignProblem {

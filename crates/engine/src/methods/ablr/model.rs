@@ -19,8 +19,8 @@
 use argmin::core::{CostFunction, Error as ArgminError, Gradient};
 use rand::Rng;
 
-use super::gp::{cholesky, dot, dot4, inverse_from_cholesky};
-use super::optimizer::MethodRng;
+use crate::gp::{cholesky, dot, dot4, inverse_from_cholesky};
+use crate::optimizer::MethodRng;
 use network::layer_dims;
 
 mod network;

@@ -6,9 +6,9 @@ use leptos::prelude::*;
 
 use std::sync::Arc;
 
-use super::chart::{chart_title, chart_width, top_margin, SvgFigure, TICK_DIGIT, TICK_GAP};
-use super::lesson_plot::{model_chart, GREEN, PURPLE};
-use super::lesson_shell::{hidden, worker_frames, LessonShell};
+use super::super::chart::{chart_title, chart_width, top_margin, SvgFigure, TICK_DIGIT, TICK_GAP};
+use super::plot::{model_chart, GREEN, PURPLE};
+use super::shell::{hidden, worker_frames, LessonShell};
 use hpo_engine::axis;
 use hpo_engine::lessons::copula::{frame, CopulaFrame, CopulaSetting, MAX_ADDED, MAX_STEPS};
 use hpo_engine::lessons::steps::best_so_far;

@@ -4,12 +4,13 @@
 
 use leptos::prelude::*;
 
-use super::chart::ChartFigure;
-use super::design_view::{fmt, SensitivityMap, MARKER_GLYPHS};
-use super::lesson_shell::{hidden, worker_frames, LessonShell};
-use hpo_engine::gpb::construct::DesignMethod;
-use hpo_engine::gpb::design::Criterion;
-use hpo_engine::gpb::view::{Axis, DesignViewData, DesignViewSpec, POINTS_RANGE};
+use super::super::chart::ChartFigure;
+use super::super::design_view::{fmt, SensitivityMap, MARKER_GLYPHS};
+use super::shell::{hidden, worker_frames, LessonShell};
+use hpo_engine::fidelity::gpb::construct::DesignMethod;
+use hpo_engine::fidelity::gpb::design::Criterion;
+use hpo_engine::fidelity::gpb::view_setting::{DesignViewSpec, POINTS_RANGE};
+use hpo_engine::gpb_experiments::design_view::{Axis, DesignViewData};
 use hpo_engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink};
 
 /// Lesson 5.

@@ -6,16 +6,16 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::chart::{chart_width, view_box_width, ChartFigure, SvgFigure};
-use super::lesson_plot::{range, Plot};
-use super::lesson_shell::{hidden, LessonShell};
-use super::state::AppState;
-use super::workers::{lesson_reply, LatestWorker};
+use super::super::chart::{chart_width, view_box_width, ChartFigure, SvgFigure};
+use super::super::state::AppState;
+use super::super::workers::{lesson_reply, LatestWorker};
+use super::plot::{range, Plot};
+use super::shell::{hidden, LessonShell};
 use hpo_engine::lessons::gp_ei::{GpEiFrame, GpEiSetting, Origin, LENGTHSCALE_RANGE, MAX_ADDED, MAX_STEPS};
 use hpo_engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink};
 use hpo_protocol::ToWorker;
 
-pub(super) const H: f64 = 330.0;
+pub(in crate::app) const H: f64 = 330.0;
 const EI_H: f64 = 200.0;
 
 /// Observation colours: initial points grey, added black, EI's picks blue, the latest orange.
@@ -27,7 +27,7 @@ const MEAN: &str = "#0072B2";
 const TRUTH: &str = "#444444";
 
 /// The posterior chart: truth, mean ± 2 sd, observations, the next pick; a click adds a point.
-pub(super) fn posterior_chart(f: &GpEiFrame, step: usize) -> impl IntoView {
+pub(in crate::app) fn posterior_chart(f: &GpEiFrame, step: usize) -> impl IntoView {
     let lo = f.truth.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = f.truth.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let pad = 0.15 * (hi - lo);

@@ -1,21 +1,30 @@
 //! The Learn section: a list of lessons, the lesson of the link, a player (start, back, play /
 //! pause, step, speed) shared by all lessons, and switches that hide panels — everything in
 //! the URL (`engine::lessons::LessonLink`), so that a teacher's link opens exactly what they
-//! chose. The lessons themselves are [`super::lesson_gp_ei`], [`super::lesson_copula`],
-//! [`super::lesson_transfer`], [`super::lesson_multi_fidelity`], [`super::lesson_designs`] and
-//! [`super::lesson_pareto`]; what they share is in [`super::lesson_shell`].
+//! chose. One file per lesson, named as the engine's (`engine::lessons`): [`gp_ei`], [`copula`],
+//! [`transfer`], [`multi_fidelity`], [`designs`] and [`pareto`]; what they share is the shell
+//! ([`shell`]) and the lessons' small SVG plot ([`plot`]).
+
+pub mod copula;
+pub mod designs;
+pub mod gp_ei;
+pub mod multi_fidelity;
+pub mod pareto;
+pub mod plot;
+pub mod shell;
+pub mod transfer;
 
 use leptos::prelude::*;
 
 use super::browser;
-use super::lesson_copula::CopulaLesson;
-use super::lesson_designs::DesignLesson;
-use super::lesson_gp_ei::GpEiLesson;
-use super::lesson_multi_fidelity::MultiFidelityLesson;
-use super::lesson_pareto::ParetoLesson;
-use super::lesson_shell::hidden;
-use super::lesson_transfer::TransferLesson;
+use copula::CopulaLesson;
+use designs::DesignLesson;
+use gp_ei::GpEiLesson;
 use hpo_engine::lessons::{LessonKind, LessonLink, LESSONS};
+use multi_fidelity::MultiFidelityLesson;
+use pareto::ParetoLesson;
+use shell::hidden;
+use transfer::TransferLesson;
 
 /// The Learn page: the list of lessons and the lesson of the link (none when the link named a
 /// lesson that does not exist: the page says so and shows the list).

@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::chart::SvgFigure;
-use super::lesson_plot::{range, Plot, BLUE, ORANGE};
-use super::lesson_shell::{hidden, worker_frames, LessonShell};
+use super::super::chart::SvgFigure;
+use super::plot::{range, Plot, BLUE, ORANGE};
+use super::shell::{hidden, worker_frames, LessonShell};
 use hpo_engine::lessons::pareto::{names, ParetoFrames, MAX_STEPS};
 use hpo_engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink, SeedStep};
 

@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 
-use super::chart::{chart_title, chart_width, top_margin, TICK_DIGIT, TICK_GAP};
+use super::super::chart::{chart_title, chart_width, top_margin, TICK_DIGIT, TICK_GAP};
 use hpo_engine::axis;
 use hpo_engine::lessons::steps::Pick;
 use hpo_engine::optimizer::Acquisition;

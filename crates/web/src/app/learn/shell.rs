@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 
-use super::state::AppState;
-use super::workers::{lesson_reply, LatestWorker};
+use super::super::state::AppState;
+use super::super::workers::{lesson_reply, LatestWorker};
 use hpo_engine::lessons::{LessonFrames, LessonJob, LessonLink, SPEEDS};
 use hpo_protocol::ToWorker;
 

@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::chart::SvgFigure;
-use super::lesson_plot::{model_chart, range, Plot, BLUE, GREEN, GREY, ORANGE, PURPLE};
-use super::lesson_shell::{hidden, worker_frames, LessonShell};
+use super::super::chart::SvgFigure;
+use super::plot::{model_chart, range, Plot, BLUE, GREEN, GREY, ORANGE, PURPLE};
+use super::shell::{hidden, worker_frames, LessonShell};
 use hpo_engine::lessons::steps::{best_so_far, Pick};
 use hpo_engine::lessons::transfer::{TransferFrames, MAX_STEPS, METHODS};
 use hpo_engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink, SeedStep};
