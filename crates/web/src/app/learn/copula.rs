@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::super::chart::{chart_title, chart_width, top_margin, SvgFigure, TICK_DIGIT, TICK_GAP};
 use super::plot::{model_chart, GREEN, PURPLE};
-use super::shell::{hidden, worker_frames, LessonShell};
+use super::shell::{hidden, worker_frames, AddValue, LessonShell};
 use hpo_engine::axis;
 use hpo_engine::lessons::copula::{frame, CopulaFrame, CopulaSetting, MAX_ADDED, MAX_STEPS};
 use hpo_engine::lessons::steps::best_so_far;
@@ -136,7 +136,6 @@ pub fn CopulaLesson(
             }
         })
     };
-    let add_y = RwSignal::new(String::new());
     // GP against GCP on a heavy-tailed function, from a worker (GP fits stay out of the page).
     let seed = Memo::new(move |_| setting.get().seed);
     let (versus, versus_error) = worker_frames(seed, LessonJob::Versus, |f| match f {
@@ -184,24 +183,14 @@ pub fn CopulaLesson(
                 side=ViewFn::from(move || view! {
                 <Show when=move || !hidden(link, "add")>
                     <div class="row" id="lesson-add-values">
-                        <label>"add a value y = "
-                            <input id="lesson-add-y" type="number" placeholder="e.g. 100000" prop:value=move || add_y.get() on:input=move |ev| add_y.set(event_target_value(&ev))/>
-                        </label>
-                        <button id="lesson-add" on:click=move |_| {
-                            if let Ok(y) = add_y.get_untracked().trim().parse::<f64>() {
-                                if y.is_finite() {
-                                    set(&|s| if s.added.len() < MAX_ADDED { s.added.push(y) });
-                                    add_y.set(String::new());
-                                }
-                            }
-                        }>"add"</button>
+                        <AddValue label="add a value y = " input_id="lesson-add-y" placeholder="e.g. 100000" valid=f64::is_finite
+                            add=Callback::new(move |y: f64| set(&|s| if s.added.len() < MAX_ADDED { s.added.push(y) }))/>
                         <button id="lesson-clear" prop:disabled=move || setting.get().added.is_empty() on:click=move |_| set(&|s| s.added.clear())>"remove my values"</button>
                         <button id="lesson-reseed" on:click=move |_| set(&|s| { s.seed += 1; s.step = 0 })>"new sample"</button>
                     </div>
                 </Show>
                 })
                 id="lesson-copula"
-                title="Making values comparable: the copula warping"
                 intro=concat!(
                     "Losses of different tasks live on different scales, and within one task they are often heavy-tailed: a few runs diverge and are huge. ",
                     "Standardised, one huge value squeezes all the others together, and a GP on them learns little. ",
@@ -209,7 +198,6 @@ pub fn CopulaLesson(
                     "kept between δ_N and 1 − δ_N) read as a standard-normal quantile — evenly spread, comparable across tasks, and bounded. Add a huge value and watch both rows.",
                 )
                 explain=Signal::derive(explain)
-                last=Signal::derive(|| MAX_STEPS)
                 error=Signal::derive(move || current.get().err())
                 numbers=Signal::derive(move || current.get().ok().map(|f| {
                         let spread = |v: &[f64]| v.iter().copied().fold(f64::NEG_INFINITY, f64::max) - v.iter().copied().fold(f64::INFINITY, f64::min);

@@ -111,7 +111,6 @@ pub fn DesignLesson(
             </Show>
                 })
             id="lesson-designs"
-            title="Where to put the first points"
             intro=concat!(
                 "Before a GP with budgets has seen anything, the first points decide how well it can learn the trend and the effect of the budget (β). ",
                 "An optimal design makes β as certain as possible (paper 003, §3). The map shows d(x, ξ): red where one more point would still improve the design. ",

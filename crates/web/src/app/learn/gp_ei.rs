@@ -10,7 +10,7 @@ use super::super::chart::{chart_width, view_box_width, ChartFigure, SvgFigure};
 use super::super::state::AppState;
 use super::super::workers::{lesson_reply, LatestWorker};
 use super::plot::{range, Plot};
-use super::shell::{hidden, LessonShell};
+use super::shell::{hidden, AddValue, LessonShell};
 use hpo_engine::lessons::gp_ei::{GpEiFrame, GpEiSetting, Origin, LENGTHSCALE_RANGE, MAX_ADDED, MAX_STEPS};
 use hpo_engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink};
 use hpo_protocol::ToWorker;
@@ -151,8 +151,6 @@ pub fn GpEiLesson(
         }
     };
     let step = Memo::new(move |_| setting.get().step);
-    // The keyboard's way to add an observation (the chart takes clicks).
-    let add_x = RwSignal::new(String::new());
     let explain = move || {
         current.get().map(|(f, _)| {
             let k = step.get();
@@ -170,7 +168,6 @@ pub fn GpEiLesson(
             )
         })
     };
-    let last = Signal::derive(|| MAX_STEPS);
     let log_ls = move || setting.get().lengthscale.unwrap_or(0.1).log10();
     view! {
             <LessonShell
@@ -188,26 +185,17 @@ pub fn GpEiLesson(
                                 on:input=move |ev| { if let Ok(t) = event_target_value(&ev).parse::<f64>() { let l = (10f64.powf(t) * 1000.0).round() / 1000.0; set(&|s| s.lengthscale = Some(l.clamp(LENGTHSCALE_RANGE.0, LENGTHSCALE_RANGE.1))) } }/>
                             <span id="lesson-ls-value">{move || current.get().map(|(f, _)| format!(" {:.3}", f.lengthscale))}</span>
                         </label>
-                        <label>"add a point at x = "
-                            <input id="lesson-add-x" type="number" min="0" max="1" step="0.01" placeholder="0 to 1" prop:value=move || add_x.get()
-                                on:input=move |ev| add_x.set(event_target_value(&ev))/>
-                        </label>
-                        <button id="lesson-add" on:click=move |_| {
-                            if let Ok(x) = add_x.get_untracked().trim().parse::<f64>() {
-                                if (0.0..=1.0).contains(&x) {
-                                    let x = (x * 1000.0).round() / 1000.0;
-                                    set(&|s| if s.added.len() < MAX_ADDED && !s.added.contains(&x) { s.added.push(x) });
-                                    add_x.set(String::new());
-                                }
-                            }
-                        }>"add"</button>
+                        <AddValue label="add a point at x = " input_id="lesson-add-x" placeholder="0 to 1" valid=|x| (0.0..=1.0).contains(&x)
+                            add=Callback::new(move |x: f64| {
+                                let x = (x * 1000.0).round() / 1000.0;
+                                set(&|s| if s.added.len() < MAX_ADDED && !s.added.contains(&x) { s.added.push(x) });
+                            })/>
                         <button id="lesson-clear" prop:disabled=move || setting.get().added.is_empty() on:click=move |_| set(&|s| s.added.clear())>"remove my points"</button>
                         <button id="lesson-reseed" on:click=move |_| set(&|s| { s.seed += 1; s.step = 0 })>"new random start"</button>
                     </div>
                 </Show>
                 })
                 id="lesson-gp-ei"
-                title="How Bayesian optimisation picks the next point"
                 intro=concat!(
                     "A Gaussian process (GP) turns a few observations of an unknown function into a belief about all of it: a mean and, around it, how unsure it is. ",
                     "Expected improvement (EI) asks, for every x, how much better than the best observation a new point there is expected to be — ",
@@ -215,7 +203,6 @@ pub fn GpEiLesson(
                     "(the GP-EI baseline of Salinas et al. 2020, §5; the function is Forrester et al.'s, minimum near x = 0.757).",
                 )
                 explain=Signal::derive(explain)
-                last=last
                 error=Signal::derive(move || error.get())
                 numbers=Signal::derive(move || current.get().map(|(f, ms)| format!(
                         "step {} of {MAX_STEPS} · {} observations · best f = {:.3} at x = {:.3} · next x = {:.3} (EI {:.3}) · ℓ = {:.3} ({}) · all steps computed in a worker in {ms:.0} ms",

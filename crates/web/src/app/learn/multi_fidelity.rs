@@ -4,13 +4,11 @@
 //! incumbents EI_MF compares against, Eq. 7), with a table of its best scores; Hyperband's
 //! marks the rungs of the bracket it is running and greys the curves it stopped.
 
-use std::sync::Arc;
-
 use leptos::prelude::*;
 
 use super::super::chart::SvgFigure;
 use super::plot::{range, Plot, BLUE, GREY, ORANGE};
-use super::shell::{hidden, worker_frames, LessonShell};
+use super::shell::{hidden, worker_lesson, LessonShell, WorkerLesson};
 use hpo_engine::lessons::multi_fidelity::{trained_after, MultiFidelityFrames, BUDGET};
 use hpo_engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink, SeedStep};
 
@@ -117,18 +115,19 @@ pub fn MultiFidelityLesson(
     /// The lesson's link.
     link: RwSignal<LessonLink>,
 ) -> impl IntoView {
-    let setting = Memo::new(move |_| match link.with(|l| l.lesson.clone()) {
-        Lesson::MultiFidelity(s) => s,
-        _ => SeedStep::default(),
-    });
-    let seed = Memo::new(move |_| setting.get().seed);
-    let (all, error) = worker_frames(seed, LessonJob::MultiFidelity, |f| match f {
-        LessonFrames::MultiFidelity(m) => Some(m),
-        _ => None,
-    });
-    let frames = Memo::new(move |_| all.with(|a| a.as_ref().map(|(_, f, ms)| (Arc::clone(f), *ms))));
-    let step = Memo::new(move |_| setting.get().step);
-    let last = Signal::derive(|| BUDGET);
+    let WorkerLesson { setting, step, frames, error } = worker_lesson(
+        link,
+        |l| match l {
+            Lesson::MultiFidelity(s) => Some(*s),
+            _ => None,
+        },
+        |s| s.seed,
+        LessonJob::MultiFidelity,
+        |f| match f {
+            LessonFrames::MultiFidelity(m) => Some(m),
+            _ => None,
+        },
+    );
     let explain = move || {
         frames.get().map(|(f, _)| {
             let k = step.get();
@@ -184,7 +183,6 @@ pub fn MultiFidelityLesson(
             <LessonShell
                 link=link
                 id="lesson-multi-fidelity"
-                title="Spending epochs wisely"
                 intro=concat!(
                     "Training a network for a few epochs already says something about how it will end — but not everything: on these curves, fast starters end worse (Wistuba et al. 2022, Fig. 1). ",
                     "Hyperband (Li et al. 2018) trains many configurations for a few epochs, keeps the best third, trains those three times longer, and so on. ",
@@ -192,7 +190,6 @@ pub fn MultiFidelityLesson(
                     "and it advances the configuration with the largest expected improvement over the best loss seen at that same epoch (Eq. 7) — a young curve competes with young curves.",
                 )
                 explain=Signal::derive(explain)
-                last=last
                 error=Signal::derive(move || error.get())
                 numbers=Signal::derive(numbers)
                 controls=ViewFn::from(move || view! { <button id="lesson-reseed" on:click=reseed>"another task"</button> })

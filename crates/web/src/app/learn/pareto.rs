@@ -4,15 +4,13 @@
 //! the hypervolume error after each evaluation. For the "+MO" methods the cloud is coloured
 //! by their scalarization ½·Z(error) + ½·Z(latency) as fitted at the step.
 
-use std::sync::Arc;
-
 use leptos::prelude::*;
 
 use super::super::chart::SvgFigure;
 use super::plot::{range, Plot, BLUE, ORANGE};
-use super::shell::{hidden, worker_frames, LessonShell};
+use super::shell::{hidden, worker_lesson, LessonShell, WorkerLesson};
 use hpo_engine::lessons::pareto::{names, ParetoFrames, MAX_STEPS};
-use hpo_engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink, SeedStep};
+use hpo_engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink};
 
 const H: f64 = 420.0;
 
@@ -82,25 +80,19 @@ pub fn ParetoLesson(
     /// The lesson's link.
     link: RwSignal<LessonLink>,
 ) -> impl IntoView {
-    let setting = Memo::new(move |_| match link.with(|l| l.lesson.clone()) {
-        Lesson::Pareto(m, s) => (m, s),
-        _ => (String::new(), SeedStep::default()),
-    });
-    let key = Memo::new(move |_| {
-        let (m, s) = setting.get();
-        (m, s.seed)
-    });
-    let (all, error) = worker_frames(
-        key,
+    let WorkerLesson { setting, step, frames, error } = worker_lesson(
+        link,
+        |l| match l {
+            Lesson::Pareto(m, s) => Some((m.clone(), *s)),
+            _ => None,
+        },
+        |(m, s)| (m.clone(), s.seed),
         |(m, seed)| LessonJob::Pareto(m, seed),
         |f| match f {
             LessonFrames::Pareto(p) => Some(p),
             _ => None,
         },
     );
-    let frames = Memo::new(move |_| all.with(|a| a.as_ref().map(|(_, f, ms)| (Arc::clone(f), *ms))));
-    let step = Memo::new(move |_| setting.get().1.step);
-    let last = Signal::derive(|| MAX_STEPS);
     let set = move |method: Option<String>, seed: Option<u64>| {
         link.update(|l| {
             if let Lesson::Pareto(m, s) = &mut l.lesson {
@@ -150,7 +142,6 @@ pub fn ParetoLesson(
                 </Show>
                 })
                 id="lesson-pareto"
-                title="Several objectives: the Pareto front"
                 intro=concat!(
                     "A model can be accurate or fast, rarely both: each configuration is a point (error, latency), and no single best exists. ",
                     "The Pareto front is the set of points nothing beats in both; the shaded region is everything they dominate, and the hypervolume error is how much of the true front's region is still missing ",
@@ -158,7 +149,6 @@ pub fn ParetoLesson(
                     "The copula paper's +MO variants average the objectives after warping each with ψ, so that no objective wins by its scale; ParEGO draws new weights each step; EHVI picks the largest expected gain in hypervolume.",
                 )
                 explain=Signal::derive(explain)
-                last=last
                 error=Signal::derive(move || error.get())
                 numbers=Signal::derive(move || frames.get().map(|(f, ms)| {
                         let k = step.get();

@@ -10,7 +10,7 @@ use leptos::prelude::*;
 
 use super::super::state::AppState;
 use super::super::workers::{lesson_reply, LatestWorker};
-use hpo_engine::lessons::{LessonFrames, LessonJob, LessonLink, SPEEDS};
+use hpo_engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink, SPEEDS};
 use hpo_protocol::ToWorker;
 
 /// What a worker computed for a lesson: the key it was asked for, the frames, milliseconds.
@@ -48,6 +48,72 @@ where
         });
     });
     (all, error)
+}
+
+/// What a lesson computed in a worker gets from its link: its setting, the step shown, the
+/// frames with the milliseconds they took, and why they could not be computed.
+pub struct WorkerLesson<S: Send + Sync + 'static, T: Send + Sync + 'static> {
+    /// The lesson's setting, from the link.
+    pub setting: Memo<S>,
+    /// The step shown.
+    pub step: Memo<usize>,
+    /// Every frame of the setting, and how long the worker took.
+    pub frames: Memo<Option<(Arc<T>, f64)>>,
+    /// Why the frames could not be computed.
+    pub error: RwSignal<Option<String>>,
+}
+
+/// The prologue of every lesson whose frames a worker computes: its setting read from the
+/// link (`setting` of the link's lesson, or the default when the link holds another), the key
+/// whose change asks the worker again (`key`: a seed, say, not the step), the job and what the
+/// lesson takes from the reply.
+pub fn worker_lesson<S, K, T>(
+    link: RwSignal<LessonLink>,
+    setting: fn(&Lesson) -> Option<S>,
+    key: fn(&S) -> K,
+    job: fn(K) -> LessonJob,
+    extract: fn(LessonFrames) -> Option<T>,
+) -> WorkerLesson<S, T>
+where
+    S: Clone + Default + PartialEq + Send + Sync + 'static,
+    K: Clone + PartialEq + Send + Sync + 'static,
+    T: PartialEq + Send + Sync + 'static,
+{
+    let setting = Memo::new(move |_| link.with(|l| setting(&l.lesson)).unwrap_or_default());
+    let asked = Memo::new(move |_| setting.with(key));
+    let (all, error) = worker_frames(asked, job, extract);
+    let frames = Memo::new(move |_| all.with(|a| a.as_ref().map(|(_, f, ms)| (Arc::clone(f), *ms))));
+    let step = Memo::new(move |_| link.with(|l| l.lesson.step()));
+    WorkerLesson { setting, step, frames, error }
+}
+
+/// A lesson's "add a value" row: a number field and an "add" button that hands `add` the
+/// number when `valid` accepts it, and then empties the field (lessons 1 and 2).
+#[component]
+pub fn AddValue(
+    /// The field's label ("add a point at x = ").
+    label: &'static str,
+    /// The field's id.
+    input_id: &'static str,
+    /// The field's hint.
+    placeholder: &'static str,
+    /// Whether a number may be added.
+    valid: fn(f64) -> bool,
+    /// Adds the number.
+    add: Callback<f64>,
+) -> impl IntoView {
+    let text = RwSignal::new(String::new());
+    view! {
+        <label>{label}
+            <input id=input_id type="number" placeholder=placeholder prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))/>
+        </label>
+        <button id="lesson-add" on:click=move |_| {
+            if let Some(v) = text.get_untracked().trim().parse::<f64>().ok().filter(|&v| valid(v)) {
+                add.run(v);
+                text.set(String::new());
+            }
+        }>"add"</button>
+    }
 }
 
 /// Whether the link hides `panel`.
@@ -139,14 +205,14 @@ pub fn LessonShell(
     link: RwSignal<LessonLink>,
     /// The section's id.
     id: &'static str,
-    /// The heading.
-    title: &'static str,
     /// What the lesson is about, in one paragraph.
     intro: &'static str,
     /// The step shown, in words.
     explain: Signal<Option<String>>,
-    /// The last step.
-    last: Signal<usize>,
+    /// The last step, where it depends on the setting (lesson 5); otherwise the lesson's own
+    /// from `engine::lessons::LESSONS`.
+    #[prop(optional)]
+    last: Option<Signal<usize>>,
     /// Buttons beside the player (another seed, another task).
     #[prop(optional)]
     controls: Option<ViewFn>,
@@ -168,6 +234,10 @@ pub fn LessonShell(
 ) -> impl IntoView {
     let controls = StoredValue::new(controls);
     let side = StoredValue::new(side);
+    // The heading and the last step are the lesson's facts in the engine's table, not the view's.
+    let def = link.with_untracked(|l| l.lesson.def());
+    let last = last.unwrap_or_else(|| Signal::derive(move || def.last_step.unwrap_or(0)));
+    let title = def.title;
     view! {
         <section class="panel lesson" id=id aria-busy=move || busy.map(|b| if b.get() { "true" } else { "false" })>
             <div class="lesson-side">

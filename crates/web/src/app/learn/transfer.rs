@@ -2,13 +2,11 @@
 //! prior's mean ± 2 sd of ψ(y) learned from the others, with CTS's Thompson draw of the step;
 //! GCP+prior's and GCP's models pick by pick; and the best value each method has found.
 
-use std::sync::Arc;
-
 use leptos::prelude::*;
 
 use super::super::chart::SvgFigure;
 use super::plot::{model_chart, range, Plot, BLUE, GREEN, GREY, ORANGE, PURPLE};
-use super::shell::{hidden, worker_frames, LessonShell};
+use super::shell::{hidden, worker_lesson, LessonShell, WorkerLesson};
 use hpo_engine::lessons::steps::{best_so_far, Pick};
 use hpo_engine::lessons::transfer::{TransferFrames, MAX_STEPS, METHODS};
 use hpo_engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink, SeedStep};
@@ -74,19 +72,20 @@ pub fn TransferLesson(
     /// The lesson's link.
     link: RwSignal<LessonLink>,
 ) -> impl IntoView {
-    let setting = Memo::new(move |_| match link.with(|l| l.lesson.clone()) {
-        Lesson::Transfer(s) => s,
-        _ => SeedStep::default(),
-    });
-    let seed = Memo::new(move |_| setting.get().seed);
-    let (all, error) = worker_frames(seed, LessonJob::Transfer, |f| match f {
-        LessonFrames::Transfer(t) => Some(t),
-        _ => None,
-    });
-    let frames = Memo::new(move |_| all.with(|a| a.as_ref().map(|(_, f, ms)| (Arc::clone(f), *ms))));
-    let step = Memo::new(move |_| setting.get().step);
+    let WorkerLesson { setting, step, frames, error } = worker_lesson(
+        link,
+        |l| match l {
+            Lesson::Transfer(s) => Some(*s),
+            _ => None,
+        },
+        |s| s.seed,
+        LessonJob::Transfer,
+        |f| match f {
+            LessonFrames::Transfer(t) => Some(t),
+            _ => None,
+        },
+    );
     let pick = move |f: &TransferFrames, m: usize| f.runs[m][step.get().min(f.runs[m].len() - 1)].clone();
-    let last = Signal::derive(|| MAX_STEPS);
     let explain = move || {
         frames.get().map(|(f, _)| {
             let k = step.get();
@@ -128,7 +127,6 @@ pub fn TransferLesson(
             <LessonShell
                 link=link
                 id="lesson-transfer"
-                title="Learning from other tasks"
                 intro=concat!(
                     "Tuning the same model on a new dataset is rarely the first time: other datasets were tuned before, and their good regions tend to be good again. ",
                     "Their values differ in scale, so the copula method first warps each task's values with ψ (lesson 2), then trains a small neural network on all of them: ",
@@ -137,7 +135,6 @@ pub fn TransferLesson(
                     "then fits a GP to the prior's errors on this task and picks by EI (Alg. 2). GCP is the same GP without the prior: it starts blind.",
                 )
                 explain=Signal::derive(explain)
-                last=last
                 error=Signal::derive(move || error.get())
                 numbers=Signal::derive(best_line)
                 controls=ViewFn::from(move || view! { <button id="lesson-reseed" on:click=reseed>"another family of tasks"</button> })
