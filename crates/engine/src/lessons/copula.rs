@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::gp_ei::forrester;
 use super::steps::{record, Pick};
+use super::{parse_list, parse_seed, Fields};
 use crate::error::{EngineError, Result};
 use crate::methods::{gcp::gcp, gp::gp};
 use crate::optimizer::MethodRng;
@@ -35,6 +36,25 @@ pub struct CopulaSetting {
     pub added: Vec<f64>,
     /// Seed of the sample.
     pub seed: u64,
+}
+
+impl CopulaSetting {
+    /// Its link fields besides the step: the added values, the seed.
+    pub fn write_link(&self, q: &mut Vec<String>) {
+        if !self.added.is_empty() {
+            q.push(format!("ly={}", self.added.iter().map(|y| format!("{y}")).collect::<Vec<_>>().join(",")));
+        }
+        if self.seed != 0 {
+            q.push(format!("seed={}", self.seed));
+        }
+    }
+
+    /// Reads its link fields besides the step, naming each bad one.
+    pub fn read_link(&mut self, fields: &Fields, warnings: &mut Vec<String>) {
+        let what = format!("the added values must be at most {MAX_ADDED} finite numbers");
+        self.added = parse_list(fields.get("ly"), MAX_ADDED, f64::is_finite, &what, warnings);
+        self.seed = parse_seed(fields.get("seed"), warnings);
+    }
 }
 
 /// What one step draws.

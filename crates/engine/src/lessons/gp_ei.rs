@@ -19,6 +19,8 @@ use crate::gp::{FittedGp, GpParams, GpSettings};
 use crate::optimizer::MethodRng;
 use crate::stats::expected_improvement;
 
+use super::{parse_list, parse_seed, Fields};
+
 /// Points of the drawing grid, where EI is also maximised.
 pub const GRID: usize = 201;
 /// Random points before the first step.
@@ -66,6 +68,38 @@ pub enum Origin {
     Added,
     /// Picked by EI at this step (1-based).
     Step(usize),
+}
+
+impl GpEiSetting {
+    /// Its link fields besides the step: a pinned lengthscale, the added points, the seed.
+    pub fn write_link(&self, q: &mut Vec<String>) {
+        if let Some(l) = self.lengthscale {
+            q.push(format!("ls={l}"));
+        }
+        if !self.added.is_empty() {
+            q.push(format!("lx={}", self.added.iter().map(|x| format!("{x}")).collect::<Vec<_>>().join(",")));
+        }
+        if self.seed != 0 {
+            q.push(format!("seed={}", self.seed));
+        }
+    }
+
+    /// Reads its link fields besides the step, naming each bad one.
+    pub fn read_link(&mut self, fields: &Fields, warnings: &mut Vec<String>) {
+        match fields.get("ls") {
+            None | Some("fit") => {}
+            Some(v) => match v.parse::<f64>() {
+                Ok(l) if (LENGTHSCALE_RANGE.0..=LENGTHSCALE_RANGE.1).contains(&l) => self.lengthscale = Some(l),
+                _ => warnings.push(format!(
+                    "the lengthscale '{v}' is not a number in [{}, {}]: fitting it instead",
+                    LENGTHSCALE_RANGE.0, LENGTHSCALE_RANGE.1
+                )),
+            },
+        }
+        let what = format!("the added points must be at most {MAX_ADDED} numbers in [0, 1]");
+        self.added = parse_list(fields.get("lx"), MAX_ADDED, |x| (0.0..=1.0).contains(&x), &what, warnings);
+        self.seed = parse_seed(fields.get("seed"), warnings);
+    }
 }
 
 /// Everything one frame of the lesson draws.

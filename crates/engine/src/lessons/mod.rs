@@ -11,6 +11,7 @@
 //! Pareto front of a multi-objective run). [`steps`] records a method's beliefs pick by pick.
 
 pub mod copula;
+pub mod designs;
 pub mod gp_ei;
 pub mod multi_fidelity;
 pub mod pareto;
@@ -21,11 +22,10 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use crate::fidelity::gpb::view_setting::{DesignViewSpec, POINTS_RANGE};
-use crate::gpb_experiments::synthetic::TABLE1_BUDGETS;
+use crate::fidelity::gpb::view_setting::DesignViewSpec;
 use crate::percent::decode_component;
 use copula::CopulaSetting;
-use gp_ei::{GpEiSetting, LENGTHSCALE_RANGE, MAX_ADDED, MAX_STEPS};
+use gp_ei::{GpEiSetting, MAX_STEPS};
 
 /// Steps per second the player offers.
 pub const SPEEDS: [u32; 4] = [1, 2, 4, 8];
@@ -235,6 +235,22 @@ impl Lesson {
     }
 }
 
+impl Lesson {
+    /// The worker job whose frames this lesson shows (its step ignored: one job computes every
+    /// step of a setting; lesson 2's first part is computed on the page, its job is the GP
+    /// against GCP part). The page asks again only when the job changes.
+    pub fn job(&self) -> LessonJob {
+        match self {
+            Lesson::GpEi(s) => LessonJob::GpEi(GpEiSetting { step: 0, ..s.clone() }),
+            Lesson::Copula(s) => LessonJob::Versus(s.seed),
+            Lesson::Transfer(s) => LessonJob::Transfer(s.seed),
+            Lesson::MultiFidelity(s) => LessonJob::MultiFidelity(s.seed),
+            Lesson::Designs(d, _, placed) => LessonJob::Designs(*d, placed.clone()),
+            Lesson::Pareto(m, s) => LessonJob::Pareto(m.clone(), s.seed),
+        }
+    }
+}
+
 /// Lesson work heavy enough for a Web Worker (it brings the GP and GPB fitting code, which
 /// the page's own bundle then need not carry): every frame of a setting at once.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -309,49 +325,13 @@ impl LessonLink {
 
     /// The query string (without `?`).
     pub fn to_query(&self) -> String {
-        let mut q = vec![format!("learn={}", self.lesson.id())];
+        let mut q = vec![format!("learn={}", self.lesson.id()), format!("step={}", self.lesson.step())];
         match &self.lesson {
-            Lesson::GpEi(s) => {
-                q.push(format!("step={}", s.step));
-                if let Some(l) = s.lengthscale {
-                    q.push(format!("ls={l}"));
-                }
-                if !s.added.is_empty() {
-                    q.push(format!("lx={}", s.added.iter().map(|x| format!("{x}")).collect::<Vec<_>>().join(",")));
-                }
-                if s.seed != 0 {
-                    q.push(format!("seed={}", s.seed));
-                }
-            }
-            Lesson::Copula(s) => {
-                q.push(format!("step={}", s.step));
-                if !s.added.is_empty() {
-                    q.push(format!("ly={}", s.added.iter().map(|y| format!("{y}")).collect::<Vec<_>>().join(",")));
-                }
-                if s.seed != 0 {
-                    q.push(format!("seed={}", s.seed));
-                }
-            }
-            Lesson::Transfer(s) | Lesson::MultiFidelity(s) => {
-                q.push(format!("step={}", s.step));
-                if s.seed != 0 {
-                    q.push(format!("seed={}", s.seed));
-                }
-            }
-            Lesson::Designs(d, k, placed) => {
-                q.push(format!("step={k}"));
-                q.push(format!("design={}", d.to_link()));
-                if !placed.is_empty() {
-                    q.push(format!("lp={}", placed.iter().map(|(a, b, l)| format!("{a}:{b}:{l}")).collect::<Vec<_>>().join(",")));
-                }
-            }
-            Lesson::Pareto(m, s) => {
-                q.push(format!("step={}", s.step));
-                q.push(format!("lm={}", crate::percent::encode_component(m)));
-                if s.seed != 0 {
-                    q.push(format!("seed={}", s.seed));
-                }
-            }
+            Lesson::GpEi(s) => s.write_link(&mut q),
+            Lesson::Copula(s) => s.write_link(&mut q),
+            Lesson::Transfer(s) | Lesson::MultiFidelity(s) => s.write_link(&mut q),
+            Lesson::Designs(d, _, placed) => designs::write_link(d, placed, &mut q),
+            Lesson::Pareto(m, s) => pareto::write_link(m, s, &mut q),
         }
         if self.speed != 1 {
             q.push(format!("speed={}", self.speed));
@@ -396,57 +376,13 @@ impl LessonLink {
             warnings.push(format!("the lesson has {last} steps: showing step {last}"));
         }
         lesson = lesson.with_step(step);
+        let fields = Fields(&pairs);
         match &mut lesson {
-            Lesson::GpEi(s) => {
-                match get("ls") {
-                    None | Some("fit") => {}
-                    Some(v) => match v.parse::<f64>() {
-                        Ok(l) if (LENGTHSCALE_RANGE.0..=LENGTHSCALE_RANGE.1).contains(&l) => s.lengthscale = Some(l),
-                        _ => warnings.push(format!(
-                            "the lengthscale '{v}' is not a number in [{}, {}]: fitting it instead",
-                            LENGTHSCALE_RANGE.0, LENGTHSCALE_RANGE.1
-                        )),
-                    },
-                }
-                let what = format!("the added points must be at most {MAX_ADDED} numbers in [0, 1]");
-                s.added = parse_list(get("lx"), MAX_ADDED, |x| (0.0..=1.0).contains(&x), &what, &mut warnings);
-                s.seed = parse_seed(get("seed"), &mut warnings);
-            }
-            Lesson::Copula(s) => {
-                let what = format!("the added values must be at most {} finite numbers", copula::MAX_ADDED);
-                s.added = parse_list(get("ly"), copula::MAX_ADDED, f64::is_finite, &what, &mut warnings);
-                s.seed = parse_seed(get("seed"), &mut warnings);
-            }
-            Lesson::Transfer(s) | Lesson::MultiFidelity(s) => s.seed = parse_seed(get("seed"), &mut warnings),
-            Lesson::Pareto(m, s) => {
-                s.seed = parse_seed(get("seed"), &mut warnings);
-                match get("lm") {
-                    None => {}
-                    Some(v) if pareto::names().contains(&v) => *m = v.to_string(),
-                    Some(v) => warnings.push(format!("lesson 6 has no method '{v}' (it offers {}): using {m}", pareto::names().join(", "))),
-                }
-            }
-            Lesson::Designs(d, _, placed) => {
-                if let Some(v) = get("design") {
-                    match DesignViewSpec::parse(v) {
-                        Some(spec) if spec.axes.is_none() => *d = spec,
-                        _ => warnings.push(format!("the design setting '{v}' is not valid here (e.g. IC.D.10.0): using {}", d.to_link())),
-                    }
-                }
-                if let Some(v) = get("lp").filter(|v| !v.is_empty()) {
-                    match parse_placed(v) {
-                        Some(p) => {
-                            // A placed design fixes the number of points.
-                            d.points = p.len();
-                            *placed = p;
-                        }
-                        None => warnings.push(format!(
-                            "the placed points '{v}' are not {}–{} points x:y:level with x, y in [0, 1] and level 0, 1 or 2: using the method's start",
-                            POINTS_RANGE.0, POINTS_RANGE.1
-                        )),
-                    }
-                }
-            }
+            Lesson::GpEi(s) => s.read_link(&fields, &mut warnings),
+            Lesson::Copula(s) => s.read_link(&fields, &mut warnings),
+            Lesson::Transfer(s) | Lesson::MultiFidelity(s) => s.read_link(&fields, &mut warnings),
+            Lesson::Designs(d, _, placed) => designs::read_link(d, placed, &fields, &mut warnings),
+            Lesson::Pareto(m, s) => pareto::read_link(m, s, &fields, &mut warnings),
         }
         let speed = match get("speed").map(|v| v.parse::<u32>()) {
             None => 1,
@@ -471,22 +407,32 @@ impl LessonLink {
     }
 }
 
-/// Lesson 5's placed points: `x:y:level` separated by commas, all valid or `None`.
-fn parse_placed(v: &str) -> Option<Vec<Placed>> {
-    let points: Vec<Placed> = v
-        .split(',')
-        .map(|p| {
-            let mut it = p.split(':');
-            let (a, b, l) = (it.next()?.parse::<f64>().ok()?, it.next()?.parse::<f64>().ok()?, it.next()?.parse::<usize>().ok()?);
-            let ok = it.next().is_none() && (0.0..=1.0).contains(&a) && (0.0..=1.0).contains(&b) && l < TABLE1_BUDGETS.len();
-            ok.then_some((a, b, l))
-        })
-        .collect::<Option<_>>()?;
-    (POINTS_RANGE.0..=POINTS_RANGE.1).contains(&points.len()).then_some(points)
+/// A lesson link's fields after decoding, as each lesson's file reads them.
+pub struct Fields<'a>(&'a [(String, String)]);
+
+impl<'a> Fields<'a> {
+    /// The value of `key`, if the link has it.
+    pub fn get(&self, key: &str) -> Option<&'a str> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+}
+
+impl SeedStep {
+    /// Its link fields besides the step: the seed, where it is not 0.
+    pub fn write_link(&self, q: &mut Vec<String>) {
+        if self.seed != 0 {
+            q.push(format!("seed={}", self.seed));
+        }
+    }
+
+    /// Reads its link fields besides the step, naming a bad one.
+    pub fn read_link(&mut self, fields: &Fields, warnings: &mut Vec<String>) {
+        self.seed = parse_seed(fields.get("seed"), warnings);
+    }
 }
 
 /// A lesson's seed field (0 when absent or bad, with a warning when bad).
-fn parse_seed(value: Option<&str>, warnings: &mut Vec<String>) -> u64 {
+pub(crate) fn parse_seed(value: Option<&str>, warnings: &mut Vec<String>) -> u64 {
     match value.map(str::parse::<u64>) {
         None => 0,
         Some(Ok(seed)) => seed,
@@ -499,7 +445,7 @@ fn parse_seed(value: Option<&str>, warnings: &mut Vec<String>) -> u64 {
 
 /// A comma-separated list of at most `max` numbers that pass `valid`; bad or surplus entries
 /// are dropped with the warning `what`.
-fn parse_list(value: Option<&str>, max: usize, valid: impl Fn(f64) -> bool, what: &str, warnings: &mut Vec<String>) -> Vec<f64> {
+pub(crate) fn parse_list(value: Option<&str>, max: usize, valid: impl Fn(f64) -> bool, what: &str, warnings: &mut Vec<String>) -> Vec<f64> {
     let Some(v) = value.filter(|v| !v.is_empty()) else { return Vec::new() };
     let parsed: Vec<Option<f64>> = v.split(',').map(|x| x.parse::<f64>().ok().filter(|x| valid(*x))).collect();
     if parsed.iter().any(Option::is_none) || parsed.len() > max {

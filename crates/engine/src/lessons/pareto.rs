@@ -14,6 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::{Fields, SeedStep};
 use crate::bundled::tradeoff_family;
 use crate::error::{EngineError, Result};
 use crate::method_entry::MethodObjectives;
@@ -168,6 +169,22 @@ fn staircase(front: &[(f64, f64)], reference: (f64, f64)) -> Vec<(f64, f64)> {
 }
 
 /// Area of a simple polygon (shoelace).
+/// Lesson 6's link fields besides the step: the method (where not the default) and the seed.
+pub fn write_link(method: &str, run: &SeedStep, q: &mut Vec<String>) {
+    q.push(format!("lm={}", crate::percent::encode_component(method)));
+    run.write_link(q);
+}
+
+/// Reads lesson 6's link fields besides the step, naming each bad one.
+pub fn read_link(method: &mut String, run: &mut SeedStep, fields: &Fields, warnings: &mut Vec<String>) {
+    run.read_link(fields, warnings);
+    match fields.get("lm") {
+        None => {}
+        Some(v) if names().contains(&v) => *method = v.to_string(),
+        Some(v) => warnings.push(format!("lesson 6 has no method '{v}' (it offers {}): using {method}", names().join(", "))),
+    }
+}
+
 #[cfg(test)]
 fn area(poly: &[(f64, f64)]) -> f64 {
     let n = poly.len();

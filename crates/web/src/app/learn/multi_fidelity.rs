@@ -10,7 +10,7 @@ use super::super::chart::SvgFigure;
 use super::plot::{range, Plot, BLUE, GREY, ORANGE};
 use super::shell::{hidden, worker_lesson, LessonShell, WorkerLesson};
 use hpo_engine::lessons::multi_fidelity::{trained_after, MultiFidelityFrames, BUDGET};
-use hpo_engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink, SeedStep};
+use hpo_engine::lessons::{Lesson, LessonFrames, LessonLink, SeedStep};
 
 const H: f64 = 340.0;
 
@@ -121,8 +121,6 @@ pub fn MultiFidelityLesson(
             Lesson::MultiFidelity(s) => Some(*s),
             _ => None,
         },
-        |s| s.seed,
-        LessonJob::MultiFidelity,
         |f| match f {
             LessonFrames::MultiFidelity(m) => Some(m),
             _ => None,

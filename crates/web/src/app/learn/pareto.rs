@@ -10,7 +10,7 @@ use super::super::chart::SvgFigure;
 use super::plot::{range, Plot, BLUE, ORANGE};
 use super::shell::{hidden, worker_lesson, LessonShell, WorkerLesson};
 use hpo_engine::lessons::pareto::{names, ParetoFrames, MAX_STEPS};
-use hpo_engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink};
+use hpo_engine::lessons::{Lesson, LessonFrames, LessonLink};
 
 const H: f64 = 420.0;
 
@@ -86,8 +86,6 @@ pub fn ParetoLesson(
             Lesson::Pareto(m, s) => Some((m.clone(), *s)),
             _ => None,
         },
-        |(m, s)| (m.clone(), s.seed),
-        |(m, seed)| LessonJob::Pareto(m, seed),
         |f| match f {
             LessonFrames::Pareto(p) => Some(p),
             _ => None,

@@ -64,24 +64,21 @@ pub struct WorkerLesson<S: Send + Sync + 'static, T: Send + Sync + 'static> {
 }
 
 /// The prologue of every lesson whose frames a worker computes: its setting read from the
-/// link (`setting` of the link's lesson, or the default when the link holds another), the key
-/// whose change asks the worker again (`key`: a seed, say, not the step), the job and what the
-/// lesson takes from the reply.
-pub fn worker_lesson<S, K, T>(
+/// link (`setting` of the link's lesson, or the default when the link holds another), the
+/// lesson's job (`Lesson::job`, the engine's: the worker is asked again only when it changes,
+/// not at every step) and what the lesson takes from the reply.
+pub fn worker_lesson<S, T>(
     link: RwSignal<LessonLink>,
     setting: fn(&Lesson) -> Option<S>,
-    key: fn(&S) -> K,
-    job: fn(K) -> LessonJob,
     extract: fn(LessonFrames) -> Option<T>,
 ) -> WorkerLesson<S, T>
 where
     S: Clone + Default + PartialEq + Send + Sync + 'static,
-    K: Clone + PartialEq + Send + Sync + 'static,
     T: PartialEq + Send + Sync + 'static,
 {
     let setting = Memo::new(move |_| link.with(|l| setting(&l.lesson)).unwrap_or_default());
-    let asked = Memo::new(move |_| setting.with(key));
-    let (all, error) = worker_frames(asked, job, extract);
+    let job = Memo::new(move |_| link.with(|l| l.lesson.job()));
+    let (all, error) = worker_frames(job, |j| j, extract);
     let frames = Memo::new(move |_| all.with(|a| a.as_ref().map(|(_, f, ms)| (Arc::clone(f), *ms))));
     let step = Memo::new(move |_| link.with(|l| l.lesson.step()));
     WorkerLesson { setting, step, frames, error }

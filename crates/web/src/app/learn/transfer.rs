@@ -9,7 +9,7 @@ use super::plot::{model_chart, range, Plot, BLUE, GREEN, GREY, ORANGE, PURPLE};
 use super::shell::{hidden, worker_lesson, LessonShell, WorkerLesson};
 use hpo_engine::lessons::steps::{best_so_far, Pick};
 use hpo_engine::lessons::transfer::{TransferFrames, MAX_STEPS, METHODS};
-use hpo_engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink, SeedStep};
+use hpo_engine::lessons::{Lesson, LessonFrames, LessonLink, SeedStep};
 use hpo_engine::optimizer::Acquisition;
 
 const H: f64 = 300.0;
@@ -78,8 +78,6 @@ pub fn TransferLesson(
             Lesson::Transfer(s) => Some(*s),
             _ => None,
         },
-        |s| s.seed,
-        LessonJob::Transfer,
         |f| match f {
             LessonFrames::Transfer(t) => Some(t),
             _ => None,
