@@ -62,8 +62,8 @@ pub enum ToWorker {
     TrainPrior {
         /// Request id.
         request: u32,
-        /// The benchmark.
-        benchmark: Box<Benchmark>,
+        /// The benchmark, as the parser encoded it (never encoded again on the page).
+        benchmark: EncodedBenchmark,
         /// Objective(s) and direction.
         spec: Box<ExperimentSpec>,
         /// Held-out task.

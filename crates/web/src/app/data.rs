@@ -9,7 +9,6 @@ use leptos::prelude::*;
 
 use super::browser::{fetch_bytes, file_bytes, now_ms};
 use super::state::{AppState, Level, RoleEditor};
-use super::worker_host::WorkerHandle;
 use super::workers::ParseReply;
 use hpo_engine::benchmark::{Benchmark, Direction, Metric};
 use hpo_engine::content_hash;
@@ -20,7 +19,7 @@ use hpo_engine::loaders::MAX_DECOMPRESSED_BYTES;
 use hpo_engine::public_data::verify;
 use hpo_engine::spec::DataRef;
 use hpo_engine::spec::ExperimentSpec;
-use hpo_protocol::{EncodedBenchmark, FromWorker, ToWorker};
+use hpo_protocol::{EncodedBenchmark, ToWorker};
 
 /// Largest upload accepted, checked before reading the file.
 pub const MAX_UPLOAD_BYTES: f64 = MAX_DECOMPRESSED_BYTES as f64;
@@ -37,41 +36,8 @@ async fn parse_in_worker(state: AppState, file: String, bytes: Vec<u8>, options:
 }
 
 async fn ask_worker(state: AppState, file: String, bytes: Vec<u8>, options: LoadOptions, review: bool) -> ParseReply {
-    let service = state.workers;
-    let request = service.next_request();
-    let (tx, rx) = oneshot::channel();
-    let on_reply = move |msg: FromWorker| {
-        if let FromWorker::Parsed { request, result, parse_ms } = msg {
-            if let Some(tx) = service.loader.try_update_value(|l| l.waiting.remove(&request)).flatten() {
-                let _ = tx.send((result.and_then(|parsed| parsed.decode().map_err(LoadFailure::Error)), parse_ms));
-            }
-        }
-    };
-    // A parser that dies (a file too large for the tab's memory) fails every parse waiting
-    // for it, in words; the next file gets a fresh worker.
-    let on_crash = move |reason: String| {
-        let waiting = service
-            .loader
-            .try_update_value(|l| {
-                l.bridge = None;
-                std::mem::take(&mut l.waiting)
-            })
-            .unwrap_or_default();
-        for tx in waiting.into_values() {
-            let _ = tx.send((Err(LoadFailure::Error(format!("the file could not be parsed: {reason}"))), 0.0));
-        }
-    };
-    service.loader.update_value(|loader| {
-        loader.waiting.insert(request, tx);
-        if loader.bridge.is_none() {
-            loader.bridge = WorkerHandle::spawn(on_reply, on_crash).ok();
-        }
-        match &loader.bridge {
-            Some(worker) => worker.send(&ToWorker::Parse { request, file, bytes, options: Box::new(options), review }),
-            None => drop(loader.waiting.remove(&request)),
-        }
-    });
-    rx.await.unwrap_or_else(|_| (Err(LoadFailure::Error("the file could not be parsed: no worker could be started".into())), 0.0))
+    let request = state.workers.next_request();
+    state.workers.parser.ask(request, ToWorker::Parse { request, file, bytes, options: Box::new(options), review }).await
 }
 
 /// Reads the list of shared tables the build copied beside the app.

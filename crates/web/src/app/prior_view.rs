@@ -12,7 +12,6 @@ use leptos::prelude::*;
 
 use super::scatter::{Scatter, ScatterCanvas};
 use super::state::AppState;
-use super::worker_host::WorkerHandle;
 use hpo_engine::benchmark::Benchmark;
 use hpo_engine::prior::TrainedPrior;
 use hpo_engine::prior_slice::prior_slice;
@@ -113,18 +112,16 @@ fn train(state: AppState, status: RwSignal<PriorStatus>, bench: Arc<Benchmark>, 
             status.set(PriorStatus::Failed(reason));
         }
     };
-    let Ok(bridge) = WorkerHandle::spawn(callback, on_crash) else {
-        status.set(PriorStatus::Failed("no worker could be started".into()));
-        return;
+    // The parser's bytes of this benchmark (encoded here only for data that never went through
+    // the parser, e.g. a bundled family generated on the page).
+    let benchmark = match state.data.encoded_for(&bench) {
+        Ok(bytes) => bytes,
+        Err(e) => return status.set(PriorStatus::Failed(e)),
     };
-    bridge.send(&ToWorker::TrainPrior {
-        request,
-        benchmark: Box::new((*bench).clone()),
-        spec: Box::new(spec),
-        target: key.task,
-        warp: key.warp,
-    });
-    state.workers.trainer.set_value(Some(bridge));
+    let message = ToWorker::TrainPrior { request, benchmark, spec: Box::new(spec), target: key.task, warp: key.warp };
+    if let Err(e) = state.workers.trainer.start(&message, callback, on_crash) {
+        status.set(PriorStatus::Failed(e));
+    }
 }
 
 /// The prior in `store` for `task` and `warp` on this data and objective.
@@ -142,7 +139,7 @@ fn stored_prior(
 }
 
 fn cancel(state: AppState, status: RwSignal<PriorStatus>) {
-    state.workers.trainer.set_value(None);
+    state.workers.trainer.cancel();
     status.set(PriorStatus::Cancelled);
 }
 

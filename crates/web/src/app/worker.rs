@@ -117,11 +117,12 @@ impl HpoWorker {
                     respond(FromWorker::PriorProgress { request, step, total });
                     true
                 };
-                let result = spec
-                    .resolve(&benchmark)
-                    .and_then(|resolved| train_target_prior(&benchmark, &resolved, target, warp, &mut progress))
-                    .map(Box::new)
-                    .map_err(|e| e.to_string());
+                let result = benchmark.decode().and_then(|benchmark| {
+                    spec.resolve(&benchmark)
+                        .and_then(|resolved| train_target_prior(&benchmark, &resolved, target, warp, &mut progress))
+                        .map(Box::new)
+                        .map_err(|e| e.to_string())
+                });
                 respond(FromWorker::PriorTrained { request, result, seconds: now_seconds() - t0 });
             }
             ToWorker::Design { request, spec, table } => {

@@ -25,13 +25,9 @@ use hpo_protocol::{EncodedBenchmark, FromWorker, ToWorker};
 /// encoded them (what a run's workers receive), or why not; and the parse's milliseconds.
 pub type ParseReply = (Result<(LoadedFile, EncodedBenchmark), LoadFailure>, f64);
 
-/// The worker that parses files, and what waits for it.
+/// What the page remembers of the files it loaded.
 #[derive(Default)]
 pub struct Loader {
-    /// Spawned on the first parse (and again after a crash).
-    pub bridge: Option<WorkerHandle>,
-    /// Parses sent and not answered, by request id.
-    pub waiting: BTreeMap<u32, oneshot::Sender<ParseReply>>,
     /// The last file that needed column roles: (reference, name, bytes).
     pub awaiting_roles: Option<(DataRef, String, Vec<u8>)>,
     /// The last user file loaded (an upload or a download): (reference, name, bytes), so that
@@ -43,10 +39,12 @@ pub struct Loader {
 #[derive(Clone, Copy)]
 pub struct WorkerService {
     ids: RequestIds,
-    /// Parsing files.
+    /// The files the page loaded, to read again with other options.
     pub loader: StoredValue<Loader, LocalStorage>,
-    /// The prior view's training worker (dropped, and so terminated, by cancel).
-    pub trainer: StoredValue<Option<WorkerHandle>, LocalStorage>,
+    /// Parsing files.
+    pub parser: ParserService,
+    /// The prior view's training.
+    pub trainer: TrainerService,
     /// The design view's worker (one for the page, so that a view opened again reuses it).
     pub designer: LatestWorker<Box<DesignViewData>>,
     /// The run's pool, its spares and its sink.
@@ -62,7 +60,8 @@ impl WorkerService {
         WorkerService {
             ids,
             loader: StoredValue::new_local(Loader::default()),
-            trainer: StoredValue::new_local(None),
+            parser: ParserService::new(),
+            trainer: TrainerService::new(),
             designer: LatestWorker::new(design_reply),
             run: RunWorkers::new(ids),
             pending: StoredValue::new_local((Vec::new(), false)),
@@ -172,5 +171,94 @@ pub fn design_reply(msg: FromWorker) -> Option<Reply<Box<DesignViewData>>> {
     match msg {
         FromWorker::Designed { request, result, ms } => Some((request, result, ms)),
         _ => None,
+    }
+}
+
+/// The file parser: one long-lived worker that answers every parse asked of it, each by its
+/// request id (parses do not supersede each other: a link's file and an upload may both be
+/// waiting). A parser that dies (a file too large for the tab's memory) fails every parse
+/// waiting for it, in words; the next parse gets a fresh worker.
+#[derive(Clone, Copy)]
+pub struct ParserService {
+    state: StoredValue<ParserState, LocalStorage>,
+}
+
+#[derive(Default)]
+struct ParserState {
+    worker: Option<WorkerHandle>,
+    waiting: BTreeMap<u32, oneshot::Sender<ParseReply>>,
+}
+
+impl ParserService {
+    fn new() -> Self {
+        ParserService { state: StoredValue::new_local(ParserState::default()) }
+    }
+
+    /// Sends `message` (a `ToWorker::Parse` with id `request`) and waits for its answer.
+    pub async fn ask(&self, request: u32, message: ToWorker) -> ParseReply {
+        let state = self.state;
+        let on_reply = move |msg: FromWorker| {
+            if let FromWorker::Parsed { request, result, parse_ms } = msg {
+                if let Some(tx) = state.try_update_value(|s| s.waiting.remove(&request)).flatten() {
+                    let _ = tx.send((result.and_then(|parsed| parsed.decode().map_err(LoadFailure::Error)), parse_ms));
+                }
+            }
+        };
+        let on_crash = move |reason: String| {
+            let waiting = state
+                .try_update_value(|s| {
+                    s.worker = None;
+                    std::mem::take(&mut s.waiting)
+                })
+                .unwrap_or_default();
+            for tx in waiting.into_values() {
+                let _ = tx.send((Err(LoadFailure::Error(format!("the file could not be parsed: {reason}"))), 0.0));
+            }
+        };
+        let (tx, rx) = oneshot::channel();
+        state.update_value(|s| {
+            s.waiting.insert(request, tx);
+            if s.worker.is_none() {
+                s.worker = WorkerHandle::spawn(on_reply, on_crash).ok();
+            }
+            match &s.worker {
+                Some(worker) => worker.send(&message),
+                None => drop(s.waiting.remove(&request)),
+            }
+        });
+        rx.await.unwrap_or_else(|_| (Err(LoadFailure::Error("the file could not be parsed: no worker could be started".into())), 0.0))
+    }
+}
+
+/// The prior view's trainer: a fresh worker per training, which reports its progress as it
+/// goes; a new training or a cancel drops (and so terminates) the one before, so a training
+/// never queues behind an abandoned one.
+#[derive(Clone, Copy)]
+pub struct TrainerService {
+    worker: StoredValue<Option<WorkerHandle>, LocalStorage>,
+}
+
+impl TrainerService {
+    fn new() -> Self {
+        TrainerService { worker: StoredValue::new_local(None) }
+    }
+
+    /// Starts `message` on a fresh worker, whose messages go to `on_message` and whose death
+    /// to `on_crash`; `Err` when no worker could be started.
+    pub fn start(
+        &self,
+        message: &ToWorker,
+        on_message: impl Fn(FromWorker) + 'static,
+        on_crash: impl Fn(String) + 'static,
+    ) -> Result<(), String> {
+        let worker = WorkerHandle::spawn(on_message, on_crash).map_err(|_| "no worker could be started".to_string())?;
+        worker.send(message);
+        self.worker.set_value(Some(worker));
+        Ok(())
+    }
+
+    /// Stops the training in progress, if any.
+    pub fn cancel(&self) {
+        self.worker.set_value(None);
     }
 }

@@ -184,9 +184,10 @@ pub fn CopulaLesson(
                 <Show when=move || !hidden(link, "add")>
                     <div class="row" id="lesson-add-values">
                         <AddValue label="add a value y = " input_id="lesson-add-y" placeholder="e.g. 100000" valid=f64::is_finite
-                            add=Callback::new(move |y: f64| set(&|s| if s.added.len() < MAX_ADDED { s.added.push(y) }))/>
-                        <button id="lesson-clear" prop:disabled=move || setting.get().added.is_empty() on:click=move |_| set(&|s| s.added.clear())>"remove my values"</button>
-                        <button id="lesson-reseed" on:click=move |_| set(&|s| { s.seed += 1; s.step = 0 })>"new sample"</button>
+                            add=Callback::new(move |y: f64| set(&|s| if s.added.len() < MAX_ADDED { s.added.push(y) }))
+                            added="my values" has_added=Signal::derive(move || !setting.get().added.is_empty())
+                            clear=Callback::new(move |()| set(&|s| s.added.clear()))
+                            reseed_label="new sample" reseed=Callback::new(move |()| set(&|s| { s.seed += 1; s.step = 0 }))/>
                     </div>
                 </Show>
                 })

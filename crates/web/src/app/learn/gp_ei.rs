@@ -189,9 +189,10 @@ pub fn GpEiLesson(
                             add=Callback::new(move |x: f64| {
                                 let x = (x * 1000.0).round() / 1000.0;
                                 set(&|s| if s.added.len() < MAX_ADDED && !s.added.contains(&x) { s.added.push(x) });
-                            })/>
-                        <button id="lesson-clear" prop:disabled=move || setting.get().added.is_empty() on:click=move |_| set(&|s| s.added.clear())>"remove my points"</button>
-                        <button id="lesson-reseed" on:click=move |_| set(&|s| { s.seed += 1; s.step = 0 })>"new random start"</button>
+                            })
+                            added="my points" has_added=Signal::derive(move || !setting.get().added.is_empty())
+                            clear=Callback::new(move |()| set(&|s| s.added.clear()))
+                            reseed_label="new random start" reseed=Callback::new(move |()| set(&|s| { s.seed += 1; s.step = 0 }))/>
                     </div>
                 </Show>
                 })

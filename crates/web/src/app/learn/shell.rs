@@ -85,7 +85,8 @@ where
 }
 
 /// A lesson's "add a value" row: a number field and an "add" button that hands `add` the
-/// number when `valid` accepts it, and then empties the field (lessons 1 and 2).
+/// number when `valid` accepts it, and then empties the field; a button that removes what was
+/// added and one that draws a new start (lessons 1 and 2).
 #[component]
 pub fn AddValue(
     /// The field's label ("add a point at x = ").
@@ -98,6 +99,16 @@ pub fn AddValue(
     valid: fn(f64) -> bool,
     /// Adds the number.
     add: Callback<f64>,
+    /// What the user added ("my points").
+    added: &'static str,
+    /// Whether anything was added.
+    has_added: Signal<bool>,
+    /// Removes what was added.
+    clear: Callback<()>,
+    /// The new start ("new sample").
+    reseed_label: &'static str,
+    /// Draws a new start.
+    reseed: Callback<()>,
 ) -> impl IntoView {
     let text = RwSignal::new(String::new());
     view! {
@@ -110,6 +121,8 @@ pub fn AddValue(
                 text.set(String::new());
             }
         }>"add"</button>
+        <button id="lesson-clear" prop:disabled=move || !has_added.get() on:click=move |_| clear.run(())>{format!("remove {added}")}</button>
+        <button id="lesson-reseed" on:click=move |_| reseed.run(())>{reseed_label}</button>
     }
 }
 
