@@ -10,7 +10,7 @@ use leptos::prelude::*;
 use super::browser::download_text;
 use super::cd_diagram::CdDiagram;
 use super::chart::{chart_title, chart_width, title_top, ChartBox, ChartFigure, LineChart, Series, PALETTE};
-use super::state::{AppState, Level};
+use super::state::{AppState, Level, RunState};
 use hpo_engine::axis;
 use hpo_engine::export::race_traces_csv;
 use hpo_engine::fidelity::runner::race_curves;
@@ -206,13 +206,14 @@ struct RaceFrames {
 /// configurations were advanced; a slider and a play button step through the requests.
 #[component]
 fn RaceAnimation() -> impl IntoView {
-    let state = expect_context::<AppState>();
+    // Reads the run's traces only.
+    let run_state = expect_context::<RunState>();
     let run = RwSignal::new(0usize);
     let shown = RwSignal::new(usize::MAX);
     let playing = StoredValue::new(None::<IntervalHandle>);
     let is_playing = RwSignal::new(false);
     let runs = Memo::new(move |_| {
-        state.run.traces.with(|t| {
+        run_state.traces.with(|t| {
             let mut v: Vec<(String, String, u64)> =
                 t.iter().filter(|t| t.race().is_some_and(|r| !r.is_empty())).map(|t| (t.method.clone(), t.task.clone(), t.seed)).collect();
             v.sort();
@@ -220,10 +221,10 @@ fn RaceAnimation() -> impl IntoView {
         })
     });
     let frames = Memo::new(move |_| {
-        let (resolved, bench) = state.run.setup.get()?;
+        let (resolved, bench) = run_state.setup.get()?;
         let (method, task, seed) = runs.with(|r| r.get(run.get()).cloned())?;
         let t = bench.task_index(&task)?;
-        let rows = state.run.traces.with(|tr| {
+        let rows = run_state.traces.with(|tr| {
             tr.iter().find(|x| x.method == method && x.task == task && x.seed == seed).and_then(|x| x.race().map(<[_]>::to_vec))
         })?;
         resolved.race_budget()?;

@@ -7,13 +7,10 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use super::super::chart::{chart_width, view_box_width, ChartFigure, SvgFigure};
-use super::super::state::AppState;
-use super::super::workers::{lesson_reply, LatestWorker};
 use super::plot::{range, Plot};
-use super::shell::{hidden, AddValue, LessonShell};
+use super::shell::{hidden, worker_lesson, AddValue, LessonShell, WorkerLesson};
 use hpo_engine::lessons::gp_ei::{GpEiFrame, GpEiSetting, Origin, LENGTHSCALE_RANGE, MAX_ADDED, MAX_STEPS};
-use hpo_engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink};
-use hpo_protocol::ToWorker;
+use hpo_engine::lessons::{Lesson, LessonFrames, LessonLink};
 
 pub(in crate::app) const H: f64 = 330.0;
 const EI_H: f64 = 200.0;
@@ -101,37 +98,23 @@ pub fn GpEiLesson(
     /// The lesson's link.
     link: RwSignal<LessonLink>,
 ) -> impl IntoView {
-    let setting = Memo::new(move |_| match link.with(|l| l.lesson.clone()) {
-        Lesson::GpEi(s) => s,
-        _ => GpEiSetting::default(),
-    });
-    // Everything but the step: a worker computes all of a setting's frames at once (the GP
-    // code stays out of the page's bundle), and stepping only indexes them.
-    let base = Memo::new(move |_| GpEiSetting { step: 0, ..setting.get() });
-    let all = RwSignal::new(None::<(GpEiSetting, Arc<Vec<GpEiFrame>>, f64)>);
-    let error = RwSignal::new(None::<String>);
-    let worker = LatestWorker::new(lesson_reply);
-    let state = expect_context::<AppState>();
-    Effect::new(move |_| {
-        let b = base.get();
-        if all.with_untracked(|a| a.as_ref().is_some_and(|(k, _, _)| *k == b)) {
-            return;
-        }
-        let request = state.workers.next_request();
-        let key = b.clone();
-        worker.ask(request, ToWorker::Lesson { request, job: LessonJob::GpEi(b) }, move |result, ms| match result {
-            Ok(LessonFrames::GpEi(frames)) => {
-                error.set(None);
-                all.set(Some((key.clone(), Arc::new(frames), ms)));
-            }
-            Ok(_) => {}
-            Err(e) => error.set(Some(e)),
-        });
-    });
+    // A worker computes all of a setting's frames at once (the GP code stays out of the page's
+    // bundle), and stepping only indexes them.
+    let WorkerLesson { setting, frames: all, error, .. } = worker_lesson(
+        link,
+        |l| match l {
+            Lesson::GpEi(s) => Some(s.clone()),
+            _ => None,
+        },
+        |f| match f {
+            LessonFrames::GpEi(frames) => Some(frames),
+            _ => None,
+        },
+    );
     let current = Memo::new(move |_| -> Option<(Arc<GpEiFrame>, f64)> {
         let step = setting.get().step;
         all.with(|a| {
-            a.as_ref().and_then(|(_, frames, ms)| frames.get(step.min(frames.len().saturating_sub(1))).map(|f| (Arc::new(f.clone()), *ms)))
+            a.as_ref().and_then(|(frames, ms)| frames.get(step.min(frames.len().saturating_sub(1))).map(|f| (Arc::new(f.clone()), *ms)))
         })
     });
     let set = move |f: &dyn Fn(&mut GpEiSetting)| {

@@ -8,8 +8,7 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 
-use super::super::state::AppState;
-use super::super::workers::{lesson_reply, LatestWorker};
+use super::super::workers::{lesson_reply, LatestWorker, WorkerService};
 use hpo_engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink, SPEEDS};
 use hpo_protocol::ToWorker;
 
@@ -30,13 +29,13 @@ where
     let all = RwSignal::new(None::<(K, Arc<T>, f64)>);
     let error = RwSignal::new(None::<String>);
     let worker = LatestWorker::new(lesson_reply);
-    let state = expect_context::<AppState>();
+    let workers = expect_context::<WorkerService>();
     Effect::new(move |_| {
         let k = key.get();
         if all.with_untracked(|a| a.as_ref().is_some_and(|(have, _, _)| *have == k)) {
             return;
         }
-        let request = state.workers.next_request();
+        let request = workers.next_request();
         let asked = k.clone();
         worker.ask(request, ToWorker::Lesson { request, job: job(k) }, move |result, ms| match result.map(extract) {
             Ok(Some(frames)) => {
