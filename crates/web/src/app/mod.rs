@@ -60,7 +60,7 @@ pub fn App() -> impl IntoView {
         }
         return view! {
             <Header/>
-            <Messages/>
+            <Messages messages=state.messages/>
             <learn::LearnPage initial=initial/>
         }
         .into_any();
@@ -82,7 +82,7 @@ pub fn App() -> impl IntoView {
     spawn_local(kept::reopen_race_summary(state));
     view! {
         <Header/>
-        <Messages/>
+        <Messages messages=state.messages/>
         <main>
             // The first visit's strip, until the visitor chooses data of their own: then the
             // first screen is their data's setup.
@@ -127,11 +127,13 @@ fn Header() -> impl IntoView {
 }
 
 #[component]
-fn Messages() -> impl IntoView {
-    let state = expect_context::<AppState>();
+fn Messages(
+    /// The messages shown (the list is all this edits: a dismissed one leaves it).
+    messages: RwSignal<Vec<state::Message>>,
+) -> impl IntoView {
     view! {
         <div id="messages" aria-live="polite">
-            <For each=move || state.messages.get() key=|m| m.id let:m>
+            <For each=move || messages.get() key=|m| m.id let:m>
                 <div class=match m.level { Level::Error => "msg error", Level::Warning => "msg warning", Level::Info => "msg info" }>
                     <span class="text">{m.text.clone()}
                         {(!m.details.is_empty()).then(|| view! {
@@ -141,7 +143,7 @@ fn Messages() -> impl IntoView {
                             </details>
                         })}
                     </span>
-                    <button class="dismiss" title="dismiss" on:click=move |_| state.messages.update(|v| v.retain(|x| x.id != m.id))>"×"</button>
+                    <button class="dismiss" title="dismiss" on:click=move |_| messages.update(|v| v.retain(|x| x.id != m.id))>"×"</button>
                 </div>
             </For>
         </div>

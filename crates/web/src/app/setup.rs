@@ -18,11 +18,12 @@ fn parse_in<T: std::str::FromStr + PartialOrd>(s: &str, lo: T, hi: T) -> Option<
 /// components only wire inputs to them and show what they say.
 #[component]
 pub fn SetupPanel() -> impl IntoView {
+    let state = expect_context::<AppState>();
     view! {
         <ModeSwitches/>
         <ObjectiveChooser/>
         <TaskChooser/>
-        <MethodChooser/>
+        <MethodChooser spec=state.spec/>
         <RunLength/>
     }
 }
@@ -177,9 +178,10 @@ fn TaskChooser() -> impl IntoView {
 
 /// The methods the registry offers for this mode and number of objectives.
 #[component]
-fn MethodChooser() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let spec = state.spec;
+fn MethodChooser(
+    /// The setup, whose method list this edits.
+    spec: RwSignal<hpo_engine::spec::ExperimentSpec>,
+) -> impl IntoView {
     let multi = move || !spec.with(|s| s.objectives.is_empty());
     let race = race_mode(spec);
     let method_box = move |name: &'static str, summary: &'static str| {
