@@ -20,11 +20,13 @@ export const LESSONS_VIEWS = [
 ];
 
 /// The experiment page: first visit, a finished run, a race on curves with the design view on
-/// its data, several objectives.
+/// its data, a race over three tasks with its critical-difference diagrams (long method names),
+/// several objectives.
 export const EXPERIMENT_VIEWS = [
   { query: '' },
   { query: 'v=1&seeds=2&iters=10', run: true },
   { query: 'v=1&data=bundled:curves&tasks=curves-00&methods=RS,ASHA&seeds=1&race=100&design=IC.D.10.0.0.1', run: true, ready: '#design-map .design-point' },
+  { query: 'v=1&data=bundled:curves&tasks=curves-00,curves-01,curves-02&methods=RS,Hyperband,ASHA,BOHB,DEHB,GP%20(max%20budget)&seeds=1&race=100', run: true, ready: '#cd-100 .cd-method' },
   { query: 'v=1&data=bundled:tradeoff&seeds=1&iters=10', run: true },
 ];
 

@@ -147,7 +147,7 @@ pub fn RaceResults() -> impl IntoView {
                 s.cd.iter().map(|cd| {
                     let id: &'static str = if cd.fraction < 1.0 { "cd-50" } else { "cd-100" };
                     let (cd, methods, tasks) = (cd.clone(), s.methods.clone(), s.tasks.len());
-                    view! { <ChartFigure id=id file=id caption=|| ()><div class="scroll-x"><CdDiagram id=id cd=cd methods=methods tasks=tasks/></div></ChartFigure> }
+                    view! { <ChartFigure id=id file=id caption=|| ()><CdDiagram id=id cd=cd methods=methods tasks=tasks/></ChartFigure> }
                 }).collect_view().into_any()
             })}
         </div>
