@@ -115,7 +115,7 @@ impl CdLayout {
         let order = cd.order();
         let texts: Vec<String> = (0..k).map(|m| format!("{} ({:.2})", methods[m], cd.ranks[m])).collect();
         let title = wrap(
-            &format!("Critical difference at {:.0}% of the budget over {tasks} tasks", cd.fraction * 100.0),
+            &format!("Critical difference at {:.0}% of the budget over {}", cd.fraction * 100.0, crate::axis::count(tasks, "task")),
             width - 2.0 * EDGE,
             TITLE_CHAR,
         );

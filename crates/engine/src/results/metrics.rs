@@ -84,6 +84,18 @@ pub fn band(curves: &[Vec<f64>]) -> Band {
     b
 }
 
+impl Band {
+    /// The band with its edges kept within `[lo, hi]`, for a measure that cannot leave that
+    /// range (ADTM and the normalised hypervolume error lie in [0, 1]): the normal band of the
+    /// mean can reach past a bound when seeds disagree near it, which the measure itself cannot.
+    pub fn within(mut self, lo: f64, hi: f64) -> Band {
+        for v in self.lower.iter_mut().chain(self.upper.iter_mut()) {
+            *v = v.clamp(lo, hi);
+        }
+        self
+    }
+}
+
 /// Best-so-far curve of each trace of `method` on `task`.
 pub fn best_so_far_curves<'a>(traces: impl IntoIterator<Item = &'a Trace>, method: &str, task: &str) -> Vec<Vec<f64>> {
     traces.into_iter().filter(|t| t.method == method && t.task == task).map(|t| t.rows().iter().map(|r| r.best).collect()).collect()
@@ -233,6 +245,14 @@ mod tests {
         assert!(improvement_over_rs(&[0.5, 0.2, 0.0], &[0.25, 0.3, 0.0]).abs() < 1e-15);
         assert!((improvement_over_rs(&[0.4], &[0.1]) - 0.75).abs() < 1e-15);
         assert_eq!(average_ranks(&[vec![0.3, 0.1, 0.3], vec![0.0, 0.5, -1.0]]), vec![1.75, 2.0, 2.25]);
+    }
+
+    #[test]
+    fn a_band_within_bounds_keeps_its_mean_and_clamps_its_edges() {
+        let b = band(&[vec![0.0, 0.5], vec![0.1, 0.9], vec![0.0, 1.0]]).within(0.0, 1.0);
+        assert!(b.lower.iter().chain(&b.upper).all(|v| (0.0..=1.0).contains(v)));
+        assert_eq!(b.lower[0], 0.0, "the normal band would reach below 0 here");
+        assert!((b.mean[0] - 0.1 / 3.0).abs() < 1e-15);
     }
 
     #[test]

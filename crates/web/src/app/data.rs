@@ -10,6 +10,7 @@ use leptos::prelude::*;
 use super::browser::{fetch_bytes, file_bytes, now_ms};
 use super::state::{AppState, Level, RoleEditor};
 use super::workers::ParseReply;
+use hpo_engine::axis::count;
 use hpo_engine::benchmark::{Benchmark, Direction, Metric};
 use hpo_engine::content_hash;
 use hpo_engine::loaders::clean::REPAIR_NOTE;
@@ -438,12 +439,12 @@ fn install(
     state.clear(Level::Error);
     state.data.role_editor.set(None);
     state.data.info.set(format!(
-        "{}: {} tasks, {} evaluations, {} hyperparameters ({} model inputs), loaded in {:.0} ms (parsed off the page in {:.0} ms)",
+        "{}: {}, {}, {} ({}), loaded in {:.0} ms (parsed off the page in {:.0} ms)",
         bench.name,
-        bench.tasks.len(),
-        bench.total_rows(),
-        bench.space.params.len(),
-        bench.space.encoded_dim(),
+        count(bench.tasks.len(), "task"),
+        count(bench.total_rows(), "evaluation"),
+        count(bench.space.params.len(), "hyperparameter"),
+        count(bench.space.encoded_dim(), "model input"),
         ms,
         parse_ms
     ));

@@ -27,8 +27,9 @@ pub fn ResultsPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
     let summary = run_summary(state);
     let run_methods = Memo::new(move |_| state.run.setup.get().map(|(r, _)| r.spec.methods.clone()).unwrap_or_default());
-    // One series per method of the last run, from a function giving a method's curves.
-    let series = move |curves: &CurvesOfMethod<'_>| -> Vec<Series> {
+    // One series per method of the last run, from a function giving a method's curves; the
+    // band kept within the measure's own range where it has one.
+    let series = move |curves: &CurvesOfMethod<'_>, range: Option<(f64, f64)>| -> Vec<Series> {
         let Some((resolved, bench)) = state.run.setup.get() else { return Vec::new() };
         state.run.traces.with(|traces| {
             resolved
@@ -39,14 +40,17 @@ pub fn ResultsPanel() -> impl IntoView {
                 .map(|(k, m)| Series {
                     name: m.clone(),
                     color: PALETTE[k % PALETTE.len()],
-                    band: band(&curves(traces, &resolved, &bench, m)),
+                    band: match range {
+                        Some((lo, hi)) => band(&curves(traces, &resolved, &bench, m)).within(lo, hi),
+                        None => band(&curves(traces, &resolved, &bench, m)),
+                    },
                 })
                 .filter(|s| s.band.n > 0)
                 .collect()
         })
     };
-    let adtm = Memo::new(move |_| series(&|traces, r, b, m| adtm_curves(traces, b, r.objective, r.direction, m)));
-    let hv = Memo::new(move |_| series(&|traces, _, _, m| hv_error_curves(traces, m)));
+    let adtm = Memo::new(move |_| series(&|traces, r, b, m| adtm_curves(traces, b, r.objective, r.direction, m), Some((0.0, 1.0))));
+    let hv = Memo::new(move |_| series(&|traces, _, _, m| hv_error_curves(traces, m), Some((0.0, 1.0))));
     let is_multi = move || state.run.setup.with(|r| r.as_ref().is_some_and(|(r, _)| r.is_multi_objective()));
     let hv_title = Signal::derive(move || {
         let n = state.run.setup.with(|r| r.as_ref().map(|(r, _)| r.tasks.len()).unwrap_or(0));
@@ -54,7 +58,7 @@ pub fn ResultsPanel() -> impl IntoView {
     });
     let best = Memo::new(move |_| {
         let task = state.run.best_task.get();
-        series(&|traces, _, _, m| best_so_far_curves(traces, m, &task))
+        series(&|traces, _, _, m| best_so_far_curves(traces, m, &task), None)
     });
     let adtm_title = Signal::derive(move || {
         let n = state.run.setup.with(|r| r.as_ref().map(|(r, _)| r.tasks.len()).unwrap_or(0));

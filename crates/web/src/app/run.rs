@@ -256,7 +256,7 @@ pub fn RunPanel() -> impl IntoView {
         if r.running {
             let left = match r.time_left.estimate(r.workers) {
                 Estimate::Seconds(s) => format!("about {} left", fmt_seconds(s)),
-                Estimate::NotKnownUntil(method) => format!("time left known once a {method} job has finished"),
+                Estimate::NotKnownUntil(method) => format!("time left known once one {method} job has finished"),
                 Estimate::Done => "finishing".into(),
             };
             format!(

@@ -189,7 +189,7 @@ pub fn Player(
             <button id="lesson-start" title="back to the start" on:click=move |_| { pause(); set_step(0) }>"« start"</button>
             <button id="lesson-back" title="one step back" aria-label="one step back" prop:disabled=move || step.get() == 0
                 on:click=move |_| { pause(); set_step(step.get_untracked().saturating_sub(1)) }>"◀ back"</button>
-            <button id="lesson-play" class="primary" on:click=toggle>{move || if link.with(|l| l.playing) { "⏸ pause" } else { "▶ play" }}</button>
+            <button id="lesson-play" class="primary" on:click=toggle>{move || if link.with(|l| l.playing) { "‖ pause" } else { "▶ play" }}</button>
             <button id="lesson-step" title="one step forward" prop:disabled=at_end
                 on:click=move |_| { pause(); set_step(step.get_untracked() + 1) }>"step ▶"</button>
             <label>"speed "
