@@ -53,7 +53,24 @@ test('a url link whose file has another hash, or is missing, is refused in words
     assert.equal(await b.page.locator('#kept-files').count(), 0, 'nothing kept');
     await b.page.goto(site.url + `?v=1&data=url:${site.url}mirror/gone.csv@${sha(table)}&methods=RS&seeds=1&iters=5`);
     await ready(b.page);
-    assert.match((await messages(b.page, 'error')).join(), /could not fetch .*mirror\/gone\.csv: HTTP 404/);
+    assert.match((await messages(b.page, 'error')).join(), /^Could not download .*mirror\/gone\.csv: the server answered HTTP 404 \(Not Found\)\.$/);
+    assert.equal(await b.page.isDisabled('#run'), true, 'no data: nothing to run');
+    assert.equal(await b.page.locator('#run-reason').textContent(), 'No data is loaded: choose data under 1. Data.');
+  } finally { await b.close(); }
+});
+
+test('a public table that cannot be downloaded is said in a sentence, with the copy beside the page offered, and Run says why it waits', { skip: !HAS_SHARED && 'needs ../shared' }, async () => {
+  const pinned = sha(await readFile(join(SHARED, 'XGBoost.csv.zip')));
+  // A refused connection, as offline or behind a proxy: the browser's fetch throws.
+  const b = await openPage(site, `v=1&data=url:https://127.0.0.1:1/XGBoost.csv.zip@${pinned}&methods=RS&seeds=1&iters=5`);
+  try {
+    const errors = await messages(b.page, 'error');
+    assert.deepEqual(errors, ['Could not download https://127.0.0.1:1/XGBoost.csv.zip: the server did not answer or refused this page\'s request. ' +
+      'Check the connection and choose the data again. The same table is beside this page: choose "XGBoost.csv.zip" under Real benchmarks in Data.']);
+    assert.equal(await b.page.locator('#data-info').textContent(), 'no data loaded');
+    assert.equal(await b.page.isDisabled('#run'), true);
+    assert.equal(await b.page.locator('#run-reason').textContent(), 'No data is loaded: choose data under 1. Data.');
+    assert.equal(await b.page.isVisible('#job-count'), false, 'no job count for data that is not there');
   } finally { await b.close(); }
 });
 

@@ -135,21 +135,29 @@ pub fn hardware_concurrency() -> usize {
     (window().navigator().hardware_concurrency() as usize).max(1)
 }
 
-/// Fetches a URL's bytes; errors are human-readable.
+/// Fetches a URL's bytes; an error is a sentence saying what happened and what to do, never
+/// the browser's exception (a stack of wasm frames means nothing to a user).
 pub async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
-    let resp = JsFuture::from(window().fetch_with_str(url)).await.map_err(|e| format!("could not fetch {url}: {e:?}"))?;
-    let resp: web_sys::Response = resp.dyn_into().map_err(|_| "fetch did not return a response".to_string())?;
+    let unreachable = || {
+        let online = window().navigator().on_line();
+        let why = if online { "the server did not answer or refused this page's request" } else { "this browser is offline" };
+        format!("Could not download {url}: {why}. Check the connection and choose the data again.")
+    };
+    let resp = JsFuture::from(window().fetch_with_str(url)).await.map_err(|_| unreachable())?;
+    let resp: web_sys::Response = resp.dyn_into().map_err(|_| unreachable())?;
     if !resp.ok() {
-        return Err(format!("could not fetch {url}: HTTP {}", resp.status()));
+        return Err(format!("Could not download {url}: the server answered HTTP {} ({}).", resp.status(), resp.status_text()));
     }
-    let buf =
-        JsFuture::from(resp.array_buffer().map_err(|e| format!("{e:?}"))?).await.map_err(|e| format!("could not read {url}: {e:?}"))?;
+    let read = resp.array_buffer().map_err(|_| unreachable())?;
+    let buf = JsFuture::from(read).await.map_err(|_| format!("The download of {url} broke off before its end. Choose the data again."))?;
     Ok(js_sys::Uint8Array::new(&buf).to_vec())
 }
 
 /// Reads a user-chosen file's bytes.
 pub async fn file_bytes(file: &web_sys::File) -> Result<Vec<u8>, String> {
-    let buf = JsFuture::from(file.array_buffer()).await.map_err(|e| format!("could not read {}: {e:?}", file.name()))?;
+    let buf = JsFuture::from(file.array_buffer())
+        .await
+        .map_err(|_| format!("Could not read {}: the browser refused to read the file. Choose it again.", file.name()))?;
     Ok(js_sys::Uint8Array::new(&buf).to_vec())
 }
 
@@ -178,4 +186,15 @@ pub fn open_query(query: &str) {
 /// The element with `id`, if present (for focus and scrolling).
 pub fn element_by_id(id: &str) -> Option<web_sys::HtmlElement> {
     web_sys::window()?.document()?.get_element_by_id(id)?.dyn_into().ok()
+}
+
+/// What a failed export says: the browser's reason in one plain line (no exception dump).
+pub fn export_failed(e: &JsValue) -> String {
+    let reason = e
+        .dyn_ref::<js_sys::Error>()
+        .map(|err| String::from(err.message()))
+        .or_else(|| e.as_string())
+        .filter(|r| !r.is_empty())
+        .unwrap_or_else(|| "the browser refused it".into());
+    format!("The export did not complete: {reason}. Try again, or use another format.")
 }

@@ -634,7 +634,7 @@ pub fn ChartFigure(
     let export = move |png: bool| {
         let result = if png { download_png(id, &format!("{file}.png")) } else { download_svg(id, &format!("{file}.svg")) };
         if let Err(e) = result {
-            state.say(Level::Error, format!("export failed: {e:?}"));
+            state.say(Level::Error, super::browser::export_failed(&e));
         }
     };
     view! {

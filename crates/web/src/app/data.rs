@@ -133,6 +133,8 @@ pub async fn load_ref(state: AppState, data: DataRef, keep_setup: bool) {
                 }
                 Err(e) => {
                     state.data.loading.set(false);
+                    state.data.bench.set(None);
+                    state.data.encoded.set_value(None);
                     state.data.info.set("no data loaded".into());
                     let hint = if matches!(data, DataRef::Shared(_)) {
                         " (the shared benchmarks are copied in at build time from ../shared/benchmarks)"
@@ -165,8 +167,20 @@ async fn load_url(state: AppState, ticket: u64, url: String, sha256: String, kee
                 Err(e) => {
                     if is_newest(ticket) {
                         state.data.loading.set(false);
+                        // The link now names data that did not load: the data loaded before is
+                        // not what a run of this setup would mean.
+                        state.data.bench.set(None);
+                        state.data.encoded.set_value(None);
                         state.data.info.set("no data loaded".into());
-                        state.say(Level::Error, e);
+                        // The same table copied beside the page opens without the network.
+                        let shared = state
+                            .data
+                            .shared_files
+                            .with_untracked(|files| files.iter().find(|f| f.ends_with(&format!("/{name}")) || **f == name).cloned());
+                        let offer = shared
+                            .map(|f| format!(" The same table is beside this page: choose \"{f}\" under Real benchmarks in Data."))
+                            .unwrap_or_default();
+                        state.say(Level::Error, format!("{e}{offer}"));
                     }
                     return;
                 }
@@ -288,6 +302,9 @@ fn finish_load(state: AppState, data: DataRef, (result, parse_ms): ParseReply, k
                 state.workers.loader.update_value(|l| l.awaiting_roles = Some((data, name.clone(), bytes)));
             }
             let roles = headers.iter().map(|h| role_of(&guess, h).to_string()).collect();
+            // The setup shows no other data's tasks meanwhile, and Run waits for the roles.
+            state.data.bench.set(None);
+            state.data.encoded.set_value(None);
             state.data.info.set(format!("{name}: waiting for column roles"));
             state.data.role_editor.set(Some(RoleEditor { file: name, message, headers, preview, roles }));
         }

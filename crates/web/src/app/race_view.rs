@@ -96,7 +96,7 @@ pub fn RaceResults() -> impl IntoView {
             ),
         };
         if let Err(e) = result {
-            state.say(Level::Error, format!("export failed: {e:?}"));
+            state.say(Level::Error, super::browser::export_failed(&e));
         }
     };
     let has = move || summary.with(Option::is_some);

@@ -80,7 +80,7 @@ pub fn ResultsPanel() -> impl IntoView {
             other => Err(format!("unknown export '{other}'").into()),
         };
         if let Err(e) = result {
-            state.say(Level::Error, format!("export failed: {e:?}"));
+            state.say(Level::Error, super::browser::export_failed(&e));
         }
     };
     let has_results = move || state.run.traces.with(|t| !t.is_empty());

@@ -294,7 +294,8 @@ pub fn RunPanel() -> impl IntoView {
     view! {
         <div class="row">
             <button id="run" class="primary" on:click=move |_| start_run(state)
-                disabled=move || run.get().running || state.data.bench.get().is_none() || state.data.loading.get()>"Run"</button>
+                disabled=move || run.get().running || run_blocked(state).is_some()>"Run"</button>
+            {move || run_blocked(state).map(|why| view! { <span id="run-reason" class="hint">{why}</span> })}
             <button id="cancel" on:click=cancel disabled=move || !run.get().running>"Cancel"</button>
             // After a cancel or a reload the rest of the run is one click away; after a run whose
             // jobs failed (a crashed worker), those jobs are.
@@ -309,7 +310,7 @@ pub fn RunPanel() -> impl IntoView {
                     </button> }.into_any()
                 }}
             </Show>
-            <span id="job-count">{move || {
+            <span id="job-count" style:display=move || if run_blocked(state).is_some() { "none" } else { "" }>{move || {
                 let s = state.spec.get();
                 let tasks = if s.tasks.is_empty() { state.data.bench.get().map(|b| b.tasks.len()).unwrap_or(0) } else { s.tasks.len() };
                 let each = match s.race_budget { Some(b) => format!("{b} budget units"), None => format!("{} iterations", s.iterations) };
@@ -346,4 +347,19 @@ pub fn RunPanel() -> impl IntoView {
             </button>
         </div>
     }
+}
+
+/// Why Run cannot start now, in words beside the button; `None` when it can (a running run
+/// disables it without a reason: Cancel is beside it).
+fn run_blocked(state: AppState) -> Option<String> {
+    if state.data.loading.get() {
+        return Some("Run waits for the data to load.".into());
+    }
+    if let Some(editor) = state.data.role_editor.with(|e| e.as_ref().map(|e| e.file.clone())) {
+        return Some(format!("Run waits for the column roles of {editor} (under 1. Data)."));
+    }
+    if let Some((name, _)) = state.data.pending_upload.get() {
+        return Some(format!("Run waits for your file {name} (under 1. Data)."));
+    }
+    state.data.bench.with(Option::is_none).then(|| "No data is loaded: choose data under 1. Data.".to_string())
 }

@@ -185,7 +185,8 @@ fn report_new_learned(generation: u32, priors: &PriorCache, known: &mut BTreeSet
 pub fn register() {
     std::panic::set_hook(Box::new(|info| {
         console_error_panic_hook::hook(info);
-        respond(FromWorker::Crashed { message: info.to_string() });
+        // The page says what happened in words; where it happened goes to the console above.
+        respond(FromWorker::Crashed { message: info.payload_as_str().unwrap_or("no message").to_string() });
     }));
     let worker = RefCell::new(HpoWorker { loaded: None });
     let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {

@@ -47,7 +47,7 @@ fn crash_text(detail: &str) -> String {
     if detail.is_empty() {
         "the worker stopped unexpectedly (out of memory or an internal error)".into()
     } else {
-        format!("the worker crashed: {detail}")
+        format!("the worker stopped on an internal error ({detail})")
     }
 }
 
@@ -57,7 +57,8 @@ impl WorkerHandle {
     pub fn spawn(on_message: impl Fn(FromWorker) + 'static, on_crash: impl Fn(String) + 'static) -> Result<WorkerHandle, String> {
         let options = web_sys::WorkerOptions::new();
         options.set_name("hpo-worker");
-        let worker = web_sys::Worker::new_with_options(LOADER, &options).map_err(|e| format!("cannot start a worker: {e:?}"))?;
+        let worker = web_sys::Worker::new_with_options(LOADER, &options)
+            .map_err(|_| "this browser refused to start a worker (the page needs Web Workers)".to_string())?;
         // The handlers need the handle's state, which needs the handlers: tie them through a
         // weak slot filled right after.
         let slot: Rc<RefCell<std::rc::Weak<Inner>>> = Rc::new(RefCell::new(std::rc::Weak::new()));
