@@ -1,4 +1,4 @@
-//! 1. Data: the source chooser (bundled, shared, public tables, kept files, upload, URL), the
+//! The Data section (1. on the page): the source chooser (bundled, shared, public tables, kept files, upload, URL), the
 //! loaded data's summary and options (missing values, scales), and the column-role editor of a
 //! generic CSV. Loading itself is [`super::data`].
 

@@ -1,4 +1,4 @@
-//! 3. Run: the Run panel (jobs, progress, time left, Cancel, Retry failed) and the run
+//! The Run section (3. on the page): the Run panel (jobs, progress, time left, Cancel, Retry failed) and the run
 //! controller behind it, which starts a run's jobs on the worker pool, buffers what arrives and
 //! hands it to `RunState` and the kept store.
 

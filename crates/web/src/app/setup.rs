@@ -1,4 +1,4 @@
-//! 2. Setup: what to run — mode, objectives, tasks, methods, seeds and length, transfer, the
+//! The Setup section (2. on the page): what to run — mode, objectives, tasks, methods, seeds and length, transfer, the
 //! race's settings. It edits the spec through the engine's setup rules (`engine::setup`).
 
 use leptos::prelude::*;
