@@ -243,7 +243,7 @@ test('a run whose only job is running says the time left is not known yet, in th
     await b.page.click('#run');
     await b.page.waitForFunction(() => /jobs done/.test((document.querySelector('#run-status')?.textContent ?? '')));
     const status = await b.page.locator('#run-status').textContent();
-    assert.match(status, /^0 of 1 jobs done \(\d+%\) on 1 worker · .* elapsed · time left known once a DyHPO job has finished/);
+    assert.match(status, /^0 of 1 jobs done \(\d+%\) on 1 worker · .* elapsed · time left known once one DyHPO job has finished/);
     await b.page.click('#cancel');
   } finally { await b.close(); }
 });

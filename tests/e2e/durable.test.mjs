@@ -152,7 +152,7 @@ test('a browser storage that is full is said in words, and the upload is used an
   } finally { await b.close(); }
 });
 
-for (const [fault, reason] of [['panic', /the worker stopped on an internal error \(simulated panic\)/], ['oom', /the worker (stopped on an internal error|stopped unexpectedly)/]]) {
+for (const [fault, reason] of [['panic', /the worker stopped on an internal error \(simulated panic/], ['oom', /the worker (stopped on an internal error|stopped unexpectedly|ran out of memory)/]]) {
   test(`a worker that dies (${fault}) fails only its job; the others finish and "retry failed" runs it again`, async () => {
     const query = 'v=1&data=bundled:quadratic&methods=RS,GP&seeds=2&iters=15&transfer=loto';
     const b = await openPage(site, query);

@@ -102,8 +102,12 @@ impl WorkerHandle {
             let crashed = crashed.clone();
             Closure::<dyn FnMut(web_sys::Event)>::new(move |event: web_sys::Event| {
                 event.prevent_default();
+                // The browser's exception text ("Uncaught RuntimeError: unreachable") is for the
+                // console; the page says what it means.
                 let detail = event.dyn_ref::<web_sys::ErrorEvent>().map(|e| e.message()).unwrap_or_default();
-                crashed(crash_text(&detail));
+                web_sys::console::warn_1(&format!("worker error: {detail}").into());
+                let out_of_memory = detail.to_lowercase().contains("memory");
+                crashed(if out_of_memory { "the worker ran out of memory".into() } else { crash_text("") });
             })
         };
         // The handlers are handed to JavaScript for good (two small closures per worker
