@@ -214,7 +214,13 @@ fn PriorEffectView(summary: Memo<Option<RunSummary>>, methods: Memo<Vec<String>>
             ..Scatter::default()
         }
     });
-    move || (!data.get().overlays.is_empty()).then(|| view! { <ScatterCanvas id="fig4" data=Signal::derive(move || data.get())/> })
+    // In the two-column grid of the other result charts, so that the canvas is drawn at the
+    // width it is shown at (on its own it spanned the wide panel, past the widest layout, and
+    // was stretched: blurry, its title at 21 px).
+    move || {
+        (!data.get().overlays.is_empty())
+            .then(|| view! { <div class="charts one"><ScatterCanvas id="fig4" data=Signal::derive(move || data.get())/></div> })
+    }
 }
 
 /// Table 2 of the copula paper for the current results: improvement over RS per task and
