@@ -309,6 +309,9 @@ test('transfer methods run in the workers, learn each prior once across the prio
     assert.deepEqual(await b.page.locator('#table2 thead th').allTextContents(), ['task', 'GP', 'CTS', 'GCP+prior', 'SGPT']);
     assert.equal(await b.page.locator('#table2 td.best').count(), 2, 'the best two are bold');
     assert.equal(await b.page.locator('canvas#fig4').count(), 1, 'Fig. 4: improvement vs prior RMSE for CTS and GCP+prior');
+    // Drawn at the width it is shown at (it was drawn at 1,000 px and stretched to 1,198).
+    const [drawn, shown, ratio] = await b.page.locator('canvas#fig4').evaluate((c) => [c.width, c.getBoundingClientRect().width, devicePixelRatio]);
+    assert.ok(Math.abs(drawn - shown * ratio) <= 1, `Fig. 4 drawn ${drawn} px, shown ${shown} px`);
     const csv = await download(b.page, '#export-csv');
     const query = new URL(await b.page.inputValue('#permalink')).search.slice(1);
     assert.equal(csv, await cliTraces(query), 'transfer methods give identical traces in the browser and the CLI');
