@@ -160,6 +160,12 @@ pub fn significant(v: f64, digits: usize) -> String {
     format!("{v:.decimals$}")
 }
 
+/// Width of a character of a chart title (600 weight, 17 px; DejaVu Sans, the widest fallback
+/// font), for wrapping titles: the page's charts and the CD layout the CLI writes share it.
+pub const TITLE_CHAR_WIDTH: f64 = 11.0;
+/// Width of a character of a tick or legend label (14 px; DejaVu Sans), for fitting labels.
+pub const LABEL_CHAR_WIDTH: f64 = 8.4;
+
 /// "1 configuration", "2 configurations": `n` and `noun`, plural unless n is 1.
 pub fn count(n: usize, noun: &str) -> String {
     if n == 1 {

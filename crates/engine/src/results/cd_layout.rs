@@ -5,14 +5,10 @@
 //! the diagram in `docs/replication.md` is the one the page shows.
 
 use super::race_summary::CdSummary;
+use crate::axis::{LABEL_CHAR_WIDTH as CHAR, TITLE_CHAR_WIDTH as TITLE_CHAR};
 
 /// Width of the drawing the CLI writes, in SVG units (the page lays out at its own width).
 pub const WIDTH: f64 = 720.0;
-/// Width of a character of the method labels and ticks (14 px; DejaVu Sans, the widest
-/// fallback font), for fitting labels.
-const CHAR: f64 = 8.4;
-/// Width of a character of the title (600 weight, 17 px), for wrapping it.
-const TITLE_CHAR: f64 = 11.0;
 const LINE: f64 = 20.0;
 const ROW: f64 = 22.0;
 const EDGE: f64 = 8.0;

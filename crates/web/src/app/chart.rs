@@ -508,9 +508,8 @@ where
 /// Charts narrower than this (a phone) start their title at the left edge, wrap it onto two
 /// lines and leave room above the plot for both.
 pub const NARROW: f64 = 560.0;
-/// Width of a character of the title font (600 weight, 17 px; DejaVu Sans, the widest
-/// fallback), for wrapping.
-const TITLE_CHAR: f64 = 11.0;
+/// Width of a character of the title font, for wrapping (the engine's, shared with the CD layout).
+const TITLE_CHAR: f64 = hpo_engine::axis::TITLE_CHAR_WIDTH;
 
 /// Room above the plot of a chart `w` wide: the title's one line, or two on a narrow chart.
 pub fn top_margin(w: f64) -> f64 {

@@ -12,7 +12,7 @@ use super::shell::{hidden, worker_frames, AddValue, LessonShell};
 use hpo_engine::axis;
 use hpo_engine::lessons::copula::{frame, CopulaFrame, CopulaSetting, MAX_ADDED, MAX_STEPS};
 use hpo_engine::lessons::steps::best_so_far;
-use hpo_engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink};
+use hpo_engine::lessons::{Lesson, LessonFrames, LessonLink};
 use hpo_engine::stats::normal_quantile;
 
 const H: f64 = 300.0;
@@ -137,11 +137,15 @@ pub fn CopulaLesson(
         })
     };
     // GP against GCP on a heavy-tailed function, from a worker (GP fits stay out of the page).
-    let seed = Memo::new(move |_| setting.get().seed);
-    let (versus, versus_error) = worker_frames(seed, LessonJob::Versus, |f| match f {
-        LessonFrames::Versus(v) => Some(v),
-        _ => None,
-    });
+    let job = Memo::new(move |_| link.with(|l| l.lesson.job()));
+    let (versus, versus_error) = worker_frames(
+        job,
+        |j| j,
+        |f| match f {
+            LessonFrames::Versus(v) => Some(v),
+            _ => None,
+        },
+    );
     let versus = Memo::new(move |_| versus.with(|a| a.as_ref().map(|(_, v, _)| Arc::clone(v))));
     let versus_numbers = move || {
         versus.get().map(|v| {

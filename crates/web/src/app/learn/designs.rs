@@ -11,7 +11,7 @@ use hpo_engine::fidelity::gpb::construct::DesignMethod;
 use hpo_engine::fidelity::gpb::design::Criterion;
 use hpo_engine::fidelity::gpb::view_setting::{DesignViewSpec, POINTS_RANGE};
 use hpo_engine::gpb_experiments::design_view::{Axis, DesignViewData};
-use hpo_engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink};
+use hpo_engine::lessons::{Lesson, LessonFrames, LessonLink};
 
 /// Lesson 5.
 #[component]
@@ -28,9 +28,10 @@ pub fn DesignLesson(
     let step = Memo::new(move |_| link.with(|l| l.lesson.step()));
     // A worker builds the construction once per setting and draws every iterate (GPB's code
     // stays out of the page's bundle); each step shows one of them.
+    let job = Memo::new(move |_| link.with(|l| l.lesson.job()));
     let (all, error) = worker_frames(
-        setting,
-        |(d, p)| LessonJob::Designs(d, p),
+        job,
+        |j| j,
         |f| match f {
             LessonFrames::Designs(views) => Some(views),
             _ => None,
@@ -38,7 +39,7 @@ pub fn DesignLesson(
     );
     // Frames of an older setting stay drawn while the worker computes the new one: say so
     // (aria-busy), so that readers — and tests — know the picture is about to change.
-    let busy = move || all.with(|a| a.as_ref().is_none_or(|(k, _, _)| *k != setting.get()));
+    let busy = move || all.with(|a| a.as_ref().is_none_or(|(k, _, _)| *k != job.get()));
     let data = Signal::derive(move || -> Option<DesignViewData> {
         let k = step.get();
         all.with(|a| a.as_ref().and_then(|(_, v, _)| v.get(k.min(v.len().saturating_sub(1))).cloned()))
