@@ -122,21 +122,38 @@ for (const [browser, start] of BROWSERS) {
     });
   }
 
-  test(`${browser} at 1280×720: each lesson's link shows its step in words, its player and its main chart without scrolling`, async () => {
+  test(`${browser} at 1280×720: each lesson's link shows its step in words, its player, its main chart and its pay-off without scrolling, also after stepping`, async () => {
     for (const view of LESSONS_VIEWS.filter((v) => !/step=/.test(v.query))) {
       const b = await open(start, PROJECTOR, view.query);
       try {
         await showView(b, view);
-        const boxes = await b.evaluate(() => Object.fromEntries(
-          [['sentence', '#lesson-explain'], ['player', '.player'], ['main chart', '.lesson-charts figure']].map(([k, sel]) => {
-            const r = document.querySelector(sel)?.getBoundingClientRect();
-            return [k, r ? [Math.round(r.top), Math.round(r.bottom), innerHeight] : null];
-          })));
-        for (const [part, box] of Object.entries(boxes)) {
-          assert.ok(box && box[0] >= 0 && box[1] <= box[2], `${view.query}: the ${part} is at ${box} (top, bottom, screen height)`);
+        for (const steps of [0, 3]) {
+          for (let k = 0; k < steps; k++) await b.click('#lesson-step');
+          if (steps) await b.waitFor((n) => (document.querySelector('#lesson-step-label')?.textContent ?? '').startsWith(`step ${n} of`), steps);
+          await b.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+          const boxes = await b.evaluate(() => Object.fromEntries(
+            [['sentence', '#lesson-explain'], ['player', '.player'], ['main chart', '.lesson-charts figure'],
+              ...[...document.querySelectorAll('.lesson figure.payoff svg')].map((s) => [`pay-off chart #${s.id}`, `#${s.id}`])].map(([k, sel]) => {
+              const e = document.querySelector(sel);
+              const r = (e?.closest('figure') ?? e)?.getBoundingClientRect();
+              return [k, r ? [Math.round(r.top), Math.round(r.bottom), innerHeight] : null];
+            })));
+          assert.ok(Object.keys(boxes).some((k) => k.startsWith('pay-off')), `${view.query}: no chart is marked as the lesson's pay-off`);
+          for (const [part, box] of Object.entries(boxes)) {
+            assert.ok(box && box[0] >= 0 && box[1] <= box[2], `${view.query} after ${steps} steps: the ${part} is at ${box} (top, bottom, screen height)`);
+          }
         }
       } finally { await b.close(); }
     }
+  });
+
+  test(`${browser} on a phone: lesson 4's table of candidates fits the screen without scrolling sideways`, async () => {
+    const b = await open(start, PHONE, 'learn=multi-fidelity&step=40');
+    try {
+      await showView(b, { ready: '#lesson-scores' });
+      const [table, screen] = await b.evaluate(() => [document.querySelector('#lesson-scores').getBoundingClientRect().right, document.documentElement.clientWidth]);
+      assert.ok(table <= screen, `the table ends at ${table} px on a ${screen} px screen`);
+    } finally { await b.close(); }
   });
 }
 

@@ -113,6 +113,43 @@ pub fn frames(seed: u64) -> Result<MultiFidelityFrames> {
     Ok(MultiFidelityFrames { task: bench.tasks[t].name.clone(), curves, dyhpo: steps, hyperband: served, schedule })
 }
 
+/// Where a run stood after some epochs: the lowest loss any of its curves reached, how many
+/// configurations it had started, and how many epochs it had trained the one with that loss
+/// (what the last step's verdict says: more configurations tried, or the best trained longer).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tally {
+    /// The lowest loss reached (infinite before the first epoch).
+    pub best: f64,
+    /// Configurations started.
+    pub started: usize,
+    /// Epochs trained of the configuration with the lowest loss.
+    pub best_epochs: usize,
+}
+
+impl MultiFidelityFrames {
+    /// DyHPO after `units` epochs.
+    pub fn dyhpo_after(&self, units: usize) -> Tally {
+        self.tally(trained_after(self.dyhpo.iter().map(|s| (s.config, s.budget)), units))
+    }
+
+    /// Hyperband after `units` epochs.
+    pub fn hyperband_after(&self, units: usize) -> Tally {
+        self.tally(trained_after(self.hyperband.iter().map(|h| (h.config, h.budget)), units))
+    }
+
+    fn tally(&self, trained: Vec<(usize, usize)>) -> Tally {
+        let mut t = Tally { best: f64::INFINITY, started: trained.len(), best_epochs: 0 };
+        for (c, len) in trained {
+            let low = self.curves[c][..len].iter().copied().fold(f64::INFINITY, f64::min);
+            if low < t.best {
+                t.best = low;
+                t.best_epochs = len;
+            }
+        }
+        t
+    }
+}
+
 /// How far each configuration had trained after `units` epochs of a run that served
 /// `requests` (configuration, budget reached) in order: (configuration, epochs) in the order
 /// first trained. A request in progress at `units` counts its epochs done so far.
@@ -184,6 +221,25 @@ mod tests {
         let strip = |v: &[(usize, u32, bool)]| v.iter().map(|p| (p.0, p.1)).collect::<Vec<_>>();
         assert_eq!(strip(&plain), strip(&recorded));
         assert!(plain.iter().all(|p| !p.2) && recorded[1..].iter().all(|p| p.2));
+    }
+
+    #[test]
+    fn a_tally_counts_what_was_trained_and_where_the_lowest_loss_is() {
+        let f = MultiFidelityFrames {
+            task: "t".into(),
+            curves: vec![vec![3.0, 2.0, 1.5], vec![2.5, 1.0, 0.5], vec![4.0, 4.0, 4.0]],
+            dyhpo: Vec::new(),
+            hyperband: [(0, 1), (1, 1), (2, 1), (1, 2)]
+                .map(|(config, budget)| HyperbandStep { config, budget, bracket: 0, rung: 0, pass: 0 })
+                .to_vec(),
+            schedule: Vec::new(),
+        };
+        assert_eq!(f.hyperband_after(0), Tally { best: f64::INFINITY, started: 0, best_epochs: 0 });
+        assert_eq!(f.hyperband_after(2), Tally { best: 2.5, started: 2, best_epochs: 1 });
+        assert_eq!(f.hyperband_after(4), Tally { best: 1.0, started: 3, best_epochs: 2 });
+        let real = frames(3).unwrap();
+        let end = real.dyhpo_after(BUDGET);
+        assert!(end.best.is_finite() && end.started >= 1 && end.best_epochs >= 1);
     }
 
     #[test]

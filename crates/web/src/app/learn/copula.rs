@@ -222,7 +222,7 @@ pub fn CopulaLesson(
     </SvgFigure>
                 </Show>
                 <Show when=move || !hidden(link, "warped")>
-                    <SvgFigure id="lesson-warped" file="copula-warped" caption=move || view! {
+                    <SvgFigure id="lesson-warped" file="copula-warped" payoff=true caption=move || view! {
                         <span>"The same values standardised ((y − mean) / sd) and warped by ψ, on one scale."</span>
                     } height=WARP_H label="The values standardised and warped by psi">
                             {move || current.get().ok().map(|f| warped_chart(&f, step.get()))}

@@ -135,7 +135,7 @@ pub fn DesignLesson(
             busy=Signal::derive(busy)
         >
             <Show when=move || !hidden(link, "map")>
-                <ChartFigure id="design-map" file="design-lesson-map" caption=move || view! {
+                <ChartFigure id="design-map" file="design-lesson-map" payoff=true caption=move || view! {
                     <span>{move || data.get().map(|d| format!(
                         "d(x, ξ), the largest over the budgets, on [0, 1]²; budgets: {}; + marks max d.",
                         d.budget_names.iter().enumerate().map(|(k, n)| format!("{} {n}", MARKER_GLYPHS[k % MARKER_GLYPHS.len()])).collect::<Vec<_>>().join(", ")

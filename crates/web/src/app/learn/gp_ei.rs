@@ -36,7 +36,8 @@ pub(in crate::app) fn posterior_chart(f: &GpEiFrame, step: usize) -> impl IntoVi
     let span = hi - lo;
     let (y_lo, y_hi) = (band_lo.max(lo - span).min(lo - pad), band_hi.min(hi + span).max(hi + pad));
     let cut = band_lo < y_lo || band_hi > y_hi;
-    let p = Plot::nice((0.0, 1.0), (y_lo, y_hi), H);
+    let title = if cut { "What the GP believes (band cut at the edges)" } else { "What the GP believes after the observations" };
+    let p = Plot::nice((0.0, 1.0), (y_lo, y_hi), H).room_for(title);
     let line = |y: &[f64]| p.points(f.x.iter().copied().zip(y.iter().copied()));
     let marks: Vec<(f64, f64)> = (f.x.iter().copied().zip(f.truth.iter().copied()))
         .chain(f.x.iter().copied().zip(f.mean.iter().copied()))
@@ -55,7 +56,7 @@ pub(in crate::app) fn posterior_chart(f: &GpEiFrame, step: usize) -> impl IntoVi
         }
     }).collect_view();
     view! {
-        {p.axes(if cut { "What the GP believes (band cut at the edges)" } else { "What the GP believes after the observations" }, "x", "f(x)")}
+        {p.axes(title, "x", "f(x)")}
         <polygon points=p.band(&f.x, &lower, &upper) fill=MEAN fill-opacity="0.16" stroke="none"/>
         <polyline points=line(&f.truth) fill="none" stroke=TRUTH stroke-width="2" stroke-dasharray="6,4"/>
         <polyline points=line(&f.mean) fill="none" stroke=MEAN stroke-width="3"/>
@@ -68,12 +69,13 @@ pub(in crate::app) fn posterior_chart(f: &GpEiFrame, step: usize) -> impl IntoVi
 /// EI over x with its maximum marked.
 fn ei_chart(f: &GpEiFrame) -> impl IntoView {
     let top = f.ei.iter().copied().fold(0.0, f64::max);
-    let p = Plot::nice((0.0, 1.0), (0.0, if top > 0.0 { top } else { 1.0 }), EI_H);
+    let title = "Expected improvement (EI) over the best so far";
+    let p = Plot::nice((0.0, 1.0), (0.0, if top > 0.0 { top } else { 1.0 }), EI_H).room_for(title);
     let curve = p.points(f.x.iter().copied().zip(f.ei.iter().copied()));
     let area = format!("{:.1},{:.1} {curve} {:.1},{:.1}", p.px(0.0), p.py(0.0), p.px(1.0), p.py(0.0));
     let (nx, ny) = (p.px(f.next.0), p.py(f.next.1));
     view! {
-        {p.axes("Expected improvement (EI) over the best so far", "x", "EI(x)")}
+        {p.axes(title, "x", "EI(x)")}
         <polygon points=area fill=LATEST fill-opacity="0.25" stroke=LATEST stroke-width="2"/>
         <line x1=nx x2=nx y1=ny y2=p.py(0.0) stroke=LATEST stroke-width="2" stroke-dasharray="4,4"/>
         <circle cx=nx cy=ny r="6" fill=LATEST/>
@@ -204,7 +206,7 @@ pub fn GpEiLesson(
                     </ChartFigure>
                 </Show>
                 <Show when=move || !hidden(link, "ei")>
-                    <SvgFigure id="lesson-ei" file="gp-ei-ei" caption=move || view! { <span>"EI in units of f; the orange dot is the next evaluation."</span> } height=EI_H label="Expected improvement over x">
+                    <SvgFigure id="lesson-ei" file="gp-ei-ei" payoff=true caption=move || view! { <span>"EI in units of f; the orange dot is the next evaluation."</span> } height=EI_H label="Expected improvement over x">
                             {move || current.get().map(|(f, _)| ei_chart(&f))}
     </SvgFigure>
                 </Show>

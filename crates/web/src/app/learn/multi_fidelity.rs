@@ -9,10 +9,12 @@ use leptos::prelude::*;
 use super::super::chart::SvgFigure;
 use super::plot::{range, Plot, BLUE, GREY, ORANGE};
 use super::shell::{hidden, worker_lesson, LessonShell, WorkerLesson};
-use hpo_engine::lessons::multi_fidelity::{trained_after, MultiFidelityFrames, BUDGET};
+use hpo_engine::axis::count;
+use hpo_engine::lessons::multi_fidelity::{trained_after, MultiFidelityFrames, Tally, BUDGET};
 use hpo_engine::lessons::{Lesson, LessonFrames, LessonLink, SeedStep};
 
-const H: f64 = 340.0;
+// Two charts and their captions one above the other on a 720 px projector.
+const H: f64 = 270.0;
 
 fn plot(f: &MultiFidelityFrames) -> Plot {
     let epochs = f.curves.iter().map(Vec::len).min().unwrap_or(1) as f64;
@@ -36,8 +38,9 @@ fn curve(p: &Plot, values: &[f64], len: usize, color: &'static str, width: &'sta
 
 /// DyHPO after `k` epochs.
 fn dyhpo_chart(f: &MultiFidelityFrames, k: usize) -> impl IntoView {
-    let p = plot(f);
     let trained = trained_after(f.dyhpo.iter().map(|s| (s.config, s.budget)), k);
+    let title = format!("DyHPO after {k} epochs: {} started", count(trained.len(), "configuration"));
+    let p = plot(f).room_for(&title);
     let next = f.dyhpo.get(k);
     let incumbents: Vec<(f64, f64)> =
         next.map(|s| s.incumbents.iter().enumerate().filter_map(|(b, v)| v.map(|v| ((b + 1) as f64, v))).collect()).unwrap_or_default();
@@ -59,7 +62,7 @@ fn dyhpo_chart(f: &MultiFidelityFrames, k: usize) -> impl IntoView {
     });
     let highlighted = next.map(|s| s.config);
     view! {
-        {p.axes(&format!("DyHPO after {k} epochs: {} configurations started", trained.len()), "epoch", "loss")}
+        {p.axes(&title, "epoch", "loss")}
         {trained.iter().filter(|t| Some(t.0) != highlighted).map(|&(c, len)| curve(&p, &f.curves[c], len, BLUE, "1.5")).collect_view()}
         <polyline points=step_line fill="none" stroke="#000" stroke-width="2.5" stroke-dasharray="6,3"/>
         {trained.iter().filter(|t| Some(t.0) == highlighted).map(|&(c, len)| curve(&p, &f.curves[c], len, ORANGE, "3.5")).collect_view()}
@@ -86,7 +89,6 @@ fn hyperband_position(f: &MultiFidelityFrames, k: usize) -> Option<usize> {
 
 /// Hyperband after `k` epochs.
 fn hyperband_chart(f: &MultiFidelityFrames, k: usize) -> impl IntoView {
-    let p = plot(f);
     let trained = trained_after(f.hyperband.iter().map(|h| (h.config, h.budget)), k);
     let now = hyperband_position(f, k).map(|i| f.hyperband[i]);
     // Still racing: configurations of the current bracket run at its current rung.
@@ -96,8 +98,14 @@ fn hyperband_chart(f: &MultiFidelityFrames, k: usize) -> impl IntoView {
     let rungs = now.map(|n| f.schedule[n.bracket].clone()).unwrap_or_default();
     let title = now.map_or("Hyperband".to_string(), |n| {
         let (configs, budget) = f.schedule[n.bracket][n.rung];
-        format!("Hyperband after {k} epochs: bracket {}, rung {} — {configs} at {budget} epochs", n.bracket + 1, n.rung + 1)
+        format!(
+            "Hyperband after {k} epochs: bracket {}, rung {} — {configs} at {}",
+            n.bracket + 1,
+            n.rung + 1,
+            count(budget as usize, "epoch")
+        )
     });
+    let p = plot(f).room_for(&title);
     view! {
         {p.axes(&title, "epoch", "loss")}
         {rungs.iter().map(|&(_, b)| view! {
@@ -107,6 +115,34 @@ fn hyperband_chart(f: &MultiFidelityFrames, k: usize) -> impl IntoView {
         {trained.iter().filter(|t| racing.contains(&t.0)).map(|&(c, len)| curve(&p, &f.curves[c], len, BLUE, "2.5")).collect_view()}
         {p.legend(&[("racing at this rung", BLUE, "none"), ("stopped earlier", GREY, "none"), ("the bracket's rung budgets", "#999", "2,4")], &marks(f, &trained))}
     }
+}
+
+/// The last step in words: which method ends with the lower loss, and why, from what each
+/// spent its epochs on (configurations started, epochs given to its best one).
+fn verdict(f: &MultiFidelityFrames) -> String {
+    let (d, h) = (f.dyhpo_after(BUDGET), f.hyperband_after(BUDGET));
+    let how = |name: &str, t: Tally| {
+        format!("{name} started {} and trained its best for {}", count(t.started, "configuration"), count(t.best_epochs, "epoch"))
+    };
+    if (d.best - h.best).abs() < 5e-4 {
+        return format!("All {BUDGET} epochs spent, and a tie: both end at {:.3}. {}; {}.", d.best, how("DyHPO", d), how("Hyperband", h));
+    }
+    let ((winner, w), (loser, l)) = if d.best < h.best { (("DyHPO", d), ("Hyperband", h)) } else { (("Hyperband", h), ("DyHPO", d)) };
+    let why = match (w.started > l.started, w.best_epochs > l.best_epochs) {
+        (true, true) => format!("{winner} both tried more configurations and trained its best one longer"),
+        (true, false) => "here trying more configurations found a better one than training fewer for longer".to_string(),
+        (false, true) => "here training the promising configurations longer paid more than trying more of them".to_string(),
+        (false, false) => {
+            format!("{winner} tried fewer and trained its best less, yet drew a better configuration: on this task chance decided")
+        }
+    };
+    format!(
+        "All {BUDGET} epochs spent: {winner} ends lower, {:.3} against {:.3} for {loser}. {}; {}: {why}.",
+        w.best,
+        l.best,
+        how(winner, w),
+        how(loser, l)
+    )
 }
 
 /// Lesson 4.
@@ -131,7 +167,7 @@ pub fn MultiFidelityLesson(
             let k = step.get();
             match f.dyhpo.get(k).and_then(|s| s.top.first().copied()) {
                 None if k == 0 => "DyHPO starts with one random configuration for one epoch: EI needs an observation.".to_string(),
-                None => format!("Both methods have spent all {BUDGET} epochs."),
+                None => verdict(&f),
                 Some(t) => {
                     let versus = if t.budget == 1 { "a new configuration, compared with the best first epoch seen".to_string() } else { format!("configuration {} from epoch {} to {}", t.config, t.budget - 1, t.budget) };
                     format!(
@@ -142,37 +178,33 @@ pub fn MultiFidelityLesson(
             }
         })
     };
+    // Four narrow columns, so that the table fits a phone without scrolling sideways.
     let table = move || {
         frames.get().and_then(|(f, _)| f.dyhpo.get(step.get()).cloned()).filter(|s| !s.top.is_empty()).map(|s| {
             view! {
-                <div class="scroll-x"><table class="scores" id="lesson-scores">
+                <table class="scores" id="lesson-scores">
                     <caption>"DyHPO's best candidates at this step (EI_MF, Eq. 6–7)"</caption>
-                    <thead><tr><th scope="col">"configuration"</th><th scope="col">"to epoch"</th><th scope="col">"predicted loss ± 2 sd"</th><th scope="col">"incumbent at that epoch"</th><th scope="col">"EI_MF"</th></tr></thead>
+                    <thead><tr><th scope="col">"config · epoch"</th><th scope="col">"predicted loss ± 2 sd"</th><th scope="col">"best at that epoch"</th><th scope="col">"EI_MF"</th></tr></thead>
                     <tbody>
                         {s.top.iter().enumerate().map(|(r, t)| view! {
                             <tr class:chosen=r == 0>
-                                <td>{t.config}</td><td>{t.budget}</td><td>{format!("{:.3} ± {:.3}", t.mean, 2.0 * t.sd)}</td><td>{format!("{:.3}", t.incumbent)}</td><td>{format!("{:.4}", t.ei)}</td>
+                                <td>{format!("{} · {}", t.config, t.budget)}</td><td class="nowrap">{format!("{:.3} ± {:.3}", t.mean, 2.0 * t.sd)}</td><td>{format!("{:.3}", t.incumbent)}</td><td>{format!("{:.4}", t.ei)}</td>
                             </tr>
                         }).collect_view()}
                     </tbody>
-                </table></div>
+                </table>
             }
         })
     };
     let numbers = move || {
         frames.get().map(|(f, ms)| {
             let k = step.get();
-            let best = |trained: Vec<(usize, usize)>| {
-                trained.iter().flat_map(|&(c, len)| f.curves[c][..len].iter().copied()).fold(f64::INFINITY, f64::min)
-            };
-            let d = best(trained_after(f.dyhpo.iter().map(|s| (s.config, s.budget)), k));
-            let h = best(trained_after(f.hyperband.iter().map(|s| (s.config, s.budget)), k));
             let show = |v: f64| if v.is_finite() { format!("{v:.3}") } else { "—".into() };
             format!(
                 "{} · epoch {k} of {BUDGET} · best loss so far: DyHPO {}, Hyperband {} · both runs computed in a worker in {ms:.0} ms",
                 f.task,
-                show(d),
-                show(h)
+                show(f.dyhpo_after(k).best),
+                show(f.hyperband_after(k).best)
             )
         })
     };
@@ -194,16 +226,17 @@ pub fn MultiFidelityLesson(
                 computing=Signal::derive(move || frames.get().is_none().then_some("Running DyHPO and Hyperband in a worker (a few seconds)…"))
             >
                 <Show when=move || !hidden(link, "dyhpo")>
-                    <SvgFigure id="lesson-dyhpo" file="dyhpo-steps" caption=move || view! { <span>"Every curve DyHPO has trained, to where it paused; orange: the one it advances next."</span> } height=H label="DyHPO's learning curves so far, the per-epoch incumbents and the next step's prediction">
+                    <SvgFigure id="lesson-dyhpo" file="dyhpo-steps" payoff=true caption=move || view! { <span>"Every curve DyHPO has trained, to where it paused; orange: the one it advances next."</span> } height=H label="DyHPO's learning curves so far, the per-epoch incumbents and the next step's prediction">
                             {move || frames.get().map(|(f, _)| dyhpo_chart(&f, step.get()))}
     </SvgFigure>
-                    {table}
                 </Show>
                 <Show when=move || !hidden(link, "hyperband")>
-                    <SvgFigure id="lesson-hyperband" file="hyperband-steps" caption=move || view! { <span>"Hyperband with η = 3 on the same task and the same number of epochs."</span> } height=H label="Hyperband's learning curves so far and the rungs of its bracket">
+                    <SvgFigure id="lesson-hyperband" file="hyperband-steps" payoff=true caption=move || view! { <span>"Hyperband with η = 3 on the same task and the same number of epochs."</span> } height=H label="Hyperband's learning curves so far and the rungs of its bracket">
                             {move || frames.get().map(|(f, _)| hyperband_chart(&f, step.get()))}
     </SvgFigure>
                 </Show>
+                // Below both methods' charts, which it would otherwise push apart.
+                <Show when=move || !hidden(link, "dyhpo")>{table}</Show>
             </LessonShell>
         }
 }

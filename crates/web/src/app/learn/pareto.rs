@@ -28,7 +28,8 @@ fn objective_chart(f: &ParetoFrames, k: usize) -> impl IntoView {
     let s = f.at(k);
     let xs = range(f.all.iter().map(|p| p.0));
     let ys = range(f.all.iter().map(|p| p.1));
-    let p = Plot::nice(xs, ys, H).log_y(ys);
+    let title = format!("{} on {}: {} of {MAX_STEPS} evaluations", f.method, f.task, k);
+    let p = Plot::nice(xs, ys, H).log_y(ys).room_for(&title);
     let colors: Vec<String> = match &s.scalarized {
         Some(z) => {
             let (lo, hi) = range(z.iter().copied());
@@ -50,7 +51,7 @@ fn objective_chart(f: &ParetoFrames, k: usize) -> impl IntoView {
     };
     let latest = k.checked_sub(1);
     view! {
-        {p.axes(&format!("{} on {}: {} of {MAX_STEPS} evaluations", f.method, f.task, k), &f.objectives[0], &format!("{} (log scale)", f.objectives[1]))}
+        {p.axes(&title, &f.objectives[0], &format!("{} (log scale)", f.objectives[1]))}
         {f.all.iter().zip(&colors).map(|(&(a, b), c)| view! { <circle cx=p.px(a) cy=p.py(b) r="3" fill=c.clone()/> }).collect_view()}
         <polygon id="lesson-dominated" points=p.points(s.dominated.iter().copied()) fill=BLUE fill-opacity="0.14" stroke="none"/>
         <polyline points=p.points(stairs(&truth)) fill="none" stroke="#000" stroke-width="2" stroke-dasharray="6,4"/>
@@ -64,11 +65,12 @@ fn objective_chart(f: &ParetoFrames, k: usize) -> impl IntoView {
 }
 
 fn hv_chart(f: &ParetoFrames, k: usize) -> impl IntoView {
-    let p = Plot::nice((0.0, MAX_STEPS as f64), (0.0, range(f.hv_error.iter().copied()).1), 240.0);
+    let title = "Hypervolume error (0 = the true front's area)";
+    let p = Plot::nice((0.0, MAX_STEPS as f64), (0.0, range(f.hv_error.iter().copied()).1), 240.0).room_for(title);
     let pts = p.points(f.hv_error.iter().take(k).enumerate().map(|(i, &e)| ((i + 1) as f64, e)));
     let now = k.checked_sub(1).map(|i| view! { <circle cx=p.px(k as f64) cy=p.py(f.hv_error[i]) r="6" fill=ORANGE/> });
     view! {
-        {p.axes("Hypervolume error (0 = the true front's area)", "evaluations", "error")}
+        {p.axes(title, "evaluations", "error")}
         <polyline points=pts fill="none" stroke=BLUE stroke-width="3"/>
         {now}
     }
@@ -156,7 +158,7 @@ pub fn ParetoLesson(
                 computing=Signal::derive(move || frames.get().is_none().then_some("Running the method in a worker…"))
             >
                 <Show when=move || !hidden(link, "front")>
-                    <SvgFigure id="lesson-objectives" file="pareto-steps" caption=move || view! { <span>"Every configuration of the task (dots), the points found (blue, latest orange), their front and the true one."</span> } height=H label="The objective space with the front found so far and the true front">
+                    <SvgFigure id="lesson-objectives" file="pareto-steps" payoff=true caption=move || view! { <span>"Every configuration of the task (dots), the points found (blue, latest orange), their front and the true one."</span> } height=H label="The objective space with the front found so far and the true front">
                             {move || frames.get().map(|(f, _)| objective_chart(&f, step.get()))}
     </SvgFigure>
                 </Show>

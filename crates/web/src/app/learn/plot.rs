@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 
-use super::super::chart::{chart_title, chart_width, top_margin, TICK_DIGIT, TICK_GAP};
+use super::super::chart::{chart_title, chart_width, title_top, top_margin, TICK_DIGIT, TICK_GAP};
 use hpo_engine::axis;
 use hpo_engine::lessons::steps::Pick;
 use hpo_engine::optimizer::Acquisition;
@@ -39,6 +39,8 @@ pub struct Plot {
     pub w: f64,
     /// A log y axis (then `y` spans whole decades).
     pub log_y: bool,
+    /// Room above the plot: the title's ([`Plot::room_for`]).
+    pub top: f64,
 }
 
 impl Plot {
@@ -47,7 +49,14 @@ impl Plot {
     pub fn nice(x: (f64, f64), y: (f64, f64), h: f64) -> Self {
         let widen = |(a, b): (f64, f64)| if b > a { (a, b) } else { (a - 0.5, a + 0.5) };
         let (x, y) = (widen(x), widen(y));
-        Plot { x: axis::nice_range(x.0, x.1, 5), y: axis::nice_range(y.0, y.1, y_ticks(h)), h, w: chart_width(), log_y: false }
+        Plot {
+            x: axis::nice_range(x.0, x.1, 5),
+            y: axis::nice_range(y.0, y.1, y_ticks(h)),
+            h,
+            w: chart_width(),
+            log_y: false,
+            top: top_margin(chart_width()),
+        }
     }
 
     /// The same plot with a log y axis a little wider than `y` (both > 0); the ticks fall on
@@ -59,12 +68,19 @@ impl Plot {
 
     /// The same plot `w` wide.
     pub fn width(self, w: f64) -> Self {
-        Plot { w, ..self }
+        Plot { w, top: top_margin(w), ..self }
+    }
+
+    /// The same plot with room above it for `title` as [`Plot::axes`] sets it (two or three
+    /// lines where it does not fit one), so that a wrapped title never runs into the plot.
+    /// Call it last, with the title given to `axes`.
+    pub fn room_for(self, title: &str) -> Self {
+        Plot { top: title_top(title, self.w, ML), ..self }
     }
 
     /// Room above the plot (its title's).
     fn mt(&self) -> f64 {
-        top_margin(self.w)
+        self.top
     }
 
     /// Screen x of data x.
@@ -214,9 +230,10 @@ pub fn model_chart(name: &str, units: &str, x: &[f64], truth: &[f64], pick: &Pic
         view! { <circle class="obs" cx=p.px(xv) cy=p.py(yv) r="6" fill=fill stroke="#fff" stroke-width="1.5"/> }
     };
     let Some(b) = pick.belief.as_ref() else {
-        let p = Plot::nice((0.0, 1.0), range(truth.iter().copied()), 240.0);
+        let title = format!("{name}: random start ({} of 5), no model yet", n + 1);
+        let p = Plot::nice((0.0, 1.0), range(truth.iter().copied()), 240.0).room_for(&title);
         return view! {
-            {p.axes(&format!("{name}: random start ({} of 5), no model yet", n + 1), "x", "y")}
+            {p.axes(&title, "x", "y")}
             <polyline points=p.points(x.iter().copied().zip(truth.iter().copied())) fill="none" stroke=GREY stroke-width="2" stroke-dasharray="6,4"/>
             {pick.evaluated.iter().enumerate().map(|(k, &i)| dot(k, &p, x[i], truth[i])).collect_view()}
             {p.marker(x[pick.next], "next (random)", ORANGE)}
@@ -225,11 +242,11 @@ pub fn model_chart(name: &str, units: &str, x: &[f64], truth: &[f64], pick: &Pic
     };
     let upper: Vec<f64> = b.mean.iter().zip(&b.sd).map(|(m, s)| m + 2.0 * s).collect();
     let lower: Vec<f64> = b.mean.iter().zip(&b.sd).map(|(m, s)| m - 2.0 * s).collect();
-    let p = Plot::nice((0.0, 1.0), range(upper.iter().chain(&lower).chain(&b.observed).copied()), 240.0);
     let title = match b.acquisition_kind {
         Acquisition::ThompsonDraw => format!("{name}: Thompson warm start ({} of 5), the prior alone", n + 1),
         Acquisition::ExpectedImprovement => format!("{name}: its GP in {units} units, next pick by EI"),
     };
+    let p = Plot::nice((0.0, 1.0), range(upper.iter().chain(&lower).chain(&b.observed).copied()), 240.0).room_for(&title);
     view! {
         {p.axes(&title, "x", units)}
         <polygon points=p.band(x, &lower, &upper) fill=color fill-opacity="0.16" stroke="none"/>

@@ -13,14 +13,20 @@ use hpo_engine::lessons::{Lesson, LessonFrames, LessonLink, SeedStep};
 use hpo_engine::optimizer::Acquisition;
 
 const H: f64 = 300.0;
+// The prior and the best-so-far chart one above the other on a 720 px projector.
+const PRIOR_H: f64 = 280.0;
+const BEST_H: f64 = 240.0;
+const PRIOR_TITLE: &str = "The prior from the other tasks, in ψ units";
+const BEST_TITLE: &str = "Best value found so far";
 const METHOD_COLORS: [&str; 3] = [BLUE, GREEN, PURPLE];
 const DASHES: [&str; 3] = ["none", "8,4", "2,4"];
 
 /// The source tasks (grey) and the target (black), in their own units.
 fn tasks_chart(f: &TransferFrames) -> impl IntoView {
-    let p = Plot::nice((0.0, 1.0), range(f.sources.iter().flatten().chain(&f.target).copied()), H);
+    let title = "Eight tasks seen before (grey) and the new one (black)";
+    let p = Plot::nice((0.0, 1.0), range(f.sources.iter().flatten().chain(&f.target).copied()), H).room_for(title);
     view! {
-        {p.axes("Eight tasks seen before (grey) and the new one (black)", "x", "y")}
+        {p.axes(title, "x", "y")}
         {f.sources.iter().map(|s| view! {
             <polyline points=p.points(f.x.iter().copied().zip(s.iter().copied())) fill="none" stroke=GREY stroke-width="1.5" stroke-opacity="0.7"/>
         }).collect_view()}
@@ -33,11 +39,12 @@ fn prior_chart(f: &TransferFrames, cts: &Pick) -> impl IntoView {
     let upper: Vec<f64> = f.prior.iter().map(|(m, s)| m + 2.0 * s).collect();
     let lower: Vec<f64> = f.prior.iter().map(|(m, s)| m - 2.0 * s).collect();
     let draws: Vec<f64> = cts.belief.as_ref().map(|b| b.acquisition.clone()).unwrap_or_default();
-    let p = Plot::nice((0.0, 1.0), range(upper.iter().chain(&lower).chain(&f.target_psi).chain(&draws).copied()), H);
+    let p = Plot::nice((0.0, 1.0), range(upper.iter().chain(&lower).chain(&f.target_psi).chain(&draws).copied()), PRIOR_H)
+        .room_for(PRIOR_TITLE);
     let mean: Vec<f64> = f.prior.iter().map(|m| m.0).collect();
     let next = f.x[cts.next];
     view! {
-        {p.axes("The prior from the other tasks, in ψ units", "x", "ψ(y)")}
+        {p.axes(PRIOR_TITLE, "x", "ψ(y)")}
         <polygon points=p.band(&f.x, &lower, &upper) fill=BLUE fill-opacity="0.16" stroke="none"/>
         <polyline points=p.points(f.x.iter().copied().zip(mean.iter().copied())) fill="none" stroke=BLUE stroke-width="3"/>
         <polyline points=p.points(f.x.iter().copied().zip(f.target_psi.iter().copied())) fill="none" stroke="#000" stroke-width="2" stroke-dasharray="6,4"/>
@@ -54,9 +61,9 @@ fn prior_chart(f: &TransferFrames, cts: &Pick) -> impl IntoView {
 fn regret_chart(f: &TransferFrames, step: usize) -> impl IntoView {
     let best: Vec<Vec<f64>> = f.runs.iter().map(|r| best_so_far(&r[..=step.min(r.len() - 1)], &f.target)).collect();
     let optimum = f.target.iter().copied().fold(f64::INFINITY, f64::min);
-    let p = Plot::nice((0.0, MAX_STEPS as f64), range(best.iter().flatten().copied().chain([optimum])), 260.0);
+    let p = Plot::nice((0.0, MAX_STEPS as f64), range(best.iter().flatten().copied().chain([optimum])), BEST_H).room_for(BEST_TITLE);
     view! {
-        {p.axes("Best value found so far", "evaluations", "best y")}
+        {p.axes(BEST_TITLE, "evaluations", "best y")}
         <line x1=p.px(0.0) x2=p.px(MAX_STEPS as f64) y1=p.py(optimum) y2=p.py(optimum) stroke="#000" stroke-dasharray="3,3"/>
         {best.iter().enumerate().map(|(m, b)| view! {
             <polyline points=p.points(b.iter().enumerate().map(|(k, &v)| (k as f64, v))) fill="none" stroke=METHOD_COLORS[m] stroke-width="3" stroke-dasharray=DASHES[m]/>
@@ -64,6 +71,44 @@ fn regret_chart(f: &TransferFrames, step: usize) -> impl IntoView {
         {p.legend(&[(METHODS[0], METHOD_COLORS[0], DASHES[0]), (METHODS[1], METHOD_COLORS[1], DASHES[1]), (METHODS[2], METHOD_COLORS[2], DASHES[2]), ("the task's minimum", "#000", "3,3")],
             &best.iter().flat_map(|b| b.iter().enumerate().map(|(k, &v)| (k as f64, v))).collect::<Vec<_>>())}
     }
+}
+
+/// The last step in words: each method's best value and the evaluation it first reached it
+/// at, who ends lowest, and why, from how well the prior predicted the new task.
+fn verdict(f: &TransferFrames) -> String {
+    let optimum = f.target.iter().copied().fold(f64::INFINITY, f64::min);
+    // (name, best, the evaluation that found it), in METHODS' order.
+    let ends: Vec<(&str, f64, usize)> = f
+        .runs
+        .iter()
+        .zip(METHODS)
+        .map(|(r, name)| {
+            let best = best_so_far(r, &f.target);
+            let end = best.last().copied().unwrap_or(f64::INFINITY);
+            (name, end, best.iter().position(|&v| v <= end).unwrap_or(0))
+        })
+        .collect();
+    // Lowest value, then the earlier find; every method that matches the first on both won.
+    let mut order = ends.clone();
+    order.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.2.cmp(&b.2)));
+    let first = order[0];
+    let winners: Vec<&str> = order.iter().take_while(|e| e.1 == first.1 && e.2 == first.2).map(|e| e.0).collect();
+    let tied = ends.iter().filter(|e| e.1 == first.1).count() > winners.len();
+    let found: Vec<String> = ends.iter().map(|(n, b, at)| format!("{n} found {b:.2} at evaluation {at}")).collect();
+    let rmse = f.prior_rmse;
+    let (who, verb) = (winners.join(" and "), if tied { "got there first" } else { "ends lowest" });
+    let them = if winners.len() > 1 { "them" } else { "it" };
+    let error = format!("its error on this task's ψ is {rmse:.2}, where 1 is no better than guessing 0");
+    let why = if winners == [METHODS[1]] {
+        format!("the prior misled the methods that trust it here ({error}); GCP, learning from this task alone, was not pulled away")
+    } else if winners.contains(&METHODS[1]) {
+        format!("with or without the prior the same value came as soon: the prior ({error}) added nothing on this task")
+    } else if rmse < 1.0 {
+        format!("the prior learned from the other tasks pointed {them} to the good region ({error})")
+    } else {
+        format!("even a prior no better than guessing ({error}) gave {them} a head start on this task")
+    };
+    format!("After all {MAX_STEPS} evaluations: {} (the task's minimum is {optimum:.2}). {who} {verb}: {why}.", found.join(", "))
 }
 
 /// Lesson 3.
@@ -87,6 +132,9 @@ pub fn TransferLesson(
     let explain = move || {
         frames.get().map(|(f, _)| {
             let k = step.get();
+            if k >= MAX_STEPS {
+                return verdict(&f);
+            }
             let (g, c) = (pick(&f, 0), pick(&f, 2));
             let gcp_prior = if g.belief.as_ref().is_some_and(|b| b.acquisition_kind == Acquisition::ThompsonDraw) {
                 "GCP+prior is still in its warm start: it picks like CTS, from the prior alone".to_string()
@@ -138,25 +186,31 @@ pub fn TransferLesson(
                 controls=ViewFn::from(move || view! { <button id="lesson-reseed" on:click=reseed>"another family of tasks"</button> })
                 computing=Signal::derive(move || frames.get().is_none().then_some("Training the prior on the other tasks in a worker (about a second)…"))
             >
+                // The prior, then what it buys (the pay-off, on the first screen while
+                // stepping), then each model's step side by side, then the tasks it learned from.
                 <Show when=move || !hidden(link, "prior")>
-                    <SvgFigure id="lesson-tasks" file="transfer-tasks" caption=move || view! { <span>"Each task is a function of one hyperparameter x, with its own scale and offset."</span> } height=H label="The source tasks and the new task">
-                            {move || frames.get().map(|(f, _)| tasks_chart(&f))}
-    </SvgFigure>
-                    <SvgFigure id="lesson-prior" file="transfer-prior" caption=move || view! { <span>"Blue: what the prior expects of the new task before seeing any of it; purple dots: this step's CTS draws."</span> } height=H label="The prior's mean and two standard deviations, the new task's true warped values, and the Thompson draws">
+                    <SvgFigure id="lesson-prior" file="transfer-prior" caption=move || view! { <span>"Blue: what the prior expects of the new task before seeing any of it; purple dots: this step's CTS draws."</span> } height=PRIOR_H label="The prior's mean and two standard deviations, the new task's true warped values, and the Thompson draws">
                             {move || frames.get().map(|(f, _)| prior_chart(&f, &pick(&f, 2)))}
     </SvgFigure>
                 </Show>
+                <Show when=move || !hidden(link, "regret")>
+                    <SvgFigure id="lesson-regret" file="transfer-best" payoff=true caption=move || view! { <span>"Lower is better; the dotted line is the best value the new task has."</span> } height=BEST_H label="Best value found so far by each method">
+                            {move || frames.get().map(|(f, _)| regret_chart(&f, step.get()))}
+    </SvgFigure>
+                </Show>
                 <Show when=move || !hidden(link, "runs")>
+                    <div class="chart-pair">
                     <SvgFigure id="lesson-run-prior" file="transfer-gcp-prior" caption=move || view! { <span>"GCP+prior at this step: dots are its evaluations so far in its model's units (latest orange), the band its mean ± 2 sd."</span> } height=240.0 label="GCP+prior's model at this step">
                             {move || frames.get().map(|(f, _)| model_chart(METHODS[0], "ψ(y)", &f.x, &f.target, &pick(&f, 0), METHOD_COLORS[0]))}
     </SvgFigure>
                     <SvgFigure id="lesson-run-gcp" file="transfer-gcp" caption=move || view! { <span>"GCP at the same step, from the same seed, without the prior."</span> } height=240.0 label="GCP's model at this step">
                             {move || frames.get().map(|(f, _)| model_chart(METHODS[1], "ψ(y)", &f.x, &f.target, &pick(&f, 1), METHOD_COLORS[1]))}
     </SvgFigure>
+                    </div>
                 </Show>
-                <Show when=move || !hidden(link, "regret")>
-                    <SvgFigure id="lesson-regret" file="transfer-best" caption=move || view! { <span>"Lower is better; the dotted line is the best value the new task has."</span> } height=260.0 label="Best value found so far by each method">
-                            {move || frames.get().map(|(f, _)| regret_chart(&f, step.get()))}
+                <Show when=move || !hidden(link, "prior")>
+                    <SvgFigure id="lesson-tasks" file="transfer-tasks" caption=move || view! { <span>"Each task is a function of one hyperparameter x, with its own scale and offset."</span> } height=H label="The source tasks and the new task">
+                            {move || frames.get().map(|(f, _)| tasks_chart(&f))}
     </SvgFigure>
                 </Show>
             </LessonShell>
