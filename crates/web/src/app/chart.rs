@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use super::browser::{download_png, download_svg};
 use super::state::{AppState, Level};
 
-use hpo_engine::axis::{self, Ticks};
+use hpo_engine::axis::{self, Ticks, TitleSet};
 use hpo_engine::results::metrics::Band;
 
 /// One curve: a method's mean with its band.
@@ -508,8 +508,6 @@ where
 /// Charts narrower than this (a phone) start their title at the left edge, wrap it onto two
 /// lines and leave room above the plot for both.
 pub const NARROW: f64 = 560.0;
-/// Width of a character of the title font, for wrapping (the engine's, shared with the CD layout).
-const TITLE_CHAR: f64 = hpo_engine::axis::TITLE_CHAR_WIDTH;
 
 /// Room above the plot of a chart `w` wide: the title's one line, or two on a narrow chart.
 pub fn top_margin(w: f64) -> f64 {
@@ -520,55 +518,10 @@ pub fn top_margin(w: f64) -> f64 {
     }
 }
 
-/// How a title is set on a chart `w` wide from `x`: its x, its lines, whether it takes the
-/// compact (tick) size, the step between lines, and the room above the plot it needs. One line
-/// at the title size if it fits; else the tick size (still on the scale), on two lines on a wide
-/// chart and three on a narrow one (where two title-size lines are tried first).
-struct TitleSet {
-    x: f64,
-    rows: Vec<String>,
-    compact: bool,
-    step: &'static str,
-    top: f64,
-}
-
+/// How `title` is set on a chart `w` wide from `x` ([`axis::set_title`]: a narrow chart
+/// puts it at its own left edge and has room for three compact lines).
 fn set_title(title: &str, w: f64, x: f64) -> TitleSet {
-    let narrow = w < NARROW;
-    let x = if narrow { 8.0 } else { x };
-    let fits = |char_w: f64| (((w - x - 8.0) / char_w).floor() as usize).max(8);
-    // Words greedily onto lines of `per_line` characters, and whether they fit `lines` lines.
-    let wrap = |per_line: usize, lines: usize| -> (Vec<String>, bool) {
-        let mut rows: Vec<String> = Vec::new();
-        for word in title.split(' ') {
-            match rows.last_mut() {
-                Some(r) if r.chars().count() + 1 + word.chars().count() <= per_line => {
-                    r.push(' ');
-                    r.push_str(word);
-                }
-                _ => rows.push(word.to_string()),
-            }
-        }
-        let fit = rows.len() <= lines && rows.iter().all(|r| r.chars().count() <= per_line);
-        (rows, fit)
-    };
-    let compact_lines = if narrow { 3 } else { 2 };
-    let tries = [(1, false), (if narrow { 2 } else { 1 }, false), (compact_lines, true)];
-    let (rows, compact) = tries
-        .iter()
-        .find_map(|&(lines, compact)| {
-            let (rows, fit) = wrap(fits(if compact { TITLE_CHAR * 14.0 / 17.0 } else { TITLE_CHAR }), lines);
-            fit.then_some((rows, compact))
-        })
-        // Too long for every layout: the compact lines, the last one running on.
-        .unwrap_or_else(|| {
-            let (mut rows, _) = wrap(fits(TITLE_CHAR * 14.0 / 17.0), compact_lines);
-            let rest = rows.split_off(compact_lines.min(rows.len()).saturating_sub(1));
-            rows.push(rest.join(" "));
-            (rows, true)
-        });
-    let step = if compact { 17.0 } else { 22.0 };
-    let top = (36.0 + step * (rows.len().max(1) - 1) as f64).max(top_margin(w));
-    TitleSet { x, rows, compact, step: if compact { "17" } else { "22" }, top }
+    axis::set_title(title, w, x, w < NARROW, top_margin(w))
 }
 
 /// The room above the plot a chart `w` wide needs for `title` drawn from `x` (at least
@@ -626,6 +579,10 @@ pub fn ChartFigure(
     /// The caption: text, and controls if any; the export buttons follow it.
     #[prop(into)]
     caption: ViewFn,
+    /// Whether this is what its lesson builds up to (the chart a projector must show with
+    /// the step: `class="payoff"`, which the layout test checks).
+    #[prop(optional)]
+    payoff: bool,
     /// The chart.
     children: Children,
 ) -> impl IntoView {
@@ -637,7 +594,7 @@ pub fn ChartFigure(
         }
     };
     view! {
-        <figure>
+        <figure class:payoff=payoff>
             <ChartBox>{children()}</ChartBox>
             <figcaption>
                 {caption.run()}
@@ -664,11 +621,14 @@ pub fn SvgFigure(
     height: f64,
     /// What the chart shows, in words.
     label: &'static str,
+    /// Whether this is what its lesson builds up to ([`ChartFigure`]'s `payoff`).
+    #[prop(optional)]
+    payoff: bool,
     /// The drawing.
     children: Children,
 ) -> impl IntoView {
     view! {
-        <ChartFigure id=id file=file caption=caption>
+        <ChartFigure id=id file=file caption=caption payoff=payoff>
             <svg id=id class="chart" xmlns="http://www.w3.org/2000/svg" viewBox=move || format!("0 0 {} {height}", chart_width()) role="img" aria-label=label>
                 {children()}
             </svg>
