@@ -116,7 +116,7 @@ ${rows.map(([a, b]) => `| ${a} | ${b} |`).join('\n')}
 - Cancel terminates the run's workers (\`Worker.terminate\`) and starts fresh spares at once,
   so a new run does not wait for the cancelled step; the target is a page ready again within
   0.5 s.
-- Traces are kept in IndexedDB as they are shown (every 250 ms); batches that arrive while a
-  write is open go into the next transaction, with the experiment's record.`;
+- Traces are kept in IndexedDB in batches (every 250 ms), one transaction per batch with the
+  experiment's record; the status counts a batch once it has committed.`;
 await replaceSection(join(ROOT, 'docs', 'benchmarks.md'), 'durable', section);
 console.log('updated the durable section of docs/benchmarks.md');

@@ -68,6 +68,54 @@ test('a reload in the middle of a run loses nothing: the kept jobs come back, on
   } finally { await b.close(); }
 });
 
+test('reloading at 20 random moments restores exactly the jobs the status last counted, and a finished run is counted as kept', async () => {
+  const query = 'v=1&data=bundled:quadratic&methods=RS,GP&seeds=5&seed0=9&iters=40';
+  const total = 300;
+  const b = await openPage(site, query);
+  // A fixed sequence of moments (a seeded generator): the test fails the same way twice.
+  let seed = 20261128;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  // The status line as the page goes away (a page goes on for a moment after a reload is
+  // asked for: a job it counts then is one it said was done).
+  const lastStatus = () => addEventListener('pagehide', () => sessionStorage.setItem('e2e-last-status', document.querySelector('#run-status')?.textContent ?? ''));
+  await b.page.addInitScript(lastStatus);
+  await b.page.evaluate(lastStatus);
+  const counted = async () => {
+    await b.page.reload();
+    return b.page.evaluate(() => sessionStorage.getItem('e2e-last-status'));
+  };
+  try {
+    await b.page.click('#run');
+    const seen = [];
+    for (let k = 0; k < 20; k++) {
+      await b.page.waitForTimeout(150 + Math.floor(random() * 1500));
+      const text = await counted();
+      const said = Number((/^(\d+) of \d+ jobs done|^Restored (\d+)|^Finished (\d+)/.exec(text) ?? []).slice(1).find((v) => v !== undefined) ?? 0);
+      await ready(b.page);
+      let restored = 0;
+      if (said > 0) {
+        await b.page.waitForFunction(() => /^Restored \d+ of/.test(document.querySelector('#run-status')?.textContent ?? ''), null, { timeout: 30_000 });
+        restored = Number(/^Restored (\d+)/.exec(await status(b.page))[1]);
+      } else {
+        await b.page.waitForTimeout(300);
+        assert.equal(await status(b.page), 'Not run yet.', `reload ${k + 1}: nothing was counted, yet the page restored something`);
+      }
+      seen.push(`${said}→${restored}`);
+      assert.equal(restored, said, `reload ${k + 1}: the status said '${text}', the reload restored ${restored} (so far: ${seen.join(', ')})`);
+      if (restored === total) break;
+      await b.page.click(restored > 0 ? '#run-rest' : '#run');
+    }
+    assert.ok(seen.filter((s) => !s.startsWith('0→')).length >= 10, `most reloads fell in the middle of the run: ${seen.join(', ')}`);
+    // The rest, to the end: "Finished" is said once every job is kept, and the kept panel agrees.
+    if (!/^Restored 300 of/.test(await status(b.page))) {
+      await b.page.click('#run-rest');
+      await waitForRun(b.page);
+    }
+    await b.page.waitForFunction(() => /300 of 300 jobs/.test(document.querySelector('#kept-experiments')?.textContent ?? ''), null, { timeout: 5_000 });
+    assert.deepEqual(b.errors, []);
+  } finally { await b.close(); }
+});
+
 test('uploads are kept under their hash: an upload link loads without asking, the file is offered by name, clear all forgets them', async () => {
   const dir = await tempDir('hpo-kept-');
   const file = join(dir, 'kept.csv');

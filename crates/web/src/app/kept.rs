@@ -99,6 +99,11 @@ pub fn keep_traces(state: AppState, batch: &[Trace]) {
     }
 }
 
+/// Writes what is waiting; the run's status counts a batch once its transaction has
+/// committed, so that the count never runs ahead of what is kept. The batch being written is
+/// named in the tab's session first: a reload between the commit and the status showing the
+/// new count takes it back (see [`restore`]). A batch that could not be kept is counted too (it
+/// is shown), and the user told once. The kept panel is re-read after each.
 async fn write_unwritten(state: AppState) {
     loop {
         let pending = UNWRITTEN.with_borrow_mut(|(pending, writing)| {
@@ -109,7 +114,14 @@ async fn write_unwritten(state: AppState) {
             break;
         }
         for (record, traces) in pending {
-            if let Err(e) = store::put_traces(&record, &traces).await {
+            let unconfirmed = Unconfirmed { id: record.id.clone(), jobs: traces.iter().map(JobKey::of).collect() };
+            remember(UNCONFIRMED_KEY, serde_json::to_string(&unconfirmed).ok().as_deref());
+            let written = store::put_traces(&record, &traces).await;
+            let current = state.run.record.with_untracked(|r| r.as_ref().is_some_and(|(r, _)| r.id == record.id));
+            if current {
+                state.run.status.update(|r| r.kept_jobs += traces.len());
+            }
+            if let Err(e) = written {
                 let first = state
                     .run
                     .record
@@ -119,9 +131,9 @@ async fn write_unwritten(state: AppState) {
                     state.say(Level::Warning, format!("Finished jobs of this run could not be kept in this browser: {e}"));
                 }
             }
+            refresh(state).await;
         }
     }
-    refresh(state).await;
 }
 
 /// When a link is opened on its data: shows what was kept of that very experiment, if
@@ -143,7 +155,30 @@ pub async fn restore(state: AppState, bench: Arc<Benchmark>) {
     if !still || experiment_id(&state.spec.get_untracked()) != id || state.run.status.with_untracked(|r| r.running) {
         return;
     }
-    let (record, traces) = kept;
+    let (mut record, mut traces) = kept;
+    // A batch written as the page went away, before the status showed it counted: taken
+    // back, so that what is restored is what the status last said (those jobs run again).
+    // Only when this page is not writing itself (then the batch named is its own).
+    let unconfirmed: Option<Unconfirmed> = session_storage()
+        .and_then(|s| s.get_item(UNCONFIRMED_KEY).ok().flatten())
+        .and_then(|j| serde_json::from_str(&j).ok())
+        .filter(|u: &Unconfirmed| u.id == id && !UNWRITTEN.with_borrow(|(_, writing)| *writing));
+    let shown = session_storage()
+        .and_then(|s| s.get_item(SHOWN_KEY).ok().flatten())
+        .and_then(|v| v.split_once(' ').filter(|(_, of)| *of == id).and_then(|(n, _)| n.parse::<usize>().ok()));
+    if let (Some(u), Some(shown)) = (unconfirmed, shown.filter(|&n| traces.len() > n)) {
+        let (uncounted, counted): (Vec<Trace>, Vec<Trace>) = traces.into_iter().partition(|t| u.jobs.contains(&JobKey::of(t)));
+        // Only when that batch is the whole difference.
+        if counted.len() == shown {
+            record.done_jobs = record.done_jobs.saturating_sub(uncounted.len());
+            record.bytes = record.bytes.saturating_sub(uncounted.iter().map(store::kept_size).sum());
+            let _ = store::forget_traces(&record, &uncounted).await;
+            refresh(state).await;
+            traces = counted;
+        } else {
+            traces = counted.into_iter().chain(uncounted).collect();
+        }
+    }
     let (finished, remaining) = resolved.split_finished(&bench, traces);
     if finished.is_empty() {
         return;
@@ -189,6 +224,7 @@ fn show_restored(
     state.run.status.set(RunStatus {
         total_jobs: total,
         done_jobs: done,
+        kept_jobs: done,
         iterations: units,
         restored: Some(record.saved_ms),
         ..RunStatus::default()
@@ -200,19 +236,64 @@ fn show_restored(
 /// tab opened on a link shows that link's results.
 const OPENED_RACE_KEY: &str = "hpo-playground.opened-race";
 
+/// The batch of traces written last ([`Unconfirmed`]).
+const UNCONFIRMED_KEY: &str = "hpo-playground.unconfirmed-traces";
+
+/// The jobs the run's status line shows as done, and the experiment's id: "57 <id>".
+const SHOWN_KEY: &str = "hpo-playground.shown-jobs";
+
+/// Called as the status line is drawn, with the jobs it says are done: what a reload must
+/// restore (written in the same turn as the line, so the two never disagree).
+pub fn status_shown(state: AppState, done: usize) {
+    thread_local! {
+        static LAST: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    }
+    let Some(id) = state.run.record.with_untracked(|r| r.as_ref().map(|(r, _)| r.id.clone())) else { return };
+    let value = format!("{done} {id}");
+    if LAST.with_borrow(|l| *l != value) {
+        remember(SHOWN_KEY, Some(&value));
+        LAST.set(value);
+    }
+}
+
+/// The batch of an experiment's traces written last (named before its write begins), which
+/// the status may not have shown counted yet. Kept in the tab's session, which a reload keeps,
+/// and written synchronously.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Unconfirmed {
+    id: String,
+    jobs: Vec<JobKey>,
+}
+
+/// A job of an experiment: method, task, seed.
+#[derive(serde::Serialize, serde::Deserialize, PartialEq)]
+struct JobKey(String, String, u64);
+
+impl JobKey {
+    fn of(t: &Trace) -> Self {
+        JobKey(t.method.clone(), t.task.clone(), t.seed)
+    }
+}
+
 fn session_storage() -> Option<web_sys::Storage> {
     web_sys::window()?.session_storage().ok().flatten()
 }
 
-/// Records which summary this tab shows (`None`: none). Without sessionStorage (some private
-/// modes) the summary is shown all the same, only not again after a reload.
-fn remember_shown(sha256: Option<&str>) {
+/// Sets (or, with `None`, removes) `key` in the tab's session. Without sessionStorage (some
+/// private modes) nothing is remembered across a reload.
+fn remember(key: &str, value: Option<&str>) {
     if let Some(s) = session_storage() {
-        let _ = match sha256 {
-            Some(sha) => s.set_item(OPENED_RACE_KEY, sha),
-            None => s.remove_item(OPENED_RACE_KEY),
+        let _ = match value {
+            Some(v) => s.set_item(key, v),
+            None => s.remove_item(key),
         };
     }
+}
+
+/// Records which summary this tab shows (`None`: none): the summary is shown all the same
+/// without sessionStorage, only not again after a reload.
+fn remember_shown(sha256: Option<&str>) {
+    remember(OPENED_RACE_KEY, sha256);
 }
 
 /// Shows a race summary (read from `bytes`) in place of the run's results, keeps the file in

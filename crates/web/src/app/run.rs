@@ -4,10 +4,10 @@
 
 use super::browser::{copy_to_clipboard, hardware_concurrency, link_for, now_ms};
 use super::pool::{self, RunSink};
-use super::state::{AppState, Level, RunStatus, Topic};
+use super::state::{AppState, Level, RunStatus, RunningJob, Topic};
 use hpo_engine::axis::count;
 use hpo_engine::benchmark::Benchmark;
-use hpo_engine::eta::{Estimate, TimeLeft};
+use hpo_engine::eta::{Estimate, Running, TimeLeft};
 use hpo_engine::kept::{experiment_id, new_record};
 use hpo_engine::method_entry::RunKind;
 use hpo_engine::permalink::to_query;
@@ -63,7 +63,9 @@ impl RunSink for UiSink {
     fn progress(&self, worker: usize, job: &Job, progress: JobProgress) {
         let label = job_label(&self.state, job);
         self.state.run.status.update(|r| {
-            r.current.insert(worker, (label, progress));
+            // The same job goes on: it keeps its start.
+            let started_ms = r.current.get(&worker).filter(|c| c.label == label).map_or_else(now_ms, |c| c.started_ms);
+            r.current.insert(worker, RunningJob { label, method: job.method.clone(), progress, started_ms });
         });
     }
 
@@ -96,7 +98,7 @@ impl RunSink for UiSink {
         self.state.run.status.update(|r| {
             r.done_jobs += 1;
             r.time_left.finished(&job.method, seconds);
-            if r.current.get(&worker).is_some_and(|c| c.0 == label) {
+            if r.current.get(&worker).is_some_and(|c| c.label == label) {
                 r.current.remove(&worker);
             }
             if r.done_jobs == r.total_jobs {
@@ -188,6 +190,7 @@ fn run_jobs(state: AppState, bench: std::sync::Arc<Benchmark>, resolved: Resolve
         running: true,
         total_jobs: total,
         done_jobs: done_before,
+        kept_jobs: done_before,
         iterations: resolved_units,
         started_ms: now_ms(),
         workers,
@@ -221,6 +224,26 @@ pub fn RunPanel() -> impl IntoView {
     let run = state.run.status;
     let link = Memo::new(move |_| link_for(&to_query(&state.spec.get())));
     let copied = RwSignal::new(false);
+    // Ticks every second while a run is on, so that the elapsed time and the time left move
+    // between the workers' reports (a long iteration reports nothing for seconds).
+    let clock = RwSignal::new(());
+    let ticker = StoredValue::new_local(None::<IntervalHandle>);
+    let stop_ticker = move || {
+        if let Some(h) = ticker.get_value() {
+            h.clear();
+        }
+        ticker.set_value(None);
+    };
+    let running = Memo::new(move |_| run.with(|r| r.running));
+    Effect::new(move |_| {
+        stop_ticker();
+        if running.get() {
+            if let Ok(h) = set_interval_with_handle(move || clock.set(()), std::time::Duration::from_secs(1)) {
+                ticker.set_value(Some(h));
+            }
+        }
+    });
+    on_cleanup(stop_ticker);
     let cancel = move |_| {
         pool::cancel(state.workers.run);
         flush_pending(state);
@@ -251,17 +274,27 @@ pub fn RunPanel() -> impl IntoView {
         if r.total_jobs == 0 {
             return "Not run yet.".to_string();
         }
-        let elapsed = (r.ended_ms.unwrap_or_else(now_ms) - r.started_ms) / 1000.0;
+        super::kept::status_shown(state, r.kept_jobs);
+        // Tracked so that the figures move every second between the workers' reports.
+        clock.track();
+        let now = now_ms();
+        let elapsed = (r.ended_ms.unwrap_or(now) - r.started_ms) / 1000.0;
         let f = r.fraction();
-        if r.running {
-            let left = match r.time_left.estimate(r.workers) {
+        if r.running || r.keeping() {
+            let running: Vec<Running> = r
+                .current
+                .values()
+                .map(|c| Running { method: &c.method, seconds: (now - c.started_ms) / 1000.0, fraction: r.job_fraction(c.progress) })
+                .collect();
+            let left = match r.time_left.estimate_running(r.workers, &running) {
+                _ if !r.running => "keeping the last results in this browser".into(),
                 Estimate::Seconds(s) => format!("about {} left", fmt_seconds(s)),
                 Estimate::NotKnownUntil(method) => format!("time left known once one {method} job has finished"),
                 Estimate::Done => "finishing".into(),
             };
             format!(
                 "{} of {} jobs done ({:.0}%) on {} · {} elapsed · {left}{}",
-                r.done_jobs,
+                r.kept_jobs,
                 r.total_jobs,
                 f * 100.0,
                 count(r.workers, "worker"),
@@ -269,9 +302,9 @@ pub fn RunPanel() -> impl IntoView {
                 priors(&r)
             )
         } else if r.cancelled {
-            format!("Cancelled after {} of {} jobs ({}).", r.done_jobs, r.total_jobs, fmt_seconds(elapsed))
+            format!("Cancelled after {} of {} jobs ({}).", r.kept_jobs, r.total_jobs, fmt_seconds(elapsed))
         } else if r.restored.is_some() {
-            format!("Restored {} of {} kept in this browser.", r.done_jobs, count(r.total_jobs, "job"))
+            format!("Restored {} of {} kept in this browser.", r.kept_jobs, count(r.total_jobs, "job"))
         } else {
             let evals = (r.done_jobs - r.failed_jobs) as f64 * r.iterations as f64;
             let unit = if state.run.setup.with_untracked(|s| s.as_ref().is_some_and(|(r, _)| r.mode.kind() == RunKind::Race)) {
@@ -326,7 +359,7 @@ pub fn RunPanel() -> impl IntoView {
         <progress id="progress" max="1" prop:value=move || run.get().fraction()></progress>
         <p id="run-status" data-running=move || run.get().running.to_string()>{status_text}</p>
         <ul id="current-jobs">
-            {move || run.get().current.into_iter().map(|(w, (label, progress))| {
+            {move || run.get().current.into_iter().map(|(w, RunningJob { label, progress, .. })| {
                 let text = match progress {
                     JobProgress::Prior { step, total } => format!("training the prior on the other tasks, step {step}/{total}"),
                     JobProgress::Iterations(done) => format!("{done}/{} iterations", run.get_untracked().iterations),
@@ -361,5 +394,8 @@ fn run_blocked(state: AppState) -> Option<String> {
     if let Some((name, _)) = state.data.pending_upload.get() {
         return Some(format!("Run waits for your file {name} (under 1. Data)."));
     }
-    state.data.bench.with(Option::is_none).then(|| "No data is loaded: choose data under 1. Data.".to_string())
+    if state.data.bench.with(Option::is_none) {
+        return Some("No data is loaded: choose data under 1. Data.".into());
+    }
+    state.no_tasks.get().then(|| "No task is chosen: tick one or more under Tasks (2. Setup).".to_string())
 }

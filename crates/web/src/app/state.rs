@@ -66,6 +66,10 @@ pub struct RunStatus {
     pub total_jobs: usize,
     /// Jobs finished (successfully or not).
     pub done_jobs: usize,
+    /// Finished jobs whose traces are kept in this browser (written and committed), or shown
+    /// without being kept when keeping failed: what the status counts, so that a reload
+    /// restores exactly the jobs it last said were done.
+    pub kept_jobs: usize,
     /// Jobs that failed.
     pub failed_jobs: usize,
     /// The jobs that failed, with why: "retry failed" runs them again.
@@ -80,8 +84,8 @@ pub struct RunStatus {
     pub means_reused: usize,
     /// Iterations per job (budget units for a race).
     pub iterations: u64,
-    /// Per worker: label and progress of the job it is running.
-    pub current: BTreeMap<usize, (String, JobProgress)>,
+    /// Per worker: the job it is running.
+    pub current: BTreeMap<usize, RunningJob>,
     /// Start time (ms since page load).
     pub started_ms: f64,
     /// End time, once finished or cancelled.
@@ -97,7 +101,39 @@ pub struct RunStatus {
     pub restored: Option<f64>,
 }
 
+/// A job a worker is running.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunningJob {
+    /// "method · task · seed".
+    pub label: String,
+    /// Its method.
+    pub method: String,
+    /// How far it is.
+    pub progress: JobProgress,
+    /// When it started (ms since page load).
+    pub started_ms: f64,
+}
+
 impl RunStatus {
+    /// The fraction of one job's work `progress` stands for (0 while training a prior).
+    pub fn job_fraction(&self, progress: JobProgress) -> f64 {
+        let done = match progress {
+            JobProgress::Iterations(n) => n as f64,
+            JobProgress::Budget { spent, .. } => spent as f64,
+            JobProgress::Prior { .. } => 0.0,
+        };
+        if self.iterations == 0 {
+            0.0
+        } else {
+            (done / self.iterations as f64).clamp(0.0, 1.0)
+        }
+    }
+
+    /// Whether the run's workers are done but some finished traces are still being kept.
+    pub fn keeping(&self) -> bool {
+        !self.running && self.restored.is_none() && self.kept_jobs + self.failed_jobs < self.done_jobs
+    }
+
     /// Fraction of all iterations done, in [0, 1].
     pub fn fraction(&self) -> f64 {
         let total = self.total_jobs as f64 * self.iterations as f64;
@@ -108,7 +144,7 @@ impl RunStatus {
         let partial: u64 = self
             .current
             .values()
-            .map(|c| match c.1 {
+            .map(|c| match c.progress {
                 JobProgress::Iterations(n) => n as u64,
                 JobProgress::Budget { spent, .. } => spent,
                 JobProgress::Prior { .. } => 0,
@@ -231,6 +267,9 @@ pub struct AppState {
     pub kept: RwSignal<Kept>,
     /// The page's Web Workers and what is in flight with them.
     pub workers: WorkerService,
+    /// "none" was pressed under Tasks and no task has been chosen since: every box is
+    /// unchecked and Run waits. (The setup itself cannot hold no task: none there means all.)
+    pub no_tasks: RwSignal<bool>,
 }
 
 /// What the browser keeps for the page (see [`super::store`]).
@@ -257,6 +296,7 @@ impl AppState {
             run: RunState::new(),
             kept: RwSignal::new(Kept::default()),
             workers: WorkerService::new(),
+            no_tasks: RwSignal::new(false),
         }
     }
 

@@ -246,6 +246,19 @@ pub async fn put_traces(record: &ExperimentRecord, traces: &[Trace]) -> Result<(
     committed(&tx).await
 }
 
+/// Takes back traces of an experiment (a batch whose write a reload cut off before the page
+/// counted it) and keeps `record` as it now is.
+pub async fn forget_traces(record: &ExperimentRecord, traces: &[Trace]) -> Result<(), StoreError> {
+    let db = database().await?;
+    let tx = transaction(&db, &[EXPERIMENTS, TRACES], true)?;
+    let traces_store = store(&tx, TRACES)?;
+    for t in traces {
+        traces_store.delete(&trace_key(&record.id, &t.method, &t.task, t.seed).into()).map_err(failed)?;
+    }
+    store(&tx, EXPERIMENTS)?.put(&record_json(record)?).map_err(failed)?;
+    committed(&tx).await
+}
+
 fn record_of_trace(id: &str, t: &Trace) -> Result<JsValue, StoreError> {
     record(&trace_key(id, &t.method, &t.task, t.seed), t)
 }
