@@ -68,6 +68,24 @@ test('bundled benchmark: run, charts and traces identical to the CLI', async () 
   } finally { await b.close(); }
 });
 
+test('one task out of 30 in two clicks: "none" unticks every task and Run waits with its reason until one is ticked', async () => {
+  const b = await open();
+  try {
+    await b.page.click('#tasks-none');
+    assert.equal(await b.page.locator('#tasks input:checked').count(), 0);
+    assert.equal(await b.page.isDisabled('#run'), true);
+    assert.match(await b.page.locator('#run-reason').textContent(), /No task is chosen/);
+    await b.page.check('#tasks input[value="quadratic-07"]');
+    await b.page.waitForFunction(() => /[?&]tasks=quadratic-07(&|$)/.test(location.search));
+    assert.deepEqual(await b.page.locator('#tasks input:checked').evaluateAll((e) => e.map((x) => x.value)), ['quadratic-07']);
+    assert.equal(await b.page.isDisabled('#run'), false);
+    assert.match(await b.page.locator('#job-count').textContent(), / × 1 task × /);
+    await b.page.click('#tasks-all');
+    assert.equal(await b.page.locator('#tasks input:checked').count(), 30);
+    assert.deepEqual(b.errors, []);
+  } finally { await b.close(); }
+});
+
 test('a browser without WebAssembly SIMD gets a message instead of a blank page', async () => {
   const b = await freshBrowser();
   try {
@@ -459,9 +477,12 @@ test('a multi-fidelity race: regret, ranks, CD diagrams, Fig. 6, the animated ra
     assert.match(await b.page.locator('#job-count').textContent(), /5 methods × 3 tasks × 2 seeds = 30 jobs of 60 budget units/);
     assert.match(await runAndWait(b.page, 300_000), /Finished 30 jobs \(1800 budget units\)/);
     assert.deepEqual(await messages(b.page, 'error'), []);
-    for (const id of ['chart-regret', 'chart-regret-time', 'chart-ranks', 'chart-precision', 'chart-selected-regret']) {
+    for (const id of ['chart-regret', 'chart-ranks', 'chart-precision', 'chart-selected-regret']) {
       assert.ok(await b.page.locator(`#${id} polyline`).count() >= 5, `${id}: a curve per method`);
     }
+    // The bundled curves have no training-time column: no chart plots budget units as seconds.
+    assert.equal(await b.page.locator('#chart-regret-time').count(), 0);
+    assert.match(await b.page.locator('#no-time-chart').textContent(), /no training-time column/);
     assert.ok(await b.page.locator('#chart-good-after-bad polyline').count() >= 6, 'and the fully-trained baseline');
     assert.equal(await b.page.isVisible('#curves-lesson'), true, 'the bundled curves explain why early stopping loses on them');
     for (const id of ['cd-50', 'cd-100']) {
@@ -748,7 +769,7 @@ test('lessons 3, 4 and 6 (and lesson 2\'s GP against GCP) open from their links,
   try {
     await m.page.waitForSelector('#lesson-scores tr.chosen');
     assert.equal(await m.page.locator('#lesson-hyperband').count(), 0, 'hidden by the link');
-    const chosen = (await m.page.locator('#lesson-scores tr.chosen td').first().textContent()).trim();
+    const chosen = (await m.page.locator('#lesson-scores tr.chosen td').first().textContent()).split(' · ')[0].trim();
     assert.match(await m.page.locator('#lesson-explain').textContent(), new RegExp(`(configuration ${chosen} from epoch|a new configuration)`));
     assert.match(await m.page.locator('#lesson-numbers').textContent(), /epoch 30 of 120/);
     await sameAfterStepAndBack(m.page, ['#lesson-dyhpo', '#lesson-scores'], 30);
@@ -758,6 +779,22 @@ test('lessons 3, 4 and 6 (and lesson 2\'s GP against GCP) open from their links,
     assert.match(await m.page.locator('#lesson-hyperband').textContent(), /bracket 1, rung \d/);
     assert.deepEqual(m.errors, []);
   } finally { await m.close(); }
+  // The last steps say who won and why, with the numbers the line under the player shows.
+  const end = await open('learn=multi-fidelity&step=120');
+  try {
+    await end.page.waitForSelector('#lesson-hyperband circle');
+    const [, d, h] = /best loss so far: DyHPO ([0-9.]+), Hyperband ([0-9.]+)/.exec(await end.page.locator('#lesson-numbers').textContent());
+    const [winner, loser, w, l] = Number(d) < Number(h) ? ['DyHPO', 'Hyperband', d, h] : ['Hyperband', 'DyHPO', h, d];
+    const tally = (name) => `${name} started \\d+ configurations? and trained its best for \\d+ epochs?`;
+    assert.match(await end.page.locator('#lesson-explain').textContent(),
+      new RegExp(`^All 120 epochs spent: ${winner} ends lower, ${w} against ${l} for ${loser}\\. ${tally(winner)}; ${tally(loser)}: .+\\.$`));
+  } finally { await end.close(); }
+  const last = await open('learn=transfer&step=15');
+  try {
+    await last.page.waitForSelector('#lesson-regret polyline');
+    assert.match(await last.page.locator('#lesson-explain').textContent(),
+      /^After all 15 evaluations: GCP\+prior found -?[0-9.]+ at evaluation \d+, GCP found -?[0-9.]+ at evaluation \d+, CTS found -?[0-9.]+ at evaluation \d+ \(the task's minimum is -?[0-9.]+\)\. [A-Z+ a-z]+ (ends lowest|got there first): .+\.$/);
+  } finally { await last.close(); }
   // Lesson 6: one found point per step; another method restarts the run at step 0.
   const p = await open('learn=pareto&step=10');
   try {

@@ -76,11 +76,10 @@ export async function setNumber(page, id, value) {
   await page.locator(`#${id}`).dispatchEvent('change');
 }
 
+/// Chooses the task `name` alone: "none", then its box.
 export async function onlyTask(page, name) {
-  await page.click('#tasks-all');
-  for (const box of await page.locator('#tasks input[type=checkbox]').all()) {
-    if ((await box.getAttribute('value')) !== name) await box.uncheck();
-  }
+  await page.click('#tasks-none');
+  await page.check(`#tasks input[value="${name}"]`);
 }
 
 export const messages = (page, level) => page.locator(`#messages .msg.${level} .text`).allTextContents();

@@ -100,6 +100,14 @@ pub fn RaceResults() -> impl IntoView {
         }
     };
     let has = move || summary.with(Option::is_some);
+    // Without a training-time column a race's cost is its budget units: a chart "over time"
+    // would plot them as seconds. Shown for opened summaries, whose data is not here to ask.
+    let untimed = move || {
+        !opened()
+            && state.run.setup.with(|r| {
+                r.as_ref().is_some_and(|(r, b)| r.tasks.iter().any(|&t| b.tasks[t].curves.as_ref().is_some_and(|c| c.cost.is_none())))
+            })
+    };
     let has_traces = move || !opened() && state.run.traces.with(|t| !t.is_empty());
     // The bundled family is adversarial by design; say so where its results are read.
     let on_bundled_curves =
@@ -130,11 +138,14 @@ pub fn RaceResults() -> impl IntoView {
                 caption=|| "Regret of the best value seen so far (any budget), averaged over seeds, then mean and 95% band over tasks (Wistuba et al. 2022, Fig. 3). Normalised per task (divided by the regret of its median configuration: 0 is the best configuration, 1 the median one, so no exploded run sets the scale) when the tasks' ranges differ by more than 10×, or when the link says regret=norm.">
                 <LineChart id="chart-regret" title=regret_title("Mean regret over", false) y_label="regret" series=regret log_y=Signal::derive(move || state.spec.with(|s| s.log_y)) x_label="budget units spent"/>
             </ChartFigure>
+            <Show when=move || !untimed()
+                fallback=|| view! { <p id="no-time-chart" class="hint">"Regret over time (Fig. 5) is not drawn: this data has no training-time column, so the race's cost is counted in budget units only (the chart above)."</p> }>
             <ChartFigure id="chart-regret-time" file="chart-regret-time"
                 caption=|| "The same against the benchmark's training time plus the optimizer's own measured time (Fig. 5): overhead counts.">
                 <LineChart id="chart-regret-time" title=regret_title("Mean regret over time,", true) y_label="regret" series=regret_time log_y=Signal::derive(move || state.spec.with(|s| s.log_y))
                     x_label="seconds (training + optimizer)" x_values=wall_clock/>
             </ChartFigure>
+            </Show>
             <ChartFigure id="chart-ranks" file="chart-ranks" caption=|| "Rank of each method's mean regret per task, averaged over tasks.">
                 <LineChart id="chart-ranks" title=title("Average rank") y_label="rank (1 = best)" series=ranks log_y=Signal::derive(|| false) x_label="budget units spent"/>
             </ChartFigure>

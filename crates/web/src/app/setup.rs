@@ -153,19 +153,34 @@ fn TaskChooser() -> impl IntoView {
     let state = expect_context::<AppState>();
     let spec = state.spec;
     let task_names = move || state.data.bench.get().map(|b| b.tasks.iter().map(|t| t.name.clone()).collect::<Vec<_>>()).unwrap_or_default();
+    let none = state.no_tasks;
+    // After "none", the first box checked is the one task chosen.
     let toggle_task = move |name: String| {
+        if none.get_untracked() {
+            none.set(false);
+            spec.update(|s| s.tasks = vec![name]);
+            return;
+        }
         let all = task_names();
         spec.update(|s| s.toggle_task(&name, &all));
     };
+    // Other data: its tasks start all chosen.
+    Effect::new(move |_| {
+        state.data.bench.track();
+        none.set(false);
+    });
     view! {
         <fieldset id="tasks">
             <legend>"Tasks "
-                <button class="small" id="tasks-all" on:click=move |_| spec.update(|s| s.tasks.clear())>"all"</button>
+                <button class="small" id="tasks-all" on:click=move |_| { none.set(false); spec.update(|s| s.tasks.clear()) }>"all"</button>
+                " "
+                <button class="small" id="tasks-none" on:click=move |_| none.set(true)>"none"</button>
             </legend>
             {move || {
                 let chosen = spec.get().tasks;
+                let cleared = none.get();
                 task_names().into_iter().map(|t| {
-                    let checked = chosen.is_empty() || chosen.contains(&t);
+                    let checked = !cleared && (chosen.is_empty() || chosen.contains(&t));
                     let name = t.clone();
                     view! {
                         <label class="check"><input type="checkbox" value=t.clone() prop:checked=checked on:change=move |_| toggle_task(name.clone())/>{t}</label>
