@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
-import { serveSite, openPage, ready, runAndWait, download, setNumber, messages, cliRun, cli, withoutTimes, tempDir } from './helpers.mjs';
+import { serveSite, openPage, ready, runAndWait, download, setNumber, messages, cliRun, cli, withoutTimes, tempDir, ROOT } from './helpers.mjs';
 
 let site, file;
 before(async () => {
@@ -52,6 +52,32 @@ test('messy curves: each repair and scale is said, the page races them as the CL
     assert.equal(said.length, 1, stderr);
     assert.ok(notes.includes(said[0].replace(/^note: /, '')), stderr);
     assert.deepEqual(withoutTimes(page), withoutTimes(cliCsv));
+    assert.deepEqual(await messages(b.page, 'error'), []);
+  } finally { await b.close(); }
+});
+
+test('an Optuna study as Optuna 5.0 wrote it loads with no roles typed, its pruned trials counted and not compared; its curves race as in the CLI', async () => {
+  const studies = join(ROOT, 'tests', 'fixtures', 'studies');
+  const b = await openPage(site);
+  try {
+    // The journal: Optuna's own search space, states and learning curves.
+    await b.page.setInputFiles('#upload', join(studies, 'optuna-mlp-journal.log'));
+    await waitInfo(b.page, /^optuna-mlp-journal: 1 task, 35 evaluations, 4 hyperparameters/);
+    const notes = (await messages(b.page, 'warning')).join('\n') + (await messages(b.page, 'info')).join('\n');
+    assert.match(notes, /Optuna journal, 1 study with one search space \(4 hyperparameters from its distributions: lr 1e-5…0\.1, log, weight_decay 1e-8…0\.01, log, n_units 32…512 step 32, optimizer adam \| sgd \| rmsprop\): 'mlp-cifar': 80 trials \(35 complete, 41 pruned, 4 failed\), curves of up to 20 steps/);
+    assert.equal(await b.page.locator('#role-editor').count(), 0, 'no column roles asked for');
+    assert.equal(await b.page.isChecked('#race-mode'), true, 'the complete trials\' curves: a race is offered');
+    await setNumber(b.page, 'seeds', 1);
+    await setNumber(b.page, 'race-budget', 60);
+    assert.match(await runAndWait(b.page, 300_000), /^Finished \d+ jobs/);
+    const query = await link(b.page);
+    const page = await download(b.page, '#export-race-csv');
+    const { files: [cliCsv] } = await cliRun(query, ['--data', join(studies, 'optuna-mlp-journal.log')], ['race-traces.csv']);
+    assert.deepEqual(withoutTimes(page), withoutTimes(cliCsv));
+    // The trials_dataframe CSV: the same complete trials, with no roles either.
+    await b.page.setInputFiles('#upload', join(studies, 'optuna-mlp-trials.csv'));
+    await waitInfo(b.page, /^optuna-mlp-trials: 1 task, 35 evaluations, 4 hyperparameters/);
+    assert.match((await messages(b.page, 'warning')).join('\n') + (await messages(b.page, 'info')).join('\n'), /80 trials \(35 complete, 41 pruned, 4 failed\)/);
     assert.deepEqual(await messages(b.page, 'error'), []);
   } finally { await b.close(); }
 });

@@ -7,6 +7,7 @@ pub mod clean;
 pub mod copula;
 pub mod curves;
 pub mod notes;
+pub mod optuna;
 pub mod table;
 pub mod upload;
 

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::copula::{copula_from_table, file_stem, is_copula_table, Loaded};
 use super::curves::{curves_from_table, is_lcbench_layout, load_lcbench_members, step_columns};
 use super::table::{build_benchmark, guess_direction, read_table, ColumnRoles, CsvTable, LoadOptions};
-use super::{detect_container, unpack_text, zip_member_names, zip_members, Container};
+use super::{detect_container, optuna, unpack_text, zip_member_names, zip_members, Container};
 use crate::benchmark::{Benchmark, Direction, Metric};
 
 /// Why a file could not be loaded as it is.
@@ -63,6 +63,9 @@ pub fn load_file_with(file: &str, bytes: &[u8], options: &LoadOptions) -> Result
         return load_lcbench_members(file, &members).map(Into::into).map_err(err);
     }
     let text = unpack_text(file, bytes).map_err(err)?;
+    if options.roles.is_none() && optuna::is_journal(&text) {
+        return optuna::journal_benchmark(file, &text).map_err(err);
+    }
     let table = read_table(file, &text).map_err(err)?;
     let curve_direction = options.direction.unwrap_or(Direction::Minimize);
     match &options.roles {
@@ -85,6 +88,7 @@ pub fn load_file_with(file: &str, bytes: &[u8], options: &LoadOptions) -> Result
             Ok(loaded)
         }
         None if is_copula_table(&table) => copula_from_table(file, &table, options).map(Into::into).map_err(err),
+        None if optuna::is_trials_dataframe(&table) => optuna::from_trials_dataframe(file, &table, options).map_err(err),
         None => Err(LoadFailure::NeedsRoles {
             message: format!(
                 "{file} is not in the copula format (hp_* and metric_* columns): say which columns are hyperparameters, which is the objective and which names the task"
@@ -113,9 +117,88 @@ const METRIC_WORDS: &[&str] =
     &["loss", "error", "err", "acc", "accuracy", "auc", "score", "metric", "rmse", "mse", "mae", "f1", "objective", "target", "value", "y"];
 const TASK_WORDS: &[&str] = &["task", "dataset", "data", "problem", "benchmark"];
 
+/// Words of a column name that mark what tools write about a run rather than its
+/// configuration or result: times, dates, durations, process ids, hosts, addresses, paths,
+/// counters, states.
+const BOOKKEEPING_WORDS: &[&str] = &[
+    "time",
+    "timestamp",
+    "date",
+    "datetime",
+    "duration",
+    "elapsed",
+    "pid",
+    "host",
+    "hostname",
+    "node",
+    "ip",
+    "address",
+    "addr",
+    "path",
+    "logdir",
+    "dir",
+    "checkpoint",
+    "state",
+    "status",
+    "done",
+    "id",
+    "uuid",
+    "worker",
+    "decision",
+    "attrs",
+];
+/// Whole names of counters and run numbers.
+const BOOKKEEPING_NAMES: &[&str] = &[
+    "number",
+    "trial",
+    "training_iteration",
+    "iterations_since_restore",
+    "episodes_total",
+    "timesteps_total",
+    "step",
+    "epoch",
+    "iteration",
+];
+/// Prefixes of the tools' own records (Optuna's attributes, Syne Tune's `st_*`).
+const BOOKKEEPING_PREFIXES: &[&str] = &["system_attrs", "user_attrs", "st_"];
+/// Prefixes the tools give their hyperparameters: Optuna's `params_*`, Ray Tune's `config/*`,
+/// Syne Tune's `config_*`.
+const HYPERPARAMETER_PREFIXES: &[&str] = &["params_", "config/", "config_"];
+
+/// Whether column `c` is bookkeeping: by its name's words, or by its values (dates, times,
+/// durations, addresses and paths are text no search space holds).
+fn is_bookkeeping(table: &CsvTable, c: usize) -> bool {
+    let name = table.headers[c].to_ascii_lowercase();
+    if HYPERPARAMETER_PREFIXES.iter().any(|p| name.starts_with(p)) {
+        return false;
+    }
+    if BOOKKEEPING_NAMES.contains(&name.as_str()) || BOOKKEEPING_PREFIXES.iter().any(|p| name.starts_with(p)) {
+        return true;
+    }
+    if name.split(['_', '-', '/', '.', ':', ' ']).any(|part| BOOKKEEPING_WORDS.contains(&part)) {
+        return true;
+    }
+    let looks_like_run_record = |v: &str| {
+        let b = v.as_bytes();
+        let date = b.len() >= 10 && b[..4].iter().all(u8::is_ascii_digit) && b[4] == b'-' && b[7] == b'-';
+        let clock = v.contains(':')
+            && v.chars().filter(|ch| ch.is_ascii_digit()).count() >= 4
+            && v.chars().all(|ch| ch.is_ascii_digit() || " :.-days".contains(ch));
+        let address = v.split('.').count() == 4 && v.split('.').all(|p| p.parse::<u8>().is_ok());
+        date || clock || address || v.starts_with('/') || v.contains(":\\")
+    };
+    let values: Vec<&str> = table.rows.iter().take(50).map(|r| &r[c]).filter(|v| !v.is_empty()).collect();
+    !values.is_empty() && values.iter().all(|v| looks_like_run_record(v))
+}
+
 /// A first guess of column roles: metric-like names are objectives, a task-like name is the
-/// task, the other columns are hyperparameters (text ones categorical).
+/// task, bookkeeping columns (times, dates, ids, hosts, paths, counters, states: see
+/// [`is_bookkeeping`]) are left out, the other columns are hyperparameters (text ones
+/// categorical) — only the prefixed ones when the file names its hyperparameters as a tool
+/// does (`params_*`, `config/*`, `config_*`).
 pub fn guess_roles(table: &CsvTable) -> ColumnRoles {
+    let prefixed = |h: &str| HYPERPARAMETER_PREFIXES.iter().any(|p| h.starts_with(p));
+    let tool_names_its_hyperparameters = table.headers.iter().any(|h| prefixed(h));
     let mut roles = ColumnRoles::default();
     // Learning-curve steps (k ≥ 1) by name; a step 0 column (the untrained value) is left out.
     let steps = step_columns(table);
@@ -125,7 +208,7 @@ pub fn guess_roles(table: &CsvTable) -> ColumnRoles {
         roles.steps = steps.iter().map(|&(_, c)| table.headers[c].clone()).collect();
     }
     for (c, h) in table.headers.iter().enumerate() {
-        if roles.steps.contains(h) || step_zero.contains(&h) || h == "config_id" {
+        if roles.steps.contains(h) || step_zero.contains(&h) || h == "config_id" || is_bookkeeping(table, c) {
             continue;
         }
         let lower = h.to_ascii_lowercase();
@@ -134,7 +217,10 @@ pub fn guess_roles(table: &CsvTable) -> ColumnRoles {
             roles.task = Some(h.clone());
         } else if numeric && METRIC_WORDS.iter().any(|w| lower == *w || lower.split(['_', '-', ' ']).any(|part| part == *w)) {
             roles.metrics.push(Metric { name: h.clone(), direction: guess_direction(h) });
-        } else if !h.is_empty() {
+        } else if tool_names_its_hyperparameters && !prefixed(h) && numeric && !h.is_empty() {
+            // What such a tool's run reported besides its configuration: a result.
+            roles.metrics.push(Metric { name: h.clone(), direction: guess_direction(h) });
+        } else if !h.is_empty() && (!tool_names_its_hyperparameters || prefixed(h)) {
             roles.hyperparameters.push(h.clone());
             if !numeric {
                 roles.categorical.push(h.clone());
@@ -173,6 +259,28 @@ mod tests {
         let loaded = load_file("runs.csv", GENERIC.as_bytes(), Some(&guess)).unwrap();
         assert_eq!(loaded.benchmark.tasks.len(), 2);
         assert_eq!(loaded.benchmark.space.encoded_dim(), 4);
+    }
+
+    #[test]
+    fn bookkeeping_columns_are_never_proposed_as_hyperparameters() {
+        // Optuna 5.0's trials_dataframe, proposed as roles (it also loads without them).
+        let text = include_str!("../../../../tests/fixtures/studies/optuna-mlp-trials.csv");
+        let guess = guess_roles(&read_table("t.csv", text).unwrap());
+        assert_eq!(guess.hyperparameters, ["params_lr", "params_n_units", "params_optimizer", "params_weight_decay"]);
+        assert_eq!(guess.metrics.iter().map(|m| m.name.as_str()).collect::<Vec<_>>(), ["value"]);
+        // Any CSV: times, dates, durations, ids, hosts, addresses, paths, counters and states
+        // by name, and dates, clocks, addresses and paths by value.
+        let text = "lr,depth,timestamp,pid,hostname,node_ip,trial_id,logdir,training_iteration,done,time_total_s,when,where,loss\n\
+                    0.1,3,1764330000,812,box,10.0.0.2,a1,/tmp/r/a1,20,True,3.2,2026-11-28 12:00:01,10.0.0.9,0.5\n\
+                    0.01,5,1764330100,813,box,10.0.0.2,a2,/tmp/r/a2,20,True,3.9,2026-11-28 12:01:40,10.0.0.9,0.4\n";
+        let guess = guess_roles(&read_table("runs.csv", text).unwrap());
+        assert_eq!(guess.hyperparameters, ["lr", "depth"]);
+        assert_eq!(guess.metrics.iter().map(|m| m.name.as_str()).collect::<Vec<_>>(), ["loss"]);
+        // Hyperparameters named as a tool names them: only those, the other numbers results.
+        let text = "config/lr,config/batch_size,mean_accuracy,val_f,timestamp\n0.1,32,0.8,0.3,1\n0.2,64,0.7,0.4,2\n";
+        let guess = guess_roles(&read_table("tune.csv", text).unwrap());
+        assert_eq!(guess.hyperparameters, ["config/lr", "config/batch_size"]);
+        assert_eq!(guess.metrics.iter().map(|m| m.name.as_str()).collect::<Vec<_>>(), ["mean_accuracy", "val_f"]);
     }
 
     #[test]

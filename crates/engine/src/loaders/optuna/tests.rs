@@ -1,0 +1,111 @@
+//! The loaders on files Optuna 5.0 wrote (`tests/fixtures/studies/make.py` remakes them).
+
+use super::*;
+use crate::loaders::upload::load_file;
+
+const JOURNAL: &str = include_str!("../../../../../tests/fixtures/studies/optuna-mlp-journal.log");
+const TRIALS_CSV: &str = include_str!("../../../../../tests/fixtures/studies/optuna-mlp-trials.csv");
+
+#[test]
+fn a_trials_dataframe_loads_with_no_roles_its_complete_trials_as_evaluations() {
+    let loaded = load_file("optuna-mlp-trials.csv", TRIALS_CSV.as_bytes(), None).unwrap();
+    let b = &loaded.benchmark;
+    assert_eq!(b.tasks.len(), 1);
+    assert_eq!(b.tasks[0].len(), 35, "the 35 complete trials; 41 pruned and 4 failed left out");
+    let names: Vec<&str> = b.space.params.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["lr", "n_units", "optimizer", "weight_decay"], "params_* without the prefix; no bookkeeping column");
+    assert!(matches!(&b.space.params[2].kind, ParamKind::Categorical { levels } if levels.len() >= 2));
+    assert!(matches!(b.space.params[0].kind, ParamKind::Continuous { log: true, .. }), "lr spans decades: log");
+    assert_eq!(b.metrics[0].name, "value");
+    assert!(loaded.warnings[0].contains("80 trials (35 complete, 41 pruned, 4 failed)"), "{}", loaded.warnings[0]);
+    assert!(loaded.warnings[0].contains("does not say the direction"), "{}", loaded.warnings[0]);
+}
+
+#[test]
+fn a_journal_gives_optuna_s_own_space_states_and_curves() {
+    let (studies, notes) = read_journal("journal.log", JOURNAL).unwrap();
+    assert_eq!(notes, JournalNotes::default());
+    assert_eq!(studies.len(), 1);
+    let s = &studies[0];
+    assert_eq!(s.name, "mlp-cifar");
+    assert_eq!(s.directions, [Direction::Minimize]);
+    assert_eq!(s.distributions[0], ("lr".to_string(), Distribution::Float { low: 1e-5, high: 0.1, log: true, step: None }));
+    assert_eq!(s.distributions[2], ("n_units".to_string(), Distribution::Int { low: 32, high: 512, log: false, step: 32 }));
+    let states = |st: TrialState| s.trials.iter().filter(|t| t.state == st).count();
+    assert_eq!((states(TrialState::Complete), states(TrialState::Pruned), states(TrialState::Fail)), (35, 41, 4));
+    // The same trials as the CSV, value for value.
+    let csv_values: Vec<f64> =
+        TRIALS_CSV.lines().skip(1).filter(|l| l.ends_with(",COMPLETE")).map(|l| l.split(',').nth(1).unwrap().parse().unwrap()).collect();
+    let journal_values: Vec<f64> =
+        s.trials.iter().filter(|t| t.state == TrialState::Complete).filter_map(|t| t.values.as_ref().map(|v| v[0])).collect();
+    assert_eq!(csv_values, journal_values);
+    // Optuna gives a pruned trial the value it was stopped at: never an evaluation here.
+    assert!(s.trials.iter().any(|t| t.state == TrialState::Pruned && t.values.is_some()));
+    assert!(s.trials.iter().filter(|t| t.state == TrialState::Complete).all(|t| t.intermediate.len() == 20));
+    assert!(
+        s.trials.iter().filter(|t| t.state == TrialState::Pruned).all(|t| (1..20).contains(&t.intermediate.len())),
+        "pruned: shorter curves"
+    );
+
+    let loaded = load_file("optuna-mlp-journal.log", JOURNAL.as_bytes(), None).unwrap();
+    let b = &loaded.benchmark;
+    assert_eq!(b.tasks[0].len(), 35);
+    assert_eq!(b.tasks[0].curves.as_ref().unwrap().values[0].len(), 20, "the complete trials' whole curves");
+    assert_eq!(b.space.params[2].kind, ParamKind::Integer { lower: 32, upper: 512 });
+    assert!(matches!(&b.space.params[3].kind, ParamKind::Categorical { levels } if levels == &["adam", "sgd", "rmsprop"]));
+    assert!(
+        loaded.warnings[0].contains("'mlp-cifar': 80 trials (35 complete, 41 pruned, 4 failed), curves of up to 20 steps"),
+        "{}",
+        loaded.warnings[0]
+    );
+    assert!(loaded.warnings[0].contains("lr 1e-5…0.1, log, weight_decay 1e-8…0.01, log, n_units 32…512 step 32"), "{}", loaded.warnings[0]);
+}
+
+#[test]
+fn a_torn_last_line_is_read_up_to_the_line_before_and_an_unknown_operation_is_named() {
+    let cut = &JOURNAL[..JOURNAL.len() - 30];
+    let (studies, notes) = read_journal("j.log", cut).unwrap();
+    assert!(notes.torn_last_line);
+    assert_eq!(studies[0].trials.len(), 80);
+    let loaded = load_file("j.log", cut.as_bytes(), None).unwrap();
+    assert!(loaded.warnings.iter().any(|w| w.contains("last line is cut off")));
+
+    let unknown = format!("{}{{\"op_code\":42,\"worker_id\":\"w\"}}\n", &JOURNAL[..JOURNAL.find('\n').unwrap() + 1]);
+    let e = read_journal("j.log", &unknown).unwrap_err().to_string();
+    assert!(e.contains("line 2") && e.contains("operation 42"), "{e}");
+
+    // A study that has not finished a trial yet: said, not a panic.
+    let only_start: String = JOURNAL.lines().take(8).map(|l| format!("{l}\n")).collect();
+    let e = load_file("j.log", only_start.as_bytes(), None).unwrap_err();
+    assert!(
+        matches!(e, crate::loaders::upload::LoadFailure::Error(m) if m.contains("no study in this Optuna journal has a complete trial yet ('mlp-cifar': 1 trial (1 running))"))
+    );
+}
+
+#[test]
+fn studies_with_one_space_are_tasks_and_others_are_named() {
+    // A second study in the same journal: the first one's lines again under study 1, and a
+    // third with another space.
+    let mut text = JOURNAL.to_string();
+    let offset = 80; // trial ids of the second study follow the first one's
+    for line in JOURNAL.lines() {
+        let mut op: Value = serde_json::from_str(line).unwrap();
+        match op["op_code"].as_i64().unwrap() {
+            0 => op["study_name"] = "mlp-svhn".into(),
+            4 => op["study_id"] = 1.into(),
+            _ => {}
+        }
+        if let Some(id) = op.get("trial_id").and_then(Value::as_u64) {
+            op["trial_id"] = (id + offset).into();
+        }
+        text.push_str(&format!("{op}\n"));
+    }
+    text.push_str("{\"op_code\":0,\"worker_id\":\"w\",\"study_name\":\"other\",\"directions\":[1]}\n");
+    text.push_str("{\"op_code\":4,\"worker_id\":\"w\",\"study_id\":2,\"datetime_start\":\"2026-01-01T00:00:00\"}\n");
+    text.push_str("{\"op_code\":5,\"worker_id\":\"w\",\"trial_id\":160,\"param_name\":\"x\",\"param_value_internal\":0.5,\"distribution\":\"{\\\"name\\\": \\\"FloatDistribution\\\", \\\"attributes\\\": {\\\"step\\\": null, \\\"low\\\": 0.0, \\\"high\\\": 1.0, \\\"log\\\": false}}\"}\n");
+    text.push_str("{\"op_code\":6,\"worker_id\":\"w\",\"trial_id\":160,\"state\":1,\"values\":[0.3]}\n");
+    let loaded = load_file("two.log", text.as_bytes(), None).unwrap();
+    let names: Vec<&str> = loaded.benchmark.tasks.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["mlp-cifar", "mlp-svhn"]);
+    assert!(loaded.warnings.iter().any(|w| w.contains("1 study with another search space left out: 'other'")), "{:?}", loaded.warnings);
+}
