@@ -49,6 +49,13 @@ if $want_test; then
     python3 -m venv .tools/ray-venv
     .tools/ray-venv/bin/pip install --quiet --disable-pip-version-check "ray==2.60.0"
   fi
+  # Optuna (PyPI, pinned) for the study round trip, in its own venv reused across runs;
+  # pandas only remakes the fixtures (tests/fixtures/studies/make.py).
+  if ! .tools/study-venv/bin/python -c "import optuna, sys; sys.exit(optuna.__version__ != '5.0.0')" 2>/dev/null; then
+    say "installing Optuna 5.0.0 in .tools/study-venv"
+    python3 -m venv .tools/study-venv
+    .tools/study-venv/bin/pip install --quiet --disable-pip-version-check "optuna==5.0.0"
+  fi
   # The browsers the tests run in, from Debian (never a browser a tool downloads): Chromium
   # with its driver, and Firefox ESR (153) with geckodriver 0.37.1 from the crate registry.
   if ! [ -x /usr/bin/chromium ] || ! [ -x /usr/bin/chromedriver ] || ! [ -x /usr/bin/firefox-esr ]; then

@@ -50,6 +50,7 @@ pub mod smooth;
 pub mod space;
 pub mod spec;
 pub mod stats;
+pub mod suggest;
 pub mod trace;
 pub mod transfer;
 pub mod warping;

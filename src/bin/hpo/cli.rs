@@ -192,6 +192,29 @@ enum Command {
         #[arg(long, default_value = "../shared/benchmarks/quantile-transfer")]
         shared_dir: PathBuf,
     },
+    /// The next trials of a study: a full-evaluation method's proposals over the study's own
+    /// search space, written as suggestions.csv, enqueue.py and the journal with them
+    /// enqueued (journal.log), for an Optuna JournalStorage file.
+    Suggest {
+        /// The study's file (an Optuna journal).
+        #[arg(long)]
+        data: PathBuf,
+        /// The study, when the file holds several.
+        #[arg(long)]
+        study: Option<String>,
+        /// A full-evaluation method that learns from the study alone (GP, GCP, RS, …).
+        #[arg(long, default_value = "GP")]
+        method: String,
+        /// How many configurations.
+        #[arg(long, default_value_t = 5)]
+        n: usize,
+        /// The method's seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Output directory.
+        #[arg(long, default_value = "out")]
+        out: PathBuf,
+    },
     /// List every method (the registry): kind of run, name, cost, paper section, summary.
     Methods {
         /// Print the Markdown table of docs/methods.md instead.
@@ -342,6 +365,7 @@ pub fn main() -> CliResult<()> {
             crate::sweep::picks(&traces, &out, jobs.as_deref().map(crate::sweep::parse_range).transpose()?)
         }
         Command::Info { data, link } => info(&data, link.as_deref()),
+        Command::Suggest { data, study, method, n, seed, out } => crate::suggest::run(&data, study.as_deref(), &method, n, seed, &out),
         Command::Link { data, link, base } => print_link(&data, link.as_deref(), &base),
         Command::Methods { markdown } => {
             if markdown {

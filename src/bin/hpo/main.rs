@@ -28,6 +28,7 @@ mod native {
     pub mod precision;
     pub mod race;
     pub mod run;
+    pub mod suggest;
     pub mod sweep;
 }
 #[cfg(not(target_arch = "wasm32"))]

@@ -1,0 +1,289 @@
+//! The next trials of a study, written back where its tool picks them up: for a study of an
+//! Optuna journal, `k` configurations a full-evaluation method proposes over the study's own
+//! search space, as a table, as `study.enqueue_trial(...)` calls, and as the journal with the
+//! trials enqueued.
+//!
+//! The methods pick among candidates (the papers' tabular setting), so the candidates are the
+//! study's complete trials (observed) and [`POOL`] fresh draws from its distributions —
+//! log-uniform where the distribution is on a log scale, on its integer or float steps, one of
+//! its choices — never a configuration any trial of the study already has. A batch of `k`
+//! is picked one at a time with the constant liar (Ginsbourger et al. 2010): each pick is
+//! observed at the best value so far, so that the next one goes elsewhere. Methods that learn
+//! from other tasks are refused here (their context is built for a benchmark's tasks).
+
+use rand::Rng;
+use serde_json::Value;
+
+use crate::benchmark::Direction;
+use crate::error::{EngineError, Result};
+use crate::loaders::optuna::{read_journal, Distribution, Study, TrialState};
+use crate::method_entry::RunKind;
+use crate::method_entry::{TransferContext, TransferNeed};
+use crate::optimizer::{job_rng, SearchState};
+use crate::registry;
+use crate::space::{Hyperparameter, SearchSpace};
+
+/// Fresh candidates drawn from the study's distributions.
+pub const POOL: usize = 2048;
+
+/// What [`suggest`] proposes for one study.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Suggestions {
+    /// The study's name.
+    pub study: String,
+    /// Its id in the journal.
+    pub study_id: usize,
+    /// The method that proposed them.
+    pub method: String,
+    /// Parameter names, in the study's order.
+    pub names: Vec<String>,
+    /// Each configuration, as Optuna's external values (numbers, choices as written).
+    pub rows: Vec<Vec<Value>>,
+}
+
+/// Draws one configuration's internal values (a categorical's is the choice's index).
+fn draw(distributions: &[(String, Distribution)], rng: &mut impl Rng) -> Vec<f64> {
+    distributions
+        .iter()
+        .map(|(_, d)| match *d {
+            Distribution::Float { low, high, log, step } => {
+                let v = if log { (rng.random_range(low.ln()..=high.ln())).exp() } else { rng.random_range(low..=high) };
+                match step {
+                    Some(s) if s > 0.0 => (low + ((v - low) / s).round() * s).min(high),
+                    _ => v.clamp(low, high),
+                }
+            }
+            Distribution::Int { low, high, log, step } => {
+                let step = step.max(1);
+                let v = if log {
+                    (rng.random_range((low.max(1) as f64).ln()..=(high as f64).ln())).exp()
+                } else {
+                    rng.random_range(low as f64..=high as f64)
+                };
+                let k = ((v - low as f64) / step as f64).round() as i64;
+                (low + k * step).min(high - (high - low) % step) as f64
+            }
+            Distribution::Categorical { ref choices } => rng.random_range(0..choices.len()) as f64,
+        })
+        .collect()
+}
+
+/// The external value of an internal one, as Optuna writes it.
+fn external(d: &Distribution, v: f64) -> Value {
+    match d {
+        Distribution::Float { .. } => serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number),
+        Distribution::Int { .. } => Value::from(v.round() as i64),
+        Distribution::Categorical { choices } => choices.get(v as usize).cloned().unwrap_or(Value::Null),
+    }
+}
+
+/// Proposes `k` new configurations for a study of the journal `text` (the one named `study`,
+/// or the only one) with the full-evaluation method `method`.
+pub fn suggest(file: &str, text: &str, study: Option<&str>, method: &str, k: usize, seed: u64) -> Result<Suggestions> {
+    let (studies, _) = read_journal(file, text)?;
+    let chosen: &Study = match study {
+        Some(name) => studies.iter().find(|s| s.name == name).ok_or_else(|| {
+            EngineError::Spec(format!(
+                "{file} has no study '{name}'; it has: {}",
+                studies.iter().map(|s| format!("'{}'", s.name)).collect::<Vec<_>>().join(", ")
+            ))
+        })?,
+        None if studies.len() == 1 => &studies[0],
+        None => {
+            return Err(EngineError::Spec(format!(
+                "{file} holds {} studies: name one with --study ({})",
+                studies.len(),
+                studies.iter().map(|s| format!("'{}'", s.name)).collect::<Vec<_>>().join(", ")
+            )))
+        }
+    };
+    if chosen.directions.len() != 1 {
+        return Err(EngineError::Spec(format!(
+            "'{}' has {} objectives: suggestions are made for studies of one",
+            chosen.name,
+            chosen.directions.len()
+        )));
+    }
+    let entry = registry::lookup(RunKind::Full, method)?;
+    if entry.transfer() != TransferNeed::None {
+        return Err(EngineError::Spec(format!(
+            "{method} learns from other tasks; suggestions are made with methods that learn from the study alone (for example GP or GCP)"
+        )));
+    }
+    let dists = &chosen.distributions;
+    let internal =
+        |t: &crate::loaders::optuna::Trial| -> Option<Vec<f64>> { dists.iter().map(|(n, _)| t.params.get(n).copied()).collect() };
+    let complete: Vec<(Vec<f64>, f64)> = chosen
+        .trials
+        .iter()
+        .filter(|t| t.state == TrialState::Complete)
+        .filter_map(|t| Some((internal(t)?, t.values.as_ref()?.first().copied().filter(|v| v.is_finite())?)))
+        .collect();
+    if complete.is_empty() {
+        return Err(EngineError::Spec(format!("'{}' has no complete trial yet: nothing to learn from", chosen.name)));
+    }
+    // Every configuration a trial has (complete, pruned, failed, running or waiting).
+    let tried: Vec<Vec<f64>> = chosen.trials.iter().filter_map(internal).collect();
+    let space = SearchSpace { params: dists.iter().map(|(n, d)| Hyperparameter { name: n.clone(), kind: d.kind() }).collect() };
+    let mut rng = job_rng(seed, &chosen.name);
+    let mut raw: Vec<Vec<f64>> = complete.iter().map(|c| c.0.clone()).collect();
+    let observed = raw.len();
+    let mut attempts = 0;
+    while raw.len() < observed + POOL && attempts < 20 * POOL {
+        attempts += 1;
+        let c = draw(dists, &mut rng);
+        if !tried.contains(&c) && !raw[observed..].contains(&c) {
+            raw.push(c);
+        }
+    }
+    let fresh = raw.len() - observed;
+    if fresh < k {
+        return Err(EngineError::Spec(format!("the search space of '{}' has only {fresh} configurations left untried", chosen.name)));
+    }
+    let candidates: Vec<Vec<f64>> = raw.iter().map(|c| space.encode(c)).collect();
+    let sign = if chosen.directions[0] == Direction::Maximize { -1.0 } else { 1.0 };
+    let mut history: Vec<(usize, f64)> = complete.iter().enumerate().map(|(i, c)| (i, sign * c.1)).collect();
+    let mut evaluated = vec![false; raw.len()];
+    let mut optimizer = entry.build_full(TransferContext::default())?;
+    for &(i, loss) in &history {
+        evaluated[i] = true;
+        optimizer.observe(i, loss);
+    }
+    let mut picks = Vec::with_capacity(k);
+    for _ in 0..k {
+        let state = SearchState { candidates: &candidates, evaluated: &evaluated, history: &history, objectives: &[] };
+        let pick = optimizer.suggest(&state, &mut rng).map_err(|e| e.for_method(entry.name))?;
+        if pick < observed || evaluated[pick] {
+            return Err(EngineError::Method {
+                method: entry.name.into(),
+                message: format!("suggested candidate {pick}, already observed"),
+            });
+        }
+        // The constant liar: observed at the best value so far.
+        let lie = history.iter().map(|h| h.1).fold(f64::INFINITY, f64::min);
+        evaluated[pick] = true;
+        history.push((pick, lie));
+        optimizer.observe(pick, lie);
+        picks.push(pick);
+    }
+    Ok(Suggestions {
+        study: chosen.name.clone(),
+        study_id: chosen.id,
+        method: entry.name.to_string(),
+        names: dists.iter().map(|(n, _)| n.clone()).collect(),
+        rows: picks.iter().map(|&p| dists.iter().zip(&raw[p]).map(|((_, d), &v)| external(d, v)).collect()).collect(),
+    })
+}
+
+impl Suggestions {
+    /// The configurations as a CSV table, one row each.
+    pub fn csv(&self) -> String {
+        let cell = |v: &Value| {
+            let text = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+            if text.contains([',', '"', '\n']) {
+                format!("\"{}\"", text.replace('"', "\"\""))
+            } else {
+                text
+            }
+        };
+        let mut out = self.names.join(",") + "\n";
+        for row in &self.rows {
+            out += &(row.iter().map(cell).collect::<Vec<_>>().join(",") + "\n");
+        }
+        out
+    }
+
+    /// A Python snippet that enqueues them into the study (`storage` is the Python expression
+    /// of its storage).
+    pub fn enqueue_python(&self, journal_path: &str) -> String {
+        let mut out = format!(
+            "# The next {} trials {} proposes for the study '{}' (hpo-playground).\n# Run with the study's journal beside it, then study.optimize(...) runs them first.\nimport optuna\n\nstorage = optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend({}))\nstudy = optuna.load_study(study_name={}, storage=storage)\n",
+            self.rows.len(),
+            self.method,
+            self.study,
+            python(&Value::from(journal_path)),
+            python(&Value::from(self.study.as_str()))
+        );
+        for row in &self.rows {
+            let fields: Vec<String> =
+                self.names.iter().zip(row).map(|(n, v)| format!("{}: {}", python(&Value::from(n.as_str())), python(v))).collect();
+            out += &format!("study.enqueue_trial({{{}}})\n", fields.join(", "));
+        }
+        out
+    }
+
+    /// The journal `text` with the trials enqueued, as Optuna's `enqueue_trial` writes them (a
+    /// last line cut off is left out, so that the file stays readable).
+    pub fn enqueued_journal(&self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len() + 400 * self.rows.len());
+        for line in text.lines() {
+            if serde_json::from_str::<Value>(line).is_ok() {
+                out += line;
+                out.push('\n');
+            }
+        }
+        for row in &self.rows {
+            let fixed: serde_json::Map<String, Value> = self.names.iter().cloned().zip(row.iter().cloned()).collect();
+            let op = serde_json::json!({
+                "op_code": 4, "worker_id": "hpo-playground", "study_id": self.study_id, "datetime_start": null, "state": 4,
+                "value": null, "values": null, "distributions": {}, "params": {}, "user_attrs": {},
+                "system_attrs": { "fixed_params": fixed }, "intermediate_values": {}
+            });
+            out += &op.to_string();
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// A JSON value as a Python literal.
+fn python(v: &Value) -> String {
+    match v {
+        Value::Null => "None".into(),
+        Value::Bool(b) => if *b { "True" } else { "False" }.into(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => serde_json::to_string(s).unwrap_or_default(),
+        Value::Array(a) => format!("[{}]", a.iter().map(python).collect::<Vec<_>>().join(", ")),
+        Value::Object(o) => format!(
+            "{{{}}}",
+            o.iter().map(|(k, v)| format!("{}: {}", python(&Value::from(k.as_str())), python(v))).collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const JOURNAL: &str = include_str!("../../../tests/fixtures/studies/optuna-mlp-journal.log");
+
+    #[test]
+    fn suggestions_respect_the_space_and_are_new() {
+        let s = suggest("j.log", JOURNAL, None, "GP", 5, 1).unwrap();
+        assert_eq!(s.names, ["lr", "weight_decay", "n_units", "optimizer"]);
+        assert_eq!(s.rows.len(), 5);
+        for row in &s.rows {
+            let lr = row[0].as_f64().unwrap();
+            assert!((1e-5..=0.1).contains(&lr));
+            let units = row[2].as_i64().unwrap();
+            assert!((32..=512).contains(&units) && units % 32 == 0, "{units}: on the step of 32");
+            assert!(["adam", "sgd", "rmsprop"].contains(&row[3].as_str().unwrap()));
+        }
+        let mut distinct = s.rows.clone();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 5);
+        assert_eq!(suggest("j.log", JOURNAL, None, "GP", 5, 1).unwrap(), s, "deterministic given the seed");
+        // The journal with them enqueued reads back with 5 more waiting trials.
+        let (studies, _) = read_journal("j.log", &s.enqueued_journal(JOURNAL)).unwrap();
+        assert_eq!(studies[0].trials.iter().filter(|t| t.state == TrialState::Waiting).count(), 5);
+        assert!(s.enqueue_python("journal.log").contains("study.enqueue_trial({\"lr\": "));
+        assert_eq!(s.csv().lines().count(), 6);
+    }
+
+    #[test]
+    fn what_cannot_be_suggested_is_said() {
+        assert!(suggest("j.log", JOURNAL, Some("nope"), "GP", 2, 0).unwrap_err().to_string().contains("no study 'nope'"));
+        assert!(suggest("j.log", JOURNAL, None, "CTS", 2, 0).unwrap_err().to_string().contains("learns from other tasks"));
+        assert!(suggest("j.log", JOURNAL, None, "Nope", 2, 0).is_err());
+    }
+}
