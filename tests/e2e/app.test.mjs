@@ -791,7 +791,7 @@ test('lessons 3, 4 and 6 (and lesson 2\'s GP against GCP) open from their links,
   } finally { await end.close(); }
   const last = await open('learn=transfer&step=15');
   try {
-    await last.page.waitForSelector('#lesson-regret polyline');
+    await last.page.waitForSelector('#lesson-regret polyline', { state: 'attached' });
     assert.match(await last.page.locator('#lesson-explain').textContent(),
       /^After all 15 evaluations: GCP\+prior found -?[0-9.]+ at evaluation \d+, GCP found -?[0-9.]+ at evaluation \d+, CTS found -?[0-9.]+ at evaluation \d+ \(the task's minimum is -?[0-9.]+\)\. [A-Z+ a-z]+ (ends lowest|got there first): .+\.$/);
   } finally { await last.close(); }
