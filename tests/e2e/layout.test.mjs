@@ -116,6 +116,8 @@ for (const [browser, start] of BROWSERS) {
           assert.deepEqual(await b.evaluate(offScale), [], `text off the type scale on ${where}`);
           assert.deepEqual(await b.evaluate(cutOff), [], `cut off on ${where}`);
           assert.deepEqual(await b.evaluate(overlaps), [], `overlapping labels on ${where}`);
+          const titleSizes = await b.evaluate(() => [...new Set([...document.querySelectorAll('svg text.chart-title')].filter((t) => t.getBoundingClientRect().width).map((t) => getComputedStyle(t).fontSize))]);
+          assert.ok(titleSizes.length <= 1, `chart titles in ${titleSizes.join(' and ')} on ${where}: one title size`);
           assert.deepEqual(b.errors, [], where);
         } finally { await b.close(); }
       }

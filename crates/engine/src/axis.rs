@@ -179,67 +179,50 @@ fn tidy_exponent(s: &str) -> String {
     s.strip_suffix("e0").map_or_else(|| s.to_string(), str::to_string)
 }
 
-/// How a chart's title is set: its x, its lines, whether it takes the compact (tick) size,
-/// the step between lines, and the room above the plot it needs.
+/// How a chart's title is set: its x, its lines, the step between lines, and the room above
+/// the plot it needs. Every title is set at the one title size.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TitleSet {
     /// Where the lines start.
     pub x: f64,
     /// The lines.
     pub rows: Vec<String>,
-    /// Set at the tick size (still on the type scale) rather than the title size.
-    pub compact: bool,
     /// The step between lines, in pixels, as SVG wants it.
     pub step: &'static str,
     /// The room above the plot.
     pub top: f64,
 }
 
-/// Sets `title` on a chart `w` wide from `x` ([`TITLE_CHAR_WIDTH`] a character): one line at
-/// the title size if it fits; else the tick size, on two lines on a wide chart and three on a
-/// `narrow` one (which starts at its own left edge, and where two title-size lines are tried
-/// first). The room above the plot is at least `min_top`.
+/// Sets `title` on a chart `w` wide from `x` ([`TITLE_CHAR_WIDTH`] a character), always at the
+/// title size: on one line if it fits, else wrapped onto two lines on a wide chart and three on
+/// a `narrow` one (which starts at its own left edge). The room above the plot is at least
+/// `min_top`.
 pub fn set_title(title: &str, w: f64, x: f64, narrow: bool, min_top: f64) -> TitleSet {
     let x = if narrow { 8.0 } else { x };
-    let fits = |char_w: f64| (((w - x - 8.0) / char_w).floor() as usize).max(8);
-    // Words greedily onto lines of `per_line` characters, and whether they fit `lines` lines.
-    // A word longer than a line (a long task name) is broken into pieces that fit, after a
-    // '-', '_', '.' or '/' where it has one, so that none runs past the chart's edge.
-    let wrap = |per_line: usize, lines: usize| -> (Vec<String>, bool) {
-        let mut rows: Vec<String> = Vec::new();
-        for word in title.split(' ').flat_map(|w| pieces(w, per_line)) {
-            match rows.last_mut() {
-                Some(r) if r.chars().count() + 1 + word.chars().count() <= per_line => {
-                    r.push(' ');
-                    r.push_str(&word);
-                }
-                _ => rows.push(word),
+    let per_line = (((w - x - 8.0) / TITLE_CHAR_WIDTH).floor() as usize).max(8);
+    let lines = if narrow { 3 } else { 2 };
+    // Words greedily onto lines of `per_line` characters. A word longer than a line (a long
+    // task name) is broken into pieces that fit, after a '-', '_', '.' or '/' where it has
+    // one, so that none runs past the chart's edge.
+    let mut rows: Vec<String> = Vec::new();
+    for word in title.split(' ').flat_map(|w| pieces(w, per_line)) {
+        match rows.last_mut() {
+            Some(r) if r.chars().count() + 1 + word.chars().count() <= per_line => {
+                r.push(' ');
+                r.push_str(&word);
             }
+            _ => rows.push(word),
         }
-        let fit = rows.len() <= lines;
-        (rows, fit)
-    };
-    let compact_lines = if narrow { 3 } else { 2 };
-    let tries = [(1, false), (if narrow { 2 } else { 1 }, false), (compact_lines, true)];
-    let (rows, compact) = tries
-        .iter()
-        .find_map(|&(lines, compact)| {
-            let (rows, fit) = wrap(fits(if compact { TITLE_CHAR_WIDTH * 14.0 / 17.0 } else { TITLE_CHAR_WIDTH }), lines);
-            fit.then_some((rows, compact))
-        })
-        // Too long for every layout: the compact lines, the middle left out ("…") so that the
-        // end, which often tells one chart from the next (a task's suffix), stays.
-        .unwrap_or_else(|| {
-            let per_line = fits(TITLE_CHAR_WIDTH * 14.0 / 17.0);
-            let (mut rows, _) = wrap(per_line, usize::MAX);
-            let last: Vec<char> = rows.split_off(compact_lines - 1).join(" ").chars().collect();
-            let tail: String = last[last.len().saturating_sub(per_line - 1)..].iter().collect();
-            rows.push(format!("…{}", tail.trim_start()));
-            (rows, true)
-        });
-    let step = if compact { 17.0 } else { 22.0 };
-    let top = (36.0 + step * (rows.len().max(1) - 1) as f64).max(min_top);
-    TitleSet { x, rows, compact, step: if compact { "17" } else { "22" }, top }
+    }
+    // Too long for its lines: the middle left out ("…") so that the end, which often tells
+    // one chart from the next (a task's suffix), stays.
+    if rows.len() > lines {
+        let last: Vec<char> = rows.split_off(lines - 1).join(" ").chars().collect();
+        let tail: String = last[last.len().saturating_sub(per_line - 1)..].iter().collect();
+        rows.push(format!("…{}", tail.trim_start()));
+    }
+    let top = (36.0 + 22.0 * (rows.len().max(1) - 1) as f64).max(min_top);
+    TitleSet { x, rows, step: "22", top }
 }
 
 /// `word` in pieces of at most `per_line` characters, each ending after a separator where
@@ -264,7 +247,7 @@ mod tests {
         let task = "openml-classification-credit-g-fold-09";
         for w in [280.0, 390.0, 720.0] {
             let t = set_title(&format!("Best so far on {task}"), w, 74.0, w < 560.0, 36.0);
-            let per_line = ((w - t.x - 8.0) / (TITLE_CHAR_WIDTH * if t.compact { 14.0 / 17.0 } else { 1.0 })).floor() as usize;
+            let per_line = ((w - t.x - 8.0) / TITLE_CHAR_WIDTH).floor() as usize;
             assert!(t.rows.iter().all(|r| r.chars().count() <= per_line), "{w}: {:?}", t.rows);
             assert!(t.rows.concat().ends_with("fold-09"), "{w}: {:?}", t.rows);
         }

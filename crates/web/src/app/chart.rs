@@ -519,7 +519,7 @@ pub fn top_margin(w: f64) -> f64 {
 }
 
 /// How `title` is set on a chart `w` wide from `x` ([`axis::set_title`]: a narrow chart
-/// puts it at its own left edge and has room for three compact lines).
+/// puts it at its own left edge and has room for three lines).
 fn set_title(title: &str, w: f64, x: f64) -> TitleSet {
     axis::set_title(title, w, x, w < NARROW, top_margin(w))
 }
@@ -533,9 +533,9 @@ pub fn title_top(title: &str, w: f64, x: f64) -> f64 {
 /// A chart's title from `x` (the plot's left edge; the chart's on a narrow chart), wrapped at
 /// word breaks (see [`title_top`] for the room it takes).
 pub fn chart_title(title: &str, w: f64, x: f64) -> impl IntoView {
-    let TitleSet { x, rows, compact, step, .. } = set_title(title, w, x);
+    let TitleSet { x, rows, step, .. } = set_title(title, w, x);
     view! {
-        <text x=x y="22" class="chart-title" class:compact=compact>
+        <text x=x y="22" class="chart-title">
             // Each line but the last keeps the space it broke at: the title reads whole as text.
             {rows.iter().enumerate().map(|(k, r)| {
                 let r = if k + 1 < rows.len() { format!("{r} ") } else { r.clone() };

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use std::sync::Arc;
 
-use super::super::chart::{chart_title, chart_width, top_margin, SvgFigure, TICK_DIGIT, TICK_GAP};
+use super::super::chart::{chart_title, chart_width, title_top, SvgFigure, TICK_DIGIT, TICK_GAP};
 use super::plot::{model_chart, GREEN, PURPLE};
 use super::shell::{hidden, worker_frames, AddValue, LessonShell};
 use hpo_engine::axis;
@@ -15,6 +15,8 @@ use hpo_engine::lessons::steps::best_so_far;
 use hpo_engine::lessons::{Lesson, LessonFrames, LessonLink};
 use hpo_engine::stats::normal_quantile;
 
+const TITLE: &str = "The values and their winsorized empirical CDF F̃";
+const WARP_TITLE: &str = "What a model sees: standardised values, or ψ";
 const H: f64 = 300.0;
 const WARP_H: f64 = 230.0;
 const ML: f64 = 110.0;
@@ -57,7 +59,7 @@ fn x_ticks(lo: f64, hi: f64, h: f64, px: impl Fn(f64) -> f64) -> impl IntoView {
 /// F̃ as steps over the values, the cut-offs, and a rug of the values.
 fn ecdf_chart(f: &CopulaFrame, step: usize) -> impl IntoView {
     let w = chart_width();
-    let mt = top_margin(w);
+    let mt = title_top(TITLE, w, ML);
     let lo = f.ys.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = f.ys.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let (x0, x1) = axis::nice_range(lo, if hi > lo { hi } else { lo + 1.0 }, 6);
@@ -74,7 +76,7 @@ fn ecdf_chart(f: &CopulaFrame, step: usize) -> impl IntoView {
     let yt = axis::linear(0.0, 1.0, 4);
     view! {
         <rect x="0" y="0" width=w height=H fill="#ffffff"/>
-        {chart_title("The values and their winsorized empirical CDF F̃", w, ML)}
+        {chart_title(TITLE, w, ML)}
         {x_ticks(x0, x1, H, px)}
         {yt.values.iter().zip(yt.labels).map(|(&v, l)| view! { <text x=ML - 10.0 y=py(v) + 5.0 text-anchor="end" class="tick">{l}</text> }).collect_view()}
         <line x1=ML x2=w - MR y1=py(f.delta) y2=py(f.delta) stroke="#D55E00" stroke-dasharray="6,4"/>
@@ -95,7 +97,7 @@ fn ecdf_chart(f: &CopulaFrame, step: usize) -> impl IntoView {
 /// The values standardised and warped, one row each, on one axis.
 fn warped_chart(f: &CopulaFrame, step: usize) -> impl IntoView {
     let w = chart_width();
-    let mt = top_margin(w);
+    let mt = title_top(WARP_TITLE, w, ML);
     let all = f.standardized.iter().chain(&f.psi).copied();
     let (lo, hi) = all.fold((-3.0f64, 3.0f64), |(a, b), v| (a.min(v), b.max(v)));
     let (x0, x1) = axis::nice_range(lo, hi, 6);
@@ -103,7 +105,7 @@ fn warped_chart(f: &CopulaFrame, step: usize) -> impl IntoView {
     let rows = [("standardised", 100.0, &f.standardized), ("ψ(y) = Φ⁻¹(F̃(y))", 150.0, &f.psi)];
     view! {
         <rect x="0" y="0" width=w height=WARP_H fill="#ffffff"/>
-        {chart_title("What a model sees: standardised values, or ψ", w, ML)}
+        {chart_title(WARP_TITLE, w, ML)}
         {x_ticks(x0, x1, WARP_H, px)}
         <line x1=px(0.0) x2=px(0.0) y1=mt y2=WARP_H - MB stroke="#999" stroke-dasharray="3,3"/>
         {rows.into_iter().map(|(name, y, values)| view! {

@@ -188,7 +188,7 @@ pub fn MultiFidelityLesson(
                     <tbody>
                         {s.top.iter().enumerate().map(|(r, t)| view! {
                             <tr class:chosen=r == 0>
-                                <td>{format!("{} · {}", t.config, t.budget)}</td><td class="nowrap">{format!("{:.3} ± {:.3}", t.mean, 2.0 * t.sd)}</td><td>{format!("{:.3}", t.incumbent)}</td><td>{format!("{:.4}", t.ei)}</td>
+                                <td class="nowrap">{format!("{} · {}", t.config, t.budget)}</td><td class="nowrap">{format!("{:.3} ± {:.3}", t.mean, 2.0 * t.sd)}</td><td>{format!("{:.3}", t.incumbent)}</td><td>{format!("{:.4}", t.ei)}</td>
                             </tr>
                         }).collect_view()}
                     </tbody>
