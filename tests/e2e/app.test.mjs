@@ -282,7 +282,9 @@ test('a generic CSV gets column roles from the user, and its link carries them',
     assert.equal(await role('val_accuracy').inputValue(), 'max');
     assert.equal(await role('dataset').inputValue(), 'task');
     assert.equal(await role('optimizer').inputValue(), 'cat');
-    assert.equal(await role('run_id').inputValue(), 'hp', 'the guess takes unknown numeric columns as hyperparameters');
+    assert.equal(await role('run_id').inputValue(), 'ignore', 'an id is bookkeeping: never proposed as a hyperparameter');
+    // A role changed by hand: the id taken as a hyperparameter, then left out again.
+    await role('run_id').selectOption('hp');
     await role('run_id').selectOption('ignore');
     await first.page.click('#apply-roles');
     await first.page.waitForFunction(() => /runs: 2 tasks, 30 evaluations, 2 hyperparameters \(3 model inputs\)/.test((document.querySelector('#data-info')?.textContent ?? '')));

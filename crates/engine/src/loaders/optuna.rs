@@ -188,7 +188,21 @@ pub enum Distribution {
 }
 
 impl Distribution {
+    /// The distribution Optuna wrote as `text`, if it is one and it is valid (bounds in
+    /// order and finite, a log scale above 0, a positive step, at least one choice).
     fn from_json(text: &str) -> Option<Self> {
+        let d = Self::parse(text)?;
+        let valid = match &d {
+            Distribution::Float { low, high, log, step } => {
+                low.is_finite() && high.is_finite() && low <= high && (!log || *low > 0.0) && step.is_none_or(|s| s > 0.0)
+            }
+            Distribution::Int { low, high, log, step } => low <= high && (!log || *low > 0) && *step > 0,
+            Distribution::Categorical { choices } => !choices.is_empty(),
+        };
+        valid.then_some(d)
+    }
+
+    fn parse(text: &str) -> Option<Self> {
         let v: Value = serde_json::from_str(text).ok()?;
         let a = v.get("attributes")?;
         let f = |k: &str| a.get(k).and_then(Value::as_f64);
@@ -459,6 +473,9 @@ pub fn journal_benchmark(file: &str, text: &str) -> Result<LoadedFile> {
             }
         ));
         tasks.push(Task { name: study.name.clone(), configs, metrics: metric_values, curves });
+    }
+    if tasks.is_empty() {
+        return Err(EngineError::parse(file, format!("no complete trial of '{}' has every parameter of its search space", first.name)));
     }
     let benchmark =
         Benchmark { name: super::copula::file_stem(file).trim_end_matches(".log").to_string(), space, metrics, objective: 0, tasks };
