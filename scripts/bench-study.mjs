@@ -21,32 +21,33 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const rows = [];
 const log = (what, value) => { console.log(`${what}: ${value}`); rows.push([what, value]); };
 
-// The journal: the fixture's study, its trials' operations again and again under new ids.
+// The fixture Optuna wrote, its operations grouped by trial.
 const source = readFileSync(join(ROOT, 'tests', 'fixtures', 'studies', 'optuna-mlp-journal.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
 const byTrial = new Map();
 for (const op of source) if (op.trial_id !== undefined) (byTrial.get(op.trial_id) ?? byTrial.set(op.trial_id, []).get(op.trial_id)).push(op);
 const originals = [...byTrial.keys()];
+/// The fixture's study with `trials` trials: its trials' operations again and again under new ids.
 function journalOf(trials) {
-const out = [JSON.stringify(source[0])];
-for (let id = 0; id < trials; id++) {
-  const ops = byTrial.get(originals[id % originals.length]);
-  out.push(JSON.stringify({ op_code: 4, worker_id: 'w', study_id: 0, datetime_start: '2026-11-28T00:00:00.000000+00:00' }));
-  const curve = ops.filter((o) => o.op_code === 7).map((o) => o.intermediate_value);
-  for (const o of ops) {
-    if (o.op_code === 5) out.push(JSON.stringify({ ...o, trial_id: id, param_value_internal: o.param_value_internal }));
+  const out = [JSON.stringify(source[0])];
+  for (let id = 0; id < trials; id++) {
+    const ops = byTrial.get(originals[id % originals.length]);
+    out.push(JSON.stringify({ op_code: 4, worker_id: 'w', study_id: 0, datetime_start: '2026-11-28T00:00:00.000000+00:00' }));
+    const curve = ops.filter((o) => o.op_code === 7).map((o) => o.intermediate_value);
+    for (const o of ops) {
+      if (o.op_code === 5) out.push(JSON.stringify({ ...o, trial_id: id }));
+    }
+    // 50 steps: the recorded curve, then its last value decaying slowly (a pruned trial keeps
+    // its own shorter length, stretched in proportion).
+    const complete = ops.some((o) => o.op_code === 6 && o.state === 1);
+    const length = complete ? STEPS : Math.max(1, Math.round(curve.length * STEPS / 20));
+    const jitter = 1 + 1e-6 * id;
+    for (let s = 1; s <= length; s++) {
+      const v = (s <= curve.length ? curve[s - 1] : curve[curve.length - 1] * (1 - 0.002 * (s - curve.length))) * jitter;
+      out.push(JSON.stringify({ op_code: 7, worker_id: 'w', trial_id: id, step: s, intermediate_value: v }));
+    }
+    for (const o of ops) if (o.op_code === 6) out.push(JSON.stringify({ ...o, trial_id: id, values: o.values ? o.values.map((v) => v * jitter) : o.values }));
   }
-  // 50 steps: the recorded curve, then its last value decaying slowly (a pruned trial keeps
-  // its own shorter length, stretched in proportion).
-  const complete = ops.some((o) => o.op_code === 6 && o.state === 1);
-  const length = complete ? STEPS : Math.max(1, Math.round(curve.length * STEPS / 20));
-  const jitter = 1 + 1e-6 * id;
-  for (let s = 1; s <= length; s++) {
-    const v = (s <= curve.length ? curve[s - 1] : curve[curve.length - 1] * (1 - 0.002 * (s - curve.length))) * jitter;
-    out.push(JSON.stringify({ op_code: 7, worker_id: 'w', trial_id: id, step: s, intermediate_value: v }));
-  }
-  for (const o of ops) if (o.op_code === 6) out.push(JSON.stringify({ ...o, trial_id: id, values: o.values ? o.values.map((v) => v * jitter) : o.values }));
-}
-return out;
+  return out;
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'hpo-study-'));

@@ -176,21 +176,14 @@ pub fn suggest(file: &str, text: &str, study: Option<&str>, method: &str, k: usi
 }
 
 impl Suggestions {
-    /// The configurations as a CSV table, one row each.
+    /// The configurations as a CSV table, one row each (choices as their text).
     pub fn csv(&self) -> String {
-        let cell = |v: &Value| {
-            let text = v.as_str().map_or_else(|| v.to_string(), str::to_string);
-            if text.contains([',', '"', '\n']) {
-                format!("\"{}\"", text.replace('"', "\"\""))
-            } else {
-                text
-            }
-        };
-        let mut out = self.names.join(",") + "\n";
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let _ = w.write_record(&self.names);
         for row in &self.rows {
-            out += &(row.iter().map(cell).collect::<Vec<_>>().join(",") + "\n");
+            let _ = w.write_record(row.iter().map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string)));
         }
-        out
+        w.into_inner().ok().and_then(|b| String::from_utf8(b).ok()).unwrap_or_default()
     }
 
     /// A Python snippet that enqueues them into the study (`storage` is the Python expression

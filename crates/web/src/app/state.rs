@@ -115,7 +115,8 @@ pub struct RunningJob {
 }
 
 impl RunStatus {
-    /// The fraction of one job's work `progress` stands for (0 while training a prior).
+    /// The fraction of one job's work `progress` stands for (0 while training a prior);
+    /// `iterations` holds the budget units of a race, whose jobs report budget spent.
     pub fn job_fraction(&self, progress: JobProgress) -> f64 {
         let done = match progress {
             JobProgress::Iterations(n) => n as f64,
@@ -136,21 +137,11 @@ impl RunStatus {
 
     /// Fraction of all iterations done, in [0, 1].
     pub fn fraction(&self) -> f64 {
-        let total = self.total_jobs as f64 * self.iterations as f64;
-        if total == 0.0 {
+        if self.total_jobs == 0 || self.iterations == 0 {
             return 0.0;
         }
-        // `iterations` holds the budget units of a race, whose jobs report budget spent.
-        let partial: u64 = self
-            .current
-            .values()
-            .map(|c| match c.progress {
-                JobProgress::Iterations(n) => n as u64,
-                JobProgress::Budget { spent, .. } => spent,
-                JobProgress::Prior { .. } => 0,
-            })
-            .sum();
-        ((self.done_jobs as f64 * self.iterations as f64 + partial as f64) / total).min(1.0)
+        let partial: f64 = self.current.values().map(|c| self.job_fraction(c.progress)).sum();
+        ((self.done_jobs as f64 + partial) / self.total_jobs as f64).min(1.0)
     }
 }
 
