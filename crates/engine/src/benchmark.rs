@@ -77,6 +77,49 @@ pub struct Task {
     pub metrics: Vec<Vec<f64>>,
     /// Optional learning curves.
     pub curves: Option<Curves>,
+    /// The study as its tool ran it, when the file records one (Optuna, Ray Tune, Syne Tune).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<StudyHistory>,
+}
+
+/// One trial of a study as it ran: the budget steps it used (a pruned trial's too) and its
+/// final value when it completed (a pruned or failed trial has none to compare).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RanTrial {
+    /// Budget steps (epochs, iterations) the trial trained for; 1 for a trial without a curve.
+    pub steps: u32,
+    /// Its final value, if it completed.
+    pub value: Option<f64>,
+}
+
+/// A study's own run, in the order its trials started: drawn beside the methods that replay
+/// its complete trials.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StudyHistory {
+    /// Who ran it, as the file says: "Optuna", "Ray Tune", "Syne Tune".
+    pub tool: String,
+    /// Its trials in the order they started.
+    pub trials: Vec<RanTrial>,
+}
+
+impl StudyHistory {
+    /// (budget spent, best complete value so far) after each trial that improved on it:
+    /// the study's best-so-far curve, budget counted as the study spent it (pruned steps too).
+    pub fn best_so_far(&self, direction: Direction) -> Vec<(u64, f64)> {
+        let mut spent = 0u64;
+        let mut best: Option<f64> = None;
+        let mut out = Vec::new();
+        for t in &self.trials {
+            spent += u64::from(t.steps.max(1));
+            if let Some(v) = t.value.filter(|v| v.is_finite()) {
+                if best.is_none_or(|b| direction.loss(v) < direction.loss(b)) {
+                    best = Some(v);
+                    out.push((spent, v));
+                }
+            }
+        }
+        out
+    }
 }
 
 impl Task {

@@ -61,7 +61,7 @@ pub fn quadratic_family() -> Benchmark {
             let a0: f64 = rng.random_range(0.1..10.0);
             let values =
                 xs.iter().map(|x| round6(0.5 * a2 * x.iter().map(|v| v * v).sum::<f64>() + a1 * x.iter().sum::<f64>() + a0)).collect();
-            Task { name: format!("quadratic-{t:02}"), configs: xs.clone(), metrics: vec![values], curves: None }
+            Task { name: format!("quadratic-{t:02}"), configs: xs.clone(), metrics: vec![values], curves: None, history: None }
         })
         .collect();
     let space = SearchSpace {
@@ -100,7 +100,7 @@ pub fn tradeoff_family() -> Benchmark {
                 .iter()
                 .map(|x| round6(e * (1.0 + b * ((x[1] - s1).powi(2) + (x[2] - s2).powi(2))) * (1.0 - x[0] * x[0]) + 0.01))
                 .collect();
-            Task { name: format!("tradeoff-{t:02}"), configs: xs.clone(), metrics: vec![error, latency], curves: None }
+            Task { name: format!("tradeoff-{t:02}"), configs: xs.clone(), metrics: vec![error, latency], curves: None, history: None }
         })
         .collect();
     let names = ["hp_size", "hp_lr", "hp_momentum"];
@@ -165,6 +165,7 @@ pub fn crossing_curves_family() -> Benchmark {
                 configs: xs.clone(),
                 metrics: vec![finals],
                 curves: Some(super::benchmark::Curves { values, cost: Some(cost) }),
+                history: None,
             }
         })
         .collect();

@@ -86,6 +86,12 @@ pub fn to_query(spec: &ExperimentSpec) -> String {
         if !roles.steps.is_empty() {
             parts.push(format!("steps={}", list(&roles.steps)));
         }
+        if let Some(r) = &roles.run {
+            parts.push(format!("runcol={}", encode_component(r)));
+        }
+        if let Some(s) = &roles.step {
+            parts.push(format!("stepcol={}", encode_component(s)));
+        }
     }
     if spec.missing != MissingPolicy::default() {
         parts.push(format!("missing={}", spec.missing.as_str()));
@@ -214,6 +220,8 @@ pub fn from_query(query: &str) -> ParsedLink {
                 _ => invalid("expected two or more NAME:min, NAME:max or NAME:auto, comma-separated"),
             },
             "taskcol" => roles.get_or_insert_with(ColumnRoles::default).task = Some(value.clone()).filter(|v| !v.is_empty()),
+            "runcol" => roles.get_or_insert_with(ColumnRoles::default).run = Some(value.clone()).filter(|v| !v.is_empty()),
+            "stepcol" => roles.get_or_insert_with(ColumnRoles::default).step = Some(value.clone()).filter(|v| !v.is_empty()),
             "steps" => match split_list(raw) {
                 Some(v) if !v.is_empty() => roles.get_or_insert_with(ColumnRoles::default).steps = v,
                 _ => invalid("expected the step columns, or a prefix ending in *, comma-separated"),
@@ -386,6 +394,8 @@ mod tests {
                 objective: "acc:val".into(),
                 task: Some("dataset".into()),
                 steps: vec!["loss_*".into(), "final".into()],
+                run: Some("trial id".into()),
+                step: Some("epoch".into()),
             }),
             missing: MissingPolicy::ForwardFill,
             log_scale: vec!["lr".into()],
@@ -398,6 +408,7 @@ mod tests {
             "{q}"
         );
         assert!(q.contains("&missing=ffill&log=lr&lin=opt%5C%2Cimizer"), "{q}");
+        assert!(q.contains("&runcol=trial%20id&stepcol=epoch"), "{q}");
         let parsed = from_query(&q);
         assert_eq!(parsed.warnings, Vec::<String>::new());
         assert_eq!(parsed.spec, spec);
@@ -493,6 +504,8 @@ mod tests {
                     objective: String::new(),
                     task: Some(name(&mut rng)),
                     steps: vec![name(&mut rng)],
+                    run: Some(name(&mut rng)),
+                    step: Some(name(&mut rng)),
                 }),
                 objectives: vec![
                     ObjectiveChoice { metric: name(&mut rng), direction: None },

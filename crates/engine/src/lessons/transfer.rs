@@ -70,7 +70,7 @@ pub fn family(seed: u64) -> Benchmark {
             let c = rng.random_range(-6.0..6.0);
             let values = configs.iter().map(|x| a * forrester(x[0]) + b + c * (x[0] - 0.5)).collect();
             let name = if t == SOURCES { "target".to_string() } else { format!("task-{t}") };
-            Task { name, configs: configs.clone(), metrics: vec![values], curves: None }
+            Task { name, configs: configs.clone(), metrics: vec![values], curves: None, history: None }
         })
         .collect();
     Benchmark {

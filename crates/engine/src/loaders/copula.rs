@@ -94,6 +94,8 @@ pub fn copula_from_table(file: &str, table: &CsvTable, options: &LoadOptions) ->
         objective,
         task,
         steps: Vec::new(),
+        run: None,
+        step: None,
     };
     let (benchmark, more) = build_benchmark(file, &name, table, &roles, options)?;
     warnings.extend(more);

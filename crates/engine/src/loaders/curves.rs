@@ -228,6 +228,8 @@ pub fn curves_from_table(
         objective: final_col,
         task,
         steps: Vec::new(),
+        run: None,
+        step: None,
     };
     let (mut benchmark, more) = build_benchmark(file, &super::copula::file_stem(file), &table, &roles, options)?;
     warnings.extend(more);
@@ -370,6 +372,8 @@ pub fn load_lcbench(
         objective: metric_name.into(),
         task: Some("task".into()),
         steps: Vec::new(),
+        run: None,
+        step: None,
     };
     let (mut benchmark, warnings) = build_benchmark(metric.name, "LCBench", &table, &roles, &LoadOptions::default())?;
     for p in &mut benchmark.space.params {

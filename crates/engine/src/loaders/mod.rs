@@ -8,6 +8,9 @@ pub mod copula;
 pub mod curves;
 pub mod notes;
 pub mod optuna;
+pub mod ray_tune;
+pub mod runs;
+pub mod syne_tune;
 pub mod table;
 pub mod upload;
 
@@ -69,8 +72,8 @@ pub fn unpack_text(file: &str, bytes: &[u8]) -> Result<String> {
     to_text(file, raw)
 }
 
-/// Names (without directories) and contents of every file in a zip archive, within the
-/// decompressed-size limit in total.
+/// Paths and contents of every file in a zip archive, within the decompressed-size limit in
+/// total.
 pub fn zip_members(file: &str, bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>> {
     let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes))
         .map_err(|e| EngineError::parse(file, format!("not a readable zip archive ({e})")))?;
@@ -81,7 +84,7 @@ pub fn zip_members(file: &str, bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>> {
         if member.is_dir() {
             continue;
         }
-        let name = member.name().map(|n| base_name(&n)).unwrap_or_default();
+        let name = member.name().map(|n| n.to_string()).unwrap_or_default();
         let data = read_limited(file, member, "zip")?;
         total += data.len() as u64;
         if total > MAX_DECOMPRESSED_BYTES {
@@ -102,7 +105,15 @@ pub fn zip_member_names(bytes: &[u8]) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn base_name(path: &str) -> String {
+/// Paths of the files in a zip archive; empty if it is not one.
+pub fn zip_member_paths(bytes: &[u8]) -> Vec<String> {
+    zip::ZipArchive::new(std::io::Cursor::new(bytes))
+        .map(|a| a.file_names().filter_map(|n| n.ok()).filter(|n| !n.ends_with('/')).map(|n| n.to_string()).collect())
+        .unwrap_or_default()
+}
+
+/// The last part of a path.
+pub fn base_name(path: &str) -> String {
     path.rsplit('/').next().unwrap_or_default().to_string()
 }
 

@@ -16,7 +16,7 @@ use serde_json::Value;
 use super::table::{build_benchmark, ColumnRoles, CsvTable, LoadOptions};
 use super::upload::LoadedFile;
 use crate::axis::count;
-use crate::benchmark::{Benchmark, Curves, Direction, Metric, Task};
+use crate::benchmark::{Benchmark, Curves, Direction, Metric, RanTrial, StudyHistory, Task};
 use crate::error::{EngineError, Result};
 use crate::space::{Hyperparameter, ParamKind, SearchSpace};
 
@@ -137,6 +137,8 @@ pub fn from_trials_dataframe(file: &str, table: &CsvTable, options: &LoadOptions
         objective: objectives[0].1.clone(),
         task: None,
         steps: Vec::new(),
+        run: None,
+        step: None,
     };
     let scales = LoadOptions { detect_scales: true, ..options.clone() };
     let (benchmark, mut warnings) = build_benchmark(file, &super::copula::file_stem(file), &complete, &roles, &scales)?;
@@ -472,7 +474,19 @@ pub fn journal_benchmark(file: &str, text: &str) -> Result<LoadedFile> {
                 String::new()
             }
         ));
-        tasks.push(Task { name: study.name.clone(), configs, metrics: metric_values, curves });
+        // The study as it ran: every trial in creation order, with the steps it reported.
+        let history = StudyHistory {
+            tool: "Optuna".into(),
+            trials: study
+                .trials
+                .iter()
+                .map(|t| RanTrial {
+                    steps: t.intermediate.len().max(1) as u32,
+                    value: (t.state == TrialState::Complete).then(|| t.values.as_ref().and_then(|v| v.first().copied())).flatten(),
+                })
+                .collect(),
+        };
+        tasks.push(Task { name: study.name.clone(), configs, metrics: metric_values, curves, history: Some(history) });
     }
     if tasks.is_empty() {
         return Err(EngineError::parse(file, format!("no complete trial of '{}' has every parameter of its search space", first.name)));

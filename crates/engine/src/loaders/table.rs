@@ -86,6 +86,13 @@ pub struct ColumnRoles {
     /// empty when the file has no curves (or names its steps `e1..eN`).
     #[serde(default)]
     pub steps: Vec<String>,
+    /// Column naming the run of each row, in a long-format curve table (one row per run and
+    /// step, as tuning tools write them); `None`: one row per evaluation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
+    /// Column numbering the steps of a run in a long-format table; `None`: the rows' order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<String>,
 }
 
 /// Guesses a metric's direction from its name: accuracies and scores are maximised.
@@ -215,8 +222,13 @@ pub fn build_benchmark(
     }
     let mut tasks: Vec<Task> = Vec::new();
     for (t, rows) in rows_of.iter().enumerate() {
-        let mut task =
-            Task { name: task_names[t].clone(), configs: Vec::new(), metrics: vec![Vec::new(); metric_cols.len()], curves: None };
+        let mut task = Task {
+            name: task_names[t].clone(),
+            configs: Vec::new(),
+            metrics: vec![Vec::new(); metric_cols.len()],
+            curves: None,
+            history: None,
+        };
         for &r in rows {
             let Some(row) = values[r].iter().copied().collect::<Option<Vec<f64>>>() else { continue };
             let mut config = Vec::with_capacity(hp_cols.len());
@@ -385,6 +397,8 @@ mod tests {
             objective: "loss".into(),
             task: Some("ds".into()),
             steps: Vec::new(),
+            run: None,
+            step: None,
         }
     }
 

@@ -6,11 +6,14 @@ use serde::{Deserialize, Serialize};
 
 use super::copula::{copula_from_table, file_stem, is_copula_table, Loaded};
 use super::curves::{curves_from_table, is_lcbench_layout, load_lcbench_members, step_columns};
+use super::runs::{from_long_table, recorded_benchmark};
 use super::table::{build_benchmark, guess_direction, read_table, ColumnRoles, CsvTable, LoadOptions};
-use super::{detect_container, optuna, unpack_text, zip_member_names, zip_members, Container};
+use super::{detect_container, optuna, ray_tune, syne_tune, unpack_text, zip_member_names, zip_member_paths, zip_members, Container};
 use crate::benchmark::{Benchmark, Direction, Metric};
 
 /// Why a file could not be loaded as it is.
+// The role editor's variant is built at most once per file a user drops (see `load_file`).
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum LoadFailure {
     /// A readable CSV that is not in the copula format: the user must assign column roles.
@@ -57,10 +60,18 @@ pub fn load_file(file: &str, bytes: &[u8], roles: Option<&ColumnRoles>) -> Resul
 #[allow(clippy::result_large_err)]
 pub fn load_file_with(file: &str, bytes: &[u8], options: &LoadOptions) -> Result<LoadedFile, LoadFailure> {
     let err = |e: crate::EngineError| LoadFailure::Error(e.to_string());
-    // A zip of LCBench's folder: several files make one benchmark.
-    if options.roles.is_none() && detect_container(bytes) == Container::Zip && is_lcbench_layout(&zip_member_names(bytes)) {
-        let members = zip_members(file, bytes).map_err(err)?;
-        return load_lcbench_members(file, &members).map(Into::into).map_err(err);
+    // A zip of LCBench's folder or of a Ray Tune experiment: several files make one benchmark.
+    if options.roles.is_none() && detect_container(bytes) == Container::Zip {
+        if is_lcbench_layout(&zip_member_names(bytes)) {
+            let members: Vec<(String, Vec<u8>)> =
+                zip_members(file, bytes).map_err(err)?.into_iter().map(|(path, data)| (super::base_name(&path), data)).collect();
+            return load_lcbench_members(file, &members).map(Into::into).map_err(err);
+        }
+        if ray_tune::is_experiment_folder(&zip_member_paths(bytes)) {
+            let members = zip_members(file, bytes).map_err(err)?;
+            let runs = ray_tune::from_experiment_folder(file, &members).map_err(err)?;
+            return recorded_benchmark(file, runs, options).map_err(err);
+        }
     }
     let text = unpack_text(file, bytes).map_err(err)?;
     if options.roles.is_none() && optuna::is_journal(&text) {
@@ -69,6 +80,10 @@ pub fn load_file_with(file: &str, bytes: &[u8], options: &LoadOptions) -> Result
     let table = read_table(file, &text).map_err(err)?;
     let curve_direction = options.direction.unwrap_or(Direction::Minimize);
     match &options.roles {
+        Some(roles) if roles.run.is_some() => {
+            let runs = from_long_table(file, &table, roles, &format!("a curve table of runs '{}'", file_stem(file)), "the file").map_err(err)?;
+            recorded_benchmark(file, runs, options).map_err(err)
+        }
         Some(roles) if !roles.steps.is_empty() => curves_from_table(file, table, "final_value", curve_direction, options).map(Into::into).map_err(err),
         Some(roles) => {
             let (benchmark, warnings) = build_benchmark(file, &file_stem(file), &table, roles, options).map_err(err)?;
@@ -86,6 +101,12 @@ pub fn load_file_with(file: &str, bytes: &[u8], options: &LoadOptions) -> Result
                 if curve_direction == Direction::Minimize { "larger" } else { "smaller" }
             ));
             Ok(loaded)
+        }
+        None if ray_tune::is_result_dataframe(&table) => {
+            recorded_benchmark(file, ray_tune::from_result_dataframe(file, &table).map_err(err)?, options).map_err(err)
+        }
+        None if syne_tune::is_results(&table) => {
+            recorded_benchmark(file, syne_tune::from_results(file, &table).map_err(err)?, options).map_err(err)
         }
         None if is_copula_table(&table) => copula_from_table(file, &table, options).map(Into::into).map_err(err),
         None if optuna::is_trials_dataframe(&table) => optuna::from_trials_dataframe(file, &table, options).map_err(err),
@@ -191,6 +212,37 @@ fn is_bookkeeping(table: &CsvTable, c: usize) -> bool {
     !values.is_empty() && values.iter().all(|v| looks_like_run_record(v))
 }
 
+/// Whether column `c` holds numbers (or nothing) in its first 200 rows, and some number.
+fn is_numeric(table: &CsvTable, c: usize) -> bool {
+    let cells = || table.rows.iter().take(200).map(|r| &r[c]);
+    cells().all(|v| v.parse::<f64>().is_ok() || v.is_empty()) && cells().any(|v| !v.is_empty())
+}
+
+/// What a tool's run reported besides its configuration and the tool's own records: the
+/// numeric columns that are neither bookkeeping nor named as hyperparameters, with the
+/// direction their names suggest.
+pub(super) fn reported_metrics(table: &CsvTable) -> Vec<Metric> {
+    let prefixed = |h: &str| HYPERPARAMETER_PREFIXES.iter().any(|p| h.starts_with(p));
+    (0..table.headers.len())
+        .filter(|&c| !table.headers[c].is_empty() && !prefixed(&table.headers[c]) && !is_bookkeeping(table, c) && is_numeric(table, c))
+        .map(|c| Metric { name: table.headers[c].clone(), direction: guess_direction(&table.headers[c]) })
+        .collect()
+}
+
+/// Names of a run's id and of its step count in long-format curve tables.
+const RUN_NAMES: &[&str] = &["trial_id", "trial", "trial_number", "run", "run_id", "config_id", "configuration"];
+const STEP_NAMES: &[&str] = &["step", "epoch", "training_iteration", "iteration", "iter", "st_worker_iter", "budget"];
+
+/// A long-format curve table's run and step columns: a run-like column whose values repeat
+/// and a step-like numeric one.
+fn long_format_columns(table: &CsvTable) -> Option<(String, String)> {
+    let find = |names: &[&str]| table.headers.iter().position(|h| names.contains(&h.to_ascii_lowercase().as_str()));
+    let run = find(RUN_NAMES)?;
+    let step = find(STEP_NAMES).filter(|&c| is_numeric(table, c))?;
+    let distinct: std::collections::BTreeSet<&str> = table.rows.iter().map(|r| &r[run]).collect();
+    (distinct.len() < table.rows.len()).then(|| (table.headers[run].clone(), table.headers[step].clone()))
+}
+
 /// A first guess of column roles: metric-like names are objectives, a task-like name is the
 /// task, bookkeeping columns (times, dates, ids, hosts, paths, counters, states: see
 /// [`is_bookkeeping`]) are left out, the other columns are hyperparameters (text ones
@@ -206,9 +258,19 @@ pub fn guess_roles(table: &CsvTable) -> ColumnRoles {
         table.headers.iter().filter(|h| h.as_str() == "e0" || h.as_str() == "step_0" || h.as_str() == "epoch_0").collect();
     if steps.len() >= 2 {
         roles.steps = steps.iter().map(|&(_, c)| table.headers[c].clone()).collect();
+    } else if let Some((run, step)) = long_format_columns(table) {
+        // One row per run and step: the run's rows make its learning curve.
+        roles.run = Some(run);
+        roles.step = Some(step);
     }
     for (c, h) in table.headers.iter().enumerate() {
-        if roles.steps.contains(h) || step_zero.contains(&h) || h == "config_id" || is_bookkeeping(table, c) {
+        if roles.steps.contains(h)
+            || step_zero.contains(&h)
+            || h == "config_id"
+            || roles.run.as_ref() == Some(h)
+            || roles.step.as_ref() == Some(h)
+            || is_bookkeeping(table, c)
+        {
             continue;
         }
         let lower = h.to_ascii_lowercase();
