@@ -24,7 +24,7 @@ pub fn info(path: &Path, link: Option<&str>) -> CliResult<()> {
     let loaded = load_file_with(&name, &bytes, &spec.load_options()).map_err(|e| match e {
         LoadFailure::Error(m) => m,
         LoadFailure::NeedsRoles { message, guess, .. } => {
-            let example = ExperimentSpec { columns: Some(guess), ..ExperimentSpec::default() };
+            let example = ExperimentSpec { columns: Some(*guess), ..ExperimentSpec::default() };
             format!("{message}; give them with --link, e.g. --link '?{}'", to_query(&example))
         }
     })?;

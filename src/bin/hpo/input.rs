@@ -31,7 +31,7 @@ pub fn load_data(spec: &ExperimentSpec, data: Option<&Path>, sources: &Sources) 
             LoadFailure::Error(m) => m,
             LoadFailure::NeedsRoles { message, guess, .. } => {
                 let mut example = spec.clone();
-                example.columns = Some(guess);
+                example.columns = Some(*guess);
                 format!("{message}; add them to the link, e.g. ?{}", to_query(&example))
             }
         })?;

@@ -77,6 +77,14 @@ pub fn load(data: &str, lcbench_dir: &Path, direction: Option<Direction>, missin
             let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
             let name = Path::new(path).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             let options = LoadOptions { detect_scales: true, direction, missing, ..LoadOptions::default() };
+            // A study as its tool wrote it (Optuna's journal, Ray Tune's experiment, Syne Tune's
+            // results) is read by the upload loader, as the page reads it.
+            if let Ok(loaded) = load_file_with(&name, &bytes, &options) {
+                if loaded.benchmark.tasks.iter().any(|t| t.history.is_some() && t.curves.is_some()) {
+                    print_notes(&loaded.warnings);
+                    return Ok(loaded.benchmark);
+                }
+            }
             let loaded = load_curve_file(&name, &bytes, "metric", direction.unwrap_or(Direction::Minimize), &options)?;
             print_notes(&loaded.warnings);
             Ok(loaded.benchmark)
@@ -284,6 +292,17 @@ pub fn summary_markdown(s: &RaceSummary) -> String {
             })
             .collect();
         md += &format!("| {m} |{cells} {:.1} |\n", s.optimizer_seconds[k]);
+    }
+    if let Some(study) = &s.study {
+        // The study as it ran, budget spent as it spent it; not ranked: the methods replay its trials.
+        let cells: String = marks
+            .iter()
+            .map(|&u| {
+                let i = u as usize - 1;
+                format!(" {} ± {} |", significant(study.regret.mean[i], 4), significant(study.regret.upper[i] - study.regret.mean[i], 2))
+            })
+            .collect();
+        md += &format!("| *{}* |{cells} – |\n", study.label);
     }
     if s.methods.len() < 2 || s.cd.is_empty() {
         return md;

@@ -12,8 +12,6 @@ use super::{detect_container, optuna, ray_tune, syne_tune, unpack_text, zip_memb
 use crate::benchmark::{Benchmark, Direction, Metric};
 
 /// Why a file could not be loaded as it is.
-// The role editor's variant is built at most once per file a user drops (see `load_file`).
-#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum LoadFailure {
     /// A readable CSV that is not in the copula format: the user must assign column roles.
@@ -24,8 +22,8 @@ pub enum LoadFailure {
         headers: Vec<String>,
         /// The first rows, for the role editor.
         preview: Vec<Vec<String>>,
-        /// A starting point for the roles.
-        guess: ColumnRoles,
+        /// A starting point for the roles (boxed: the roles are most of the variant's size).
+        guess: Box<ColumnRoles>,
     },
     /// Anything else, as a message naming file, line and column.
     Error(String),
@@ -116,7 +114,7 @@ pub fn load_file_with(file: &str, bytes: &[u8], options: &LoadOptions) -> Result
             ),
             headers: table.headers.clone(),
             preview: table.rows.iter().take(5).map(|r| r.iter().map(str::to_string).collect()).collect(),
-            guess: guess_roles(&table),
+            guess: Box::new(guess_roles(&table)),
         }),
     }
 }
@@ -130,7 +128,7 @@ pub fn review_roles(file: &str, bytes: &[u8]) -> Result<LoadFailure, String> {
         message: format!("{file}: the role of each column (hyperparameter, objective, task, learning-curve step, or ignored)"),
         headers: table.headers.clone(),
         preview: table.rows.iter().take(5).map(|r| r.iter().map(str::to_string).collect()).collect(),
-        guess: guess_roles(&table),
+        guess: Box::new(guess_roles(&table)),
     })
 }
 

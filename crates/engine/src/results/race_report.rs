@@ -25,14 +25,14 @@ pub fn task_curves(
     for &t in tasks {
         let (values, _) = race_curves(bench, t)?;
         let truth = GroundTruth::new(&values, sign);
-        truths.push((bench.tasks[t].name.clone(), values, truth));
+        truths.push((bench.tasks[t].name.clone(), values, truth, bench.tasks[t].history.clone()));
     }
-    let scale = regret.unwrap_or_else(|| RegretScale::auto(&truths.iter().map(|(_, _, truth)| truth.range()).collect::<Vec<_>>()));
+    let scale = regret.unwrap_or_else(|| RegretScale::auto(&truths.iter().map(|(_, _, truth, _)| truth.range()).collect::<Vec<_>>()));
     let curves = truths
         .into_iter()
-        .map(|(name, values, truth)| {
+        .map(|(name, values, truth, history)| {
             let truth = if scale == RegretScale::Normalized { truth.normalized() } else { truth };
-            (name, TaskCurves { values, truth })
+            (name, TaskCurves { values, truth, history })
         })
         .collect();
     Ok((curves, scale))

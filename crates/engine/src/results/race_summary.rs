@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::race_analysis::{good_after_bad, precision_and_mean_regret, reached, regret_curve, GroundTruth};
+use crate::benchmark::{Direction, StudyHistory};
 use crate::error::{EngineError, Result};
 use crate::race::{RaceRow, RaceTrace};
 use crate::results::metrics::{average_ranks, band, nan_as_null, Band};
@@ -23,6 +24,37 @@ pub struct TaskCurves {
     pub values: Vec<Vec<f64>>,
     /// Ground truth of the task.
     pub truth: GroundTruth,
+    /// The study as its tool ran it, when the data records one.
+    pub history: Option<StudyHistory>,
+}
+
+/// The study's own run, drawn beside the methods that replay its complete trials: its
+/// regret after each budget unit as it spent them (pruned steps too), mean over tasks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StudyLine {
+    /// The line's name: "Optuna's own run".
+    pub label: String,
+    /// Its regret after each budget unit, mean and 95% band over tasks.
+    pub regret: Band,
+}
+
+/// The regret of a study's best complete value after each of `total` budget units, the
+/// units counted as the study spent them; before its first complete trial, the regret of
+/// the worst configuration (as a method's before its first observation).
+pub fn study_regret_curve(history: &StudyHistory, truth: &GroundTruth, total: u64) -> Vec<f64> {
+    let direction = if truth.sign > 0.0 { Direction::Minimize } else { Direction::Maximize };
+    let points = history.best_so_far(direction);
+    let mut current = truth.regret(truth.worst);
+    let mut next = 0;
+    (1..=total)
+        .map(|u| {
+            while next < points.len() && points[next].0 <= u {
+                current = truth.regret(points[next].1);
+                next += 1;
+            }
+            current
+        })
+        .collect()
 }
 
 /// A CD analysis with method names, ready to draw.
@@ -113,6 +145,9 @@ pub struct RaceSummary {
     pub wall_clock: Vec<f64>,
     /// Per method: mean regret over tasks at each point of [`Self::wall_clock`] (Fig. 5).
     pub regret_by_time: Vec<Band>,
+    /// The study's own run, when every task's data records one (Optuna, Ray Tune, Syne Tune).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub study: Option<StudyLine>,
 }
 
 /// The largest file [`RaceSummary::from_json`] reads: a 1,000-step race of six methods is
@@ -167,6 +202,12 @@ impl RaceSummary {
                         self.methods[k]
                     ));
                 }
+            }
+        }
+        if let Some(study) = &self.study {
+            let b = &study.regret;
+            if b.lower.len() != b.mean.len() || b.upper.len() != b.mean.len() || b.mean.len() > MAX_POINTS {
+                return Err(format!("the study's regret: mean, lower and upper differ in length or exceed {MAX_POINTS} points"));
             }
         }
         if let Some(b) = self.regret_by_time.iter().find(|b| b.mean.len() != self.wall_clock.len()) {
@@ -325,6 +366,13 @@ pub fn summarize(
             band(&per_task)
         })
         .collect();
+    // The study's own line, when every task has its history (one tool ran them all).
+    let histories: Vec<(&StudyHistory, &GroundTruth)> =
+        task_names.iter().filter_map(|t| tasks[t].history.as_ref().map(|h| (h, &tasks[t].truth))).collect();
+    let study = (!histories.is_empty() && histories.len() == task_names.len()).then(|| StudyLine {
+        label: format!("{}'s own run", histories[0].0.tool),
+        regret: band(&histories.iter().map(|(h, truth)| study_regret_curve(h, truth, total)).collect::<Vec<_>>()),
+    });
     RaceSummary {
         methods: methods.to_vec(),
         tasks: task_names,
@@ -340,6 +388,7 @@ pub fn summarize(
         optimizer_seconds: seconds,
         wall_clock,
         regret_by_time,
+        study,
     }
 }
 
@@ -367,6 +416,7 @@ mod tests {
         let task = || TaskCurves {
             values: vec![vec![0.5, 0.8, 0.9], vec![0.4, 0.6, 0.7]],
             truth: GroundTruth::new(&[vec![0.5, 0.8, 0.9], vec![0.4, 0.6, 0.7]], 1.0),
+            history: None,
         };
         let tasks = BTreeMap::from([("t1".to_string(), task()), ("t2".to_string(), task())]);
         let mut s = summarize(&traces, &["A".into(), "B".into()], &tasks, 3, RegretScale::Raw);
@@ -388,7 +438,7 @@ mod tests {
         // A race on one task (the page then shows no CD diagram) reads back too.
         let traces = vec![trace("A", "t1", 0, &[(1, 0.5), (2, 0.4)]), trace("B", "t1", 0, &[(1, 0.6), (2, 0.4)])];
         let values = vec![vec![0.5, 0.4], vec![0.6, 0.4]];
-        let tasks = BTreeMap::from([("t1".to_string(), TaskCurves { truth: GroundTruth::new(&values, 1.0), values })]);
+        let tasks = BTreeMap::from([("t1".to_string(), TaskCurves { truth: GroundTruth::new(&values, 1.0), values, history: None })]);
         let one = serde_json::to_string(&summarize(&traces, &["A".into(), "B".into()], &tasks, 2, RegretScale::Raw)).unwrap();
         let back = RaceSummary::from_json("one.json", one.as_bytes()).unwrap_or_else(|e| panic!("{e}: {one}"));
         assert_eq!(serde_json::to_string(&back).unwrap(), one);
@@ -449,7 +499,7 @@ mod tests {
         let values = vec![vec![1.0], vec![0.0]];
         let tasks: BTreeMap<String, TaskCurves> = ["a", "b"]
             .iter()
-            .map(|t| (t.to_string(), TaskCurves { values: values.clone(), truth: GroundTruth::new(&values, 1.0) }))
+            .map(|t| (t.to_string(), TaskCurves { values: values.clone(), truth: GroundTruth::new(&values, 1.0), history: None }))
             .collect();
         let traces = vec![
             trace("good", "a", 0, &[(1, 0.5), (2, 0.0)]),
@@ -477,5 +527,37 @@ mod tests {
         let i = s.wall_clock.iter().position(|&t| (t - 1.5).abs() < 1e-9).unwrap();
         assert_eq!(s.regret_by_time[0].mean[i], 0.625);
         assert_eq!(s.regret_by_time[0].mean[i - 1], 1.0);
+    }
+
+    #[test]
+    fn the_studys_line_spends_budget_as_the_study_did() {
+        use crate::benchmark::{RanTrial, StudyHistory};
+        // Curves' best values 0.4 and 0.2 (optimum 0.2, worst 0.4). The study ran a complete
+        // trial of 2 steps ending at 0.4, a pruned one of 1 step, then a complete one at 0.2.
+        let values = vec![vec![0.5, 0.4], vec![0.3, 0.2]];
+        let history = StudyHistory {
+            tool: "Optuna".into(),
+            trials: vec![
+                RanTrial { steps: 2, value: Some(0.4) },
+                RanTrial { steps: 1, value: None },
+                RanTrial { steps: 2, value: Some(0.2) },
+            ],
+        };
+        let truth = GroundTruth::new(&values, 1.0);
+        // Units 1: nothing complete yet (the worst's regret, 0.2); 2..4: 0.4's regret; 5: 0.
+        let curve = study_regret_curve(&history, &truth, 6);
+        let expected = [0.2, 0.2, 0.2, 0.2, 0.0, 0.0];
+        assert!(curve.iter().zip(expected).all(|(a, b)| (a - b).abs() < 1e-12), "{curve:?}");
+        let tasks = BTreeMap::from([("t".to_string(), TaskCurves { values: values.clone(), truth, history: Some(history) })]);
+        let row = |spent: u64, best: f64| RaceRow { config: 0, budget: 1, value: best, best, spent, cost: 0.0, optimizer_seconds: 0.0 };
+        let traces = vec![RaceTrace { method: "A".into(), task: "t".into(), seed: 0, rows: vec![row(1, 0.3), row(2, 0.2)] }];
+        let s = summarize(&traces, &["A".into()], &tasks, 6, RegretScale::Raw);
+        let study = s.study.as_ref().expect("a study line");
+        assert_eq!(study.label, "Optuna's own run");
+        assert_eq!(study.regret.mean.len(), 6);
+        assert!((study.regret.mean[4]).abs() < 1e-12 && (study.regret.mean[3] - 0.2).abs() < 1e-12);
+        // It survives the file.
+        let back = RaceSummary::from_json("s.json", serde_json::to_string(&s).unwrap().as_bytes()).unwrap();
+        assert_eq!(back.study, s.study);
     }
 }

@@ -306,7 +306,7 @@ fn finish_load(state: AppState, data: DataRef, (result, parse_ms): ParseReply, k
             state.data.bench.set(None);
             state.data.encoded.set_value(None);
             state.data.info.set(format!("{name}: waiting for column roles"));
-            state.data.role_editor.set(Some(RoleEditor { file: name, message, headers, preview, roles }));
+            state.data.role_editor.set(Some(RoleEditor { file: name, message, headers, preview, roles, error: None }));
         }
         Err(LoadFailure::Error(e)) => {
             state.data.info.set(if state.data.bench.get_untracked().is_some() {
@@ -320,7 +320,11 @@ fn finish_load(state: AppState, data: DataRef, (result, parse_ms): ParseReply, k
 }
 
 fn role_of(roles: &ColumnRoles, column: &str) -> &'static str {
-    if roles.steps.iter().any(|s| s == column) {
+    if roles.run.as_deref() == Some(column) {
+        "run"
+    } else if roles.step.as_deref() == Some(column) {
+        "runstep"
+    } else if roles.steps.iter().any(|s| s == column) {
         "step"
     } else if roles.task.as_deref() == Some(column) {
         "task"
@@ -351,8 +355,20 @@ pub fn roles_from_editor(editor: &RoleEditor) -> Result<ColumnRoles, String> {
             "step" => roles.steps.push(h.clone()),
             "task" if roles.task.is_some() => return Err("only one column can name the task".into()),
             "task" => roles.task = Some(h.clone()),
+            "run" if roles.run.is_some() => return Err("only one column can name the run".into()),
+            "run" => roles.run = Some(h.clone()),
+            "runstep" if roles.step.is_some() => return Err("only one column can number a run's steps".into()),
+            "runstep" => roles.step = Some(h.clone()),
             _ => {}
         }
+    }
+    if roles.step.is_some() && roles.run.is_none() {
+        return Err("a step of each row's run needs the column naming the run".into());
+    }
+    if roles.run.is_some() && (!roles.steps.is_empty() || roles.metrics.len() != 1) {
+        return Err(
+            "a table of runs (one row per run and step) needs one objective column, reported at each step, and no step columns".into()
+        );
     }
     if roles.hyperparameters.is_empty() {
         return Err("mark at least one column as a hyperparameter".into());
@@ -401,10 +417,10 @@ pub async fn review_columns(state: AppState) {
     match result {
         Err(LoadFailure::NeedsRoles { message, headers, preview, guess }) => {
             // The link's roles, when it has some, are where the editor starts.
-            let start = spec.columns.unwrap_or(guess);
+            let start = spec.columns.unwrap_or(*guess);
             let roles = headers.iter().map(|h| role_of(&start, h).to_string()).collect();
             state.workers.loader.update_value(|l| l.awaiting_roles = Some((data, name.clone(), bytes)));
-            state.data.role_editor.set(Some(RoleEditor { file: name, message, headers, preview, roles }));
+            state.data.role_editor.set(Some(RoleEditor { file: name, message, headers, preview, roles, error: None }));
         }
         Err(LoadFailure::Error(e)) => state.say(Level::Error, e),
         Ok(_) => {}
@@ -439,7 +455,15 @@ pub async fn apply_roles(state: AppState, roles: ColumnRoles) {
             state.say_data_notes(loaded.warnings);
             install(state, data, (loaded.benchmark, encoded), keep, Some(roles), now_ms() - t0, parse_ms);
         }
-        Err(LoadFailure::Error(e)) | Err(LoadFailure::NeedsRoles { message: e, .. }) => state.say(Level::Error, e),
+        Err(LoadFailure::Error(e)) | Err(LoadFailure::NeedsRoles { message: e, .. }) => {
+            // Said beside the button that was pressed, as well as in the messages.
+            state.data.role_editor.update(|ed| {
+                if let Some(ed) = ed {
+                    ed.error = Some(e.clone())
+                }
+            });
+            state.say(Level::Error, e);
+        }
     }
 }
 

@@ -159,7 +159,9 @@ const ROLE_CHOICES: &[(&str, &str)] = &[
     ("min", "objective, minimise"),
     ("max", "objective, maximise"),
     ("task", "task name"),
-    ("step", "learning-curve step"),
+    ("step", "learning-curve step (one column per step)"),
+    ("run", "run of each row (one row per run and step)"),
+    ("runstep", "step of each row's run"),
 ];
 
 /// Asks which column is what, for a CSV that is not in the copula format.
@@ -171,34 +173,55 @@ fn RoleEditorView() -> impl IntoView {
             return;
         };
         match data::roles_from_editor(&editor) {
-            Ok(roles) => spawn_local(data::apply_roles(state, roles)),
-            Err(e) => state.say(Level::Error, format!("{}: {e}", editor.file)),
+            Ok(roles) => {
+                state.data.role_editor.update(|ed| {
+                    if let Some(ed) = ed {
+                        ed.error = None
+                    }
+                });
+                spawn_local(data::apply_roles(state, roles))
+            }
+            Err(e) => {
+                let e = format!("{}: {e}", editor.file);
+                state.data.role_editor.update(|ed| {
+                    if let Some(ed) = ed {
+                        ed.error = Some(e.clone())
+                    }
+                });
+                state.say(Level::Error, e)
+            }
         }
     };
     move || {
         state.data.role_editor.get().map(|editor| {
-            let selects = editor.headers.iter().enumerate().map(|(c, h)| {
+            // One row per column: its name, its role and its first values, so that every
+            // column is in view (a file of 20 columns is 20 short rows, not a wide table).
+            let rows = editor.headers.iter().enumerate().map(|(c, h)| {
                 let current = editor.roles[c].clone();
+                let values: Vec<&str> = editor.preview.iter().filter_map(|r| r.get(c).map(String::as_str)).collect();
                 view! {
-                    <th>
-                        <div class="col-name">{h.clone()}</div>
-                        <select class="role" data-column=h.clone() on:change=move |ev| {
-                            let v = event_target_value(&ev);
-                            state.data.role_editor.update(|e| if let Some(e) = e { e.roles[c] = v; });
-                        }>
-                            {ROLE_CHOICES.iter().map(|(value, label)| view! { <option value=*value selected=*value == current>{*label}</option> }).collect_view()}
-                        </select>
-                    </th>
+                    <tr>
+                        <th scope="row" class="col-name">{h.clone()}</th>
+                        <td>
+                            <select class="role" data-column=h.clone() aria-label=format!("role of {h}") on:change=move |ev| {
+                                let v = event_target_value(&ev);
+                                state.data.role_editor.update(|e| if let Some(e) = e { e.roles[c] = v; });
+                            }>
+                                {ROLE_CHOICES.iter().map(|(value, label)| view! { <option value=*value selected=*value == current>{*label}</option> }).collect_view()}
+                            </select>
+                        </td>
+                        <td class="col-values">{values.join(", ")}</td>
+                    </tr>
                 }
             }).collect_view();
-            let rows = editor.preview.iter().map(|r| view! { <tr>{r.iter().map(|v| view! { <td>{v.clone()}</td> }).collect_view()}</tr> }).collect_view();
             view! {
                 <div id="role-editor">
                     <p class="role-message">{editor.message.clone()}</p>
-                    <div class="table-scroll"><table>
-                        <thead><tr>{selects}</tr></thead>
+                    <table class="role-list">
+                        <thead><tr><th scope="col">"column"</th><th scope="col">"role"</th><th scope="col">"first values"</th></tr></thead>
                         <tbody>{rows}</tbody>
-                    </table></div>
+                    </table>
+                    {editor.error.clone().map(|e| view! { <p class="role-error" role="alert">{e}</p> })}
                     <button id="apply-roles" class="primary" on:click=apply>"Load with these roles"</button>
                 </div>
             }

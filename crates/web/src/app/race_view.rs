@@ -57,7 +57,24 @@ pub fn RaceResults() -> impl IntoView {
                 .unwrap_or_default()
         })
     };
-    let regret = series(|s, k| s.regret[k].clone());
+    // The study's own run (a file from Optuna, Ray Tune or Syne Tune) beside the methods.
+    let regret = Signal::derive(move || {
+        let mut v = series(|s, k| s.regret[k].clone()).get();
+        if let Some(study) = summary.with(|s| s.as_ref().and_then(|s| s.study.clone())) {
+            v.push(Series { name: study.label, color: "#555555", band: study.regret });
+        }
+        v
+    });
+    let study_caption = move || {
+        summary.with(|s| {
+            s.as_ref().and_then(|s| s.study.as_ref()).map_or(String::new(), |study| {
+                format!(
+                    " Grey: {}: its trials in the order they ran, budget spent as it spent it (pruned or stopped steps too), its best complete value so far. The methods replay the study's complete trials only, so they choose among configurations it found.",
+                    study.label
+                )
+            })
+        })
+    };
     let regret_time = series(|s, k| s.regret_by_time[k].clone());
     let ranks = series(|s, k| plain(&s.ranks[k], s.tasks.len()));
     let precision = series(|s, k| plain(&s.precision[k], s.tasks.len()));
@@ -135,7 +152,7 @@ pub fn RaceResults() -> impl IntoView {
         </div>
         <div class="charts">
             <ChartFigure id="chart-regret" file="chart-regret"
-                caption=|| "Regret of the best value seen so far (any budget), averaged over seeds, then mean and 95% band over tasks (Wistuba et al. 2022, Fig. 3). Normalised per task (divided by the regret of its median configuration: 0 is the best configuration, 1 the median one, so no exploded run sets the scale) when the tasks' ranges differ by more than 10×, or when the link says regret=norm.">
+                caption=move || format!("Regret of the best value seen so far (any budget), averaged over seeds, then mean and 95% band over tasks (Wistuba et al. 2022, Fig. 3). Normalised per task (divided by the regret of its median configuration: 0 is the best configuration, 1 the median one, so no exploded run sets the scale) when the tasks' ranges differ by more than 10×, or when the link says regret=norm.{}", study_caption())>
                 <LineChart id="chart-regret" title=regret_title("Mean regret over", false) y_label="regret" series=regret log_y=Signal::derive(move || state.spec.with(|s| s.log_y)) x_label="budget units spent"/>
             </ChartFigure>
             <Show when=move || !untimed()

@@ -156,8 +156,10 @@ pub struct RoleEditor {
     pub headers: Vec<String>,
     /// First rows.
     pub preview: Vec<Vec<String>>,
-    /// Role per column: ignore, hp, cat, min, max, task.
+    /// Role per column: ignore, hp, cat, min, max, task, step, run, runstep.
     pub roles: Vec<String>,
+    /// Why the last "Load with these roles" failed, shown beside its button.
+    pub error: Option<String>,
 }
 
 /// The loaded data and what was read or learned from it.
