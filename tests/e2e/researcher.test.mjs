@@ -5,7 +5,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { writeFile } from 'node:fs/promises';
+import { writeFile, readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { serveSite, openPage, ready, runAndWait, download, setNumber, messages, cliRun, cli, withoutTimes, tempDir, ROOT } from './helpers.mjs';
 
 let site, file;
@@ -74,11 +76,101 @@ test('an Optuna study as Optuna 5.0 wrote it loads with no roles typed, its prun
     const page = await download(b.page, '#export-race-csv');
     const { files: [cliCsv] } = await cliRun(query, ['--data', join(studies, 'optuna-mlp-journal.log')], ['race-traces.csv']);
     assert.deepEqual(withoutTimes(page), withoutTimes(cliCsv));
+    // The next trials, from the page: GCP's 4, the three files hpo suggest writes, the same bytes.
+    await b.page.waitForSelector('#suggest-panel');
+    await b.page.selectOption('#suggest-method', 'GCP');
+    await b.page.fill('#suggest-n', '4');
+    await b.page.locator('#suggest-n').dispatchEvent('change');
+    await b.page.click('#suggest-run');
+    await b.page.waitForSelector('#suggest-table tbody tr', { timeout: 60_000 });
+    assert.equal(await b.page.locator('#suggest-table tbody tr').count(), 4);
+    assert.match(await b.page.locator('#suggest-status').textContent(), /^4 suggestions by GCP for 'mlp-cifar'/);
+    const dir = await tempDir('hpo-page-suggest-');
+    for (const [id, name] of [['#download-journal', 'journal.log'], ['#download-suggestions', 'suggestions.csv'], ['#download-enqueue', 'enqueue.py']]) {
+      await writeFile(join(dir, name), await download(b.page, id));
+    }
+    // The CLI proposes the same (one engine function, seed 0 in both).
+    const cliSuggestions = await cli(['suggest', '--data', join(studies, 'optuna-mlp-journal.log'), '--method', 'GCP', '--n', '4', '--out', join(dir, 'cli')]);
+    assert.equal(await readFile(join(dir, 'suggestions.csv'), 'utf8'), cliSuggestions);
+    const python = join(ROOT, '.tools', 'study-venv', 'bin', 'python');
+    if (existsSync(python)) {
+      // Real Optuna opens the page's journal: the 4 trials wait with exactly these parameters and run first.
+      const out = execFileSync(python, [join(ROOT, 'tests', 'studies', 'optuna_round_trip.py'), '--check', dir], { encoding: 'utf8' });
+      assert.match(out, /4 suggested trials waiting/);
+    } else {
+      console.log('no .tools/study-venv: the page\'s journal was not opened by Optuna here (scripts/test.sh makes the venv)');
+    }
     // The trials_dataframe CSV: the same complete trials, with no roles either.
     await b.page.setInputFiles('#upload', join(studies, 'optuna-mlp-trials.csv'));
     await waitInfo(b.page, /^optuna-mlp-trials: 1 task, 35 evaluations, 4 hyperparameters/);
     assert.match((await messages(b.page, 'warning')).join('\n') + (await messages(b.page, 'info')).join('\n'), /80 trials \(35 complete, 41 pruned, 4 failed\)/);
     assert.deepEqual(await messages(b.page, 'error'), []);
+  } finally { await b.close(); }
+});
+
+test('Ray Tune and Syne Tune files as the tools wrote them load with no roles typed; a race draws the study\'s own run beside the methods', async () => {
+  const studies = join(ROOT, 'tests', 'fixtures', 'studies');
+  const b = await openPage(site, '', { width: 1280, height: 720 });
+  try {
+    const notes = async () => (await messages(b.page, 'warning')).join('\n') + (await messages(b.page, 'info')).join('\n');
+    // Ray Tune's experiment folder, zipped as it lies on disk: curves from progress.csv.
+    await b.page.setInputFiles('#upload', join(studies, 'raytune-mlp-experiment.zip'));
+    await waitInfo(b.page, /^raytune-mlp-experiment: 1 task, 20 evaluations, 4 hyperparameters/);
+    assert.match(await notes(), /Ray Tune experiment 'mlp-asha': 80 trials \(20 complete, 59 stopped early, 1 failed\), curves of 20 steps over training_iteration/);
+    assert.equal(await b.page.locator('#role-editor').count(), 0, 'no column roles asked for');
+    assert.equal(await b.page.isChecked('#race-mode'), true, 'the complete trials\' curves: a race is offered');
+    await setNumber(b.page, 'seeds', 2);
+    await setNumber(b.page, 'race-budget', 60);
+    for (const m of ['DyHPO', 'BOHB']) await b.page.uncheck(`#methods input[value="${m}"]`);
+    assert.match(await runAndWait(b.page, 300_000), /^Finished \d+ jobs/);
+    // The study's own line, named after its tool, with the caveat in the caption.
+    const legend = await b.page.locator('#chart-regret .legend-entry').allTextContents();
+    assert.ok(legend.some((t) => /^Ray Tune's own run/.test(t)), legend.join(' | '));
+    assert.match(await b.page.locator('#chart-regret').locator('xpath=ancestor::figure').locator('figcaption').textContent(), /The methods replay the study's complete trials only/);
+    await b.page.locator('#chart-regret').scrollIntoViewIfNeeded();
+    await b.page.screenshot({ path: join(ROOT, 'tests', 'e2e', 'artifacts', 'race-study-line-1280x720.png') });
+    // The same race in the CLI writes the study's row in its report.
+    const { files: [report] } = await cliRun(await link(b.page), ['--data', join(studies, 'raytune-mlp-experiment.zip')], ['race-report.md']);
+    assert.match(report, /\| \*Ray Tune's own run\* \|/);
+    // The ResultGrid dataframe: the same 20 complete trials (the failed one is not in it).
+    await b.page.setInputFiles('#upload', join(studies, 'raytune-mlp-dataframe.csv'));
+    await waitInfo(b.page, /^raytune-mlp-dataframe: 1 task, 20 evaluations, 4 hyperparameters/);
+    assert.match(await notes(), /79 trials \(20 complete, 59 stopped early\)/);
+    // Syne Tune's results.csv.zip: the constant epochs said, not searched.
+    await b.page.setInputFiles('#upload', join(studies, 'synetune-mlp-results.csv.zip'));
+    await waitInfo(b.page, /^synetune-mlp-results: 1 task, \d+ evaluations, 4 hyperparameters/);
+    assert.match(await notes(), /Syne Tune results 'synetune-mlp-results': 59 trials \(\d+ complete, \d+ stopped early\), curves of 20 steps/);
+    assert.match(await notes(), /epochs = 20/);
+    assert.deepEqual(await messages(b.page, 'error'), []);
+  } finally { await b.close(); }
+});
+
+test('a long-format curve table (one row per run and step) is proposed as runs and loads as curves', async () => {
+  const dir = await tempDir('hpo-long-');
+  const long = join(dir, 'long.csv');
+  // Three runs of 4 steps, one stopped after 2: as a logger writes them, rows interleaved.
+  const rows = ['trial_id,epoch,lr,depth,val_loss'];
+  const runs = [['a', 0.1, 3], ['b', 0.01, 5], ['c', 0.05, 4], ['d', 0.2, 2]];
+  for (let e = 1; e <= 4; e++) runs.forEach(([id, lr, depth], k) => { if (!(id === 'c' && e > 2)) rows.push(`${id},${e},${lr},${depth},${(1 / (e + k + lr)).toFixed(4)}`); });
+  await writeFile(long, rows.join('\n') + '\n');
+  const b = await openPage(site);
+  try {
+    await b.page.setInputFiles('#upload', long);
+    await b.page.waitForSelector('#role-editor');
+    const role = (c) => b.page.inputValue(`#role-editor select[data-column="${c}"]`);
+    assert.equal(await role('trial_id'), 'run');
+    assert.equal(await role('epoch'), 'runstep');
+    assert.equal(await role('lr'), 'hp');
+    assert.equal(await role('val_loss'), 'min');
+    // Every column is in view: the editor is a list, not a table scrolled sideways.
+    const box = await b.page.locator('#role-editor').boundingBox();
+    const last = await b.page.locator('#role-editor select[data-column="val_loss"]').boundingBox();
+    assert.ok(last.x + last.width <= box.x + box.width + 1, `${JSON.stringify(last)} inside ${JSON.stringify(box)}`);
+    await b.page.click('#apply-roles');
+    await waitInfo(b.page, /^long: 1 task, 3 evaluations, 2 hyperparameters/);
+    assert.match((await messages(b.page, 'warning')).join('\n') + (await messages(b.page, 'info')).join('\n'), /4 trials \(3 complete, 1 stopped early\), curves of 4 steps over epoch/);
+    assert.match(await link(b.page), /&runcol=trial_id&stepcol=epoch/);
+    assert.equal(await b.page.isChecked('#race-mode'), true);
   } finally { await b.close(); }
 });
 

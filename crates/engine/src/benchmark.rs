@@ -78,7 +78,7 @@ pub struct Task {
     /// Optional learning curves.
     pub curves: Option<Curves>,
     /// The study as its tool ran it, when the file records one (Optuna, Ray Tune, Syne Tune).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub history: Option<StudyHistory>,
 }
 

@@ -26,6 +26,54 @@ use crate::space::{Hyperparameter, SearchSpace};
 /// Fresh candidates drawn from the study's distributions.
 pub const POOL: usize = 2048;
 
+/// The methods that suggest: full-evaluation methods that learn from the study alone.
+pub fn methods() -> Vec<&'static str> {
+    registry::of_kind(RunKind::Full).filter(|e| e.transfer() == TransferNeed::None).map(|e| e.name).collect()
+}
+
+/// What a user takes away: the suggestions as a table (text cells), and the three files.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SuggestedFiles {
+    /// The study's name.
+    pub study: String,
+    /// The method that proposed them.
+    pub method: String,
+    /// Parameter names.
+    pub names: Vec<String>,
+    /// One row per suggestion, each value as text.
+    pub rows: Vec<Vec<String>>,
+    /// `suggestions.csv`.
+    pub csv: String,
+    /// `enqueue.py`.
+    pub python: String,
+    /// `journal.log`: the journal with the trials enqueued.
+    pub journal: String,
+}
+
+/// The files of [`suggest`] for a journal of `bytes` (plain, .gz or .zip): what `hpo
+/// suggest` writes and the page offers to download.
+pub fn suggest_files(file: &str, bytes: &[u8], study: Option<&str>, method: &str, k: usize, seed: u64) -> Result<SuggestedFiles> {
+    let text = crate::loaders::unpack_text(file, bytes)?;
+    if !crate::loaders::optuna::is_journal(&text) {
+        return Err(EngineError::Spec(format!(
+            "{file} is not an Optuna journal (JournalStorage's file, one JSON operation a line): suggestions are written back into a journal"
+        )));
+    }
+    if k == 0 {
+        return Err(EngineError::Spec("ask for at least one suggestion".into()));
+    }
+    let s = suggest(file, &text, study, method, k, seed)?;
+    Ok(SuggestedFiles {
+        rows: s.rows.iter().map(|r| r.iter().map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string)).collect()).collect(),
+        csv: s.csv(),
+        python: s.enqueue_python("journal.log"),
+        journal: s.enqueued_journal(&text),
+        study: s.study,
+        method: s.method,
+        names: s.names,
+    })
+}
+
 /// What [`suggest`] proposes for one study.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Suggestions {
@@ -41,13 +89,14 @@ pub struct Suggestions {
     pub rows: Vec<Vec<Value>>,
 }
 
-/// Draws one configuration's internal values (a categorical's is the choice's index).
+/// Draws one configuration's internal values (a categorical's is the choice's index). Logs and
+/// exponentials are libm's, so that the page (wasm) and the CLI draw the same bits.
 fn draw(distributions: &[(String, Distribution)], rng: &mut impl Rng) -> Vec<f64> {
     distributions
         .iter()
         .map(|(_, d)| match *d {
             Distribution::Float { low, high, log, step } => {
-                let v = if log { (rng.random_range(low.ln()..=high.ln())).exp() } else { rng.random_range(low..=high) };
+                let v = if log { libm::exp(rng.random_range(libm::log(low)..=libm::log(high))) } else { rng.random_range(low..=high) };
                 match step {
                     Some(s) if s > 0.0 => (low + ((v - low) / s).round() * s).min(high),
                     _ => v.clamp(low, high),
@@ -56,7 +105,7 @@ fn draw(distributions: &[(String, Distribution)], rng: &mut impl Rng) -> Vec<f64
             Distribution::Int { low, high, log, step } => {
                 let step = step.max(1);
                 let v = if log {
-                    (rng.random_range((low.max(1) as f64).ln()..=(high as f64).ln())).exp()
+                    libm::exp(rng.random_range(libm::log(low.max(1) as f64)..=libm::log(high as f64)))
                 } else {
                     rng.random_range(low as f64..=high as f64)
                 };

@@ -19,6 +19,7 @@ use hpo_engine::loaders::table::LoadOptions;
 use hpo_engine::loaders::upload::{LoadFailure, LoadedFile};
 use hpo_engine::prior::TrainedPrior;
 use hpo_engine::spec::{ExperimentSpec, Job};
+use hpo_engine::suggest::SuggestedFiles;
 use hpo_engine::trace::{JobProgress, Trace};
 use hpo_engine::transfer::Learned;
 use hpo_engine::warping::OutputWarp;
@@ -90,6 +91,23 @@ pub enum ToWorker {
         spec: DesignViewSpec,
         /// The loaded data's problem, or `None` for the unit square.
         table: Option<Box<DesignTable>>,
+    },
+    /// Propose a study's next trials (the GP code stays out of the page's bundle).
+    Suggest {
+        /// Request id.
+        request: u32,
+        /// File name.
+        file: String,
+        /// The journal's bytes.
+        bytes: Vec<u8>,
+        /// The study, when the journal holds several.
+        study: Option<String>,
+        /// The method.
+        method: String,
+        /// How many.
+        n: usize,
+        /// Seed.
+        seed: u64,
     },
     /// Compute a lesson's frames (the GP and GPB code stay out of the page's bundle).
     Lesson {
@@ -187,6 +205,15 @@ pub enum FromWorker {
         request: u32,
         /// What the view draws.
         result: Result<Box<DesignViewData>, String>,
+        /// Milliseconds spent in the worker.
+        ms: f64,
+    },
+    /// A study's next trials, or why not.
+    Suggested {
+        /// Request id.
+        request: u32,
+        /// The table and files.
+        result: Result<Box<SuggestedFiles>, String>,
         /// Milliseconds spent in the worker.
         ms: f64,
     },
@@ -343,5 +370,15 @@ mod tests {
         let ToWorker::Load { benchmark, .. } = ToWorker::decode(&load).unwrap() else { panic!("a load") };
         assert!(benchmark == encoded && benchmark.decode().unwrap() == bench);
         assert!(EncodedBenchmark(Arc::new(vec![1, 2, 3])).decode().is_err(), "bad bytes are an error, not a panic");
+    }
+
+    #[test]
+    fn a_study_with_its_history_and_roles_of_runs_cross_too() {
+        let bytes = include_bytes!("../../../tests/fixtures/studies/raytune-mlp-experiment.zip");
+        let loaded = hpo_engine::loaders::upload::load_file("raytune-mlp-experiment.zip", bytes, None).unwrap();
+        assert!(loaded.benchmark.tasks[0].history.is_some());
+        let bench = loaded.benchmark.clone();
+        let (back, _) = ParsedFile::encode(loaded).unwrap().decode().unwrap();
+        assert_eq!(back.benchmark, bench);
     }
 }

@@ -3,9 +3,7 @@
 
 use std::path::Path;
 
-use hpo_playground::engine::loaders::optuna::is_journal;
-use hpo_playground::engine::loaders::unpack_text;
-use hpo_playground::engine::suggest::suggest;
+use hpo_playground::engine::suggest::suggest_files;
 
 use crate::common::{read_file, CliResult};
 
@@ -14,26 +12,16 @@ use crate::common::{read_file, CliResult};
 pub fn run(data: &Path, study: Option<&str>, method: &str, n: usize, seed: u64, out: &Path) -> CliResult<()> {
     let name = data.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let bytes = read_file(data)?;
-    let text = unpack_text(&name, &bytes)?;
-    if !is_journal(&text) {
-        return Err(format!(
-            "{name} is not an Optuna journal (JournalStorage's file, one JSON operation a line): suggestions are written back into a journal"
-        )
-        .into());
-    }
-    if n == 0 {
-        return Err("--n must be at least 1".into());
-    }
-    let s = suggest(&name, &text, study, method, n, seed)?;
+    let s = suggest_files(&name, &bytes, study, method, n, seed)?;
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let write = |file: &str, contents: &str| -> CliResult<()> {
         let path = out.join(file);
         std::fs::write(&path, contents).map_err(|e| format!("cannot write {}: {e}", path.display()).into())
     };
-    write("suggestions.csv", &s.csv())?;
-    write("enqueue.py", &s.enqueue_python("journal.log"))?;
-    write("journal.log", &s.enqueued_journal(&text))?;
-    print!("{}", s.csv());
+    write("suggestions.csv", &s.csv)?;
+    write("enqueue.py", &s.python)?;
+    write("journal.log", &s.journal)?;
+    print!("{}", s.csv);
     eprintln!(
         "{} for '{}' by {}: {}/suggestions.csv, enqueue.py (run it beside the study's journal) and journal.log (the journal with them enqueued: Optuna runs them first)",
         hpo_playground::engine::axis::count(s.rows.len(), "suggestion"),

@@ -88,10 +88,10 @@ pub struct ColumnRoles {
     pub steps: Vec<String>,
     /// Column naming the run of each row, in a long-format curve table (one row per run and
     /// step, as tuning tools write them); `None`: one row per evaluation.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub run: Option<String>,
     /// Column numbering the steps of a run in a long-format table; `None`: the rows' order.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub step: Option<String>,
 }
 

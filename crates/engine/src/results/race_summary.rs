@@ -146,7 +146,7 @@ pub struct RaceSummary {
     /// Per method: mean regret over tasks at each point of [`Self::wall_clock`] (Fig. 5).
     pub regret_by_time: Vec<Band>,
     /// The study's own run, when every task's data records one (Optuna, Ray Tune, Syne Tune).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub study: Option<StudyLine>,
 }
 

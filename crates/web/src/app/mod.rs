@@ -24,6 +24,7 @@ pub mod scatter;
 pub mod setup;
 pub mod state;
 pub mod store;
+pub mod suggest_view;
 pub mod warping_view;
 pub mod worker;
 pub mod worker_host;
@@ -91,6 +92,7 @@ pub fn App() -> impl IntoView {
                 <h2>"1. Data"</h2>
                 <data_panel::DataPanel/>
             </section>
+            <suggest_view::SuggestView/>
             <section class="panel" id="setup-panel">
                 <h2>"2. Setup"</h2>
                 <setup::SetupPanel/>

@@ -152,7 +152,7 @@ pub fn RaceResults() -> impl IntoView {
         </div>
         <div class="charts">
             <ChartFigure id="chart-regret" file="chart-regret"
-                caption=move || format!("Regret of the best value seen so far (any budget), averaged over seeds, then mean and 95% band over tasks (Wistuba et al. 2022, Fig. 3). Normalised per task (divided by the regret of its median configuration: 0 is the best configuration, 1 the median one, so no exploded run sets the scale) when the tasks' ranges differ by more than 10×, or when the link says regret=norm.{}", study_caption())>
+                caption=move || view! { "Regret of the best value seen so far (any budget), averaged over seeds, then mean and 95% band over tasks (Wistuba et al. 2022, Fig. 3). Normalised per task (divided by the regret of its median configuration: 0 is the best configuration, 1 the median one, so no exploded run sets the scale) when the tasks' ranges differ by more than 10×, or when the link says regret=norm." {study_caption} }>
                 <LineChart id="chart-regret" title=regret_title("Mean regret over", false) y_label="regret" series=regret log_y=Signal::derive(move || state.spec.with(|s| s.log_y)) x_label="budget units spent"/>
             </ChartFigure>
             <Show when=move || !untimed()

@@ -13,6 +13,7 @@ use hpo_engine::gpb_experiments::design_view::design_view;
 use hpo_engine::loaders::upload::{load_file_with, review_roles, LoadFailure};
 use hpo_engine::runner::run_job;
 use hpo_engine::spec::ResolvedSpec;
+use hpo_engine::suggest::suggest_files;
 use hpo_engine::trace::JobProgress;
 use hpo_engine::transfer::{train_target_prior, LearnedKind, PriorCache};
 use hpo_engine::warping::OutputWarp;
@@ -129,6 +130,11 @@ impl HpoWorker {
                 let t0 = now_seconds();
                 let result = design_view(&spec, table.as_deref()).map(Box::new).map_err(|e| e.to_string());
                 respond(FromWorker::Designed { request, result, ms: (now_seconds() - t0) * 1000.0 });
+            }
+            ToWorker::Suggest { request, file, bytes, study, method, n, seed } => {
+                let t0 = now_seconds();
+                let result = suggest_files(&file, &bytes, study.as_deref(), &method, n, seed).map(Box::new).map_err(|e| e.to_string());
+                respond(FromWorker::Suggested { request, result, ms: (now_seconds() - t0) * 1000.0 });
             }
             ToWorker::Lesson { request, job } => {
                 let t0 = now_seconds();

@@ -18,6 +18,7 @@ use hpo_engine::gpb_experiments::design_view::DesignViewData;
 use hpo_engine::lessons::LessonFrames;
 use hpo_engine::loaders::upload::{LoadFailure, LoadedFile};
 use hpo_engine::spec::DataRef;
+use hpo_engine::suggest::SuggestedFiles;
 use hpo_engine::trace::Trace;
 use hpo_protocol::{EncodedBenchmark, FromWorker, ToWorker};
 
@@ -47,6 +48,8 @@ pub struct WorkerService {
     pub trainer: TrainerService,
     /// The design view's worker (one for the page, so that a view opened again reuses it).
     pub designer: LatestWorker<Box<DesignViewData>>,
+    /// The study's next trials.
+    pub suggester: LatestWorker<Box<SuggestedFiles>>,
     /// The run's pool, its spares and its sink.
     pub run: RunWorkers,
     /// Traces received but not shown yet, and whether a refresh is scheduled.
@@ -63,6 +66,7 @@ impl WorkerService {
             parser: ParserService::new(),
             trainer: TrainerService::new(),
             designer: LatestWorker::new(design_reply),
+            suggester: LatestWorker::new(suggest_reply),
             run: RunWorkers::new(ids),
             pending: StoredValue::new_local((Vec::new(), false)),
         }
@@ -170,6 +174,14 @@ pub fn lesson_reply(msg: FromWorker) -> Option<Reply<LessonFrames>> {
 pub fn design_reply(msg: FromWorker) -> Option<Reply<Box<DesignViewData>>> {
     match msg {
         FromWorker::Designed { request, result, ms } => Some((request, result, ms)),
+        _ => None,
+    }
+}
+
+/// A study's next trials, for a [`LatestWorker`].
+pub fn suggest_reply(msg: FromWorker) -> Option<Reply<Box<SuggestedFiles>>> {
+    match msg {
+        FromWorker::Suggested { request, result, ms } => Some((request, result, ms)),
         _ => None,
     }
 }

@@ -1,0 +1,125 @@
+//! The next trials of a study, in the page: shown when the loaded file is an Optuna journal.
+//! The suggestions are computed in a worker (the GP stays out of the page's bundle and a big
+//! study never freezes the tab) by the engine's `suggest_files`, the same as `hpo suggest`,
+//! and offered as a table and as the three files `hpo suggest` writes.
+
+use leptos::prelude::*;
+
+use hpo_engine::loaders::optuna::is_journal;
+use hpo_engine::suggest::{methods, SuggestedFiles};
+use hpo_protocol::ToWorker;
+
+use super::browser::download_text;
+use super::state::{AppState, Level};
+
+/// What the panel shows below its controls.
+#[derive(Clone)]
+enum SuggestStatus {
+    /// Nothing asked yet.
+    Idle,
+    /// Waiting for the worker.
+    Computing,
+    /// The suggestions, with the worker's milliseconds.
+    Ready(Box<SuggestedFiles>, f64),
+    /// Why there are none.
+    Failed(String),
+}
+
+/// The loaded user file, when it is an Optuna journal: (name, bytes).
+fn loaded_journal(state: AppState) -> Option<(String, Vec<u8>)> {
+    let data = state.spec.with_untracked(|s| s.data.clone());
+    state.workers.loader.with_value(|l| {
+        l.last_file
+            .as_ref()
+            .filter(|(d, _, bytes)| {
+                // Its first line tells: one JSON operation with an op_code.
+                *d == data && is_journal(&String::from_utf8_lossy(&bytes[..bytes.len().min(1 << 16)]))
+            })
+            .map(|(_, name, bytes)| (name.clone(), bytes.clone()))
+    })
+}
+
+/// The panel.
+#[component]
+pub fn SuggestView() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    // Re-read when other data is installed.
+    let journal = Memo::new(move |_| {
+        state.data.bench.track();
+        loaded_journal(state).map(|(name, _)| name)
+    });
+    let studies = Memo::new(move |_| {
+        state.data.bench.with(|b| b.as_ref().map(|b| b.tasks.iter().map(|t| t.name.clone()).collect::<Vec<_>>()).unwrap_or_default())
+    });
+    let method = RwSignal::new("GP".to_string());
+    let n = RwSignal::new(5usize);
+    let study = RwSignal::new(String::new());
+    let status = RwSignal::new(SuggestStatus::Idle);
+    let ask = move |_| {
+        let Some((file, bytes)) = loaded_journal(state) else { return };
+        let chosen = study.get_untracked();
+        let study = (!chosen.is_empty()).then_some(chosen).or_else(|| studies.with_untracked(|s| (s.len() > 1).then(|| s[0].clone())));
+        let request = state.workers.next_request();
+        status.set(SuggestStatus::Computing);
+        let message = ToWorker::Suggest { request, file, bytes, study, method: method.get_untracked(), n: n.get_untracked(), seed: 0 };
+        state.workers.suggester.ask(request, message, move |result, ms| {
+            status.set(match result {
+                Ok(files) => SuggestStatus::Ready(files, ms),
+                Err(e) => SuggestStatus::Failed(e),
+            })
+        });
+    };
+    let save = move |name: &'static str, mime: &'static str, pick: fn(&SuggestedFiles) -> String| {
+        move |_| {
+            if let SuggestStatus::Ready(files, _) = status.get_untracked() {
+                if download_text(name, mime, &pick(&files)).is_err() {
+                    state.say(Level::Error, format!("{name} could not be offered for download: the browser refused the file"));
+                }
+            }
+        }
+    };
+    view! {
+        <Show when=move || journal.get().is_some()>
+            <section class="panel wide" id="suggest-panel">
+                <h2>"Next trials for your study"</h2>
+                <p class="hint">"A method proposes the next configurations over the study's own search space (its bounds, log scales, integer steps and choices), never one a trial already has; a batch is picked one at a time, each pick assumed to score the best value so far. Download the journal with them enqueued and Optuna's "<code>"study.optimize"</code>" runs them first, or run "<code>"enqueue.py"</code>" beside your journal."</p>
+                <div class="row">
+                    <label>"Method "
+                        <select id="suggest-method" on:change=move |ev| method.set(event_target_value(&ev))>
+                            {methods().into_iter().map(|m| view! { <option value=m selected=move || method.get() == m>{m}</option> }).collect_view()}
+                        </select>
+                    </label>
+                    <label>"How many "
+                        <input id="suggest-n" type="number" min="1" max="50" prop:value=move || n.get().to_string()
+                            on:change=move |ev| n.set(event_target_value(&ev).parse::<usize>().unwrap_or(5).clamp(1, 50))/>
+                    </label>
+                    <Show when=move || studies.with(|s| s.len() > 1)>
+                        <label>"Study "
+                            <select id="suggest-study" on:change=move |ev| study.set(event_target_value(&ev))>
+                                {move || studies.get().into_iter().map(|s| view! { <option value=s.clone()>{s.clone()}</option> }).collect_view()}
+                            </select>
+                        </label>
+                    </Show>
+                    <button id="suggest-run" class="primary" on:click=ask>"Suggest"</button>
+                </div>
+                {move || match status.get() {
+                    SuggestStatus::Idle => ().into_any(),
+                    SuggestStatus::Computing => view! { <p id="suggest-status" role="status"><span class="spinner"></span>" proposing…"</p> }.into_any(),
+                    SuggestStatus::Failed(e) => view! { <p id="suggest-status" class="role-error" role="alert">{e}</p> }.into_any(),
+                    SuggestStatus::Ready(files, ms) => view! {
+                        <p id="suggest-status" role="status">{format!("{} by {} for '{}' ({:.0} ms)", hpo_engine::axis::count(files.rows.len(), "suggestion"), files.method, files.study, ms)}</p>
+                        <div class="table-scroll"><table id="suggest-table">
+                            <thead><tr>{files.names.iter().map(|h| view! { <th>{h.clone()}</th> }).collect_view()}</tr></thead>
+                            <tbody>{files.rows.iter().map(|r| view! { <tr>{r.iter().map(|v| view! { <td>{v.clone()}</td> }).collect_view()}</tr> }).collect_view()}</tbody>
+                        </table></div>
+                        <div class="row">
+                            <button id="download-journal" on:click=save("journal.log", "application/x-ndjson", |f| f.journal.clone())>"journal.log (with them enqueued)"</button>
+                            <button id="download-enqueue" on:click=save("enqueue.py", "text/x-python", |f| f.python.clone())>"enqueue.py"</button>
+                            <button id="download-suggestions" on:click=save("suggestions.csv", "text/csv", |f| f.csv.clone())>"suggestions.csv"</button>
+                        </div>
+                    }.into_any(),
+                }}
+            </section>
+        </Show>
+    }
+}
