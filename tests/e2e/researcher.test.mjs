@@ -104,7 +104,16 @@ test('an Optuna study as Optuna 5.0 wrote it loads with no roles typed, its prun
     await b.page.setInputFiles('#upload', join(studies, 'optuna-mlp-trials.csv'));
     await waitInfo(b.page, /^optuna-mlp-trials: 1 task, 35 evaluations, 4 hyperparameters/);
     assert.match((await messages(b.page, 'warning')).join('\n') + (await messages(b.page, 'info')).join('\n'), /80 trials \(35 complete, 41 pruned, 4 failed\)/);
+    // The SQLite storage: its two studies of one space are two tasks, the third is named.
+    await b.page.setInputFiles('#upload', join(studies, 'optuna-mlp.db'));
+    await waitInfo(b.page, /^optuna-mlp: 2 tasks, 40 evaluations, 4 hyperparameters/);
+    const dbNotes = (await messages(b.page, 'warning')).join('\n') + (await messages(b.page, 'info')).join('\n');
+    assert.match(dbNotes, /Optuna storage \(SQLite\), 2 studies with one search space .*'mlp-cifar': 40 trials \(21 complete, 17 pruned, 2 failed\)/);
+    assert.match(dbNotes, /1 study with another search space left out: 'lr-only'/);
     assert.deepEqual(await messages(b.page, 'error'), []);
+    // A database that is not Optuna's: said in a sentence, nothing else loaded.
+    await b.page.setInputFiles('#upload', join(studies, 'not-optuna.db'));
+    await b.page.waitForFunction(() => [...document.querySelectorAll('#messages .msg.error .text')].some((e) => /not an Optuna storage/.test(e.textContent)), null, { timeout: 60_000 });
   } finally { await b.close(); }
 });
 

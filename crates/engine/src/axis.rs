@@ -170,6 +170,9 @@ pub const LABEL_CHAR_WIDTH: f64 = 8.4;
 pub fn count(n: usize, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")
+    } else if let Some(stem) = noun.strip_suffix('y').filter(|s| !s.ends_with(['a', 'e', 'o', 'u'])) {
+        // "study" → "studies" (but "day" → "days").
+        format!("{n} {stem}ies")
     } else {
         format!("{n} {noun}s")
     }
@@ -241,6 +244,14 @@ fn pieces(word: &str, per_line: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_are_plural_in_english() {
+        assert_eq!(count(1, "study"), "1 study");
+        assert_eq!(count(2, "study"), "2 studies");
+        assert_eq!(count(3, "day"), "3 days");
+        assert_eq!(count(0, "task"), "0 tasks");
+    }
 
     #[test]
     fn a_title_with_a_long_task_name_wraps_within_the_chart_and_keeps_the_name_s_end() {

@@ -10,6 +10,7 @@ pub mod notes;
 pub mod optuna;
 pub mod ray_tune;
 pub mod runs;
+pub mod sqlite;
 pub mod syne_tune;
 pub mod table;
 pub mod upload;

@@ -47,7 +47,7 @@ impl TrialState {
         })
     }
 
-    fn from_name(name: &str) -> Option<Self> {
+    pub(crate) fn from_name(name: &str) -> Option<Self> {
         Some(match name {
             "RUNNING" => TrialState::Running,
             "COMPLETE" => TrialState::Complete,
@@ -192,7 +192,7 @@ pub enum Distribution {
 impl Distribution {
     /// The distribution Optuna wrote as `text`, if it is one and it is valid (bounds in
     /// order and finite, a log scale above 0, a positive step, at least one choice).
-    fn from_json(text: &str) -> Option<Self> {
+    pub(crate) fn from_json(text: &str) -> Option<Self> {
         let d = Self::parse(text)?;
         let valid = match &d {
             Distribution::Float { low, high, log, step } => {
@@ -402,6 +402,17 @@ pub fn read_journal(file: &str, text: &str) -> Result<(Vec<Study>, JournalNotes)
 /// report the same number of intermediate steps (at least two), those are its curves.
 pub fn journal_benchmark(file: &str, text: &str) -> Result<LoadedFile> {
     let (studies, notes) = read_journal(file, text)?;
+    studies_benchmark(file, "Optuna journal", &studies, &notes)
+}
+
+/// An Optuna SQLite storage's studies as a benchmark, as [`journal_benchmark`] makes one.
+pub fn storage_benchmark(file: &str, bytes: &[u8]) -> Result<LoadedFile> {
+    let studies = storage::read_storage(file, bytes)?;
+    studies_benchmark(file, "Optuna storage (SQLite)", &studies, &JournalNotes::default())
+}
+
+/// Studies as a benchmark (see [`journal_benchmark`]); `what` names the file's kind.
+fn studies_benchmark(file: &str, what: &str, studies: &[Study], notes: &JournalNotes) -> Result<LoadedFile> {
     let usable: Vec<&Study> = studies.iter().filter(|s| s.trials.iter().any(|t| t.state == TrialState::Complete)).collect();
     let Some(first) = usable.first() else {
         let said: Vec<String> = studies
@@ -411,9 +422,9 @@ pub fn journal_benchmark(file: &str, text: &str) -> Result<LoadedFile> {
         return Err(EngineError::parse(
             file,
             if said.is_empty() {
-                "an Optuna journal with no study in it".to_string()
+                format!("an {what} with no study in it")
             } else {
-                format!("no study in this Optuna journal has a complete trial yet ({})", said.join("; "))
+                format!("no study in this {what} has a complete trial yet ({})", said.join("; "))
             },
         ));
     };
@@ -491,10 +502,15 @@ pub fn journal_benchmark(file: &str, text: &str) -> Result<LoadedFile> {
     if tasks.is_empty() {
         return Err(EngineError::parse(file, format!("no complete trial of '{}' has every parameter of its search space", first.name)));
     }
-    let benchmark =
-        Benchmark { name: super::copula::file_stem(file).trim_end_matches(".log").to_string(), space, metrics, objective: 0, tasks };
+    let benchmark = Benchmark {
+        name: super::copula::file_stem(file).trim_end_matches(".log").trim_end_matches(".db").to_string(),
+        space,
+        metrics,
+        objective: 0,
+        tasks,
+    };
     let mut warnings = vec![format!(
-        "{file}: Optuna journal, {} with one search space ({} from its distributions: {}): {}; the complete trials are the evaluations (a race replays them), pruned and failed ones are counted, not compared",
+        "{file}: {what}, {} with one search space ({} from its distributions: {}): {}; the complete trials are the evaluations (a race replays them), pruned and failed ones are counted, not compared",
         count(tasks_of.len(), "study"),
         count(first.distributions.len(), "hyperparameter"),
         first.distributions.iter().map(|(n, d)| format!("{n} {}", describe(d))).collect::<Vec<_>>().join(", "),
@@ -532,6 +548,8 @@ fn describe(d: &Distribution) -> String {
         Distribution::Categorical { choices } => choices.iter().map(choice_name).collect::<Vec<_>>().join(" | "),
     }
 }
+
+pub mod storage;
 
 #[cfg(test)]
 mod tests;

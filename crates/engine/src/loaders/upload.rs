@@ -71,6 +71,10 @@ pub fn load_file_with(file: &str, bytes: &[u8], options: &LoadOptions) -> Result
             return recorded_benchmark(file, runs, options).map_err(err);
         }
     }
+    // An SQLite database: Optuna's relational storage.
+    if options.roles.is_none() && bytes.starts_with(super::sqlite::MAGIC) {
+        return optuna::storage_benchmark(file, bytes).map_err(err);
+    }
     let text = unpack_text(file, bytes).map_err(err)?;
     if options.roles.is_none() && optuna::is_journal(&text) {
         return optuna::journal_benchmark(file, &text).map_err(err);

@@ -82,7 +82,7 @@ pub fn DataPanel() -> impl IntoView {
             on:dragleave=move |_| dragging.set(false)
             on:drop=on_drop>
             <p>"Drop a .csv, .csv.gz or .zip of evaluations, or an Optuna journal (.log), here, or "
-                <label class="file-label">"choose a file"<input id="upload" type="file" accept=".csv,.gz,.zip,.log,.jsonl,text/csv" on:change=on_pick/></label>
+                <label class="file-label">"choose a file"<input id="upload" type="file" accept=".csv,.gz,.zip,.log,.jsonl,.db,.sqlite,.sqlite3,text/csv" on:change=on_pick/></label>
             </p>
             <p class="hint">"Copula format: hp_* columns (hyperparameters), metric_* columns, task (and blackbox). Learning curves: hp_* columns, task, then the metric after each budget step in e1..eN. Stays on your machine."</p>
         </div>

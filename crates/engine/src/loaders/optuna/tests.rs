@@ -109,3 +109,25 @@ fn studies_with_one_space_are_tasks_and_others_are_named() {
     assert_eq!(names, ["mlp-cifar", "mlp-svhn"]);
     assert!(loaded.warnings.iter().any(|w| w.contains("1 study with another search space left out: 'other'")), "{:?}", loaded.warnings);
 }
+
+#[test]
+fn the_sqlite_storage_reads_as_optuna_wrote_it() {
+    // Counts as Python's sqlite3 reads them: study 1 has 21 complete, 17 pruned, 2 failed;
+    // study 2 has 19, 19, 2; study 3 ('lr-only', another space) 10 complete.
+    let bytes = include_bytes!("../../../../../tests/fixtures/studies/optuna-mlp.db");
+    let loaded = load_file("optuna-mlp.db", bytes, None).unwrap();
+    let b = &loaded.benchmark;
+    assert_eq!(b.tasks.iter().map(|t| (t.name.as_str(), t.len())).collect::<Vec<_>>(), [("mlp-cifar", 21), ("mlp-svhn", 19)]);
+    assert!(b.tasks.iter().all(|t| t.curves.as_ref().is_some_and(|c| c.values.iter().all(|v| v.len() == 20))));
+    assert!(loaded.warnings[0].contains("Optuna storage (SQLite), 2 studies with one search space"), "{:?}", loaded.warnings);
+    assert!(loaded.warnings[0].contains("'mlp-cifar': 40 trials (21 complete, 17 pruned, 2 failed)"), "{:?}", loaded.warnings);
+    assert!(loaded.warnings[1].contains("'lr-only'"), "{:?}", loaded.warnings);
+    let history = b.tasks[0].history.as_ref().unwrap();
+    assert_eq!(history.trials.len(), 40);
+    // An SQLite database that is not Optuna's says so, naming its tables.
+    let other = include_bytes!("../../../../../tests/fixtures/studies/not-optuna.db");
+    let Err(crate::loaders::upload::LoadFailure::Error(e)) = load_file("runs.db", other, None) else { panic!("an error") };
+    assert!(e.contains("not an Optuna storage") && e.contains("runs"), "{e}");
+    // A cut database is an error, not a panic.
+    assert!(load_file("cut.db", &bytes[..8192], None).is_err());
+}
