@@ -9,12 +9,13 @@
 //! its choices — never a configuration any trial of the study already has. A batch of `k`
 //! is picked one at a time with the constant liar (Ginsbourger et al. 2010): each pick is
 //! observed at the best value so far, so that the next one goes elsewhere. Methods that learn
-//! from other tasks are refused here (their context is built for a benchmark's tasks).
+//! from other tasks learn from the file's other studies of the same space (the chosen study is
+//! the held-out task of a leave-one-task-out run).
 
 use rand::Rng;
 use serde_json::Value;
 
-use crate::benchmark::Direction;
+use crate::benchmark::{Benchmark, Direction, Metric, Task};
 use crate::error::{EngineError, Result};
 use crate::loaders::optuna::{read_journal, Distribution, Study, TrialState};
 use crate::method_entry::RunKind;
@@ -22,13 +23,20 @@ use crate::method_entry::{TransferContext, TransferNeed};
 use crate::optimizer::{job_rng, SearchState};
 use crate::registry;
 use crate::space::{Hyperparameter, SearchSpace};
+use crate::spec::{ExperimentSpec, TransferMode};
+use crate::transfer::{transfer_context, PriorCache};
 
 /// Fresh candidates drawn from the study's distributions.
 pub const POOL: usize = 2048;
 
-/// The methods that suggest: full-evaluation methods that learn from the study alone.
+/// The methods that suggest from the study alone: full-evaluation methods that need no other task.
 pub fn methods() -> Vec<&'static str> {
     registry::of_kind(RunKind::Full).filter(|e| e.transfer() == TransferNeed::None).map(|e| e.name).collect()
+}
+
+/// The transfer methods, which suggest when the file holds other studies of the same space.
+pub fn transfer_methods() -> Vec<&'static str> {
+    registry::of_kind(RunKind::Full).filter(|e| e.transfer() != TransferNeed::None).map(|e| e.name).collect()
 }
 
 /// What a user takes away: the suggestions as a table (text cells), and the three files.
@@ -154,11 +162,6 @@ pub fn suggest(file: &str, text: &str, study: Option<&str>, method: &str, k: usi
         )));
     }
     let entry = registry::lookup(RunKind::Full, method)?;
-    if entry.transfer() != TransferNeed::None {
-        return Err(EngineError::Spec(format!(
-            "{method} learns from other tasks; suggestions are made with methods that learn from the study alone (for example GP or GCP)"
-        )));
-    }
     let dists = &chosen.distributions;
     let internal =
         |t: &crate::loaders::optuna::Trial| -> Option<Vec<f64>> { dists.iter().map(|(n, _)| t.params.get(n).copied()).collect() };
@@ -193,7 +196,12 @@ pub fn suggest(file: &str, text: &str, study: Option<&str>, method: &str, k: usi
     let sign = if chosen.directions[0] == Direction::Maximize { -1.0 } else { 1.0 };
     let mut history: Vec<(usize, f64)> = complete.iter().enumerate().map(|(i, c)| (i, sign * c.1)).collect();
     let mut evaluated = vec![false; raw.len()];
-    let mut optimizer = entry.build_full(TransferContext::default())?;
+    let context = if entry.transfer() == TransferNeed::None {
+        TransferContext::default()
+    } else {
+        related_context(&studies, chosen, entry, &space, &raw, &complete)?
+    };
+    let mut optimizer = entry.build_full(context)?;
     for &(i, loss) in &history {
         evaluated[i] = true;
         optimizer.observe(i, loss);
@@ -222,6 +230,75 @@ pub fn suggest(file: &str, text: &str, study: Option<&str>, method: &str, k: usi
         names: dists.iter().map(|(n, _)| n.clone()).collect(),
         rows: picks.iter().map(|&p| dists.iter().zip(&raw[p]).map(|((_, d), &v)| external(d, v)).collect()).collect(),
     })
+}
+
+/// What a transfer method learns from the file's other studies of the chosen one's search
+/// space and directions, as in a leave-one-task-out run where the chosen study is the held-out
+/// task: its candidates are the study's (observed and fresh), the other studies' complete
+/// trials are the tasks seen before.
+fn related_context(
+    studies: &[Study],
+    chosen: &Study,
+    entry: &'static crate::method_entry::MethodEntry,
+    space: &SearchSpace,
+    candidates: &[Vec<f64>],
+    complete: &[(Vec<f64>, f64)],
+) -> Result<TransferContext> {
+    fn sorted(s: &Study) -> Vec<&(String, Distribution)> {
+        let mut d: Vec<&(String, Distribution)> = s.distributions.iter().collect();
+        d.sort_by(|a, b| a.0.cmp(&b.0));
+        d
+    }
+    let related: Vec<&Study> =
+        studies.iter().filter(|s| s.id != chosen.id && s.directions == chosen.directions && sorted(s) == sorted(chosen)).collect();
+    let task = |s: &Study| -> Option<Task> {
+        let rows: Vec<(Vec<f64>, f64)> = s
+            .trials
+            .iter()
+            .filter(|t| t.state == TrialState::Complete)
+            .filter_map(|t| {
+                let config: Option<Vec<f64>> = chosen.distributions.iter().map(|(n, _)| t.params.get(n).copied()).collect();
+                Some((config?, t.values.as_ref()?.first().copied().filter(|v| v.is_finite())?))
+            })
+            .collect();
+        (!rows.is_empty()).then(|| Task {
+            name: s.name.clone(),
+            metrics: vec![rows.iter().map(|r| r.1).collect()],
+            configs: rows.into_iter().map(|r| r.0).collect(),
+            curves: None,
+            history: None,
+        })
+    };
+    let others: Vec<Task> = related.iter().filter_map(|s| task(s)).collect();
+    if others.is_empty() {
+        return Err(EngineError::Spec(format!(
+            "{} learns from other studies of the same search space, and this file has none beside '{}' (methods that learn from the study alone: {})",
+            entry.name,
+            chosen.name,
+            methods().join(", ")
+        )));
+    }
+    // The held-out task: every candidate, the observed ones with their values (the fresh
+    // ones have none: no method reads the held-out task's values when it learns).
+    let mut values: Vec<f64> = complete.iter().map(|c| c.1).collect();
+    values.resize(candidates.len(), f64::NAN);
+    let target = Task { name: chosen.name.clone(), configs: candidates.to_vec(), metrics: vec![values], curves: None, history: None };
+    let bench = Benchmark {
+        name: chosen.name.clone(),
+        space: space.clone(),
+        metrics: vec![Metric { name: "value".into(), direction: chosen.directions[0] }],
+        objective: 0,
+        tasks: std::iter::once(target).chain(others).collect(),
+    };
+    // One iteration: the spec only has to accept the tasks (the smallest may be small).
+    let spec = ExperimentSpec {
+        methods: vec![entry.name.to_string()],
+        transfer: TransferMode::LeaveOneTaskOut,
+        iterations: 1,
+        ..ExperimentSpec::default()
+    };
+    let resolved = spec.resolve(&bench)?;
+    Ok(transfer_context(&bench, &resolved, 0, entry, &PriorCache::new(), &mut |_, _| true)?.0)
 }
 
 impl Suggestions {
@@ -325,7 +402,31 @@ mod tests {
     #[test]
     fn what_cannot_be_suggested_is_said() {
         assert!(suggest("j.log", JOURNAL, Some("nope"), "GP", 2, 0).unwrap_err().to_string().contains("no study 'nope'"));
-        assert!(suggest("j.log", JOURNAL, None, "CTS", 2, 0).unwrap_err().to_string().contains("learns from other tasks"));
+        let alone = suggest("j.log", JOURNAL, None, "CTS", 2, 0).unwrap_err().to_string();
+        assert!(alone.contains("learns from other studies of the same search space") && alone.contains("GCP"), "{alone}");
         assert!(suggest("j.log", JOURNAL, None, "Nope", 2, 0).is_err());
+    }
+
+    #[test]
+    fn transfer_methods_learn_from_the_files_other_studies() {
+        let two = include_str!("../../../tests/fixtures/studies/optuna-two-studies-journal.log");
+        let (studies, _) = read_journal("two.log", two).unwrap();
+        let tried: Vec<Vec<f64>> = studies[1]
+            .trials
+            .iter()
+            .map(|t| studies[1].distributions.iter().map(|(n, _)| t.params.get(n).copied().unwrap_or(f64::NAN)).collect())
+            .collect();
+        for method in ["GCP+prior", "CTS", "WS-GP", "SGPT", "ABLR"] {
+            let s = suggest("two.log", two, Some("mlp-svhn"), method, 3, 0).unwrap_or_else(|e| panic!("{method}: {e}"));
+            assert_eq!(s.rows.len(), 3, "{method}");
+            assert_eq!(s.study, "mlp-svhn");
+            // New to the study, in its space.
+            for row in &s.rows {
+                let lr = row[0].as_f64().unwrap();
+                assert!((1e-5..=0.1).contains(&lr), "{method}: {lr}");
+                assert!(!tried.iter().any(|t| (t[0] - lr).abs() < 1e-15 && row[2].as_i64() == Some(t[2] as i64)), "{method}: tried before");
+            }
+            assert_eq!(suggest("two.log", two, Some("mlp-svhn"), method, 3, 0).unwrap(), s, "{method}: deterministic given the seed");
+        }
     }
 }

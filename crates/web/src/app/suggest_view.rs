@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 
 use hpo_engine::loaders::optuna::is_journal;
-use hpo_engine::suggest::{methods, SuggestedFiles};
+use hpo_engine::suggest::{methods, transfer_methods, SuggestedFiles};
 use hpo_protocol::ToWorker;
 
 use super::browser::download_text;
@@ -86,7 +86,14 @@ pub fn SuggestView() -> impl IntoView {
                 <div class="row">
                     <label>"Method "
                         <select id="suggest-method" on:change=move |ev| method.set(event_target_value(&ev))>
-                            {methods().into_iter().map(|m| view! { <option value=m selected=move || method.get() == m>{m}</option> }).collect_view()}
+                            // The transfer methods learn from the file's other studies of this space.
+                            {move || {
+                                let mut offered = methods();
+                                if studies.with(|s| s.len() > 1) {
+                                    offered.extend(transfer_methods());
+                                }
+                                offered.into_iter().map(|m| view! { <option value=m selected=move || method.get() == m>{m}</option> }).collect_view()
+                            }}
                         </select>
                     </label>
                     <label>"How many "
