@@ -81,10 +81,10 @@ pub fn DataPanel() -> impl IntoView {
             on:dragover=move |ev: leptos::ev::DragEvent| { ev.prevent_default(); dragging.set(true); }
             on:dragleave=move |_| dragging.set(false)
             on:drop=on_drop>
-            <p>"Drop a .csv, .csv.gz or .zip of evaluations, or an Optuna journal (.log), here, or "
+            <p>"Drop a .csv, .csv.gz or .zip of evaluations, a study as Optuna (journal .log, storage .db), Ray Tune or Syne Tune wrote it, here, or "
                 <label class="file-label">"choose a file"<input id="upload" type="file" accept=".csv,.gz,.zip,.log,.jsonl,.db,.sqlite,.sqlite3,text/csv" on:change=on_pick/></label>
             </p>
-            <p class="hint">"Copula format: hp_* columns (hyperparameters), metric_* columns, task (and blackbox). Learning curves: hp_* columns, task, then the metric after each budget step in e1..eN. Stays on your machine."</p>
+            <p class="hint">"Copula format: hp_* columns (hyperparameters), metric_* columns, task (and blackbox). Learning curves: hp_* columns, task, then the metric after each budget step in e1..eN, or one row per run and step. Stays on your machine."</p>
         </div>
         <p id="data-info" class:loading=move || state.data.loading.get()>{move || state.data.info.get()}</p>
         <DataOptions/>
@@ -159,9 +159,9 @@ const ROLE_CHOICES: &[(&str, &str)] = &[
     ("min", "objective, minimise"),
     ("max", "objective, maximise"),
     ("task", "task name"),
-    ("step", "learning-curve step (one column per step)"),
-    ("run", "run of each row (one row per run and step)"),
-    ("runstep", "step of each row's run"),
+    ("step", "curve step (a column per step)"),
+    ("run", "run (a row per run and step)"),
+    ("runstep", "step of the run"),
 ];
 
 /// Asks which column is what, for a CSV that is not in the copula format.

@@ -92,7 +92,6 @@ pub fn App() -> impl IntoView {
                 <h2>"1. Data"</h2>
                 <data_panel::DataPanel/>
             </section>
-            <suggest_view::SuggestView/>
             <section class="panel" id="setup-panel">
                 <h2>"2. Setup"</h2>
                 <setup::SetupPanel/>
@@ -105,6 +104,7 @@ pub fn App() -> impl IntoView {
                 <h2>"4. Results"</h2>
                 <results::ResultsPanel/>
             </section>
+            <suggest_view::SuggestView/>
             <design_view::DesignView/>
             <kept_panel::KeptPanel/>
         </main>

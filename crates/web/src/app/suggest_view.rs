@@ -39,7 +39,15 @@ fn loaded_journal(state: AppState) -> Option<(String, Vec<u8>)> {
     })
 }
 
-/// The panel.
+/// A cell as the table shows it: a fractional number to 4 significant digits, anything else as is.
+fn shown(v: &str) -> String {
+    match v.parse::<f64>() {
+        Ok(x) if v.contains(['.', 'e']) => hpo_engine::axis::significant(x, 4),
+        _ => v.to_string(),
+    }
+}
+
+/// The panel (after the results: the next trials are what a study's results lead to).
 #[component]
 pub fn SuggestView() -> impl IntoView {
     let state = expect_context::<AppState>();
@@ -117,7 +125,8 @@ pub fn SuggestView() -> impl IntoView {
                         <p id="suggest-status" role="status">{format!("{} by {} for '{}' ({:.0} ms)", hpo_engine::axis::count(files.rows.len(), "suggestion"), files.method, files.study, ms)}</p>
                         <div class="table-scroll"><table id="suggest-table">
                             <thead><tr>{files.names.iter().map(|h| view! { <th>{h.clone()}</th> }).collect_view()}</tr></thead>
-                            <tbody>{files.rows.iter().map(|r| view! { <tr>{r.iter().map(|v| view! { <td>{v.clone()}</td> }).collect_view()}</tr> }).collect_view()}</tbody>
+                            // Numbers to 4 significant digits here; the files keep every digit.
+                            <tbody>{files.rows.iter().map(|r| view! { <tr>{r.iter().map(|v| view! { <td>{shown(v)}</td> }).collect_view()}</tr> }).collect_view()}</tbody>
                         </table></div>
                         <div class="row">
                             <button id="download-journal" on:click=save("journal.log", "application/x-ndjson", |f| f.journal.clone())>"journal.log (with them enqueued)"</button>
