@@ -4,17 +4,11 @@
 
 use super::table::{build_benchmark, guess_direction, read_table, ColumnRoles, CsvTable, LoadOptions};
 use super::unpack_text;
-use crate::benchmark::{Benchmark, Metric};
+use crate::benchmark::Metric;
 use crate::error::{EngineError, Result};
 
-/// A loaded benchmark with the non-fatal things the user should know about.
-#[derive(Debug, Clone)]
-pub struct Loaded {
-    /// The benchmark.
-    pub benchmark: Benchmark,
-    /// Dropped rows, ignored columns and the like.
-    pub warnings: Vec<String>,
-}
+/// A benchmark read from a file, with what was repaired or left out (one type for every loader).
+pub type Loaded = super::table::LoadedFile;
 
 /// The objective each known blackbox is optimised on in the paper (Table 2).
 const KNOWN_OBJECTIVES: &[(&str, &str)] =

@@ -9,6 +9,7 @@ pub mod curves;
 pub mod notes;
 pub mod optuna;
 pub mod ray_tune;
+pub mod roles;
 pub mod runs;
 pub mod sqlite;
 pub mod syne_tune;

@@ -13,8 +13,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use super::table::LoadedFile;
 use super::table::{build_benchmark, ColumnRoles, CsvTable, LoadOptions};
-use super::upload::LoadedFile;
 use crate::axis::count;
 use crate::benchmark::{Benchmark, Curves, Direction, Metric, RanTrial, StudyHistory, Task};
 use crate::error::{EngineError, Result};

@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::runs::{from_long_table, RecordedRun, RecordedRuns};
-use super::table::{read_table, ColumnRoles, CsvTable};
-use super::upload::reported_metrics;
+use super::roles::reported_metrics;
+use super::runs::{from_tool_table, RecordedRun, RecordedRuns};
+use super::table::{read_table, CsvTable};
 use crate::benchmark::Metric;
 use crate::error::{EngineError, Result};
 
@@ -37,20 +37,8 @@ fn metric_of(file: &str, table: &CsvTable) -> Result<Metric> {
 
 /// The trials of a `get_dataframe()` CSV: one report each, after `training_iteration` steps.
 pub fn from_result_dataframe(file: &str, table: &CsvTable) -> Result<RecordedRuns> {
-    let metric = metric_of(file, table)?;
-    let hyperparameters: Vec<String> = table.headers.iter().filter(|h| h.starts_with(PREFIX)).cloned().collect();
-    let roles = ColumnRoles {
-        hyperparameters: hyperparameters.clone(),
-        objective: metric.name.clone(),
-        metrics: vec![metric],
-        run: Some("trial_id".into()),
-        step: Some(STEP.into()),
-        ..ColumnRoles::default()
-    };
     let name = super::copula::file_stem(file);
-    let mut runs = from_long_table(file, table, &roles, &format!("Ray Tune results dataframe '{name}'"), "Ray Tune")?;
-    runs.hyperparameters = hyperparameters.iter().map(|h| h[PREFIX.len()..].to_string()).collect();
-    Ok(runs)
+    from_tool_table(file, table, PREFIX, "trial_id", STEP, &format!("Ray Tune results dataframe '{name}'"), "Ray Tune")
 }
 
 /// Whether zip member paths are a Ray Tune experiment folder: trial folders with a

@@ -11,8 +11,9 @@
 use std::collections::BTreeMap;
 
 use super::clean::spans_decades;
+use super::roles::reported_metrics;
+use super::table::LoadedFile;
 use super::table::{build_benchmark, ColumnRoles, CsvTable, LoadOptions};
-use super::upload::LoadedFile;
 use crate::axis::count;
 use crate::benchmark::{Curves, Direction, Metric, RanTrial, StudyHistory};
 use crate::error::{EngineError, Result};
@@ -228,6 +229,31 @@ pub fn describe_kind(kind: &ParamKind) -> String {
         ParamKind::Integer { lower, upper } => format!("{lower}…{upper}"),
         ParamKind::Categorical { levels } => levels.join(" | "),
     }
+}
+
+/// The runs of a tool's long table (Ray Tune's dataframe, Syne Tune's results): its
+/// hyperparameters the columns named with the tool's `prefix` (the prefix left out), its
+/// metric the first other numeric column that is not the tool's bookkeeping, a run per `run`
+/// value and its steps by `step`.
+pub fn from_tool_table(file: &str, table: &CsvTable, prefix: &str, run: &str, step: &str, what: &str, tool: &str) -> Result<RecordedRuns> {
+    let metric = reported_metrics(table).into_iter().find(|m| !m.name.starts_with(prefix)).ok_or_else(|| {
+        EngineError::parse(
+            file,
+            format!("{what}: no reported metric (a numeric column besides the configuration and {tool}'s own records)"),
+        )
+    })?;
+    let hyperparameters: Vec<String> = table.headers.iter().filter(|h| h.starts_with(prefix)).cloned().collect();
+    let roles = ColumnRoles {
+        hyperparameters: hyperparameters.clone(),
+        objective: metric.name.clone(),
+        metrics: vec![metric],
+        run: Some(run.into()),
+        step: Some(step.into()),
+        ..ColumnRoles::default()
+    };
+    let mut runs = from_long_table(file, table, &roles, what, tool)?;
+    runs.hyperparameters = hyperparameters.iter().map(|h| h[prefix.len()..].to_string()).collect();
+    Ok(runs)
 }
 
 /// The runs of a long-format table whose roles name a run column (and maybe a step column):

@@ -4,10 +4,9 @@
 //! training script reported. A trial is complete when it reported as many times as any
 //! trial did; those its scheduler stopped earlier are counted, not compared.
 
-use super::runs::{from_long_table, RecordedRuns};
-use super::table::{ColumnRoles, CsvTable};
-use super::upload::reported_metrics;
-use crate::error::{EngineError, Result};
+use super::runs::{from_tool_table, RecordedRuns};
+use super::table::CsvTable;
+use crate::error::Result;
 
 const PREFIX: &str = "config_";
 /// Syne Tune's count of a trial's reports (from 0), the step of its curve.
@@ -21,21 +20,8 @@ pub fn is_results(table: &CsvTable) -> bool {
 
 /// The trials of Syne Tune's results, in the order they first reported.
 pub fn from_results(file: &str, table: &CsvTable) -> Result<RecordedRuns> {
-    let metric = reported_metrics(table).into_iter().find(|m| !m.name.starts_with(PREFIX)).ok_or_else(|| {
-        EngineError::parse(file, "Syne Tune results with no reported metric (a numeric column besides config_* and st_*)")
-    })?;
-    let hyperparameters: Vec<String> = table.headers.iter().filter(|h| h.starts_with(PREFIX)).cloned().collect();
-    let roles = ColumnRoles {
-        hyperparameters: hyperparameters.clone(),
-        objective: metric.name.clone(),
-        metrics: vec![metric],
-        run: Some("trial_id".into()),
-        step: Some(STEP.into()),
-        ..ColumnRoles::default()
-    };
     let name = super::copula::file_stem(file);
-    let mut runs = from_long_table(file, table, &roles, &format!("Syne Tune results '{name}'"), "Syne Tune")?;
-    runs.hyperparameters = hyperparameters.iter().map(|h| h[PREFIX.len()..].to_string()).collect();
+    let mut runs = from_tool_table(file, table, PREFIX, "trial_id", STEP, &format!("Syne Tune results '{name}'"), "Syne Tune")?;
     runs.step_name = "reports".into();
     Ok(runs)
 }

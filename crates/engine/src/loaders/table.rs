@@ -69,6 +69,16 @@ fn csv_error(file: &str, e: csv::Error) -> EngineError {
     EngineError::Parse { file: file.into(), row, column: None, message }
 }
 
+/// A benchmark read from a file, ready to install, with its non-fatal notes (dropped rows,
+/// repaired values, detected scales, what a study file held).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadedFile {
+    /// The benchmark.
+    pub benchmark: Benchmark,
+    /// Non-fatal notes, in words.
+    pub warnings: Vec<String>,
+}
+
 /// Which column plays which role.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ColumnRoles {
