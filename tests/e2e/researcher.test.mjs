@@ -145,6 +145,15 @@ test('Ray Tune and Syne Tune files as the tools wrote them load with no roles ty
     await b.page.setInputFiles('#upload', join(studies, 'raytune-mlp-dataframe.csv'));
     await waitInfo(b.page, /^raytune-mlp-dataframe: 1 task, 20 evaluations, 4 hyperparameters/);
     assert.match(await notes(), /79 trials \(20 complete, 59 stopped early\)/);
+    // No curves in this file: a full-evaluation run, the study's own run beside the methods in its charts.
+    await setNumber(b.page, 'seeds', 2);
+    await setNumber(b.page, 'iters', 10);
+    assert.match(await runAndWait(b.page, 300_000), /^Finished \d+ jobs/);
+    const adtmLegend = await b.page.locator('#chart-adtm .legend-entry').allTextContents();
+    assert.ok(adtmLegend.some((t) => /^Ray Tune's own run/.test(t)), adtmLegend.join(' | '));
+    assert.ok((await b.page.locator('#chart-best .legend-entry').allTextContents()).some((t) => /^Ray Tune's own run/.test(t)));
+    await b.page.locator('#chart-adtm').scrollIntoViewIfNeeded();
+    await b.page.screenshot({ path: join(ROOT, 'tests', 'e2e', 'artifacts', 'run-study-line-1280x720.png') });
     // Syne Tune's results.csv.zip: the constant epochs said, not searched.
     await b.page.setInputFiles('#upload', join(studies, 'synetune-mlp-results.csv.zip'));
     await waitInfo(b.page, /^synetune-mlp-results: 1 task, \d+ evaluations, 4 hyperparameters/);

@@ -96,6 +96,50 @@ impl Band {
     }
 }
 
+/// The study's own run on task `t` as a full-evaluation run sees it: after each of its first
+/// `iterations` trials (pruned and failed ones count as tried), its best complete value so
+/// far; the task's worst value before its first complete trial (as DTM starts at 1).
+pub fn study_best_so_far(bench: &Benchmark, t: usize, objective: usize, direction: Direction, iterations: usize) -> Option<Vec<f64>> {
+    let history = bench.tasks[t].history.as_ref()?;
+    let (lo, hi) = bench.tasks[t].metric_range(objective);
+    let mut best = if direction == Direction::Minimize { hi } else { lo };
+    Some(
+        history
+            .trials
+            .iter()
+            .take(iterations)
+            .map(|trial| {
+                if let Some(v) = trial.value.filter(|v| v.is_finite()) {
+                    if direction.loss(v) < direction.loss(best) {
+                        best = v;
+                    }
+                }
+                best
+            })
+            .collect(),
+    )
+}
+
+/// The study's own run's ADTM over `tasks` (one curve per task, for a band over tasks), when
+/// every task has its history; with the name of the tool that ran it.
+pub fn study_adtm(
+    bench: &Benchmark,
+    tasks: &[usize],
+    objective: usize,
+    direction: Direction,
+    iterations: usize,
+) -> Option<(String, Vec<Vec<f64>>)> {
+    let tool = bench.tasks.get(*tasks.first()?)?.history.as_ref()?.tool.clone();
+    let curves = tasks
+        .iter()
+        .map(|&t| {
+            let (lo, hi) = bench.tasks[t].metric_range(objective);
+            study_best_so_far(bench, t, objective, direction, iterations).map(|c| c.iter().map(|&b| dtm(b, lo, hi, direction)).collect())
+        })
+        .collect::<Option<Vec<Vec<f64>>>>()?;
+    Some((tool, curves))
+}
+
 /// Best-so-far curve of each trace of `method` on `task`.
 pub fn best_so_far_curves<'a>(traces: impl IntoIterator<Item = &'a Trace>, method: &str, task: &str) -> Vec<Vec<f64>> {
     traces.into_iter().filter(|t| t.method == method && t.task == task).map(|t| t.rows().iter().map(|r| r.best).collect()).collect()
@@ -229,6 +273,26 @@ pub fn average_ranks(scores: &[Vec<f64>]) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_studys_own_run_is_a_best_so_far_over_its_trials() {
+        let bytes = include_bytes!("../../../../tests/fixtures/studies/raytune-mlp-experiment.zip");
+        let bench = crate::loaders::upload::load_file("e.zip", bytes, None).unwrap().benchmark;
+        let trials = bench.tasks[0].history.as_ref().unwrap().trials.clone();
+        let curve = study_best_so_far(&bench, 0, 0, Direction::Minimize, 1000).unwrap();
+        assert_eq!(curve.len(), trials.len(), "one point per trial, stopped and failed ones too");
+        let (lo, hi) = bench.tasks[0].metric_range(0);
+        // Before the first complete trial: the worst value; then the running minimum of the
+        // complete trials' values, ending at the task's best.
+        let first = trials.iter().position(|t| t.value.is_some()).unwrap();
+        assert!(curve[..first].iter().all(|&v| v == hi));
+        assert!(curve.windows(2).all(|w| w[1] <= w[0]));
+        assert_eq!(*curve.last().unwrap(), lo);
+        let (tool, adtm) = study_adtm(&bench, &[0], 0, Direction::Minimize, 10).unwrap();
+        assert_eq!(tool, "Ray Tune");
+        assert_eq!(adtm[0].len(), 10, "cut at the run's iterations");
+        assert!(adtm[0].iter().all(|d| (0.0..=1.0).contains(d)));
+    }
 
     #[test]
     fn dtm_is_zero_at_optimum_and_one_at_worst() {

@@ -12,7 +12,7 @@ use super::warping_view::WarpingView;
 use hpo_engine::benchmark::Benchmark;
 use hpo_engine::export::{traces_csv, traces_detailed_csv};
 use hpo_engine::method_entry::RunKind;
-use hpo_engine::results::metrics::{adtm_curves, band, best_so_far_curves, hv_error_curves};
+use hpo_engine::results::metrics::{adtm_curves, band, best_so_far_curves, hv_error_curves, study_adtm, study_best_so_far};
 use hpo_engine::results::race_summary::{RaceSummary, MAX_SUMMARY_BYTES};
 use hpo_engine::results::run_summary::{summarize_full_run, RunSummary};
 use hpo_engine::spec::ResolvedSpec;
@@ -20,6 +20,9 @@ use hpo_engine::trace::Trace;
 
 /// A method's curves (one per job) from the traces of a run.
 type CurvesOfMethod<'a> = dyn Fn(&[Trace], &ResolvedSpec, &Benchmark, &str) -> Vec<Vec<f64>> + 'a;
+
+/// The study's own run's curves (one per task) and the tool that ran it, when the data has it.
+type StudyCurves<'a> = dyn Fn(&ResolvedSpec, &Benchmark) -> Option<(String, Vec<Vec<f64>>)> + 'a;
 
 /// Charts and export buttons.
 #[component]
@@ -49,7 +52,21 @@ pub fn ResultsPanel() -> impl IntoView {
                 .collect()
         })
     };
-    let adtm = Memo::new(move |_| series(&|traces, r, b, m| adtm_curves(traces, b, r.objective, r.direction, m), Some((0.0, 1.0))));
+    // The study's own run (a file from Optuna, Ray Tune or Syne Tune), on its own objective:
+    // its trials in the order they ran, each one iteration.
+    let study_series = move |curves: &StudyCurves<'_>| -> Option<Series> {
+        let (resolved, bench) = state.run.setup.get()?;
+        if resolved.objective != 0 || state.run.traces.with(Vec::is_empty) {
+            return None;
+        }
+        let (tool, curves) = curves(&resolved, &bench)?;
+        Some(Series { name: format!("{tool}'s own run"), color: "#555555", band: band(&curves) })
+    };
+    let adtm = Memo::new(move |_| {
+        let mut v = series(&|traces, r, b, m| adtm_curves(traces, b, r.objective, r.direction, m), Some((0.0, 1.0)));
+        v.extend(study_series(&|r, b| study_adtm(b, &r.tasks, r.objective, r.direction, r.spec.iterations as usize)));
+        v
+    });
     let hv = Memo::new(move |_| series(&|traces, _, _, m| hv_error_curves(traces, m), Some((0.0, 1.0))));
     let is_multi = move || state.run.setup.with(|r| r.as_ref().is_some_and(|(r, _)| r.is_multi_objective()));
     let hv_title = Signal::derive(move || {
@@ -58,7 +75,13 @@ pub fn ResultsPanel() -> impl IntoView {
     });
     let best = Memo::new(move |_| {
         let task = state.run.best_task.get();
-        series(&|traces, _, _, m| best_so_far_curves(traces, m, &task), None)
+        let mut v = series(&|traces, _, _, m| best_so_far_curves(traces, m, &task), None);
+        v.extend(study_series(&|r, b| {
+            let t = b.task_index(&task)?;
+            let curve = study_best_so_far(b, t, r.objective, r.direction, r.spec.iterations as usize)?;
+            Some((b.tasks[t].history.as_ref()?.tool.clone(), vec![curve]))
+        }));
+        v
     });
     let adtm_title = Signal::derive(move || {
         let n = state.run.setup.with(|r| r.as_ref().map(|(r, _)| r.tasks.len()).unwrap_or(0));
@@ -121,7 +144,8 @@ pub fn ResultsPanel() -> impl IntoView {
         })}
         <div class="charts" style:display=move || if is_multi() { "none" } else { "" }>
             <ChartFigure id="chart-adtm" file="adtm"
-                caption=|| "Distance to the task's best configuration, normalised by its min and max over all evaluations, averaged over tasks (Salinas et al. 2020, §5).">
+                caption=move || view! { "Distance to the task's best configuration, normalised by its min and max over all evaluations, averaged over tasks (Salinas et al. 2020, §5)."
+                    {move || adtm.with(|v| v.iter().any(|s| s.name.ends_with("'s own run"))).then_some(" Grey: the study as it ran, each of its trials one iteration (pruned and failed ones too), its best complete value so far; the methods choose among the configurations it completed.")} }>
                 <LineChart id="chart-adtm" title=adtm_title y_label="ADTM (0 = minimum)" series=Signal::derive(move || adtm.get()) log_y=Signal::derive(move || state.spec.with(|s| s.log_y))/>
             </ChartFigure>
             <ChartFigure id="chart-best" file="best-so-far" caption=move || view! {
