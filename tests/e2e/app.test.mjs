@@ -248,6 +248,9 @@ test('cancel stops a long run and the page stays responsive', async () => {
     // The time left comes from the jobs finished so far, once there are some.
     await b.page.waitForFunction(() => /jobs done.*about .* left/.test((document.querySelector('#run-status')?.textContent ?? '')));
     await b.page.click('#cancel');
+    // The status says "keeping the last results" until the finished jobs are stored, then
+    // "Cancelled": wait for it rather than read it at once.
+    await b.page.waitForFunction(() => /^Cancelled/.test(document.querySelector('#run-status')?.textContent ?? ''), null, { timeout: 30_000 });
     assert.match(await b.page.locator('#run-status').textContent(), /^Cancelled after \d+ of 30000 jobs/);
     // Responsive: a setup change is reflected at once.
     await setNumber(b.page, 'seeds', 2);
