@@ -103,6 +103,11 @@ pub struct StudyHistory {
 }
 
 impl StudyHistory {
+    /// The name of its line beside the methods: "Optuna's own run".
+    pub fn line_name(&self) -> String {
+        format!("{}'s own run", self.tool)
+    }
+
     /// (budget spent, best complete value so far) after each trial that improved on it:
     /// the study's best-so-far curve, budget counted as the study spent it (pruned steps too).
     pub fn best_so_far(&self, direction: Direction) -> Vec<(u64, f64)> {

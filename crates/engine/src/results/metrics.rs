@@ -121,7 +121,7 @@ pub fn study_best_so_far(bench: &Benchmark, t: usize, objective: usize, directio
 }
 
 /// The study's own run's ADTM over `tasks` (one curve per task, for a band over tasks), when
-/// every task has its history; with the name of the tool that ran it.
+/// every task has its history; with its line's name ([`crate::benchmark::StudyHistory::line_name`]).
 pub fn study_adtm(
     bench: &Benchmark,
     tasks: &[usize],
@@ -129,7 +129,7 @@ pub fn study_adtm(
     direction: Direction,
     iterations: usize,
 ) -> Option<(String, Vec<Vec<f64>>)> {
-    let tool = bench.tasks.get(*tasks.first()?)?.history.as_ref()?.tool.clone();
+    let name = bench.tasks.get(*tasks.first()?)?.history.as_ref()?.line_name();
     let curves = tasks
         .iter()
         .map(|&t| {
@@ -137,7 +137,7 @@ pub fn study_adtm(
             study_best_so_far(bench, t, objective, direction, iterations).map(|c| c.iter().map(|&b| dtm(b, lo, hi, direction)).collect())
         })
         .collect::<Option<Vec<Vec<f64>>>>()?;
-    Some((tool, curves))
+    Some((name, curves))
 }
 
 /// Best-so-far curve of each trace of `method` on `task`.
@@ -288,8 +288,8 @@ mod tests {
         assert!(curve[..first].iter().all(|&v| v == hi));
         assert!(curve.windows(2).all(|w| w[1] <= w[0]));
         assert_eq!(*curve.last().unwrap(), lo);
-        let (tool, adtm) = study_adtm(&bench, &[0], 0, Direction::Minimize, 10).unwrap();
-        assert_eq!(tool, "Ray Tune");
+        let (name, adtm) = study_adtm(&bench, &[0], 0, Direction::Minimize, 10).unwrap();
+        assert_eq!(name, "Ray Tune's own run");
         assert_eq!(adtm[0].len(), 10, "cut at the run's iterations");
         assert!(adtm[0].iter().all(|d| (0.0..=1.0).contains(d)));
     }

@@ -370,7 +370,7 @@ pub fn summarize(
     let histories: Vec<(&StudyHistory, &GroundTruth)> =
         task_names.iter().filter_map(|t| tasks[t].history.as_ref().map(|h| (h, &tasks[t].truth))).collect();
     let study = (!histories.is_empty() && histories.len() == task_names.len()).then(|| StudyLine {
-        label: format!("{}'s own run", histories[0].0.tool),
+        label: histories[0].0.line_name(),
         regret: band(&histories.iter().map(|(h, truth)| study_regret_curve(h, truth, total)).collect::<Vec<_>>()),
     });
     RaceSummary {

@@ -24,6 +24,9 @@ pub struct Series {
 /// colour blindness beyond what Okabe–Ito covers, a washed-out projector).
 const DASHES: &[&str] = &["none", "9,4", "2,3", "12,3,2,3", "5,5", "1,4", "14,5", "6,2,2,2"];
 
+/// The colour of a study's own run beside the methods (grey: it is not one of them).
+pub const STUDY_COLOR: &str = "#555555";
+
 /// Colour-blind-safe palette (Okabe–Ito), one colour per method.
 pub const PALETTE: &[&str] = &["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"];
 

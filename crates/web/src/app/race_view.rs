@@ -9,7 +9,7 @@ use leptos::prelude::*;
 
 use super::browser::download_text;
 use super::cd_diagram::CdDiagram;
-use super::chart::{chart_title, chart_width, title_top, ChartBox, ChartFigure, LineChart, Series, PALETTE};
+use super::chart::{chart_title, chart_width, title_top, ChartBox, ChartFigure, LineChart, Series, PALETTE, STUDY_COLOR};
 use super::state::{AppState, Level, RunState};
 use hpo_engine::axis;
 use hpo_engine::export::race_traces_csv;
@@ -61,7 +61,7 @@ pub fn RaceResults() -> impl IntoView {
     let regret = Signal::derive(move || {
         let mut v = series(|s, k| s.regret[k].clone()).get();
         if let Some(study) = summary.with(|s| s.as_ref().and_then(|s| s.study.clone())) {
-            v.push(Series { name: study.label, color: "#555555", band: study.regret });
+            v.push(Series { name: study.label, color: STUDY_COLOR, band: study.regret });
         }
         v
     });

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use super::browser::{download_text, file_bytes};
-use super::chart::{ChartFigure, LineChart, Series, PALETTE};
+use super::chart::{ChartFigure, LineChart, Series, PALETTE, STUDY_COLOR};
 use super::objective_space::ObjectiveSpacePanel;
 use super::prior_view::PriorView;
 use super::scatter::{Scatter, ScatterCanvas};
@@ -21,7 +21,7 @@ use hpo_engine::trace::Trace;
 /// A method's curves (one per job) from the traces of a run.
 type CurvesOfMethod<'a> = dyn Fn(&[Trace], &ResolvedSpec, &Benchmark, &str) -> Vec<Vec<f64>> + 'a;
 
-/// The study's own run's curves (one per task) and the tool that ran it, when the data has it.
+/// The study's own run's curves (one per task) and its line's name, when the data has it.
 type StudyCurves<'a> = dyn Fn(&ResolvedSpec, &Benchmark) -> Option<(String, Vec<Vec<f64>>)> + 'a;
 
 /// Charts and export buttons.
@@ -59,8 +59,8 @@ pub fn ResultsPanel() -> impl IntoView {
         if resolved.objective != 0 || state.run.traces.with(Vec::is_empty) {
             return None;
         }
-        let (tool, curves) = curves(&resolved, &bench)?;
-        Some(Series { name: format!("{tool}'s own run"), color: "#555555", band: band(&curves) })
+        let (name, curves) = curves(&resolved, &bench)?;
+        Some(Series { name, color: STUDY_COLOR, band: band(&curves) })
     };
     let adtm = Memo::new(move |_| {
         let mut v = series(&|traces, r, b, m| adtm_curves(traces, b, r.objective, r.direction, m), Some((0.0, 1.0)));
@@ -79,7 +79,7 @@ pub fn ResultsPanel() -> impl IntoView {
         v.extend(study_series(&|r, b| {
             let t = b.task_index(&task)?;
             let curve = study_best_so_far(b, t, r.objective, r.direction, r.spec.iterations as usize)?;
-            Some((b.tasks[t].history.as_ref()?.tool.clone(), vec![curve]))
+            Some((b.tasks[t].history.as_ref()?.line_name(), vec![curve]))
         }));
         v
     });
@@ -145,7 +145,7 @@ pub fn ResultsPanel() -> impl IntoView {
         <div class="charts" style:display=move || if is_multi() { "none" } else { "" }>
             <ChartFigure id="chart-adtm" file="adtm"
                 caption=move || view! { "Distance to the task's best configuration, normalised by its min and max over all evaluations, averaged over tasks (Salinas et al. 2020, §5)."
-                    {move || adtm.with(|v| v.iter().any(|s| s.name.ends_with("'s own run"))).then_some(" Grey: the study as it ran, each of its trials one iteration (pruned and failed ones too), its best complete value so far; the methods choose among the configurations it completed.")} }>
+                    {move || adtm.with(|v| v.iter().any(|s| s.color == STUDY_COLOR)).then_some(" Grey: the study as it ran, each of its trials one iteration (pruned and failed ones too), its best complete value so far; the methods choose among the configurations it completed.")} }>
                 <LineChart id="chart-adtm" title=adtm_title y_label="ADTM (0 = minimum)" series=Signal::derive(move || adtm.get()) log_y=Signal::derive(move || state.spec.with(|s| s.log_y))/>
             </ChartFigure>
             <ChartFigure id="chart-best" file="best-so-far" caption=move || view! {
