@@ -336,7 +336,18 @@ pub fn read_journal(file: &str, text: &str) -> Result<(Vec<Study>, JournalNotes)
                 let id = op.get("study_id").and_then(Value::as_u64).unwrap_or(u64::MAX) as usize;
                 let study = studies.get_mut(id).and_then(Option::as_mut).ok_or_else(|| at(line, format!("study {id} does not exist")))?;
                 let state = op.get("state").and_then(Value::as_i64).and_then(TrialState::from_code).unwrap_or(TrialState::Running);
-                let mut trial = Trial { state, params: BTreeMap::new(), values: None, intermediate: BTreeMap::new() };
+                // A trial made whole (`study.add_trial`, `enqueue` of a finished one) carries its
+                // objective: `value` for one, `values` for several, and its curve.
+                let values = match op.get("values").and_then(Value::as_array) {
+                    Some(v) => Some(v.iter().map(|x| x.as_f64().unwrap_or(f64::NAN)).collect()),
+                    None => op.get("value").and_then(Value::as_f64).map(|v| vec![v]),
+                };
+                let intermediate = op
+                    .get("intermediate_values")
+                    .and_then(Value::as_object)
+                    .map(|m| m.iter().filter_map(|(k, v)| Some((k.parse::<i64>().ok()?, v.as_f64().unwrap_or(f64::NAN)))).collect())
+                    .unwrap_or_default();
+                let mut trial = Trial { state, params: BTreeMap::new(), values, intermediate };
                 if let (Some(params), Some(dists)) = (op.get("params").and_then(Value::as_object), op.get("distributions").and_then(Value::as_object)) {
                     for (name, value) in params {
                         if let (Some(v), Some(d)) = (value.as_f64(), dists.get(name).and_then(Value::as_str).and_then(Distribution::from_json)) {

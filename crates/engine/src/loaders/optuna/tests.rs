@@ -131,3 +131,17 @@ fn the_sqlite_storage_reads_as_optuna_wrote_it() {
     // A cut database is an error, not a panic.
     assert!(load_file("cut.db", &bytes[..8192], None).is_err());
 }
+
+#[test]
+fn trials_recorded_whole_with_add_trials_keep_their_values_and_curves() {
+    // `study.add_trials` writes each trial in one create-trial line with its value and curve;
+    // read as no trial complete before ("nothing to learn from").
+    let text = include_str!("../../../../../tests/fixtures/studies/optuna-added-trials-journal.log");
+    let (studies, _) = read_journal("journal.log", text).unwrap();
+    let s = &studies[0];
+    assert_eq!(s.trials.len(), 12);
+    assert!(s.trials.iter().all(|t| t.state == TrialState::Complete && t.values.as_ref().is_some_and(|v| v.len() == 1)));
+    assert!(s.trials.iter().all(|t| t.intermediate.len() == 5 && t.intermediate.get(&5).copied() == t.values.as_ref().map(|v| v[0])));
+    let loaded = load_file("optuna-added-trials-journal.log", text.as_bytes(), None).unwrap();
+    assert_eq!(loaded.benchmark.tasks[0].len(), 12);
+}
