@@ -29,6 +29,7 @@ pub mod gp;
 pub mod gpb_experiments;
 pub mod kept;
 pub mod lbfgs;
+pub mod lbfgsb;
 pub mod lessons;
 pub mod linalg_bench;
 pub mod loaders;
