@@ -18,6 +18,7 @@ pub mod adam;
 pub mod axis;
 pub mod benchmark;
 pub mod bundled;
+pub mod continuous;
 pub mod data_ref;
 pub mod error;
 pub mod eta;

@@ -6,6 +6,7 @@
 
 use rand::{Rng, SeedableRng};
 
+use super::continuous::ContinuousSpace;
 use super::error::Result;
 
 /// The random number generator of every method: ChaCha8, identical on every platform.
@@ -59,6 +60,15 @@ pub trait Optimizer {
     /// Learns the loss of a candidate it (or a warm start) evaluated.
     fn observe(&mut self, _candidate: usize, _loss: f64) {}
 
+    /// Points anywhere in `space` (the model's encoding), best first, by the method's own
+    /// acquisition searched over the space: for a study, whose space is searched rather than
+    /// tabulated (`engine::suggest`). The caller takes the first it has not tried and adds it
+    /// to the candidates. `None` when the method picks among candidates only, or at this
+    /// step (a random or warm start): the caller then asks [`Optimizer::suggest`].
+    fn propose(&mut self, _state: &SearchState, _space: &ContinuousSpace, _rng: &mut MethodRng) -> Option<Result<Vec<Vec<f64>>>> {
+        None
+    }
+
     /// Asks the method to keep what it believed at each pick (see [`Belief`]); false when it
     /// has no model to show. Off by default: recording predicts every candidate, which a run
     /// does not need.
@@ -98,4 +108,11 @@ pub struct Belief {
     /// The observations as the model saw them (warped losses), in the order evaluated; empty
     /// for a model that does not condition on them (Thompson sampling from the prior).
     pub observed: Vec<f64>,
+    /// The model's fitted lengthscales, one per input; empty for a model without (Thompson
+    /// sampling from the prior).
+    #[serde(default)]
+    pub lengthscales: Vec<f64>,
+    /// The model's noise variance (an observation's sd is √(sd² + this)); 0 for a model without.
+    #[serde(default)]
+    pub noise_variance: f64,
 }

@@ -68,6 +68,40 @@ pub fn expected_improvement(mean: f64, sd: f64, best: f64) -> f64 {
     sd * (u * normal_cdf(u) + normal_pdf(u))
 }
 
+/// log EI(mean, sd; best) for minimisation and its derivatives in the mean and the sd, finite
+/// wherever sd > 0 however far the mean lies above `best` (Ament et al. 2023, "Unexpected
+/// improvements to expected improvement", §4: EI itself underflows to 0 there, and a search
+/// over x then sees a flat 0 with no gradient). With z = (best − mean)/sd, EI = sd·h(z) and
+/// h(z) = z·Φ(z) + φ(z); for z < −1, h(z) = φ(z)·(1 − t·R(t)) with t = −z and R Mills' ratio
+/// Φ(−t)/φ(t), from Φ and φ up to t = 25 and from its asymptotic series beyond.
+pub fn log_expected_improvement(mean: f64, sd: f64, best: f64) -> (f64, f64, f64) {
+    let z = (best - mean) / sd;
+    let (log_h, ratio) = log_h_and_cdf_ratio(z);
+    // d log h / dz = Φ(z)/h(z) = ratio.
+    (libm::log(sd) + log_h, -ratio / sd, 1.0 / sd - ratio * z / sd)
+}
+
+/// log h(z) and Φ(z)/h(z), with h(z) = z·Φ(z) + φ(z).
+fn log_h_and_cdf_ratio(z: f64) -> (f64, f64) {
+    if z > -1.0 {
+        let (cdf, h) = (normal_cdf(z), z * normal_cdf(z) + normal_pdf(z));
+        return (libm::log(h), cdf / h);
+    }
+    let t = -z;
+    // 1 − t·R(t) and R(t).
+    let (rest, mills) = if t <= 25.0 {
+        let mills = normal_cdf(-t) / normal_pdf(t);
+        (1.0 - t * mills, mills)
+    } else {
+        let u = 1.0 / (t * t);
+        // R(t) = (1/t)·(1 − u + 3u² − 15u³ + 105u⁴ − 945u⁵ …), so 1 − t·R = u − 3u² + 15u³ − ….
+        let series = u * (1.0 - u * (3.0 - u * (15.0 - u * (105.0 - u * 945.0))));
+        (series, (1.0 - series) / t)
+    };
+    let log_pdf = -0.5 * z * z - 0.918_938_533_204_672_8;
+    (log_pdf + libm::log(rest), mills / rest)
+}
+
 /// A standard normal draw by inversion of a uniform in (0, 1) (exact and portable: the same
 /// bits on every platform, which the golden traces rely on).
 pub fn standard_normal<R: rand::Rng + ?Sized>(rng: &mut R) -> f64 {
@@ -78,6 +112,42 @@ pub fn standard_normal<R: rand::Rng + ?Sized>(rng: &mut R) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn log_expected_improvement_matches_ei_and_stays_finite_far_away() {
+        // Where EI is representable, log EI is its log, on both sides of the branch at z = −1
+        // and at the series' edge t = 25.
+        for (m, s) in [(0.0, 1.0), (0.3, 1.0), (1.0, 0.999), (1.01, 1.0), (3.0, 0.5), (12.0, 0.5), (24.9, 1.0), (25.1, 1.0), (30.0, 1.0)] {
+            let (v, _, _) = log_expected_improvement(m, s, 0.0);
+            let ei = expected_improvement(m, s, 0.0);
+            assert!(rel(v, ei.ln()) < 1e-9, "m {m} s {s}: {v} vs {}", ei.ln());
+        }
+        // Beyond where EI underflows (and on both sides of t = 25): the closed form
+        // log(z·Φ(z) + φ(z)) evaluated by mpmath at 50 digits.
+        for (z, want) in [
+            (-5.0, -16.744_301_162_660_99),
+            (-25.0, -319.861_463_581_495_95),
+            (-26.0, -345.439_546_722_318_03),
+            (-40.0, -808.298_568_356_619_96),
+            (-100.0, -5010.129_578_800_249_8),
+        ] {
+            let (got, _, _) = log_expected_improvement(-z, 1.0, 0.0);
+            assert!(rel(got, want) < 1e-12, "z = {z}: {got} vs {want}");
+        }
+        assert!(log_expected_improvement(101.0, 1.0, 0.0).0 < log_expected_improvement(100.0, 1.0, 0.0).0);
+    }
+
+    #[test]
+    fn log_expected_improvement_derivatives_match_finite_differences() {
+        for (m, s) in [(-0.5, 0.7), (0.4, 1.3), (2.0, 1.0), (8.0, 0.3), (26.0, 1.0), (60.0, 2.0)] {
+            let (_, dm, ds) = log_expected_improvement(m, s, 0.1);
+            let h = 1e-6;
+            let fd_m = (log_expected_improvement(m + h, s, 0.1).0 - log_expected_improvement(m - h, s, 0.1).0) / (2.0 * h);
+            let fd_s = (log_expected_improvement(m, s + h, 0.1).0 - log_expected_improvement(m, s - h, 0.1).0) / (2.0 * h);
+            assert!((dm - fd_m).abs() < 1e-5 * (1.0 + fd_m.abs()), "m {m} s {s}: {dm} vs {fd_m}");
+            assert!((ds - fd_s).abs() < 1e-5 * (1.0 + fd_s.abs()), "m {m} s {s}: {ds} vs {fd_s}");
+        }
+    }
 
     fn rel(a: f64, b: f64) -> f64 {
         ((a - b) / b).abs()

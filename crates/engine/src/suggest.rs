@@ -3,8 +3,13 @@
 //! search space, as a table, as `study.enqueue_trial(...)` calls, and as the journal with the
 //! trials enqueued.
 //!
-//! The methods pick among candidates (the papers' tabular setting), so the candidates are the
-//! study's complete trials (observed) and [`POOL`] fresh draws from its distributions —
+//! A method with a continuous search ([`crate::optimizer::Optimizer::propose`]: the GP-EI
+//! methods GP and GCP, and WS-GP after its warm start) proposes anywhere in the study's own
+//! space: log-EI searched from quasi-random points and the best trial by L-BFGS on its
+//! continuous parameters and exhaustive passes over its discrete ones
+//! ([`crate::continuous`]), as Optuna's GPSampler searches; the best proposal no trial has is
+//! taken. The other methods pick among candidates (the papers' tabular setting): the study's
+//! complete trials (observed) and [`POOL`] fresh draws from its distributions —
 //! log-uniform where the distribution is on a log scale, on its integer or float steps, one of
 //! its choices — never a configuration any trial of the study already has. A batch of `k`
 //! is picked one at a time with the constant liar (Ginsbourger et al. 2010): each pick is
@@ -16,6 +21,7 @@ use rand::Rng;
 use serde_json::Value;
 
 use crate::benchmark::{Benchmark, Direction, Metric, Task};
+use crate::continuous::{ContinuousSpace, Coordinate};
 use crate::error::{EngineError, Result};
 use crate::loaders::optuna::{read_journal, Distribution, Study, TrialState};
 use crate::method_entry::RunKind;
@@ -125,6 +131,77 @@ fn draw(distributions: &[(String, Distribution)], rng: &mut impl Rng) -> Vec<f64
         .collect()
 }
 
+/// Distributions with more values than this are searched as continuous and rounded after.
+const LONGEST_GRID: usize = 4096;
+
+/// The study's space as the methods' continuous search sees it: a float without a step is
+/// free in [0, 1]; a stepped float or an integer is a grid of its values' encodings (searched
+/// as free and rounded when it has more than [`LONGEST_GRID`] values); a categorical is one-hot.
+fn searched_space(distributions: &[(String, Distribution)], space: &SearchSpace) -> ContinuousSpace {
+    let mut at = 0;
+    let coordinates = distributions
+        .iter()
+        .zip(&space.params)
+        .map(|((_, d), p)| {
+            let encode = |v: f64| SearchSpace { params: vec![p.clone()] }.encode(&[v])[0];
+            let values = match *d {
+                Distribution::Float { low, high, step: Some(s), .. } if s > 0.0 && (high - low) / s < LONGEST_GRID as f64 => {
+                    Some((0..=((high - low) / s + 1e-9).floor() as usize).map(|k| (low + k as f64 * s).min(high)).collect::<Vec<f64>>())
+                }
+                Distribution::Int { low, high, step, .. } if step > 0 && (high - low) / step < LONGEST_GRID as i64 => {
+                    Some((0..=(high - low) / step).map(|k| (low + k * step) as f64).collect())
+                }
+                _ => None,
+            };
+            let c = match (d, values) {
+                (Distribution::Categorical { choices }, _) => Coordinate::OneHot { at, width: choices.len() },
+                (_, Some(values)) => Coordinate::Grid { at, values: values.into_iter().map(encode).collect() },
+                (_, None) => Coordinate::Free { at },
+            };
+            at += p.encoded_width();
+            c
+        })
+        .collect();
+    ContinuousSpace { coordinates }
+}
+
+/// The configuration (internal values) a point of [`searched_space`] stands for: each
+/// coordinate mapped back through its encoding and onto the distribution's steps and bounds.
+fn decode(distributions: &[(String, Distribution)], x: &[f64]) -> Vec<f64> {
+    let mut at = 0;
+    distributions
+        .iter()
+        .map(|(_, d)| match *d {
+            Distribution::Categorical { ref choices } => {
+                let level = (0..choices.len()).fold(0, |b, l| if x[at + l] > x[at + b] { l } else { b });
+                at += choices.len();
+                level as f64
+            }
+            Distribution::Float { low, high, log, step } => {
+                let u = x[at].clamp(0.0, 1.0);
+                at += 1;
+                let v = if log && low > 0.0 {
+                    libm::exp(libm::log(low) + u * (libm::log(high) - libm::log(low)))
+                } else {
+                    low + u * (high - low)
+                };
+                match step {
+                    Some(s) if s > 0.0 => (low + ((v - low) / s).round() * s).min(high),
+                    _ => v.clamp(low, high),
+                }
+            }
+            Distribution::Int { low, high, step, .. } => {
+                // Encoded linearly ([`Distribution::kind`]), on a log scale or not.
+                let u = x[at].clamp(0.0, 1.0);
+                at += 1;
+                let step = step.max(1);
+                let k = ((u * (high - low) as f64) / step as f64).round() as i64;
+                (low + k * step).min(high - (high - low) % step) as f64
+            }
+        })
+        .collect()
+}
+
 /// The external value of an internal one, as Optuna writes it.
 fn external(d: &Distribution, v: f64) -> Value {
     match d {
@@ -206,10 +283,27 @@ pub fn suggest(file: &str, text: &str, study: Option<&str>, method: &str, k: usi
         evaluated[i] = true;
         optimizer.observe(i, loss);
     }
+    let searched = searched_space(dists, &space);
+    let mut candidates = candidates;
     let mut picks = Vec::with_capacity(k);
     for _ in 0..k {
         let state = SearchState { candidates: &candidates, evaluated: &evaluated, history: &history, objectives: &[] };
-        let pick = optimizer.suggest(&state, &mut rng).map_err(|e| e.for_method(entry.name))?;
+        let proposed = optimizer.propose(&state, &searched, &mut rng).transpose().map_err(|e| e.for_method(entry.name))?;
+        // The best proposal no trial has and no earlier pick of this batch, as a new candidate.
+        let untried =
+            proposed.into_iter().flatten().map(|x| decode(dists, &x)).find(|c| !tried.contains(c) && !picks.iter().any(|&p| raw[p] == *c));
+        let pick = match untried {
+            Some(config) => {
+                candidates.push(space.encode(&config));
+                raw.push(config);
+                evaluated.push(false);
+                raw.len() - 1
+            }
+            None => {
+                let state = SearchState { candidates: &candidates, evaluated: &evaluated, history: &history, objectives: &[] };
+                optimizer.suggest(&state, &mut rng).map_err(|e| e.for_method(entry.name))?
+            }
+        };
         if pick < observed || evaluated[pick] {
             return Err(EngineError::Method {
                 method: entry.name.into(),

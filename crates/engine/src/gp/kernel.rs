@@ -171,6 +171,12 @@ impl ScaledPoints {
         }
     }
 
+    /// s_d·x_id of every conditioning point i, for input `d`.
+    pub(super) fn scaled_input(&self, d: usize) -> &[f64] {
+        let n = self.queries.len();
+        &self.scaled_by_input[d * n..(d + 1) * n]
+    }
+
     /// r² between conditioning point `i` and `q`, one point at a time: the reference for
     /// [`ScaledPoints::r2_all`] (and what prediction computed before it).
     #[cfg(test)]

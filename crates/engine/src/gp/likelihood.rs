@@ -1,13 +1,10 @@
 //! The GP's negative log marginal likelihood with its analytic gradient (Rasmussen & Williams
-//! 2006, Eq. 5.8–5.9), and the L-BFGS problem over unconstrained parameters that type-II
-//! maximum likelihood solves.
+//! 2006, Eq. 5.8–5.9), the priors on its hyperparameters, and the objective a fit minimises
+//! (the negative log posterior of the hyperparameters: MAP, as BoTorch and Optuna fit).
 
-use crate::smooth::sigmoid;
-use argmin::core::{CostFunction, Error as ArgminError, Gradient};
-use std::collections::HashMap;
-
+use super::blocked;
 use super::kernel::{Kernel, KernelMatrix, ScaledPoints};
-use super::linalg::{cholesky_into, inverse_from_cholesky_into, solve_lower, solve_upper_t};
+use super::linalg::{solve_lower, solve_upper_t};
 use super::GpParams;
 
 /// Cholesky factor of K + σ_n²·I with jitter escalation (duplicates, near-constant targets).
@@ -27,7 +24,10 @@ fn factor_into(k: &[f64], n: usize, p: &GpParams, a: &mut Vec<f64>, l: &mut Vec<
         for i in 0..n {
             a[i * n + i] += noise + jitter;
         }
-        if cholesky_into(a, n, l) {
+        // The cache-blocked factor (`blocked.rs`: sequential sums, the same bits on every
+        // platform): at 1,000 observations 2.2× faster natively than the dot-product loops,
+        // and the fit's time there is the factor and the inverse.
+        if blocked::cholesky(a, n, l) {
             return true;
         }
         jitter = if jitter == 0.0 { 1e-10 * p.signal_variance().max(1e-12) } else { jitter * 10.0 };
@@ -89,7 +89,8 @@ fn nll_and_grad_looping(x: &[Vec<f64>], y: &[f64], p: &GpParams, dense: Option<b
     let nll = nll_from_factor(l, n, &resid, &alpha);
     // W = K⁻¹ − ααᵀ; ∂nll/∂θ = ½·tr(W·∂K/∂θ). W and ∂K are symmetric: visit j < i once,
     // counting off-diagonal pairs twice. The diagonal has no lengthscale term (a = b there).
-    inverse_from_cholesky_into(l, n, &mut ws.inverse_scratch, &mut ws.inverse);
+    blocked::inverse_lower(l, n, &mut ws.inverse_scratch);
+    blocked::inverse_from_lower_inverse(&ws.inverse_scratch, n, &mut ws.inverse);
     let kinv = &ws.inverse;
     let mut grad = vec![0.0; dim + 3];
     // Σ_ij w_ij·slope_ij·(x_id − x_jd)², scaled by s_d at the end. Coordinates where both
@@ -147,82 +148,83 @@ fn nll_and_grad_looping(x: &[Vec<f64>], y: &[f64], p: &GpParams, dense: Option<b
     Some((nll, grad))
 }
 
-/// Evaluations cached by parameter vector (argmin asks for cost and gradient separately).
-type Evaluation = Option<(f64, Vec<f64>)>;
-
-/// The NLL over unconstrained u, θ = lo + (hi − lo)·sigmoid(u) within each parameter's bounds.
+/// The objective a fit minimises: the NLL less the log prior density of the parameters
+/// ([`HyperPriors`]), over the parameters themselves (logs of ℓ, σ_f², σ_n², and c) within
+/// their bounds, with the n×n buffers of one evaluation reused by the next.
 pub(super) struct Problem<'a> {
     x: &'a [Vec<f64>],
     y: &'a [f64],
-    bounds: &'a [(f64, f64)],
-    /// Every evaluation of this fit by the bits of u: argmin asks for the cost and the
-    /// gradient at the same point separately, and the fit asks again for the NLL at each
-    /// start's end and starts the polishing run where the best start ended.
-    memo: std::cell::RefCell<HashMap<Vec<u64>, Evaluation>>,
-    workspace: std::cell::RefCell<Workspace>,
+    priors: &'a HyperPriors,
+    workspace: Workspace,
 }
 
 impl<'a> Problem<'a> {
-    pub(super) fn new(x: &'a [Vec<f64>], y: &'a [f64], bounds: &'a [(f64, f64)]) -> Self {
-        Problem { x, y, bounds, memo: std::cell::RefCell::default(), workspace: std::cell::RefCell::default() }
+    pub(super) fn new(x: &'a [Vec<f64>], y: &'a [f64], priors: &'a HyperPriors) -> Self {
+        Problem { x, y, priors, workspace: Workspace::default() }
     }
 
-    /// NLL and its gradient with respect to u (the unconstrained parameters), memoised.
-    pub(super) fn evaluate(&self, u: &[f64]) -> Evaluation {
-        let key: Vec<u64> = u.iter().map(|v| v.to_bits()).collect();
-        if let Some(value) = self.memo.borrow().get(&key) {
-            return value.clone();
+    /// The objective at `theta` with its gradient in `grad`; `None` where K is not positive
+    /// definite even with jitter.
+    pub(super) fn evaluate(&mut self, theta: &[f64], grad: &mut [f64]) -> Option<f64> {
+        let p = GpParams(theta.to_vec());
+        let (nll, g) = nll_and_grad_looping(self.x, self.y, &p, None, &mut self.workspace)?;
+        grad.copy_from_slice(&g);
+        Some(nll - self.priors.log_density(&p, grad))
+    }
+}
+
+/// A Gamma(shape, rate) prior on a positive hyperparameter v: log density
+/// (shape − 1)·log v − rate·v up to a constant, as GPyTorch's `GammaPrior` (on v itself, not
+/// on its log: the fit maximises the density of v at the optimum, as BoTorch's does).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Gamma {
+    /// Shape α.
+    pub shape: f64,
+    /// Rate β (the mean is α/β).
+    pub rate: f64,
+}
+
+impl Gamma {
+    /// Log density at v = e^{log_v} (without its constant) and its derivative in log v.
+    fn at_log(&self, log_v: f64) -> (f64, f64) {
+        let v = libm::exp(log_v);
+        ((self.shape - 1.0) * log_v - self.rate * v, (self.shape - 1.0) - self.rate * v)
+    }
+}
+
+/// The priors of a fit's hyperparameters (`None`: flat within the bounds).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HyperPriors {
+    /// On each lengthscale ℓ_d.
+    pub lengthscale: Option<Gamma>,
+    /// On the signal variance σ_f².
+    pub signal_variance: Option<Gamma>,
+    /// On the noise variance σ_n².
+    pub noise_variance: Option<Gamma>,
+}
+
+impl HyperPriors {
+    /// No prior: type-II maximum likelihood.
+    pub const FLAT: HyperPriors = HyperPriors { lengthscale: None, signal_variance: None, noise_variance: None };
+
+    /// The log prior density of `p`; its gradient is subtracted from `grad` (so that `grad`
+    /// becomes the negative log posterior's).
+    pub fn log_density(&self, p: &GpParams, grad: &mut [f64]) -> f64 {
+        let dim = p.dim();
+        let mut total = 0.0;
+        let mut add = |prior: Option<Gamma>, i: usize| {
+            if let Some(g) = prior {
+                let (v, d) = g.at_log(p.0[i]);
+                total += v;
+                grad[i] -= d;
+            }
+        };
+        for d in 0..dim {
+            add(self.lengthscale, d);
         }
-        let value = nll_and_grad_looping(self.x, self.y, &self.params(u), None, &mut self.workspace.borrow_mut()).map(|(v, g)| {
-            let gu = g.iter().zip(u).zip(self.bounds).map(|((g, &u), &(lo, hi))| g * (hi - lo) * sigmoid(u) * (1.0 - sigmoid(u))).collect();
-            (v, gu)
-        });
-        self.memo.borrow_mut().insert(key, value.clone());
-        value
-    }
-
-    pub(super) fn params(&self, u: &[f64]) -> GpParams {
-        GpParams(u.iter().zip(self.bounds).map(|(&u, &(lo, hi))| lo + (hi - lo) * sigmoid(u)).collect())
-    }
-
-    pub(super) fn unconstrained(&self, p: &GpParams) -> Vec<f64> {
-        p.0.iter()
-            .zip(self.bounds)
-            .map(|(&t, &(lo, hi))| {
-                // A parameter whose bounds are one value is fixed there: any finite u maps to
-                // it, and (t − lo)/(hi − lo) would be 0/0 (a NaN the optimizer never left).
-                if hi <= lo {
-                    return 0.0;
-                }
-                let f = ((t - lo) / (hi - lo)).clamp(1e-6, 1.0 - 1e-6);
-                libm::log(f / (1.0 - f))
-            })
-            .collect()
-    }
-
-    /// L-BFGS (memory 7, More–Thuente line search) from `u0` for at most `max_iters`
-    /// iterations; the best point seen, or `None` if the solver failed outright.
-    pub(super) fn minimise(&self, u0: Vec<f64>, max_iters: u64) -> Option<Vec<f64>> {
-        crate::lbfgs::minimise(Shared(self), u0, max_iters)
-    }
-}
-
-/// The problem as argmin's executor takes it (by value), sharing the memo and buffers.
-struct Shared<'p, 'a>(&'p Problem<'a>);
-
-impl CostFunction for Shared<'_, '_> {
-    type Param = Vec<f64>;
-    type Output = f64;
-    fn cost(&self, u: &Vec<f64>) -> std::result::Result<f64, ArgminError> {
-        Ok(self.0.evaluate(u).map(|r| r.0).unwrap_or(f64::INFINITY))
-    }
-}
-
-impl Gradient for Shared<'_, '_> {
-    type Param = Vec<f64>;
-    type Gradient = Vec<f64>;
-    fn gradient(&self, u: &Vec<f64>) -> std::result::Result<Vec<f64>, ArgminError> {
-        self.0.evaluate(u).map(|r| r.1).ok_or_else(|| ArgminError::msg("covariance not positive definite"))
+        add(self.signal_variance, dim);
+        add(self.noise_variance, dim + 1);
+        total
     }
 }
 

@@ -51,6 +51,33 @@ pub fn record(
     }
 }
 
+/// Checks what a class sees of a GP method's frames: every fitted lengthscale inside the
+/// fit's bounds (away from them by more than rounding), and the mean within `sds` standard
+/// deviations of an observation (the latent sd and the noise: an observation's sd) at every
+/// observation of every frame. A frame without a GP (a random start, a Thompson draw from
+/// the prior) is skipped. The message names the first frame that fails.
+#[cfg(test)]
+pub(crate) fn fits_are_sound(picks: &[Pick], sds: f64) -> std::result::Result<(), String> {
+    let (lo, hi) = crate::gp::GpSettings::default().lengthscale;
+    for (step, p) in picks.iter().enumerate() {
+        let Some(b) = &p.belief else { continue };
+        if let Some(l) = b.lengthscales.iter().find(|&&l| l <= lo * 1.01 || l >= hi / 1.01) {
+            return Err(format!("step {step}: a lengthscale at its bound ({l})"));
+        }
+        for (&i, z) in p.evaluated.iter().zip(&b.observed) {
+            let sd = (b.sd[i] * b.sd[i] + b.noise_variance).sqrt();
+            if (b.mean[i] - z).abs() > sds * sd {
+                return Err(format!(
+                    "step {step}: observation {z} of candidate {i} lies {:.2} sd from the mean {}",
+                    (b.mean[i] - z).abs() / sd,
+                    b.mean[i]
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The lowest loss among the first `k` evaluations of each frame: best-so-far per step.
 pub fn best_so_far(picks: &[Pick], losses: &[f64]) -> Vec<f64> {
     let mut best = f64::INFINITY;

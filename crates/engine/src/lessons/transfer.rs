@@ -139,6 +139,10 @@ mod tests {
         assert_eq!(b.mean, f.prior.iter().map(|p| p.0).collect::<Vec<_>>());
         // GCP has no belief during its random start, and its picks follow its own EI.
         assert!(gcp[..5].iter().all(|p| p.belief.is_none()) && gcp[5].belief.is_some());
+        // GCP+prior's and GCP's fits, as a class sees them (the residual GP's and GCP's; see
+        // `copula.rs` for why 3 sd).
+        super::super::steps::fits_are_sound(gcp_prior, 3.0).unwrap_or_else(|e| panic!("GCP+prior: {e}"));
+        super::super::steps::fits_are_sound(gcp, 3.0).unwrap_or_else(|e| panic!("GCP: {e}"));
         // Same seed, same frames (compared as text: NaN marks evaluated candidates).
         assert_eq!(format!("{:?}", frames(0).unwrap()), format!("{f:?}"));
     }

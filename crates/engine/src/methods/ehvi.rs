@@ -67,7 +67,7 @@ impl Optimizer for Ehvi {
         let mut columns = Vec::with_capacity(2);
         for l in 0..2 {
             let z = standardize(&state.objectives.iter().map(|o| o[l]).collect::<Vec<_>>());
-            let gp = FittedGp::fit_from(&x, &z, &self.settings, self.last_params[l].as_ref(), rng)?;
+            let gp = FittedGp::fit_from(&x, &z, &self.settings, self.last_params[l].as_ref())?;
             self.last_params[l] = Some(gp.params().clone());
             gps.push(gp);
             columns.push(z);

@@ -62,7 +62,7 @@ impl Optimizer for PriorResidualGp {
         let best = z.iter().copied().fold(f64::INFINITY, f64::min);
         let x: Vec<Vec<f64>> = state.history.iter().map(|&(i, _)| state.candidates[i].clone()).collect();
         let residuals: Vec<f64> = state.history.iter().zip(&z).map(|(&(i, _), z)| (z - prior[i].0) / prior[i].1).collect();
-        let gp = FittedGp::fit_from(&x, &residuals, &self.settings, self.last_params.as_ref(), rng)?;
+        let gp = FittedGp::fit_from(&x, &residuals, &self.settings, self.last_params.as_ref())?;
         self.last_params = Some(gp.params().clone());
         let open: Vec<usize> = (0..state.candidates.len()).filter(|&i| !state.evaluated[i]).collect();
         let pick = gp.argmax_score(state.candidates, &open, |i, mr, vr| {

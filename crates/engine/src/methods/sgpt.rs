@@ -85,7 +85,7 @@ pub fn other_task_means(others: &[(Vec<Vec<f64>>, Vec<f64>)], warp: OutputWarp, 
         let xs: Vec<Vec<f64>> = order.iter().map(|&i| x[i].clone()).collect();
         let zs: Vec<f64> = order.iter().map(|&i| z[i]).collect();
         let m = HYPER_FIT_POINTS.min(xs.len());
-        let params = FittedGp::fit(&xs[..m], &zs[..m], &settings, &mut rng)?.params().clone();
+        let params = FittedGp::fit(&xs[..m], &zs[..m], &settings)?.params().clone();
         let gp = FittedGp::with_params(&xs, &zs, params)?;
         out.push(candidates.iter().map(|c| gp.predict_mean(c)).collect());
     }
@@ -123,7 +123,7 @@ impl Optimizer for Sgpt {
         let observed: Vec<usize> = state.history.iter().map(|&(i, _)| i).collect();
         let z = self.warp.apply(&state.history.iter().map(|&(_, y)| y).collect::<Vec<_>>());
         let x: Vec<Vec<f64>> = observed.iter().map(|&i| state.candidates[i].clone()).collect();
-        let gp = FittedGp::fit_from(&x, &z, &self.settings, self.last_params.as_ref(), rng)?;
+        let gp = FittedGp::fit_from(&x, &z, &self.settings, self.last_params.as_ref())?;
         self.last_params = Some(gp.params().clone());
         let best = z.iter().copied().fold(f64::INFINITY, f64::min);
         // (weight, best mean over the target's observations) per other task.

@@ -7,10 +7,11 @@
 
 use std::collections::VecDeque;
 
+use crate::continuous::{self, ContinuousSpace};
 use crate::error::{EngineError, Result};
 use crate::gp::{FittedGp, GpParams, GpSettings};
 use crate::optimizer::{index_below, Acquisition, Belief, MethodRng, Optimizer, SearchState};
-use crate::stats::expected_improvement;
+use crate::stats::{expected_improvement, log_expected_improvement};
 pub use crate::warping::OutputWarp;
 
 /// A coordinatewise box in the model's input space.
@@ -129,17 +130,21 @@ impl Optimizer for GpEiSearch {
         if state.history.len() < self.initial {
             return Ok(allowed[index_below(rng, allowed.len())]);
         }
-        let x: Vec<Vec<f64>> = state.history.iter().map(|&(i, _)| state.candidates[i].clone()).collect();
-        let losses: Vec<f64> = state.history.iter().map(|&(_, y)| y).collect();
-        let z = self.warp.apply(&losses);
-        let best = z.iter().copied().fold(f64::INFINITY, f64::min);
-        let gp = FittedGp::fit_from(&x, &z, &self.settings, self.last_params.as_ref(), rng)?;
-        self.last_params = Some(gp.params().clone());
+        let (gp, z, best, _) = self.fitted(state)?;
         let pick = gp.argmax_score(state.candidates, &allowed, |_, m, v| expected_improvement(m, v.sqrt(), best));
         if self.recording {
             self.belief = Some(belief_of(&gp, state.candidates, &allowed, z, |m, s| expected_improvement(m, s, best)));
         }
         Ok(pick.unwrap_or(allowed[0]))
+    }
+
+    fn propose(&mut self, state: &SearchState, space: &ContinuousSpace, rng: &mut MethodRng) -> Option<Result<Vec<Vec<f64>>>> {
+        // A warm start or a region is a choice among candidates (WS-GP, AutoGP), and so is
+        // the random initial design.
+        if !self.warm_start.is_empty() || self.region.is_some() || state.history.len() < self.initial {
+            return None;
+        }
+        Some(self.propose_over(state, space, rng))
     }
 
     fn record_beliefs(&mut self) -> bool {
@@ -152,6 +157,38 @@ impl Optimizer for GpEiSearch {
     }
 }
 
+impl GpEiSearch {
+    /// The GP on the warped losses, the warped losses, the lowest and the point that has it.
+    fn fitted(&mut self, state: &SearchState) -> Result<(FittedGp, Vec<f64>, f64, Vec<f64>)> {
+        let x: Vec<Vec<f64>> = state.history.iter().map(|&(i, _)| state.candidates[i].clone()).collect();
+        let losses: Vec<f64> = state.history.iter().map(|&(_, y)| y).collect();
+        let z = self.warp.apply(&losses);
+        let best = z.iter().copied().enumerate().fold((0, f64::INFINITY), |b, (i, v)| if v < b.1 { (i, v) } else { b });
+        let gp = FittedGp::fit_from(&x, &z, &self.settings, self.last_params.as_ref())?;
+        self.last_params = Some(gp.params().clone());
+        Ok((gp, z, best.1, x[best.0].clone()))
+    }
+
+    /// Log-EI searched over `space` from the best observed point and the best quasi-random
+    /// points ([`crate::continuous`]); the local maxima best first, then the quasi-random
+    /// points by score.
+    fn propose_over(&mut self, state: &SearchState, space: &ContinuousSpace, rng: &mut MethodRng) -> Result<Vec<Vec<f64>>> {
+        self.belief = None;
+        let (gp, _, best, incumbent) = self.fitted(state)?;
+        let preliminary = space.sample(continuous::PRELIMINARY, rng);
+        let all: Vec<usize> = (0..preliminary.len()).collect();
+        let scores: Vec<f64> =
+            gp.predict_many(&preliminary, &all).into_iter().map(|(m, v)| log_expected_improvement(m, v.sqrt(), best).0).collect();
+        let starts = continuous::starts(vec![incumbent], &preliminary, &scores);
+        let log_ei = |x: &[f64]| gp.log_ei_with_gradient(x, best);
+        let mut ranked: Vec<Vec<f64>> = space.maximise(&log_ei, &starts).into_iter().map(|(x, _)| x).collect();
+        let mut order: Vec<usize> = (0..preliminary.len()).filter(|&i| scores[i].is_finite()).collect();
+        order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+        ranked.extend(order.into_iter().map(|i| preliminary[i].clone()));
+        Ok(ranked)
+    }
+}
+
 /// The GP's mean and sd at every candidate, the acquisition `score(mean, sd)` at those in
 /// `open` (EI; NaN elsewhere), and the observations `z` it was fitted on.
 pub fn belief_of(gp: &FittedGp, candidates: &[Vec<f64>], open: &[usize], z: Vec<f64>, score: impl Fn(f64, f64) -> f64) -> Belief {
@@ -161,7 +198,16 @@ pub fn belief_of(gp: &FittedGp, candidates: &[Vec<f64>], open: &[usize], z: Vec<
     for &i in open {
         acquisition[i] = score(mean[i], sd[i]);
     }
-    Belief { mean, sd, acquisition, acquisition_kind: Acquisition::ExpectedImprovement, observed: z }
+    let lengthscales = gp.params().0[..gp.params().dim()].iter().map(|l| libm::exp(*l)).collect();
+    Belief {
+        mean,
+        sd,
+        acquisition,
+        acquisition_kind: Acquisition::ExpectedImprovement,
+        observed: z,
+        lengthscales,
+        noise_variance: gp.params().noise_variance(),
+    }
 }
 
 #[cfg(test)]

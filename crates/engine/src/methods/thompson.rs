@@ -56,7 +56,15 @@ impl Optimizer for PriorThompson {
         }
         if self.recording {
             let (mean, sd) = self.predictions.iter().copied().unzip();
-            self.belief = Some(Belief { mean, sd, acquisition: draws, acquisition_kind: Acquisition::ThompsonDraw, observed: Vec::new() });
+            self.belief = Some(Belief {
+                mean,
+                sd,
+                acquisition: draws,
+                acquisition_kind: Acquisition::ThompsonDraw,
+                observed: Vec::new(),
+                lengthscales: Vec::new(),
+                noise_variance: 0.0,
+            });
         }
         best.map(|b| b.0).ok_or_else(|| crate::error::EngineError::Method { method: "CTS".into(), message: "no candidate left".into() })
     }

@@ -148,8 +148,10 @@ pub fn GpEiLesson(
                 format!("Step {k}: EI picked x = {x:.3} and observed f = {y:.2}.")
             };
             format!(
-                "{first} The GP ({ls}) is sure near the points and unsure between them; EI is largest at x = {:.3}, where a low mean and a wide band together promise the most improvement over the best so far, f = {:.2}.",
-                f.next.0, f.best.1
+                "{first} The GP ({ls}) {}; EI is largest at x = {:.3}, where a low mean and a wide band together promise the most improvement over the best so far, f = {:.2}.",
+                f.band_reading(),
+                f.next.0,
+                f.best.1
             )
         })
     };
@@ -162,7 +164,7 @@ pub fn GpEiLesson(
                     <div class="row" id="lesson-lengthscale">
                         <label class="check"><input type="checkbox" id="lesson-ls-fit" prop:checked=move || setting.get().lengthscale.is_none()
                             on:change=move |ev| { let fit = event_target_checked(&ev); set(&|s| s.lengthscale = if fit { None } else { Some(0.1) }) }/>
-                            " fit the lengthscale by maximum likelihood"</label>
+                            " fit the lengthscale (the most probable given the points and a prior)"</label>
                         <label>"or pin it: ℓ = "
                             <input type="range" id="lesson-ls" min=LENGTHSCALE_RANGE.0.log10() max=LENGTHSCALE_RANGE.1.log10() step="0.05"
                                 prop:value=move || log_ls().to_string() prop:disabled=move || setting.get().lengthscale.is_none()
