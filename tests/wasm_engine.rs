@@ -26,6 +26,19 @@ fn wasm_model_runs_match_golden_file() {
 }
 
 #[wasm_bindgen_test]
+fn wasm_wide_gpb_model_matches_golden_file() {
+    // GPB on 7 inputs: its 9 × 9 GLS products, Cholesky factors, inverses and eigenvalues
+    // must agree with native to the bit (each number is compared by its bits).
+    assert_eq!(common::golden_wide_model_run(), common::GOLDEN_WIDE_MODEL);
+}
+
+#[wasm_bindgen_test]
+fn wasm_wide_races_match_golden_file() {
+    // GPB (IC), GP (max budget) and DyHPO race on the 7-input table as natively.
+    assert_eq!(common::golden_wide_races_run(), common::GOLDEN_WIDE_RACES);
+}
+
+#[wasm_bindgen_test]
 fn permalink_round_trip_in_wasm() {
     use hpo_playground::engine::permalink::{from_query, to_query};
     use hpo_playground::engine::spec::ExperimentSpec;

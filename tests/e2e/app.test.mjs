@@ -5,12 +5,13 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile, readdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { createHash } from 'node:crypto';
 import { freshBrowser } from './browser.mjs';
 import { LESSONS_VIEWS, EXPERIMENT_VIEWS, showView } from './views.mjs';
 import { driverOf } from './drivers.mjs';
 import {
-  ROOT, SHARED, HAS_SHARED, CLI, serveSite, openPage, runAndWait, download, setNumber, onlyTask, messages, cliTraces,
-  cliRaceTraces, withoutTimes, tempDir,
+  ROOT, SHARED, HAS_SHARED, HAS_LCBENCH, CLI, serveSite, openPage, runAndWait, download, setNumber, onlyTask, messages, cliTraces,
+  cliRaceTraces, cliRun, cli, withoutTimes, tempDir,
   registryMethods,
 } from './helpers.mjs';
 
@@ -580,14 +581,31 @@ test('GPB: the design view follows its link and shows the equivalence theorem; G
   try {
     assert.match((await messages(bad.page, 'warning')).join('\n'), /design.*4 to 30 points/);
   } finally { await bad.close(); }
-  // GPB and its baseline race on the bundled curves exactly as in the CLI.
-  const query = 'v=1&data=bundled:curves&tasks=curves-00&methods=GPB%20(IC),GP%20(max%20budget)&seeds=1&race=400';
+  // GPB and its baseline race exactly as in the CLI on a table of 7 hyperparameters, where
+  // every GLS product of the model (FᵀR⁻¹F, 9 × 9) and of the designs is larger than 5 × 5:
+  // LCBench's when ../shared has it, else the generated wide-curves table, uploaded.
+  const methods = 'methods=GPB%20(IC),GP%20(max%20budget)&seeds=1';
+  let query, data = [], upload;
+  if (HAS_LCBENCH) {
+    query = `v=1&data=shared:lcbench-surrogate.zip&tasks=credit_g&${methods}&race=1200`;
+  } else {
+    upload = join(await tempDir('hpo-wide-'), 'wide-curves.csv');
+    await cli(['generate', 'wide-curves', '--out', upload]);
+    query = `v=1&data=upload:wide-curves.csv@${createHash('sha256').update(await readFile(upload)).digest('hex')}&tasks=wide-00&${methods}&race=600`;
+    data = ['--data', upload];
+  }
   const r = await open(query);
   try {
-    assert.match(await runAndWait(r.page, 300_000), /Finished 2 jobs \(800 budget units\)/);
+    if (upload) await r.page.setInputFiles('#upload', upload);
+    await r.page.waitForFunction(() => /7 hyperparameters/.test(document.querySelector('#data-info')?.textContent ?? ''), null, { timeout: 120_000 });
+    const budget = HAS_LCBENCH ? 1200 : 600;
+    assert.match(await runAndWait(r.page, 600_000), new RegExp(`Finished 2 jobs \\(${2 * budget} budget units\\)`));
     assert.deepEqual(await messages(r.page, 'error'), []);
     const csv = await download(r.page, '#export-race-csv');
-    assert.deepEqual(withoutTimes(csv), withoutTimes(await cliRaceTraces(query)));
+    const { files: [cliCsv] } = await cliRun(query, data, ['race-traces.csv']);
+    const rows = withoutTimes(csv);
+    assert.ok(rows.filter((l) => l.startsWith('GP (max budget)')).length > 20, 'the baseline fits its model after its 20-point design');
+    assert.deepEqual(rows, withoutTimes(cliCsv));
     assert.deepEqual(r.errors, []);
   } finally { await r.close(); }
 });

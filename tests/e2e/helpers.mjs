@@ -13,6 +13,10 @@ import { freshBrowser } from './browser.mjs';
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const SHARED = join(ROOT, '..', 'shared', 'benchmarks', 'quantile-transfer');
 export const HAS_SHARED = existsSync(join(SHARED, 'XGBoost.csv.zip'));
+/// LCBench's folder beside the quantile tables: the page gets it zipped at build time
+/// (`scripts/stage-shared.sh`), the CLI reads the folder. `HPO_E2E_NO_LCBENCH=1` runs the
+/// tests as where it is absent.
+export const HAS_LCBENCH = !process.env.HPO_E2E_NO_LCBENCH && existsSync(join(SHARED, '..', 'lcbench-surrogate', 'lcbench_configs.csv'));
 export const CLI = join(ROOT, 'target', 'release', 'hpo');
 
 const temporary = [];

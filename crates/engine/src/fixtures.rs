@@ -65,6 +65,56 @@ pub fn messy_curves_csv() -> (String, usize) {
     (csv, bad)
 }
 
+/// Tasks of [`wide_curves_csv`].
+pub const WIDE_TASKS: usize = 2;
+/// Configurations per task.
+pub const WIDE_CONFIGS: usize = 150;
+/// Hyperparameters: as many as LCBench's.
+pub const WIDE_DIM: usize = 7;
+/// Steps per curve.
+pub const WIDE_STEPS: usize = 20;
+
+/// A learning-curve table with 7 hyperparameters in [0.05, 1] (`hp_x0` … `hp_x6`: less than
+/// two decades, so every one stays on a linear scale), the size of
+/// LCBench's search space, for checking that GPB and DyHPO race the same in the page and the
+/// CLI where their models are as wide as on real tables: at 4 or more inputs GPB's GLS
+/// products are larger than 5 × 5. Per task t the final loss is
+/// a(x) = 0.1 + Σⱼ wⱼ(xⱼ − cₜⱼ)²/7 with cₜ ∈ [0.2, 0.8]⁷ and wⱼ ∈ [0.2, 1]; after b steps the
+/// loss is a + (1 − a)·exp(−κ·b) with κ = 0.08 + 0.5·x₀, plus N(0, 0.003²) per step: fast
+/// starters (large x₀) cross the slow ones. 2 tasks × 150 shared configurations × 20 steps,
+/// 6 significant digits, seed 7007.
+pub fn wide_curves_csv() -> String {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7007);
+    let xs: Vec<Vec<f64>> = (0..WIDE_CONFIGS).map(|_| (0..WIDE_DIM).map(|_| sig6(rng.random_range(0.05..1.0))).collect()).collect();
+    let weights: Vec<f64> = (0..WIDE_DIM).map(|_| rng.random_range(0.2..1.0)).collect();
+    let mut csv: String = (0..WIDE_DIM).map(|j| format!("hp_x{j},")).collect();
+    csv += "task";
+    for s in 1..=WIDE_STEPS {
+        csv += &format!(",e{s}");
+    }
+    csv.push('\n');
+    for t in 0..WIDE_TASKS {
+        let centre: Vec<f64> = (0..WIDE_DIM).map(|_| rng.random_range(0.2..0.8)).collect();
+        for x in &xs {
+            let a = 0.1 + x.iter().zip(&centre).zip(&weights).map(|((v, c), w)| w * (v - c) * (v - c)).sum::<f64>() / WIDE_DIM as f64;
+            let kappa = 0.08 + 0.5 * x[0];
+            csv += &x.iter().map(|v| format!("{v},")).collect::<String>();
+            csv += &format!("wide-{t:02}");
+            for b in 1..=WIDE_STEPS {
+                let noise = 0.003 * crate::stats::normal_quantile(rng.random_range(1e-9..1.0 - 1e-9));
+                csv += &format!(",{}", sig6(a + (1.0 - a) * libm::exp(-kappa * b as f64) + noise));
+            }
+            csv.push('\n');
+        }
+    }
+    csv
+}
+
+/// Rounds to 6 significant digits (the file stays small and reads back exactly).
+fn sig6(v: f64) -> f64 {
+    format!("{v:.5e}").parse().expect("formatted float parses")
+}
+
 fn round6(v: f64) -> f64 {
     format!("{v:.6}").parse().unwrap_or(v)
 }
@@ -75,6 +125,19 @@ mod tests {
     use crate::loaders::table::LoadOptions;
     use crate::loaders::upload::load_file_with;
     use crate::space::ParamKind;
+
+    #[test]
+    fn the_wide_file_loads_as_seven_linear_inputs_with_curves() {
+        let options = LoadOptions { detect_scales: true, ..LoadOptions::default() };
+        let loaded = load_file_with("wide-curves.csv", wide_curves_csv().as_bytes(), &options).unwrap();
+        let b = &loaded.benchmark;
+        assert_eq!(b.space.params.len(), WIDE_DIM);
+        assert!(b.space.params.iter().all(|p| matches!(p.kind, ParamKind::Continuous { log: false, .. })), "{:?}", b.space);
+        assert_eq!(b.tasks.len(), WIDE_TASKS);
+        assert_eq!(b.total_rows(), WIDE_TASKS * WIDE_CONFIGS);
+        assert!(b.tasks.iter().all(|t| t.curves.as_ref().unwrap().values.iter().all(|c| c.len() == WIDE_STEPS)));
+        assert!(!loaded.warnings.iter().any(|w| w.contains("log scale")), "{:?}", loaded.warnings);
+    }
 
     #[test]
     fn the_messy_file_loads_with_every_repair_and_scale_said() {

@@ -276,7 +276,8 @@ enum Command {
     /// Write a bundled benchmark as CSV (what assets/ ships).
     Generate {
         /// Benchmark name: quadratic, tradeoff or curves (bundled), or messy-curves (a test file
-        /// with diverged curves, a step_0 column and hyperparameters spanning decades).
+        /// with diverged curves, a step_0 column and hyperparameters spanning decades), or
+        /// wide-curves (learning curves over 7 hyperparameters, as many as LCBench's).
         name: String,
         /// Output file.
         #[arg(long)]

@@ -180,27 +180,12 @@ pub fn lcbench(lcbench_dir: &Path, tasks: Option<&str>, seeds: u64, json: Option
 
 /// Speed of the designs and of one GPB step (`docs/benchmarks.md`).
 pub fn bench() -> CliResult<()> {
-    use hpo_playground::engine::fidelity::gpb::design::{DesignModel, DesignProblem};
-    use hpo_playground::engine::fidelity::gpb::model::{CovParams, Gpb, GpbSettings};
-    use hpo_playground::engine::optimizer::MethodRng;
-    use hpo_playground::engine::stats::expected_improvement;
-    use rand::{Rng, SeedableRng};
+    use hpo_playground::engine::gpb_experiments::speed::{design_seconds, gpb_step};
 
-    let settings = GpbSettings::default();
-    let levels: Vec<f64> = [1.0, 10.0, 20.0, 30.0, 40.0, 50.0].iter().map(|l| l / 50.0).collect();
-    let mut rng = MethodRng::seed_from_u64(0);
-    let mut points =
-        |n: usize, d: usize| -> Vec<Vec<f64>> { (0..n).map(|_| (0..d).map(|_| rng.random_range(0.0..1.0)).collect()).collect() };
+    let start = Instant::now();
+    let now = move || start.elapsed().as_secs_f64();
     println!("| what | N = 6 | N = 10 | N = 20 |\n|---|---|---|---|");
     for dim in [2, 8] {
-        // Max d is sought over 1,000 points × the 6 budget levels (a table's design set).
-        let problem = DesignProblem {
-            model: DesignModel::Gpb { kernel: settings.kernel, params: CovParams::nominal(dim, &settings) },
-            criterion: Criterion::D,
-            budgets: levels.clone(),
-            grid: points(1000, dim),
-            tabular: false,
-        };
         for method in [DesignMethod::Ic, DesignMethod::Ta] {
             let cells: Vec<String> = [6, 10, 20]
                 .iter()
@@ -208,9 +193,8 @@ pub fn bench() -> CliResult<()> {
                     if n < dim + 2 {
                         return format!("— (N < p + 2 = {}: M is singular)", dim + 2);
                     }
-                    let t0 = Instant::now();
-                    let c = problem.construct(method, n, &mut MethodRng::seed_from_u64(1));
-                    format!("{:.2} s ({} iterates)", t0.elapsed().as_secs_f64(), c.path.len())
+                    let (seconds, iterates) = design_seconds(dim, method, n, &now);
+                    format!("{seconds:.2} s ({iterates} iterates)")
                 })
                 .collect();
             println!("| {} design, {dim}-D, 1,000 points × 6 budgets | {} |", method.name(), cells.join(" | "));
@@ -263,25 +247,9 @@ pub fn bench() -> CliResult<()> {
         );
     }
     println!("\n| one GPB step (ML fit + EI over 2,000 configurations × 6 budgets), 7-D | seconds |\n|---|---|");
-    let candidates = points(2000, 7);
     for n in [50, 200] {
-        let x = points(n, 7);
-        let b: Vec<f64> = (0..n).map(|i| levels[i % 6]).collect();
-        let y: Vec<f64> = x.iter().zip(&b).map(|(x, b)| x.iter().map(|v| (v - 0.4) * (v - 0.4)).sum::<f64>() + 0.05 / b).collect();
-        let t0 = Instant::now();
-        let model = Gpb::fit(&settings, x, b, &y, &mut MethodRng::seed_from_u64(2))?;
-        let fit = t0.elapsed().as_secs_f64();
-        let y_min = y.iter().copied().fold(f64::INFINITY, f64::min);
-        let best = candidates
-            .iter()
-            .flat_map(|c| levels.iter().map(move |&l| (c, l)))
-            .map(|(c, l)| {
-                let (m, v) = model.predict(c, l);
-                expected_improvement(m, v.sqrt(), y_min)
-            })
-            .fold(0.0, f64::max);
-        let total = t0.elapsed().as_secs_f64();
-        println!("| {n} observations | {total:.2} (fit {fit:.2}, EI {:.2}; best EI {best:.2e}) |", total - fit);
+        let t = gpb_step(n, 7, 2000, &now)?;
+        println!("| {n} observations | {:.2} (fit {:.2}, EI {:.2}; best EI {:.2e}) |", t.total, t.fit, t.total - t.fit, t.best_ei);
     }
     Ok(())
 }

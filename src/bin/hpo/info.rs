@@ -104,12 +104,15 @@ pub fn generate(name: &str, out: &Path) -> CliResult<()> {
     match (name, bundled_csv(name)) {
         (_, Some(csv)) => std::fs::write(out, csv)?,
         ("messy-curves", None) => std::fs::write(out, hpo_playground::engine::fixtures::messy_curves_csv().0)?,
+        ("wide-curves", None) => std::fs::write(out, hpo_playground::engine::fixtures::wide_curves_csv())?,
         // The exploding family's reference: the same runs, none exploded.
         ("exploding-clean", None) => std::fs::write(out, hpo_playground::engine::exploding_curves::exploding_csv(false))?,
         _ => {
-            return Err(
-                format!("unknown bundled benchmark '{name}'; available: {}, messy-curves, exploding-clean", BUNDLED.join(", ")).into()
+            return Err(format!(
+                "unknown bundled benchmark '{name}'; available: {}, messy-curves, wide-curves, exploding-clean",
+                BUNDLED.join(", ")
             )
+            .into())
         }
     }
     println!("wrote {}", out.display());

@@ -6,6 +6,7 @@
 //! - [`protocol`]: the arms of Tables 3–4 on a tabular benchmark.
 //! - [`design_view`]: one design with the map of d(x, ξ) and the §4.1 function fitted by GPB,
 //!   for the page's design view and lesson 5.
+//! - [`speed`]: how long a GPB step and a design take, natively and in a browser.
 //!
 //! The model, the design criteria and the constructions are the race method's own, in
 //! [`crate::fidelity::gpb`] (its files `model`, `design`, `construct`), as is the view's
@@ -13,4 +14,5 @@
 
 pub mod design_view;
 pub mod protocol;
+pub mod speed;
 pub mod synthetic;

@@ -527,6 +527,23 @@ mod tests {
     }
 
     #[test]
+    fn nalgebra_products_are_sums_in_order_of_plain_products() {
+        // Every element of a product must be Σₖ aᵢₖbₖⱼ summed from k = 0 up, unfused, as in
+        // wasm: nalgebra's std feature would hand products larger than 5 × 5 (FᵀR⁻¹F with 4 or
+        // more inputs) to matrixmultiply, whose kernels are picked at run time (FMA here,
+        // none in wasm), and the CLI's GPB would differ from the page's in the last bits.
+        let a = DMatrix::from_fn(20, 9, |i, j| libm::sin((9 * i + j) as f64));
+        let b = DMatrix::from_fn(20, 9, |i, j| libm::cos((i + 3 * j) as f64) / 3.0);
+        let product = a.transpose() * &b;
+        for i in 0..9 {
+            for j in 0..9 {
+                let sum = (1..20).fold(a[(0, i)] * b[(0, j)], |s, k| s + a[(k, i)] * b[(k, j)]);
+                assert_eq!(product[(i, j)].to_bits(), sum.to_bits(), "element ({i}, {j})");
+            }
+        }
+    }
+
+    #[test]
     fn the_same_seed_gives_the_same_fit() {
         let (x, b, y) = data(10, 2, 5);
         let fit =

@@ -193,7 +193,8 @@ pub(super) fn lanczos_log_det(n: usize, tridiagonals: &[Tridiagonal]) -> f64 {
             _ => 0.0,
         });
         let eigen = SymmetricEigen::new(matrix);
-        total += (0..m).map(|i| eigen.eigenvectors[(0, i)].powi(2) * eigen.eigenvalues[i].ln()).sum::<f64>();
+        // libm's log, not the platform's: the estimate must have the same bits in the page.
+        total += (0..m).map(|i| eigen.eigenvectors[(0, i)].powi(2) * libm::log(eigen.eigenvalues[i])).sum::<f64>();
     }
     total * n as f64 / tridiagonals.len() as f64
 }
