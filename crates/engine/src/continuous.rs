@@ -16,7 +16,6 @@
 use rand::Rng;
 
 use crate::lbfgsb;
-use crate::optimizer::MethodRng;
 
 /// One parameter's coordinates in the model's encoding.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,6 +40,9 @@ pub enum Coordinate {
         width: usize,
     },
 }
+
+/// A function to maximise: its value and gradient at a point of the encoding.
+pub type Scored<'a> = dyn Fn(&[f64]) -> (f64, Vec<f64>) + 'a;
 
 /// The coordinates of every parameter, in the encoding's order.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -110,7 +112,7 @@ impl ContinuousSpace {
 
     /// `n` points of the Halton sequence (one base per parameter), shifted modulo 1 by one
     /// uniform draw per parameter (Cranley–Patterson), each read as the parameter's value.
-    pub fn sample(&self, n: usize, rng: &mut MethodRng) -> Vec<Vec<f64>> {
+    pub fn sample(&self, n: usize, rng: &mut impl Rng) -> Vec<Vec<f64>> {
         let shift: Vec<f64> = self.coordinates.iter().map(|_| rng.random::<f64>()).collect();
         let dim = self.dim();
         (1..=n as u64)
@@ -131,13 +133,13 @@ impl ContinuousSpace {
 
     /// Local maxima of `f` (value and gradient) from each of `starts` (snapped first), best
     /// first; a start where f is not finite is skipped.
-    pub fn maximise(&self, f: &dyn Fn(&[f64]) -> (f64, Vec<f64>), starts: &[Vec<f64>]) -> Vec<(Vec<f64>, f64)> {
+    pub fn maximise(&self, f: &Scored<'_>, starts: &[Vec<f64>]) -> Vec<(Vec<f64>, f64)> {
         let mut found: Vec<(Vec<f64>, f64)> = starts.iter().filter_map(|s| self.local_search(f, s.clone())).collect();
         found.sort_by(|a, b| b.1.total_cmp(&a.1));
         found
     }
 
-    fn local_search(&self, f: &dyn Fn(&[f64]) -> (f64, Vec<f64>), mut x: Vec<f64>) -> Option<(Vec<f64>, f64)> {
+    fn local_search(&self, f: &Scored<'_>, mut x: Vec<f64>) -> Option<(Vec<f64>, f64)> {
         self.snap(&mut x);
         let mut value = f(&x).0;
         if !value.is_finite() {
@@ -260,7 +262,7 @@ mod tests {
     #[test]
     fn samples_lie_on_the_space_and_fill_it() {
         let s = space();
-        let points = s.sample(512, &mut MethodRng::seed_from_u64(1));
+        let points = s.sample(512, &mut rand_chacha::ChaCha8Rng::seed_from_u64(1));
         for p in &points {
             let mut snapped = p.clone();
             s.snap(&mut snapped);

@@ -90,7 +90,8 @@ pub fn minimise(
         iterations += 1;
         two_loop(&g, &held, &s_hist, &y_hist, &rho, &mut d);
         let mut slope: f64 = d.iter().zip(&g).map(|(a, b)| a * b).sum();
-        if !(slope < 0.0) {
+        // Not a descent direction (or NaN): steepest descent, forgetting the pairs.
+        if slope.is_nan() || slope >= 0.0 {
             for ((di, &gi), &h) in d.iter_mut().zip(&g).zip(&held) {
                 *di = if h { 0.0 } else { -gi };
             }
@@ -99,7 +100,7 @@ pub fn minimise(
             y_hist.clear();
             rho.clear();
         }
-        if !(slope < 0.0) {
+        if slope.is_nan() || slope >= 0.0 {
             break;
         }
         // The first step (no curvature known yet) has unit length.
