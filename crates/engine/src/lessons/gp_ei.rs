@@ -216,9 +216,16 @@ fn posterior(observations: &[(f64, f64, Origin)], pinned: Option<f64>) -> Result
         sd.push(sigma * s);
         ei.push(sigma * expected_improvement(m, s, (best.1 - mu) / sigma));
     }
+    // The function has no noise, so EI at a point already evaluated is 0 (the GP's floor of
+    // noise left a sliver there, the tallest bar of the chart late in a run).
+    let evaluated = |x: f64| observations.iter().any(|o| o.0 == x);
+    for (e, &x) in ei.iter_mut().zip(&xs) {
+        if evaluated(x) {
+            *e = 0.0;
+        }
+    }
     // The first grid point of largest EI not yet evaluated (ties: the leftmost, so frames are
     // reproducible).
-    let evaluated = |x: f64| observations.iter().any(|o| o.0 == x);
     let (i, e) =
         ei.iter()
             .copied()
@@ -311,6 +318,9 @@ mod tests {
                     }
                 }
                 assert!(f.observations.iter().all(|o| o.0 != f.next.0), "seed {seed} step {step}: picks {} again", f.next.0);
+                for (x, e) in f.x.iter().zip(&f.ei) {
+                    assert!(!f.observations.iter().any(|o| o.0 == *x) || *e == 0.0, "seed {seed} step {step}: EI {e} at evaluated x = {x}");
+                }
                 // The textbook reading while points are few; later, with some 30 points on
                 // [0, 1], the band may be narrow everywhere (and the sentence says so), but a
                 // fit never reads as unsure everywhere.
