@@ -234,9 +234,9 @@ pub fn CopulaLesson(
                     <h3 id="lesson-versus-title">"The same idea inside an optimiser: GP against GCP"</h3>
                     <p class="lesson-text">
                         "Both minimise exp(f(x)/2), f being lesson 1's function: values from 0.05 to about 2,700, most below 3. Same seed, same five random points first; then GP fits standardised values (Δ) and GCP fits ψ. "
-                        "On Δ, the one huge value flattens all the others. On ψ, every value becomes its rank, evenly spaced: no value dominates, but two neighbours with nearly equal values end up a whole rank apart, "
-                        "and with few points the GP may then explain everything as noise — a flat band, equal EI everywhere, and the first remaining x taken (our tie rule). "
-                        "Which wins differs from sample to sample; the paper compares them over many tasks (Table 2), where the prior of lesson 3 helps GCP most at the start."
+                        "On Δ, the one huge value flattens all the others. On ψ, every value becomes its rank, evenly spaced: no value dominates, so GCP's mean follows the valleys — "
+                        "though the best value is the lowest rank however sharp its dip, and GCP's mean may pass a little above it, inside the band. "
+                        "On this function GCP evaluates the minimum no later than GP on every seed we tried (0–4); the paper compares them over many tasks (Table 2), where the prior of lesson 3 helps GCP most at the start."
                     </p>
                     {move || versus_error.get().map(|e| view! { <p class="msg error">{e}</p> })}
                     <SvgFigure id="lesson-versus-gp" file="copula-versus-gp" caption=move || view! { <span>"GP on standardised values: mean ± 2 sd and the evaluations (latest orange)."</span> } height=240.0 label="GP's model of the heavy-tailed function at this step">
