@@ -42,8 +42,8 @@ pub(in crate::app) fn posterior_chart(f: &GpEiFrame, step: usize) -> impl IntoVi
     let marks: Vec<(f64, f64)> = (f.x.iter().copied().zip(f.truth.iter().copied()))
         .chain(f.x.iter().copied().zip(f.mean.iter().copied()))
         .chain(f.observations.iter().map(|&(x, y, _)| (x, y)))
-        .chain(p.marker_label_area(f.next.0, "next"))
         .collect();
+    let next_label = p.marker_label_area(f.next.0, "next");
     let dots = f.observations.iter().map(|&(x, y, origin)| {
         let (cx, cy) = (p.px(x), p.py(y));
         match origin {
@@ -62,7 +62,7 @@ pub(in crate::app) fn posterior_chart(f: &GpEiFrame, step: usize) -> impl IntoVi
         <polyline points=line(&f.mean) fill="none" stroke=MEAN stroke-width="3"/>
         {p.marker(f.next.0, "next", LATEST)}
         {dots}
-        {p.legend(&[("f(x), the truth", TRUTH, "6,4"), ("posterior mean ± 2 sd", MEAN, "none")], &marks)}
+        {p.legend_clear_of(&[("f(x), the truth", TRUTH, "6,4"), ("posterior mean ± 2 sd", MEAN, "none")], &marks, &next_label)}
     }
 }
 

@@ -149,19 +149,36 @@ impl Plot {
     /// coordinates: the marks the chart draws) — top left, top right, bottom left or bottom
     /// right, in that order when they tie. Keep labels short: the legend must fit the plot.
     pub fn legend(&self, entries: &[(&str, &'static str, &'static str)], data: &[(f64, f64)]) -> impl IntoView {
+        self.legend_clear_of(entries, data, &[])
+    }
+
+    /// [`Plot::legend`] in a corner that covers none of the `clear` points (a label that must
+    /// stay readable, such as [`Plot::marker_label_area`]'s) when one does, whatever the data.
+    pub fn legend_clear_of(
+        &self,
+        entries: &[(&str, &'static str, &'static str)],
+        data: &[(f64, f64)],
+        clear: &[(f64, f64)],
+    ) -> impl IntoView {
         let longest = entries.iter().map(|e| e.0.chars().count()).max().unwrap_or(0) as f64;
         let (w, h) = (40.0 + 8.2 * longest, 20.0 * entries.len() as f64 + 8.0);
         // Wider than the plot (a phone): from the chart's left edge, over the y labels.
         let left = if ML + w > self.w - MR { (self.w - w - 2.0).max(8.0) } else { ML + 6.0 };
         let right = (self.w - MR - w + 6.0).max(left);
         let (top, bottom) = (self.mt() + 2.0, (self.h - MB - h - 2.0).max(self.mt() + 2.0));
-        let screen: Vec<(f64, f64)> =
-            data.iter().filter(|(x, y)| x.is_finite() && y.is_finite()).map(|&(x, y)| (self.px(x), self.py(y))).collect();
-        let covered =
-            |x: f64, y: f64| screen.iter().filter(|&&(sx, sy)| sx >= x - 6.0 && sx <= x - 6.0 + w && sy >= y && sy <= y + h).count();
-        let (x, y0) = [(left, top), (right, top), (left, bottom), (right, bottom)]
-            .into_iter()
-            .min_by_key(|&(x, y)| covered(x, y))
+        let on_screen = |points: &[(f64, f64)]| -> Vec<(f64, f64)> {
+            points.iter().filter(|(x, y)| x.is_finite() && y.is_finite()).map(|&(x, y)| (self.px(x), self.py(y))).collect()
+        };
+        let (screen, kept_clear) = (on_screen(data), on_screen(clear));
+        let covers = |points: &[(f64, f64)], x: f64, y: f64| {
+            points.iter().filter(|&&(sx, sy)| sx >= x - 6.0 && sx <= x - 6.0 + w && sy >= y && sy <= y + h).count()
+        };
+        let corners = [(left, top), (right, top), (left, bottom), (right, bottom)];
+        let clear_corners: Vec<(f64, f64)> = corners.into_iter().filter(|&(x, y)| covers(&kept_clear, x, y) == 0).collect();
+        let (x, y0) = (if clear_corners.is_empty() { &corners[..] } else { &clear_corners[..] })
+            .iter()
+            .copied()
+            .min_by_key(|&(x, y)| covers(&screen, x, y))
             .unwrap_or((left, top));
         view! {
             <rect class="legend-box" x=x - 6.0 y=y0 width=w height=h fill="#ffffff" fill-opacity="0.85"/>
