@@ -223,11 +223,17 @@ fn nearest(values: &[f64], v: f64) -> usize {
     (0..values.len()).fold(0, |b, k| if (values[k] - v).abs() < (values[b] - v).abs() { k } else { b })
 }
 
+/// The positions of the finite `scores`, highest first (the earlier on ties).
+pub fn best_first(scores: &[f64]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..scores.len()).filter(|&i| scores[i].is_finite()).collect();
+    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+    order
+}
+
 /// The starts of a search: the `given` points (e.g. the best observed), then the best of
 /// `preliminary` by `score` up to [`LOCAL_SEARCHES`] in all; ties keep the earlier point.
 pub fn starts(given: Vec<Vec<f64>>, preliminary: &[Vec<f64>], scores: &[f64]) -> Vec<Vec<f64>> {
-    let mut order: Vec<usize> = (0..preliminary.len()).filter(|&i| scores[i].is_finite()).collect();
-    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+    let order = best_first(scores);
     let room = LOCAL_SEARCHES.saturating_sub(given.len());
     given.into_iter().chain(order.into_iter().take(room).map(|i| preliminary[i].clone())).collect()
 }

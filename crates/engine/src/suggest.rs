@@ -109,26 +109,35 @@ fn draw(distributions: &[(String, Distribution)], rng: &mut impl Rng) -> Vec<f64
     distributions
         .iter()
         .map(|(_, d)| match *d {
-            Distribution::Float { low, high, log, step } => {
-                let v = if log { libm::exp(rng.random_range(libm::log(low)..=libm::log(high))) } else { rng.random_range(low..=high) };
-                match step {
-                    Some(s) if s > 0.0 => (low + ((v - low) / s).round() * s).min(high),
-                    _ => v.clamp(low, high),
-                }
+            Distribution::Float { low, high, log, .. } => {
+                on_steps(d, if log { libm::exp(rng.random_range(libm::log(low)..=libm::log(high))) } else { rng.random_range(low..=high) })
             }
-            Distribution::Int { low, high, log, step } => {
-                let step = step.max(1);
-                let v = if log {
+            Distribution::Int { low, high, log, .. } => on_steps(
+                d,
+                if log {
                     libm::exp(rng.random_range(libm::log(low.max(1) as f64)..=libm::log(high as f64)))
                 } else {
                     rng.random_range(low as f64..=high as f64)
-                };
-                let k = ((v - low as f64) / step as f64).round() as i64;
-                (low + k * step).min(high - (high - low) % step) as f64
-            }
+                },
+            ),
             Distribution::Categorical { ref choices } => rng.random_range(0..choices.len()) as f64,
         })
         .collect()
+}
+
+/// A number's nearest allowed value under a numeric distribution: on its step (from `low`),
+/// within its bounds. Drawn candidates and searched proposals alike.
+fn on_steps(d: &Distribution, v: f64) -> f64 {
+    match *d {
+        Distribution::Float { low, high, step: Some(s), .. } if s > 0.0 => (low + ((v - low) / s).round() * s).min(high),
+        Distribution::Float { low, high, .. } => v.clamp(low, high),
+        Distribution::Int { low, high, step, .. } => {
+            let step = step.max(1);
+            let k = ((v - low as f64) / step as f64).round() as i64;
+            (low + k * step).min(high - (high - low) % step) as f64
+        }
+        Distribution::Categorical { .. } => v,
+    }
 }
 
 /// Distributions with more values than this are searched as continuous and rounded after.
@@ -177,26 +186,23 @@ fn decode(distributions: &[(String, Distribution)], x: &[f64]) -> Vec<f64> {
                 at += choices.len();
                 level as f64
             }
-            Distribution::Float { low, high, log, step } => {
+            Distribution::Float { low, high, log, .. } => {
                 let u = x[at].clamp(0.0, 1.0);
                 at += 1;
-                let v = if log && low > 0.0 {
-                    libm::exp(libm::log(low) + u * (libm::log(high) - libm::log(low)))
-                } else {
-                    low + u * (high - low)
-                };
-                match step {
-                    Some(s) if s > 0.0 => (low + ((v - low) / s).round() * s).min(high),
-                    _ => v.clamp(low, high),
-                }
+                on_steps(
+                    d,
+                    if log && low > 0.0 {
+                        libm::exp(libm::log(low) + u * (libm::log(high) - libm::log(low)))
+                    } else {
+                        low + u * (high - low)
+                    },
+                )
             }
-            Distribution::Int { low, high, step, .. } => {
+            Distribution::Int { low, high, .. } => {
                 // Encoded linearly ([`Distribution::kind`]), on a log scale or not.
                 let u = x[at].clamp(0.0, 1.0);
                 at += 1;
-                let step = step.max(1);
-                let k = ((u * (high - low) as f64) / step as f64).round() as i64;
-                (low + k * step).min(high - (high - low) % step) as f64
+                on_steps(d, low as f64 + u * (high - low) as f64)
             }
         })
         .collect()

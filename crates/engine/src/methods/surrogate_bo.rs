@@ -182,9 +182,7 @@ impl GpEiSearch {
         let starts = continuous::starts(vec![incumbent], &preliminary, &scores);
         let log_ei = |x: &[f64]| gp.log_ei_with_gradient(x, best);
         let mut ranked: Vec<Vec<f64>> = space.maximise(&log_ei, &starts).into_iter().map(|(x, _)| x).collect();
-        let mut order: Vec<usize> = (0..preliminary.len()).filter(|&i| scores[i].is_finite()).collect();
-        order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
-        ranked.extend(order.into_iter().map(|i| preliminary[i].clone()));
+        ranked.extend(continuous::best_first(&scores).into_iter().map(|i| preliminary[i].clone()));
         Ok(ranked)
     }
 }
@@ -213,6 +211,32 @@ pub fn belief_of(gp: &FittedGp, candidates: &[Vec<f64>], open: &[usize], z: Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_proposal_beats_every_quasi_random_point_and_needs_no_candidate() {
+        use crate::continuous::{ContinuousSpace, Coordinate};
+        use crate::optimizer::job_rng;
+        // Nine observations of a bowl in two free inputs, as candidates 0–8; nothing else.
+        let candidates: Vec<Vec<f64>> = (0..9).map(|i| vec![(i as f64 * 0.37) % 1.0, (i as f64 * 0.61) % 1.0]).collect();
+        let history: Vec<(usize, f64)> =
+            candidates.iter().enumerate().map(|(i, x)| (i, (x[0] - 0.3).powi(2) + (x[1] - 0.8).powi(2))).collect();
+        let evaluated = vec![true; 9];
+        let state = SearchState { candidates: &candidates, evaluated: &evaluated, history: &history, objectives: &[] };
+        let space = ContinuousSpace { coordinates: vec![Coordinate::Free { at: 0 }, Coordinate::Free { at: 1 }] };
+        let mut search = GpEiSearch::new(OutputWarp::Standardize, 5, GpSettings::default());
+        let ranked = search.propose(&state, &space, &mut job_rng(3, "t")).unwrap().unwrap();
+        // The GP the proposal was searched on (a fresh search fits the same), and log-EI there
+        // against the Halton points': the local search climbs above the best of them.
+        let (gp, _, best, _) = GpEiSearch::new(OutputWarp::Standardize, 5, GpSettings::default()).fitted(&state).unwrap();
+        let score = |x: &[f64]| gp.log_ei_with_gradient(x, best).0;
+        let halton = space.sample(crate::continuous::PRELIMINARY, &mut job_rng(3, "t"));
+        let top = halton.iter().map(|x| score(x)).fold(f64::NEG_INFINITY, f64::max);
+        assert!(score(&ranked[0]) > top, "{} ≤ {top}", score(&ranked[0]));
+        assert!(!candidates.contains(&ranked[0]));
+        // During the random initial design there is no proposal: the caller picks a candidate.
+        let early = SearchState { history: &history[..3], ..state };
+        assert!(GpEiSearch::new(OutputWarp::Standardize, 5, GpSettings::default()).propose(&early, &space, &mut job_rng(3, "t")).is_none());
+    }
 
     #[test]
     fn bounding_box_contains_its_points_only() {
