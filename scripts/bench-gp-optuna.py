@@ -570,15 +570,17 @@ def quality(args, hpo: Hpo, work: Path, log, resume: dict) -> tuple[str, list]:
         prob = PROBLEMS[pname]
         by = {m: sorted((r for r in results if r["problem"] == pname and r["method"] == m), key=lambda r: r["seed"]) for m in methods}
         md += ["", f"#### {prob.title}: min {prob.fmin:g}", "",
-               "| method | mean final regret | median final regret | median regret of the initial design | median step ms | seeds |",
-               "|---|---:|---:|---:|---:|---:|"]
+               "| method | mean final regret | median final regret | median regret after 5 / 10 steps | median regret of the initial design | median step ms | seeds |",
+               "|---|---:|---:|---:|---:|---:|---:|"]
         for m in methods:
             rs = by[m]
             if not rs:
                 continue
             reg = [r["regret"] for r in rs]
             steps = [t for r in rs for t in r["seconds"]]
-            md.append(f"| {m} | {statistics.mean(reg):.4g} | {statistics.median(reg):.4g} | "
+            # Where a transfer method shows what it learned: early, not only at the end.
+            early = " / ".join(f"{statistics.median(min([r['init_best'], *r['values'][:k]]) - prob.fmin for r in rs):.3g}" for k in (5, 10))
+            md.append(f"| {m} | {statistics.mean(reg):.4g} | {statistics.median(reg):.4g} | {early} | "
                       f"{statistics.median(r['init_best'] - prob.fmin for r in rs):.4g} | {fmt_ms(med(steps))} | {len(rs)} |")
         pairs = []
         hpo_methods = [m for m in methods if m != OPTUNA]

@@ -154,6 +154,41 @@ impl PriorMlp {
         (mu, softplus(s) + MIN_SIGMA)
     }
 
+    /// μθ(x), σθ(x) and their gradients in x: what a continuous search of an acquisition
+    /// built on the prior climbs (GCP+prior's, [`crate::methods::prior_gp`]). Back through the
+    /// network once per head; a unit ReLU switched off passes nothing back (its one-sided
+    /// derivative at exactly 0 is taken as 0, as in training).
+    pub fn predict_with_gradient(&self, x: &[f64]) -> (f64, f64, Vec<f64>, Vec<f64>) {
+        let (acts, mu, s) = self.forward(x, None);
+        let back = |head: usize| -> Vec<f64> {
+            let mut delta = vec![0.0; 2];
+            delta[head] = 1.0;
+            for k in (0..self.layers.len()).rev() {
+                let layer = &self.layers[k];
+                let mut prev = vec![0.0; layer.n_in];
+                for (row, &d) in layer.w.chunks_exact(layer.n_in).zip(&delta) {
+                    if d != 0.0 {
+                        for (p, w) in prev.iter_mut().zip(row) {
+                            *p += d * w;
+                        }
+                    }
+                }
+                if k > 0 {
+                    for (p, &a) in prev.iter_mut().zip(&acts[k]) {
+                        if a <= 0.0 {
+                            *p = 0.0;
+                        }
+                    }
+                }
+                delta = prev;
+            }
+            delta
+        };
+        let slope = sigmoid(s);
+        let dsigma = back(1).into_iter().map(|g| g * slope).collect();
+        (mu, softplus(s) + MIN_SIGMA, back(0), dsigma)
+    }
+
     /// Adds weight·∂NLL/∂θ of one example to `grad` (same order as `params_mut`); returns the loss.
     fn backward(&self, ex: &Example, masks: Option<&[Vec<f64>]>, grad: &mut [f64]) -> f64 {
         let (acts, mu, s) = self.forward(&ex.x, masks);
@@ -218,6 +253,11 @@ impl TrainedPrior {
     /// μθ(x), σθ(x).
     pub fn predict(&self, x: &[f64]) -> (f64, f64) {
         self.mlp.predict(x)
+    }
+
+    /// μθ(x), σθ(x) and their gradients in x ([`PriorMlp::predict_with_gradient`]).
+    pub fn predict_with_gradient(&self, x: &[f64]) -> (f64, f64, Vec<f64>, Vec<f64>) {
+        self.mlp.predict_with_gradient(x)
     }
 
     /// Root mean squared error of μθ against warped targets (the paper's Fig. 4 key).
@@ -304,6 +344,25 @@ mod tests {
             *b.params_mut().nth(i).unwrap() -= h;
             let fd = (loss(&a) - loss(&b)) / (2.0 * h);
             assert!((fd - grad[i]).abs() < 1e-6 * (1.0 + fd.abs()), "param {i}: {} vs {fd}", grad[i]);
+        }
+    }
+
+    #[test]
+    fn the_input_gradient_matches_finite_differences() {
+        let mlp = PriorMlp::new(3, &PriorSettings::default(), &mut job_rng(4, "mlp"));
+        for x in [vec![0.2, 0.7, 0.4], vec![0.9, 0.1, 0.55], vec![0.0, 1.0, 0.3]] {
+            let (mu, sigma, dmu, dsigma) = mlp.predict_with_gradient(&x);
+            assert_eq!((mu, sigma), mlp.predict(&x));
+            for d in 0..3 {
+                let h = 1e-7;
+                let (mut a, mut b) = (x.clone(), x.clone());
+                a[d] += h;
+                b[d] -= h;
+                let (pa, pb) = (mlp.predict(&a), mlp.predict(&b));
+                let (fm, fs) = ((pa.0 - pb.0) / (2.0 * h), (pa.1 - pb.1) / (2.0 * h));
+                assert!((dmu[d] - fm).abs() < 1e-6 * (1.0 + fm.abs()), "μ, input {d}: {} vs {fm}", dmu[d]);
+                assert!((dsigma[d] - fs).abs() < 1e-6 * (1.0 + fs.abs()), "σ, input {d}: {} vs {fs}", dsigma[d]);
+            }
         }
     }
 

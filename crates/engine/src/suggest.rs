@@ -4,7 +4,7 @@
 //! trials enqueued.
 //!
 //! A method with a continuous search ([`crate::optimizer::Optimizer::propose`]: the GP-EI
-//! methods GP and GCP, and WS-GP after its warm start) proposes anywhere in the study's own
+//! methods GP and GCP, WS-GP after its warm start, GCP+prior and GP+prior after theirs) proposes anywhere in the study's own
 //! space: log-EI searched from quasi-random points and the best trial by L-BFGS on its
 //! continuous parameters and exhaustive passes over its discrete ones
 //! ([`crate::continuous`]), as Optuna's GPSampler searches; the best proposal no trial has is

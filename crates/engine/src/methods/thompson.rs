@@ -28,6 +28,11 @@ impl PriorThompson {
         PriorThompson { prior, predictions: Vec::new(), recording: false, belief: None }
     }
 
+    /// The prior it draws from.
+    pub fn prior(&self) -> Arc<TrainedPrior> {
+        Arc::clone(&self.prior)
+    }
+
     /// μθ, σθ of every candidate (computed once per task).
     pub fn predictions(&mut self, candidates: &[Vec<f64>]) -> &[(f64, f64)] {
         if self.predictions.len() != candidates.len() {
