@@ -50,3 +50,13 @@ fn native_wide_races_match_golden_file() {
     assert!(run.lines().skip(1).all(|l| l.ends_with(",0")), "optimizer seconds from a clock that stands still");
     assert!(run == common::GOLDEN_WIDE_RACES, "races on the 7-input table differ from tests/golden/wide_races.csv");
 }
+
+#[test]
+fn native_study_suggestions_match_golden_file() {
+    let run = common::golden_suggestions_run();
+    if std::env::var_os("HPO_BLESS").is_some() {
+        std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/study_suggestions.csv"), &run).unwrap();
+    }
+    assert_eq!(run.lines().count(), 1 + 4 * 3 * 4, "{run}");
+    assert!(run == common::GOLDEN_SUGGESTIONS, "suggestions differ from tests/golden/study_suggestions.csv:\n{run}");
+}

@@ -39,6 +39,11 @@ fn wasm_wide_races_match_golden_file() {
 }
 
 #[wasm_bindgen_test]
+fn wasm_study_suggestions_match_golden_file() {
+    assert_eq!(common::golden_suggestions_run(), common::GOLDEN_SUGGESTIONS);
+}
+
+#[wasm_bindgen_test]
 fn permalink_round_trip_in_wasm() {
     use hpo_playground::engine::permalink::{from_query, to_query};
     use hpo_playground::engine::spec::ExperimentSpec;

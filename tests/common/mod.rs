@@ -13,6 +13,7 @@ use hpo_playground::engine::optimizer::MethodRng;
 use hpo_playground::engine::results::race_report::race_traces;
 use hpo_playground::engine::runner::run_job;
 use hpo_playground::engine::spec::{ExperimentSpec, TransferMode};
+use hpo_playground::engine::suggest::suggest;
 use hpo_playground::engine::transfer::PriorCache;
 use rand::SeedableRng;
 
@@ -33,6 +34,33 @@ pub const GOLDEN_WIDE_MODEL: &str = include_str!("../golden/wide_gpb_model.csv")
 /// GPB (IC), its full-budget baseline and DyHPO racing on the 7-input table, as committed in
 /// `tests/golden/wide_races.csv`.
 pub const GOLDEN_WIDE_RACES: &str = include_str!("../golden/wide_races.csv");
+
+/// The next trials of a study searched over its own space, every number as its bits, as
+/// committed in `tests/golden/study_suggestions.csv`.
+pub const GOLDEN_SUGGESTIONS: &str = include_str!("../golden/study_suggestions.csv");
+
+/// Three next trials of the journal fixture's `mlp-svhn` study (its other study is the related
+/// task) by each method that searches a study's own space — the GP fit, log-EI and its
+/// gradient, the L-BFGS and grid passes, the prior network's input gradient — one line per
+/// value with its bits (`method,trial,parameter,bits,value`): the page's next trials and
+/// `hpo suggest` are the same engine call, so equal bits here mean equal files there.
+pub fn golden_suggestions_run() -> String {
+    let journal = include_str!("../fixtures/studies/optuna-two-studies-journal.log");
+    let mut out = String::from("method,trial,parameter,bits,value\n");
+    for method in ["GP", "GCP", "GCP+prior", "GP+prior"] {
+        let s = suggest("two.log", journal, Some("mlp-svhn"), method, 3, 0).expect("the fixture gets suggestions");
+        for (t, row) in s.rows.iter().enumerate() {
+            for (name, v) in s.names.iter().zip(row) {
+                let (bits, value) = match v.as_f64() {
+                    Some(x) => (format!("{:016x}", x.to_bits()), format!("{x}")),
+                    None => (String::new(), v.to_string()),
+                };
+                out.push_str(&format!("{method},{t},{name},{bits},{value}\n"));
+            }
+        }
+    }
+    out
+}
 
 /// The 7-input learning curves (`hpo generate wide-curves`), read as an upload is.
 pub fn wide_benchmark() -> Benchmark {
