@@ -7,14 +7,15 @@
 //! bounds. Robustness: Cholesky with jitter escalation (duplicates and near-constant targets).
 //!
 //! The fit is the copula paper's public reimplementation's (its GP and GCP fit BoTorch's
-//! `SingleTaskGP` with `fit_gpytorch_model`): Gamma(3, 6) on each lengthscale, Gamma(2, 0.15)
-//! on the signal variance (BoTorch's `get_matern_kernel_with_gamma_prior`), a constant mean,
+//! `SingleTaskGP` with `fit_gpytorch_model`): Gamma(3, 6) on each lengthscale — stretched by
+//! √d for d inputs ([`HyperPriors::lengthscale_in`] says why) —, Gamma(2, 0.15) on the signal
+//! variance (BoTorch's `get_matern_kernel_with_gamma_prior`), a constant mean,
 //! inputs in [0, 1] and targets standardised (or ψ-warped) before the fit; but the noise is
 //! Optuna's GPSampler's, Gamma(1.1, 30) with the variance at 10⁻⁶ or more, where the
 //! reimplementation holds it at 10⁻³ or more ([`NOISE_FLOOR`] says why). Without priors,
 //! maximum likelihood on few points slid to either end of the lengthscale's range from one
 //! step to the next (lesson 1's flat line and shattered band). Starts: the default point
-//! (ℓ = 0.5, the prior's mean) and, when given, the previous fit's optimum (a run's last
+//! (ℓ = 0.5·√d, the prior's mean) and, when given, the previous fit's optimum (a run's last
 //! iteration); each runs to convergence (the projected gradient at most [`FIT_PGTOL`], as
 //! Optuna's GPSampler stops) and the more probable wins. `docs/methods.md` has the choice and
 //! its sources.
@@ -84,7 +85,8 @@ pub struct GpSettings {
     pub max_iters: usize,
 }
 
-/// BoTorch's lengthscale prior in `SingleTaskGP` (≤ 0.11, the copula reimplementation's).
+/// BoTorch's lengthscale prior in `SingleTaskGP` (≤ 0.11, the copula reimplementation's), for
+/// one input; d inputs stretch it by √d ([`HyperPriors::lengthscale_in`]).
 pub const LENGTHSCALE_PRIOR: Gamma = Gamma { shape: 3.0, rate: 6.0 };
 /// BoTorch's output-scale prior there.
 pub const SIGNAL_VARIANCE_PRIOR: Gamma = Gamma { shape: 2.0, rate: 0.15 };
@@ -125,10 +127,10 @@ impl GpSettings {
         b.push(self.mean);
         b
     }
-    /// ℓ = 0.5 (the lengthscale prior's mean), σ_f² = 1, σ_n² = 10⁻², c = 0; each clamped
-    /// into its bounds.
+    /// ℓ = 0.5·√d (the mean of the lengthscale prior for d inputs, [`HyperPriors::lengthscale_in`]),
+    /// σ_f² = 1, σ_n² = 10⁻², c = 0; each clamped into its bounds.
     fn default_start(&self, dim: usize) -> GpParams {
-        let mut p = vec![libm::log(0.5); dim];
+        let mut p = vec![libm::log(0.5 * libm::sqrt(dim.max(1) as f64)); dim];
         p.push(0.0);
         p.push(libm::log(1e-2));
         p.push(0.0);
