@@ -1,0 +1,55 @@
+// How the site loads, counted at the test server (so that the Web Workers' and the service
+// worker's requests count too): each wasm fetched once on a cold landing, compressed bodies and
+// cache headers, and a second visit that moves next to nothing.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { freshBrowser } from './browser.mjs';
+import { serveSite } from './helpers.mjs';
+
+let site;
+before(async () => { site = await serveSite(); });
+after(() => site.server.close());
+
+const MAIN_WASM = /^\/hpo-playground-[0-9a-f]{16}_bg\.wasm$/;
+const WORKER_WASM = /^\/worker_bg-[0-9a-f]{16}\.wasm$/;
+const HASHED = /-[0-9a-f]{16}(_bg)?\.[a-z0-9]+$/;
+const count = (requests, pattern) => requests.filter((r) => pattern.test(r.path)).length;
+
+test('a cold landing fetches each wasm once (every worker gets the compiled module), compressed and cacheable; a second visit moves next to nothing', async () => {
+  const b = await freshBrowser();
+  try {
+    site.requests.length = 0;
+    await b.page.goto(site.url);
+    await b.page.waitForSelector('#landing-preview circle');
+    // The service worker has kept the first visit's files (from the HTTP cache), and the data
+    // panel's worker has started: everything a landing fetches has been fetched.
+    await b.page.waitForFunction(() => document.documentElement.dataset.offline === 'ready', null, { timeout: 30_000 });
+    await b.page.waitForFunction(() => /quadratic: 30 tasks/.test(document.querySelector('#data-info')?.textContent ?? ''));
+    const cold = [...site.requests];
+    const list = cold.map((r) => `${r.path} ${r.status} ${r.bytes}`).join('\n');
+    assert.equal(count(cold, WORKER_WASM), 1, `the worker wasm once:\n${list}`);
+    assert.equal(count(cold, MAIN_WASM), 1, `the main wasm once:\n${list}`);
+    for (const r of cold.filter((r) => /\.(wasm|js|css)$/.test(r.path) && r.status === 200)) {
+      assert.ok(r.encoding === 'br', `${r.path} sent compressed (${r.encoding})`);
+    }
+    const headers = (await fetch(new URL(cold.find((r) => WORKER_WASM.test(r.path)).path, site.url), { headers: { 'accept-encoding': 'gzip' } })).headers;
+    assert.match(headers.get('cache-control'), /immutable/);
+    assert.equal(headers.get('content-encoding'), 'gzip');
+    assert.equal((await fetch(site.url)).headers.get('cache-control'), 'no-cache');
+    assert.equal((await fetch(new URL('sw.js', site.url))).headers.get('cache-control'), 'no-cache');
+
+    // The second visit: the page from the service worker's cache, refreshed behind it; no
+    // hashed file moves; what does is revalidations (304) of a few small files.
+    site.requests.length = 0;
+    await b.page.goto(site.url);
+    await b.page.waitForSelector('#landing-preview circle');
+    await b.page.waitForFunction(() => /quadratic: 30 tasks/.test(document.querySelector('#data-info')?.textContent ?? ''));
+    await new Promise((ok) => setTimeout(ok, 1000));
+    const warm = [...site.requests];
+    const moved = warm.reduce((sum, r) => sum + r.bytes, 0);
+    const warmList = warm.map((r) => `${r.path} ${r.status} ${r.bytes}`).join('\n');
+    assert.equal(warm.filter((r) => HASHED.test(r.path)).length, 0, `no hashed file fetched again:\n${warmList}`);
+    assert.ok(moved < 50_000, `${moved} bytes moved on the second visit:\n${warmList}`);
+    assert.deepEqual(b.errors, []);
+  } finally { await b.close(); }
+});
