@@ -1,6 +1,7 @@
 // How the site loads, counted at the test server (so that the Web Workers' and the service
-// worker's requests count too): each wasm fetched once on a cold landing, compressed bodies and
-// cache headers, and a second visit that moves next to nothing.
+// worker's requests count too): each wasm fetched once on a cold landing, the page's own text
+// before the wasm, compressed bodies and cache headers, and a second visit that moves next to
+// nothing.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { freshBrowser } from './browser.mjs';
@@ -14,6 +15,19 @@ const MAIN_WASM = /^\/hpo-playground-[0-9a-f]{16}_bg\.wasm$/;
 const WORKER_WASM = /^\/worker_bg-[0-9a-f]{16}\.wasm$/;
 const HASHED = /-[0-9a-f]{16}(_bg)?\.[a-z0-9]+$/;
 const count = (requests, pattern) => requests.filter((r) => pattern.test(r.path)).length;
+
+test('the page shows its heading and a loading line before the wasm, and the app replaces them', async () => {
+  const html = await (await fetch(site.url)).text();
+  assert.match(html, /<div id="boot-screen">[\s\S]*<h1>hpo-playground<\/h1>[\s\S]*id="loading"/);
+  const b = await freshBrowser();
+  try {
+    await b.page.goto(site.url);
+    await b.page.waitForSelector('#landing-preview circle');
+    assert.equal(await b.page.locator('#boot-screen').count(), 0, 'the loading screen left when the app mounted');
+    assert.equal(await b.page.locator('h1').count(), 1);
+    assert.deepEqual(b.errors, []);
+  } finally { await b.close(); }
+});
 
 test('a cold landing fetches each wasm once (every worker gets the compiled module), compressed and cacheable; a second visit moves next to nothing', async () => {
   const b = await freshBrowser();
@@ -53,3 +67,4 @@ test('a cold landing fetches each wasm once (every worker gets the compiled modu
     assert.deepEqual(b.errors, []);
   } finally { await b.close(); }
 });
+
