@@ -68,3 +68,32 @@ test('a cold landing fetches each wasm once (every worker gets the compiled modu
   } finally { await b.close(); }
 });
 
+// Lesson 4's frames take a worker seconds on a slow machine: a `play=1` link waits at step 0
+// until they are drawn, then plays; "end »" jumps to the last step.
+test('a playing lesson counts no step before its frames are drawn, and "end »" goes to the last step', async () => {
+  const b = await freshBrowser();
+  try {
+    // The step shown when the frames first arrive, recorded by the page itself.
+    await b.context.addInitScript(() => {
+      new MutationObserver((_, observer) => {
+        if (document.querySelector('#lesson-multi-fidelity') && !document.querySelector('#lesson-computing')) {
+          window.__stepWhenDrawn = document.querySelector('#lesson-step-label')?.textContent;
+          observer.disconnect();
+        }
+      }).observe(document, { childList: true, subtree: true });
+    });
+    await b.page.goto(`${site.url}?learn=multi-fidelity&play=1&speed=4`);
+    await b.page.waitForFunction(() => window.__stepWhenDrawn !== undefined, null, { timeout: 60_000 });
+    assert.match(await b.page.evaluate(() => window.__stepWhenDrawn), /^step 0 of \d+$/);
+    // And it plays on from there.
+    await b.page.waitForFunction(() => /^step [1-9]/.test(document.querySelector('#lesson-step-label').textContent));
+    await b.page.click('#lesson-end');
+    const [shown, last] = (await b.page.locator('#lesson-step-label').textContent()).match(/\d+/g).map(Number);
+    assert.ok(last > 50 && shown === last, `step ${shown} of ${last}`);
+    assert.equal(await b.page.isDisabled('#lesson-end'), true);
+    assert.equal(await b.page.isDisabled('#lesson-step'), true);
+    assert.match(await b.page.locator('#lesson-play').textContent(), /play/, 'paused at the end');
+    await b.page.waitForFunction(() => /[?&]step=\d+/.test(location.search));
+    assert.deepEqual(b.errors, []);
+  } finally { await b.close(); }
+});
