@@ -1,9 +1,12 @@
-// Offline use (the Learn section and anything else once loaded): every same-origin GET the
-// page makes goes to the network first and a copy of each good answer is kept; without a
-// network the copy answers. Network first, so an online visit always gets the current build
-// and the current bundled data. Pages opened by a link carry their state in the query, so a
-// page is kept once, without its query, and answers every query offline.
+// Offline use and a second visit that moves next to nothing. Files named by their content's hash
+// (trunk's and scripts/hash-names.mjs's `name-0123456789abcdef.ext`) never change under their
+// name: they come from this worker's cache, and the network only the first time. Everything else
+// (the page itself, the bundled data, this worker's neighbours without a hash) answers from the
+// cache at once and is refreshed behind it for the next visit (stale-while-revalidate); without
+// a copy it comes from the network. The page carries its state in the query, so it is kept once,
+// without its query, and answers every query.
 const CACHE = 'hpo-playground-v1';
+const HASHED = /-[0-9a-f]{16}(_bg)?\.[a-z0-9]+$/;
 
 self.addEventListener('install', () => self.skipWaiting());
 self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
@@ -12,7 +15,9 @@ const pageKey = (url) => url.origin + url.pathname;
 
 // What the page fetched before this worker controlled it (its first visit): keep it too, one
 // file at a time, each tried up to three times, and tell the page how many of how many were
-// kept (the offline end-to-end test requires all).
+// kept (the offline end-to-end test requires all). Each is taken from the browser's HTTP cache
+// whatever its headers say (`force-cache`): the page has just fetched it, so nothing moves twice
+// (before, a host without cache headers sent every file, the 2.6 MB main wasm too, a second time).
 self.addEventListener('message', (event) => {
   if (!event.data || event.data.type !== 'keep') return;
   const urls = [...new Set(event.data.urls.filter((u) => new URL(u).origin === self.location.origin))];
@@ -21,7 +26,7 @@ self.addEventListener('message', (event) => {
     for (const url of urls) {
       for (let attempt = 0; attempt < 3; attempt++) {
         try {
-          if (!(await cache.match(url))) await cache.add(url);
+          if (!(await cache.match(url))) await cache.add(new Request(url, { cache: 'force-cache' }));
           kept++;
           break;
         } catch (e) { /* try again */ }
@@ -31,17 +36,30 @@ self.addEventListener('message', (event) => {
   }));
 });
 
+// The network's answer, a copy kept under `key` when it is whole and good.
+async function fromNetwork(request, key) {
+  const response = await fetch(request);
+  if (response.status === 200) {
+    const copy = response.clone();
+    caches.open(CACHE).then((cache) => cache.put(key, copy)).catch(() => {});
+  }
+  return response;
+}
+
 self.addEventListener('fetch', (event) => {
   const request = event.request;
   const url = new URL(request.url);
-  if (request.method !== 'GET' || url.origin !== self.location.origin) return;
+  if (request.method !== 'GET' || url.origin !== self.location.origin || request.headers.has('range')) return;
   const navigate = request.mode === 'navigate';
-  event.respondWith(fetch(request).then((response) => {
-    if (response.ok) {
-      const copy = response.clone();
-      caches.open(CACHE).then((cache) => cache.put(navigate ? pageKey(url) : request, copy));
+  const key = navigate ? pageKey(url) : request;
+  event.respondWith((async () => {
+    const kept = await caches.match(key, { ignoreSearch: navigate });
+    if (kept && HASHED.test(url.pathname)) return kept;
+    if (kept) {
+      // Answer now; the refreshed copy serves the next visit.
+      event.waitUntil(fromNetwork(request, key).catch(() => {}));
+      return kept;
     }
-    return response;
-  }).catch(() => caches.match(navigate ? pageKey(url) : request, { ignoreSearch: navigate })
-    .then((hit) => hit || Response.error())));
+    return fromNetwork(request, key).catch(() => Response.error());
+  })());
 });

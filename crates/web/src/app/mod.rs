@@ -38,9 +38,13 @@ use hpo_engine::permalink::{from_query, to_query};
 use hpo_engine::spec::ExperimentSpec;
 use state::{AppState, Level};
 
-/// Mounts the app (entry point of the main wasm binary).
+/// Mounts the app (entry point of the main wasm binary) in place of `index.html`'s own heading
+/// and loading line, shown while the wasm arrived (in the same frame: no blank in between).
 pub fn start() {
     console_error_panic_hook::set_once();
+    if let Some(waiting) = document().get_element_by_id("boot-screen") {
+        waiting.remove();
+    }
     mount_to_body(App);
 }
 

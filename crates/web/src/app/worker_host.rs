@@ -1,5 +1,6 @@
-//! A Web Worker as the page holds it: spawned from `worker-loader.js`, spoken to in bincode
-//! (the same encoding gloo-worker used), terminated at once when asked or dropped.
+//! A Web Worker as the page holds it: started by `boot.js`'s `hpoStartWorker` (which hands it
+//! the worker wasm compiled once for the whole page), spoken to in bincode (the same encoding
+//! gloo-worker used), terminated at once when asked or dropped.
 //!
 //! This replaces gloo-worker's bridge, which cannot terminate a worker: its `Drop` only asks
 //! the worker to close after the message it is processing, so a cancelled multi-second step
@@ -16,9 +17,25 @@ use wasm_bindgen::JsCast;
 
 use hpo_protocol::{FromWorker, ToWorker};
 
-/// The script that starts the worker's wasm (a file, not a `blob:` URL: the page's
-/// Content-Security-Policy then needs no `blob:` in `worker-src`).
-const LOADER: &str = "./worker-loader.js";
+/// The page's function that starts a worker (`www/boot.js`): the build names the worker's files
+/// by their hashes, and only the page's scripts know those names. It posts the worker wasm,
+/// fetched and compiled once per page, as the worker's first message, so that five workers do
+/// not fetch and compile 1.7 MB five times.
+const START_WORKER: &str = "hpoStartWorker";
+
+/// A worker started by the page's [`START_WORKER`] function.
+fn start_worker() -> Result<web_sys::Worker, String> {
+    let refused = "this browser refused to start a worker (the page needs Web Workers)".to_string();
+    let start = js_sys::Reflect::get(&js_sys::global(), &START_WORKER.into())
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+        .ok_or_else(|| format!("the page's start-up script is missing ({START_WORKER})"))?;
+    start
+        .call1(&wasm_bindgen::JsValue::NULL, &"hpo-worker".into())
+        .map_err(|_| refused.clone())?
+        .dyn_into::<web_sys::Worker>()
+        .map_err(|_| refused)
+}
 
 struct Inner {
     worker: web_sys::Worker,
@@ -55,10 +72,7 @@ impl WorkerHandle {
     /// Starts a worker. `on_message` gets every reply; `on_crash` is called at most once, when
     /// the worker dies on its own (never after [`WorkerHandle::terminate`]).
     pub fn spawn(on_message: impl Fn(FromWorker) + 'static, on_crash: impl Fn(String) + 'static) -> Result<WorkerHandle, String> {
-        let options = web_sys::WorkerOptions::new();
-        options.set_name("hpo-worker");
-        let worker = web_sys::Worker::new_with_options(LOADER, &options)
-            .map_err(|_| "this browser refused to start a worker (the page needs Web Workers)".to_string())?;
+        let worker = start_worker()?;
         // The handlers need the handle's state, which needs the handlers: tie them through a
         // weak slot filled right after.
         let slot: Rc<RefCell<std::rc::Weak<Inner>>> = Rc::new(RefCell::new(std::rc::Weak::new()));

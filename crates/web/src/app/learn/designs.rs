@@ -126,6 +126,7 @@ pub fn DesignLesson(
                     )))
             last=last
             error=Signal::derive(move || error.get())
+            drawn=Signal::derive(move || !busy())
             numbers=Signal::derive(move || data.get().map(|d| format!(
                     "{} ({}-optimality, N = {}{}) · iterate {} of {} · criterion {} · max d {} · mean std. error of β {} · construction computed in a worker in {:.0} ms",
                     spec.get().method.name(), spec.get().criterion.name(), spec.get().points,

@@ -192,6 +192,7 @@ pub fn GpEiLesson(
                 )
                 explain=Signal::derive(explain)
                 error=Signal::derive(move || error.get())
+                drawn=Signal::derive(move || all.with(Option::is_some))
                 numbers=Signal::derive(move || current.get().map(|(f, ms)| format!(
                         "step {} of {MAX_STEPS} · {} observations · best f = {:.3} at x = {:.3} · next x = {:.3} (EI {:.3}) · ℓ = {:.3} ({}) · all steps computed in a worker in {ms:.0} ms",
                         step.get(), f.observations.len(), f.best.1, f.best.0, f.next.0, f.next.1, f.lengthscale, if f.fitted { "fitted" } else { "pinned" }

@@ -221,6 +221,7 @@ pub fn MultiFidelityLesson(
                 )
                 explain=Signal::derive(explain)
                 error=Signal::derive(move || error.get())
+                drawn=Signal::derive(move || frames.with(Option::is_some))
                 numbers=Signal::derive(numbers)
                 controls=ViewFn::from(move || view! { <button id="lesson-reseed" on:click=reseed>"another task"</button> })
                 computing=Signal::derive(move || frames.get().is_none().then_some("Running DyHPO and Hyperband in a worker (a few seconds)…"))

@@ -150,6 +150,7 @@ pub fn ParetoLesson(
                 )
                 explain=Signal::derive(explain)
                 error=Signal::derive(move || error.get())
+                drawn=Signal::derive(move || frames.with(Option::is_some))
                 numbers=Signal::derive(move || frames.get().map(|(f, ms)| {
                         let k = step.get();
                         format!("{} · {} · step {k} of {MAX_STEPS} · {} on the found front, {} on the true one · run computed in a worker in {ms:.0} ms",

@@ -130,13 +130,16 @@ pub fn hidden(link: RwSignal<LessonLink>, panel: &'static str) -> bool {
     link.with(|l| l.hidden.contains(panel))
 }
 
-/// Start / back / play-pause / step / speed for a lesson with steps 0 ..= `last`.
+/// Start / back / play-pause / step / to the end / speed for a lesson with steps 0 ..= `last`.
 #[component]
 pub fn Player(
     /// The lesson's link, whose step and playing state the player changes.
     link: RwSignal<LessonLink>,
     /// The last step.
     last: Signal<usize>,
+    /// Whether the frames of the lesson's setting are drawn: playing counts no step before
+    /// (a `play=1` link on a slow machine would otherwise be at step 3 when its chart appears).
+    drawn: Signal<bool>,
 ) -> impl IntoView {
     let step = Memo::new(move |_| link.with(|l| l.lesson.step()));
     // `last` may derive from the link: read it before taking the link for writing.
@@ -160,6 +163,10 @@ pub fn Player(
             return;
         }
         let tick = move || {
+            if !drawn.get_untracked() {
+                // Still playing: the first step counts once the frames are drawn.
+                return;
+            }
             let (k, end) = (step.get_untracked(), last.get_untracked());
             if k >= end {
                 link.update(|l| l.playing = false);
@@ -192,6 +199,8 @@ pub fn Player(
             <button id="lesson-play" class="primary" on:click=toggle>{move || if link.with(|l| l.playing) { "‖ pause" } else { "▶ play" }}</button>
             <button id="lesson-step" title="one step forward" prop:disabled=at_end
                 on:click=move |_| { pause(); set_step(step.get_untracked() + 1) }>"step ▶"</button>
+            <button id="lesson-end" title="to the last step" prop:disabled=at_end
+                on:click=move |_| { pause(); set_step(last.get_untracked()) }>"end »"</button>
             <label>"speed "
                 <select id="lesson-speed" on:change=move |ev| { if let Ok(s) = event_target_value(&ev).parse::<u32>() { link.update(|l| l.speed = s) } }>
                     {SPEEDS.iter().map(|&s| view! { <option value=s.to_string() selected=move || link.with(|l| l.speed == s)>{format!("{s} step{}/s", if s == 1 { "" } else { "s" })}</option> }).collect_view()}
@@ -238,6 +247,10 @@ pub fn LessonShell(
     /// Whether the picture is about to change (`aria-busy`, for readers and tests).
     #[prop(optional)]
     busy: Option<Signal<bool>>,
+    /// Whether the lesson's frames have arrived from its worker (the player waits for them);
+    /// drawn at once when not given (a lesson computed on the page).
+    #[prop(optional)]
+    drawn: Option<Signal<bool>>,
     /// The lesson's charts.
     children: Children,
 ) -> impl IntoView {
@@ -246,6 +259,7 @@ pub fn LessonShell(
     // The heading and the last step are the lesson's facts in the engine's table, not the view's.
     let def = link.with_untracked(|l| l.lesson.def());
     let last = last.unwrap_or_else(|| Signal::derive(move || def.last_step.unwrap_or(0)));
+    let drawn = drawn.unwrap_or_else(|| Signal::derive(|| true));
     let title = def.title;
     view! {
         <section class="panel lesson" id=id aria-busy=move || busy.map(|b| if b.get() { "true" } else { "false" })>
@@ -258,7 +272,7 @@ pub fn LessonShell(
                 </Show>
                 <Show when=move || !hidden(link, "controls")>
                     <div class="lesson-player">
-                        <Player link=link last=last/>
+                        <Player link=link last=last drawn=drawn/>
                         {move || controls.with_value(|c| c.as_ref().map(|c| view! { <div class="row">{c.run()}</div> }))}
                     </div>
                 </Show>

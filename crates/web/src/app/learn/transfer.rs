@@ -182,6 +182,7 @@ pub fn TransferLesson(
                 )
                 explain=Signal::derive(explain)
                 error=Signal::derive(move || error.get())
+                drawn=Signal::derive(move || frames.with(Option::is_some))
                 numbers=Signal::derive(best_line)
                 controls=ViewFn::from(move || view! { <button id="lesson-reseed" on:click=reseed>"another family of tasks"</button> })
                 computing=Signal::derive(move || frames.get().is_none().then_some("Training the prior on the other tasks in a worker (about a second)…"))
