@@ -22,6 +22,7 @@ pub fn run(data: &Path, study: Option<&str>, method: &str, n: usize, seed: u64, 
     write("enqueue.py", &s.python)?;
     write("journal.log", &s.journal)?;
     print!("{}", s.csv);
+    eprintln!("learned from: {}", s.used);
     eprintln!(
         "{} for '{}' by {}: {}/suggestions.csv, enqueue.py (run it beside the study's journal) and journal.log (the journal with them enqueued: Optuna runs them first)",
         hpo_playground::engine::axis::count(s.rows.len(), "suggestion"),

@@ -123,6 +123,7 @@ pub fn SuggestView() -> impl IntoView {
                     SuggestStatus::Failed(e) => view! { <p id="suggest-status" class="role-error" role="alert">{e}</p> }.into_any(),
                     SuggestStatus::Ready(files, ms) => view! {
                         <p id="suggest-status" role="status">{format!("{} by {} for '{}' ({:.0} ms)", hpo_engine::axis::count(files.rows.len(), "suggestion"), files.method, files.study, ms)}</p>
+                        <p id="suggest-used" class="hint">{format!("Learned from: {}. An empty cell is a parameter of a conditional space that configuration's branch does not suggest.", files.used)}</p>
                         <div class="table-scroll"><table id="suggest-table">
                             <thead><tr>{files.names.iter().map(|h| view! { <th>{h.clone()}</th> }).collect_view()}</tr></thead>
                             // Numbers to 4 significant digits here; the files keep every digit.
