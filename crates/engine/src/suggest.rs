@@ -20,18 +20,20 @@
 use rand::Rng;
 use serde_json::Value;
 
+use crate::axis::count;
 use crate::benchmark::{Benchmark, Direction, Metric, Task};
 use crate::continuous::{ContinuousSpace, Coordinate};
 use crate::error::{EngineError, Result};
 use crate::loaders::optuna::trials::{inactive_value, Condition};
 use crate::loaders::optuna::{read_journal, Distribution, Study};
-use crate::method_entry::RunKind;
+use crate::method_entry::{MethodObjectives, RunKind};
 use crate::method_entry::{TransferContext, TransferNeed};
 use crate::optimizer::{job_rng, SearchState};
 use crate::registry;
 use crate::space::{Hyperparameter, SearchSpace};
 use crate::spec::{ExperimentSpec, TransferMode};
 use crate::transfer::{transfer_context, PriorCache};
+use crate::warping::scalarize_points;
 
 mod pruned;
 pub use pruned::PrunedTrials;
@@ -65,35 +67,70 @@ pub struct SuggestedFiles {
     pub csv: String,
     /// `enqueue.py`.
     pub python: String,
-    /// `journal.log`: the journal with the trials enqueued.
-    pub journal: String,
+    /// `journal.log`: the journal with the trials enqueued (for a journal; a database is
+    /// never written here, see [`StudyFile::Storage`]).
+    pub journal: Option<String>,
     /// What the method learned from, in words (complete trials, pruned ones, conditional parameters).
     pub used: String,
 }
 
-/// The files of [`suggest`] for a journal of `bytes` (plain, .gz or .zip): what `hpo
-/// suggest` writes and the page offers to download.
-pub fn suggest_files(file: &str, bytes: &[u8], study: Option<&str>, method: &str, k: usize, seed: u64) -> Result<SuggestedFiles> {
-    let text = crate::loaders::unpack_text(file, bytes)?;
-    if !crate::loaders::optuna::is_journal(&text) {
-        return Err(EngineError::Spec(format!(
-            "{file} is not an Optuna journal (JournalStorage's file, one JSON operation a line): suggestions are written back into a journal"
-        )));
+/// A file the next trials are written back for: Optuna's two storages.
+pub enum StudyFile {
+    /// A JournalStorage file (plain, .gz or .zip), its text: the trials are enqueued in a copy.
+    Journal(String),
+    /// An SQLite storage. Its trials are enqueued by `enqueue.py` through Optuna itself, never
+    /// by writing the file here: a study may be running on it, and SQLite's locking and
+    /// Optuna's schema (its version table, trial numbers, system attributes) are Optuna's to
+    /// keep — a copy written beside it would miss whatever the running study adds meanwhile.
+    Storage,
+}
+
+impl StudyFile {
+    /// What `bytes` are, when the next trials can be written back for them; `None` otherwise.
+    pub fn of(file: &str, bytes: &[u8]) -> Option<StudyFile> {
+        if bytes.starts_with(crate::loaders::sqlite::MAGIC) {
+            return Some(StudyFile::Storage);
+        }
+        let text = crate::loaders::unpack_text(file, bytes).ok()?;
+        crate::loaders::optuna::is_journal(&text).then_some(StudyFile::Journal(text))
     }
+}
+
+/// The files of [`suggest`] for an Optuna journal (plain, .gz or .zip) or SQLite storage of
+/// `bytes`: what `hpo suggest` writes and the page offers to download.
+pub fn suggest_files(file: &str, bytes: &[u8], study: Option<&str>, method: &str, k: usize, seed: u64) -> Result<SuggestedFiles> {
+    let Some(kind) = StudyFile::of(file, bytes) else {
+        return Err(EngineError::Spec(format!(
+            "{file} is neither an Optuna journal (JournalStorage's file, one JSON operation a line; plain, .gz or .zip) nor an Optuna SQLite storage: the next trials are written back for Optuna's storages"
+        )));
+    };
     if k == 0 {
         return Err(EngineError::Spec("ask for at least one suggestion".into()));
     }
-    let s = suggest(file, &text, study, method, k, seed)?;
+    let studies = match &kind {
+        StudyFile::Journal(text) => read_journal(file, text)?.0,
+        StudyFile::Storage => crate::loaders::optuna::storage::read_storage(file, bytes)?,
+    };
+    let s = suggest_among(file, &studies, study, method, k, seed, PrunedTrials::BelowComplete)?;
+    let (python, journal) = match &kind {
+        StudyFile::Journal(text) => (s.enqueue_python(&journal_storage("journal.log")), Some(s.enqueued_journal(text))),
+        StudyFile::Storage => (s.enqueue_python(&python(&Value::from(format!("sqlite:///{file}")))), None),
+    };
     Ok(SuggestedFiles {
         rows: s.rows.iter().map(|r| r.iter().map(cell).collect()).collect(),
         csv: s.csv(),
-        python: s.enqueue_python("journal.log"),
-        journal: s.enqueued_journal(&text),
+        python,
+        journal,
         study: s.study,
         method: s.method,
         names: s.names,
         used: s.used,
     })
+}
+
+/// The Python expression of a journal's storage.
+fn journal_storage(path: &str) -> String {
+    format!("optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend({}))", python(&Value::from(path)))
 }
 
 /// What [`suggest`] proposes for one study.
@@ -269,7 +306,19 @@ pub fn suggest_with(
     seed: u64,
     pruned: PrunedTrials,
 ) -> Result<Suggestions> {
-    let (studies, _) = read_journal(file, text)?;
+    suggest_among(file, &read_journal(file, text)?.0, study, method, k, seed, pruned)
+}
+
+/// [`suggest_with`] for the studies of `file`, read from either storage.
+fn suggest_among(
+    file: &str,
+    studies: &[Study],
+    study: Option<&str>,
+    method: &str,
+    k: usize,
+    seed: u64,
+    pruned: PrunedTrials,
+) -> Result<Suggestions> {
     let chosen: &Study = match study {
         Some(name) => studies.iter().find(|s| s.name == name).ok_or_else(|| {
             EngineError::Spec(format!(
@@ -286,14 +335,12 @@ pub fn suggest_with(
             )))
         }
     };
-    if chosen.directions.len() != 1 {
-        return Err(EngineError::Spec(format!(
-            "'{}' has {} objectives: suggestions are made for studies of one",
-            chosen.name,
-            chosen.directions.len()
-        )));
-    }
     let entry = registry::lookup(RunKind::Full, method)?;
+    let multi = chosen.directions.len() > 1;
+    check_objectives(chosen, entry)?;
+    // Several objectives: pruned trials report one series of intermediate values, not a value
+    // of each objective, so they stay out.
+    let pruned = if multi { PrunedTrials::LeftOut } else { pruned };
     if let Some(sentence) = chosen.shares_nothing() {
         return Err(EngineError::Spec(sentence));
     }
@@ -317,6 +364,13 @@ pub fn suggest_with(
     // The observations: the complete trials (by their values) and the pruned ones the rule enters.
     let mut raw: Vec<Vec<f64>> = complete.iter().map(|c| c.0.clone()).chain(pruned_seen.iter().map(|p| p.0.clone())).collect();
     let losses: Vec<f64> = complete.iter().map(|c| sign * c.1).chain(pruned_seen.iter().map(|p| p.1)).collect();
+    // Several objectives: each complete trial's losses (value × each direction's sign).
+    let signs: Vec<f64> = chosen.directions.iter().map(|&d| if d == Direction::Maximize { -1.0 } else { 1.0 }).collect();
+    let mut loss_vectors: Vec<Vec<f64>> = if multi {
+        chosen.complete_trials().filter_map(|t| Some(t.values.as_ref()?.iter().zip(&signs).map(|(v, s)| s * v).collect())).collect()
+    } else {
+        Vec::new()
+    };
     let observed = raw.len();
     let mut attempts = 0;
     while raw.len() < observed + POOL && attempts < 20 * POOL {
@@ -336,7 +390,7 @@ pub fn suggest_with(
     let context = if entry.transfer() == TransferNeed::None {
         TransferContext::default()
     } else {
-        related_context(&studies, chosen, entry, &space, &raw, &complete)?
+        related_context(studies, chosen, entry, &space, &raw, &complete)?
     };
     let mut optimizer = entry.build_full(context)?;
     for &(i, loss) in &history {
@@ -347,7 +401,8 @@ pub fn suggest_with(
     let mut candidates = candidates;
     let mut picks = Vec::with_capacity(k);
     for _ in 0..k {
-        let state = SearchState { candidates: &candidates, evaluated: &evaluated, history: &history, objectives: &[] };
+        let seen = seen(&history, &loss_vectors, entry);
+        let state = SearchState { candidates: &candidates, evaluated: &evaluated, history: &seen, objectives: &loss_vectors };
         let proposed = optimizer.propose(&state, &searched, &mut rng).transpose().map_err(|e| e.for_method(entry.name))?;
         // The best proposal no trial has and no earlier pick of this batch, as a new candidate.
         let untried = proposed
@@ -363,7 +418,7 @@ pub fn suggest_with(
                 raw.len() - 1
             }
             None => {
-                let state = SearchState { candidates: &candidates, evaluated: &evaluated, history: &history, objectives: &[] };
+                let state = SearchState { candidates: &candidates, evaluated: &evaluated, history: &seen, objectives: &loss_vectors };
                 optimizer.suggest(&state, &mut rng).map_err(|e| e.for_method(entry.name))?
             }
         };
@@ -373,8 +428,12 @@ pub fn suggest_with(
                 message: format!("suggested candidate {pick}, already observed"),
             });
         }
-        // The constant liar: observed at the best value so far.
+        // The constant liar: observed at the best value so far (of each objective, with several).
         let lie = history.iter().map(|h| h.1).fold(f64::INFINITY, f64::min);
+        if multi {
+            let ideal = (0..signs.len()).map(|m| loss_vectors.iter().map(|v| v[m]).fold(f64::INFINITY, f64::min)).collect();
+            loss_vectors.push(ideal);
+        }
         evaluated[pick] = true;
         history.push((pick, lie));
         optimizer.observe(pick, lie);
@@ -397,8 +456,65 @@ pub fn suggest_with(
                     .collect()
             })
             .collect(),
-        used: used_in_words(complete.len(), pruned_seen.len(), chosen, pruned),
+        used: if multi {
+            format!(
+                "{}; {} ({})",
+                used_in_words(complete.len(), pruned_seen.len(), chosen, pruned),
+                count(signs.len(), "objective"),
+                chosen
+                    .directions
+                    .iter()
+                    .map(|&d| if d == Direction::Maximize { "maximised" } else { "minimised" })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        } else {
+            used_in_words(complete.len(), pruned_seen.len(), chosen, pruned)
+        },
     })
+}
+
+/// Whether `entry` can propose for `study`'s objectives: one objective takes a
+/// single-objective method (or random search), several a "+MO" variant, ParEGO or EHVI (as
+/// many as they handle), from the study alone.
+fn check_objectives(study: &Study, entry: &crate::method_entry::MethodEntry) -> Result<()> {
+    let n = study.directions.len();
+    let fits = |objectives: MethodObjectives| match objectives {
+        MethodObjectives::Any => true,
+        MethodObjectives::Single => n == 1,
+        MethodObjectives::Scalarized(_) => n > 1,
+        MethodObjectives::Pareto { max_objectives } => n > 1 && n <= max_objectives,
+    };
+    if fits(entry.objectives()) && (n == 1 || entry.transfer() == TransferNeed::None) {
+        return Ok(());
+    }
+    let offered: Vec<&str> =
+        registry::of_kind(RunKind::Full).filter(|e| e.transfer() == TransferNeed::None && fits(e.objectives())).map(|e| e.name).collect();
+    Err(EngineError::Spec(format!(
+        "'{}' has {}: {} proposes for {}; for this study: {}",
+        study.name,
+        count(n, "objective"),
+        entry.name,
+        if n == 1 {
+            "several objectives"
+        } else if fits(entry.objectives()) {
+            "several objectives only from the study alone"
+        } else {
+            "one objective"
+        },
+        offered.join(", ")
+    )))
+}
+
+/// The history a method reads (as the runner gives it): the losses, or for a "+MO" method of a
+/// study of several objectives the average of the objectives warped on the observations so far.
+fn seen(history: &[(usize, f64)], loss_vectors: &[Vec<f64>], entry: &crate::method_entry::MethodEntry) -> Vec<(usize, f64)> {
+    match entry.objectives() {
+        MethodObjectives::Scalarized(warp) if !loss_vectors.is_empty() => {
+            history.iter().zip(scalarize_points(loss_vectors, warp)).map(|(&(i, _), s)| (i, s)).collect()
+        }
+        _ => history.to_vec(),
+    }
 }
 
 /// What a transfer method learns from the file's other studies of the chosen one's search
@@ -468,15 +584,14 @@ impl Suggestions {
         w.into_inner().ok().and_then(|b| String::from_utf8(b).ok()).unwrap_or_default()
     }
 
-    /// A Python snippet that enqueues them into the study (`storage` is the Python expression
-    /// of its storage).
-    pub fn enqueue_python(&self, journal_path: &str) -> String {
+    /// A Python snippet that enqueues them into the study (`storage`: the Python expression of
+    /// its storage).
+    pub fn enqueue_python(&self, storage: &str) -> String {
         let mut out = format!(
-            "# The next {} trials {} proposes for the study '{}' (hpo-playground).\n# Run with the study's journal beside it, then study.optimize(...) runs them first.\nimport optuna\n\nstorage = optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend({}))\nstudy = optuna.load_study(study_name={}, storage=storage)\n",
+            "# The next {} trials {} proposes for the study '{}' (hpo-playground).\n# Run beside the study's storage (Optuna adds them, also while the study runs), then study.optimize(...) runs them first.\nimport optuna\n\nstorage = {storage}\nstudy = optuna.load_study(study_name={}, storage=storage)\n",
             self.rows.len(),
             self.method,
             self.study,
-            python(&Value::from(journal_path)),
             python(&Value::from(self.study.as_str()))
         );
         for row in &self.rows {

@@ -24,7 +24,7 @@ fn suggestions_respect_the_space_and_are_new() {
     // The journal with them enqueued reads back with 5 more waiting trials.
     let (studies, _) = read_journal("j.log", &s.enqueued_journal(JOURNAL)).unwrap();
     assert_eq!(studies[0].trials.iter().filter(|t| t.state == TrialState::Waiting).count(), 5);
-    assert!(s.enqueue_python("journal.log").contains("study.enqueue_trial({\"lr\": "));
+    assert!(s.enqueue_python(&journal_storage("journal.log")).contains("study.enqueue_trial({\"lr\": "));
     assert_eq!(s.csv().lines().count(), 6);
 }
 
@@ -76,7 +76,9 @@ fn a_conditional_study_gets_next_trials_of_its_branches() {
         }
         assert!(s.used.contains("33 complete trials observed") && s.used.contains("'beta2', 'momentum'"), "{}", s.used);
         // Written without the parameters a branch does not suggest; Optuna reads it back.
-        assert!(!s.enqueue_python("j.log").contains("null") && !s.enqueue_python("j.log").contains("None"));
+        assert!(
+            !s.enqueue_python(&journal_storage("j.log")).contains("null") && !s.enqueue_python(&journal_storage("j.log")).contains("None")
+        );
         let (studies, _) = read_journal("c.log", &s.enqueued_journal(CONDITIONAL)).unwrap();
         assert_eq!(studies[0].trials.iter().filter(|t| t.state == TrialState::Waiting).count(), 6);
     }
@@ -155,4 +157,48 @@ fn final_loss(row: &[Value]) -> f64 {
     let floor = 0.15 + 0.08 * miss + 0.02 * (units - 192.0).abs() / 64.0;
     let speed = 0.15 + 0.5 * (lr / best_lr).min(3.0);
     floor + (1.2 - floor) * (-speed * 20.0).exp()
+}
+
+#[test]
+fn an_sqlite_storage_gets_suggestions_and_an_enqueue_py_that_opens_it() {
+    let bytes = include_bytes!("../../../../tests/fixtures/studies/optuna-mlp.db");
+    assert!(matches!(StudyFile::of("optuna-mlp.db", bytes), Some(StudyFile::Storage)));
+    let files = suggest_files("optuna-mlp.db", bytes, Some("mlp-svhn"), "GCP", 3, 0).unwrap();
+    assert_eq!((files.study.as_str(), files.rows.len()), ("mlp-svhn", 3));
+    assert_eq!(files.journal, None, "the database is never written here");
+    assert!(
+        files.python.contains("storage = \"sqlite:///optuna-mlp.db\"") && files.python.contains("study_name=\"mlp-svhn\""),
+        "{}",
+        files.python
+    );
+    assert_eq!(files.python.matches("study.enqueue_trial(").count(), 3);
+    let e = suggest_files("optuna-mlp.db", bytes, None, "GCP", 3, 0).unwrap_err().to_string();
+    assert!(e.contains("name one with --study"), "{e}");
+    // A database that is Optuna's in name only, and a CSV, are said.
+    let other = include_bytes!("../../../../tests/fixtures/studies/not-optuna.db");
+    assert!(suggest_files("runs.db", other, None, "GP", 1, 0).unwrap_err().to_string().contains("not an Optuna storage"));
+    assert!(suggest_files("x.csv", b"a,b\n1,2\n", None, "GP", 1, 0).unwrap_err().to_string().contains("neither an Optuna journal"));
+}
+
+#[test]
+fn a_two_objective_sqlite_study_gets_proposals_from_the_multi_objective_methods() {
+    // NSGA-II, two minimised directions, 40 trials; its trial_params rows run over overflow pages.
+    let bytes = include_bytes!("../../../../tests/fixtures/studies/optuna-two-objective.db");
+    let studies = crate::loaders::optuna::storage::read_storage("two.db", bytes).unwrap();
+    assert_eq!(studies[0].directions, [Direction::Minimize, Direction::Minimize]);
+    assert_eq!(studies[0].complete_trials().count(), 40);
+    let Distribution::Categorical { choices } = &studies[0].distributions[2].1 else { panic!("the cell choice") };
+    assert_eq!(choices.len(), 300, "the distribution's JSON read across its overflow pages");
+    for method in ["GP+MO", "GCP+MO", "ParEGO", "EHVI", "RS"] {
+        let files = suggest_files("two.db", bytes, None, method, 3, 0).unwrap_or_else(|e| panic!("{method}: {e}"));
+        assert_eq!(files.rows.len(), 3, "{method}");
+        assert!(files.used.contains("40 complete trials observed; 2 objectives (minimised, minimised)"), "{method}: {}", files.used);
+        let mut distinct = files.rows.clone();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 3, "{method}");
+    }
+    let e = suggest_files("two.db", bytes, None, "GP", 3, 0).unwrap_err().to_string();
+    assert!(e.contains("'loss-latency' has 2 objectives: GP proposes for one objective") && e.contains("GP+MO"), "{e}");
+    let e = suggest("j.log", JOURNAL, None, "ParEGO", 3, 0).unwrap_err().to_string();
+    assert!(e.contains("ParEGO proposes for several objectives"), "{e}");
 }
