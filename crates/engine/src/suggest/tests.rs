@@ -202,3 +202,14 @@ fn a_two_objective_sqlite_study_gets_proposals_from_the_multi_objective_methods(
     let e = suggest("j.log", JOURNAL, None, "ParEGO", 3, 0).unwrap_err().to_string();
     assert!(e.contains("ParEGO proposes for several objectives"), "{e}");
 }
+
+#[test]
+fn a_gzipped_journal_gets_the_same_next_trials_as_the_plain_one() {
+    use std::io::Write;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(JOURNAL.as_bytes()).unwrap();
+    let packed = gz.finish().unwrap();
+    assert!(matches!(StudyFile::of("j.log.gz", &packed), Some(StudyFile::Journal(_))));
+    let plain = suggest_files("j.log", JOURNAL.as_bytes(), None, "GP", 2, 0).unwrap();
+    assert_eq!(suggest_files("j.log.gz", &packed, None, "GP", 2, 0).unwrap(), plain);
+}
