@@ -561,6 +561,7 @@ fn related_context(
         metrics: vec![Metric { name: "value".into(), direction: chosen.directions[0] }],
         objective: 0,
         tasks: std::iter::once(target).chain(others).collect(),
+        joint_objectives: false,
     };
     // One iteration: the spec only has to accept the tasks (the smallest may be small).
     let spec = ExperimentSpec {

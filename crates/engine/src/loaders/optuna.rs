@@ -504,6 +504,7 @@ fn studies_benchmark(file: &str, what: &str, studies: &[Study], notes: &JournalN
         metrics,
         objective: 0,
         tasks,
+        joint_objectives: first.directions.len() > 1,
     };
     let mut warnings = vec![format!(
         "{file}: {what}, {} with one search space ({} from its distributions: {}): {}; the complete trials are the evaluations (a race replays them), pruned and failed ones are counted, not compared",
