@@ -103,6 +103,11 @@ pub struct StudyHistory {
 }
 
 impl StudyHistory {
+    /// The budget the study spent: every trial's steps, a pruned trial's too (at least 1 each).
+    pub fn spent(&self) -> u64 {
+        self.trials.iter().map(|t| u64::from(t.steps.max(1))).sum()
+    }
+
     /// The name of its line beside the methods: "Optuna's own run".
     pub fn line_name(&self) -> String {
         format!("{}'s own run", self.tool)

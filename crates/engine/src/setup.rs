@@ -8,7 +8,7 @@ use super::benchmark::Benchmark;
 use super::loaders::table::ColumnRoles;
 use super::method_entry::{MethodEntry, MethodObjectives, RunKind, MAX_OBJECTIVES};
 use super::registry;
-use super::spec::{default_race_budget, DataRef, ExperimentSpec, ObjectiveChoice};
+use super::spec::{default_race_budget, race_budget_for, DataRef, ExperimentSpec, ObjectiveChoice};
 
 /// What an edit has to tell the user.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,7 +76,7 @@ impl ExperimentSpec {
                 bench.name
             ))];
         }
-        self.set_race(steps.filter(|_| on).map(default_race_budget)).into_iter().map(SetupMessage::Info).collect()
+        self.set_race(race_budget_for(bench).filter(|_| on && steps.is_some())).into_iter().map(SetupMessage::Info).collect()
     }
 
     /// True when two or more objectives are chosen.
@@ -178,9 +178,18 @@ impl ExperimentSpec {
             // Learning curves are what races are for; a copula table cannot race.
             match (steps, self.race_budget) {
                 (Some(n), None) => {
-                    self.set_race(Some(default_race_budget(n)));
+                    let budget = race_budget_for(bench).unwrap_or_else(|| default_race_budget(n));
+                    self.set_race(Some(budget));
+                    // Said when the study's own run, not five trainings, set the budget.
+                    let whose = bench
+                        .tasks
+                        .iter()
+                        .filter_map(|t| t.history.as_ref())
+                        .find(|h| budget > default_race_budget(n) && h.spent() == budget)
+                        .map(|h| format!(" of {budget} budget units, what {} spent,", h.line_name()))
+                        .unwrap_or_default();
                     messages.push(SetupMessage::Info(format!(
-                        "{} has learning curves: set up a multi-fidelity race (untick it to run the full-evaluation methods on the final values)",
+                        "{} has learning curves: set up a multi-fidelity race{whose} (untick it to run the full-evaluation methods on the final values)",
                         bench.name
                     )));
                 }
@@ -306,6 +315,32 @@ mod tests {
         assert_eq!(spec.methods, vec!["RS"]);
         assert_eq!(dropped.len(), 5);
         assert_eq!(default_race_budget(40), 200);
+    }
+
+    #[test]
+    fn a_race_against_a_studys_own_run_covers_what_the_study_spent() {
+        use crate::benchmark::{RanTrial, StudyHistory};
+        let mut bench = crossing_curves_family();
+        let steps = bench.curve_steps().unwrap();
+        // 80 trials, most pruned early: far more steps than five full trainings.
+        let trials: Vec<RanTrial> = (0..80).map(|i| RanTrial { steps: if i % 3 == 0 { steps as u32 } else { 3 }, value: None }).collect();
+        let history = StudyHistory { tool: "Optuna".into(), trials };
+        let spent = history.spent();
+        assert!(spent > default_race_budget(steps), "{spent}");
+        bench.tasks[0].history = Some(history);
+        let mut spec = ExperimentSpec::default();
+        let messages = spec.change_data(DataRef::Bundled("curves".into()), &bench, false, None);
+        assert_eq!(spec.race_budget, Some(spent));
+        assert!(
+            messages.iter().any(|m| m.text().contains(&format!("of {spent} budget units, what Optuna's own run spent"))),
+            "{messages:?}"
+        );
+        // Without a history, five full trainings; ticking the race on again proposes the same.
+        bench.tasks[0].history = None;
+        assert_eq!(race_budget_for(&bench), Some(default_race_budget(steps)));
+        let mut fresh = ExperimentSpec::default();
+        fresh.change_data(DataRef::Bundled("curves".into()), &bench, false, None);
+        assert_eq!(fresh.race_budget, Some(default_race_budget(steps)));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::benchmark::{Benchmark, Direction};
+use super::benchmark::{Benchmark, Direction, StudyHistory};
 pub use super::data_ref::{url_file_name, DataRef};
 use super::error::{EngineError, Result};
 use super::fidelity::targets::RaceTargets;
@@ -285,6 +285,16 @@ pub struct Job {
 /// minute. (The paper's LCBench protocol, 1,000 epochs ≈ 19 full trainings, is one edit away.)
 pub fn default_race_budget(steps: usize) -> u64 {
     (5 * steps.max(1) as u64).min(MAX_RACE_BUDGET)
+}
+
+/// The race budget a setup on `bench` proposes (`None` without learning curves): five full
+/// trainings, or the most any of its studies spent when that is more, so that a race against
+/// a study's own run covers the whole run (a pruned study spends far more than five trainings
+/// in steps that never finish one).
+pub fn race_budget_for(bench: &Benchmark) -> Option<u64> {
+    let steps = bench.curve_steps()?;
+    let spent = bench.tasks.iter().filter_map(|t| t.history.as_ref()).map(StudyHistory::spent).max().unwrap_or(0);
+    Some(default_race_budget(steps).max(spent.min(MAX_RACE_BUDGET)))
 }
 
 impl ExperimentSpec {
