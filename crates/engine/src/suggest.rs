@@ -237,6 +237,13 @@ pub fn suggest(file: &str, text: &str, study: Option<&str>, method: &str, k: usi
             )))
         }
     };
+    suggest_for_study(&studies, chosen, method, k, seed)
+}
+
+/// Proposes `k` new configurations for the study `chosen` with the full-evaluation method
+/// `method`; transfer methods learn from the studies of `studies` other than `chosen` (by id).
+/// [`suggest`] on a journal and the Python package on a study held in memory call this.
+pub fn suggest_for_study(studies: &[Study], chosen: &Study, method: &str, k: usize, seed: u64) -> Result<Suggestions> {
     if chosen.directions.len() != 1 {
         return Err(EngineError::Spec(format!(
             "'{}' has {} objectives: suggestions are made for studies of one",
@@ -282,7 +289,7 @@ pub fn suggest(file: &str, text: &str, study: Option<&str>, method: &str, k: usi
     let context = if entry.transfer() == TransferNeed::None {
         TransferContext::default()
     } else {
-        related_context(&studies, chosen, entry, &space, &raw, &complete)?
+        related_context(studies, chosen, entry, &space, &raw, &complete)?
     };
     let mut optimizer = entry.build_full(context)?;
     for &(i, loss) in &history {
