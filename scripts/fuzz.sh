@@ -39,6 +39,17 @@ for name, members in {
             z.writestr(member, text)
     open(f"fuzz/corpus/load_file/{name}", "wb").write(buf.getvalue())
 EOF
+# Study files as Optuna, Ray Tune and Syne Tune wrote them (tests/fixtures/studies, made by the
+# tools through make.py), whole, gzipped and cut short: a journal cut mid-line, a SQLite
+# database cut mid-page.
+studies=tests/fixtures/studies
+for f in optuna-added-trials-journal.log optuna-disjoint-journal.log not-optuna.db synetune-mlp-results.csv.zip; do
+  cp "$studies/$f" "fuzz/corpus/load_file/$f"
+done
+head -c 8000 "$studies/optuna-conditional-journal.log" > fuzz/corpus/load_file/conditional-cut.log
+gzip -c "$studies/optuna-disjoint-journal.log" > fuzz/corpus/load_file/disjoint.log.gz
+head -c 20000 "$studies/optuna-two-objective.db" > fuzz/corpus/load_file/two-objective-cut.db
+head -c 6000 "$studies/raytune-mlp-dataframe.csv" > fuzz/corpus/load_file/raytune-cut.csv
 seed curve_table steps.csv $'hp_lr,task,step_1,step_2\n0.1,a,0.9,0.5\n0.2,b,0.3,0.1\n'
 seed curve_table e.csv $'lr,e1,e2,e3\n1,0.5,0.4,0.3\n'
 seed permalink full 'v=1&data=shared:XGBoost.csv.zip&tasks=heart,a6a&methods=RS,GCP%2Bprior&seeds=20&seed0=3&iters=100&transfer=loto'

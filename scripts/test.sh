@@ -30,7 +30,7 @@ GECKODRIVER="$HOME/.cargo/bin/geckodriver" WASM_BINDGEN_TEST_WEBDRIVER_JSON=webd
 echo "== end-to-end tests in headless Chromium; the shared scenarios and the layout tests in headless Firefox too"
 REQUIRE_FIREFOX=1 node --test --test-concurrency=1 tests/e2e/
 
-echo "== hpo suggest's journal opened by real Optuna: the suggested trials wait there and run first"
+echo "== hpo suggest's journal opened by real Optuna, and its enqueue.py run against an SQLite storage: the suggested trials wait there and run first"
 .tools/study-venv/bin/python tests/studies/optuna_round_trip.py target/release/hpo
 echo "== a sharded sweep on a local two-node Ray cluster (plan, job shards, a killed worker, merge)"
 bash tests/ray/sweep.sh

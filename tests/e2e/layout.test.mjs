@@ -149,6 +149,28 @@ for (const [browser, start] of BROWSERS) {
     }
   });
 
+  test(`${browser} on a phone: wherever a lesson's main chart is on the screen, the step controls are too, and they cover at most a third of it`, async () => {
+    for (const view of LESSONS_VIEWS.filter((v) => !/step=/.test(v.query))) {
+      const b = await open(start, PHONE, view.query);
+      try {
+        await showView(b, view);
+        // The chart's top at the top of the screen, then its bottom at the bottom.
+        for (const block of ['start', 'end']) {
+          const [chart, player, screen] = await b.evaluate(async (block) => {
+            document.querySelector('.lesson-charts figure').scrollIntoView({ block });
+            await new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)));
+            const box = (sel) => { const r = document.querySelector(sel).getBoundingClientRect(); return [Math.round(r.top), Math.round(r.bottom)]; };
+            return [box('.lesson-charts figure'), box('.player'), innerHeight];
+          }, block);
+          const where = `${view.query} in ${browser}, chart scrolled to the ${block}: chart ${chart}, player ${player}, screen ${screen} px`;
+          assert.ok(player[0] >= 0 && player[1] <= screen, `the player is off the screen: ${where}`);
+          const covered = Math.max(0, Math.min(chart[1], player[1]) - Math.max(chart[0], player[0]));
+          assert.ok(covered <= (chart[1] - chart[0]) / 3, `the player covers ${covered} px of the chart: ${where}`);
+        }
+      } finally { await b.close(); }
+    }
+  });
+
   test(`${browser} on a phone: lesson 4's table of candidates fits the screen without scrolling sideways`, async () => {
     const b = await open(start, PHONE, 'learn=multi-fidelity&step=40');
     try {

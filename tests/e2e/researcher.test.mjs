@@ -111,6 +111,13 @@ test('an Optuna study as Optuna 5.0 wrote it loads with no roles typed, its prun
     assert.match(dbNotes, /Optuna storage \(SQLite\), 2 studies with one search space .*'mlp-cifar': 40 trials \(21 complete, 17 pruned, 2 failed\)/);
     assert.match(dbNotes, /1 study with another search space left out: 'lr-only'/);
     assert.deepEqual(await messages(b.page, 'error'), []);
+    // Its next trials: the panel is offered for a database too, with enqueue.py and no journal.
+    await b.page.waitForSelector('#suggest-panel');
+    await b.page.click('#suggest-run');
+    await b.page.waitForFunction(() => /suggestions by GP for 'mlp-cifar'/.test(document.querySelector('#suggest-status')?.textContent ?? ''), null, { timeout: 60_000 });
+    assert.match(await b.page.locator('#suggest-used').textContent(), /21 complete trials observed; 17 pruned trials entered/);
+    assert.equal(await b.page.locator('#download-journal').count(), 0, 'the database is never written');
+    assert.match(await download(b.page, '#download-enqueue'), /storage = "sqlite:\/\/\/optuna-mlp.db"/);
     // A database that is not Optuna's: said in a sentence, nothing else loaded.
     await b.page.setInputFiles('#upload', join(studies, 'not-optuna.db'));
     await b.page.waitForFunction(() => [...document.querySelectorAll('#messages .msg.error .text')].some((e) => /not an Optuna storage/.test(e.textContent)), null, { timeout: 60_000 });

@@ -157,6 +157,10 @@ pub struct Benchmark {
     pub objective: usize,
     /// Tasks, in file order.
     pub tasks: Vec<Task>,
+    /// The file records that its metrics are objectives optimised jointly (an Optuna study of
+    /// several directions): a fresh setup on it starts with several objectives.
+    #[serde(default)]
+    pub joint_objectives: bool,
 }
 
 impl Benchmark {

@@ -75,6 +75,7 @@ pub fn quadratic_family() -> Benchmark {
         metrics: vec![Metric { name: "metric_value".into(), direction: Direction::Minimize }],
         objective: 0,
         tasks,
+        joint_objectives: false,
     }
 }
 
@@ -119,6 +120,7 @@ pub fn tradeoff_family() -> Benchmark {
         ],
         objective: 0,
         tasks,
+        joint_objectives: false,
     }
 }
 
@@ -181,6 +183,7 @@ pub fn crossing_curves_family() -> Benchmark {
         metrics: vec![Metric { name: "metric_val_loss".into(), direction: Direction::Minimize }],
         objective: 0,
         tasks,
+        joint_objectives: false,
     }
 }
 

@@ -189,6 +189,16 @@ impl ExperimentSpec {
                 }
                 _ => {}
             }
+            // A study that records several directions is a multi-objective study: set up as one
+            // (a race optimises one objective, so not when a race was set up).
+            if bench.joint_objectives && self.race_budget.is_none() {
+                self.switch_multi_objective(bench, true);
+                messages.push(SetupMessage::Info(format!(
+                    "{} records {} directions: set up with several objectives (untick 'Several objectives' for one)",
+                    bench.name,
+                    bench.metrics.len()
+                )));
+            }
         } else if steps.is_none() && self.race_budget.is_some() {
             messages.push(SetupMessage::Warning(format!(
                 "{} has no learning curves: the link's race cannot run on it; switched to full evaluations",
@@ -339,6 +349,24 @@ mod tests {
         assert_eq!(link.run_kind(), RunKind::Full);
         assert!(m.iter().any(|m| m.text().contains("no learning curves")), "{m:?}");
         assert!(spec.switch_race(&quadratic_family(), true).iter().any(|m| matches!(m, SetupMessage::Warning(_))));
+    }
+
+    #[test]
+    fn a_study_of_two_directions_opens_with_several_objectives() {
+        let bytes = include_bytes!("../../../tests/fixtures/studies/optuna-two-objective.db");
+        let bench = crate::loaders::upload::load_file("two.db", bytes, None).unwrap().benchmark;
+        assert!(bench.joint_objectives);
+        let mut spec = ExperimentSpec::default();
+        let m = spec.change_data(DataRef::Bundled("two".into()), &bench, false, None);
+        assert!(spec.is_multi_objective(), "{m:?}");
+        assert!(m.iter().any(|m| m.text().contains("records 2 directions")), "{m:?}");
+        // A run over its 40 trials resolves with both objectives.
+        let resolved = ExperimentSpec { iterations: 20, ..spec }.resolve(&bench).unwrap();
+        assert_eq!(resolved.objectives.len(), 2);
+        // One direction: one objective, as before.
+        let mut one = ExperimentSpec::default();
+        one.change_data(DataRef::Bundled("q".into()), &quadratic_family(), false, None);
+        assert!(!one.is_multi_objective());
     }
 
     #[test]

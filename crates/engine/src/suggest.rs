@@ -20,17 +20,24 @@
 use rand::Rng;
 use serde_json::Value;
 
+use crate::axis::count;
 use crate::benchmark::{Benchmark, Direction, Metric, Task};
 use crate::continuous::{ContinuousSpace, Coordinate};
 use crate::error::{EngineError, Result};
-use crate::loaders::optuna::{read_journal, Distribution, Study, TrialState};
-use crate::method_entry::RunKind;
+use crate::loaders::optuna::trials::{inactive_value, Condition};
+use crate::loaders::optuna::{read_journal, Distribution, Study};
+use crate::method_entry::{MethodObjectives, RunKind};
 use crate::method_entry::{TransferContext, TransferNeed};
 use crate::optimizer::{job_rng, SearchState};
 use crate::registry;
 use crate::space::{Hyperparameter, SearchSpace};
 use crate::spec::{ExperimentSpec, TransferMode};
 use crate::transfer::{transfer_context, PriorCache};
+use crate::warping::scalarize_points;
+
+mod pruned;
+pub use pruned::PrunedTrials;
+use pruned::{pruned_observations, used_in_words};
 
 /// Fresh candidates drawn from the study's distributions.
 pub const POOL: usize = 2048;
@@ -60,32 +67,70 @@ pub struct SuggestedFiles {
     pub csv: String,
     /// `enqueue.py`.
     pub python: String,
-    /// `journal.log`: the journal with the trials enqueued.
-    pub journal: String,
+    /// `journal.log`: the journal with the trials enqueued (for a journal; a database is
+    /// never written here, see [`StudyFile::Storage`]).
+    pub journal: Option<String>,
+    /// What the method learned from, in words (complete trials, pruned ones, conditional parameters).
+    pub used: String,
 }
 
-/// The files of [`suggest`] for a journal of `bytes` (plain, .gz or .zip): what `hpo
-/// suggest` writes and the page offers to download.
-pub fn suggest_files(file: &str, bytes: &[u8], study: Option<&str>, method: &str, k: usize, seed: u64) -> Result<SuggestedFiles> {
-    let text = crate::loaders::unpack_text(file, bytes)?;
-    if !crate::loaders::optuna::is_journal(&text) {
-        return Err(EngineError::Spec(format!(
-            "{file} is not an Optuna journal (JournalStorage's file, one JSON operation a line): suggestions are written back into a journal"
-        )));
+/// A file the next trials are written back for: Optuna's two storages.
+pub enum StudyFile {
+    /// A JournalStorage file (plain, .gz or .zip), its text: the trials are enqueued in a copy.
+    Journal(String),
+    /// An SQLite storage. Its trials are enqueued by `enqueue.py` through Optuna itself, never
+    /// by writing the file here: a study may be running on it, and SQLite's locking and
+    /// Optuna's schema (its version table, trial numbers, system attributes) are Optuna's to
+    /// keep — a copy written beside it would miss whatever the running study adds meanwhile.
+    Storage,
+}
+
+impl StudyFile {
+    /// What `bytes` are, when the next trials can be written back for them; `None` otherwise.
+    pub fn of(file: &str, bytes: &[u8]) -> Option<StudyFile> {
+        if bytes.starts_with(crate::loaders::sqlite::MAGIC) {
+            return Some(StudyFile::Storage);
+        }
+        let text = crate::loaders::unpack_text(file, bytes).ok()?;
+        crate::loaders::optuna::is_journal(&text).then_some(StudyFile::Journal(text))
     }
+}
+
+/// The files of [`suggest`] for an Optuna journal (plain, .gz or .zip) or SQLite storage of
+/// `bytes`: what `hpo suggest` writes and the page offers to download.
+pub fn suggest_files(file: &str, bytes: &[u8], study: Option<&str>, method: &str, k: usize, seed: u64) -> Result<SuggestedFiles> {
+    let Some(kind) = StudyFile::of(file, bytes) else {
+        return Err(EngineError::Spec(format!(
+            "{file} is neither an Optuna journal (JournalStorage's file, one JSON operation a line; plain, .gz or .zip) nor an Optuna SQLite storage: the next trials are written back for Optuna's storages"
+        )));
+    };
     if k == 0 {
         return Err(EngineError::Spec("ask for at least one suggestion".into()));
     }
-    let s = suggest(file, &text, study, method, k, seed)?;
+    let studies = match &kind {
+        StudyFile::Journal(text) => read_journal(file, text)?.0,
+        StudyFile::Storage => crate::loaders::optuna::storage::read_storage(file, bytes)?,
+    };
+    let s = suggest_among(file, &studies, study, method, k, seed, PrunedTrials::BelowComplete)?;
+    let (python, journal) = match &kind {
+        StudyFile::Journal(text) => (s.enqueue_python(&journal_storage("journal.log")), Some(s.enqueued_journal(text))),
+        StudyFile::Storage => (s.enqueue_python(&python(&Value::from(format!("sqlite:///{file}")))), None),
+    };
     Ok(SuggestedFiles {
-        rows: s.rows.iter().map(|r| r.iter().map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string)).collect()).collect(),
+        rows: s.rows.iter().map(|r| r.iter().map(cell).collect()).collect(),
         csv: s.csv(),
-        python: s.enqueue_python("journal.log"),
-        journal: s.enqueued_journal(&text),
+        python,
+        journal,
         study: s.study,
         method: s.method,
         names: s.names,
+        used: s.used,
     })
+}
+
+/// The Python expression of a journal's storage.
+fn journal_storage(path: &str) -> String {
+    format!("optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend({}))", python(&Value::from(path)))
 }
 
 /// What [`suggest`] proposes for one study.
@@ -99,8 +144,34 @@ pub struct Suggestions {
     pub method: String,
     /// Parameter names, in the study's order.
     pub names: Vec<String>,
-    /// Each configuration, as Optuna's external values (numbers, choices as written).
+    /// Each configuration, as Optuna's external values (numbers, choices as written); `null`
+    /// for a parameter of a conditional space the configuration does not suggest.
     pub rows: Vec<Vec<Value>>,
+    /// What the method learned from, in words.
+    pub used: String,
+}
+
+/// A value as a table's cell: a choice as its text, a parameter not suggested empty.
+fn cell(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A configuration with each conditional parameter its branch does not suggest at its
+/// inactive value (the trials' convention, `loaders::optuna::trials`), so that a proposal
+/// compares with the trials and is modelled as they are.
+fn canonical(distributions: &[(String, Distribution)], conditions: &[Option<Condition>], mut c: Vec<f64>) -> Vec<f64> {
+    for (k, condition) in conditions.iter().enumerate() {
+        if let Some(cond) = condition {
+            if !cond.levels.contains(&(c[cond.parent] as usize)) {
+                c[k] = inactive_value(&distributions[k].1);
+            }
+        }
+    }
+    c
 }
 
 /// Draws one configuration's internal values (a categorical's is the choice's index). Logs and
@@ -218,9 +289,43 @@ fn external(d: &Distribution, v: f64) -> Value {
 }
 
 /// Proposes `k` new configurations for a study of the journal `text` (the one named `study`,
-/// or the only one) with the full-evaluation method `method`.
+/// or the only one) with the full-evaluation method `method`; pruned trials enter as
+/// [`PrunedTrials::BelowComplete`].
 pub fn suggest(file: &str, text: &str, study: Option<&str>, method: &str, k: usize, seed: u64) -> Result<Suggestions> {
-    let (studies, _) = read_journal(file, text)?;
+    suggest_with(file, text, study, method, k, seed, PrunedTrials::BelowComplete)
+}
+
+/// [`suggest`] with pruned trials entered as `pruned` says (measured both ways in
+/// docs/benchmarks.md, "Pruned trials in the next trials").
+pub fn suggest_with(
+    file: &str,
+    text: &str,
+    study: Option<&str>,
+    method: &str,
+    k: usize,
+    seed: u64,
+    pruned: PrunedTrials,
+) -> Result<Suggestions> {
+    suggest_among(file, &read_journal(file, text)?.0, study, method, k, seed, pruned)
+}
+
+/// Proposes `k` new configurations for the study named `chosen` among `studies` (held in
+/// memory: the Python package's path), as [`suggest`] does for a journal's; transfer methods
+/// learn from the other studies.
+pub fn suggest_for_study(studies: &[Study], chosen: &str, method: &str, k: usize, seed: u64) -> Result<Suggestions> {
+    suggest_among("the studies given", studies, Some(chosen), method, k, seed, PrunedTrials::BelowComplete)
+}
+
+/// [`suggest_with`] for the studies of `file`, read from either storage.
+fn suggest_among(
+    file: &str,
+    studies: &[Study],
+    study: Option<&str>,
+    method: &str,
+    k: usize,
+    seed: u64,
+    pruned: PrunedTrials,
+) -> Result<Suggestions> {
     let chosen: &Study = match study {
         Some(name) => studies.iter().find(|s| s.name == name).ok_or_else(|| {
             EngineError::Spec(format!(
@@ -237,43 +342,47 @@ pub fn suggest(file: &str, text: &str, study: Option<&str>, method: &str, k: usi
             )))
         }
     };
-    suggest_for_study(&studies, chosen, method, k, seed)
-}
-
-/// Proposes `k` new configurations for the study `chosen` with the full-evaluation method
-/// `method`; transfer methods learn from the studies of `studies` other than `chosen` (by id).
-/// [`suggest`] on a journal and the Python package on a study held in memory call this.
-pub fn suggest_for_study(studies: &[Study], chosen: &Study, method: &str, k: usize, seed: u64) -> Result<Suggestions> {
-    if chosen.directions.len() != 1 {
+    let entry = registry::lookup(RunKind::Full, method)?;
+    let multi = chosen.directions.len() > 1;
+    check_objectives(chosen, entry)?;
+    // Several objectives: pruned trials report one series of intermediate values, not a value
+    // of each objective, so they stay out.
+    let pruned = if multi { PrunedTrials::LeftOut } else { pruned };
+    if let Some(sentence) = chosen.shares_nothing() {
+        return Err(EngineError::Spec(sentence));
+    }
+    let dists = &chosen.distributions;
+    let conditions = chosen.conditions();
+    let complete: Vec<(Vec<f64>, f64)> =
+        chosen.complete_trials().filter_map(|t| Some((chosen.config(t), t.values.as_ref()?.first().copied()?))).collect();
+    if complete.is_empty() {
         return Err(EngineError::Spec(format!(
-            "'{}' has {} objectives: suggestions are made for studies of one",
+            "'{}' has no complete trial with a finite value yet ({}): nothing to learn from; run a few trials first (or load another study)",
             chosen.name,
-            chosen.directions.len()
+            crate::axis::count(chosen.trials.len(), "trial")
         )));
     }
-    let entry = registry::lookup(RunKind::Full, method)?;
-    let dists = &chosen.distributions;
-    let internal =
-        |t: &crate::loaders::optuna::Trial| -> Option<Vec<f64>> { dists.iter().map(|(n, _)| t.params.get(n).copied()).collect() };
-    let complete: Vec<(Vec<f64>, f64)> = chosen
-        .trials
-        .iter()
-        .filter(|t| t.state == TrialState::Complete)
-        .filter_map(|t| Some((internal(t)?, t.values.as_ref()?.first().copied().filter(|v| v.is_finite())?)))
-        .collect();
-    if complete.is_empty() {
-        return Err(EngineError::Spec(format!("'{}' has no complete trial yet: nothing to learn from", chosen.name)));
-    }
+    let sign = if chosen.directions[0] == Direction::Maximize { -1.0 } else { 1.0 };
     // Every configuration a trial has (complete, pruned, failed, running or waiting).
-    let tried: Vec<Vec<f64>> = chosen.trials.iter().filter_map(internal).collect();
+    let tried: Vec<Vec<f64>> = chosen.trials.iter().filter(|t| !t.params.is_empty()).map(|t| chosen.config(t)).collect();
+    let pruned_seen = pruned_observations(chosen, &complete, sign, pruned);
     let space = SearchSpace { params: dists.iter().map(|(n, d)| Hyperparameter { name: n.clone(), kind: d.kind() }).collect() };
     let mut rng = job_rng(seed, &chosen.name);
-    let mut raw: Vec<Vec<f64>> = complete.iter().map(|c| c.0.clone()).collect();
+    // The observations: the complete trials (by their values) and the pruned ones the rule enters.
+    let mut raw: Vec<Vec<f64>> = complete.iter().map(|c| c.0.clone()).chain(pruned_seen.iter().map(|p| p.0.clone())).collect();
+    let losses: Vec<f64> = complete.iter().map(|c| sign * c.1).chain(pruned_seen.iter().map(|p| p.1)).collect();
+    // Several objectives: each complete trial's losses (value × each direction's sign).
+    let signs: Vec<f64> = chosen.directions.iter().map(|&d| if d == Direction::Maximize { -1.0 } else { 1.0 }).collect();
+    let mut loss_vectors: Vec<Vec<f64>> = if multi {
+        chosen.complete_trials().filter_map(|t| Some(t.values.as_ref()?.iter().zip(&signs).map(|(v, s)| s * v).collect())).collect()
+    } else {
+        Vec::new()
+    };
     let observed = raw.len();
     let mut attempts = 0;
     while raw.len() < observed + POOL && attempts < 20 * POOL {
         attempts += 1;
-        let c = draw(dists, &mut rng);
+        let c = canonical(dists, &conditions, draw(dists, &mut rng));
         if !tried.contains(&c) && !raw[observed..].contains(&c) {
             raw.push(c);
         }
@@ -283,8 +392,7 @@ pub fn suggest_for_study(studies: &[Study], chosen: &Study, method: &str, k: usi
         return Err(EngineError::Spec(format!("the search space of '{}' has only {fresh} configurations left untried", chosen.name)));
     }
     let candidates: Vec<Vec<f64>> = raw.iter().map(|c| space.encode(c)).collect();
-    let sign = if chosen.directions[0] == Direction::Maximize { -1.0 } else { 1.0 };
-    let mut history: Vec<(usize, f64)> = complete.iter().enumerate().map(|(i, c)| (i, sign * c.1)).collect();
+    let mut history: Vec<(usize, f64)> = losses.into_iter().enumerate().collect();
     let mut evaluated = vec![false; raw.len()];
     let context = if entry.transfer() == TransferNeed::None {
         TransferContext::default()
@@ -300,11 +408,15 @@ pub fn suggest_for_study(studies: &[Study], chosen: &Study, method: &str, k: usi
     let mut candidates = candidates;
     let mut picks = Vec::with_capacity(k);
     for _ in 0..k {
-        let state = SearchState { candidates: &candidates, evaluated: &evaluated, history: &history, objectives: &[] };
+        let seen = seen(&history, &loss_vectors, entry);
+        let state = SearchState { candidates: &candidates, evaluated: &evaluated, history: &seen, objectives: &loss_vectors };
         let proposed = optimizer.propose(&state, &searched, &mut rng).transpose().map_err(|e| e.for_method(entry.name))?;
         // The best proposal no trial has and no earlier pick of this batch, as a new candidate.
-        let untried =
-            proposed.into_iter().flatten().map(|x| decode(dists, &x)).find(|c| !tried.contains(c) && !picks.iter().any(|&p| raw[p] == *c));
+        let untried = proposed
+            .into_iter()
+            .flatten()
+            .map(|x| canonical(dists, &conditions, decode(dists, &x)))
+            .find(|c| !tried.contains(c) && !picks.iter().any(|&p| raw[p] == *c));
         let pick = match untried {
             Some(config) => {
                 candidates.push(space.encode(&config));
@@ -313,7 +425,7 @@ pub fn suggest_for_study(studies: &[Study], chosen: &Study, method: &str, k: usi
                 raw.len() - 1
             }
             None => {
-                let state = SearchState { candidates: &candidates, evaluated: &evaluated, history: &history, objectives: &[] };
+                let state = SearchState { candidates: &candidates, evaluated: &evaluated, history: &seen, objectives: &loss_vectors };
                 optimizer.suggest(&state, &mut rng).map_err(|e| e.for_method(entry.name))?
             }
         };
@@ -323,8 +435,12 @@ pub fn suggest_for_study(studies: &[Study], chosen: &Study, method: &str, k: usi
                 message: format!("suggested candidate {pick}, already observed"),
             });
         }
-        // The constant liar: observed at the best value so far.
+        // The constant liar: observed at the best value so far (of each objective, with several).
         let lie = history.iter().map(|h| h.1).fold(f64::INFINITY, f64::min);
+        if multi {
+            let ideal = (0..signs.len()).map(|m| loss_vectors.iter().map(|v| v[m]).fold(f64::INFINITY, f64::min)).collect();
+            loss_vectors.push(ideal);
+        }
         evaluated[pick] = true;
         history.push((pick, lie));
         optimizer.observe(pick, lie);
@@ -335,8 +451,77 @@ pub fn suggest_for_study(studies: &[Study], chosen: &Study, method: &str, k: usi
         study_id: chosen.id,
         method: entry.name.to_string(),
         names: dists.iter().map(|(n, _)| n.clone()).collect(),
-        rows: picks.iter().map(|&p| dists.iter().zip(&raw[p]).map(|((_, d), &v)| external(d, v)).collect()).collect(),
+        rows: picks
+            .iter()
+            .map(|&p| {
+                let active = |k: usize| conditions[k].as_ref().is_none_or(|c| c.levels.contains(&(raw[p][c.parent] as usize)));
+                dists
+                    .iter()
+                    .zip(&raw[p])
+                    .enumerate()
+                    .map(|(k, ((_, d), &v))| if active(k) { external(d, v) } else { Value::Null })
+                    .collect()
+            })
+            .collect(),
+        used: if multi {
+            format!(
+                "{}; {} ({})",
+                used_in_words(complete.len(), pruned_seen.len(), chosen, pruned),
+                count(signs.len(), "objective"),
+                chosen
+                    .directions
+                    .iter()
+                    .map(|&d| if d == Direction::Maximize { "maximised" } else { "minimised" })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        } else {
+            used_in_words(complete.len(), pruned_seen.len(), chosen, pruned)
+        },
     })
+}
+
+/// Whether `entry` can propose for `study`'s objectives: one objective takes a
+/// single-objective method (or random search), several a "+MO" variant, ParEGO or EHVI (as
+/// many as they handle), from the study alone.
+fn check_objectives(study: &Study, entry: &crate::method_entry::MethodEntry) -> Result<()> {
+    let n = study.directions.len();
+    let fits = |objectives: MethodObjectives| match objectives {
+        MethodObjectives::Any => true,
+        MethodObjectives::Single => n == 1,
+        MethodObjectives::Scalarized(_) => n > 1,
+        MethodObjectives::Pareto { max_objectives } => n > 1 && n <= max_objectives,
+    };
+    if fits(entry.objectives()) && (n == 1 || entry.transfer() == TransferNeed::None) {
+        return Ok(());
+    }
+    let offered: Vec<&str> =
+        registry::of_kind(RunKind::Full).filter(|e| e.transfer() == TransferNeed::None && fits(e.objectives())).map(|e| e.name).collect();
+    Err(EngineError::Spec(format!(
+        "'{}' has {}: {} proposes for {}; for this study: {}",
+        study.name,
+        count(n, "objective"),
+        entry.name,
+        if n == 1 {
+            "several objectives"
+        } else if fits(entry.objectives()) {
+            "several objectives only from the study alone"
+        } else {
+            "one objective"
+        },
+        offered.join(", ")
+    )))
+}
+
+/// The history a method reads (as the runner gives it): the losses, or for a "+MO" method of a
+/// study of several objectives the average of the objectives warped on the observations so far.
+fn seen(history: &[(usize, f64)], loss_vectors: &[Vec<f64>], entry: &crate::method_entry::MethodEntry) -> Vec<(usize, f64)> {
+    match entry.objectives() {
+        MethodObjectives::Scalarized(warp) if !loss_vectors.is_empty() => {
+            history.iter().zip(scalarize_points(loss_vectors, warp)).map(|(&(i, _), s)| (i, s)).collect()
+        }
+        _ => history.to_vec(),
+    }
 }
 
 /// What a transfer method learns from the file's other studies of the chosen one's search
@@ -351,23 +536,10 @@ fn related_context(
     candidates: &[Vec<f64>],
     complete: &[(Vec<f64>, f64)],
 ) -> Result<TransferContext> {
-    fn sorted(s: &Study) -> Vec<&(String, Distribution)> {
-        let mut d: Vec<&(String, Distribution)> = s.distributions.iter().collect();
-        d.sort_by(|a, b| a.0.cmp(&b.0));
-        d
-    }
-    let related: Vec<&Study> =
-        studies.iter().filter(|s| s.id != chosen.id && s.directions == chosen.directions && sorted(s) == sorted(chosen)).collect();
+    let related: Vec<&Study> = studies.iter().filter(|s| s.id != chosen.id && chosen.same_space(s)).collect();
     let task = |s: &Study| -> Option<Task> {
-        let rows: Vec<(Vec<f64>, f64)> = s
-            .trials
-            .iter()
-            .filter(|t| t.state == TrialState::Complete)
-            .filter_map(|t| {
-                let config: Option<Vec<f64>> = chosen.distributions.iter().map(|(n, _)| t.params.get(n).copied()).collect();
-                Some((config?, t.values.as_ref()?.first().copied().filter(|v| v.is_finite())?))
-            })
-            .collect();
+        let rows: Vec<(Vec<f64>, f64)> =
+            s.complete_trials().filter_map(|t| Some((chosen.config(t), t.values.as_ref()?.first().copied()?))).collect();
         (!rows.is_empty()).then(|| Task {
             name: s.name.clone(),
             metrics: vec![rows.iter().map(|r| r.1).collect()],
@@ -396,6 +568,7 @@ fn related_context(
         metrics: vec![Metric { name: "value".into(), direction: chosen.directions[0] }],
         objective: 0,
         tasks: std::iter::once(target).chain(others).collect(),
+        joint_objectives: false,
     };
     // One iteration: the spec only has to accept the tasks (the smallest may be small).
     let spec = ExperimentSpec {
@@ -414,25 +587,29 @@ impl Suggestions {
         let mut w = csv::Writer::from_writer(Vec::new());
         let _ = w.write_record(&self.names);
         for row in &self.rows {
-            let _ = w.write_record(row.iter().map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string)));
+            let _ = w.write_record(row.iter().map(cell));
         }
         w.into_inner().ok().and_then(|b| String::from_utf8(b).ok()).unwrap_or_default()
     }
 
-    /// A Python snippet that enqueues them into the study (`storage` is the Python expression
-    /// of its storage).
-    pub fn enqueue_python(&self, journal_path: &str) -> String {
+    /// A Python snippet that enqueues them into the study (`storage`: the Python expression of
+    /// its storage).
+    pub fn enqueue_python(&self, storage: &str) -> String {
         let mut out = format!(
-            "# The next {} trials {} proposes for the study '{}' (hpo-playground).\n# Run with the study's journal beside it, then study.optimize(...) runs them first.\nimport optuna\n\nstorage = optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend({}))\nstudy = optuna.load_study(study_name={}, storage=storage)\n",
+            "# The next {} trials {} proposes for the study '{}' (hpo-playground).\n# Run beside the study's storage (Optuna adds them, also while the study runs), then study.optimize(...) runs them first.\nimport optuna\n\nstorage = {storage}\nstudy = optuna.load_study(study_name={}, storage=storage)\n",
             self.rows.len(),
             self.method,
             self.study,
-            python(&Value::from(journal_path)),
             python(&Value::from(self.study.as_str()))
         );
         for row in &self.rows {
-            let fields: Vec<String> =
-                self.names.iter().zip(row).map(|(n, v)| format!("{}: {}", python(&Value::from(n.as_str())), python(v))).collect();
+            let fields: Vec<String> = self
+                .names
+                .iter()
+                .zip(row)
+                .filter(|(_, v)| !v.is_null())
+                .map(|(n, v)| format!("{}: {}", python(&Value::from(n.as_str())), python(v)))
+                .collect();
             out += &format!("study.enqueue_trial({{{}}})\n", fields.join(", "));
         }
         out
@@ -449,7 +626,8 @@ impl Suggestions {
             }
         }
         for row in &self.rows {
-            let fixed: serde_json::Map<String, Value> = self.names.iter().cloned().zip(row.iter().cloned()).collect();
+            let fixed: serde_json::Map<String, Value> =
+                self.names.iter().cloned().zip(row.iter().cloned()).filter(|(_, v)| !v.is_null()).collect();
             let op = serde_json::json!({
                 "op_code": 4, "worker_id": "hpo-playground", "study_id": self.study_id, "datetime_start": null, "state": 4,
                 "value": null, "values": null, "distributions": {}, "params": {}, "user_attrs": {},
@@ -478,62 +656,4 @@ fn python(v: &Value) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const JOURNAL: &str = include_str!("../../../tests/fixtures/studies/optuna-mlp-journal.log");
-
-    #[test]
-    fn suggestions_respect_the_space_and_are_new() {
-        let s = suggest("j.log", JOURNAL, None, "GP", 5, 1).unwrap();
-        assert_eq!(s.names, ["lr", "weight_decay", "n_units", "optimizer"]);
-        assert_eq!(s.rows.len(), 5);
-        for row in &s.rows {
-            let lr = row[0].as_f64().unwrap();
-            assert!((1e-5..=0.1).contains(&lr));
-            let units = row[2].as_i64().unwrap();
-            assert!((32..=512).contains(&units) && units % 32 == 0, "{units}: on the step of 32");
-            assert!(["adam", "sgd", "rmsprop"].contains(&row[3].as_str().unwrap()));
-        }
-        let mut distinct = s.rows.clone();
-        distinct.dedup();
-        assert_eq!(distinct.len(), 5);
-        assert_eq!(suggest("j.log", JOURNAL, None, "GP", 5, 1).unwrap(), s, "deterministic given the seed");
-        // The journal with them enqueued reads back with 5 more waiting trials.
-        let (studies, _) = read_journal("j.log", &s.enqueued_journal(JOURNAL)).unwrap();
-        assert_eq!(studies[0].trials.iter().filter(|t| t.state == TrialState::Waiting).count(), 5);
-        assert!(s.enqueue_python("journal.log").contains("study.enqueue_trial({\"lr\": "));
-        assert_eq!(s.csv().lines().count(), 6);
-    }
-
-    #[test]
-    fn what_cannot_be_suggested_is_said() {
-        assert!(suggest("j.log", JOURNAL, Some("nope"), "GP", 2, 0).unwrap_err().to_string().contains("no study 'nope'"));
-        let alone = suggest("j.log", JOURNAL, None, "CTS", 2, 0).unwrap_err().to_string();
-        assert!(alone.contains("learns from other studies of the same search space") && alone.contains("GCP"), "{alone}");
-        assert!(suggest("j.log", JOURNAL, None, "Nope", 2, 0).is_err());
-    }
-
-    #[test]
-    fn transfer_methods_learn_from_the_files_other_studies() {
-        let two = include_str!("../../../tests/fixtures/studies/optuna-two-studies-journal.log");
-        let (studies, _) = read_journal("two.log", two).unwrap();
-        let tried: Vec<Vec<f64>> = studies[1]
-            .trials
-            .iter()
-            .map(|t| studies[1].distributions.iter().map(|(n, _)| t.params.get(n).copied().unwrap_or(f64::NAN)).collect())
-            .collect();
-        for method in ["GCP+prior", "CTS", "WS-GP", "SGPT", "ABLR"] {
-            let s = suggest("two.log", two, Some("mlp-svhn"), method, 3, 0).unwrap_or_else(|e| panic!("{method}: {e}"));
-            assert_eq!(s.rows.len(), 3, "{method}");
-            assert_eq!(s.study, "mlp-svhn");
-            // New to the study, in its space.
-            for row in &s.rows {
-                let lr = row[0].as_f64().unwrap();
-                assert!((1e-5..=0.1).contains(&lr), "{method}: {lr}");
-                assert!(!tried.iter().any(|t| (t[0] - lr).abs() < 1e-15 && row[2].as_i64() == Some(t[2] as i64)), "{method}: tried before");
-            }
-            assert_eq!(suggest("two.log", two, Some("mlp-svhn"), method, 3, 0).unwrap(), s, "{method}: deterministic given the seed");
-        }
-    }
-}
+mod tests;

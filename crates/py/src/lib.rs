@@ -43,7 +43,7 @@ fn suggest(py: Python<'_>, study_json: &str, related_json: &str, method: &str, k
     // engine is a bug, reported as an exception rather than unwinding into Python.
     let outcome = py.detach(|| {
         catch_unwind(AssertUnwindSafe(|| {
-            let s = suggest_for_study(&studies, &studies[0], method, k, seed).map_err(|e| e.to_string())?;
+            let s = suggest_for_study(&studies, &studies[0].name, method, k, seed).map_err(|e| e.to_string())?;
             s.rows.iter().map(|row| study::internal(&studies[0].distributions, row)).collect::<Result<Vec<_>, String>>()
         }))
     });

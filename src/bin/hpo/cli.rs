@@ -193,10 +193,11 @@ enum Command {
         shared_dir: PathBuf,
     },
     /// The next trials of a study: a full-evaluation method's proposals over the study's own
-    /// search space, written as suggestions.csv, enqueue.py and the journal with them
-    /// enqueued (journal.log), for an Optuna JournalStorage file.
+    /// search space, written as suggestions.csv, enqueue.py and, for an Optuna JournalStorage
+    /// file, the journal with them enqueued (journal.log); for an Optuna SQLite storage,
+    /// enqueue.py adds them through Optuna (the database is never written here).
     Suggest {
-        /// The study's file (an Optuna journal).
+        /// The study's file (an Optuna journal, plain, .gz or .zip, or SQLite storage).
         #[arg(long)]
         data: PathBuf,
         /// The study, when the file holds several.

@@ -7,8 +7,8 @@ use hpo_playground::engine::suggest::suggest_files;
 
 use crate::common::{read_file, CliResult};
 
-/// Writes `suggestions.csv`, `enqueue.py` and the journal with the trials enqueued
-/// (`journal.log`) into `out`.
+/// Writes `suggestions.csv`, `enqueue.py` and, for a journal, the journal with the trials
+/// enqueued (`journal.log`) into `out`.
 pub fn run(data: &Path, study: Option<&str>, method: &str, n: usize, seed: u64, out: &Path) -> CliResult<()> {
     let name = data.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let bytes = read_file(data)?;
@@ -20,14 +20,19 @@ pub fn run(data: &Path, study: Option<&str>, method: &str, n: usize, seed: u64, 
     };
     write("suggestions.csv", &s.csv)?;
     write("enqueue.py", &s.python)?;
-    write("journal.log", &s.journal)?;
+    if let Some(journal) = &s.journal {
+        write("journal.log", journal)?;
+    }
     print!("{}", s.csv);
+    eprintln!("learned from: {}", s.used);
     eprintln!(
-        "{} for '{}' by {}: {}/suggestions.csv, enqueue.py (run it beside the study's journal) and journal.log (the journal with them enqueued: Optuna runs them first)",
+        "{} for '{}' by {}: {}/suggestions.csv, enqueue.py (run it beside the study's {}){}",
         hpo_playground::engine::axis::count(s.rows.len(), "suggestion"),
         s.study,
         s.method,
-        out.display()
+        out.display(),
+        if s.journal.is_some() { "journal" } else { "database: Optuna adds the trials, also while the study runs" },
+        if s.journal.is_some() { " and journal.log (the journal with them enqueued: Optuna runs them first)" } else { "" }
     );
     Ok(())
 }

@@ -81,6 +81,7 @@ pub fn family(seed: u64) -> Benchmark {
         metrics: vec![Metric { name: "y".into(), direction: Direction::Minimize }],
         objective: 0,
         tasks,
+        joint_objectives: false,
     }
 }
 

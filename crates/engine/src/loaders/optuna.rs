@@ -439,14 +439,7 @@ fn studies_benchmark(file: &str, what: &str, studies: &[Study], notes: &JournalN
             },
         ));
     };
-    let same_space = |s: &Study| {
-        let mut a: Vec<&(String, Distribution)> = s.distributions.iter().collect();
-        let mut b: Vec<&(String, Distribution)> = first.distributions.iter().collect();
-        a.sort_by(|x, y| x.0.cmp(&y.0));
-        b.sort_by(|x, y| x.0.cmp(&y.0));
-        a == b && s.directions == first.directions
-    };
-    let (tasks_of, others): (Vec<&Study>, Vec<&Study>) = usable.iter().copied().partition(|s| same_space(s));
+    let (tasks_of, others): (Vec<&Study>, Vec<&Study>) = usable.iter().copied().partition(|s| first.same_space(s));
     let space =
         SearchSpace { params: first.distributions.iter().map(|(n, d)| Hyperparameter { name: n.clone(), kind: d.kind() }).collect() };
     let metrics: Vec<Metric> = first
@@ -458,24 +451,16 @@ fn studies_benchmark(file: &str, what: &str, studies: &[Study], notes: &JournalN
     let mut tasks = Vec::new();
     let mut lines = Vec::new();
     for study in &tasks_of {
-        // A complete trial with every parameter of the space and finite values (a trial of a
-        // conditional space that skipped a parameter is not a point of this table).
-        let complete: Vec<&Trial> = study
-            .trials
-            .iter()
-            .filter(|t| {
-                t.state == TrialState::Complete
-                    && t.values.as_ref().is_some_and(|v| v.len() == metrics.len() && v.iter().all(|x| x.is_finite()))
-            })
-            .filter(|t| first.distributions.iter().all(|(n, _)| t.params.contains_key(n)))
-            .collect();
+        // Every complete trial, a parameter it did not suggest at its inactive value
+        // (trials.rs): a conditional space is one space.
+        if let Some(sentence) = study.shares_nothing() {
+            return Err(EngineError::parse(file, sentence));
+        }
+        let complete: Vec<&Trial> = study.complete_trials().collect();
         if complete.is_empty() {
             continue;
         }
-        let configs: Vec<Vec<f64>> = complete
-            .iter()
-            .map(|t| first.distributions.iter().map(|(n, _)| t.params.get(n).copied().unwrap_or(f64::NAN)).collect())
-            .collect();
+        let configs: Vec<Vec<f64>> = complete.iter().map(|t| first.config(t)).collect();
         let metric_values: Vec<Vec<f64>> =
             (0..metrics.len()).map(|m| complete.iter().map(|t| t.values.as_ref().map_or(f64::NAN, |v| v[m])).collect()).collect();
         let steps = complete.first().map_or(0, |t| t.intermediate.len());
@@ -511,7 +496,7 @@ fn studies_benchmark(file: &str, what: &str, studies: &[Study], notes: &JournalN
         tasks.push(Task { name: study.name.clone(), configs, metrics: metric_values, curves, history: Some(history) });
     }
     if tasks.is_empty() {
-        return Err(EngineError::parse(file, format!("no complete trial of '{}' has every parameter of its search space", first.name)));
+        return Err(EngineError::parse(file, format!("no complete trial of '{}' has a finite value for every objective", first.name)));
     }
     let benchmark = Benchmark {
         name: super::copula::file_stem(file).trim_end_matches(".log").trim_end_matches(".db").to_string(),
@@ -519,6 +504,7 @@ fn studies_benchmark(file: &str, what: &str, studies: &[Study], notes: &JournalN
         metrics,
         objective: 0,
         tasks,
+        joint_objectives: first.directions.len() > 1,
     };
     let mut warnings = vec![format!(
         "{file}: {what}, {} with one search space ({} from its distributions: {}): {}; the complete trials are the evaluations (a race replays them), pruned and failed ones are counted, not compared",
@@ -527,6 +513,31 @@ fn studies_benchmark(file: &str, what: &str, studies: &[Study], notes: &JournalN
         first.distributions.iter().map(|(n, d)| format!("{n} {}", describe(d))).collect::<Vec<_>>().join(", "),
         lines.join("; ")
     )];
+    let conditional = first.conditional();
+    if !conditional.is_empty() {
+        let conditions = first.conditions();
+        warnings.push(format!(
+            "{file}: a conditional search space: {}; in a trial that did not suggest it, a parameter stands at its inactive value (a number at its lower bound, a choice at its first), so every trial is a point of one space",
+            conditional
+                .iter()
+                .map(|&k| {
+                    let (name, _) = &first.distributions[k];
+                    match &conditions[k] {
+                        Some(c) => {
+                            let (parent, d) = &first.distributions[c.parent];
+                            let choices: Vec<String> = match d {
+                                Distribution::Categorical { choices } => c.levels.iter().filter_map(|&l| choices.get(l).map(choice_name)).collect(),
+                                _ => Vec::new(),
+                            };
+                            format!("'{name}' only when '{parent}' is {}", choices.join(" or "))
+                        }
+                        None => format!("'{name}' in some trials only"),
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     if !others.is_empty() {
         warnings.push(format!(
             "{file}: {} with another search space left out: {}",
@@ -561,6 +572,7 @@ fn describe(d: &Distribution) -> String {
 }
 
 pub mod storage;
+pub mod trials;
 
 #[cfg(test)]
 mod tests;

@@ -258,7 +258,7 @@ pub fn build_benchmark(
         return Err(EngineError::parse(file, "every row has a missing or non-finite metric value; nothing to optimise"));
     }
     warnings.extend(repaired.message(file, "metric values", options.missing, None));
-    let benchmark = Benchmark { name: name.to_string(), space, metrics: roles.metrics.clone(), objective, tasks };
+    let benchmark = Benchmark { name: name.to_string(), space, metrics: roles.metrics.clone(), objective, tasks, joint_objectives: false };
     Ok((benchmark, warnings))
 }
 

@@ -1,12 +1,12 @@
-//! The next trials of a study, in the page: shown when the loaded file is an Optuna journal.
+//! The next trials of a study, in the page: shown when the loaded file is an Optuna journal
+//! (plain, .gz or .zip) or SQLite storage.
 //! The suggestions are computed in a worker (the GP stays out of the page's bundle and a big
 //! study never freezes the tab) by the engine's `suggest_files`, the same as `hpo suggest`,
 //! and offered as a table and as the three files `hpo suggest` writes.
 
 use leptos::prelude::*;
 
-use hpo_engine::loaders::optuna::is_journal;
-use hpo_engine::suggest::{methods, transfer_methods, SuggestedFiles};
+use hpo_engine::suggest::{methods, transfer_methods, StudyFile, SuggestedFiles};
 use hpo_protocol::ToWorker;
 
 use super::browser::download_text;
@@ -25,16 +25,14 @@ enum SuggestStatus {
     Failed(String),
 }
 
-/// The loaded user file, when it is an Optuna journal: (name, bytes).
+/// The loaded user file, when it is one of Optuna's storages (the engine decides:
+/// `StudyFile::of`): (name, bytes).
 fn loaded_journal(state: AppState) -> Option<(String, Vec<u8>)> {
     let data = state.spec.with_untracked(|s| s.data.clone());
     state.workers.loader.with_value(|l| {
         l.last_file
             .as_ref()
-            .filter(|(d, _, bytes)| {
-                // Its first line tells: one JSON operation with an op_code.
-                *d == data && is_journal(&String::from_utf8_lossy(&bytes[..bytes.len().min(1 << 16)]))
-            })
+            .filter(|(d, name, bytes)| *d == data && StudyFile::of(name, bytes).is_some())
             .map(|(_, name, bytes)| (name.clone(), bytes.clone()))
     })
 }
@@ -90,7 +88,7 @@ pub fn SuggestView() -> impl IntoView {
         <Show when=move || journal.get().is_some()>
             <section class="panel wide" id="suggest-panel">
                 <h2>"Next trials for your study"</h2>
-                <p class="hint">"A method proposes the next configurations over the study's own search space (its bounds, log scales, integer steps and choices), never one a trial already has; a batch is picked one at a time, each pick assumed to score the best value so far. Download the journal with them enqueued and Optuna's "<code>"study.optimize"</code>" runs them first, or run "<code>"enqueue.py"</code>" beside your journal."</p>
+                <p class="hint">"A method proposes the next configurations over the study's own search space (its bounds, log scales, integer steps and choices), never one a trial already has; a batch is picked one at a time, each pick assumed to score the best value so far. For a journal, download it with them enqueued and Optuna's "<code>"study.optimize"</code>" runs them first; for a journal or an SQLite database, run "<code>"enqueue.py"</code>" beside it (Optuna adds them, also while the study runs; the database is never written here)."</p>
                 <div class="row">
                     <label>"Method "
                         <select id="suggest-method" on:change=move |ev| method.set(event_target_value(&ev))>
@@ -123,13 +121,16 @@ pub fn SuggestView() -> impl IntoView {
                     SuggestStatus::Failed(e) => view! { <p id="suggest-status" class="role-error" role="alert">{e}</p> }.into_any(),
                     SuggestStatus::Ready(files, ms) => view! {
                         <p id="suggest-status" role="status">{format!("{} by {} for '{}' ({:.0} ms)", hpo_engine::axis::count(files.rows.len(), "suggestion"), files.method, files.study, ms)}</p>
+                        <p id="suggest-used" class="hint">{format!("Learned from: {}. An empty cell is a parameter of a conditional space that configuration's branch does not suggest.", files.used)}</p>
                         <div class="table-scroll"><table id="suggest-table">
                             <thead><tr>{files.names.iter().map(|h| view! { <th>{h.clone()}</th> }).collect_view()}</tr></thead>
                             // Numbers to 4 significant digits here; the files keep every digit.
                             <tbody>{files.rows.iter().map(|r| view! { <tr>{r.iter().map(|v| view! { <td>{shown(v)}</td> }).collect_view()}</tr> }).collect_view()}</tbody>
                         </table></div>
                         <div class="row">
-                            <button id="download-journal" on:click=save("journal.log", "application/x-ndjson", |f| f.journal.clone())>"journal.log (with them enqueued)"</button>
+                            {files.journal.is_some().then(|| view! {
+                                <button id="download-journal" on:click=save("journal.log", "application/x-ndjson", |f| f.journal.clone().unwrap_or_default())>"journal.log (with them enqueued)"</button>
+                            })}
                             <button id="download-enqueue" on:click=save("enqueue.py", "text/x-python", |f| f.python.clone())>"enqueue.py"</button>
                             <button id="download-suggestions" on:click=save("suggestions.csv", "text/csv", |f| f.csv.clone())>"suggestions.csv"</button>
                         </div>

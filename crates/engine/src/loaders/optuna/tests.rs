@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::loaders::upload::load_file;
+use crate::spec::ExperimentSpec;
 
 const JOURNAL: &str = include_str!("../../../../../tests/fixtures/studies/optuna-mlp-journal.log");
 const TRIALS_CSV: &str = include_str!("../../../../../tests/fixtures/studies/optuna-mlp-trials.csv");
@@ -144,4 +145,41 @@ fn trials_recorded_whole_with_add_trials_keep_their_values_and_curves() {
     assert!(s.trials.iter().all(|t| t.intermediate.len() == 5 && t.intermediate.get(&5).copied() == t.values.as_ref().map(|v| v[0])));
     let loaded = load_file("optuna-added-trials-journal.log", text.as_bytes(), None).unwrap();
     assert_eq!(loaded.benchmark.tasks[0].len(), 12);
+}
+
+const CONDITIONAL: &str = include_str!("../../../../../tests/fixtures/studies/optuna-conditional-journal.log");
+
+#[test]
+fn a_conditional_space_loads_every_trial_and_races() {
+    // Optuna's tutorial shape: momentum only for sgd, beta2 only for adam; 60 trials, 33 complete.
+    let loaded = load_file("optuna-conditional-journal.log", CONDITIONAL.as_bytes(), None).unwrap();
+    let b = &loaded.benchmark;
+    let names: Vec<&str> = b.space.params.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["optimizer", "lr", "beta2", "momentum"], "in the order first suggested");
+    assert_eq!(b.tasks[0].len(), 33, "every complete trial, of either branch");
+    let note = loaded.warnings.iter().find(|w| w.contains("conditional search space")).expect("the conditional space is said");
+    assert!(note.contains("'beta2' only when 'optimizer' is adam, 'momentum' only when 'optimizer' is sgd"), "{note}");
+    // An adam trial's momentum stands at its inactive value (the lower bound, 0), an sgd
+    // trial's beta2 at 0.9.
+    assert!(b.tasks[0].configs.iter().any(|c| c[0] == 1.0 && c[3] == 0.0 && c[2] > 0.9));
+    assert!(b.tasks[0].configs.iter().any(|c| c[0] == 0.0 && c[2] == 0.9 && c[3] > 0.0));
+    // Raced: the complete trials' whole curves are replayed.
+    let spec = ExperimentSpec {
+        data: crate::spec::DataRef::Bundled("curves".into()),
+        methods: vec!["RS".into(), "ASHA".into()],
+        seeds: 2,
+        race_budget: Some(60),
+        ..ExperimentSpec::default()
+    };
+    let resolved = spec.resolve(b).unwrap();
+    for job in resolved.jobs() {
+        crate::runner::run_job(b, &resolved, &job, &crate::transfer::PriorCache::new(), &|| 0.0, &mut |_| true).unwrap();
+    }
+}
+
+#[test]
+fn a_study_whose_trials_share_no_parameter_says_so_with_the_way_out() {
+    let text = include_str!("../../../../../tests/fixtures/studies/optuna-disjoint-journal.log");
+    let Err(crate::loaders::upload::LoadFailure::Error(e)) = load_file("disjoint.log", text.as_bytes(), None) else { panic!("an error") };
+    assert!(e.contains("share no parameter") && e.contains("Suggest in every trial the choice"), "{e}");
 }

@@ -1,0 +1,114 @@
+//! What a study's trials are as evaluations, written once for the loader (a study as a
+//! benchmark) and for the next trials (`crate::suggest`): which studies share a space, which
+//! trials are evaluations, and where a parameter a trial did not suggest stands.
+//!
+//! A conditional space (Optuna's tutorial: `momentum` only when `optimizer` is sgd, `beta2`
+//! only when it is adam) gives trials of different parameters. Every trial is kept: a
+//! parameter a trial did not suggest stands at its *inactive value* (a numeric one at its lower
+//! bound, a categorical one at its first choice), so that every trial is a point of one space
+//! and the methods model all parameters jointly. The absence is told to the model by the
+//! parameter that decides it (the `optimizer` choice, which every trial has): two trials that
+//! differ in the branch differ there. See docs/methods.md, "Conditional search spaces".
+
+use super::{Distribution, Study, Trial, TrialState};
+
+/// The internal value a parameter takes in a trial that did not suggest it.
+pub fn inactive_value(d: &Distribution) -> f64 {
+    match *d {
+        Distribution::Float { low, .. } => low,
+        Distribution::Int { low, .. } => low as f64,
+        Distribution::Categorical { .. } => 0.0,
+    }
+}
+
+/// When a conditional parameter is suggested: when the parameter `parent` (one every trial
+/// has) takes one of `levels` (choice indices). Read from the trials.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Condition {
+    /// The index of the deciding parameter in the study's distributions.
+    pub parent: usize,
+    /// The choices of the parent under which the parameter is suggested.
+    pub levels: Vec<usize>,
+}
+
+impl Study {
+    /// Whether `other` is a task of this study's space: the same parameters with the same
+    /// distributions (in any order) and the same directions.
+    pub fn same_space(&self, other: &Study) -> bool {
+        fn sorted(s: &Study) -> Vec<&(String, Distribution)> {
+            let mut d: Vec<&(String, Distribution)> = s.distributions.iter().collect();
+            d.sort_by(|a, b| a.0.cmp(&b.0));
+            d
+        }
+        self.directions == other.directions && sorted(self) == sorted(other)
+    }
+
+    /// The trials that are evaluations: complete, with a finite value for every objective.
+    pub fn complete_trials(&self) -> impl Iterator<Item = &Trial> {
+        let objectives = self.directions.len();
+        self.trials.iter().filter(move |t| {
+            t.state == TrialState::Complete && t.values.as_ref().is_some_and(|v| v.len() == objectives && v.iter().all(|x| x.is_finite()))
+        })
+    }
+
+    /// A trial's configuration over this study's distributions (internal values; a parameter
+    /// it did not suggest at its [`inactive_value`]).
+    pub fn config(&self, t: &Trial) -> Vec<f64> {
+        self.distributions.iter().map(|(n, d)| t.params.get(n).copied().unwrap_or_else(|| inactive_value(d))).collect()
+    }
+
+    /// The parameters some of the trials that suggested any parameter left out: the conditional ones.
+    pub fn conditional(&self) -> Vec<usize> {
+        let started: Vec<&Trial> = self.trials.iter().filter(|t| !t.params.is_empty()).collect();
+        (0..self.distributions.len()).filter(|&k| started.iter().any(|t| !t.params.contains_key(&self.distributions[k].0))).collect()
+    }
+
+    /// When the complete trials share no parameter (the one thing a model of the study can
+    /// stand on), the sentence that says so, with the way out.
+    pub fn shares_nothing(&self) -> Option<String> {
+        let complete: Vec<&Trial> = self.complete_trials().collect();
+        if complete.is_empty() || self.distributions.iter().any(|(n, _)| complete.iter().all(|t| t.params.contains_key(n))) {
+            return None;
+        }
+        Some(format!(
+            "the complete trials of '{}' share no parameter ({} each suggested by some trials only): there is no space in common to model. Suggest in every trial the choice that decides which parameters follow (as `optimizer` decides `momentum` or `beta2` in Optuna's tutorial), or keep each branch in a study of its own",
+            self.name,
+            self.distributions.iter().map(|(n, _)| format!("'{n}'")).collect::<Vec<_>>().join(", ")
+        ))
+    }
+
+    /// When each parameter is suggested: `None` for one every trial suggests (or whose
+    /// condition the trials do not show), else the categorical parameter every trial has and
+    /// the choices under which it is suggested — the choices of the trials that have it, when
+    /// no trial without it made one of them.
+    pub fn conditions(&self) -> Vec<Option<Condition>> {
+        let started: Vec<&Trial> = self.trials.iter().filter(|t| !t.params.is_empty()).collect();
+        let conditional = self.conditional();
+        let parents: Vec<usize> = (0..self.distributions.len())
+            .filter(|&p| matches!(self.distributions[p].1, Distribution::Categorical { .. }) && !conditional.contains(&p))
+            .collect();
+        (0..self.distributions.len())
+            .map(|k| {
+                if !conditional.contains(&k) {
+                    return None;
+                }
+                let name = &self.distributions[k].0;
+                parents.iter().find_map(|&p| {
+                    let parent = &self.distributions[p].0;
+                    let levels_where = |has: bool| -> Vec<usize> {
+                        let mut l: Vec<usize> = started
+                            .iter()
+                            .filter(|t| t.params.contains_key(name) == has)
+                            .filter_map(|t| t.params.get(parent).map(|&v| v as usize))
+                            .collect();
+                        l.sort_unstable();
+                        l.dedup();
+                        l
+                    };
+                    let (with, without) = (levels_where(true), levels_where(false));
+                    (!with.is_empty() && with.iter().all(|l| !without.contains(l))).then_some(Condition { parent: p, levels: with })
+                })
+            })
+            .collect()
+    }
+}
