@@ -32,7 +32,18 @@ def test_optimises_a_study_on_journal_and_sqlite(storage):
     assert study.best_value < random.best_value
 
 
-def test_first_proposal_equals_hpo_suggest_bit_for_bit(tmp_path):
+def pruned_every_third(trial: optuna.Trial) -> float:
+    """The objective with a learning curve; every third trial is pruned after two steps."""
+    value = objective(trial)
+    for step in range(4):
+        trial.report(value + 1.0 / (step + 1), step)
+        if trial.number % 3 == 1 and step == 1:
+            raise optuna.TrialPruned()
+    return value
+
+
+@pytest.mark.parametrize("with_pruned", [False, True], ids=["complete", "pruned"])
+def test_first_proposal_equals_hpo_suggest_bit_for_bit(tmp_path, with_pruned):
     if not Path(HPO).exists():
         pytest.fail(f"{HPO} is missing: build it with `cargo build --release --bin hpo` (or set HPO_BIN)")
     journal = tmp_path / "journal.log"
@@ -41,7 +52,7 @@ def test_first_proposal_equals_hpo_suggest_bit_for_bit(tmp_path):
         study_name="mlp",
         sampler=optuna.samplers.RandomSampler(seed=3),
     )
-    warmup.optimize(objective, n_trials=8)
+    warmup.optimize(pruned_every_third if with_pruned else objective, n_trials=8)
     out = tmp_path / "next"
     subprocess.run(
         [HPO, "suggest", "--data", str(journal), "--method", "GP", "--n", "1", "--seed", "5", "--out", str(out)],
