@@ -309,6 +309,13 @@ pub fn suggest_with(
     suggest_among(file, &read_journal(file, text)?.0, study, method, k, seed, pruned)
 }
 
+/// Proposes `k` new configurations for the study named `chosen` among `studies` (held in
+/// memory: the Python package's path), as [`suggest`] does for a journal's; transfer methods
+/// learn from the other studies.
+pub fn suggest_for_study(studies: &[Study], chosen: &str, method: &str, k: usize, seed: u64) -> Result<Suggestions> {
+    suggest_among("the studies given", studies, Some(chosen), method, k, seed, PrunedTrials::BelowComplete)
+}
+
 /// [`suggest_with`] for the studies of `file`, read from either storage.
 fn suggest_among(
     file: &str,

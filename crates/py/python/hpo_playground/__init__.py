@@ -1,0 +1,60 @@
+"""The hpo-playground engine's HPO methods, for studies that run where the training runs.
+
+``hpo_playground.suggest`` proposes the next configurations for a study described as plain
+data; ``hpo_playground.optuna.Sampler`` is an Optuna sampler on the same engine. Every number
+is the Rust engine's: this package only describes studies and converts values.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from hpo_playground._engine import EngineError, related_study_methods, single_study_methods
+from hpo_playground._engine import suggest as _suggest
+
+__all__ = ["EngineError", "methods", "suggest"]
+
+
+def methods() -> dict[str, list[str]]:
+    """The method names ``suggest`` accepts: ``"single"`` learn from the study alone,
+    ``"related"`` need ``related`` studies of the same search space."""
+    return {"single": list(single_study_methods()), "related": list(related_study_methods())}
+
+
+def suggest(
+    study: Mapping[str, Any],
+    method: str = "GP",
+    k: int = 1,
+    seed: int = 0,
+    related: Sequence[Mapping[str, Any]] = (),
+) -> list[list[float]]:
+    """The next ``k`` configurations ``method`` proposes for ``study``, as Optuna's internal
+    values (a choice's index) in the order of ``study["distributions"]``.
+
+    A study is a dict: ``name`` (it seeds the engine, as ``hpo suggest`` does), ``directions``
+    (``"minimize"``/``"maximize"``, one per objective), ``distributions`` (a list of
+    ``[name, {"type": "float", "low", "high", "log", "step"}]``, ``"int"`` with the same keys,
+    or ``{"type": "categorical", "choices": [...]}``) and ``trials`` (each ``state`` as Optuna
+    names it, ``params`` by name as internal values, ``values`` or ``None``, ``intermediate``
+    by step). Raises ``EngineError`` (a ``ValueError``) when the engine cannot suggest.
+    """
+    return _suggest(_json(study), _json(list(related)), method, k, seed)
+
+
+def _json(value: Any) -> str:
+    """JSON the engine reads: non-finite objective values become ``null``, which it refuses
+    with the trial's number (strict JSON has no NaN)."""
+    return json.dumps(_finite_or_none(value), allow_nan=False)
+
+
+def _finite_or_none(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, Mapping):
+        return {k: _finite_or_none(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite_or_none(v) for v in value]
+    return value

@@ -1,0 +1,195 @@
+"""An Optuna sampler whose relative sampling is the engine's: ``Sampler(method="GP", seed=0)``.
+
+Following Optuna's sampler contract: the relative search space is the intersection of the
+complete trials' distributions (as Optuna's own GPSampler and TPESampler infer it); on every
+call the model is rebuilt from the study's trials as the storage holds them, so JournalStorage,
+RDB storages, several processes and ``n_jobs`` work; parameters outside that space, and every
+parameter until a trial is complete, come from Optuna's RandomSampler.
+
+For the same study and seed the first proposal is ``hpo suggest``'s on the study's journal,
+bit for bit: the study is described to the engine as its journal loader reads it (the
+parameters in the order first suggested, internal values, every trial with its state).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from optuna.distributions import (
+    BaseDistribution,
+    CategoricalDistribution,
+    FloatDistribution,
+    IntDistribution,
+)
+from optuna.samplers import BaseSampler, RandomSampler
+from optuna.search_space import IntersectionSearchSpace
+from optuna.study import Study, StudyDirection
+from optuna.trial import FrozenTrial, TrialState
+
+import hpo_playground
+
+__all__ = ["Sampler", "describe"]
+
+
+class Sampler(BaseSampler):
+    """Optuna sampler running a full-evaluation method of the engine.
+
+    Args:
+        method: a name of ``hpo_playground.methods()`` (GP, GCP, TS, …; with
+            ``related_studies``, also the transfer methods such as GCP+prior or CTS).
+        seed: the engine's seed for the first proposal (then a stream drawn from it), and the
+            RandomSampler's seed.
+        related_studies: Optuna studies of the same search space and direction that transfer
+            methods learn from (the study being optimised is the held-out task).
+    """
+
+    def __init__(
+        self,
+        method: str = "GP",
+        seed: int | None = 0,
+        related_studies: Sequence[Study] | None = None,
+    ) -> None:
+        known = hpo_playground.methods()
+        if method not in known["single"] + known["related"]:
+            raise ValueError(
+                f"unknown method {method!r}: the engine has {', '.join(known['single'])}"
+                f" and, with related_studies, {', '.join(known['related'])}"
+            )
+        if method in known["related"] and not related_studies:
+            raise ValueError(f"{method} learns from related studies: pass related_studies=[...]")
+        self._method = method
+        self._seeds = _SeedStream(seed)
+        self._related = list(related_studies or [])
+        self._random = RandomSampler(seed=seed)
+        self._intersection = IntersectionSearchSpace()
+
+    def reseed_rng(self) -> None:
+        self._seeds = _SeedStream(None)
+        self._random.reseed_rng()
+
+    def infer_relative_search_space(
+        self, study: Study, trial: FrozenTrial
+    ) -> dict[str, BaseDistribution]:
+        # A parameter with one value is not searched (Optuna's samplers skip it too).
+        return {
+            name: d
+            for name, d in self._intersection.calculate(study).items()
+            if not d.single()
+        }
+
+    def sample_relative(
+        self,
+        study: Study,
+        trial: FrozenTrial,
+        search_space: dict[str, BaseDistribution],
+    ) -> dict[str, Any]:
+        if not search_space:
+            return {}
+        if len(study.directions) != 1:
+            raise ValueError(
+                "hpo_playground.optuna.Sampler proposes for single-objective studies only"
+            )
+        trials = study.get_trials(deepcopy=False)
+        if not any(t.state == TrialState.COMPLETE for t in trials):
+            return {}  # nothing to learn from yet: RandomSampler samples every parameter
+        description = describe(study.study_name, study.directions, trials, search_space)
+        related = [
+            describe(r.study_name, r.directions, r.get_trials(deepcopy=False), search_space)
+            for r in self._related
+        ]
+        (row,) = hpo_playground.suggest(
+            description, self._method, k=1, seed=self._seeds.next(), related=related
+        )
+        names = [name for name, _ in description["distributions"]]
+        return {
+            name: search_space[name].to_external_repr(value) for name, value in zip(names, row)
+        }
+
+    def sample_independent(
+        self,
+        study: Study,
+        trial: FrozenTrial,
+        param_name: str,
+        param_distribution: BaseDistribution,
+    ) -> Any:
+        return self._random.sample_independent(study, trial, param_name, param_distribution)
+
+    def before_trial(self, study: Study, trial: FrozenTrial) -> None:
+        self._random.before_trial(study, trial)
+
+    def after_trial(
+        self,
+        study: Study,
+        trial: FrozenTrial,
+        state: TrialState,
+        values: Sequence[float] | None,
+    ) -> None:
+        self._random.after_trial(study, trial, state, values)
+
+
+class _SeedStream:
+    """The engine's seed for each proposal: the sampler's seed first (so the first proposal is
+    ``hpo suggest --seed``'s), then draws from a stream seeded by it (a fresh stream when
+    Optuna reseeds, as it does for each of ``n_jobs`` threads)."""
+
+    def __init__(self, seed: int | None) -> None:
+        self._first = seed if seed is not None else random.SystemRandom().getrandbits(63)
+        self._stream = random.Random(self._first)
+        self._used_first = False
+
+    def next(self) -> int:
+        if not self._used_first:
+            self._used_first = True
+            return self._first
+        return self._stream.getrandbits(63)
+
+
+def describe(
+    name: str,
+    directions: Sequence[StudyDirection],
+    trials: Sequence[FrozenTrial],
+    search_space: dict[str, BaseDistribution],
+) -> dict[str, Any]:
+    """A study as ``hpo_playground.suggest`` reads it, over ``search_space``: its parameters in
+    the order the trials first suggested them (the journal loader's order), each trial's
+    values of them as Optuna's internal values."""
+    order: list[str] = []
+    for t in sorted(trials, key=lambda t: t.number):
+        order += [p for p in t.params if p in search_space and p not in order]
+    order += [p for p in search_space if p not in order]
+    return {
+        "name": name,
+        "directions": [
+            "maximize" if d == StudyDirection.MAXIMIZE else "minimize" for d in directions
+        ],
+        "distributions": [[p, _distribution(p, search_space[p])] for p in order],
+        "trials": [
+            {
+                "state": t.state.name,
+                "params": {
+                    p: search_space[p].to_internal_repr(v)
+                    for p, v in t.params.items()
+                    if p in search_space and t.distributions.get(p) == search_space[p]
+                },
+                "values": t.values,
+                "intermediate": dict(t.intermediate_values),
+            }
+            for t in sorted(trials, key=lambda t: t.number)
+        ],
+    }
+
+
+def _distribution(name: str, d: BaseDistribution) -> dict[str, Any]:
+    if isinstance(d, FloatDistribution):
+        return {"type": "float", "low": d.low, "high": d.high, "log": d.log, "step": d.step}
+    if isinstance(d, IntDistribution):
+        return {"type": "int", "low": d.low, "high": d.high, "log": d.log, "step": d.step}
+    if isinstance(d, CategoricalDistribution):
+        return {"type": "categorical", "choices": list(d.choices)}
+    raise TypeError(
+        f"parameter {name!r} has a {type(d).__name__}: hpo_playground samples FloatDistribution,"
+        " IntDistribution and CategoricalDistribution only"
+    )
+

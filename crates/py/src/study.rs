@@ -1,0 +1,165 @@
+//! A study as the Python side describes it (plain JSON: what Optuna's trials hold), checked
+//! and turned into the journal loader's [`Study`], so that a study in memory goes through the
+//! same suggest path as one read from a journal.
+
+use std::collections::BTreeMap;
+
+use hpo_engine::benchmark::Direction;
+use hpo_engine::loaders::optuna::{Distribution, Study, Trial, TrialState};
+use serde::Deserialize;
+use serde_json::Value;
+
+/// One study: its name (part of the engine's seed, as in `hpo suggest`), the direction of each
+/// objective, its distributions in the order first suggested, and its trials in creation order.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StudyDescription {
+    name: String,
+    directions: Vec<String>,
+    distributions: Vec<(String, DistributionDescription)>,
+    trials: Vec<TrialDescription>,
+}
+
+/// Optuna's three distributions, by its own attribute names.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
+enum DistributionDescription {
+    Float { low: f64, high: f64, log: bool, step: Option<f64> },
+    Int { low: i64, high: i64, log: bool, step: i64 },
+    Categorical { choices: Vec<Value> },
+}
+
+/// One trial: its state by Optuna's name, its parameters' internal values (a choice's index),
+/// its objective values (`null` for a value that is not a finite number) and its
+/// intermediate values by step.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TrialDescription {
+    state: String,
+    params: BTreeMap<String, f64>,
+    values: Option<Vec<Option<f64>>>,
+    #[serde(default)]
+    intermediate: BTreeMap<i64, Option<f64>>,
+}
+
+/// Parses a description; every error says what is wrong in words a Python user can act on.
+pub fn parse(json: &str) -> Result<StudyDescription, String> {
+    serde_json::from_str(json).map_err(|e| format!("not a study description: {e}"))
+}
+
+impl StudyDescription {
+    /// The loader's study, with `id` (transfer methods tell the chosen study from the others by
+    /// it). Checks what the journal loader checks (valid distributions, known states, directions)
+    /// and refuses a complete trial without a finite value, which the loader would skip.
+    pub fn into_study(self, id: usize) -> Result<Study, String> {
+        let name = self.name;
+        let directions = self
+            .directions
+            .iter()
+            .map(|d| match d.to_ascii_lowercase().as_str() {
+                "minimize" => Ok(Direction::Minimize),
+                "maximize" => Ok(Direction::Maximize),
+                other => Err(format!("study '{name}': direction '{other}' is neither 'minimize' nor 'maximize'")),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let distributions = self
+            .distributions
+            .into_iter()
+            .map(|(param, d)| Ok((param.clone(), checked(d).map_err(|why| format!("study '{name}', parameter '{param}': {why}"))?)))
+            .collect::<Result<Vec<_>, String>>()?;
+        let trials = self
+            .trials
+            .into_iter()
+            .enumerate()
+            .map(|(number, t)| {
+                let state = state_named(&t.state).ok_or_else(|| {
+                    format!("study '{name}', trial {number}: state '{}' is not one of COMPLETE, PRUNED, FAIL, RUNNING, WAITING", t.state)
+                })?;
+                let values = match t.values {
+                    Some(values) => Some(
+                        values
+                            .into_iter()
+                            .map(|v| {
+                                v.ok_or_else(|| {
+                                    format!("study '{name}', trial {number}: an objective value is not a finite number (NaN or infinite)")
+                                })
+                            })
+                            .collect::<Result<Vec<f64>, String>>()?,
+                    ),
+                    None => None,
+                };
+                if state == TrialState::Complete && values.as_ref().is_none_or(|v| v.len() != directions.len()) {
+                    return Err(format!(
+                        "study '{name}', trial {number} is COMPLETE without {} objective value{}",
+                        directions.len(),
+                        if directions.len() == 1 { "" } else { "s" }
+                    ));
+                }
+                if let Some(bad) = t.params.iter().find(|(_, v)| !v.is_finite()) {
+                    return Err(format!("study '{name}', trial {number}: parameter '{}' is not a finite number", bad.0));
+                }
+                // A reported NaN is part of a curve (a diverged step), kept as the journal loader keeps it.
+                let intermediate = t.intermediate.into_iter().map(|(step, v)| (step, v.unwrap_or(f64::NAN))).collect();
+                Ok(Trial { state, params: t.params, values, intermediate })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(Study { id, name, directions, distributions, trials })
+    }
+}
+
+/// Optuna's trial state by its name (`TrialState.COMPLETE.name`).
+fn state_named(name: &str) -> Option<TrialState> {
+    Some(match name {
+        "RUNNING" => TrialState::Running,
+        "COMPLETE" => TrialState::Complete,
+        "PRUNED" => TrialState::Pruned,
+        "FAIL" => TrialState::Fail,
+        "WAITING" => TrialState::Waiting,
+        _ => return None,
+    })
+}
+
+/// A description's distribution, valid as Optuna requires (finite bounds in order, a log scale
+/// above 0, a positive step, at least one choice).
+fn checked(d: DistributionDescription) -> Result<Distribution, String> {
+    match d {
+        DistributionDescription::Float { low, high, log, step } => {
+            if !(low.is_finite() && high.is_finite() && low <= high) {
+                return Err(format!("a float distribution needs finite low <= high, not [{low}, {high}]"));
+            }
+            if log && low <= 0.0 {
+                return Err(format!("a log-scale float distribution needs low > 0, not {low}"));
+            }
+            if step.is_some_and(|s| !(s > 0.0 && s.is_finite())) || (log && step.is_some()) {
+                return Err("a float distribution's step must be positive (and Optuna has none on a log scale)".into());
+            }
+            Ok(Distribution::Float { low, high, log, step })
+        }
+        DistributionDescription::Int { low, high, log, step } => {
+            if low > high || step < 1 || (log && (low < 1 || step != 1)) {
+                return Err(format!(
+                    "an int distribution needs low <= high, step >= 1 (1 on a log scale, low >= 1), not [{low}, {high}] step {step}"
+                ));
+            }
+            Ok(Distribution::Int { low, high, log, step })
+        }
+        DistributionDescription::Categorical { choices } if choices.is_empty() => Err("a categorical distribution needs a choice".into()),
+        DistributionDescription::Categorical { choices } => Ok(Distribution::Categorical { choices }),
+    }
+}
+
+/// A suggested configuration's external values (as [`hpo_engine::suggest::Suggestions`] holds
+/// them) as Optuna's internal ones: a number as it is, a choice as its index.
+pub fn internal(distributions: &[(String, Distribution)], row: &[Value]) -> Result<Vec<f64>, String> {
+    distributions
+        .iter()
+        .zip(row)
+        .map(|((param, d), v)| {
+            let found = match d {
+                Distribution::Categorical { choices } => choices.iter().position(|c| c == v).map(|i| i as f64),
+                _ => v.as_f64(),
+            };
+            found.ok_or_else(|| format!("the engine proposed {v} for '{param}', which is not in its distribution"))
+        })
+        .collect()
+}
