@@ -79,8 +79,9 @@ fn the_independent_script_reproduces_hpos_table_2() {
         assert!((mean - their_mean).abs() <= 0.0011, "{method}: hpo {mean} vs script {their_mean}");
         assert!((rank - their_rank).abs() <= 0.011, "{method}: rank {rank} vs {their_rank}");
     }
-    // The two methods are far apart here (CTS transfers, GP starts from scratch).
-    assert!(ours["CTS"].0 > ours["GP"].0 + 0.3, "{ours:?}");
+    // The two methods are far apart here (CTS transfers, GP starts from scratch), so the ranks
+    // the script recomputes are not ties.
+    assert!(ours["CTS"].0 > ours["GP"].0 + 0.2, "{ours:?}");
 
     // Excluding tasks changes the count and the numbers; the per-task lines cover the rest.
     let excluded = script(&traces, &table, &["--exclude", "quadratic-00,quadratic-01", "--per-task"]);
