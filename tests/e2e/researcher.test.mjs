@@ -113,6 +113,8 @@ test('an Optuna study as Optuna 5.0 wrote it loads with no roles typed, its prun
     assert.deepEqual(await messages(b.page, 'error'), []);
     // Its next trials: the panel is offered for a database too, with enqueue.py and no journal.
     await b.page.waitForSelector('#suggest-panel');
+    // The panel keeps the method chosen for the journal above (GCP): GP here.
+    await b.page.selectOption('#suggest-method', 'GP');
     await b.page.click('#suggest-run');
     await b.page.waitForFunction(() => /suggestions by GP for 'mlp-cifar'/.test(document.querySelector('#suggest-status')?.textContent ?? ''), null, { timeout: 60_000 });
     assert.match(await b.page.locator('#suggest-used').textContent(), /21 complete trials observed; 17 pruned trials entered/);
