@@ -72,7 +72,7 @@ impl StudyDescription {
             .into_iter()
             .enumerate()
             .map(|(number, t)| {
-                let state = state_named(&t.state).ok_or_else(|| {
+                let state = TrialState::from_name(&t.state).ok_or_else(|| {
                     format!("study '{name}', trial {number}: state '{}' is not one of COMPLETE, PRUNED, FAIL, RUNNING, WAITING", t.state)
                 })?;
                 let values = match t.values {
@@ -105,18 +105,6 @@ impl StudyDescription {
             .collect::<Result<Vec<_>, String>>()?;
         Ok(Study { id, name, directions, distributions, trials })
     }
-}
-
-/// Optuna's trial state by its name (`TrialState.COMPLETE.name`).
-fn state_named(name: &str) -> Option<TrialState> {
-    Some(match name {
-        "RUNNING" => TrialState::Running,
-        "COMPLETE" => TrialState::Complete,
-        "PRUNED" => TrialState::Pruned,
-        "FAIL" => TrialState::Fail,
-        "WAITING" => TrialState::Waiting,
-        _ => return None,
-    })
 }
 
 /// A description's distribution, valid as Optuna requires (finite bounds in order, a log scale

@@ -47,7 +47,9 @@ impl TrialState {
         })
     }
 
-    pub(crate) fn from_name(name: &str) -> Option<Self> {
+    /// The state by Optuna's name for it (`TrialState.COMPLETE.name`), as SQLite storages and
+    /// the Python package write it.
+    pub fn from_name(name: &str) -> Option<Self> {
         Some(match name {
             "RUNNING" => TrialState::Running,
             "COMPLETE" => TrialState::Complete,
