@@ -1,0 +1,72 @@
+"""The README's two lines and the OptunaHub folder, run as a user would: the lines copied out of
+the README as written, the hub package loaded by OptunaHub and its example run."""
+
+from __future__ import annotations
+
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import optuna
+import optunahub
+
+ROOT = Path(__file__).resolve().parents[3]
+HUB_ROOT = ROOT / "crates/py/optunahub"
+HUB_PACKAGE = HUB_ROOT / "samplers/hpo_playground"
+
+
+def readme_section(title: str) -> str:
+    text = (ROOT / "README.md").read_text()
+    match = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## )", text, re.S | re.M)
+    assert match, f"README.md has no section {title!r}"
+    return match.group(1)
+
+
+def test_the_readme_lines_run_as_written():
+    section = readme_section("Use the methods in your own study")
+    blocks = dict(re.findall(r"```(\w+)\n(.*?)```", section, re.S))
+    # The install line is the one tests/py/run.sh runs to install this package.
+    assert blocks["sh"].strip() == "pip install ./crates/py"
+    assert "pip install --quiet --disable-pip-version-check --force-reinstall --no-deps ./crates/py" in (
+        ROOT / "tests/py/run.sh"
+    ).read_text()
+    (line,) = blocks["python"].strip().splitlines()
+    scope: dict = {}
+    exec("import optuna, hpo_playground.optuna", scope)  # the import the README names
+    exec(line, scope)
+    study = scope["study"]
+    study.optimize(lambda t: (t.suggest_float("x", -5, 5) - 1) ** 2, n_trials=12)
+    assert len(study.trials) == 12
+    assert abs(study.best_params["x"] - 1) < 0.05, study.best_params
+
+
+def test_the_hub_folder_loads_and_its_example_runs():
+    module = optunahub.load_local_module(package="samplers/hpo_playground", registry_root=str(HUB_ROOT))
+    from hpo_playground.optuna import Sampler
+
+    assert module.Sampler is Sampler, "the hub's wrapper re-exports the package's sampler"
+    study = optuna.create_study(sampler=module.Sampler(method="GCP", seed=1))
+    study.optimize(lambda t: math.sin(3 * t.suggest_float("x", 0, 2)), n_trials=10)
+    assert len(study.trials) == 10
+    run = subprocess.run(
+        [sys.executable, str(HUB_PACKAGE / "example.py")], capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 0, run.stderr
+    best = float(re.search(r"best value (\S+)", run.stdout).group(1))
+    assert best < 0.5, f"30 trials of GP on Branin (minimum 0.397887) reached {best}"
+
+
+def test_the_hub_readme_has_the_front_matter_the_registry_asks_for():
+    text = (HUB_PACKAGE / "README.md").read_text()
+    front = re.match(r"---\n(.*?)\n---\n", text, re.S)
+    assert front, "README.md starts with front matter"
+    keys = dict(line.split(":", 1) for line in front.group(1).splitlines())
+    assert set(keys) == {"author", "title", "description", "tags", "optuna_versions", "license"}
+    assert "sampler" in keys["tags"], "a package under samplers/ carries the tag 'sampler'"
+    assert keys["license"].strip() == "MIT License"
+    assert optuna.__version__ in keys["optuna_versions"], "the Optuna version the tests ran"
+    assert "MIT License" in (HUB_PACKAGE / "LICENSE").read_text()
+    for section in ("## Abstract", "## Class or Function Names", "## Installation", "## Example"):
+        assert section in text
