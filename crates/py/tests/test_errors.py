@@ -106,14 +106,3 @@ def test_an_unsupported_distribution_is_named():
     with pytest.raises(TypeError, match="'h' has a Halves: hpo_playground samples FloatDistribution"):
         trial._suggest("h", Halves())
 
-
-def test_a_multi_objective_study_is_refused():
-    s = optuna.create_study(directions=["minimize", "minimize"], sampler=Sampler("GP", seed=0))
-    s.add_trial(
-        optuna.trial.create_trial(
-            params={"x": 0.5}, distributions={"x": optuna.distributions.FloatDistribution(0, 1)}, values=[1.0, 2.0]
-        )
-    )
-    trial = s.ask()
-    with pytest.raises(ValueError, match="single-objective"):
-        trial.suggest_float("x", 0, 1)

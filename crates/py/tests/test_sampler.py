@@ -4,6 +4,7 @@ proposal equal to `hpo suggest`'s on the same journal."""
 from __future__ import annotations
 
 import csv
+import math
 import os
 import subprocess
 import sys
@@ -13,6 +14,7 @@ import optuna
 import pytest
 from conftest import assert_in_space, journal_storage, objective, suggest_space
 
+import hpo_playground
 from hpo_playground.optuna import Sampler
 
 HPO = os.environ.get("HPO_BIN", str(Path(__file__).resolve().parents[3] / "target/release/hpo"))
@@ -129,3 +131,65 @@ def test_two_processes_share_one_journal(tmp_path):
     assert len(trials) == 12 and all(t.state == optuna.trial.TrialState.COMPLETE for t in trials)
     for t in trials:
         assert_in_space(t.params)
+
+
+def two_objectives(trial: optuna.Trial) -> tuple[float, float]:
+    """Two conflicting objectives over a 2-D box: the Pareto set is the segment from (0, 0) to
+    (1, 1)."""
+    x = trial.suggest_float("x", -1.0, 2.0)
+    y = trial.suggest_float("y", -1.0, 2.0)
+    return x**2 + y**2, (x - 1) ** 2 + (y - 1) ** 2
+
+
+def hypervolume(points: list[tuple[float, float]], ref: tuple[float, float] = (8.0, 8.0)) -> float:
+    """The area dominated by two minimised objectives up to `ref` (an independent sweep)."""
+    front, best_second = [], math.inf
+    for a, b in sorted(p for p in points if p[0] < ref[0] and p[1] < ref[1]):
+        if b < best_second:
+            front.append((a, b))
+            best_second = b
+    area = 0.0
+    for i, (a, b) in enumerate(front):
+        next_a = front[i + 1][0] if i + 1 < len(front) else ref[0]
+        area += (next_a - a) * (ref[1] - b)
+    return area
+
+
+def test_a_two_objective_study_gets_the_mo_methods_proposals(tmp_path):
+    journal = tmp_path / "journal.log"
+    study = optuna.create_study(
+        storage=journal_storage(journal),
+        study_name="pareto",
+        directions=["minimize", "minimize"],
+        sampler=optuna.samplers.RandomSampler(seed=0),
+    )
+    study.optimize(two_objectives, n_trials=8)
+    out = tmp_path / "next"
+    subprocess.run(
+        [HPO, "suggest", "--data", str(journal), "--method", "EHVI", "--n", "1", "--seed", "7", "--out", str(out)],
+        check=True,
+        capture_output=True,
+    )
+    with open(out / "suggestions.csv", newline="") as f:
+        (cli,) = list(csv.DictReader(f))
+    study.sampler = Sampler("EHVI", seed=7)
+    trial = study.ask()
+    first = (trial.suggest_float("x", -1.0, 2.0), trial.suggest_float("y", -1.0, 2.0))
+    assert [v.hex() for v in first] == [float(cli["x"]).hex(), float(cli["y"]).hex()], "hpo suggest's, bit for bit"
+    study.tell(trial, two_objectives(optuna.trial.FixedTrial({"x": first[0], "y": first[1]})))
+    study.optimize(two_objectives, n_trials=11)
+
+    random = optuna.create_study(directions=["minimize", "minimize"], sampler=optuna.samplers.RandomSampler(seed=0))
+    random.optimize(two_objectives, n_trials=20)
+    ours = hypervolume([tuple(t.values) for t in study.trials])
+    theirs = hypervolume([tuple(t.values) for t in random.trials])
+    # Measured: EHVI 63.15, random search 60.18 (ParEGO 63.06, GCP+MO 62.54; GP+MO 60.32, as its
+    # averaged objectives aim at one point of the front, not at covering it).
+    assert ours > theirs + 1.0, f"hypervolume after 20 trials: EHVI {ours:.3f}, random {theirs:.3f}"
+
+
+def test_a_single_objective_method_on_two_objectives_says_which_fit():
+    study = optuna.create_study(directions=["minimize", "minimize"], sampler=Sampler("GP", seed=0))
+    study.optimize(two_objectives, n_trials=1)
+    with pytest.raises(hpo_playground.EngineError, match="GP\\+MO"):
+        study.optimize(two_objectives, n_trials=1)

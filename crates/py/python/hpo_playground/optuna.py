@@ -43,6 +43,12 @@ class Sampler(BaseSampler):
             RandomSampler's seed.
         related_studies: Optuna studies of the same search space and direction that transfer
             methods learn from (the study being optimised is the held-out task).
+
+    A study of several objectives (``optuna.create_study(directions=[...])``) takes a method
+    that proposes for several (GP+MO, GCP+MO, ParEGO, …: ``hpo suggest`` lists them); any
+    other method raises ``hpo_playground.EngineError`` naming those that fit. Pruned trials
+    of such a study stay out of the model: they report one series of intermediate values,
+    not a value per objective.
     """
 
     def __init__(
@@ -87,10 +93,6 @@ class Sampler(BaseSampler):
     ) -> dict[str, Any]:
         if not search_space:
             return {}
-        if len(study.directions) != 1:
-            raise ValueError(
-                "hpo_playground.optuna.Sampler proposes for single-objective studies only"
-            )
         trials = study.get_trials(deepcopy=False)
         if not any(t.state == TrialState.COMPLETE for t in trials):
             return {}  # nothing to learn from yet: RandomSampler samples every parameter
