@@ -6,6 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { freshBrowser } from './browser.mjs';
 import { serve } from './server.mjs';
 import { ROOT, serveSite, tempDir } from './helpers.mjs';
@@ -19,6 +20,8 @@ const WORKER_WASM = /^\/worker_bg-[0-9a-f]{16}\.wasm$/;
 const HASHED = /-[0-9a-f]{16}(_bg)?\.[a-z0-9]+$/;
 const count = (requests, pattern) => requests.filter((r) => pattern.test(r.path)).length;
 const DIST = join(ROOT, 'dist');
+/// The main wasm's limit, gzip -9 (docs/benchmarks.md, "Against the targets").
+const MAIN_WASM_GZIP_LIMIT = 1_000_000;
 
 test('the page shows its heading and a loading line before the wasm, and the app replaces them', async () => {
   const html = await (await fetch(site.url)).text();
@@ -100,6 +103,14 @@ test('a playing lesson counts no step before its frames are drawn, and "end »" 
     await b.page.waitForFunction(() => /[?&]step=\d+/.test(location.search));
     assert.deepEqual(b.errors, []);
   } finally { await b.close(); }
+});
+
+test(`the main wasm is at most ${MAIN_WASM_GZIP_LIMIT.toLocaleString('en')} bytes gzip -9`, async () => {
+  const name = (await readdir(DIST)).find((n) => MAIN_WASM.test(`/${n}`));
+  assert.ok(name, `no main wasm in ${DIST}`);
+  const raw = await readFile(join(DIST, name));
+  const gzip = gzipSync(raw, { level: 9 }).length;
+  assert.ok(gzip <= MAIN_WASM_GZIP_LIMIT, `${name}: ${gzip.toLocaleString('en')} bytes gzip -9 (${raw.length.toLocaleString('en')} raw), over the limit by ${(gzip - MAIN_WASM_GZIP_LIMIT).toLocaleString('en')}`);
 });
 
 // Two builds on one site: the first's files, then its sw.js changed as the next build's is
