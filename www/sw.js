@@ -3,13 +3,33 @@
 // name: they come from this worker's cache, and the network only the first time. Everything else
 // (the page itself, the bundled data, this worker's neighbours without a hash) answers from the
 // cache at once and is refreshed behind it for the next visit (stale-while-revalidate); without
-// a copy it comes from the network. The page carries its state in the query, so it is kept once,
+// a copy it comes from the network. A new build's worker deletes the hashed files of the builds
+// before it (`forgetOtherBuilds`). The page carries its state in the query, so it is kept once,
 // without its query, and answers every query.
 const CACHE = 'hpo-playground-v1';
 const HASHED = /-[0-9a-f]{16}(_bg)?\.[a-z0-9]+$/;
+// The hashed files of this build, written in by scripts/sw-build-files.mjs at build time (so
+// that each build's sw.js differs and replaces the last one's). Empty here: nothing is deleted.
+const BUILD_FILES = [];
 
 self.addEventListener('install', () => self.skipWaiting());
-self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
+self.addEventListener('activate', (event) => event.waitUntil(forgetOtherBuilds().then(() => self.clients.claim())));
+
+// A hashed file this build does not name is an older build's: nothing asks for it again, and
+// an old visit's 2.6 MB wasm would stay in the cache for good. It goes when this build's worker
+// takes over, with any cache of this site under another name.
+async function forgetOtherBuilds() {
+  if (!BUILD_FILES.length) return;
+  const names = new Set(BUILD_FILES);
+  for (const name of await caches.keys()) {
+    if (name !== CACHE && name.startsWith('hpo-playground-')) await caches.delete(name);
+  }
+  const cache = await caches.open(CACHE);
+  for (const request of await cache.keys()) {
+    const path = new URL(request.url).pathname;
+    if (HASHED.test(path) && !names.has(path.slice(path.lastIndexOf('/') + 1))) await cache.delete(request);
+  }
+}
 
 const pageKey = (url) => url.origin + url.pathname;
 

@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import { LESSONS_VIEWS, EXPERIMENT_VIEWS, showView } from './views.mjs';
 import { serveSite, openPage, tempDir, cli } from './helpers.mjs';
-import { BROWSERS, openIn } from './drivers.mjs';
+import { BROWSERS, HAS_FIREFOX, openIn } from './drivers.mjs';
+
+if (process.env.REQUIRE_FIREFOX && !HAS_FIREFOX) throw new Error('Firefox and geckodriver are missing: run scripts/install.sh --test');
 
 const site = await serveSite();
 after(() => site.server.close());
@@ -100,6 +102,46 @@ function overlaps() {
   return out;
 }
 
+/// Data marks of a chart that one of its legends covers: a legend's box (`rect.legend-box`)
+/// against every line, band, dot and area drawn (polyline, polygon, path, circle), in screen
+/// pixels — points every 2 px along each outline, the box's area for a filled shape, the
+/// bounding box of a dot.
+function legendsOnData() {
+  const bad = [];
+  for (const svg of document.querySelectorAll('svg')) {
+    const boxes = [...svg.querySelectorAll('rect.legend-box')].map((r) => r.getBoundingClientRect()).filter((r) => r.width > 0);
+    if (!boxes.length) continue;
+    const inside = (x, y) => boxes.some((b) => x > b.left && x < b.right && y > b.top && y < b.bottom);
+    for (const m of svg.querySelectorAll('polyline, polygon, path, circle')) {
+      const name = `${svg.id}: ${m.tagName}${m.id ? '#' + m.id : ''}${m.getAttribute('class') ? '.' + m.getAttribute('class') : ''}`;
+      if (m.tagName === 'circle') {
+        const r = m.getBoundingClientRect();
+        if (boxes.some((b) => r.left < b.right && b.left < r.right && r.top < b.bottom && b.top < r.bottom)) bad.push(`${name} (a dot)`);
+        continue;
+      }
+      if (!(m.getAttribute('points') ?? m.getAttribute('d') ?? '').trim()) continue;
+      const ctm = m.getScreenCTM();
+      const length = m.getTotalLength();
+      let covered = false;
+      for (let s = 0; s <= length && !covered; s += 2) {
+        const p = m.getPointAtLength(s);
+        const q = new DOMPoint(p.x, p.y).matrixTransform(ctm);
+        covered = inside(q.x, q.y);
+      }
+      if (covered) { bad.push(`${name} (its line)`); continue; }
+      if (getComputedStyle(m).fill === 'none' || Number(m.getAttribute('fill-opacity') ?? 1) === 0) continue;
+      const back = ctm.inverse();
+      for (const b of boxes) {
+        for (let x = b.left + 1; x < b.right && !covered; x += 3) {
+          for (let y = b.top + 1; y < b.bottom && !covered; y += 3) covered = m.isPointInFill(new DOMPoint(x, y).matrixTransform(back));
+        }
+      }
+      if (covered) bad.push(`${name} (its area)`);
+    }
+  }
+  return [...new Set(bad)];
+}
+
 /// `start` in a window of `viewport` on the link `query`, ready.
 const open = (start, viewport, query) => openIn(start, site.url + (query ? `?${query}` : ''), viewport);
 
@@ -167,6 +209,19 @@ for (const [browser, start] of BROWSERS) {
           const covered = Math.max(0, Math.min(chart[1], player[1]) - Math.max(chart[0], player[0]));
           assert.ok(covered <= (chart[1] - chart[0]) / 3, `the player covers ${covered} px of the chart: ${where}`);
         }
+      } finally { await b.close(); }
+    }
+  });
+
+  // Legends go below a narrow chart's plot (chart.rs's legend_below); before, they sat in a
+  // corner of the plot and covered the Pareto front's low-latency end, lesson 4's early curves,
+  // CTS's draws and lesson 1's band.
+  test(`${browser} on a phone: no lesson's legend covers the data it explains`, async () => {
+    for (const view of LESSONS_VIEWS) {
+      const b = await open(start, PHONE, view.query);
+      try {
+        await showView(b, view);
+        assert.deepEqual(await b.evaluate(legendsOnData), [], `legends over data on '${view.query}' in ${browser}`);
       } finally { await b.close(); }
     }
   });

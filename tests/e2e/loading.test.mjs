@@ -4,8 +4,12 @@
 // nothing.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { freshBrowser } from './browser.mjs';
-import { serveSite } from './helpers.mjs';
+import { serve } from './server.mjs';
+import { ROOT, serveSite, tempDir } from './helpers.mjs';
 
 let site;
 before(async () => { site = await serveSite(); });
@@ -15,6 +19,9 @@ const MAIN_WASM = /^\/hpo-playground-[0-9a-f]{16}_bg\.wasm$/;
 const WORKER_WASM = /^\/worker_bg-[0-9a-f]{16}\.wasm$/;
 const HASHED = /-[0-9a-f]{16}(_bg)?\.[a-z0-9]+$/;
 const count = (requests, pattern) => requests.filter((r) => pattern.test(r.path)).length;
+const DIST = join(ROOT, 'dist');
+/// The main wasm's limit, gzip -9 (docs/benchmarks.md, "Against the targets").
+const MAIN_WASM_GZIP_LIMIT = 1_000_000;
 
 test('the page shows its heading and a loading line before the wasm, and the app replaces them', async () => {
   const html = await (await fetch(site.url)).text();
@@ -96,4 +103,60 @@ test('a playing lesson counts no step before its frames are drawn, and "end »" 
     await b.page.waitForFunction(() => /[?&]step=\d+/.test(location.search));
     assert.deepEqual(b.errors, []);
   } finally { await b.close(); }
+});
+
+test(`the main wasm is at most ${MAIN_WASM_GZIP_LIMIT.toLocaleString('en')} bytes gzip -9`, async () => {
+  const name = (await readdir(DIST)).find((n) => MAIN_WASM.test(`/${n}`));
+  assert.ok(name, `no main wasm in ${DIST}`);
+  const raw = await readFile(join(DIST, name));
+  const gzip = gzipSync(raw, { level: 9 }).length;
+  assert.ok(gzip <= MAIN_WASM_GZIP_LIMIT, `${name}: ${gzip.toLocaleString('en')} bytes gzip -9 (${raw.length.toLocaleString('en')} raw), over the limit by ${(gzip - MAIN_WASM_GZIP_LIMIT).toLocaleString('en')}`);
+});
+
+// Two builds on one site: the first's files, then its sw.js changed as the next build's is
+// (sw-build-files.mjs writes each build's names into it). An older visit's wasm in the cache
+// is gone once the new worker takes over; this build's files stay, and the page works offline.
+test("a new build's service worker deletes the hashed files it does not name; offline still works", async () => {
+  const sw = await readFile(join(DIST, 'sw.js'), 'utf8');
+  const named = JSON.parse(sw.match(/const BUILD_FILES = (\[.*\]);/)[1]);
+  const files = await readdir(DIST);
+  for (const pattern of [MAIN_WASM, WORKER_WASM]) {
+    assert.ok(named.some((n) => pattern.test(`/${n}`)), `sw.js names no ${pattern}: ${named.join(', ')}`);
+  }
+  assert.deepEqual(named, files.filter((n) => HASHED.test(n)).sort(), 'sw.js names exactly the hashed files of the build');
+  // The site served from a folder of its own, whose sw.js the test rewrites.
+  const root = await tempDir('hpo-sw-');
+  for (const name of files.filter((n) => !n.startsWith('sw.js'))) await symlink(join(DIST, name), join(root, name));
+  await writeFile(join(root, 'sw.js'), sw);
+  const two = await serve(root);
+  const b = await freshBrowser();
+  const cached = () => b.page.evaluate(async () => (await (await caches.open('hpo-playground-v1')).keys()).map((r) => new URL(r.url).pathname));
+  try {
+    await b.page.goto(`${two.url}?learn=gp-ei`);
+    await b.page.waitForSelector('#lesson-posterior circle');
+    await b.page.waitForFunction(() => document.documentElement.dataset.offline === 'ready', null, { timeout: 30_000 });
+    const OLD = '/worker_bg-0123456789abcdef.wasm';
+    await b.page.evaluate(async (path) => (await caches.open('hpo-playground-v1')).put(path, new Response('an older build')), OLD);
+    assert.ok((await cached()).includes(OLD));
+
+    await writeFile(join(root, 'sw.js'), `${sw}\n// the next build\n`);
+    await b.page.reload();
+    await b.page.waitForSelector('#lesson-posterior circle');
+    let left = await cached();
+    for (let t = 0; left.includes(OLD) && t < 60; t++) {
+      await new Promise((ok) => setTimeout(ok, 500));
+      left = await cached();
+    }
+    assert.ok(!left.includes(OLD), `the older build's wasm is still cached: ${left.join(' ')}`);
+    for (const pattern of [MAIN_WASM, WORKER_WASM]) assert.ok(left.some((p) => pattern.test(p)), `this build's ${pattern} was deleted: ${left.join(' ')}`);
+
+    await b.context.setOffline(true);
+    await b.page.goto(`${two.url}?learn=copula&step=3`);
+    await b.page.waitForSelector('#lesson-ecdf polyline');
+    await b.context.setOffline(false);
+    assert.deepEqual(b.errors, []);
+  } finally {
+    await b.close();
+    two.server.close();
+  }
 });

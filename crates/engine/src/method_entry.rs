@@ -2,6 +2,10 @@
 //! the other tasks, its cost and its constructor. Each method file declares its
 //! [`MethodEntry`] next to the code it builds, and `registry.rs` lists them; this module
 //! imports no method, so the method files and the table both stand above it.
+//!
+//! A build with the feature `registry-only` (the page's: it shows the methods, its workers
+//! run them) has the same entries without their constructors ([`full_constructor`],
+//! [`race_constructor`]), so that no method's code is linked into it.
 
 use std::sync::Arc;
 
@@ -75,6 +79,26 @@ pub type BuildFull = fn(TransferContext) -> Result<Box<dyn Optimizer>>;
 /// its errors say).
 pub type BuildRace = fn(&'static str) -> Box<dyn MultiFidelityOptimizer>;
 
+/// `build` as a full-evaluation entry's constructor: `None` in a build without constructors
+/// (feature `registry-only`), where the entry only describes its method. A constant's value
+/// holds no reference to a constructor left out, so nothing links the method's code in.
+pub const fn full_constructor(build: BuildFull) -> Option<BuildFull> {
+    if cfg!(feature = "registry-only") {
+        None
+    } else {
+        Some(build)
+    }
+}
+
+/// [`full_constructor`] for a race entry.
+pub const fn race_constructor(build: BuildRace) -> Option<BuildRace> {
+    if cfg!(feature = "registry-only") {
+        None
+    } else {
+        Some(build)
+    }
+}
+
 /// The kind of run a method belongs to, with what that kind needs to know.
 #[derive(Clone, Copy)]
 pub enum MethodKind {
@@ -84,13 +108,13 @@ pub enum MethodKind {
         objectives: MethodObjectives,
         /// What it learns from the other tasks.
         transfer: TransferNeed,
-        /// Its constructor.
-        build: BuildFull,
+        /// Its constructor ([`full_constructor`]).
+        build: Option<BuildFull>,
     },
     /// A multi-fidelity race.
     Race {
-        /// Its constructor.
-        build: BuildRace,
+        /// Its constructor ([`race_constructor`]).
+        build: Option<BuildRace>,
     },
 }
 
@@ -149,7 +173,8 @@ impl MethodEntry {
     /// A fresh full-evaluation optimizer.
     pub fn build_full(&self, transfer: TransferContext) -> Result<Box<dyn Optimizer>> {
         match self.kind {
-            MethodKind::Full { build, .. } => build(transfer).map_err(|e| e.for_method(self.name)),
+            MethodKind::Full { build: Some(build), .. } => build(transfer).map_err(|e| e.for_method(self.name)),
+            MethodKind::Full { build: None, .. } => Err(self.not_in_this_build()),
             MethodKind::Race { .. } => Err(EngineError::Spec(format!("{} runs in a multi-fidelity race only", self.name))),
         }
     }
@@ -157,9 +182,18 @@ impl MethodEntry {
     /// A fresh multi-fidelity optimizer.
     pub fn build_race(&self) -> Result<Box<dyn MultiFidelityOptimizer>> {
         match self.kind {
-            MethodKind::Race { build } => Ok(build(self.name)),
+            MethodKind::Race { build: Some(build) } => Ok(build(self.name)),
+            MethodKind::Race { build: None } => Err(self.not_in_this_build()),
             MethodKind::Full { .. } => Err(EngineError::Spec(format!("{} does not run in a multi-fidelity race", self.name))),
         }
+    }
+
+    /// What building the method says in a build without constructors (`registry-only`).
+    fn not_in_this_build(&self) -> EngineError {
+        EngineError::Spec(format!(
+            "{} cannot run here: this build describes the methods without their code (it runs in the workers)",
+            self.name
+        ))
     }
 }
 

@@ -20,7 +20,7 @@
 
 use self::deep_kernel::{fit, CurvePoint, DeepKernel, DeepKernelSettings, FitReport, FittedDeepKernel};
 use crate::error::{EngineError, Result};
-use crate::method_entry::{CostClass, MethodEntry, MethodKind};
+use crate::method_entry::{race_constructor, CostClass, MethodEntry, MethodKind};
 use crate::optimizer::{index_below, MethodRng};
 use crate::race::{MultiFidelityOptimizer, Race, Request};
 use crate::stats::expected_improvement;
@@ -298,7 +298,7 @@ pub const DYHPO: MethodEntry = MethodEntry {
     summary: "Deep-kernel GP over learning curves, multi-fidelity EI, one budget unit per step (Wistuba et al. 2022)",
     paper: "Wistuba, Kadra & Grabocka 2022, §3, Alg. 1",
     cost: CostClass::Heavy,
-    kind: MethodKind::Race { build: |name| Box::new(DyHpo::with_settings(name, DeepKernelSettings::default())) },
+    kind: MethodKind::Race { build: race_constructor(|name| Box::new(DyHpo::with_settings(name, DeepKernelSettings::default()))) },
 };
 
 /// Registry entry: the paper's ablation without the learning-curve input.
@@ -307,7 +307,9 @@ pub const DYHPO_WITHOUT_CNN: MethodEntry = MethodEntry {
     summary: "DyHPO without the learning-curve input (the paper's ablation)",
     paper: "Wistuba, Kadra & Grabocka 2022, §5 (the ablation of Fig. 7)",
     cost: CostClass::Heavy,
-    kind: MethodKind::Race { build: |name| Box::new(DyHpo::with_settings(name, DeepKernelSettings { filters: 0, ..Default::default() })) },
+    kind: MethodKind::Race {
+        build: race_constructor(|name| Box::new(DyHpo::with_settings(name, DeepKernelSettings { filters: 0, ..Default::default() }))),
+    },
 };
 
 /// Registry entry: not the paper's method (see [`DyHpo::fast`]).
@@ -316,7 +318,7 @@ pub const DYHPO_FAST: MethodEntry = MethodEntry {
     summary: "Not the paper's method: DyHPO fitted on at most 256 observations (latest of each configuration first), for speed",
     paper: "Wistuba, Kadra & Grabocka 2022, §3, Alg. 1, with this project's shortcuts (docs/methods.md)",
     cost: CostClass::Model,
-    kind: MethodKind::Race { build: |name| Box::new(DyHpo::fast(name)) },
+    kind: MethodKind::Race { build: race_constructor(|name| Box::new(DyHpo::fast(name))) },
 };
 
 #[cfg(test)]

@@ -38,7 +38,7 @@ use crate::error::{EngineError, Result};
 use crate::fidelity::gpb::construct::DesignMethod;
 use crate::fidelity::gpb::design::{Criterion, DesignModel, DesignProblem};
 use crate::fidelity::gpb::model::{CovParams, Gpb, GpbSettings};
-use crate::method_entry::{CostClass, MethodEntry, MethodKind};
+use crate::method_entry::{race_constructor, CostClass, MethodEntry, MethodKind};
 use crate::optimizer::MethodRng;
 use crate::race::{MultiFidelityOptimizer, Race, Request};
 use crate::stats::expected_improvement;
@@ -258,7 +258,7 @@ pub const GPB_IC: MethodEntry = MethodEntry {
     summary: "GP with budgets, EI over configuration and budget, D-optimal initial design by Iterated Construction",
     paper: "anonymous ICLR 2021 submission (paper 003), §2 and §3.4, Alg. 1",
     cost: CostClass::Model,
-    kind: MethodKind::Race { build: |name| Box::new(GpbRace::new(name, DesignMethod::Ic)) },
+    kind: MethodKind::Race { build: race_constructor(|name| Box::new(GpbRace::new(name, DesignMethod::Ic))) },
 };
 
 /// Registry entry: GPB after the TA design.
@@ -267,7 +267,7 @@ pub const GPB_TA: MethodEntry = MethodEntry {
     summary: "GP with budgets, EI over configuration and budget, D-optimal Latin hypercube by Threshold Acceptance",
     paper: "anonymous ICLR 2021 submission (paper 003), §2 and §3.4, Alg. 2",
     cost: CostClass::Model,
-    kind: MethodKind::Race { build: |name| Box::new(GpbRace::new(name, DesignMethod::Ta)) },
+    kind: MethodKind::Race { build: race_constructor(|name| Box::new(GpbRace::new(name, DesignMethod::Ta))) },
 };
 
 /// Registry entry: GPB after a random design.
@@ -276,7 +276,7 @@ pub const GPB_RANDOM: MethodEntry = MethodEntry {
     summary: "GP with budgets, EI over configuration and budget, random initial design",
     paper: "anonymous ICLR 2021 submission (paper 003), §2 and Tables 3-4",
     cost: CostClass::Model,
-    kind: MethodKind::Race { build: |name| Box::new(GpbRace::new(name, DesignMethod::Random)) },
+    kind: MethodKind::Race { build: race_constructor(|name| Box::new(GpbRace::new(name, DesignMethod::Random))) },
 };
 
 /// Registry entry: the paper's BO baseline.
@@ -285,7 +285,7 @@ pub const GP_MAX_BUDGET: MethodEntry = MethodEntry {
     summary: "The GPB paper's BO baseline: the same GP and EI, every configuration at the full budget",
     paper: "anonymous ICLR 2021 submission (paper 003), Tables 3-4, Random (GP)",
     cost: CostClass::Model,
-    kind: MethodKind::Race { build: |name| Box::new(GpbRace::full_budget(name)) },
+    kind: MethodKind::Race { build: race_constructor(|name| Box::new(GpbRace::full_budget(name))) },
 };
 
 #[cfg(test)]
@@ -312,9 +312,9 @@ mod tests {
     fn gpb_finds_a_good_configuration_and_spends_less_than_the_full_budget_baseline() {
         let (candidates, values) = table(120);
         let run = |entry: &MethodEntry| {
-            let MethodKind::Race { build } = entry.kind else { unreachable!() };
             let mut rng = MethodRng::seed_from_u64(1);
-            run_race(&mut *build(entry.name), entry.name, &candidates, &values, None, 1.0, 2500, &mut rng, &|| 0.0, &mut |_| true).unwrap()
+            run_race(&mut *entry.build_race().unwrap(), entry.name, &candidates, &values, None, 1.0, 2500, &mut rng, &|| 0.0, &mut |_| true)
+                .unwrap()
         };
         let gpb = run(&GPB_IC);
         let gp = run(&GP_MAX_BUDGET);

@@ -19,7 +19,7 @@ use crate::warping::OutputWarp;
 
 use super::gp::INITIAL_DESIGN;
 use super::surrogate_bo::argmax;
-use crate::method_entry::{CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed};
+use crate::method_entry::{full_constructor, CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed};
 
 pub mod model;
 
@@ -110,7 +110,7 @@ pub const ABLR: MethodEntry = MethodEntry {
     kind: MethodKind::Full {
         objectives: MethodObjectives::Single,
         transfer: TransferNeed::OtherData,
-        build: |t| Ok(Box::new(Ablr::new(OutputWarp::Standardize, &t.other_data))),
+        build: full_constructor(|t| Ok(Box::new(Ablr::new(OutputWarp::Standardize, &t.other_data)))),
     },
 };
 
@@ -123,6 +123,6 @@ pub const ABLR_COPULA: MethodEntry = MethodEntry {
     kind: MethodKind::Full {
         objectives: MethodObjectives::Single,
         transfer: TransferNeed::OtherData,
-        build: |t| Ok(Box::new(Ablr::new(OutputWarp::Copula, &t.other_data))),
+        build: full_constructor(|t| Ok(Box::new(Ablr::new(OutputWarp::Copula, &t.other_data)))),
     },
 };

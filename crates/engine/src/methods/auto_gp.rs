@@ -7,7 +7,7 @@
 
 use super::surrogate_bo::{GpEiSearch, OutputWarp, SearchBox};
 use crate::gp::GpSettings;
-use crate::method_entry::{CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed};
+use crate::method_entry::{full_constructor, CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed};
 
 /// AutoGP for the other tasks' best configurations (encoded).
 pub fn auto_gp(other_tasks_best: &[Vec<f64>]) -> GpEiSearch {
@@ -27,7 +27,7 @@ pub const AUTO_GP: MethodEntry = MethodEntry {
     kind: MethodKind::Full {
         objectives: MethodObjectives::Single,
         transfer: TransferNeed::OtherBest,
-        build: |t| Ok(Box::new(auto_gp(&t.other_best))),
+        build: full_constructor(|t| Ok(Box::new(auto_gp(&t.other_best)))),
     },
 };
 

@@ -23,7 +23,7 @@ use crate::warping::standardize;
 
 use super::gp::INITIAL_DESIGN;
 use super::surrogate_bo::argmax;
-use crate::method_entry::{CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed};
+use crate::method_entry::{full_constructor, CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed};
 
 /// Margin of the reference point beyond the worst observation, as a fraction of the range.
 pub const REFERENCE_MARGIN: f64 = 0.1;
@@ -103,7 +103,7 @@ pub const EHVI: MethodEntry = MethodEntry {
     kind: MethodKind::Full {
         objectives: MethodObjectives::Pareto { max_objectives: 2 },
         transfer: TransferNeed::None,
-        build: |_| Ok(Box::new(Ehvi::new())),
+        build: full_constructor(|_| Ok(Box::new(Ehvi::new()))),
     },
 };
 

@@ -8,7 +8,7 @@
 
 use super::surrogate_bo::{GpEiSearch, OutputWarp};
 use crate::gp::GpSettings;
-use crate::method_entry::{CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed};
+use crate::method_entry::{full_constructor, CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed};
 
 /// Random evaluations before the first GP fit.
 pub const INITIAL_DESIGN: usize = 5;
@@ -24,5 +24,9 @@ pub const GCP: MethodEntry = MethodEntry {
     summary: "Gaussian Copula Process: GP on ψ(y) = Φ⁻¹(F(y)), expected improvement",
     paper: "Salinas et al. 2020, §4.2 and Table 2",
     cost: CostClass::Model,
-    kind: MethodKind::Full { objectives: MethodObjectives::Single, transfer: TransferNeed::None, build: |_| Ok(Box::new(gcp())) },
+    kind: MethodKind::Full {
+        objectives: MethodObjectives::Single,
+        transfer: TransferNeed::None,
+        build: full_constructor(|_| Ok(Box::new(gcp()))),
+    },
 };

@@ -9,7 +9,7 @@
 
 use super::surrogate_bo::{GpEiSearch, OutputWarp};
 use crate::gp::GpSettings;
-use crate::method_entry::{CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed};
+use crate::method_entry::{full_constructor, CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed};
 
 /// Random evaluations before the first GP fit.
 pub const INITIAL_DESIGN: usize = 5;
@@ -25,5 +25,9 @@ pub const GP: MethodEntry = MethodEntry {
     summary: "GP (Matérn-5/2 ARD) on standardised y, expected improvement",
     paper: "Salinas et al. 2020, §5 and Table 2",
     cost: CostClass::Model,
-    kind: MethodKind::Full { objectives: MethodObjectives::Single, transfer: TransferNeed::None, build: |_| Ok(Box::new(gp())) },
+    kind: MethodKind::Full {
+        objectives: MethodObjectives::Single,
+        transfer: TransferNeed::None,
+        build: full_constructor(|_| Ok(Box::new(gp()))),
+    },
 };

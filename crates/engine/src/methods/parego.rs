@@ -18,7 +18,7 @@ use crate::optimizer::{index_below, MethodRng, Optimizer, SearchState};
 
 use super::gp::INITIAL_DESIGN;
 use super::surrogate_bo::{GpEiSearch, OutputWarp};
-use crate::method_entry::{CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed, MAX_OBJECTIVES};
+use crate::method_entry::{full_constructor, CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed, MAX_OBJECTIVES};
 
 /// Weight of the linear term of the augmented Chebyshev function.
 pub const RHO: f64 = 0.05;
@@ -114,7 +114,7 @@ pub const PAREGO: MethodEntry = MethodEntry {
     kind: MethodKind::Full {
         objectives: MethodObjectives::Pareto { max_objectives: MAX_OBJECTIVES },
         transfer: TransferNeed::None,
-        build: |_| Ok(Box::new(ParEgo::new())),
+        build: full_constructor(|_| Ok(Box::new(ParEgo::new()))),
     },
 };
 

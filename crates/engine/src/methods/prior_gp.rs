@@ -21,7 +21,7 @@ use crate::warping::OutputWarp;
 use super::surrogate_bo::belief_of;
 use super::thompson::needs_prior;
 use super::thompson::PriorThompson;
-use crate::method_entry::{CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed};
+use crate::method_entry::{full_constructor, CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed};
 
 /// Thompson-sampling warm start of Algorithm 2.
 pub const WARM_START: usize = 5;
@@ -183,7 +183,7 @@ pub const GCP_PRIOR: MethodEntry = MethodEntry {
     kind: MethodKind::Full {
         objectives: MethodObjectives::Single,
         transfer: TransferNeed::Prior(OutputWarp::Copula),
-        build: |t| Ok(Box::new(PriorResidualGp::new(OutputWarp::Copula, needs_prior(t.prior)?))),
+        build: full_constructor(|t| Ok(Box::new(PriorResidualGp::new(OutputWarp::Copula, needs_prior(t.prior)?)))),
     },
 };
 
@@ -196,7 +196,7 @@ pub const GP_PRIOR: MethodEntry = MethodEntry {
     kind: MethodKind::Full {
         objectives: MethodObjectives::Single,
         transfer: TransferNeed::Prior(OutputWarp::Standardize),
-        build: |t| Ok(Box::new(PriorResidualGp::new(OutputWarp::Standardize, needs_prior(t.prior)?))),
+        build: full_constructor(|t| Ok(Box::new(PriorResidualGp::new(OutputWarp::Standardize, needs_prior(t.prior)?)))),
     },
 };
 

@@ -5,7 +5,7 @@
 //! the baseline "RS" of Salinas et al. (2020, Table 2) and Wistuba et al. (DyHPO, §5).
 
 use crate::error::{EngineError, Result};
-use crate::method_entry::{CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed};
+use crate::method_entry::{full_constructor, CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed};
 use crate::optimizer::{index_below, MethodRng, Optimizer, SearchState};
 
 /// Random search over a lazily shuffled permutation of the candidates.
@@ -52,7 +52,7 @@ pub const RS: MethodEntry = MethodEntry {
     kind: MethodKind::Full {
         objectives: MethodObjectives::Any,
         transfer: TransferNeed::None,
-        build: |_| Ok(Box::new(RandomSearch::new())),
+        build: full_constructor(|_| Ok(Box::new(RandomSearch::new()))),
     },
 };
 

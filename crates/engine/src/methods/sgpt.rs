@@ -28,7 +28,7 @@ use crate::stats::expected_improvement;
 use crate::warping::OutputWarp;
 
 use super::gp::INITIAL_DESIGN;
-use crate::method_entry::{CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed};
+use crate::method_entry::{full_constructor, CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed};
 
 /// Bandwidth of the ranking distance (App. B: best of {1, 0.1, 0.01}).
 pub const RHO: f64 = 0.01;
@@ -156,7 +156,7 @@ pub const SGPT: MethodEntry = MethodEntry {
     kind: MethodKind::Full {
         objectives: MethodObjectives::Single,
         transfer: TransferNeed::OtherTaskGps(OutputWarp::Standardize),
-        build: |t| Ok(Box::new(Sgpt::new(OutputWarp::Standardize, needs_means(t.other_task_means)?))),
+        build: full_constructor(|t| Ok(Box::new(Sgpt::new(OutputWarp::Standardize, needs_means(t.other_task_means)?)))),
     },
 };
 
@@ -169,7 +169,7 @@ pub const SGPT_COPULA: MethodEntry = MethodEntry {
     kind: MethodKind::Full {
         objectives: MethodObjectives::Single,
         transfer: TransferNeed::OtherTaskGps(OutputWarp::Copula),
-        build: |t| Ok(Box::new(Sgpt::new(OutputWarp::Copula, needs_means(t.other_task_means)?))),
+        build: full_constructor(|t| Ok(Box::new(Sgpt::new(OutputWarp::Copula, needs_means(t.other_task_means)?)))),
     },
 };
 

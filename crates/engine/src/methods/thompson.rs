@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use crate::error::Result;
-use crate::method_entry::{CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed};
+use crate::method_entry::{full_constructor, CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed};
 use crate::optimizer::{Acquisition, Belief, MethodRng, Optimizer, SearchState};
 use crate::prior::TrainedPrior;
 use crate::stats::standard_normal;
@@ -93,7 +93,7 @@ pub const CTS: MethodEntry = MethodEntry {
     kind: MethodKind::Full {
         objectives: MethodObjectives::Single,
         transfer: TransferNeed::Prior(OutputWarp::Copula),
-        build: |t| Ok(Box::new(PriorThompson::new(needs_prior(t.prior)?))),
+        build: full_constructor(|t| Ok(Box::new(PriorThompson::new(needs_prior(t.prior)?)))),
     },
 };
 
@@ -106,7 +106,7 @@ pub const TS: MethodEntry = MethodEntry {
     kind: MethodKind::Full {
         objectives: MethodObjectives::Single,
         transfer: TransferNeed::Prior(OutputWarp::Standardize),
-        build: |t| Ok(Box::new(PriorThompson::new(needs_prior(t.prior)?))),
+        build: full_constructor(|t| Ok(Box::new(PriorThompson::new(needs_prior(t.prior)?)))),
     },
 };
 

@@ -6,7 +6,7 @@
 
 use super::surrogate_bo::{GpEiSearch, OutputWarp};
 use crate::gp::GpSettings;
-use crate::method_entry::{CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed};
+use crate::method_entry::{full_constructor, CostClass, MethodEntry, MethodKind, MethodObjectives, TransferNeed};
 
 /// WS-GP, warm-started with the other tasks' best configurations (encoded).
 pub fn ws_gp(other_tasks_best: Vec<Vec<f64>>) -> GpEiSearch {
@@ -22,7 +22,7 @@ pub const WS_GP: MethodEntry = MethodEntry {
     kind: MethodKind::Full {
         objectives: MethodObjectives::Single,
         transfer: TransferNeed::OtherBest,
-        build: |t| Ok(Box::new(ws_gp(t.other_best))),
+        build: full_constructor(|t| Ok(Box::new(ws_gp(t.other_best)))),
     },
 };
 

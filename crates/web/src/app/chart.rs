@@ -36,8 +36,12 @@ const ML: f64 = 72.0;
 /// Right margin beside a legend, and without one.
 const MR_LEGEND: f64 = 200.0;
 const MR_BARE: f64 = 24.0;
-/// Narrower than this, the legend goes below the plot (a phone).
-const LEGEND_BESIDE_FROM: f64 = 600.0;
+/// Narrower than this (a phone; a phone-sized window in Firefox, 500 px), a chart's legend
+/// goes below its plot: beside it there is no room, and inside it, in a corner, it covered the
+/// data on every lesson with a legend (the Pareto front's low-latency end, the early learning
+/// curves, CTS's draws). Wider, the result charts keep it beside the plot and the lessons'
+/// plots in their clearest corner ([`legend_below`], [`legend_room`]).
+pub const LEGEND_BELOW_UNDER: f64 = 600.0;
 const MB: f64 = 52.0;
 /// Width of a digit of the 14-unit tick labels (DejaVu Sans, the widest of the fonts
 /// `--chart-font` falls back to here: 0.64 em).
@@ -45,7 +49,22 @@ pub const TICK_DIGIT: f64 = 9.0;
 /// The least air between two x labels.
 pub const TICK_GAP: f64 = 7.0;
 /// Height of one legend entry and of one hover line (the type scale's legend size plus air).
-const LINE: f64 = 20.0;
+pub const LINE: f64 = 20.0;
+
+/// Whether a chart `w` wide puts its legend below its plot ([`LEGEND_BELOW_UNDER`]).
+pub fn legend_below(w: f64) -> bool {
+    w < LEGEND_BELOW_UNDER
+}
+
+/// The height a legend of `n` entries adds under a chart `w` wide: its rows when it goes
+/// below the plot, nothing when it stays beside or inside it.
+pub fn legend_room(w: f64, n: usize) -> f64 {
+    if legend_below(w) {
+        8.0 + LINE * n as f64
+    } else {
+        0.0
+    }
+}
 
 /// Where a chart `w` wide puts its plot and its legend of `n` entries.
 #[derive(Clone, Copy)]
@@ -62,11 +81,8 @@ struct Frame {
 
 impl Frame {
     fn new(w: f64, n: usize) -> Self {
-        if w >= LEGEND_BESIDE_FROM {
-            Frame { w, mr: MR_LEGEND, legend_below: false, h: H, mt: top_margin(w) }
-        } else {
-            Frame { w, mr: MR_BARE, legend_below: true, h: H + 8.0 + LINE * n as f64, mt: top_margin(w) }
-        }
+        let below = legend_below(w);
+        Frame { w, mr: if below { MR_BARE } else { MR_LEGEND }, legend_below: below, h: H + legend_room(w, n), mt: top_margin(w) }
     }
 
     /// The same frame with room above the plot for `title`.
@@ -627,12 +643,16 @@ pub fn SvgFigure(
     /// Whether this is what its lesson builds up to ([`ChartFigure`]'s `payoff`).
     #[prop(optional)]
     payoff: bool,
+    /// The entries of the drawing's legend, which goes below `height` on a narrow chart
+    /// ([`legend_room`]; the lessons' `plot::Plot::legend`).
+    #[prop(optional)]
+    legend: usize,
     /// The drawing.
     children: Children,
 ) -> impl IntoView {
     view! {
         <ChartFigure id=id file=file caption=caption payoff=payoff>
-            <svg id=id class="chart" xmlns="http://www.w3.org/2000/svg" viewBox=move || format!("0 0 {} {height}", chart_width()) role="img" aria-label=label>
+            <svg id=id class="chart" xmlns="http://www.w3.org/2000/svg" viewBox=move || { let w = chart_width(); format!("0 0 {w} {}", height + legend_room(w, legend)) } role="img" aria-label=label>
                 {children()}
             </svg>
         </ChartFigure>

@@ -11,7 +11,7 @@ use leptos::prelude::*;
 
 use super::browser;
 use super::chart::{chart_width, ChartBox};
-use super::learn::gp_ei::{posterior_chart, H};
+use super::learn::gp_ei::{posterior_chart, posterior_height};
 use super::state::{AppState, Level};
 use super::workers::{lesson_reply, LatestWorker};
 use hpo_engine::lessons::gp_ei::{GpEiFrame, GpEiSetting};
@@ -69,7 +69,7 @@ pub fn Landing() -> impl IntoView {
                 </form>
             </div>
             <ChartBox>
-            <svg id="landing-preview" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox=move || format!("0 0 {} {H}", chart_width()) role="img"
+            <svg id="landing-preview" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox=move || format!("0 0 {} {}", chart_width(), posterior_height()) role="img"
                 aria-label="A Gaussian process and expected improvement choosing points, step by step">
                 {move || {
                     let k = step.get();

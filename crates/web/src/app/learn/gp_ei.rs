@@ -6,13 +6,13 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::super::chart::{chart_width, view_box_width, ChartFigure, SvgFigure};
-use super::plot::{range, Plot};
+use super::super::chart::{chart_width, legend_room, view_box_width, ChartFigure, SvgFigure};
+use super::plot::{range, LegendEntry, Plot};
 use super::shell::{hidden, worker_lesson, AddValue, LessonShell, WorkerLesson};
 use hpo_engine::lessons::gp_ei::{GpEiFrame, GpEiSetting, Origin, LENGTHSCALE_RANGE, MAX_ADDED, MAX_STEPS};
 use hpo_engine::lessons::{Lesson, LessonFrames, LessonLink};
 
-pub(in crate::app) const H: f64 = 330.0;
+const H: f64 = 330.0;
 const EI_H: f64 = 200.0;
 
 /// Observation colours: initial points grey, added black, EI's picks blue, the latest orange.
@@ -22,6 +22,12 @@ const PICKED: &str = "#0072B2";
 const LATEST: &str = "#D55E00";
 const MEAN: &str = "#0072B2";
 const TRUTH: &str = "#444444";
+const POSTERIOR_LEGEND: [LegendEntry; 2] = [("f(x), the truth", TRUTH, "6,4"), ("posterior mean ± 2 sd", MEAN, "none")];
+
+/// The posterior chart's height: [`H`] and, on a narrow chart, its legend below.
+pub(in crate::app) fn posterior_height() -> f64 {
+    H + legend_room(chart_width(), POSTERIOR_LEGEND.len())
+}
 
 /// The posterior chart: truth, mean ± 2 sd, observations, the next pick; a click adds a point.
 pub(in crate::app) fn posterior_chart(f: &GpEiFrame, step: usize) -> impl IntoView {
@@ -62,7 +68,7 @@ pub(in crate::app) fn posterior_chart(f: &GpEiFrame, step: usize) -> impl IntoVi
         <polyline points=line(&f.mean) fill="none" stroke=MEAN stroke-width="3"/>
         {p.marker(f.next.0, "next", LATEST)}
         {dots}
-        {p.legend_clear_of(&[("f(x), the truth", TRUTH, "6,4"), ("posterior mean ± 2 sd", MEAN, "none")], &marks, &next_label)}
+        {p.legend_clear_of(&POSTERIOR_LEGEND, &marks, &next_label)}
     }
 }
 
@@ -202,7 +208,7 @@ pub fn GpEiLesson(
                     <ChartFigure id="lesson-posterior" file="gp-ei-posterior" caption=move || view! {
                         <span>"Grey dots: random start; black squares: your points (click the chart to add one, up to 20); blue: EI's picks, the latest orange."</span>
                     }>
-                        <svg id="lesson-posterior" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox=move || format!("0 0 {} {H}", chart_width()) role="img"
+                        <svg id="lesson-posterior" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox=move || format!("0 0 {} {}", chart_width(), posterior_height()) role="img"
                             aria-label="GP posterior mean with a band of two standard deviations, the true function and the observations" on:click=on_click>
                             {move || current.get().map(|(f, _)| posterior_chart(&f, step.get()))}
                         </svg>

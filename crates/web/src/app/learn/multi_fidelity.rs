@@ -7,7 +7,7 @@
 use leptos::prelude::*;
 
 use super::super::chart::SvgFigure;
-use super::plot::{range, Plot, BLUE, GREY, ORANGE};
+use super::plot::{range, LegendEntry, Plot, BLUE, GREY, ORANGE};
 use super::shell::{hidden, worker_lesson, LessonShell, WorkerLesson};
 use hpo_engine::axis::count;
 use hpo_engine::lessons::multi_fidelity::{trained_after, MultiFidelityFrames, Tally, BUDGET};
@@ -15,6 +15,13 @@ use hpo_engine::lessons::{Lesson, LessonFrames, LessonLink, SeedStep};
 
 // Two charts and their captions one above the other on a 720 px projector.
 const H: f64 = 270.0;
+const DYHPO_LEGEND: [LegendEntry; 3] = [
+    ("curves trained so far", BLUE, "none"),
+    ("best loss seen at each epoch", "#000", "6,3"),
+    ("next: predicted loss ± 2 sd", ORANGE, "none"),
+];
+const HYPERBAND_LEGEND: [LegendEntry; 3] =
+    [("racing at this rung", BLUE, "none"), ("stopped earlier", GREY, "none"), ("the bracket's rung budgets", "#999", "2,4")];
 
 fn plot(f: &MultiFidelityFrames) -> Plot {
     let epochs = f.curves.iter().map(Vec::len).min().unwrap_or(1) as f64;
@@ -67,7 +74,7 @@ fn dyhpo_chart(f: &MultiFidelityFrames, k: usize) -> impl IntoView {
         <polyline points=step_line fill="none" stroke="#000" stroke-width="2.5" stroke-dasharray="6,3"/>
         {trained.iter().filter(|t| Some(t.0) == highlighted).map(|&(c, len)| curve(&p, &f.curves[c], len, ORANGE, "3.5")).collect_view()}
         {prediction}
-        {p.legend(&[("curves trained so far", BLUE, "none"), ("best loss seen at each epoch", "#000", "6,3"), ("next: predicted loss ± 2 sd", ORANGE, "none")], &marks(f, &trained).into_iter().chain(incumbents.iter().copied()).collect::<Vec<_>>())}
+        {p.legend(&DYHPO_LEGEND, &marks(f, &trained).into_iter().chain(incumbents.iter().copied()).collect::<Vec<_>>())}
     }
 }
 
@@ -113,7 +120,7 @@ fn hyperband_chart(f: &MultiFidelityFrames, k: usize) -> impl IntoView {
         }).collect_view()}
         {trained.iter().filter(|t| !racing.contains(&t.0)).map(|&(c, len)| curve(&p, &f.curves[c], len, GREY, "1.5")).collect_view()}
         {trained.iter().filter(|t| racing.contains(&t.0)).map(|&(c, len)| curve(&p, &f.curves[c], len, BLUE, "2.5")).collect_view()}
-        {p.legend(&[("racing at this rung", BLUE, "none"), ("stopped earlier", GREY, "none"), ("the bracket's rung budgets", "#999", "2,4")], &marks(f, &trained))}
+        {p.legend(&HYPERBAND_LEGEND, &marks(f, &trained))}
     }
 }
 
@@ -227,12 +234,12 @@ pub fn MultiFidelityLesson(
                 computing=Signal::derive(move || frames.get().is_none().then_some("Running DyHPO and Hyperband in a worker (a few seconds)…"))
             >
                 <Show when=move || !hidden(link, "dyhpo")>
-                    <SvgFigure id="lesson-dyhpo" file="dyhpo-steps" payoff=true caption=move || view! { <span>"Every curve DyHPO has trained, to where it paused; orange: the one it advances next."</span> } height=H label="DyHPO's learning curves so far, the per-epoch incumbents and the next step's prediction">
+                    <SvgFigure id="lesson-dyhpo" file="dyhpo-steps" payoff=true caption=move || view! { <span>"Every curve DyHPO has trained, to where it paused; orange: the one it advances next."</span> } height=H legend=DYHPO_LEGEND.len() label="DyHPO's learning curves so far, the per-epoch incumbents and the next step's prediction">
                             {move || frames.get().map(|(f, _)| dyhpo_chart(&f, step.get()))}
     </SvgFigure>
                 </Show>
                 <Show when=move || !hidden(link, "hyperband")>
-                    <SvgFigure id="lesson-hyperband" file="hyperband-steps" payoff=true caption=move || view! { <span>"Hyperband with η = 3 on the same task and the same number of epochs."</span> } height=H label="Hyperband's learning curves so far and the rungs of its bracket">
+                    <SvgFigure id="lesson-hyperband" file="hyperband-steps" payoff=true caption=move || view! { <span>"Hyperband with η = 3 on the same task and the same number of epochs."</span> } height=H legend=HYPERBAND_LEGEND.len() label="Hyperband's learning curves so far and the rungs of its bracket">
                             {move || frames.get().map(|(f, _)| hyperband_chart(&f, step.get()))}
     </SvgFigure>
                 </Show>

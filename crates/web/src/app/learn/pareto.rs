@@ -7,12 +7,13 @@
 use leptos::prelude::*;
 
 use super::super::chart::SvgFigure;
-use super::plot::{range, Plot, BLUE, ORANGE};
+use super::plot::{range, LegendEntry, Plot, BLUE, ORANGE};
 use super::shell::{hidden, worker_lesson, LessonShell, WorkerLesson};
 use hpo_engine::lessons::pareto::{names, ParetoFrames, MAX_STEPS};
 use hpo_engine::lessons::{Lesson, LessonFrames, LessonLink};
 
 const H: f64 = 420.0;
+const FRONT_LEGEND: [LegendEntry; 2] = [("front found (shaded: dominated)", BLUE, "none"), ("the task's true front", "#000", "6,4")];
 
 /// A dark-purple-to-pale-yellow ramp (magma's ends, through its orange-red) for the
 /// scalarization: dark = what the method prefers; distinct from the blue found points.
@@ -60,7 +61,7 @@ fn objective_chart(f: &ParetoFrames, k: usize) -> impl IntoView {
             let (fill, r) = if Some(i) == latest { (ORANGE, "8") } else { (BLUE, "6") };
             view! { <circle class="found" cx=p.px(a) cy=p.py(b) r=r fill=fill stroke="#fff" stroke-width="1.5"/> }
         }).collect_view()}
-        {p.legend(&[("front found (shaded: dominated)", BLUE, "none"), ("the task's true front", "#000", "6,4")], &f.all)}
+        {p.legend(&FRONT_LEGEND, &f.all)}
     }
 }
 
@@ -159,7 +160,7 @@ pub fn ParetoLesson(
                 computing=Signal::derive(move || frames.get().is_none().then_some("Running the method in a worker…"))
             >
                 <Show when=move || !hidden(link, "front")>
-                    <SvgFigure id="lesson-objectives" file="pareto-steps" payoff=true caption=move || view! { <span>"Every configuration of the task (dots), the points found (blue, latest orange), their front and the true one."</span> } height=H label="The objective space with the front found so far and the true front">
+                    <SvgFigure id="lesson-objectives" file="pareto-steps" payoff=true caption=move || view! { <span>"Every configuration of the task (dots), the points found (blue, latest orange), their front and the true one."</span> } height=H legend=FRONT_LEGEND.len() label="The objective space with the front found so far and the true front">
                             {move || frames.get().map(|(f, _)| objective_chart(&f, step.get()))}
     </SvgFigure>
                 </Show>

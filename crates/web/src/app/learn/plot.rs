@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 
-use super::super::chart::{chart_title, chart_width, title_top, top_margin, TICK_DIGIT, TICK_GAP};
+use super::super::chart::{chart_title, chart_width, legend_below, title_top, top_margin, LINE, TICK_DIGIT, TICK_GAP};
 use hpo_engine::axis;
 use hpo_engine::lessons::steps::Pick;
 use hpo_engine::optimizer::Acquisition;
@@ -25,6 +25,11 @@ pub const GREEN: &str = "#009E73";
 pub const PURPLE: &str = "#CC79A7";
 /// Truth and context.
 pub const GREY: &str = "#7a7a7a";
+
+/// A legend's entry: its label, colour and dash pattern ("none" for a solid line). A chart's
+/// entries are one constant, whose length its figure's `legend` is (the room it takes below
+/// a narrow chart).
+pub type LegendEntry = (&'static str, &'static str, &'static str);
 
 /// Maps data coordinates onto a chart `w` wide and `h` high.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -144,25 +149,42 @@ impl Plot {
         }
     }
 
-    /// A legend of entries (label, colour, dash pattern or "none") one line each, on a white
-    /// backing, in the corner of the plot that covers the fewest of the `data` points (data
+    /// A legend of `entries`, one line each, on a white backing (`rect.legend-box`, what the
+    /// layout test checks against the data). On a narrow chart ([`legend_below`]) it goes
+    /// below the plot, in the room its figure adds ([`super::super::chart::legend_room`]);
+    /// otherwise in the corner of the plot that covers the fewest of the `data` points (data
     /// coordinates: the marks the chart draws) — top left, top right, bottom left or bottom
     /// right, in that order when they tie. Keep labels short: the legend must fit the plot.
-    pub fn legend(&self, entries: &[(&str, &'static str, &'static str)], data: &[(f64, f64)]) -> impl IntoView {
+    pub fn legend(&self, entries: &[LegendEntry], data: &[(f64, f64)]) -> impl IntoView {
         self.legend_clear_of(entries, data, &[])
     }
 
     /// [`Plot::legend`] in a corner that covers none of the `clear` points (a label that must
     /// stay readable, such as [`Plot::marker_label_area`]'s) when one does, whatever the data.
-    pub fn legend_clear_of(
-        &self,
-        entries: &[(&str, &'static str, &'static str)],
-        data: &[(f64, f64)],
-        clear: &[(f64, f64)],
-    ) -> impl IntoView {
+    pub fn legend_clear_of(&self, entries: &[LegendEntry], data: &[(f64, f64)], clear: &[(f64, f64)]) -> impl IntoView {
         let longest = entries.iter().map(|e| e.0.chars().count()).max().unwrap_or(0) as f64;
-        let (w, h) = (40.0 + 8.2 * longest, 20.0 * entries.len() as f64 + 8.0);
-        // Wider than the plot (a phone): from the chart's left edge, over the y labels.
+        let (w, h) = (40.0 + 8.2 * longest, LINE * entries.len() as f64 + 8.0);
+        let (x, y0) = if legend_below(self.w) { (14.0, self.h) } else { self.clearest_corner(w, h, data, clear) };
+        view! {
+            <rect class="legend-box" x=x - 6.0 y=y0 width=w height=h fill="#ffffff" fill-opacity="0.85"/>
+            {entries
+                .iter()
+                .enumerate()
+                .map(|(k, &(name, color, dash))| {
+                    let y = y0 + 16.0 + LINE * k as f64;
+                    view! {
+                        <line x1=x x2=x + 26.0 y1=y - 5.0 y2=y - 5.0 stroke=color stroke-width="3" stroke-dasharray=dash/>
+                        <text x=x + 32.0 y=y class="legend">{name.to_string()}</text>
+                    }
+                })
+                .collect_view()}
+        }
+    }
+
+    /// Where a legend `w` × `h` inside the plot starts (its lines' left end, its box's top):
+    /// the corner covering none of `clear` and, among those, the fewest of `data`.
+    fn clearest_corner(&self, w: f64, h: f64, data: &[(f64, f64)], clear: &[(f64, f64)]) -> (f64, f64) {
+        // Wider than the plot: from the chart's left edge, over the y labels.
         let left = if ML + w > self.w - MR { (self.w - w - 2.0).max(8.0) } else { ML + 6.0 };
         let right = (self.w - MR - w + 6.0).max(left);
         let (top, bottom) = (self.mt() + 2.0, (self.h - MB - h - 2.0).max(self.mt() + 2.0));
@@ -175,25 +197,11 @@ impl Plot {
         };
         let corners = [(left, top), (right, top), (left, bottom), (right, bottom)];
         let clear_corners: Vec<(f64, f64)> = corners.into_iter().filter(|&(x, y)| covers(&kept_clear, x, y) == 0).collect();
-        let (x, y0) = (if clear_corners.is_empty() { &corners[..] } else { &clear_corners[..] })
+        (if clear_corners.is_empty() { &corners[..] } else { &clear_corners[..] })
             .iter()
             .copied()
             .min_by_key(|&(x, y)| covers(&screen, x, y))
-            .unwrap_or((left, top));
-        view! {
-            <rect class="legend-box" x=x - 6.0 y=y0 width=w height=h fill="#ffffff" fill-opacity="0.85"/>
-            {entries
-                .iter()
-                .enumerate()
-                .map(|(k, &(name, color, dash))| {
-                    let y = y0 + 16.0 + 20.0 * k as f64;
-                    view! {
-                        <line x1=x x2=x + 26.0 y1=y - 5.0 y2=y - 5.0 stroke=color stroke-width="3" stroke-dasharray=dash/>
-                        <text x=x + 32.0 y=y class="legend">{name.to_string()}</text>
-                    }
-                })
-                .collect_view()}
-        }
+            .unwrap_or((left, top))
     }
 
     /// Points (data coordinates) along the label [`Plot::marker`] writes at data x for `label`:

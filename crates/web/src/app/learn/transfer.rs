@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use super::super::chart::SvgFigure;
-use super::plot::{model_chart, range, Plot, BLUE, GREEN, GREY, ORANGE, PURPLE};
+use super::plot::{model_chart, range, LegendEntry, Plot, BLUE, GREEN, GREY, ORANGE, PURPLE};
 use super::shell::{hidden, worker_lesson, LessonShell, WorkerLesson};
 use hpo_engine::lessons::steps::{best_so_far, Pick};
 use hpo_engine::lessons::transfer::{TransferFrames, MAX_STEPS, METHODS};
@@ -20,6 +20,14 @@ const PRIOR_TITLE: &str = "The prior from the other tasks, in ψ units";
 const BEST_TITLE: &str = "Best value found so far";
 const METHOD_COLORS: [&str; 3] = [BLUE, GREEN, PURPLE];
 const DASHES: [&str; 3] = ["none", "8,4", "2,4"];
+const PRIOR_LEGEND: [LegendEntry; 3] =
+    [("prior mean ± 2 sd", BLUE, "none"), ("the new task's true ψ", "#000", "6,4"), ("CTS's draws (one per x)", PURPLE, "2,3")];
+const BEST_LEGEND: [LegendEntry; 4] = [
+    (METHODS[0], METHOD_COLORS[0], DASHES[0]),
+    (METHODS[1], METHOD_COLORS[1], DASHES[1]),
+    (METHODS[2], METHOD_COLORS[2], DASHES[2]),
+    ("the task's minimum", "#000", "3,3"),
+];
 
 /// The source tasks (grey) and the target (black), in their own units.
 fn tasks_chart(f: &TransferFrames) -> impl IntoView {
@@ -52,7 +60,7 @@ fn prior_chart(f: &TransferFrames, cts: &Pick) -> impl IntoView {
             <circle class="draw" cx=p.px(x) cy=p.py(d) r="3" fill=PURPLE/>
         }).collect_view()}
         {p.marker(next, "CTS: smallest draw", ORANGE)}
-        {p.legend(&[("prior mean ± 2 sd", BLUE, "none"), ("the new task's true ψ", "#000", "6,4"), ("CTS's draws (one per x)", PURPLE, "2,3")],
+        {p.legend(&PRIOR_LEGEND,
             &f.x.iter().copied().zip(mean.iter().copied()).chain(f.x.iter().copied().zip(f.target_psi.iter().copied())).chain(f.x.iter().copied().zip(draws.iter().copied())).chain(p.marker_label_area(next, "CTS: smallest draw")).collect::<Vec<_>>())}
     }
 }
@@ -68,7 +76,7 @@ fn regret_chart(f: &TransferFrames, step: usize) -> impl IntoView {
         {best.iter().enumerate().map(|(m, b)| view! {
             <polyline points=p.points(b.iter().enumerate().map(|(k, &v)| (k as f64, v))) fill="none" stroke=METHOD_COLORS[m] stroke-width="3" stroke-dasharray=DASHES[m]/>
         }).collect_view()}
-        {p.legend(&[(METHODS[0], METHOD_COLORS[0], DASHES[0]), (METHODS[1], METHOD_COLORS[1], DASHES[1]), (METHODS[2], METHOD_COLORS[2], DASHES[2]), ("the task's minimum", "#000", "3,3")],
+        {p.legend(&BEST_LEGEND,
             &best.iter().flat_map(|b| b.iter().enumerate().map(|(k, &v)| (k as f64, v))).collect::<Vec<_>>())}
     }
 }
@@ -190,12 +198,12 @@ pub fn TransferLesson(
                 // The prior, then what it buys (the pay-off, on the first screen while
                 // stepping), then each model's step side by side, then the tasks it learned from.
                 <Show when=move || !hidden(link, "prior")>
-                    <SvgFigure id="lesson-prior" file="transfer-prior" caption=move || view! { <span>"Blue: what the prior expects of the new task before seeing any of it; purple dots: this step's CTS draws."</span> } height=PRIOR_H label="The prior's mean and two standard deviations, the new task's true warped values, and the Thompson draws">
+                    <SvgFigure id="lesson-prior" file="transfer-prior" caption=move || view! { <span>"Blue: what the prior expects of the new task before seeing any of it; purple dots: this step's CTS draws."</span> } height=PRIOR_H legend=PRIOR_LEGEND.len() label="The prior's mean and two standard deviations, the new task's true warped values, and the Thompson draws">
                             {move || frames.get().map(|(f, _)| prior_chart(&f, &pick(&f, 2)))}
     </SvgFigure>
                 </Show>
                 <Show when=move || !hidden(link, "regret")>
-                    <SvgFigure id="lesson-regret" file="transfer-best" payoff=true caption=move || view! { <span>"Lower is better; the dotted line is the best value the new task has."</span> } height=BEST_H label="Best value found so far by each method">
+                    <SvgFigure id="lesson-regret" file="transfer-best" payoff=true caption=move || view! { <span>"Lower is better; the dotted line is the best value the new task has."</span> } height=BEST_H legend=BEST_LEGEND.len() label="Best value found so far by each method">
                             {move || frames.get().map(|(f, _)| regret_chart(&f, step.get()))}
     </SvgFigure>
                 </Show>
