@@ -5,8 +5,9 @@
 //!
 //! It lives beside [`super::suggest_for_study`] because it takes the same search space (a
 //! study's Optuna distributions) and draws its candidates the same way: a multi-fidelity
-//! method chooses among a finite set of configurations, so the session draws [`POOL`] distinct
-//! ones from the distributions, deterministically from the seed, and the method races them.
+//! method chooses among a finite set of configurations, so the session draws a given number of
+//! distinct ones (suggest's [`super::POOL`], 2,048, unless told otherwise) from the distributions,
+//! deterministically from the seed, and the method races them.
 //!
 //! The rules, written once here (`docs/methods.md` points to them):
 //! - A request reaches `budget` from the budget the configuration reached; the user tells one
@@ -22,14 +23,15 @@
 //!   nothing is in training.
 //! - A value that is not a finite number is refused with an error; the request stays open.
 //! - Budget units are counted when a request is handed out, as a simulated race counts them;
-//!   the last request is cut to what remains, and then `ask` says the session is done.
+//!   the last request is cut to what remains, and then `ask` says the session is done. Without
+//!   a total budget the session goes on until the method has nothing left to train (an error).
 //!
 //! With one worker (ask, tell every step, ask again) the method sees exactly the race
 //! [`crate::race::run_race`] shows it on a table with those values: same requests, same bits.
 
 use serde_json::Value;
 
-use super::{draw, external, POOL};
+use super::{draw, external};
 use crate::error::{EngineError, Result};
 use crate::loaders::optuna::Distribution;
 use crate::method_entry::{MethodEntry, RunKind};
@@ -85,9 +87,10 @@ pub struct MultiFidelitySession {
 }
 
 impl MultiFidelitySession {
-    /// A session of the race method `method` over the space of `distributions` (no
-    /// conditions), curves of `max_budget` steps, at most `total_budget` units, values turned
-    /// into losses by `sign` (+1 minimise), deterministic given `seed` and the tells.
+    /// A session of the race method `method` over `configurations` distinct configurations
+    /// drawn from `distributions` (no conditions; fewer when the space has fewer), curves of
+    /// `max_budget` steps, at most `total_budget` units, values turned into losses by `sign`
+    /// (+1 minimise), deterministic given `seed` and the tells.
     pub fn new(
         distributions: Vec<(String, Distribution)>,
         method: &str,
@@ -95,15 +98,19 @@ impl MultiFidelitySession {
         total_budget: Option<u64>,
         sign: f64,
         seed: u64,
+        configurations: usize,
     ) -> Result<Self> {
         let entry = registry::lookup(RunKind::Race, method)?;
         if distributions.is_empty() {
             return Err(EngineError::Spec("the search space has no parameter".into()));
         }
+        if configurations == 0 {
+            return Err(EngineError::Spec("race at least one configuration".into()));
+        }
         let mut rng = job_rng(seed, "multi-fidelity");
-        let mut configs: Vec<Vec<f64>> = Vec::with_capacity(POOL);
+        let mut configs: Vec<Vec<f64>> = Vec::with_capacity(configurations);
         let mut attempts = 0;
-        while configs.len() < POOL && attempts < 20 * POOL {
+        while configs.len() < configurations && attempts < 20 * configurations {
             attempts += 1;
             let c = draw(&distributions, &mut rng);
             if !configs.contains(&c) {
@@ -176,8 +183,11 @@ impl MultiFidelitySession {
             self.held = Some(request);
             return Ok(Asked::Wait);
         }
-        let to = request.budget.min(from + self.race.remaining.min(u32::MAX as u64) as u32);
-        self.race.remaining -= (to - from) as u64;
+        // Saturating: without a total budget `remaining` is u64::MAX.
+        let to = (request.budget as u64).min((from as u64).saturating_add(self.race.remaining)) as u32;
+        if self.race.remaining != u64::MAX {
+            self.race.remaining -= (to - from) as u64;
+        }
         self.race.training[request.config] = true;
         self.requested[request.config] = Some(to);
         Ok(Asked::Train(Assignment { config: request.config, from, budget: to }))
@@ -225,6 +235,11 @@ impl MultiFidelitySession {
         Ok(self.distributions.iter().zip(c).map(|((_, d), &v)| external(d, v)).collect())
     }
 
+    /// The budget configuration `config` has told up to (0: never trained).
+    pub fn reached(&self, config: usize) -> Result<u32> {
+        self.race.curves.get(config).map(|c| c.len() as u32).ok_or_else(|| EngineError::Spec(format!("there is no configuration {config}")))
+    }
+
     /// The requests outstanding: (configuration, budget it reached, budget to reach).
     pub fn in_training(&self) -> Vec<Assignment> {
         (0..self.requested.len())
@@ -245,7 +260,7 @@ impl MultiFidelitySession {
         best
     }
 
-    /// Budget units not yet handed out (`u64::MAX` without a total budget).
+    /// Budget units not yet handed out (`u64::MAX` without a total budget: never counted down).
     pub fn remaining(&self) -> u64 {
         self.race.remaining
     }

@@ -4,6 +4,7 @@ use crate::fidelity::dyhpo::DYHPO;
 use crate::fidelity::runner::race_curves;
 use crate::method_entry::CostClass;
 use crate::race::run_race;
+use crate::suggest::POOL;
 
 /// Every race method but the faithful DyHPO (minutes per run; "DyHPO (fast)" runs its code).
 fn quick_methods() -> impl Iterator<Item = &'static MethodEntry> {
@@ -69,7 +70,7 @@ fn space() -> Vec<(String, Distribution)> {
 fn the_same_tells_give_the_same_asks_and_the_seed_matters() {
     for method in ["ASHA", "DyHPO (fast)", "GPB (IC)"] {
         let run = |seed| {
-            let mut s = MultiFidelitySession::new(space(), method, 9, Some(60), 1.0, seed).unwrap();
+            let mut s = MultiFidelitySession::new(space(), method, 9, Some(60), 1.0, seed, POOL).unwrap();
             let configs: Vec<Vec<Value>> = (0..s.configurations()).map(|c| s.params(c).unwrap()).collect();
             let served = one_worker(&mut s, &|c, step| curve(&configs[c], step));
             (served, s.best())
@@ -82,8 +83,26 @@ fn the_same_tells_give_the_same_asks_and_the_seed_matters() {
 }
 
 #[test]
+fn without_a_total_budget_promotions_reach_their_rung() {
+    // ASHA on 27 steps: rungs 1, 3, 9, 27; the session has no budget to cut requests to.
+    let mut s = MultiFidelitySession::new(space(), "ASHA", 27, None, 1.0, 0, POOL).unwrap();
+    let configs: Vec<Vec<Value>> = (0..s.configurations()).map(|c| s.params(c).unwrap()).collect();
+    let mut budgets = Vec::new();
+    for _ in 0..40 {
+        let Asked::Train(a) = s.ask().unwrap() else { panic!("one worker without a budget always trains") };
+        for step in a.from + 1..=a.budget {
+            s.tell(a.config, step, curve(&configs[a.config], step)).unwrap();
+        }
+        budgets.push(a.budget);
+    }
+    assert!(budgets.contains(&3) && budgets.contains(&9), "{budgets:?}");
+    assert!(budgets.iter().all(|b| [1, 3, 9, 27].contains(b)), "{budgets:?}");
+    assert_eq!(s.remaining(), u64::MAX);
+}
+
+#[test]
 fn parameters_respect_their_distributions() {
-    let s = MultiFidelitySession::new(space(), "ASHA", 9, None, 1.0, 0).unwrap();
+    let s = MultiFidelitySession::new(space(), "ASHA", 9, None, 1.0, 0, POOL).unwrap();
     assert_eq!(s.configurations(), POOL);
     for c in 0..s.configurations() {
         let p = s.params(c).unwrap();
@@ -95,13 +114,13 @@ fn parameters_respect_their_distributions() {
     }
     // A space with fewer configurations than the pool: each one once.
     let small = vec![("k".into(), Distribution::Int { low: 1, high: 5, log: false, step: 1 })];
-    assert_eq!(MultiFidelitySession::new(small, "ASHA", 3, None, 1.0, 0).unwrap().configurations(), 5);
+    assert_eq!(MultiFidelitySession::new(small, "ASHA", 3, None, 1.0, 0, POOL).unwrap().configurations(), 5);
 }
 
 #[test]
 fn parallel_workers_never_share_a_configuration() {
     for m in quick_methods() {
-        let mut s = MultiFidelitySession::new(space(), m.name, 9, Some(150), 1.0, 2).unwrap();
+        let mut s = MultiFidelitySession::new(space(), m.name, 9, Some(150), 1.0, 2, POOL).unwrap();
         let configs: Vec<Vec<Value>> = (0..s.configurations()).map(|c| s.params(c).unwrap()).collect();
         let mut outstanding: Vec<Assignment> = Vec::new();
         let (mut served, mut waits) = (0, 0);
@@ -145,14 +164,16 @@ fn parallel_workers_never_share_a_configuration() {
 
 #[test]
 fn bad_requests_get_clear_errors() {
-    let e = MultiFidelitySession::new(space(), "GP", 9, None, 1.0, 0).err().unwrap().to_string();
+    let e = MultiFidelitySession::new(space(), "GP", 9, None, 1.0, 0, POOL).err().unwrap().to_string();
     assert!(e.contains("not a multi-fidelity method") && e.contains("DyHPO") && e.contains("ASHA"), "{e}");
-    let e = MultiFidelitySession::new(space(), "DyHPQ", 9, None, 1.0, 0).err().unwrap().to_string();
+    let e = MultiFidelitySession::new(space(), "DyHPQ", 9, None, 1.0, 0, POOL).err().unwrap().to_string();
     assert!(e.contains("unknown method 'DyHPQ'") && e.contains(DYHPO.name), "{e}");
-    assert!(MultiFidelitySession::new(space(), "ASHA", 0, None, 1.0, 0).err().unwrap().to_string().contains("max_budget"));
-    assert!(MultiFidelitySession::new(Vec::new(), "ASHA", 3, None, 1.0, 0).is_err());
+    assert!(MultiFidelitySession::new(space(), "ASHA", 0, None, 1.0, 0, POOL).err().unwrap().to_string().contains("max_budget"));
+    assert!(MultiFidelitySession::new(Vec::new(), "ASHA", 3, None, 1.0, 0, POOL).is_err());
+    assert!(MultiFidelitySession::new(space(), "ASHA", 3, None, 1.0, 0, 0).is_err());
+    assert_eq!(MultiFidelitySession::new(space(), "ASHA", 3, None, 1.0, 0, 100).unwrap().configurations(), 100);
 
-    let mut s = MultiFidelitySession::new(space(), "Hyperband", 9, None, 1.0, 0).unwrap();
+    let mut s = MultiFidelitySession::new(space(), "Hyperband", 9, None, 1.0, 0, POOL).unwrap();
     let Asked::Train(a) = s.ask().unwrap() else { panic!("the first ask trains") };
     let other = (a.config + 1) % s.configurations();
     let said = |r: Result<bool>| r.unwrap_err().to_string();
