@@ -32,12 +32,16 @@ pub struct Race {
     pub curves: Vec<Vec<f64>>,
     /// Requests served so far, in order.
     pub history: Vec<Request>,
+    /// Configurations handed out to a worker whose values are not all told yet (an ask/tell
+    /// session with parallel workers, `suggest::multi_fidelity`); a simulated race trains one
+    /// request at a time and never has any. No method hands one of them out again.
+    pub training: Vec<bool>,
 }
 
 impl Race {
     /// A race over `configs` configurations with curves of `max_budget` steps.
     pub fn new(configs: usize, max_budget: u32, total_budget: u64) -> Self {
-        Race { max_budget, remaining: total_budget, curves: vec![Vec::new(); configs], history: Vec::new() }
+        Race { max_budget, remaining: total_budget, curves: vec![Vec::new(); configs], history: Vec::new(), training: vec![false; configs] }
     }
 
     /// Budget reached by configuration `i` (0 when never trained).
@@ -45,9 +49,15 @@ impl Race {
         self.curves[i].len() as u32
     }
 
-    /// Configurations never trained.
+    /// Configurations never trained and not in training.
     pub fn untouched(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.curves.len()).filter(|&i| self.curves[i].is_empty())
+        (0..self.curves.len()).filter(|&i| self.curves[i].is_empty() && !self.training[i])
+    }
+
+    /// True when configuration `i` can be trained further: below the largest budget and not
+    /// in training.
+    pub fn can_advance(&self, i: usize) -> bool {
+        self.budget_of(i) < self.max_budget && !self.training[i]
     }
 
     /// Trains configuration `config` from the budget it reached up to `to`, observing the

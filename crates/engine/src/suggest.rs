@@ -35,6 +35,7 @@ use crate::spec::{ExperimentSpec, TransferMode};
 use crate::transfer::{transfer_context, PriorCache};
 use crate::warping::scalarize_points;
 
+pub mod multi_fidelity;
 mod pruned;
 pub use pruned::PrunedTrials;
 use pruned::{pruned_observations, used_in_words};

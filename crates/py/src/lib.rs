@@ -4,6 +4,7 @@
 // PyO3 exists natively only; for wasm32 (the workspace is linted for it) this crate is empty.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod multi_fidelity;
 mod study;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -65,11 +66,19 @@ fn related_study_methods() -> Vec<&'static str> {
     transfer_methods()
 }
 
+/// The multi-fidelity methods, by their registry names.
+#[pyfunction]
+fn multi_fidelity_methods() -> Vec<&'static str> {
+    hpo_engine::suggest::multi_fidelity::methods()
+}
+
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(suggest, m)?)?;
     m.add_function(wrap_pyfunction!(single_study_methods, m)?)?;
     m.add_function(wrap_pyfunction!(related_study_methods, m)?)?;
+    m.add_function(wrap_pyfunction!(multi_fidelity_methods, m)?)?;
+    m.add_class::<multi_fidelity::MultiFidelitySession>()?;
     m.add("EngineError", m.py().get_type::<EngineError>())?;
     Ok(())
 }

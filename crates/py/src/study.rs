@@ -107,6 +107,13 @@ impl StudyDescription {
     }
 }
 
+/// A search space: a JSON list of `[name, distribution]` as a study description holds them,
+/// each checked as a study's are.
+pub fn distributions(json: &str) -> Result<Vec<(String, Distribution)>, String> {
+    let described: Vec<(String, DistributionDescription)> = serde_json::from_str(json).map_err(|e| format!("not a search space: {e}"))?;
+    described.into_iter().map(|(name, d)| Ok((name.clone(), checked(d).map_err(|why| format!("parameter '{name}': {why}"))?))).collect()
+}
+
 /// A description's distribution, valid as Optuna requires (finite bounds in order, a log scale
 /// above 0, a positive step, at least one choice).
 fn checked(d: DistributionDescription) -> Result<Distribution, String> {

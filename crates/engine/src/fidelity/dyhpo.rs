@@ -197,7 +197,7 @@ fn point(x: &[f64], curve: &[f64], b: u32, race: &Race, curve_len: usize, (mean,
 
 impl MultiFidelityOptimizer for DyHpo {
     fn next(&mut self, race: &Race, candidates: &[Vec<f64>], rng: &mut MethodRng) -> Result<Request> {
-        let open: Vec<usize> = (0..race.curves.len()).filter(|&i| race.budget_of(i) < race.max_budget).collect();
+        let open: Vec<usize> = (0..race.curves.len()).filter(|&i| race.can_advance(i)).collect();
         if open.is_empty() {
             return Err(self.error("every configuration is fully trained"));
         }

@@ -182,7 +182,7 @@ impl GpbRace {
         for _ in 0..self.round_size() {
             let mut best: Option<(f64, Request)> = None;
             for (i, cand) in candidates.iter().enumerate() {
-                if picked.iter().any(|r| r.config == i) {
+                if race.training[i] || picked.iter().any(|r| r.config == i) {
                     continue;
                 }
                 for &level in levels.iter().filter(|&&l| l > race.budget_of(i)) {

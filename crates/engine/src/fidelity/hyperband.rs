@@ -143,8 +143,15 @@ impl Hyperband {
         }
         let rungs = &self.schedule[self.bracket];
         if self.rung != usize::MAX && self.rung + 1 < rungs.len() {
-            // Successive halving: keep the best ⌊n/η⌋ of this rung, train them further.
+            // Successive halving: keep the best ⌊n/η⌋ of this rung, train them further. The
+            // rung is decided when all its members are told (synchronous, as in the paper).
             let budget = rungs[self.rung].budget;
+            if self.members.iter().any(|&c| race.training[c]) {
+                return Err(EngineError::Method {
+                    method: self.name.into(),
+                    message: "the rung's configurations are still in training".into(),
+                });
+            }
             let mut ranked = self.members.clone();
             ranked.sort_by(|&a, &b| loss_at(race, a, budget).total_cmp(&loss_at(race, b, budget)).then(a.cmp(&b)));
             self.rung += 1;
@@ -218,7 +225,7 @@ impl MultiFidelityOptimizer for Asha {
             let mut reached: Vec<usize> = (0..race.curves.len()).filter(|&i| race.budget_of(i) >= here).collect();
             reached.sort_by(|&a, &b| loss_at(race, a, here).total_cmp(&loss_at(race, b, here)).then(a.cmp(&b)));
             let top = reached.len() / ETA as usize;
-            if let Some(&c) = reached[..top].iter().find(|&&i| race.budget_of(i) < up) {
+            if let Some(&c) = reached[..top].iter().find(|&&i| race.budget_of(i) < up && !race.training[i]) {
                 return Ok(Request { config: c, budget: up });
             }
         }

@@ -1,8 +1,11 @@
 """The hpo-playground engine's HPO methods, for studies that run where the training runs.
 
 ``hpo_playground.suggest`` proposes the next configurations for a study described as plain
-data; ``hpo_playground.optuna.Sampler`` is an Optuna sampler on the same engine. Every number
-is the Rust engine's: this package only describes studies and converts values.
+data; ``hpo_playground.optuna.Sampler`` is an Optuna sampler on the same engine.
+``hpo_playground.MultiFidelity`` runs a multi-fidelity method (DyHPO, GPB, ASHA, …) as
+ask/tell, with ``hpo_playground.optuna.optimize_multi_fidelity`` and
+``hpo_playground.syne_tune.Scheduler`` on top. Every number is the Rust engine's: this
+package only describes studies and converts values.
 """
 
 from __future__ import annotations
@@ -12,16 +15,27 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hpo_playground._engine import EngineError, related_study_methods, single_study_methods
+from hpo_playground._engine import (
+    EngineError,
+    multi_fidelity_methods,
+    related_study_methods,
+    single_study_methods,
+)
 from hpo_playground._engine import suggest as _suggest
+from hpo_playground.multi_fidelity import MultiFidelity
 
-__all__ = ["EngineError", "methods", "suggest"]
+__all__ = ["EngineError", "MultiFidelity", "methods", "suggest"]
 
 
 def methods() -> dict[str, list[str]]:
-    """The method names ``suggest`` accepts: ``"single"`` learn from the study alone,
-    ``"related"`` need ``related`` studies of the same search space."""
-    return {"single": list(single_study_methods()), "related": list(related_study_methods())}
+    """The method names by use: ``suggest`` accepts ``"single"`` (learn from the study alone)
+    and ``"related"`` (need ``related`` studies of the same search space); ``MultiFidelity``
+    accepts ``"multi_fidelity"``."""
+    return {
+        "single": list(single_study_methods()),
+        "related": list(related_study_methods()),
+        "multi_fidelity": list(multi_fidelity_methods()),
+    }
 
 
 def suggest(

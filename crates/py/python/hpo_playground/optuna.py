@@ -14,9 +14,10 @@ parameters in the order first suggested, internal values, every trial with its s
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import optuna
 from optuna.distributions import (
     BaseDistribution,
     CategoricalDistribution,
@@ -29,8 +30,9 @@ from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
 import hpo_playground
+from hpo_playground.multi_fidelity import MultiFidelity, describe_space
 
-__all__ = ["Sampler", "describe"]
+__all__ = ["Sampler", "describe", "optimize_multi_fidelity"]
 
 
 class Sampler(BaseSampler):
@@ -195,3 +197,86 @@ def _distribution(name: str, d: BaseDistribution) -> dict[str, Any]:
         " IntDistribution and CategoricalDistribution only"
     )
 
+
+
+def optimize_multi_fidelity(
+    study: Study,
+    train_step: Callable[[dict[str, Any], int, Any], tuple[float, Any]],
+    *,
+    space: Mapping[str, Any],
+    max_budget: int,
+    total_budget: int,
+    n_configs: int = 256,
+    method: str = "DyHPO",
+    seed: int = 0,
+) -> MultiFidelity:
+    """Runs the multi-fidelity ``method`` on ``study``, one configuration step at a time.
+
+    ``train_step(params, step, state)`` trains the configuration ``params`` for budget step
+    ``step`` (1..max_budget) from ``state`` (``None`` at step 1; what it returned at the step
+    before, kept in memory while the configuration is paused) and returns ``(value, state)``.
+    ``n_configs`` configurations are drawn from ``space`` (as ``MultiFidelity`` reads it) and
+    raced until ``total_budget`` steps are trained; the study's direction is the method's.
+
+    Every configuration the method starts is an Optuna trial, created when it starts (an
+    enqueued trial with its parameters) and given each step's value as an intermediate value
+    (``trial.report(value, step)``) as soon as it is trained, so the storage holds every curve
+    as it grows. Optuna cannot resume a finished trial, so a paused configuration's trial stays
+    RUNNING until the configuration reaches ``max_budget`` (then COMPLETE with its last value)
+    or the run ends (then PRUNED, with its last intermediate value, as Optuna records trials
+    stopped early). A ``train_step`` that raises marks its trial FAIL and ends the run the same
+    way. If the process is killed, the complete trials and every reported step are in the
+    storage already; the configurations in training stay RUNNING.
+
+    Returns the ``MultiFidelity`` session (``best``, ``in_training``, …). One process per study:
+    the session lives in this process's memory.
+    """
+    if len(study.directions) != 1:
+        raise ValueError("optimize_multi_fidelity optimises single-objective studies only")
+    description = describe_space(space)
+    distributions = {name: _optuna_distribution(d) for name, d in description}
+    session = MultiFidelity(
+        dict(description),
+        method,
+        max_budget=max_budget,
+        seed=seed,
+        direction="maximize" if study.direction == StudyDirection.MAXIMIZE else "minimize",
+        total_budget=total_budget,
+        n_configs=n_configs,
+    )
+    trials: dict[int, optuna.Trial] = {}
+    states: dict[int, Any] = {}
+    finished: set[int] = set()
+    try:
+        while (asked := session.ask()) is not None:
+            config, params, budget = asked
+            if config not in trials:
+                study.enqueue_trial(params, skip_if_exists=False)
+                trials[config] = study.ask(distributions)
+            trial = trials[config]
+            for step in range(session.reached(config) + 1, budget + 1):
+                try:
+                    value, states[config] = train_step(params, step, states.get(config))
+                except BaseException:
+                    study.tell(trial, state=TrialState.FAIL)
+                    finished.add(config)
+                    raise
+                trial.report(float(value), step)
+                session.tell(config, step, value)
+            if budget == max_budget:
+                study.tell(trial, float(value))
+                finished.add(config)
+                states.pop(config, None)
+    finally:
+        for config, trial in trials.items():
+            if config not in finished:
+                study.tell(trial, state=TrialState.PRUNED)
+    return session
+
+
+def _optuna_distribution(d: dict[str, Any]) -> BaseDistribution:
+    if d["type"] == "float":
+        return FloatDistribution(d["low"], d["high"], log=d["log"], step=d["step"])
+    if d["type"] == "int":
+        return IntDistribution(d["low"], d["high"], log=d["log"], step=d["step"])
+    return CategoricalDistribution(d["choices"])

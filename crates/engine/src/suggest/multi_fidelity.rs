@@ -1,0 +1,279 @@
+//! A multi-fidelity method as an ask/tell session, for training that runs elsewhere (the
+//! Python package's `MultiFidelity`, its Optuna loop and its Syne Tune scheduler): the
+//! session holds the [`Race`] a simulated run holds, and its curves grow as values are told
+//! instead of being read from a table.
+//!
+//! It lives beside [`super::suggest_for_study`] because it takes the same search space (a
+//! study's Optuna distributions) and draws its candidates the same way: a multi-fidelity
+//! method chooses among a finite set of configurations, so the session draws a given number of
+//! distinct ones (suggest's [`super::POOL`], 2,048, unless told otherwise) from the distributions,
+//! deterministically from the seed, and the method races them.
+//!
+//! The rules, written once here (`docs/methods.md` points to them):
+//! - A request reaches `budget` from the budget the configuration reached; the user tells one
+//!   value per budget step, in order (what [`Race::curves`] holds). A request that jumps
+//!   several steps (Hyperband's and ASHA's promotions) is told step by step; the request
+//!   completes when its last step is told.
+//! - Several requests may be outstanding (parallel workers). A configuration in training is
+//!   never handed out again: the race marks it ([`Race::training`]) and the methods leave it
+//!   out of what they can pick. When a method still names one (a queue planned earlier), the
+//!   session keeps that request and hands it out once the configuration is told; until then
+//!   `ask` says to wait. A method that cannot decide while results are outstanding
+//!   (Hyperband's synchronous rungs) also makes `ask` wait; its error surfaces only when
+//!   nothing is in training.
+//! - A value that is not a finite number is refused with an error; the request stays open.
+//! - Budget units are counted when a request is handed out, as a simulated race counts them;
+//!   the last request is cut to what remains, and then `ask` says the session is done. Without
+//!   a total budget the session goes on until the method has nothing left to train (an error).
+//!
+//! With one worker (ask, tell every step, ask again) the method sees exactly the race
+//! [`crate::race::run_race`] shows it on a table with those values: same requests, same bits.
+
+use serde_json::Value;
+
+use super::{draw, external};
+use crate::error::{EngineError, Result};
+use crate::loaders::optuna::Distribution;
+use crate::method_entry::{MethodEntry, RunKind};
+use crate::optimizer::{job_rng, MethodRng};
+use crate::race::{MultiFidelityOptimizer, Race, Request};
+use crate::registry;
+use crate::space::{Hyperparameter, SearchSpace};
+
+/// The multi-fidelity methods, by their registry names.
+pub fn methods() -> Vec<&'static str> {
+    registry::of_kind(RunKind::Race).map(|e| e.name).collect()
+}
+
+/// A configuration handed out: train `config` from budget `from` up to `budget`, telling the
+/// value of each step `from + 1 ..= budget`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Assignment {
+    /// The configuration's id (its index among the session's candidates).
+    pub config: usize,
+    /// The budget it has reached (0: never trained).
+    pub from: u32,
+    /// The budget to reach.
+    pub budget: u32,
+}
+
+/// What `ask` answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asked {
+    /// Train this.
+    Train(Assignment),
+    /// Nothing can start until an outstanding request is told.
+    Wait,
+    /// The total budget is spent.
+    Done,
+}
+
+/// One multi-fidelity method racing configurations whose values are told from outside.
+pub struct MultiFidelitySession {
+    entry: &'static MethodEntry,
+    optimizer: Box<dyn MultiFidelityOptimizer>,
+    race: Race,
+    /// The configurations' encodings, what the method's models see.
+    candidates: Vec<Vec<f64>>,
+    /// The configurations' internal values (empty for a session over a table's encodings).
+    configs: Vec<Vec<f64>>,
+    distributions: Vec<(String, Distribution)>,
+    sign: f64,
+    rng: MethodRng,
+    /// The budget each configuration in training is to reach.
+    requested: Vec<Option<u32>>,
+    /// A request the method made for a configuration still in training.
+    held: Option<Request>,
+}
+
+impl MultiFidelitySession {
+    /// A session of the race method `method` over `configurations` distinct configurations
+    /// drawn from `distributions` (no conditions; fewer when the space has fewer), curves of
+    /// `max_budget` steps, at most `total_budget` units, values turned into losses by `sign`
+    /// (+1 minimise), deterministic given `seed` and the tells.
+    pub fn new(
+        distributions: Vec<(String, Distribution)>,
+        method: &str,
+        max_budget: u32,
+        total_budget: Option<u64>,
+        sign: f64,
+        seed: u64,
+        configurations: usize,
+    ) -> Result<Self> {
+        let entry = registry::lookup(RunKind::Race, method)?;
+        if distributions.is_empty() {
+            return Err(EngineError::Spec("the search space has no parameter".into()));
+        }
+        if configurations == 0 {
+            return Err(EngineError::Spec("race at least one configuration".into()));
+        }
+        let mut rng = job_rng(seed, "multi-fidelity");
+        let mut configs: Vec<Vec<f64>> = Vec::with_capacity(configurations);
+        let mut attempts = 0;
+        while configs.len() < configurations && attempts < 20 * configurations {
+            attempts += 1;
+            let c = draw(&distributions, &mut rng);
+            if !configs.contains(&c) {
+                configs.push(c);
+            }
+        }
+        let space = SearchSpace { params: distributions.iter().map(|(n, d)| Hyperparameter { name: n.clone(), kind: d.kind() }).collect() };
+        let candidates = configs.iter().map(|c| space.encode(c)).collect();
+        let mut session = Self::over(entry, candidates, max_budget, total_budget, sign, rng)?;
+        session.configs = configs;
+        session.distributions = distributions;
+        Ok(session)
+    }
+
+    /// A session over given candidate encodings, with the method's generator `rng`: what a
+    /// simulated race of the same method on a table of those candidates starts from.
+    pub fn over(
+        entry: &'static MethodEntry,
+        candidates: Vec<Vec<f64>>,
+        max_budget: u32,
+        total_budget: Option<u64>,
+        sign: f64,
+        rng: MethodRng,
+    ) -> Result<Self> {
+        if max_budget == 0 {
+            return Err(EngineError::Spec("max_budget must be at least 1 (the number of budget steps of a full training)".into()));
+        }
+        if total_budget == Some(0) {
+            return Err(EngineError::Spec("a total budget of 0 units leaves nothing to train".into()));
+        }
+        let n = candidates.len();
+        Ok(MultiFidelitySession {
+            entry,
+            optimizer: entry.build_race()?,
+            race: Race::new(n, max_budget, total_budget.unwrap_or(u64::MAX)),
+            candidates,
+            configs: Vec::new(),
+            distributions: Vec::new(),
+            sign,
+            rng,
+            requested: vec![None; n],
+            held: None,
+        })
+    }
+
+    /// The next configuration to train and how far (see the module's rules).
+    pub fn ask(&mut self) -> Result<Asked> {
+        if self.race.remaining == 0 {
+            return Ok(Asked::Done);
+        }
+        let request = match self.held.take() {
+            Some(r) if self.race.training[r.config] => {
+                self.held = Some(r);
+                return Ok(Asked::Wait);
+            }
+            Some(r) if r.budget > self.race.budget_of(r.config) => r,
+            _ => match self.optimizer.next(&self.race, &self.candidates, &mut self.rng) {
+                Ok(r) => r,
+                Err(_) if self.race.training.contains(&true) => return Ok(Asked::Wait),
+                Err(e) => return Err(e),
+            },
+        };
+        let from = self.race.curves.get(request.config).map(|c| c.len() as u32).ok_or_else(|| self.bad("a configuration out of range"))?;
+        if request.budget <= from || request.budget > self.race.max_budget {
+            let what =
+                format!("budget {} for configuration {} (at budget {from}, max {})", request.budget, request.config, self.race.max_budget);
+            return Err(self.bad(&what));
+        }
+        if self.race.training[request.config] {
+            self.held = Some(request);
+            return Ok(Asked::Wait);
+        }
+        // Saturating: without a total budget `remaining` is u64::MAX.
+        let to = (request.budget as u64).min((from as u64).saturating_add(self.race.remaining)) as u32;
+        if self.race.remaining != u64::MAX {
+            self.race.remaining -= (to - from) as u64;
+        }
+        self.race.training[request.config] = true;
+        self.requested[request.config] = Some(to);
+        Ok(Asked::Train(Assignment { config: request.config, from, budget: to }))
+    }
+
+    /// Records `value` of configuration `config` at budget step `step`; true when that step
+    /// completes the configuration's request.
+    pub fn tell(&mut self, config: usize, step: u32, value: f64) -> Result<bool> {
+        let n = self.race.curves.len();
+        let to = *self
+            .requested
+            .get(config)
+            .ok_or_else(|| EngineError::Spec(format!("there is no configuration {config}: ids run from 0 to {}", n - 1)))?;
+        let Some(to) = to else {
+            return Err(EngineError::Spec(format!(
+                "configuration {config} is not in training: tell values of a configuration ask() handed out, up to the budget it gave"
+            )));
+        };
+        let next = self.race.budget_of(config) + 1;
+        if step != next {
+            return Err(EngineError::Spec(format!(
+                "configuration {config} is at budget {}: tell step {next} next (one value per budget step, in order, up to {to}), not step {step}",
+                next - 1
+            )));
+        }
+        if !value.is_finite() {
+            return Err(EngineError::Spec(format!(
+                "configuration {config}, step {step}: the value {value} is not a finite number (report a diverged training as a large finite loss)"
+            )));
+        }
+        self.race.curves[config].push(self.sign * value);
+        if step < to {
+            return Ok(false);
+        }
+        self.race.training[config] = false;
+        self.requested[config] = None;
+        self.race.history.push(Request { config, budget: to });
+        Ok(true)
+    }
+
+    /// Configuration `config` as the user's parameter values (JSON: a float, an integer, a
+    /// choice), in the order of the distributions.
+    pub fn params(&self, config: usize) -> Result<Vec<Value>> {
+        let c = self.configs.get(config).ok_or_else(|| EngineError::Spec(format!("there is no configuration {config}")))?;
+        Ok(self.distributions.iter().zip(c).map(|((_, d), &v)| external(d, v)).collect())
+    }
+
+    /// The budget configuration `config` has told up to (0: never trained).
+    pub fn reached(&self, config: usize) -> Result<u32> {
+        self.race.curves.get(config).map(|c| c.len() as u32).ok_or_else(|| EngineError::Spec(format!("there is no configuration {config}")))
+    }
+
+    /// The requests outstanding: (configuration, budget it reached, budget to reach).
+    pub fn in_training(&self) -> Vec<Assignment> {
+        (0..self.requested.len())
+            .filter_map(|i| self.requested[i].map(|budget| Assignment { config: i, from: self.race.budget_of(i), budget }))
+            .collect()
+    }
+
+    /// The best value told so far (in the user's direction): (configuration, step, value).
+    pub fn best(&self) -> Option<(usize, u32, f64)> {
+        let mut best: Option<(usize, u32, f64)> = None;
+        for (i, curve) in self.race.curves.iter().enumerate() {
+            for (s, &loss) in curve.iter().enumerate() {
+                if best.is_none_or(|(_, _, b)| loss < self.sign * b) {
+                    best = Some((i, s as u32 + 1, self.sign * loss));
+                }
+            }
+        }
+        best
+    }
+
+    /// Budget units not yet handed out (`u64::MAX` without a total budget: never counted down).
+    pub fn remaining(&self) -> u64 {
+        self.race.remaining
+    }
+
+    /// How many configurations the method chooses among.
+    pub fn configurations(&self) -> usize {
+        self.candidates.len()
+    }
+
+    fn bad(&self, what: &str) -> EngineError {
+        EngineError::Method { method: self.entry.name.into(), message: format!("asked for {what}") }
+    }
+}
+
+#[cfg(test)]
+mod tests;

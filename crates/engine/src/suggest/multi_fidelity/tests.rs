@@ -1,0 +1,190 @@
+use super::*;
+use crate::bundled::crossing_curves_family;
+use crate::fidelity::dyhpo::DYHPO;
+use crate::fidelity::runner::race_curves;
+use crate::method_entry::CostClass;
+use crate::race::run_race;
+use crate::suggest::POOL;
+
+/// Every race method but the faithful DyHPO (minutes per run; "DyHPO (fast)" runs its code).
+fn quick_methods() -> impl Iterator<Item = &'static MethodEntry> {
+    registry::of_kind(RunKind::Race).filter(|m| m.cost < CostClass::Heavy)
+}
+
+/// Asks, tells every step of each assignment from `value(config, step)`, until done.
+fn one_worker(session: &mut MultiFidelitySession, value: &dyn Fn(usize, u32) -> f64) -> Vec<(usize, u32)> {
+    let mut served = Vec::new();
+    loop {
+        match session.ask().unwrap() {
+            Asked::Train(a) => {
+                for step in a.from + 1..=a.budget {
+                    assert_eq!(session.tell(a.config, step, value(a.config, step)).unwrap(), step == a.budget);
+                }
+                served.push((a.config, a.budget));
+            }
+            Asked::Done => return served,
+            Asked::Wait => panic!("one worker never waits: nothing is in training"),
+        }
+    }
+}
+
+#[test]
+fn one_worker_is_served_what_a_simulated_race_runs() {
+    let bench = crossing_curves_family();
+    let t = 2;
+    let (values, _) = race_curves(&bench, t).unwrap();
+    let sign = bench.metrics[bench.objective].direction.sign();
+    let max_budget = values[0].len() as u32;
+    let rng = || job_rng(1, &format!("race/{}", bench.tasks[t].name));
+    for m in quick_methods() {
+        let mut optimizer = m.build_race().unwrap();
+        let rows =
+            run_race(optimizer.as_mut(), m.name, &bench.encoded_task(t), &values, None, sign, 60, &mut rng(), &|| 0.0, &mut |_| true)
+                .unwrap();
+        let simulated: Vec<(usize, u32)> = rows.iter().map(|r| (r.config, r.budget)).collect();
+        let mut session = MultiFidelitySession::over(m, bench.encoded_task(t), max_budget, Some(60), sign, rng()).unwrap();
+        let told = one_worker(&mut session, &|c, s| values[c][s as usize - 1]);
+        assert_eq!(told, simulated, "{}", m.name);
+        assert_eq!(session.remaining(), 0);
+    }
+}
+
+/// A family of learning curves over the space of [`space`]: the loss falls with the budget
+/// towards a floor set by the parameters (best near lr = 1e-2, width 64).
+fn curve(params: &[Value], step: u32) -> f64 {
+    let lr = params[0].as_f64().unwrap();
+    let width = params[1].as_f64().unwrap();
+    let floor = (lr.log10() + 2.0).powi(2) + ((width - 64.0) / 64.0).powi(2) + if params[2] == "sgd" { 0.3 } else { 0.0 };
+    floor + 1.0 / step as f64
+}
+
+fn space() -> Vec<(String, Distribution)> {
+    vec![
+        ("lr".into(), Distribution::Float { low: 1e-4, high: 1.0, log: true, step: None }),
+        ("width".into(), Distribution::Int { low: 8, high: 256, log: false, step: 8 }),
+        ("optimizer".into(), Distribution::Categorical { choices: vec![Value::from("adam"), Value::from("sgd")] }),
+    ]
+}
+
+#[test]
+fn the_same_tells_give_the_same_asks_and_the_seed_matters() {
+    for method in ["ASHA", "DyHPO (fast)", "GPB (IC)"] {
+        let run = |seed| {
+            let mut s = MultiFidelitySession::new(space(), method, 9, Some(60), 1.0, seed, POOL).unwrap();
+            let configs: Vec<Vec<Value>> = (0..s.configurations()).map(|c| s.params(c).unwrap()).collect();
+            let served = one_worker(&mut s, &|c, step| curve(&configs[c], step));
+            (served, s.best())
+        };
+        let a = run(3);
+        assert_eq!(a, run(3), "{method}");
+        assert_ne!(a.0, run(4).0, "{method}");
+        assert!(a.1.unwrap().2 < 1.5, "{method}: best {:?}", a.1);
+    }
+}
+
+#[test]
+fn without_a_total_budget_promotions_reach_their_rung() {
+    // ASHA on 27 steps: rungs 1, 3, 9, 27; the session has no budget to cut requests to.
+    let mut s = MultiFidelitySession::new(space(), "ASHA", 27, None, 1.0, 0, POOL).unwrap();
+    let configs: Vec<Vec<Value>> = (0..s.configurations()).map(|c| s.params(c).unwrap()).collect();
+    let mut budgets = Vec::new();
+    for _ in 0..40 {
+        let Asked::Train(a) = s.ask().unwrap() else { panic!("one worker without a budget always trains") };
+        for step in a.from + 1..=a.budget {
+            s.tell(a.config, step, curve(&configs[a.config], step)).unwrap();
+        }
+        budgets.push(a.budget);
+    }
+    assert!(budgets.contains(&3) && budgets.contains(&9), "{budgets:?}");
+    assert!(budgets.iter().all(|b| [1, 3, 9, 27].contains(b)), "{budgets:?}");
+    assert_eq!(s.remaining(), u64::MAX);
+}
+
+#[test]
+fn parameters_respect_their_distributions() {
+    let s = MultiFidelitySession::new(space(), "ASHA", 9, None, 1.0, 0, POOL).unwrap();
+    assert_eq!(s.configurations(), POOL);
+    for c in 0..s.configurations() {
+        let p = s.params(c).unwrap();
+        let lr = p[0].as_f64().unwrap();
+        assert!((1e-4..=1.0).contains(&lr));
+        let width = p[1].as_i64().expect("an int parameter is an integer");
+        assert!((8..=256).contains(&width) && width % 8 == 0, "{width}");
+        assert!(p[2] == "adam" || p[2] == "sgd");
+    }
+    // A space with fewer configurations than the pool: each one once.
+    let small = vec![("k".into(), Distribution::Int { low: 1, high: 5, log: false, step: 1 })];
+    assert_eq!(MultiFidelitySession::new(small, "ASHA", 3, None, 1.0, 0, POOL).unwrap().configurations(), 5);
+}
+
+#[test]
+fn parallel_workers_never_share_a_configuration() {
+    for m in quick_methods() {
+        let mut s = MultiFidelitySession::new(space(), m.name, 9, Some(150), 1.0, 2, POOL).unwrap();
+        let configs: Vec<Vec<Value>> = (0..s.configurations()).map(|c| s.params(c).unwrap()).collect();
+        let mut outstanding: Vec<Assignment> = Vec::new();
+        let (mut served, mut waits) = (0, 0);
+        loop {
+            // Four workers: fill the free ones, then the oldest reports all its steps.
+            let mut done = false;
+            while outstanding.len() < 4 {
+                match s.ask().unwrap() {
+                    Asked::Train(a) => {
+                        assert!(outstanding.iter().all(|o| o.config != a.config), "{}: {} handed out twice", m.name, a.config);
+                        outstanding.push(a);
+                        served += 1;
+                    }
+                    Asked::Wait => {
+                        assert!(!outstanding.is_empty(), "{}: waits with nothing in training", m.name);
+                        waits += 1;
+                        break;
+                    }
+                    Asked::Done => {
+                        done = true;
+                        break;
+                    }
+                }
+            }
+            assert_eq!(s.in_training(), {
+                let mut o = outstanding.clone();
+                o.sort_by_key(|a| a.config);
+                o
+            });
+            if outstanding.is_empty() && done {
+                break;
+            }
+            let a = outstanding.remove(0);
+            for step in a.from + 1..=a.budget {
+                s.tell(a.config, step, curve(&configs[a.config], step)).unwrap();
+            }
+        }
+        assert!(served > 4, "{}: {served} assignments, {waits} waits", m.name);
+    }
+}
+
+#[test]
+fn bad_requests_get_clear_errors() {
+    let e = MultiFidelitySession::new(space(), "GP", 9, None, 1.0, 0, POOL).err().unwrap().to_string();
+    assert!(e.contains("not a multi-fidelity method") && e.contains("DyHPO") && e.contains("ASHA"), "{e}");
+    let e = MultiFidelitySession::new(space(), "DyHPQ", 9, None, 1.0, 0, POOL).err().unwrap().to_string();
+    assert!(e.contains("unknown method 'DyHPQ'") && e.contains(DYHPO.name), "{e}");
+    assert!(MultiFidelitySession::new(space(), "ASHA", 0, None, 1.0, 0, POOL).err().unwrap().to_string().contains("max_budget"));
+    assert!(MultiFidelitySession::new(Vec::new(), "ASHA", 3, None, 1.0, 0, POOL).is_err());
+    assert!(MultiFidelitySession::new(space(), "ASHA", 3, None, 1.0, 0, 0).is_err());
+    assert_eq!(MultiFidelitySession::new(space(), "ASHA", 3, None, 1.0, 0, 100).unwrap().configurations(), 100);
+
+    let mut s = MultiFidelitySession::new(space(), "Hyperband", 9, None, 1.0, 0, POOL).unwrap();
+    let Asked::Train(a) = s.ask().unwrap() else { panic!("the first ask trains") };
+    let other = (a.config + 1) % s.configurations();
+    let said = |r: Result<bool>| r.unwrap_err().to_string();
+    assert!(said(s.tell(other, 1, 0.5)).contains("not in training"));
+    assert!(said(s.tell(POOL + 3, 1, 0.5)).contains("no configuration"));
+    assert!(said(s.tell(a.config, a.from + 2, 0.5)).contains(&format!("tell step {} next", a.from + 1)));
+    assert!(said(s.tell(a.config, a.from + 1, f64::NAN)).contains("not a finite number"));
+    // The refused tells changed nothing: the request is still open and completes as asked.
+    for step in a.from + 1..=a.budget {
+        s.tell(a.config, step, 0.5).unwrap();
+    }
+    assert!(s.in_training().is_empty());
+    assert_eq!(s.best(), Some((a.config, 1, 0.5)));
+}

@@ -1,0 +1,152 @@
+"""A multi-fidelity method of the engine as an ask/tell object, usable in any training loop:
+``MultiFidelity(space, method="DyHPO", max_budget=50, seed=0)``.
+
+The method (DyHPO, GPB, ASHA, Hyperband, … by the engine's registry names) races a finite set
+of configurations drawn from ``space`` (``n_configs`` of them, deterministically from
+``seed``): it says which configuration trains next and up to which budget step, and the
+training reports one value per budget step. A configuration pauses when its request is
+reached and resumes later where it stopped: keep its training state (a checkpoint) meanwhile.
+The rules are the engine's (``hpo_engine::suggest::multi_fidelity``): several requests may be
+outstanding and a configuration in training is never handed out twice; ``ask`` returns
+``None`` when it must wait for a result (a synchronous method such as Hyperband at the end of
+a rung) or when the budget is spent (``finished`` tells which); a NaN value is refused.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from hpo_playground._engine import MultiFidelitySession, multi_fidelity_methods
+
+__all__ = ["MultiFidelity", "describe_space", "methods"]
+
+
+def methods() -> list[str]:
+    """The multi-fidelity method names ``MultiFidelity`` accepts (the engine's registry)."""
+    return list(multi_fidelity_methods())
+
+
+class MultiFidelity:
+    """Ask/tell over a multi-fidelity method of the engine.
+
+    Args:
+        space: parameter name -> distribution: an Optuna distribution (Float, Int,
+            Categorical), a list of choices, or a dict ``{"type": "float", "low": 1e-4,
+            "high": 1.0, "log": True}`` (``"int"`` alike, with an optional ``"step"``;
+            ``{"type": "categorical", "choices": [...]}``).
+        method: a name of ``methods()``; anything else raises ``ValueError`` listing them.
+        max_budget: budget steps of a full training (epochs, say); budgets run 1..max_budget.
+        seed: the engine's seed (the configurations drawn and the method's own draws).
+        direction: ``"minimize"`` or ``"maximize"`` the told values.
+        total_budget: budget steps to hand out in all (``None``: until stopped).
+        n_configs: configurations the method races (fewer when the space has fewer).
+    """
+
+    def __init__(
+        self,
+        space: Mapping[str, Any],
+        method: str = "DyHPO",
+        *,
+        max_budget: int,
+        seed: int = 0,
+        direction: str = "minimize",
+        total_budget: int | None = None,
+        n_configs: int = 2048,
+    ) -> None:
+        if direction not in ("minimize", "maximize"):
+            raise ValueError(f"direction must be 'minimize' or 'maximize', not {direction!r}")
+        description = describe_space(space)
+        self._names = [name for name, _ in description]
+        self.method = method
+        self.max_budget = max_budget
+        self.direction = direction
+        self._session = MultiFidelitySession(
+            json.dumps(description, allow_nan=False),
+            method,
+            max_budget,
+            total_budget,
+            1.0 if direction == "minimize" else -1.0,
+            seed,
+            n_configs,
+        )
+        self._finished = False
+
+    def ask(self) -> tuple[int, dict[str, Any], int] | None:
+        """``(config_id, params, budget)``: train ``config_id`` (with ``params``) from the
+        budget it reached (``reached(config_id)``, 0 the first time) up to ``budget``,
+        telling each step's value. ``None``: wait for an outstanding result, or the total
+        budget is spent (``finished``)."""
+        kind, config, _, budget = self._session.ask()
+        self._finished = kind == "done"
+        if kind != "train":
+            return None
+        return config, self.params(config), budget
+
+    def tell(self, config_id: int, budget: int, value: float) -> bool:
+        """Records ``value`` of ``config_id`` at budget step ``budget`` (the next step it has
+        not told; one value per step, in order). True when the step completes its request
+        (the configuration pauses). Raises ``ValueError`` for an unknown configuration, one
+        not in training, a step out of order or a value that is not a finite number."""
+        return self._session.tell(int(config_id), int(budget), float(value))
+
+    def params(self, config_id: int) -> dict[str, Any]:
+        """The parameters of configuration ``config_id``."""
+        return dict(zip(self._names, json.loads(self._session.params_json(int(config_id)))))
+
+    def reached(self, config_id: int) -> int:
+        """The budget step ``config_id`` has told up to (0: never trained)."""
+        return self._session.reached(int(config_id))
+
+    def in_training(self) -> list[tuple[int, int, int]]:
+        """The outstanding requests: ``(config_id, budget reached, budget to reach)``."""
+        return [tuple(t) for t in self._session.in_training()]
+
+    @property
+    def best(self) -> tuple[int, dict[str, Any], int, float] | None:
+        """The best value told so far: ``(config_id, params, budget, value)``."""
+        found = self._session.best()
+        if found is None:
+            return None
+        config, budget, value = found
+        return config, self.params(config), budget, value
+
+    @property
+    def finished(self) -> bool:
+        """True once ``ask`` found the total budget spent."""
+        return self._finished
+
+    @property
+    def n_configs(self) -> int:
+        """How many configurations the method races."""
+        return self._session.configurations()
+
+
+def describe_space(space: Mapping[str, Any]) -> list[list[Any]]:
+    """``space`` as the engine reads it: ``[name, {"type": ..., ...}]`` in ``space``'s order."""
+    if not isinstance(space, Mapping) or not space:
+        raise ValueError("space must be a non-empty dict of parameter name -> distribution")
+    return [[str(name), _plain(str(name), d)] for name, d in space.items()]
+
+
+def _plain(name: str, d: Any) -> dict[str, Any]:
+    if isinstance(d, Mapping):
+        kind = d.get("type")
+        if kind == "float":
+            return {"log": False, "step": None, **d}
+        if kind == "int":
+            return {"log": False, "step": 1, **d}
+        if kind == "categorical":
+            return dict(d)
+        raise ValueError(f"parameter {name!r}: type must be 'float', 'int' or 'categorical', not {kind!r}")
+    if isinstance(d, (list, tuple)):
+        return {"type": "categorical", "choices": list(d)}
+    if hasattr(d, "to_internal_repr"):  # an Optuna distribution
+        from hpo_playground.optuna import _distribution
+
+        return _distribution(name, d)
+    raise TypeError(
+        f"parameter {name!r} is a {type(d).__name__}: give an Optuna distribution, a list of"
+        " choices or a dict such as {'type': 'float', 'low': 0.0, 'high': 1.0}"
+    )

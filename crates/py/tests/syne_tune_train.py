@@ -1,0 +1,28 @@
+"""A training script for Syne Tune's LocalBackend (test_syne_tune.py): the curve family of
+test_multi_fidelity.py, one epoch per report, resumed from its checkpoint (the epochs trained)
+when the scheduler resumes the trial."""
+
+import argparse
+import json
+import math
+import time
+from pathlib import Path
+
+from syne_tune import Reporter
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--lr", type=float, required=True)
+parser.add_argument("--width", type=int, required=True)
+parser.add_argument("--epochs", type=int, required=True)
+parser.add_argument("--st_checkpoint_dir", type=str, required=True)
+args = parser.parse_args()
+
+checkpoint = Path(args.st_checkpoint_dir) / "epochs.json"
+start = json.loads(checkpoint.read_text())["epochs"] if checkpoint.exists() else 0
+report = Reporter()
+floor = (math.log10(args.lr) + 2) ** 2 + ((args.width - 64) / 64) ** 2
+for epoch in range(start + 1, args.epochs + 1):
+    time.sleep(0.05)
+    checkpoint.parent.mkdir(parents=True, exist_ok=True)
+    checkpoint.write_text(json.dumps({"epochs": epoch}))
+    report(epoch=epoch, loss=floor + (1.0 - floor / 4) / epoch, resumed_from=start)

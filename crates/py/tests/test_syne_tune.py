@@ -1,0 +1,72 @@
+"""hpo_playground.syne_tune.Scheduler in a real Syne Tune 0.16 run (LocalBackend: each trial a
+process running syne_tune_train.py), where trials are paused and resumed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from syne_tune import StoppingCriterion, Tuner
+from syne_tune.backend import LocalBackend
+from syne_tune.config_space import choice, loguniform, randint
+from syne_tune.optimizer.scheduler import SchedulerDecision
+
+from hpo_playground.syne_tune import Scheduler
+
+CONFIG_SPACE = {"lr": loguniform(1e-4, 1.0), "width": randint(8, 256), "epochs": 9}
+
+
+class Recording(Scheduler):
+    """The scheduler, keeping every result and decision (what the assertions read)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.log: list[tuple[int, dict, str]] = []
+
+    def on_trial_result(self, trial, result):
+        decision = super().on_trial_result(trial, result)
+        self.log.append((trial.trial_id, dict(result), decision))
+        return decision
+
+
+def test_a_local_run_pauses_and_resumes_trials(tmp_path, monkeypatch):
+    monkeypatch.setenv("SYNETUNE_FOLDER", str(tmp_path))
+    scheduler = Recording(
+        CONFIG_SPACE,
+        "ASHA",
+        metric="loss",
+        mode="min",
+        max_t=9,
+        resource_attr="epoch",
+        max_resource_attr="epochs",
+        seed=0,
+        n_configs=64,
+    )
+    tuner = Tuner(
+        trial_backend=LocalBackend(entry_point=str(Path(__file__).parent / "syne_tune_train.py")),
+        scheduler=scheduler,
+        stop_criterion=StoppingCriterion(max_num_evaluations=40),
+        n_workers=2,
+        sleep_time=0.1,
+        results_update_interval=60,
+        save_tuner=False,
+    )
+    tuner.run()
+    paused = {tid for tid, _, d in scheduler.log if d == SchedulerDecision.PAUSE}
+    resumed = {tid for tid, r, _ in scheduler.log if r["resumed_from"] > 0}
+    assert paused, "some trial was paused"
+    assert resumed & paused, "a paused trial was resumed from its checkpoint"
+    # Every report the method saw continues its trial's curve where it paused.
+    for tid in resumed:
+        epochs = [r["epoch"] for t, r, _ in scheduler.log if t == tid]
+        assert epochs == list(range(1, len(epochs) + 1)), epochs
+    assert scheduler.metric_names() == ["loss"] and scheduler.metric_mode() == "min"
+
+
+def test_unsupported_domains_and_modes_are_refused():
+    with pytest.raises(ValueError, match="mode"):
+        Scheduler(CONFIG_SPACE, "ASHA", metric="loss", mode="lowest", max_t=9)
+    with pytest.raises(ValueError, match="not a multi-fidelity method"):
+        Scheduler(CONFIG_SPACE, "GCP", metric="loss", max_t=9)
+    scheduler = Scheduler({"opt": choice(["adam", "sgd"]), "x": randint(1, 3)}, "ASHA", metric="loss", max_t=3)
+    assert scheduler.suggest().config["opt"] in ("adam", "sgd")
