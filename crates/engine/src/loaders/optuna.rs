@@ -359,9 +359,14 @@ fn studies_benchmark(file: &str, format: FileFormat, studies: &[Study], notes: &
         }
         let steps = complete.first().map_or(0, |t| t.intermediate.len());
         let whole = steps >= 2 && complete.iter().all(|t| t.intermediate.len() == steps);
-        // Non-finite intermediate values are repaired by the missing-value policy; a curve it
-        // drops takes its trial out of the task.
-        let (complete, curves) = if whole {
+        // Curves with a non-finite intermediate value are repaired by the missing-value policy
+        // as a curve file's are (its first-step bound included); a curve it drops takes its
+        // trial out of the task. All finite, they are taken as Optuna recorded them.
+        let finite = complete.iter().all(|t| t.intermediate.values().all(|v| v.is_finite()));
+        let (complete, curves) = if whole && finite {
+            let values = complete.iter().map(|t| t.intermediate.values().copied().collect()).collect();
+            (complete, Some(Curves { values, cost: None }))
+        } else if whole {
             let raw = complete.iter().map(|t| t.intermediate.values().map(|v| v.is_finite().then_some(*v)).collect()).collect();
             let (fixed, r) = repair_curves(raw, &[], sign, options.missing);
             repaired.add(r);

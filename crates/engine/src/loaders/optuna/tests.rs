@@ -71,6 +71,44 @@ fn a_journal_gives_optuna_s_own_space_states_and_curves() {
 }
 
 #[test]
+fn the_link_s_options_reach_a_journal_and_a_database() {
+    use crate::loaders::clean::MissingPolicy;
+    use crate::loaders::table::LoadOptions;
+    use crate::loaders::upload::load_file_with;
+    let options = LoadOptions { direction: Some(Direction::Maximize), linear: vec!["lr".into()], ..LoadOptions::default() };
+    let db = include_bytes!("../../../../../tests/fixtures/studies/optuna-mlp.db");
+    for (name, bytes) in [("optuna-mlp-journal.log", JOURNAL.as_bytes()), ("optuna-mlp.db", db.as_slice())] {
+        let loaded = load_file_with(name, bytes, &options).unwrap();
+        let b = &loaded.benchmark;
+        assert_eq!(b.metrics[0].direction, Direction::Maximize, "{name}: direction=max");
+        assert!(matches!(b.space.params[0].kind, ParamKind::Continuous { log: false, .. }), "{name}: lin=lr");
+        assert!(matches!(b.space.params[1].kind, ParamKind::Continuous { log: true, .. }), "{name}: weight_decay keeps Optuna's log scale");
+        let said = loaded.notes.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
+        assert!(
+            said.contains("'value' is maximised as the link says") && said.contains("'lr' is modelled on a linear scale as the link says"),
+            "{said}"
+        );
+    }
+    // A non-finite intermediate value is repaired by the link's policy; dropped, its trial leaves the race.
+    let ops: Vec<serde_json::Value> = JOURNAL.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let complete = ops.iter().find(|o| o["op_code"] == 6 && o["state"] == 1).unwrap()["trial_id"].clone();
+    let point = JOURNAL.lines().zip(&ops).find(|(_, o)| o["op_code"] == 7 && o["trial_id"] == complete && o["step"] == 5).unwrap().0;
+    let mut broken: serde_json::Value = serde_json::from_str(point).unwrap();
+    broken["intermediate_value"] = serde_json::Value::Null;
+    let text = JOURNAL.replacen(point, &broken.to_string(), 1);
+    let intact = load_file("j.log", JOURNAL.as_bytes(), None).unwrap();
+    assert!(!intact.notes.iter().any(|n| matches!(n, Note::Repaired { .. })), "finite curves are taken as recorded");
+    let whole = intact.benchmark.tasks[0].len();
+    let repaired = load_file("j.log", text.as_bytes(), None).unwrap();
+    assert_eq!(repaired.benchmark.tasks[0].len(), whole, "missing=untrained repairs the point");
+    assert!(repaired.benchmark.tasks[0].curves.is_some(), "and the study still races");
+    assert!(repaired.notes.iter().any(|n| matches!(n, Note::Repaired { counts, .. } if counts.cells >= 1)), "{:?}", repaired.notes);
+    let dropped =
+        load_file_with("j.log", text.as_bytes(), &LoadOptions { missing: MissingPolicy::Drop, ..LoadOptions::default() }).unwrap();
+    assert_eq!(dropped.benchmark.tasks[0].len(), whole - 1, "missing=drop takes the trial out");
+}
+
+#[test]
 fn a_torn_last_line_is_read_up_to_the_line_before_and_an_unknown_operation_is_named() {
     let cut = &JOURNAL[..JOURNAL.len() - 30];
     let (studies, notes) = read_journal("j.log", cut).unwrap();
