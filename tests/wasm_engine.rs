@@ -63,8 +63,12 @@ fn worker_messages_survive_the_workers_codec() {
     let bench = load_bundled("quadratic").unwrap();
     let resolved = ExperimentSpec { iterations: 3, ..Default::default() }.resolve(&bench).unwrap();
     // The parser's bytes reach a run's worker unchanged, inside its Load message.
-    let parsed =
-        ParsedFile::encode(hpo_playground::engine::loaders::upload::LoadedFile { benchmark: bench.clone(), warnings: vec![] }).unwrap();
+    let parsed = ParsedFile::encode(hpo_playground::engine::loaders::upload::LoadedFile {
+        benchmark: bench.clone(),
+        notes: vec![],
+        format: hpo_playground::engine::loaders::formats::FileFormat::Copula,
+    })
+    .unwrap();
     let (page_copy, bytes) = parsed.decode().unwrap();
     assert!(page_copy.benchmark == bench && bytes == EncodedBenchmark::encode(&bench).unwrap());
     let load = ToWorker::Load { generation: 1, benchmark: bytes, spec: Box::new(resolved.spec.clone()) };

@@ -144,7 +144,10 @@ test('Ray Tune and Syne Tune files as the tools wrote them load with no roles ty
     // The study's own line, named after its tool, with the caveat in the caption.
     const legend = await b.page.locator('#chart-regret .legend-entry').allTextContents();
     assert.ok(legend.some((t) => /^Ray Tune's own run/.test(t)), legend.join(' | '));
-    assert.match(await b.page.locator('#chart-regret').locator('xpath=ancestor::figure').locator('figcaption').textContent(), /The methods replay the study's complete trials only/);
+    // The chart itself says what the methods replay: the legend's last lines, the caption too.
+    const replayed = (await b.page.locator('#chart-regret .legend-note').allTextContents()).join(' ');
+    assert.equal(replayed, 'The methods replay only the 20 of its 80 trials that finished');
+    assert.match(await b.page.locator('#chart-regret').locator('xpath=ancestor::figure').locator('figcaption').textContent(), /the methods replay only the 20 of its 80 trials that finished: they choose among configurations it found/);
     await b.page.locator('#chart-regret').scrollIntoViewIfNeeded();
     await b.page.screenshot({ path: join(ROOT, 'tests', 'e2e', 'artifacts', 'race-study-line-1280x720.png') });
     // The same race in the CLI writes the study's row in its report.

@@ -150,7 +150,7 @@ mod tests {
         // Both load; by default the explosions are repaired to each run's step 0 value and
         // said, with the bound.
         let loaded = load_file_with("exploding.csv", csv.as_bytes(), &LoadOptions::default()).ok().unwrap();
-        let notes = loaded.warnings.join("\n");
+        let notes = loaded.notes.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
         assert!(notes.contains("worse than untrained") && notes.contains("each run's 'step_0'"), "{notes}");
         let worst =
             loaded.benchmark.tasks.iter().flat_map(|t| t.curves.as_ref().unwrap().values.iter().flatten()).fold(0.0f64, |m, &v| m.max(v));

@@ -136,7 +136,7 @@ mod tests {
         assert_eq!(b.tasks.len(), WIDE_TASKS);
         assert_eq!(b.total_rows(), WIDE_TASKS * WIDE_CONFIGS);
         assert!(b.tasks.iter().all(|t| t.curves.as_ref().unwrap().values.iter().all(|c| c.len() == WIDE_STEPS)));
-        assert!(!loaded.warnings.iter().any(|w| w.contains("log scale")), "{:?}", loaded.warnings);
+        assert!(!loaded.notes.iter().any(|w| w.to_string().contains("log scale")), "{:?}", loaded.notes);
     }
 
     #[test]
@@ -147,12 +147,12 @@ mod tests {
         // By default a diverged point and the rest of its curve take the run's step 0 value.
         let options = LoadOptions { detect_scales: true, ..LoadOptions::default() };
         let untrained = load_file_with("messy.csv", csv.as_bytes(), &options).unwrap();
-        let notes = untrained.warnings.join("\n");
+        let notes = untrained.notes.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
         assert!(notes.contains("missing or non-finite or worse than untrained") && notes.contains("each run's 'step_0'"), "{notes}");
         assert_eq!(untrained.benchmark.total_rows(), MESSY_TASKS * MESSY_CONFIGS, "untrained keeps every curve");
         let options = LoadOptions { detect_scales: true, missing: MissingPolicy::Worst, ..LoadOptions::default() };
         let loaded = load_file_with("messy.csv", csv.as_bytes(), &options).unwrap();
-        let notes = loaded.warnings.join("\n");
+        let notes = loaded.notes.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
         assert!(notes.contains(&format!("messy.csv: {bad} missing or non-finite curve points in")), "{notes}");
         assert!(notes.contains("'step_0' is the untrained value (step 0)"), "{notes}");
         for log in ["'lr' spans", "'weight_decay' spans"] {
@@ -172,6 +172,6 @@ mod tests {
         let dropped = load_file_with("messy.csv", csv.as_bytes(), &options).unwrap();
         assert!(dropped.benchmark.total_rows() < MESSY_TASKS * MESSY_CONFIGS);
         assert!(matches!(dropped.benchmark.space.params[0].kind, ParamKind::Continuous { log: false, .. }));
-        assert!(dropped.warnings.iter().any(|w| w.contains("dropped with their rows (missing=drop)")), "{:?}", dropped.warnings);
+        assert!(dropped.notes.iter().any(|w| w.to_string().contains("dropped with their rows (missing=drop)")), "{:?}", dropped.notes);
     }
 }

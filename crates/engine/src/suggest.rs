@@ -24,8 +24,10 @@ use crate::axis::count;
 use crate::benchmark::{Benchmark, Direction, Metric, Task};
 use crate::continuous::{ContinuousSpace, Coordinate};
 use crate::error::{EngineError, Result};
+use crate::loaders::formats::{recognise, FileFormat};
 use crate::loaders::optuna::trials::{inactive_value, Condition};
-use crate::loaders::optuna::{read_journal, Distribution, Study};
+use crate::loaders::optuna::{read_journal, Distribution, JournalOp, Study, TrialState};
+use crate::loaders::Unpacked;
 use crate::method_entry::{MethodObjectives, RunKind};
 use crate::method_entry::{TransferContext, TransferNeed};
 use crate::optimizer::{job_rng, SearchState};
@@ -69,38 +71,23 @@ pub struct SuggestedFiles {
     /// `enqueue.py`.
     pub python: String,
     /// `journal.log`: the journal with the trials enqueued (for a journal; a database is
-    /// never written here, see [`StudyFile::Storage`]).
+    /// never written here, see [`suggest_files`]).
     pub journal: Option<String>,
     /// What the method learned from, in words (complete trials, pruned ones, conditional parameters).
     pub used: String,
 }
 
-/// A file the next trials are written back for: Optuna's two storages.
-pub enum StudyFile {
-    /// A JournalStorage file (plain, .gz or .zip), its text: the trials are enqueued in a copy.
-    Journal(String),
-    /// An SQLite storage. Its trials are enqueued by `enqueue.py` through Optuna itself, never
-    /// by writing the file here: a study may be running on it, and SQLite's locking and
-    /// Optuna's schema (its version table, trial numbers, system attributes) are Optuna's to
-    /// keep — a copy written beside it would miss whatever the running study adds meanwhile.
-    Storage,
-}
-
-impl StudyFile {
-    /// What `bytes` are, when the next trials can be written back for them; `None` otherwise.
-    pub fn of(file: &str, bytes: &[u8]) -> Option<StudyFile> {
-        if bytes.starts_with(crate::loaders::sqlite::MAGIC) {
-            return Some(StudyFile::Storage);
-        }
-        let text = crate::loaders::unpack_text(file, bytes).ok()?;
-        crate::loaders::optuna::is_journal(&text).then_some(StudyFile::Journal(text))
-    }
-}
-
 /// The files of [`suggest`] for an Optuna journal (plain, .gz or .zip) or SQLite storage of
 /// `bytes`: what `hpo suggest` writes and the page offers to download.
+/// The file is unpacked once and its format is the format table's (`loaders::formats`), as
+/// when it is loaded. A database is never written here: a study may be running on it, and
+/// SQLite's locking and Optuna's schema (its version table, trial numbers, system attributes)
+/// are Optuna's to keep — a copy written beside it would miss whatever the running study adds
+/// meanwhile; `enqueue.py` enqueues through Optuna itself.
 pub fn suggest_files(file: &str, bytes: &[u8], study: Option<&str>, method: &str, k: usize, seed: u64) -> Result<SuggestedFiles> {
-    let Some(kind) = StudyFile::of(file, bytes) else {
+    let unpacked = Unpacked::of(file, bytes)?;
+    let format = recognise(&unpacked).map(|f| f.format).filter(|f| f.takes_next_trials());
+    let Some(format) = format else {
         return Err(EngineError::Spec(format!(
             "{file} is neither an Optuna journal (JournalStorage's file, one JSON operation a line; plain, .gz or .zip) nor an Optuna SQLite storage: the next trials are written back for Optuna's storages"
         )));
@@ -108,14 +95,15 @@ pub fn suggest_files(file: &str, bytes: &[u8], study: Option<&str>, method: &str
     if k == 0 {
         return Err(EngineError::Spec("ask for at least one suggestion".into()));
     }
-    let studies = match &kind {
-        StudyFile::Journal(text) => read_journal(file, text)?.0,
-        StudyFile::Storage => crate::loaders::optuna::storage::read_storage(file, bytes)?,
+    let journal_text = if format == FileFormat::OptunaJournal { Some(unpacked.text()?) } else { None };
+    let studies = match journal_text {
+        Some(text) => read_journal(file, text)?.0,
+        None => crate::loaders::optuna::storage::read_storage(file, unpacked.bytes())?,
     };
     let s = suggest_among(file, &studies, study, method, k, seed, PrunedTrials::BelowComplete)?;
-    let (python, journal) = match &kind {
-        StudyFile::Journal(text) => (s.enqueue_python(&journal_storage("journal.log")), Some(s.enqueued_journal(text))),
-        StudyFile::Storage => (s.enqueue_python(&python(&Value::from(format!("sqlite:///{file}")))), None),
+    let (python, journal) = match journal_text {
+        Some(text) => (s.enqueue_python(&journal_storage("journal.log")), Some(s.enqueued_journal(text))),
+        None => (s.enqueue_python(&python(&Value::from(format!("sqlite:///{file}")))), None),
     };
     Ok(SuggestedFiles {
         rows: s.rows.iter().map(|r| r.iter().map(cell).collect()).collect(),
@@ -354,8 +342,7 @@ fn suggest_among(
     }
     let dists = &chosen.distributions;
     let conditions = chosen.conditions();
-    let complete: Vec<(Vec<f64>, f64)> =
-        chosen.complete_trials().filter_map(|t| Some((chosen.config(t), t.values.as_ref()?.first().copied()?))).collect();
+    let complete = chosen.evaluations(chosen);
     if complete.is_empty() {
         return Err(EngineError::Spec(format!(
             "'{}' has no complete trial with a finite value yet ({}): nothing to learn from; run a few trials first (or load another study)",
@@ -539,8 +526,7 @@ fn related_context(
 ) -> Result<TransferContext> {
     let related: Vec<&Study> = studies.iter().filter(|s| s.id != chosen.id && chosen.same_space(s)).collect();
     let task = |s: &Study| -> Option<Task> {
-        let rows: Vec<(Vec<f64>, f64)> =
-            s.complete_trials().filter_map(|t| Some((chosen.config(t), t.values.as_ref()?.first().copied()?))).collect();
+        let rows = s.evaluations(chosen);
         (!rows.is_empty()).then(|| Task {
             name: s.name.clone(),
             metrics: vec![rows.iter().map(|r| r.1).collect()],
@@ -630,7 +616,8 @@ impl Suggestions {
             let fixed: serde_json::Map<String, Value> =
                 self.names.iter().cloned().zip(row.iter().cloned()).filter(|(_, v)| !v.is_null()).collect();
             let op = serde_json::json!({
-                "op_code": 4, "worker_id": "hpo-playground", "study_id": self.study_id, "datetime_start": null, "state": 4,
+                "op_code": JournalOp::CreateTrial.code(), "worker_id": "hpo-playground", "study_id": self.study_id,
+                "datetime_start": null, "state": TrialState::Waiting.code(),
                 "value": null, "values": null, "distributions": {}, "params": {}, "user_attrs": {},
                 "system_attrs": { "fixed_params": fixed }, "intermediate_values": {}
             });

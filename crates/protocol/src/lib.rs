@@ -15,6 +15,8 @@ use hpo_engine::benchmark::Benchmark;
 use hpo_engine::fidelity::gpb::view_setting::DesignViewSpec;
 use hpo_engine::gpb_experiments::design_view::{DesignTable, DesignViewData};
 use hpo_engine::lessons::{LessonFrames, LessonJob};
+use hpo_engine::loaders::formats::FileFormat;
+use hpo_engine::loaders::notes::Note;
 use hpo_engine::loaders::table::LoadOptions;
 use hpo_engine::loaders::upload::{LoadFailure, LoadedFile};
 use hpo_engine::prior::TrainedPrior;
@@ -299,18 +301,20 @@ pub struct ParsedFile {
     /// The benchmark.
     pub benchmark: EncodedBenchmark,
     /// The loader's notes.
-    pub warnings: Vec<String>,
+    pub notes: Vec<Note>,
+    /// What the file was recognised as.
+    pub format: FileFormat,
 }
 
 impl ParsedFile {
     /// A loaded file, its benchmark encoded.
     pub fn encode(file: LoadedFile) -> Result<Self, String> {
-        Ok(ParsedFile { benchmark: EncodedBenchmark::encode(&file.benchmark)?, warnings: file.warnings })
+        Ok(ParsedFile { benchmark: EncodedBenchmark::encode(&file.benchmark)?, notes: file.notes, format: file.format })
     }
 
     /// The loaded file back, and its benchmark's bytes.
     pub fn decode(self) -> Result<(LoadedFile, EncodedBenchmark), String> {
-        Ok((LoadedFile { benchmark: self.benchmark.decode()?, warnings: self.warnings }, self.benchmark))
+        Ok((LoadedFile { benchmark: self.benchmark.decode()?, notes: self.notes, format: self.format }, self.benchmark))
     }
 }
 
@@ -357,14 +361,20 @@ mod tests {
     #[test]
     fn a_parsed_benchmark_crosses_as_its_bytes_and_comes_back_equal() {
         let bench = load_bundled("curves").unwrap();
-        let parsed = ParsedFile::encode(LoadedFile { benchmark: bench.clone(), warnings: vec!["a note".into()] }).unwrap();
+        let parsed = ParsedFile::encode(LoadedFile {
+            benchmark: bench.clone(),
+            notes: vec![Note::said("f.csv", "a note")],
+            format: FileFormat::Copula,
+        })
+        .unwrap();
         let bytes = parsed.benchmark.len();
         let message = FromWorker::Parsed { request: 7, result: Ok(parsed), parse_ms: 1.0 }.encode().unwrap();
-        // The bytes are written once, as bytes: the message is them plus a few dozen.
-        assert!(message.len() >= bytes && message.len() < bytes + 64, "{} for {bytes}", message.len());
+        // The bytes are written once, as bytes: the message is them plus a few dozen (the
+        // note, its file, the format, the request).
+        assert!(message.len() >= bytes && message.len() < bytes + 96, "{} for {bytes}", message.len());
         let FromWorker::Parsed { result: Ok(parsed), .. } = FromWorker::decode(&message).unwrap() else { panic!("a parsed file") };
         let (file, encoded) = parsed.decode().unwrap();
-        assert!(file.benchmark == bench && file.warnings == ["a note"]);
+        assert!(file.benchmark == bench && file.notes == [Note::said("f.csv", "a note")] && file.format == FileFormat::Copula);
         // What a run's worker receives is the same bytes, and reads the same benchmark.
         let load = ToWorker::Load { generation: 1, benchmark: encoded.clone(), spec: Box::default() }.encode().unwrap();
         let ToWorker::Load { benchmark, .. } = ToWorker::decode(&load).unwrap() else { panic!("a load") };

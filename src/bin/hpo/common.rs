@@ -24,7 +24,7 @@ pub fn in_pool<R: Send>(work: impl FnOnce() -> R + Send) -> R {
 }
 
 /// What the loader said of the data, each once on stderr, in the page's words.
-pub fn print_notes(notes: &[String]) {
+pub fn print_notes(notes: &[impl std::fmt::Display]) {
     for n in notes {
         eprintln!("note: {n}");
     }

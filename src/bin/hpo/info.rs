@@ -28,7 +28,7 @@ pub fn info(path: &Path, link: Option<&str>) -> CliResult<()> {
             format!("{message}; give them with --link, e.g. --link '?{}'", to_query(&example))
         }
     })?;
-    print_notes(&loaded.warnings);
+    print_notes(&loaded.notes);
     let b = &loaded.benchmark;
     println!(
         "{}: {}, {}, {}",

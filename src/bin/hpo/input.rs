@@ -35,7 +35,7 @@ pub fn load_data(spec: &ExperimentSpec, data: Option<&Path>, sources: &Sources) 
                 format!("{message}; add them to the link, e.g. ?{}", to_query(&example))
             }
         })?;
-        print_notes(&loaded.warnings);
+        print_notes(&loaded.notes);
         Ok(loaded.benchmark)
     };
     match (&spec.data, data) {

@@ -16,9 +16,10 @@ use hpo_playground::engine::fidelity::runner::run_mf_job_with;
 use hpo_playground::engine::fidelity::targets::RaceTargets;
 use hpo_playground::engine::fidelity::RaceTrace;
 use hpo_playground::engine::loaders::clean::MissingPolicy;
-use hpo_playground::engine::loaders::curves::{load_curve_file, load_lcbench_members, LCBENCH_FILES};
+use hpo_playground::engine::loaders::curves::{curves_from_table, load_lcbench_members, LCBENCH_FILES};
 use hpo_playground::engine::loaders::table::LoadOptions;
-use hpo_playground::engine::loaders::upload::{load_file_with, LoadFailure};
+use hpo_playground::engine::loaders::upload::{load_file_with, load_unpacked, LoadFailure};
+use hpo_playground::engine::loaders::Unpacked;
 use hpo_playground::engine::method_entry::{MethodEntry, RunKind};
 use hpo_playground::engine::registry::{lookup, of_kind};
 use hpo_playground::engine::results::cd_layout::CdLayout;
@@ -62,7 +63,7 @@ pub fn load(data: &str, lcbench_dir: &Path, direction: Option<Direction>, missin
                 LoadFailure::Error(m) => m,
                 LoadFailure::NeedsRoles { message, .. } => message,
             })?;
-            print_notes(&loaded.warnings);
+            print_notes(&loaded.notes);
             Ok(loaded.benchmark)
         }
         "lcbench" => {
@@ -78,15 +79,18 @@ pub fn load(data: &str, lcbench_dir: &Path, direction: Option<Direction>, missin
             let name = Path::new(path).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             let options = LoadOptions { detect_scales: true, direction, missing, ..LoadOptions::default() };
             // A study as its tool wrote it (Optuna's journal, Ray Tune's experiment, Syne Tune's
-            // results) is read by the upload loader, as the page reads it.
-            if let Ok(loaded) = load_file_with(&name, &bytes, &options) {
+            // results) is read by the upload loader, as the page reads it; anything else as a
+            // curve table. The file is unpacked once for both.
+            let unpacked = Unpacked::of(&name, &bytes)?;
+            if let Ok(loaded) = load_unpacked(&unpacked, &options) {
                 if loaded.benchmark.tasks.iter().any(|t| t.history.is_some() && t.curves.is_some()) {
-                    print_notes(&loaded.warnings);
+                    print_notes(&loaded.notes);
                     return Ok(loaded.benchmark);
                 }
             }
-            let loaded = load_curve_file(&name, &bytes, "metric", direction.unwrap_or(Direction::Minimize), &options)?;
-            print_notes(&loaded.warnings);
+            let table = unpacked.table()?.clone();
+            let loaded = curves_from_table(&name, table, "metric", direction.unwrap_or(Direction::Minimize), &options)?;
+            print_notes(&loaded.notes);
             Ok(loaded.benchmark)
         }
     }

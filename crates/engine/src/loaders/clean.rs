@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::notes::Note;
 use crate::axis::significant;
 
 /// What happens to a missing, non-finite or diverged value.
@@ -98,12 +99,8 @@ pub fn parse_cell(text: &str) -> Result<Option<f64>, NotANumber> {
     }
 }
 
-/// Words every repair message contains (the page re-reads a repaired file when the
-/// direction, and so the worst value, changes).
-pub const REPAIR_NOTE: &str = "missing or non-finite";
-
 /// What a repair touched.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct Repaired {
     /// Cells that were missing or not finite, or (under [`MissingPolicy::Untrained`]) that
     /// took the untrained value: a diverged point and the rest of its curve.
@@ -128,53 +125,61 @@ impl Repaired {
         };
     }
 
-    /// The message for the user, or `None` when nothing was touched. `untrained` names the
-    /// step 0 column that held each run's untrained value, if the file has one.
-    pub fn message(&self, file: &str, what: &str, policy: MissingPolicy, untrained: Option<&str>) -> Option<String> {
-        (self.cells > 0 || self.rows > 0).then(|| {
-            let rows = format!("{} {}", self.rows, if self.rows == 1 { "row" } else { "rows" });
-            match (policy, self.bounds) {
-                (MissingPolicy::Untrained, Some((lo, hi))) => {
-                    let source = match untrained {
-                        Some(col) => format!("each run's '{col}'"),
-                        None => {
-                            "per task, diverged beyond Q3 + 3·IQR of the first step's values, set to the largest of them inside".to_string()
-                        }
-                    };
-                    let range = if lo == hi { significant(lo, 4) } else { format!("{} to {}", significant(lo, 4), significant(hi, 4)) };
-                    format!(
-                        "{file}: {} {what} in {rows} {REPAIR_NOTE} or worse than untrained, {} (untrained value: {source}; {range})",
-                        self.cells,
-                        policy.describe()
-                    )
-                }
-                (MissingPolicy::TaskSet, _) => format!(
-                    "{file}: {} {what} {REPAIR_NOTE} or above the 95 % quantile; {} curves {}",
-                    self.cells,
-                    self.dropped,
-                    policy.describe()
-                ),
-                _ => {
-                    let dropped = if self.dropped > 0 && policy != MissingPolicy::Drop {
-                        format!(" ({} dropped: nothing finite before the first)", self.dropped)
-                    } else {
-                        String::new()
-                    };
-                    let describe = match policy {
-                        // A task with nothing finite has no value to fall back to.
-                        MissingPolicy::Untrained if self.dropped == self.rows => {
-                            "dropped: their task has no finite value (missing=untrained)"
-                        }
-                        // Single values: nothing before training to fall back to.
-                        MissingPolicy::Untrained => {
-                            "counted as the task's worst value (missing=untrained: a single value has no untrained value)"
-                        }
-                        other => other.describe(),
-                    };
-                    format!("{file}: {} {REPAIR_NOTE} {what} in {rows}, {describe}{dropped}", self.cells)
-                }
-            }
+    /// The note for the user ([`Note::Repaired`]), or `None` when nothing was touched.
+    /// `untrained` names the step 0 column that held each run's untrained value, if the file
+    /// has one.
+    pub fn note(&self, file: &str, what: &str, policy: MissingPolicy, untrained: Option<&str>) -> Option<Note> {
+        (self.cells > 0 || self.rows > 0).then(|| Note::Repaired {
+            file: file.to_string(),
+            what: what.to_string(),
+            counts: *self,
+            policy,
+            untrained: untrained.map(str::to_string),
         })
+    }
+
+    /// What was repaired, in words (after the file's name).
+    pub fn sentence(&self, what: &str, policy: MissingPolicy, untrained: Option<&str>) -> String {
+        let rows = format!("{} {}", self.rows, if self.rows == 1 { "row" } else { "rows" });
+        match (policy, self.bounds) {
+            (MissingPolicy::Untrained, Some((lo, hi))) => {
+                let source = match untrained {
+                    Some(col) => format!("each run's '{col}'"),
+                    None => {
+                        "per task, diverged beyond Q3 + 3·IQR of the first step's values, set to the largest of them inside".to_string()
+                    }
+                };
+                let range = if lo == hi { significant(lo, 4) } else { format!("{} to {}", significant(lo, 4), significant(hi, 4)) };
+                format!(
+                    "{} {what} in {rows} missing or non-finite or worse than untrained, {} (untrained value: {source}; {range})",
+                    self.cells,
+                    policy.describe()
+                )
+            }
+            (MissingPolicy::TaskSet, _) => format!(
+                "{} {what} missing or non-finite or above the 95 % quantile; {} curves {}",
+                self.cells,
+                self.dropped,
+                policy.describe()
+            ),
+            _ => {
+                let dropped = if self.dropped > 0 && policy != MissingPolicy::Drop {
+                    format!(" ({} dropped: nothing finite before the first)", self.dropped)
+                } else {
+                    String::new()
+                };
+                let describe = match policy {
+                    // A task with nothing finite has no value to fall back to.
+                    MissingPolicy::Untrained if self.dropped == self.rows => "dropped: their task has no finite value (missing=untrained)",
+                    // Single values: nothing before training to fall back to.
+                    MissingPolicy::Untrained => {
+                        "counted as the task's worst value (missing=untrained: a single value has no untrained value)"
+                    }
+                    other => other.describe(),
+                };
+                format!("{} missing or non-finite {what} in {rows}, {describe}{dropped}", self.cells)
+            }
+        }
     }
 }
 
@@ -483,22 +488,30 @@ mod tests {
     #[test]
     fn messages_count_what_was_touched() {
         let r = Repaired { cells: 917, rows: 120, dropped: 0, bounds: None };
-        let m = r.message("lc.csv", "curve points", MissingPolicy::Worst, None).unwrap();
+        let m = r.note("lc.csv", "curve points", MissingPolicy::Worst, None).unwrap().to_string();
         assert_eq!(m, "lc.csv: 917 missing or non-finite curve points in 120 rows, counted as the task's worst value (missing=worst)");
-        assert!(Repaired::default().message("f", "values", MissingPolicy::Drop, None).is_none());
+        assert!(Repaired::default().note("f", "values", MissingPolicy::Drop, None).is_none());
         let r = Repaired { cells: 2, rows: 2, dropped: 0, bounds: None };
-        assert!(r.message("f", "metric values", MissingPolicy::Untrained, None).unwrap().contains("a single value has no untrained value"));
+        assert!(r
+            .note("f", "metric values", MissingPolicy::Untrained, None)
+            .unwrap()
+            .to_string()
+            .contains("a single value has no untrained value"));
         let r = Repaired { cells: 8, rows: 2, dropped: 2, bounds: None };
-        assert!(r.message("f", "curve points", MissingPolicy::Untrained, None).unwrap().contains("their task has no finite value"));
+        assert!(r
+            .note("f", "curve points", MissingPolicy::Untrained, None)
+            .unwrap()
+            .to_string()
+            .contains("their task has no finite value"));
         let r = Repaired { cells: 11978, rows: 262, dropped: 0, bounds: Some((std::f64::consts::LN_10, 2.35)) };
-        let m = r.message("raw.csv", "curve points", MissingPolicy::Untrained, Some("step_0")).unwrap();
+        let m = r.note("raw.csv", "curve points", MissingPolicy::Untrained, Some("step_0")).unwrap().to_string();
         assert_eq!(
             m,
             "raw.csv: 11978 curve points in 262 rows missing or non-finite or worse than untrained, set to the untrained value from the first \
              diverged point on (missing=untrained) (untrained value: each run's 'step_0'; 2.303 to 2.350)"
         );
         let r = Repaired { cells: 40, rows: 3, dropped: 3, bounds: None };
-        let m = r.message("t.csv", "curve points", MissingPolicy::TaskSet, None).unwrap();
+        let m = r.note("t.csv", "curve points", MissingPolicy::TaskSet, None).unwrap().to_string();
         assert!(m.contains("40 curve points missing or non-finite or above the 95 % quantile; 3 curves dropped"), "{m}");
     }
 }

@@ -2,6 +2,8 @@
 //! columns `hp_*` (hyperparameters; `_log` ones are already log-scaled), `metric_*`,
 //! `dataset_*` (task descriptors, unused by the methods), `task` and `blackbox`.
 
+use super::formats::FileFormat;
+use super::notes::Note;
 use super::table::{build_benchmark, guess_direction, read_table, ColumnRoles, CsvTable, LoadOptions};
 use super::unpack_text;
 use crate::benchmark::Metric;
@@ -59,7 +61,8 @@ pub fn copula_from_table(file: &str, table: &CsvTable, options: &LoadOptions) ->
     let mut warnings = Vec::new();
     if let Some(c) = table.column("blackbox") {
         if table.rows.iter().any(|r| r[c] != table.rows[0][c]) {
-            warnings.push(format!("{file}: several blackboxes in one file; all rows are treated as one benchmark named '{name}'"));
+            warnings
+                .push(Note::said(file, format!("several blackboxes in one file; all rows are treated as one benchmark named '{name}'")));
         }
     }
     let objective = KNOWN_OBJECTIVES
@@ -75,11 +78,11 @@ pub fn copula_from_table(file: &str, table: &CsvTable, options: &LoadOptions) ->
         .filter(|h| !h.starts_with("hp_") && !h.starts_with("metric_") && !h.starts_with("dataset_") && *h != "task" && *h != "blackbox")
         .collect();
     if !ignored.is_empty() {
-        warnings.push(format!("{file}: ignored column(s) {}", ignored.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")));
+        warnings.push(Note::said(file, format!("ignored column(s) {}", ignored.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "))));
     }
     let task = table.column("task").map(|_| "task".to_string());
     if task.is_none() {
-        warnings.push(format!("{file}: no 'task' column; all rows form one task"));
+        warnings.push(Note::said(file, "no 'task' column; all rows form one task"));
     }
     let roles = ColumnRoles {
         hyperparameters: hps,
@@ -93,7 +96,7 @@ pub fn copula_from_table(file: &str, table: &CsvTable, options: &LoadOptions) ->
     };
     let (benchmark, more) = build_benchmark(file, &name, table, &roles, options)?;
     warnings.extend(more);
-    Ok(Loaded { benchmark, warnings })
+    Ok(Loaded { benchmark, notes: warnings, format: FileFormat::Copula })
 }
 
 /// File name without directories and without `.csv`, `.gz`, `.zip` extensions.
@@ -120,7 +123,7 @@ mod tests {
         assert_eq!(l.benchmark.tasks.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["t1", "t2"]);
         assert_eq!(l.benchmark.metrics[l.benchmark.objective].name, "metric_error");
         assert!(matches!(l.benchmark.space.params[0].kind, ParamKind::Integer { lower: 1, upper: 3 }));
-        assert!(l.warnings.iter().any(|w| w.contains("extra")), "{:?}", l.warnings);
+        assert!(l.notes.iter().any(|w| w.to_string().contains("extra")), "{:?}", l.notes);
     }
 
     #[test]

@@ -19,6 +19,8 @@ use std::collections::BTreeMap;
 
 use super::clean::{parse_cell, repair_curves, MissingPolicy, Repaired};
 use super::copula::Loaded;
+use super::formats::FileFormat;
+use super::notes::Note;
 use super::table::{build_benchmark, guess_direction, read_table, ColumnRoles, CsvTable, LoadOptions};
 use super::unpack_text;
 use crate::benchmark::{Benchmark, Curves, Direction, Metric};
@@ -178,9 +180,12 @@ pub fn curves_from_table(
             }
             let zero = step_zero_columns(&table);
             for &c in &zero {
-                warnings.push(format!(
-                    "{file}: '{}' is the untrained value (step 0): not a hyperparameter nor a budget step; it bounds what counts as diverged",
-                    table.headers[c]
+                warnings.push(Note::said(
+                    file,
+                    format!(
+                        "'{}' is the untrained value (step 0): not a hyperparameter nor a budget step; it bounds what counts as diverged",
+                        table.headers[c]
+                    ),
                 ));
             }
             let step_cols: Vec<usize> = steps.iter().map(|s| s.1).collect();
@@ -202,7 +207,7 @@ pub fn curves_from_table(
         None => None,
     };
     let (curves, repaired) = read_curves(file, &table, &steps, task_col, untrained_col, direction.sign(), options.missing)?;
-    warnings.extend(repaired.message(file, "curve points", options.missing, untrained_col.map(|c| table.headers[c].as_str())));
+    warnings.extend(repaired.note(file, "curve points", options.missing, untrained_col.map(|c| table.headers[c].as_str())));
     // Dropped curves leave the table; the final value becomes an ordinary metric column so
     // every method can use the table (written with Rust's round-trip formatting).
     let kept: Vec<(csv::StringRecord, Vec<f64>)> =
@@ -234,7 +239,7 @@ pub fn curves_from_table(
     let (mut benchmark, more) = build_benchmark(file, &super::copula::file_stem(file), &table, &roles, options)?;
     warnings.extend(more);
     attach_curves_in_row_order(&mut benchmark, &table, roles.task.as_deref(), curves, None);
-    Ok(Loaded { benchmark, warnings })
+    Ok(Loaded { benchmark, notes: warnings, format: FileFormat::LearningCurves })
 }
 
 fn unique_name(table: &CsvTable, base: &str) -> String {
@@ -387,7 +392,7 @@ pub fn load_lcbench(
         }
     }
     attach_curves_in_row_order(&mut benchmark, &table, Some("task"), mcurves, cost_curves);
-    Ok(Loaded { benchmark, warnings })
+    Ok(Loaded { benchmark, notes: warnings, format: FileFormat::LcbenchFolder })
 }
 
 /// The files of the LCBench layout as shipped in `lcbench-surrogate`: configurations, the
@@ -533,7 +538,7 @@ mod tests {
         let b = l.benchmark.tasks[1].curves.as_ref().unwrap();
         assert_eq!(b.values, vec![vec![0.4, 0.4, 0.4], vec![0.4, 0.3, 0.4]]);
         assert_eq!(l.benchmark.tasks[0].metrics[0], vec![0.8, 0.6], "the objective is the repaired last step");
-        let notes = l.warnings.join("\n");
+        let notes = l.notes.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
         assert!(notes.contains("c.csv: 3 missing or non-finite curve points in 3 rows, counted as the task's worst value"), "{notes}");
         assert!(notes.contains("'step_0' is the untrained value"), "{notes}");
         // By default (missing=untrained) they take the run's step 0 value, 9, from there on.

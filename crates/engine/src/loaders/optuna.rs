@@ -13,8 +13,11 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use super::clean::{repair_curves, Repaired};
+use super::formats::FileFormat;
+use super::notes::Note;
+use super::table::LoadOptions;
 use super::table::LoadedFile;
-use super::table::{build_benchmark, ColumnRoles, CsvTable, LoadOptions};
 use crate::axis::count;
 use crate::benchmark::{Benchmark, Curves, Direction, Metric, RanTrial, StudyHistory, Task};
 use crate::error::{EngineError, Result};
@@ -35,16 +38,18 @@ pub enum TrialState {
     Waiting,
 }
 
+/// The states in the order of the journal's codes for them.
+const STATES: [TrialState; 5] = [TrialState::Running, TrialState::Complete, TrialState::Pruned, TrialState::Fail, TrialState::Waiting];
+
 impl TrialState {
-    fn from_code(code: i64) -> Option<Self> {
-        Some(match code {
-            0 => TrialState::Running,
-            1 => TrialState::Complete,
-            2 => TrialState::Pruned,
-            3 => TrialState::Fail,
-            4 => TrialState::Waiting,
-            _ => return None,
-        })
+    /// The state the journal numbers `code`.
+    pub fn from_code(code: i64) -> Option<Self> {
+        usize::try_from(code).ok().and_then(|c| STATES.get(c)).copied()
+    }
+
+    /// The journal's number for this state.
+    pub fn code(self) -> i64 {
+        STATES.iter().position(|&s| s == self).unwrap_or_default() as i64
     }
 
     /// The state by Optuna's name for it (`TrialState.COMPLETE.name`), as SQLite storages and
@@ -77,86 +82,6 @@ fn states_in_words(states: &[TrialState]) -> String {
     .map(|&(s, word)| format!("{} {word}", n(s)))
     .collect();
     format!("{} ({})", count(states.len(), "trial"), parts.join(", "))
-}
-
-/// Whether a table is `trials_dataframe()`'s: `number`, `state`, `params_*` and `value` (or
-/// `values_0`, … for several objectives).
-pub fn is_trials_dataframe(table: &CsvTable) -> bool {
-    let has = |h: &str| table.headers.iter().any(|x| x == h);
-    has("number") && has("state") && (has("value") || has("values_0")) && table.headers.iter().any(|h| h.starts_with("params_"))
-}
-
-/// A `trials_dataframe()` CSV as one task: its COMPLETE trials are the evaluations
-/// (`params_*` the hyperparameters, `value` or `values_k` the objectives); the other states
-/// are counted in the summary line. The CSV does not hold the directions: minimised unless the
-/// link says otherwise, and said.
-pub fn from_trials_dataframe(file: &str, table: &CsvTable, options: &LoadOptions) -> Result<LoadedFile> {
-    let state_col = table.column("state").ok_or_else(|| EngineError::parse(file, "no 'state' column"))?;
-    let states: Vec<TrialState> = table
-        .rows
-        .iter()
-        .enumerate()
-        .map(|(r, row)| {
-            TrialState::from_name(&row[state_col]).ok_or_else(|| EngineError::Parse {
-                file: file.into(),
-                row: Some(r + 2),
-                column: Some("state".into()),
-                message: format!("'{}' is not an Optuna trial state (COMPLETE, PRUNED, FAIL, RUNNING, WAITING)", &row[state_col]),
-            })
-        })
-        .collect::<Result<_>>()?;
-    if !states.contains(&TrialState::Complete) {
-        return Err(EngineError::parse(
-            file,
-            format!("an Optuna study with no complete trial: {}; nothing to compare yet", states_in_words(&states)),
-        ));
-    }
-    // The hyperparameters without Optuna's prefix; every other column is bookkeeping.
-    let params: Vec<(usize, String)> =
-        table.headers.iter().enumerate().filter_map(|(c, h)| h.strip_prefix("params_").map(|n| (c, n.to_string()))).collect();
-    let objectives: Vec<(usize, String)> = table
-        .headers
-        .iter()
-        .enumerate()
-        .filter(|(_, h)| *h == "value" || h.strip_prefix("values_").is_some_and(|k| k.parse::<usize>().is_ok()))
-        .map(|(c, h)| (c, h.clone()))
-        .collect();
-    let keep: Vec<usize> = params.iter().chain(&objectives).map(|(c, _)| *c).collect();
-    let complete = CsvTable {
-        headers: params.iter().map(|(_, n)| n.clone()).chain(objectives.iter().map(|(_, n)| n.clone())).collect(),
-        rows: table
-            .rows
-            .iter()
-            .zip(&states)
-            .filter(|(_, s)| **s == TrialState::Complete)
-            .map(|(row, _)| csv::StringRecord::from(keep.iter().map(|&c| &row[c]).collect::<Vec<_>>()))
-            .collect(),
-    };
-    let roles = ColumnRoles {
-        hyperparameters: params.iter().map(|(_, n)| n.clone()).collect(),
-        categorical: Vec::new(),
-        metrics: objectives.iter().map(|(_, n)| Metric { name: n.clone(), direction: Direction::Minimize }).collect(),
-        objective: objectives[0].1.clone(),
-        task: None,
-        steps: Vec::new(),
-        run: None,
-        step: None,
-    };
-    let scales = LoadOptions { detect_scales: true, ..options.clone() };
-    let (benchmark, mut warnings) = build_benchmark(file, &super::copula::file_stem(file), &complete, &roles, &scales)?;
-    let direction = options.direction.unwrap_or(Direction::Minimize);
-    warnings.insert(
-        0,
-        format!(
-            "{file}: an Optuna study (trials_dataframe): {}, {} (params_*); the {} complete trials are the evaluations, pruned and failed ones are counted, not compared (their values are not final); the objective '{}' is {} — the CSV does not say the direction (switch it in Setup, or export the journal, which does)",
-            states_in_words(&states),
-            count(params.len(), "hyperparameter"),
-            states.iter().filter(|&&s| s == TrialState::Complete).count(),
-            roles.objective,
-            if direction == Direction::Minimize { "minimised" } else { "maximised" }
-        ),
-    );
-    Ok(LoadedFile { benchmark, warnings })
 }
 
 /// One of Optuna's distributions.
@@ -271,161 +196,26 @@ pub struct Study {
     pub trials: Vec<Trial>,
 }
 
-/// What reading a journal found besides its studies.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct JournalNotes {
-    /// A last line cut off (a study still running when the file was copied): left out.
-    pub torn_last_line: bool,
-}
-
-/// Whether `text` looks like a JournalStorage file: its first line a JSON object with an
-/// `op_code`.
-pub fn is_journal(text: &str) -> bool {
-    text.lines()
-        .find(|l| !l.trim().is_empty())
-        .and_then(|l| serde_json::from_str::<Value>(l).ok())
-        .is_some_and(|v| v.get("op_code").is_some_and(Value::is_i64))
-}
-
-/// Replays a JournalStorage file. A torn last line is left out and noted; a line that is not
-/// JSON before it, or an operation this reader does not know, is an error naming the line.
-pub fn read_journal(file: &str, text: &str) -> Result<(Vec<Study>, JournalNotes)> {
-    let mut studies: Vec<Option<Study>> = Vec::new();
-    // Trials by their global id: (study index, trial index in it).
-    let mut trials: Vec<(usize, usize)> = Vec::new();
-    let mut notes = JournalNotes::default();
-    let lines: Vec<&str> = text.lines().collect();
-    let at = |line: usize, message: String| EngineError::Parse { file: file.into(), row: Some(line), column: None, message };
-    for (k, raw) in lines.iter().enumerate() {
-        let line = k + 1;
-        if raw.trim().is_empty() {
-            continue;
-        }
-        let op: Value = match serde_json::from_str(raw) {
-            Ok(v) => v,
-            Err(_) if k + 1 == lines.len() => {
-                notes.torn_last_line = true;
-                break;
-            }
-            Err(e) => return Err(at(line, format!("not a journal operation (JSON expected): {e}"))),
-        };
-        let code = op.get("op_code").and_then(Value::as_i64).ok_or_else(|| at(line, "no op_code".into()))?;
-        let trial_of = |op: &Value| -> Result<(usize, usize)> {
-            let id = op.get("trial_id").and_then(Value::as_u64).ok_or_else(|| at(line, "no trial_id".into()))? as usize;
-            trials.get(id).copied().ok_or_else(|| at(line, format!("trial {id} was never created")))
-        };
-        match code {
-            // Create a study.
-            0 => {
-                let name = op.get("study_name").and_then(Value::as_str).unwrap_or("study").to_string();
-                let directions = op
-                    .get("directions")
-                    .and_then(Value::as_array)
-                    .map(|d| d.iter().map(|x| if x.as_i64() == Some(2) { Direction::Maximize } else { Direction::Minimize }).collect())
-                    .unwrap_or_else(|| vec![Direction::Minimize]);
-                studies.push(Some(Study { id: studies.len(), name, directions, distributions: Vec::new(), trials: Vec::new() }));
-            }
-            // Delete a study.
-            1 => {
-                let id = op.get("study_id").and_then(Value::as_u64).unwrap_or(u64::MAX) as usize;
-                *studies.get_mut(id).ok_or_else(|| at(line, format!("study {id} was never created")))? = None;
-            }
-            // Study and trial attributes: bookkeeping; 10 (discard trials) is, as Optuna's own
-            // reader treats it, for another implementation.
-            2 | 3 | 8 | 9 | 10 => {}
-            // Create a trial (enqueued ones carry their state and parameters).
-            4 => {
-                let id = op.get("study_id").and_then(Value::as_u64).unwrap_or(u64::MAX) as usize;
-                let study = studies.get_mut(id).and_then(Option::as_mut).ok_or_else(|| at(line, format!("study {id} does not exist")))?;
-                let state = op.get("state").and_then(Value::as_i64).and_then(TrialState::from_code).unwrap_or(TrialState::Running);
-                // A trial made whole (`study.add_trial`, `enqueue` of a finished one) carries its
-                // objective: `value` for one, `values` for several, and its curve.
-                let values = match op.get("values").and_then(Value::as_array) {
-                    Some(v) => Some(v.iter().map(|x| x.as_f64().unwrap_or(f64::NAN)).collect()),
-                    None => op.get("value").and_then(Value::as_f64).map(|v| vec![v]),
-                };
-                let intermediate = op
-                    .get("intermediate_values")
-                    .and_then(Value::as_object)
-                    .map(|m| m.iter().filter_map(|(k, v)| Some((k.parse::<i64>().ok()?, v.as_f64().unwrap_or(f64::NAN)))).collect())
-                    .unwrap_or_default();
-                let mut trial = Trial { state, params: BTreeMap::new(), values, intermediate };
-                if let (Some(params), Some(dists)) = (op.get("params").and_then(Value::as_object), op.get("distributions").and_then(Value::as_object)) {
-                    for (name, value) in params {
-                        if let (Some(v), Some(d)) = (value.as_f64(), dists.get(name).and_then(Value::as_str).and_then(Distribution::from_json)) {
-                            if !study.distributions.iter().any(|(n, _)| n == name) {
-                                study.distributions.push((name.clone(), d));
-                            }
-                            trial.params.insert(name.clone(), v);
-                        }
-                    }
-                }
-                study.trials.push(trial);
-                trials.push((id, study.trials.len() - 1));
-            }
-            // A parameter's value and distribution.
-            5 => {
-                let (s, t) = trial_of(&op)?;
-                let name = op.get("param_name").and_then(Value::as_str).ok_or_else(|| at(line, "no param_name".into()))?.to_string();
-                let value = op.get("param_value_internal").and_then(Value::as_f64).ok_or_else(|| at(line, "no param_value_internal".into()))?;
-                let dist = op
-                    .get("distribution")
-                    .and_then(Value::as_str)
-                    .and_then(Distribution::from_json)
-                    .ok_or_else(|| at(line, format!("the distribution of '{name}' is not one Optuna writes")))?;
-                let study = studies[s].as_mut().ok_or_else(|| at(line, "the trial's study was deleted".into()))?;
-                if !study.distributions.iter().any(|(n, _)| *n == name) {
-                    study.distributions.push((name.clone(), dist));
-                }
-                study.trials[t].params.insert(name, value);
-            }
-            // A trial's state and values.
-            6 => {
-                let (s, t) = trial_of(&op)?;
-                let state = op.get("state").and_then(Value::as_i64).and_then(TrialState::from_code).ok_or_else(|| at(line, "an unknown trial state".into()))?;
-                let values = op.get("values").and_then(Value::as_array).map(|v| v.iter().map(|x| x.as_f64().unwrap_or(f64::NAN)).collect());
-                let study = studies[s].as_mut().ok_or_else(|| at(line, "the trial's study was deleted".into()))?;
-                study.trials[t].state = state;
-                if values.is_some() {
-                    study.trials[t].values = values;
-                }
-            }
-            // An intermediate value (one point of the learning curve).
-            7 => {
-                let (s, t) = trial_of(&op)?;
-                let step = op.get("step").and_then(Value::as_i64).ok_or_else(|| at(line, "no step".into()))?;
-                let value = op.get("intermediate_value").and_then(Value::as_f64).unwrap_or(f64::NAN);
-                let study = studies[s].as_mut().ok_or_else(|| at(line, "the trial's study was deleted".into()))?;
-                study.trials[t].intermediate.insert(step, value);
-            }
-            other => {
-                return Err(at(
-                    line,
-                    format!("operation {other} is not one this reader knows (Optuna 5.0's journal has 0 to 10): was the file written by a newer Optuna?"),
-                ))
-            }
-        }
-    }
-    Ok((studies.into_iter().flatten().collect(), notes))
-}
-
 /// A journal's studies as a benchmark: the studies whose search space is the first
 /// complete one's are its tasks (so the transfer methods learn across them); others are
 /// listed in the notes. Each task's evaluations are its complete trials; when all of them
 /// report the same number of intermediate steps (at least two), those are its curves.
-pub fn journal_benchmark(file: &str, text: &str) -> Result<LoadedFile> {
+pub fn journal_benchmark(file: &str, text: &str, options: &LoadOptions) -> Result<LoadedFile> {
     let (studies, notes) = read_journal(file, text)?;
-    studies_benchmark(file, "Optuna journal", &studies, &notes)
+    studies_benchmark(file, FileFormat::OptunaJournal, &studies, &notes, options)
 }
 
 /// An Optuna SQLite storage's studies as a benchmark, as [`journal_benchmark`] makes one.
-pub fn storage_benchmark(file: &str, bytes: &[u8]) -> Result<LoadedFile> {
+pub fn storage_benchmark(file: &str, bytes: &[u8], options: &LoadOptions) -> Result<LoadedFile> {
     let studies = storage::read_storage(file, bytes)?;
-    studies_benchmark(file, "Optuna storage (SQLite)", &studies, &JournalNotes::default())
+    studies_benchmark(file, FileFormat::OptunaStorage, &studies, &JournalNotes::default(), options)
 }
 
-/// Studies as a benchmark (see [`journal_benchmark`]); `what` names the file's kind.
-fn studies_benchmark(file: &str, what: &str, studies: &[Study], notes: &JournalNotes) -> Result<LoadedFile> {
+/// Studies as a benchmark (see [`journal_benchmark`]) of a file in `format`, as the link's
+/// options say: `direction=` for the first objective, `lin=`/`log=` for the scales, the
+/// missing-value policy for the intermediate values' non-finite points.
+fn studies_benchmark(file: &str, format: FileFormat, studies: &[Study], notes: &JournalNotes, options: &LoadOptions) -> Result<LoadedFile> {
+    let what = format.name();
     let usable: Vec<&Study> = studies.iter().filter(|s| s.trials.iter().any(|t| t.state == TrialState::Complete)).collect();
     let Some(first) = usable.first() else {
         let said: Vec<String> = studies
@@ -442,14 +232,34 @@ fn studies_benchmark(file: &str, what: &str, studies: &[Study], notes: &JournalN
         ));
     };
     let (tasks_of, others): (Vec<&Study>, Vec<&Study>) = usable.iter().copied().partition(|s| first.same_space(s));
-    let space =
-        SearchSpace { params: first.distributions.iter().map(|(n, d)| Hyperparameter { name: n.clone(), kind: d.kind() }).collect() };
-    let metrics: Vec<Metric> = first
+    let mut warnings = Vec::new();
+    let space = SearchSpace {
+        params: first
+            .distributions
+            .iter()
+            .map(|(n, d)| Hyperparameter { name: n.clone(), kind: scaled(file, n, d.kind(), options, &mut warnings) })
+            .collect(),
+    };
+    let mut metrics: Vec<Metric> = first
         .directions
         .iter()
         .enumerate()
         .map(|(k, &direction)| Metric { name: if first.directions.len() == 1 { "value".into() } else { format!("values_{k}") }, direction })
         .collect();
+    if let Some(direction) = options.direction.filter(|&d| d != metrics[0].direction) {
+        metrics[0].direction = direction;
+        warnings.push(Note::said(
+            file,
+            format!(
+                "'{}' is {} as the link says (the study {} it)",
+                metrics[0].name,
+                if direction == Direction::Minimize { "minimised" } else { "maximised" },
+                if direction == Direction::Minimize { "maximises" } else { "minimises" }
+            ),
+        ));
+    }
+    let sign = if metrics[0].direction == Direction::Minimize { 1.0 } else { -1.0 };
+    let mut repaired = Repaired::default();
     let mut tasks = Vec::new();
     let mut lines = Vec::new();
     for study in &tasks_of {
@@ -462,13 +272,30 @@ fn studies_benchmark(file: &str, what: &str, studies: &[Study], notes: &JournalN
         if complete.is_empty() {
             continue;
         }
+        let steps = complete.first().map_or(0, |t| t.intermediate.len());
+        let whole = steps >= 2 && complete.iter().all(|t| t.intermediate.len() == steps);
+        // Curves with a non-finite intermediate value are repaired by the missing-value policy
+        // as a curve file's are (its first-step bound included); a curve it drops takes its
+        // trial out of the task. All finite, they are taken as Optuna recorded them.
+        let finite = complete.iter().all(|t| t.intermediate.values().all(|v| v.is_finite()));
+        let (complete, curves) = if whole && finite {
+            let values = complete.iter().map(|t| t.intermediate.values().copied().collect()).collect();
+            (complete, Some(Curves { values, cost: None }))
+        } else if whole {
+            let raw = complete.iter().map(|t| t.intermediate.values().map(|v| v.is_finite().then_some(*v)).collect()).collect();
+            let (fixed, r) = repair_curves(raw, &[], sign, options.missing);
+            repaired.add(r);
+            let kept: Vec<&Trial> = complete.iter().zip(&fixed).filter(|(_, c)| c.is_some()).map(|(t, _)| *t).collect();
+            (kept, Some(Curves { values: fixed.into_iter().flatten().collect(), cost: None }))
+        } else {
+            (complete, None)
+        };
+        if complete.is_empty() {
+            continue;
+        }
         let configs: Vec<Vec<f64>> = complete.iter().map(|t| first.config(t)).collect();
         let metric_values: Vec<Vec<f64>> =
             (0..metrics.len()).map(|m| complete.iter().map(|t| t.values.as_ref().map_or(f64::NAN, |v| v[m])).collect()).collect();
-        let steps = complete.first().map_or(0, |t| t.intermediate.len());
-        let whole = steps >= 2 && complete.iter().all(|t| t.intermediate.len() == steps && t.intermediate.values().all(|v| v.is_finite()));
-        let curves =
-            whole.then(|| Curves { values: complete.iter().map(|t| t.intermediate.values().copied().collect()).collect(), cost: None });
         let longest = study.trials.iter().map(|t| t.intermediate.len()).max().unwrap_or(0);
         lines.push(format!(
             "'{}': {}{}",
@@ -508,18 +335,19 @@ fn studies_benchmark(file: &str, what: &str, studies: &[Study], notes: &JournalN
         tasks,
         joint_objectives: first.directions.len() > 1,
     };
-    let mut warnings = vec![format!(
-        "{file}: {what}, {} with one search space ({} from its distributions: {}): {}; the complete trials are the evaluations (a race replays them), pruned and failed ones are counted, not compared",
+    warnings.insert(0, Note::said(file, format!(
+        "{what}, {} with one search space ({} from its distributions: {}): {}; the complete trials are the evaluations (a race replays them), pruned and failed ones are counted, not compared",
         count(tasks_of.len(), "study"),
         count(first.distributions.len(), "hyperparameter"),
         first.distributions.iter().map(|(n, d)| format!("{n} {}", describe(d))).collect::<Vec<_>>().join(", "),
         lines.join("; ")
-    )];
+    )));
+    warnings.extend(repaired.note(file, "curve points", options.missing, None));
     let conditional = first.conditional();
     if !conditional.is_empty() {
         let conditions = first.conditions();
-        warnings.push(format!(
-            "{file}: a conditional search space: {}; in a trial that did not suggest it, a parameter stands at its inactive value (a number at its lower bound, a choice at its first), so every trial is a point of one space",
+        warnings.push(Note::said(file, format!(
+            "a conditional search space: {}; in a trial that did not suggest it, a parameter stands at its inactive value (a number at its lower bound, a choice at its first), so every trial is a point of one space",
             conditional
                 .iter()
                 .map(|&k| {
@@ -538,19 +366,48 @@ fn studies_benchmark(file: &str, what: &str, studies: &[Study], notes: &JournalN
                 })
                 .collect::<Vec<_>>()
                 .join(", ")
-        ));
+        )));
     }
     if !others.is_empty() {
-        warnings.push(format!(
-            "{file}: {} with another search space left out: {}",
-            count(others.len(), "study"),
-            others.iter().map(|s| format!("'{}'", s.name)).collect::<Vec<_>>().join(", ")
+        warnings.push(Note::said(
+            file,
+            format!(
+                "{} with another search space left out: {}",
+                count(others.len(), "study"),
+                others.iter().map(|s| format!("'{}'", s.name)).collect::<Vec<_>>().join(", ")
+            ),
         ));
     }
     if notes.torn_last_line {
-        warnings.push(format!("{file}: its last line is cut off (a study still running when it was copied?): read up to the line before"));
+        let studies =
+            studies.iter().map(|s| (s.name.clone(), states_in_words(&s.trials.iter().map(|t| t.state).collect::<Vec<_>>()))).collect();
+        warnings.push(Note::CutOff { file: file.to_string(), studies });
     }
-    Ok(LoadedFile { benchmark, warnings })
+    Ok(LoadedFile { benchmark, notes: warnings, format })
+}
+
+/// A parameter's kind on the scale the link asks for: `lin=` keeps a log-scaled one linear,
+/// `log=` puts a positive one on a log scale (said in `notes`); otherwise the study's own.
+fn scaled(file: &str, name: &str, kind: ParamKind, options: &LoadOptions, notes: &mut Vec<Note>) -> ParamKind {
+    let ParamKind::Continuous { lower, upper, log } = kind else { return kind };
+    let wanted = if options.linear.iter().any(|n| n == name) {
+        false
+    } else if options.log.iter().any(|n| n == name) && lower > 0.0 {
+        true
+    } else {
+        log
+    };
+    if wanted != log {
+        notes.push(Note::said(
+            file,
+            format!(
+                "'{name}' is modelled on a {} scale as the link says (the study samples it on a {} one)",
+                if wanted { "log" } else { "linear" },
+                if log { "log" } else { "linear" }
+            ),
+        ));
+    }
+    ParamKind::Continuous { lower, upper, log: wanted }
 }
 
 /// A distribution in a few words: "1e-5…0.1, log", "32…512 step 32", "adam | sgd".
@@ -573,8 +430,13 @@ fn describe(d: &Distribution) -> String {
     }
 }
 
+pub mod journal;
 pub mod storage;
 pub mod trials;
+pub mod trials_csv;
+
+pub use journal::{is_journal, read_journal, JournalNotes, JournalOp};
+pub use trials_csv::{from_trials_dataframe, is_trials_dataframe};
 
 #[cfg(test)]
 mod tests;

@@ -184,7 +184,7 @@ mod tests {
         assert_eq!(task.len(), complete);
         assert!(history.trials.iter().filter(|t| t.value.is_some()).all(|t| t.steps == 20));
         assert!(task.curves.is_none(), "a dataframe holds only last reports");
-        assert!(loaded.warnings[0].contains("79 trials (20 complete, 59 stopped early)"), "{:?}", loaded.warnings);
+        assert!(loaded.notes[0].to_string().contains("79 trials (20 complete, 59 stopped early)"), "{:?}", loaded.notes);
         assert!(matches!(b.space.params[0].kind, crate::space::ParamKind::Continuous { log: true, .. }), "{:?}", b.space.params[0]);
     }
 
@@ -201,8 +201,8 @@ mod tests {
         assert!(curves.values.iter().all(|c| c.len() == 20));
         // Each complete trial's value is its curve's last point.
         assert_eq!(b.tasks[0].metrics[0], curves.values.iter().map(|c| c[19]).collect::<Vec<_>>());
-        assert!(loaded.warnings[0].contains("1 failed"), "{:?}", loaded.warnings);
-        assert!(loaded.warnings[0].contains("curves of 20 steps over training_iteration"), "{:?}", loaded.warnings);
+        assert!(loaded.notes[0].to_string().contains("1 failed"), "{:?}", loaded.notes);
+        assert!(loaded.notes[0].to_string().contains("curves of 20 steps over training_iteration"), "{:?}", loaded.notes);
         // The dataframe of the same run has the same complete trials.
         let df = load_file("raytune-mlp-dataframe.csv", DATAFRAME.as_bytes(), None).unwrap();
         assert_eq!(df.benchmark.tasks[0].len(), complete);

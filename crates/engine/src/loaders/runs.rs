@@ -11,6 +11,8 @@
 use std::collections::BTreeMap;
 
 use super::clean::spans_decades;
+use super::formats::FileFormat;
+use super::notes::Note;
 use super::roles::reported_metrics;
 use super::table::LoadedFile;
 use super::table::{build_benchmark, ColumnRoles, CsvTable, LoadOptions};
@@ -72,7 +74,7 @@ fn is_complete(run: &RecordedRun, longest: u32) -> bool {
 
 /// The benchmark of recorded runs: each task's complete runs are its evaluations (their
 /// curves too, when every one has all its steps), its history every run in start order.
-pub fn recorded_benchmark(file: &str, recorded: RecordedRuns, options: &LoadOptions) -> Result<LoadedFile> {
+pub fn recorded_benchmark(file: &str, recorded: RecordedRuns, options: &LoadOptions, format: FileFormat) -> Result<LoadedFile> {
     let mut tasks: Vec<String> = Vec::new();
     for r in &recorded.runs {
         if !tasks.contains(&r.task) {
@@ -176,13 +178,7 @@ pub fn recorded_benchmark(file: &str, recorded: RecordedRuns, options: &LoadOpti
                 (*lower, *upper) = (lower.min(lo), upper.max(hi));
                 if !*log && !options.linear.contains(&p.name) && *lower > 0.0 && spans_decades(&values) {
                     *log = true;
-                    warnings.push(format!(
-                        "{file}: '{}' spans {} to {} over the study's trials: modelled on a log scale (lin={} in the link keeps it linear)",
-                        p.name,
-                        crate::axis::significant(*lower, 3),
-                        crate::axis::significant(*upper, 3),
-                        crate::percent::encode_component(&p.name)
-                    ));
+                    warnings.push(Note::LogScale { file: file.to_string(), name: p.name.clone(), lower: *lower, upper: *upper });
                 }
             }
             ParamKind::Integer { lower, upper } => (*lower, *upper) = ((*lower).min(lo as i64), (*upper).max(hi as i64)),
@@ -196,8 +192,10 @@ pub fn recorded_benchmark(file: &str, recorded: RecordedRuns, options: &LoadOpti
     let space: Vec<String> = benchmark.space.params.iter().map(|p| format!("{} {}", p.name, describe_kind(&p.kind))).collect();
     warnings.insert(
         0,
-        format!(
-            "{file}: {}: {}; {} ({}); '{}' {}; the complete trials (trained for every step) are the evaluations{}, the others are counted, not compared",
+        Note::said(
+            file,
+            format!(
+            "{}: {}; {} ({}); '{}' {}; the complete trials (trained for every step) are the evaluations{}, the others are counted, not compared",
             recorded.what,
             lines.join("; "),
             count(space.len(), "hyperparameter"),
@@ -206,19 +204,23 @@ pub fn recorded_benchmark(file: &str, recorded: RecordedRuns, options: &LoadOpti
             if roles.metrics[0].direction == Direction::Minimize { "minimised" } else { "maximised" },
             if benchmark.tasks.iter().any(|t| t.curves.is_some()) { " (a race replays them)" } else { "" }
         ),
+        ),
     );
     if !constant.is_empty() {
-        warnings.push(format!(
-            "{file}: {} the same in every trial, so not searched: {}",
-            if constant.len() == 1 { "one setting is" } else { "settings are" },
-            constant
-                .iter()
-                .map(|&h| format!("{} = {}", recorded.hyperparameters[h], recorded.runs.first().map_or("", |r| r.config[h].as_str())))
-                .collect::<Vec<_>>()
-                .join(", ")
+        warnings.push(Note::said(
+            file,
+            format!(
+                "{} the same in every trial, so not searched: {}",
+                if constant.len() == 1 { "one setting is" } else { "settings are" },
+                constant
+                    .iter()
+                    .map(|&h| format!("{} = {}", recorded.hyperparameters[h], recorded.runs.first().map_or("", |r| r.config[h].as_str())))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         ));
     }
-    Ok(LoadedFile { benchmark, warnings })
+    Ok(LoadedFile { benchmark, notes: warnings, format })
 }
 
 /// A hyperparameter's range in a few words: "1e-5…0.1, log", "32…512", "adam | sgd".
@@ -363,7 +365,7 @@ mod tests {
             ..ColumnRoles::default()
         };
         let runs = from_long_table("long.csv", &table, &roles, "a long table 'long'", "the file").unwrap();
-        let loaded = recorded_benchmark("long.csv", runs, &LoadOptions::default()).unwrap();
+        let loaded = recorded_benchmark("long.csv", runs, &LoadOptions::default(), FileFormat::NamedRoles).unwrap();
         let task = &loaded.benchmark.tasks[0];
         assert_eq!(task.metrics[0], vec![0.4, 0.3]);
         // Run c's rows were out of step order in the file.
@@ -373,6 +375,6 @@ mod tests {
         assert_eq!(history.trials.iter().map(|t| t.value).collect::<Vec<_>>(), [Some(0.4), None, Some(0.3), None]);
         // Budget as the study spent it: 3, then 4 (b), then 7 when c improves.
         assert_eq!(history.best_so_far(Direction::Minimize), vec![(3, 0.4), (7, 0.3)]);
-        assert!(loaded.warnings[0].contains("4 trials (2 complete, 1 stopped early, 1 failed)"), "{:?}", loaded.warnings);
+        assert!(loaded.notes[0].to_string().contains("4 trials (2 complete, 1 stopped early, 1 failed)"), "{:?}", loaded.notes);
     }
 }

@@ -39,7 +39,7 @@ mod tests {
         let names: Vec<&str> = b.space.params.iter().map(|p| p.name.as_str()).collect();
         // `epochs` is 20 in every trial: a constant of the study, said, not searched.
         assert_eq!(names, ["lr", "weight_decay", "n_units", "optimizer"]);
-        assert!(loaded.warnings.iter().any(|w| w.contains("epochs = 20")), "{:?}", loaded.warnings);
+        assert!(loaded.notes.iter().any(|w| w.to_string().contains("epochs = 20")), "{:?}", loaded.notes);
         assert_eq!(b.metrics[0].name, "val_loss");
         let task = &b.tasks[0];
         let history = task.history.as_ref().unwrap();
@@ -49,9 +49,9 @@ mod tests {
         assert_eq!(task.curves.as_ref().unwrap().values.len(), complete);
         assert!(task.curves.as_ref().unwrap().values.iter().all(|c| c.len() == 20));
         assert!(
-            loaded.warnings[0].contains(&format!("59 trials ({complete} complete, {} stopped early)", 59 - complete)),
+            loaded.notes[0].to_string().contains(&format!("59 trials ({complete} complete, {} stopped early)", 59 - complete)),
             "{:?}",
-            loaded.warnings
+            loaded.notes
         );
     }
 }

@@ -8,6 +8,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use super::clean::{parse_cell, repair_values, spans_decades, MissingPolicy, Repaired};
+use super::formats::FileFormat;
+use super::notes::Note;
 use crate::benchmark::{Benchmark, Direction, Metric, Task};
 use crate::error::{EngineError, Result};
 use crate::space::{Hyperparameter, ParamKind, SearchSpace};
@@ -75,8 +77,10 @@ fn csv_error(file: &str, e: csv::Error) -> EngineError {
 pub struct LoadedFile {
     /// The benchmark.
     pub benchmark: Benchmark,
-    /// Non-fatal notes, in words.
-    pub warnings: Vec<String>,
+    /// Non-fatal notes.
+    pub notes: Vec<Note>,
+    /// What the file was recognised as.
+    pub format: FileFormat,
 }
 
 /// Which column plays which role.
@@ -148,14 +152,14 @@ impl LoadOptions {
 
 /// Builds a benchmark from a table and its column roles. Missing or non-finite metric values
 /// are repaired by `options.missing` (the task's worst value, or the row dropped), and the
-/// hyperparameters' scales follow `options`; both are said in the returned warnings.
+/// hyperparameters' scales follow `options`; both are said in the returned notes.
 pub fn build_benchmark(
     file: &str,
     name: &str,
     table: &CsvTable,
     roles: &ColumnRoles,
     options: &LoadOptions,
-) -> Result<(Benchmark, Vec<String>)> {
+) -> Result<(Benchmark, Vec<Note>)> {
     let col = |c: &str| -> Result<usize> {
         table.column(c).ok_or_else(|| EngineError::Parse {
             file: file.into(),
@@ -189,7 +193,7 @@ pub fn build_benchmark(
     }
     let mut space =
         SearchSpace { params: roles.hyperparameters.iter().zip(kinds).map(|(n, kind)| Hyperparameter { name: n.clone(), kind }).collect() };
-    let mut warnings = apply_scales(file, &mut space, &hp_cols, table, options);
+    let mut notes = apply_scales(file, &mut space, &hp_cols, table, options);
 
     // Metric values per row (None: missing or not finite), rows grouped by task.
     let mut task_index: BTreeMap<String, usize> = BTreeMap::new();
@@ -257,19 +261,22 @@ pub fn build_benchmark(
     if tasks.is_empty() {
         return Err(EngineError::parse(file, "every row has a missing or non-finite metric value; nothing to optimise"));
     }
-    warnings.extend(repaired.message(file, "metric values", options.missing, None));
+    notes.extend(repaired.note(file, "metric values", options.missing, None));
     let benchmark = Benchmark { name: name.to_string(), space, metrics: roles.metrics.clone(), objective, tasks, joint_objectives: false };
-    Ok((benchmark, warnings))
+    Ok((benchmark, notes))
 }
 
 /// Puts hyperparameters on a log scale as `options` say (explicitly, or detected when they
 /// span two or more decades); returns what it did and refused, in words.
-fn apply_scales(file: &str, space: &mut SearchSpace, hp_cols: &[usize], table: &CsvTable, options: &LoadOptions) -> Vec<String> {
+fn apply_scales(file: &str, space: &mut SearchSpace, hp_cols: &[usize], table: &CsvTable, options: &LoadOptions) -> Vec<Note> {
     let mut notes = Vec::new();
     for named in options.log.iter().chain(&options.linear) {
         let numeric = space.params.iter().any(|p| &p.name == named && !matches!(p.kind, ParamKind::Categorical { .. }));
         if !numeric {
-            notes.push(format!("{file}: the link puts '{named}' on a log or linear scale, but it is no numeric hyperparameter; ignored"));
+            notes.push(Note::said(
+                file,
+                format!("the link puts '{named}' on a log or linear scale, but it is no numeric hyperparameter; ignored"),
+            ));
         }
     }
     for (p, &c) in space.params.iter_mut().zip(hp_cols) {
@@ -290,19 +297,12 @@ fn apply_scales(file: &str, space: &mut SearchSpace, hp_cols: &[usize], table: &
             continue;
         }
         if lower <= 0.0 {
-            notes.push(format!("{file}: '{}' cannot be on a log scale (it has values ≤ 0); kept linear", p.name));
+            notes.push(Note::said(file, format!("'{}' cannot be on a log scale (it has values ≤ 0); kept linear", p.name)));
             continue;
         }
         p.kind = ParamKind::Continuous { lower, upper, log: true };
         if detected {
-            notes.push(format!(
-                "{file}: '{}' spans {} to {} ({:.1} decades): modelled on a log scale (lin={} in the link keeps it linear)",
-                p.name,
-                crate::axis::significant(lower, 3),
-                crate::axis::significant(upper, 3),
-                (upper / lower).log10(),
-                crate::percent::encode_component(&p.name)
-            ));
+            notes.push(Note::LogScale { file: file.to_string(), name: p.name.clone(), lower, upper });
         }
     }
     notes

@@ -1,14 +1,15 @@
-//! One entry point for any user file: the copula format is recognised by its column names;
-//! any other CSV needs its column roles, which the page asks the user for (starting from
+//! One entry point for any user file: unpacked once, recognised by the table of formats
+//! (`formats.rs`); any other CSV needs its column roles, which the page asks the user for (starting from
 //! [`guess_roles`]) and links carry.
 
 use serde::{Deserialize, Serialize};
 
-use super::copula::{copula_from_table, file_stem, is_copula_table};
-use super::curves::{curves_from_table, is_lcbench_layout, load_lcbench_members, step_columns};
+use super::copula::file_stem;
+use super::curves::curves_from_table;
+use super::formats::{recognise, FileFormat};
 use super::runs::{from_long_table, recorded_benchmark};
-use super::table::{build_benchmark, read_table, ColumnRoles, LoadOptions};
-use super::{detect_container, optuna, ray_tune, syne_tune, unpack_text, zip_member_names, zip_member_paths, zip_members, Container};
+use super::table::{build_benchmark, ColumnRoles, LoadOptions};
+use super::Unpacked;
 use crate::benchmark::Direction;
 
 /// Why a file could not be loaded as it is.
@@ -41,86 +42,63 @@ pub fn load_file(file: &str, bytes: &[u8], roles: Option<&ColumnRoles>) -> Resul
 }
 
 /// Loads a file as `options` say: with column roles as a generic table (or, when the roles
-/// name steps, as learning curves), otherwise by its format — the LCBench folder as a zip,
-/// learning curves (`e1..eN`), the copula format — and missing values and scales by `options`.
+/// name steps, as learning curves, or runs), otherwise by the first format of
+/// [`super::formats::FORMATS`] that recognises it; missing values and scales by `options`.
 #[allow(clippy::result_large_err)]
 pub fn load_file_with(file: &str, bytes: &[u8], options: &LoadOptions) -> Result<LoadedFile, LoadFailure> {
-    let err = |e: crate::EngineError| LoadFailure::Error(e.to_string());
-    // A zip of LCBench's folder or of a Ray Tune experiment: several files make one benchmark.
-    if options.roles.is_none() && detect_container(bytes) == Container::Zip {
-        if is_lcbench_layout(&zip_member_names(bytes)) {
-            let members: Vec<(String, Vec<u8>)> =
-                zip_members(file, bytes).map_err(err)?.into_iter().map(|(path, data)| (super::base_name(&path), data)).collect();
-            return load_lcbench_members(file, &members).map_err(err);
-        }
-        if ray_tune::is_experiment_folder(&zip_member_paths(bytes)) {
-            let members = zip_members(file, bytes).map_err(err)?;
-            let runs = ray_tune::from_experiment_folder(file, &members).map_err(err)?;
-            return recorded_benchmark(file, runs, options).map_err(err);
-        }
-    }
-    // An SQLite database: Optuna's relational storage.
-    if options.roles.is_none() && bytes.starts_with(super::sqlite::MAGIC) {
-        return optuna::storage_benchmark(file, bytes).map_err(err);
-    }
-    let text = unpack_text(file, bytes).map_err(err)?;
-    if options.roles.is_none() && optuna::is_journal(&text) {
-        return optuna::journal_benchmark(file, &text).map_err(err);
-    }
-    let table = read_table(file, &text).map_err(err)?;
-    let curve_direction = options.direction.unwrap_or(Direction::Minimize);
-    match &options.roles {
-        Some(roles) if roles.run.is_some() => {
-            let runs = from_long_table(file, &table, roles, &format!("a curve table of runs '{}'", file_stem(file)), "the file").map_err(err)?;
-            recorded_benchmark(file, runs, options).map_err(err)
-        }
-        Some(roles) if !roles.steps.is_empty() => curves_from_table(file, table, "final_value", curve_direction, options).map_err(err),
-        Some(roles) => {
-            let (benchmark, warnings) = build_benchmark(file, &file_stem(file), &table, roles, options).map_err(err)?;
-            Ok(LoadedFile { benchmark, warnings })
-        }
-        // A learning-curve table (e1..eN, step_1..step_N or epoch_1..epoch_N columns, no
-        // metric_* column; its hyperparameters may be named hp_* as in the copula format):
-        // the objective is the value at the last step, minimised unless the link says max.
-        None if step_columns(&table).len() >= 2 && !table.headers.iter().any(|h| h.starts_with("metric_")) => {
-            let steps = step_columns(&table).len();
-            let mut loaded: LoadedFile = curves_from_table(file, table, "final_value", curve_direction, options).map_err(err)?;
-            loaded.warnings.push(format!(
-                "{file}: learning curves with {steps} steps; the objective is the value at the last step, {} (switch the direction in Setup if {} is better)",
-                if curve_direction == Direction::Minimize { "minimised" } else { "maximised" },
-                if curve_direction == Direction::Minimize { "larger" } else { "smaller" }
-            ));
-            Ok(loaded)
-        }
-        None if ray_tune::is_result_dataframe(&table) => {
-            recorded_benchmark(file, ray_tune::from_result_dataframe(file, &table).map_err(err)?, options).map_err(err)
-        }
-        None if syne_tune::is_results(&table) => {
-            recorded_benchmark(file, syne_tune::from_results(file, &table).map_err(err)?, options).map_err(err)
-        }
-        None if is_copula_table(&table) => copula_from_table(file, &table, options).map_err(err),
-        None if optuna::is_trials_dataframe(&table) => optuna::from_trials_dataframe(file, &table, options).map_err(err),
-        None => Err(LoadFailure::NeedsRoles {
-            message: format!(
-                "{file} is not in the copula format (hp_* and metric_* columns): say which columns are hyperparameters, which is the objective and which names the task"
-            ),
-            headers: table.headers.clone(),
-            preview: table.rows.iter().take(5).map(|r| r.iter().map(str::to_string).collect()).collect(),
-            guess: Box::new(guess_roles(&table)),
-        }),
-    }
+    load_unpacked(&Unpacked::of(file, bytes).map_err(failed)?, options)
+}
+
+fn failed(e: crate::EngineError) -> LoadFailure {
+    LoadFailure::Error(e.to_string())
+}
+
+/// [`load_file_with`] for a file already unpacked.
+#[allow(clippy::result_large_err)]
+pub fn load_unpacked(unpacked: &Unpacked, options: &LoadOptions) -> Result<LoadedFile, LoadFailure> {
+    let file = unpacked.file();
+    let Some(roles) = &options.roles else {
+        return match recognise(unpacked) {
+            Some(entry) => (entry.load)(unpacked, options).map_err(failed),
+            None => {
+                let table = unpacked.table().map_err(failed)?;
+                Err(LoadFailure::NeedsRoles {
+                    message: format!(
+                        "{file} is not in the copula format (hp_* and metric_* columns): say which columns are hyperparameters, which is the objective and which names the task"
+                    ),
+                    headers: table.headers.clone(),
+                    preview: table.rows.iter().take(5).map(|r| r.iter().map(str::to_string).collect()).collect(),
+                    guess: Box::new(guess_roles(table)),
+                })
+            }
+        };
+    };
+    let table = unpacked.table().map_err(failed)?;
+    let mut loaded = if roles.run.is_some() {
+        let runs =
+            from_long_table(file, table, roles, &format!("a curve table of runs '{}'", file_stem(file)), "the file").map_err(failed)?;
+        recorded_benchmark(file, runs, options, FileFormat::NamedRoles).map_err(failed)?
+    } else if !roles.steps.is_empty() {
+        let direction = options.direction.unwrap_or(Direction::Minimize);
+        curves_from_table(file, table.clone(), "final_value", direction, options).map_err(failed)?
+    } else {
+        let (benchmark, notes) = build_benchmark(file, &file_stem(file), table, roles, options).map_err(failed)?;
+        LoadedFile { benchmark, notes, format: FileFormat::NamedRoles }
+    };
+    loaded.format = FileFormat::NamedRoles;
+    Ok(loaded)
 }
 
 /// The column editor's starting point for any file: its headers, first rows and a guess of
 /// roles (for a curve file: its step columns, with step 0 left out).
 pub fn review_roles(file: &str, bytes: &[u8]) -> Result<LoadFailure, String> {
-    let text = unpack_text(file, bytes).map_err(|e| e.to_string())?;
-    let table = read_table(file, &text).map_err(|e| e.to_string())?;
+    let unpacked = Unpacked::of(file, bytes).map_err(|e| e.to_string())?;
+    let table = unpacked.table().map_err(|e| e.to_string())?;
     Ok(LoadFailure::NeedsRoles {
         message: format!("{file}: the role of each column (hyperparameter, objective, task, learning-curve step, or ignored)"),
         headers: table.headers.clone(),
         preview: table.rows.iter().take(5).map(|r| r.iter().map(str::to_string).collect()).collect(),
-        guess: Box::new(guess_roles(&table)),
+        guess: Box::new(guess_roles(table)),
     })
 }
 
@@ -128,6 +106,7 @@ pub fn review_roles(file: &str, bytes: &[u8]) -> Result<LoadFailure, String> {
 mod tests {
     use super::*;
     use crate::benchmark::{Direction, Metric};
+    use crate::loaders::table::read_table;
 
     const GENERIC: &str = "learning_rate,depth,optimizer,val_accuracy,dataset\n0.1,3,adam,0.8,a\n0.01,5,sgd,0.7,a\n0.05,4,adam,0.9,b\n";
 
@@ -175,7 +154,8 @@ mod tests {
         let loaded = load_file("curves.csv", text.as_bytes(), None).unwrap();
         assert_eq!(loaded.benchmark.tasks[0].metrics[0], vec![0.7, 0.3]);
         assert_eq!(loaded.benchmark.tasks[0].curves.as_ref().unwrap().values[1], vec![0.1, 0.2, 0.3]);
-        assert!(loaded.warnings.iter().any(|w| w.contains("3 steps")), "{:?}", loaded.warnings);
+        assert!(loaded.notes.iter().any(|n| matches!(n, crate::loaders::notes::Note::CurveSteps { steps: 3, .. })), "{:?}", loaded.notes);
+        assert_eq!(loaded.format, FileFormat::LearningCurves);
     }
 
     #[test]

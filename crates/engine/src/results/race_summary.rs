@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::race_analysis::{good_after_bad, precision_and_mean_regret, reached, regret_curve, GroundTruth};
+use crate::axis::count;
 use crate::benchmark::{Direction, StudyHistory};
 use crate::error::{EngineError, Result};
 use crate::race::{RaceRow, RaceTrace};
@@ -36,6 +37,24 @@ pub struct StudyLine {
     pub label: String,
     /// Its regret after each budget unit, mean and 95% band over tasks.
     pub regret: Band,
+    /// What the methods beside it replay, in words ([`replayed_in_words`]); the chart says it
+    /// with the line. Empty in a summary written before it was kept.
+    #[serde(default)]
+    pub replayed: String,
+}
+
+/// What the methods raced against studies replay, in words: only the trials that finished
+/// (a tabular race cannot train a pruned or stopped trial further than it went), "the methods
+/// replay only the 32 of its 80 trials that finished".
+pub fn replayed_in_words(histories: &[&StudyHistory]) -> String {
+    let all: usize = histories.iter().map(|h| h.trials.len()).sum();
+    let finished: usize = histories.iter().map(|h| h.trials.iter().filter(|t| t.value.is_some()).count()).sum();
+    let whose = if histories.len() == 1 { "its".to_string() } else { format!("the {} studies'", histories.len()) };
+    if finished == all {
+        format!("the methods replay {whose} {}, all finished", count(all, "trial"))
+    } else {
+        format!("the methods replay only the {finished} of {whose} {all} trials that finished")
+    }
 }
 
 /// The regret of a study's best complete value after each of `total` budget units, the
@@ -372,6 +391,7 @@ pub fn summarize(
     let study = (!histories.is_empty() && histories.len() == task_names.len()).then(|| StudyLine {
         label: histories[0].0.line_name(),
         regret: band(&histories.iter().map(|(h, truth)| study_regret_curve(h, truth, total)).collect::<Vec<_>>()),
+        replayed: replayed_in_words(&histories.iter().map(|(h, _)| *h).collect::<Vec<_>>()),
     });
     RaceSummary {
         methods: methods.to_vec(),
@@ -554,10 +574,23 @@ mod tests {
         let s = summarize(&traces, &["A".into()], &tasks, 6, RegretScale::Raw);
         let study = s.study.as_ref().expect("a study line");
         assert_eq!(study.label, "Optuna's own run");
+        assert_eq!(study.replayed, "the methods replay only the 2 of its 3 trials that finished");
         assert_eq!(study.regret.mean.len(), 6);
         assert!((study.regret.mean[4]).abs() < 1e-12 && (study.regret.mean[3] - 0.2).abs() < 1e-12);
         // It survives the file.
         let back = RaceSummary::from_json("s.json", serde_json::to_string(&s).unwrap().as_bytes()).unwrap();
         assert_eq!(back.study, s.study);
+    }
+
+    #[test]
+    fn what_the_methods_replay_is_said_for_one_study_or_several() {
+        use crate::benchmark::{RanTrial, StudyHistory};
+        let study = |values: &[Option<f64>]| StudyHistory {
+            tool: "Optuna".into(),
+            trials: values.iter().map(|&value| RanTrial { steps: 3, value }).collect(),
+        };
+        let (pruned, whole) = (study(&[Some(0.1), None, None]), study(&[Some(0.2), Some(0.3)]));
+        assert_eq!(replayed_in_words(&[&whole]), "the methods replay its 2 trials, all finished");
+        assert_eq!(replayed_in_words(&[&pruned, &whole]), "the methods replay only the 3 of the 2 studies' 5 trials that finished");
     }
 }

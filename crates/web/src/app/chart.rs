@@ -66,6 +66,25 @@ pub fn legend_room(w: f64, n: usize) -> f64 {
     }
 }
 
+/// The mean width of a character of the 14-unit legend text (wider than most fonts' 0.5 em,
+/// so that a wrapped note stays inside the legend's column).
+const LEGEND_CHAR_WIDTH: f64 = 8.0;
+
+/// `text` greedily in lines of at most `per_line` characters, broken at spaces.
+fn wrap_words(text: &str, per_line: usize) -> Vec<String> {
+    let mut rows: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        match rows.last_mut() {
+            Some(r) if r.chars().count() + 1 + word.chars().count() <= per_line.max(8) => {
+                r.push(' ');
+                r.push_str(word);
+            }
+            _ => rows.push(word.to_string()),
+        }
+    }
+    rows
+}
+
 /// Where a chart `w` wide puts its plot and its legend of `n` entries.
 #[derive(Clone, Copy)]
 struct Frame {
@@ -244,11 +263,20 @@ pub fn LineChart(
     /// The x value of each index (evenly spaced; default: index + 1).
     #[prop(optional)]
     x_values: Option<Signal<Vec<f64>>>,
+    /// A remark the legend ends with, wrapped to the legend's width (the race chart's: what
+    /// the methods beside a study's own run replay).
+    #[prop(optional)]
+    legend_note: Option<Signal<String>>,
 ) -> impl IntoView {
     let x_label = x_label.unwrap_or("iteration");
     // Laid out at its figure's width (one unit a pixel); the legend below on a narrow one.
     let width = use_context::<ChartWidth>().map_or(Signal::derive(|| DEFAULT_WIDTH), |w| w.0);
-    let frame = move || Frame::new(width.get(), series.with(Vec::len)).titled(&title.get());
+    let note_rows = move || {
+        let w = width.get();
+        let room = if legend_below(w) { w - 16.0 } else { MR_LEGEND - 8.0 };
+        legend_note.map_or_else(Vec::new, |n| wrap_words(&n.get(), (room / LEGEND_CHAR_WIDTH) as usize))
+    };
+    let frame = move || Frame::new(width.get(), series.with(Vec::len) + note_rows().len()).titled(&title.get());
     // Drag across the plot to zoom into those iterations; "reset zoom" (or Escape) undoes it.
     // Zooming slices the data, so scale, ticks and hover work on the window unchanged.
     let zoom = RwSignal::new(None::<(usize, usize)>);
@@ -357,7 +385,8 @@ pub fn LineChart(
                 let off = hidden.get();
                 let s: Vec<Series> = all.iter().filter(|x| !off.contains(&x.name)).cloned().collect();
                 let log = log_y.get();
-                let fr = Frame::new(width.get(), all.len()).titled(&title.get());
+                let notes = note_rows();
+                let fr = Frame::new(width.get(), all.len() + notes.len()).titled(&title.get());
                 // The legend lists every series, shown or not; a click (or Enter) toggles one.
                 let dash = |name: &str| DASHES[all.iter().position(|x| x.name == name).unwrap_or(0) % DASHES.len()];
                 let legend = all.iter().enumerate().map(|(k, se)| {
@@ -378,6 +407,11 @@ pub fn LineChart(
                         </g>
                     }
                 }).collect_view();
+                let note = notes.iter().enumerate().map(|(j, row)| {
+                    let (lx, ly) = fr.legend_at(all.len() + j);
+                    view! { <text x=lx + 2.0 y=ly class="legend legend-note">{row.clone()}</text> }
+                }).collect_view();
+                let legend = view! { {legend} {note} };
                 let Some(sc) = scale(fr, &s, log) else {
                     let note = if all.is_empty() { "No results yet: run an experiment." } else { "Every series is hidden: click one in the legend." };
                     return view! {

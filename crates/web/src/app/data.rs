@@ -13,7 +13,7 @@ use super::workers::ParseReply;
 use hpo_engine::axis::count;
 use hpo_engine::benchmark::{Benchmark, Direction, Metric};
 use hpo_engine::content_hash;
-use hpo_engine::loaders::clean::REPAIR_NOTE;
+use hpo_engine::loaders::notes::Note;
 use hpo_engine::loaders::table::{ColumnRoles, LoadOptions};
 use hpo_engine::loaders::upload::LoadFailure;
 use hpo_engine::loaders::MAX_DECOMPRESSED_BYTES;
@@ -286,10 +286,13 @@ fn finish_load(state: AppState, data: DataRef, (result, parse_ms): ParseReply, k
         Ok((loaded, encoded)) => {
             if let Some(bytes) = bytes.clone().filter(|_| matches!(data, DataRef::Upload { .. } | DataRef::Url { .. })) {
                 let name = data.file_name();
-                state.workers.loader.update_value(|l| l.last_file = Some((data.clone(), name, bytes)));
+                state.workers.loader.update_value(|l| {
+                    l.last_file = Some((data.clone(), name, bytes));
+                    l.last_format = Some(loaded.format);
+                });
             }
-            state.data.repaired.set(loaded.warnings.iter().any(|w| w.contains(REPAIR_NOTE)));
-            state.say_data_notes(loaded.warnings);
+            state.data.repaired.set(loaded.notes.iter().any(|n| matches!(n, Note::Repaired { .. })));
+            state.say_data_notes(loaded.notes);
             if matches!(data, DataRef::Upload { .. }) {
                 state.data.pending_upload.set(None);
             }
@@ -452,7 +455,7 @@ pub async fn apply_roles(state: AppState, roles: ColumnRoles) {
             });
             state.data.role_editor.set(None);
             state.data.pending_upload.set(None);
-            state.say_data_notes(loaded.warnings);
+            state.say_data_notes(loaded.notes);
             install(state, data, (loaded.benchmark, encoded), keep, Some(roles), now_ms() - t0, parse_ms);
         }
         Err(LoadFailure::Error(e)) | Err(LoadFailure::NeedsRoles { message: e, .. }) => {

@@ -142,6 +142,7 @@ fn Messages(
             <For each=move || messages.get() key=|m| m.id let:m>
                 <div class=match m.level { Level::Error => "msg error", Level::Warning => "msg warning", Level::Info => "msg info" }>
                     <span class="text">{m.text.clone()}
+                        {m.shown.iter().map(|s| view! { <span class="msg-line">{s.clone()}</span> }).collect_view()}
                         {(!m.details.is_empty()).then(|| view! {
                             <details class="msg-details">
                                 <summary>{format!("details ({})", m.details.len())}</summary>

@@ -69,12 +69,17 @@ pub fn RaceResults() -> impl IntoView {
         summary.with(|s| {
             s.as_ref().and_then(|s| s.study.as_ref()).map_or(String::new(), |study| {
                 format!(
-                    " Grey: {}: its trials in the order they ran, budget spent as it spent it (pruned or stopped steps too), its best complete value so far. The methods replay the study's complete trials only, so they choose among configurations it found.",
-                    study.label
+                    " Grey: {}: its trials in the order they ran, budget spent as it spent it (pruned or stopped steps too), its best complete value so far. As the legend says, {}: they choose among configurations it found.",
+                    study.label, study.replayed
                 )
             })
         })
     };
+    // The chart itself says what the methods replay beside a study's own run (its legend's
+    // last lines), not only the caption below it.
+    let replayed = Signal::derive(move || {
+        summary.with(|s| s.as_ref().and_then(|s| s.study.as_ref()).map_or(String::new(), |study| capitalised(&study.replayed)))
+    });
     let regret_time = series(|s, k| s.regret_by_time[k].clone());
     let ranks = series(|s, k| plain(&s.ranks[k], s.tasks.len()));
     let precision = series(|s, k| plain(&s.precision[k], s.tasks.len()));
@@ -153,7 +158,7 @@ pub fn RaceResults() -> impl IntoView {
         <div class="charts">
             <ChartFigure id="chart-regret" file="chart-regret"
                 caption=move || view! { "Regret of the best value seen so far (any budget), averaged over seeds, then mean and 95% band over tasks (Wistuba et al. 2022, Fig. 3). Normalised per task (divided by the regret of its median configuration: 0 is the best configuration, 1 the median one, so no exploded run sets the scale) when the tasks' ranges differ by more than 10×, or when the link says regret=norm." {study_caption} }>
-                <LineChart id="chart-regret" title=regret_title("Mean regret over", false) y_label="regret" series=regret log_y=Signal::derive(move || state.spec.with(|s| s.log_y)) x_label="budget units spent"/>
+                <LineChart id="chart-regret" title=regret_title("Mean regret over", false) y_label="regret" series=regret log_y=Signal::derive(move || state.spec.with(|s| s.log_y)) x_label="budget units spent" legend_note=replayed/>
             </ChartFigure>
             <Show when=move || !untimed()
                 fallback=|| view! { <p id="no-time-chart" class="hint">"Regret over time (Fig. 5) is not drawn: this data has no training-time column, so the race's cost is counted in budget units only (the chart above)."</p> }>
@@ -438,4 +443,10 @@ fn order_chart(frames: &RaceFrames, shown: usize, w: f64) -> impl IntoView {
             }).collect_view()}
         </svg>
     }
+}
+
+/// `text` with its first letter a capital.
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
 }

@@ -13,6 +13,7 @@ use super::workers::WorkerService;
 use hpo_engine::benchmark::Benchmark;
 use hpo_engine::eta::TimeLeft;
 use hpo_engine::kept::ExperimentRecord;
+use hpo_engine::loaders::notes::Note;
 use hpo_engine::results::race_summary::RaceSummary;
 use hpo_engine::setup::SetupMessage;
 use hpo_engine::spec::{ExperimentSpec, ResolvedSpec};
@@ -51,6 +52,8 @@ pub struct Message {
     pub level: Level,
     /// Text.
     pub text: String,
+    /// Notes shown in full in the banner, below its line (those a reader must not miss).
+    pub shown: Vec<String>,
     /// Each note the line sums up (shown when the reader opens it).
     pub details: Vec<String>,
     /// What it is about.
@@ -311,7 +314,7 @@ impl AppState {
         let id = self.next_message.get_untracked();
         self.next_message.set(id + 1);
         let text = text.into();
-        self.messages.update(|m| m.push(Message { id, level, text, details, topic }));
+        self.messages.update(|m| m.push(Message { id, level, text, shown: Vec::new(), details, topic }));
     }
 
     /// Removes the messages about `topic` (its thing was replaced or has ended).
@@ -321,13 +324,21 @@ impl AppState {
 
     /// What the loader noted about `file` (log scales chosen, points repaired, …) as one
     /// warning that sums the notes up, each note behind it; the notes of the data it replaces
-    /// go.
-    pub fn say_data_notes(&self, notes: Vec<String>) {
+    /// go. The notes that change what the data means stand in the banner itself: the
+    /// direction taken for a study whose file does not say it, and a journal cut off mid-line
+    /// with the trials read up to the cut.
+    pub fn say_data_notes(&self, notes: Vec<Note>) {
         self.forget(Topic::Data);
-        if let Some(line) = hpo_engine::loaders::notes::summary(&notes) {
-            let details = if notes.len() > 1 { notes } else { Vec::new() };
-            self.say_about(Topic::Data, Level::Warning, line, details);
-        }
+        let Some(line) = hpo_engine::loaders::notes::summary(&notes) else { return };
+        let must_read = |n: &&Note| matches!(n, Note::DirectionAssumed { .. } | Note::CutOff { .. });
+        let (shown, details) = match notes.len() {
+            // A single note is the line itself.
+            1 => (Vec::new(), Vec::new()),
+            _ => (notes.iter().filter(must_read).map(ToString::to_string).collect(), notes.iter().map(ToString::to_string).collect()),
+        };
+        let id = self.next_message.get_untracked();
+        self.next_message.set(id + 1);
+        self.messages.update(|m| m.push(Message { id, level: Level::Warning, text: line, shown, details, topic: Topic::Data }));
     }
 
     /// Shows what a setup edit had to say: warnings first, then information.

@@ -6,7 +6,7 @@
 
 use leptos::prelude::*;
 
-use hpo_engine::suggest::{methods, transfer_methods, StudyFile, SuggestedFiles};
+use hpo_engine::suggest::{methods, transfer_methods, SuggestedFiles};
 use hpo_protocol::ToWorker;
 
 use super::browser::download_text;
@@ -25,14 +25,14 @@ enum SuggestStatus {
     Failed(String),
 }
 
-/// The loaded user file, when it is one of Optuna's storages (the engine decides:
-/// `StudyFile::of`): (name, bytes).
+/// The loaded user file, when the parser worker found it in one of Optuna's storages (the
+/// engine's format table decides, `FileFormat::takes_next_trials`): (name, bytes).
 fn loaded_journal(state: AppState) -> Option<(String, Vec<u8>)> {
     let data = state.spec.with_untracked(|s| s.data.clone());
     state.workers.loader.with_value(|l| {
         l.last_file
             .as_ref()
-            .filter(|(d, name, bytes)| *d == data && StudyFile::of(name, bytes).is_some())
+            .filter(|(d, _, _)| *d == data && l.last_format.is_some_and(|f| f.takes_next_trials()))
             .map(|(_, name, bytes)| (name.clone(), bytes.clone()))
     })
 }

@@ -16,6 +16,7 @@ use super::pool::RunWorkers;
 use super::worker_host::{RequestIds, WorkerHandle};
 use hpo_engine::gpb_experiments::design_view::DesignViewData;
 use hpo_engine::lessons::LessonFrames;
+use hpo_engine::loaders::formats::FileFormat;
 use hpo_engine::loaders::upload::{LoadFailure, LoadedFile};
 use hpo_engine::spec::DataRef;
 use hpo_engine::suggest::SuggestedFiles;
@@ -34,6 +35,8 @@ pub struct Loader {
     /// The last user file loaded (an upload or a download): (reference, name, bytes), so that
     /// it can be read again with other options (missing values, scales, column roles).
     pub last_file: Option<(DataRef, String, Vec<u8>)>,
+    /// The format the parser found `last_file` in (the next trials are offered by it).
+    pub last_format: Option<FileFormat>,
 }
 
 /// Every worker of the page (a `Copy` handle).

@@ -1,6 +1,8 @@
 //! The loaders on files Optuna 5.0 wrote (`tests/fixtures/studies/make.py` remakes them).
 
 use super::*;
+use crate::loaders::formats::FileFormat;
+use crate::loaders::notes::Note;
 use crate::loaders::upload::load_file;
 use crate::spec::ExperimentSpec;
 
@@ -18,8 +20,10 @@ fn a_trials_dataframe_loads_with_no_roles_its_complete_trials_as_evaluations() {
     assert!(matches!(&b.space.params[2].kind, ParamKind::Categorical { levels } if levels.len() >= 2));
     assert!(matches!(b.space.params[0].kind, ParamKind::Continuous { log: true, .. }), "lr spans decades: log");
     assert_eq!(b.metrics[0].name, "value");
-    assert!(loaded.warnings[0].contains("80 trials (35 complete, 41 pruned, 4 failed)"), "{}", loaded.warnings[0]);
-    assert!(loaded.warnings[0].contains("does not say the direction"), "{}", loaded.warnings[0]);
+    assert!(loaded.notes[0].to_string().contains("80 trials (35 complete, 41 pruned, 4 failed)"), "{}", loaded.notes[0]);
+    assert!(matches!(&loaded.notes[1], Note::DirectionAssumed { direction: Direction::Minimize, .. }), "{:?}", loaded.notes);
+    assert!(loaded.notes[1].to_string().contains("does not say its direction"), "{}", loaded.notes[1]);
+    assert_eq!(loaded.format, FileFormat::OptunaTrialsCsv);
 }
 
 #[test]
@@ -55,11 +59,53 @@ fn a_journal_gives_optuna_s_own_space_states_and_curves() {
     assert_eq!(b.space.params[2].kind, ParamKind::Integer { lower: 32, upper: 512 });
     assert!(matches!(&b.space.params[3].kind, ParamKind::Categorical { levels } if levels == &["adam", "sgd", "rmsprop"]));
     assert!(
-        loaded.warnings[0].contains("'mlp-cifar': 80 trials (35 complete, 41 pruned, 4 failed), curves of up to 20 steps"),
+        loaded.notes[0].to_string().contains("'mlp-cifar': 80 trials (35 complete, 41 pruned, 4 failed), curves of up to 20 steps"),
         "{}",
-        loaded.warnings[0]
+        loaded.notes[0]
     );
-    assert!(loaded.warnings[0].contains("lr 1e-5…0.1, log, weight_decay 1e-8…0.01, log, n_units 32…512 step 32"), "{}", loaded.warnings[0]);
+    assert!(
+        loaded.notes[0].to_string().contains("lr 1e-5…0.1, log, weight_decay 1e-8…0.01, log, n_units 32…512 step 32"),
+        "{}",
+        loaded.notes[0]
+    );
+}
+
+#[test]
+fn the_link_s_options_reach_a_journal_and_a_database() {
+    use crate::loaders::clean::MissingPolicy;
+    use crate::loaders::table::LoadOptions;
+    use crate::loaders::upload::load_file_with;
+    let options = LoadOptions { direction: Some(Direction::Maximize), linear: vec!["lr".into()], ..LoadOptions::default() };
+    let db = include_bytes!("../../../../../tests/fixtures/studies/optuna-mlp.db");
+    for (name, bytes) in [("optuna-mlp-journal.log", JOURNAL.as_bytes()), ("optuna-mlp.db", db.as_slice())] {
+        let loaded = load_file_with(name, bytes, &options).unwrap();
+        let b = &loaded.benchmark;
+        assert_eq!(b.metrics[0].direction, Direction::Maximize, "{name}: direction=max");
+        assert!(matches!(b.space.params[0].kind, ParamKind::Continuous { log: false, .. }), "{name}: lin=lr");
+        assert!(matches!(b.space.params[1].kind, ParamKind::Continuous { log: true, .. }), "{name}: weight_decay keeps Optuna's log scale");
+        let said = loaded.notes.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
+        assert!(
+            said.contains("'value' is maximised as the link says") && said.contains("'lr' is modelled on a linear scale as the link says"),
+            "{said}"
+        );
+    }
+    // A non-finite intermediate value is repaired by the link's policy; dropped, its trial leaves the race.
+    let ops: Vec<serde_json::Value> = JOURNAL.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let complete = ops.iter().find(|o| o["op_code"] == 6 && o["state"] == 1).unwrap()["trial_id"].clone();
+    let point = JOURNAL.lines().zip(&ops).find(|(_, o)| o["op_code"] == 7 && o["trial_id"] == complete && o["step"] == 5).unwrap().0;
+    let mut broken: serde_json::Value = serde_json::from_str(point).unwrap();
+    broken["intermediate_value"] = serde_json::Value::Null;
+    let text = JOURNAL.replacen(point, &broken.to_string(), 1);
+    let intact = load_file("j.log", JOURNAL.as_bytes(), None).unwrap();
+    assert!(!intact.notes.iter().any(|n| matches!(n, Note::Repaired { .. })), "finite curves are taken as recorded");
+    let whole = intact.benchmark.tasks[0].len();
+    let repaired = load_file("j.log", text.as_bytes(), None).unwrap();
+    assert_eq!(repaired.benchmark.tasks[0].len(), whole, "missing=untrained repairs the point");
+    assert!(repaired.benchmark.tasks[0].curves.is_some(), "and the study still races");
+    assert!(repaired.notes.iter().any(|n| matches!(n, Note::Repaired { counts, .. } if counts.cells >= 1)), "{:?}", repaired.notes);
+    let dropped =
+        load_file_with("j.log", text.as_bytes(), &LoadOptions { missing: MissingPolicy::Drop, ..LoadOptions::default() }).unwrap();
+    assert_eq!(dropped.benchmark.tasks[0].len(), whole - 1, "missing=drop takes the trial out");
 }
 
 #[test]
@@ -69,7 +115,8 @@ fn a_torn_last_line_is_read_up_to_the_line_before_and_an_unknown_operation_is_na
     assert!(notes.torn_last_line);
     assert_eq!(studies[0].trials.len(), 80);
     let loaded = load_file("j.log", cut.as_bytes(), None).unwrap();
-    assert!(loaded.warnings.iter().any(|w| w.contains("last line is cut off")));
+    let cut_off = loaded.notes.iter().find(|n| matches!(n, Note::CutOff { .. })).expect("the cut is said");
+    assert!(cut_off.to_string().contains("last line is cut off") && cut_off.to_string().contains(" trials ("), "{cut_off}");
 
     let unknown = format!("{}{{\"op_code\":42,\"worker_id\":\"w\"}}\n", &JOURNAL[..JOURNAL.find('\n').unwrap() + 1]);
     let e = read_journal("j.log", &unknown).unwrap_err().to_string();
@@ -108,7 +155,11 @@ fn studies_with_one_space_are_tasks_and_others_are_named() {
     let loaded = load_file("two.log", text.as_bytes(), None).unwrap();
     let names: Vec<&str> = loaded.benchmark.tasks.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["mlp-cifar", "mlp-svhn"]);
-    assert!(loaded.warnings.iter().any(|w| w.contains("1 study with another search space left out: 'other'")), "{:?}", loaded.warnings);
+    assert!(
+        loaded.notes.iter().any(|w| w.to_string().contains("1 study with another search space left out: 'other'")),
+        "{:?}",
+        loaded.notes
+    );
 }
 
 #[test]
@@ -120,9 +171,9 @@ fn the_sqlite_storage_reads_as_optuna_wrote_it() {
     let b = &loaded.benchmark;
     assert_eq!(b.tasks.iter().map(|t| (t.name.as_str(), t.len())).collect::<Vec<_>>(), [("mlp-cifar", 21), ("mlp-svhn", 19)]);
     assert!(b.tasks.iter().all(|t| t.curves.as_ref().is_some_and(|c| c.values.iter().all(|v| v.len() == 20))));
-    assert!(loaded.warnings[0].contains("Optuna storage (SQLite), 2 studies with one search space"), "{:?}", loaded.warnings);
-    assert!(loaded.warnings[0].contains("'mlp-cifar': 40 trials (21 complete, 17 pruned, 2 failed)"), "{:?}", loaded.warnings);
-    assert!(loaded.warnings[1].contains("'lr-only'"), "{:?}", loaded.warnings);
+    assert!(loaded.notes[0].to_string().contains("Optuna storage (SQLite), 2 studies with one search space"), "{:?}", loaded.notes);
+    assert!(loaded.notes[0].to_string().contains("'mlp-cifar': 40 trials (21 complete, 17 pruned, 2 failed)"), "{:?}", loaded.notes);
+    assert!(loaded.notes[1].to_string().contains("'lr-only'"), "{:?}", loaded.notes);
     let history = b.tasks[0].history.as_ref().unwrap();
     assert_eq!(history.trials.len(), 40);
     // An SQLite database that is not Optuna's says so, naming its tables.
@@ -157,8 +208,8 @@ fn a_conditional_space_loads_every_trial_and_races() {
     let names: Vec<&str> = b.space.params.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["optimizer", "lr", "beta2", "momentum"], "in the order first suggested");
     assert_eq!(b.tasks[0].len(), 33, "every complete trial, of either branch");
-    let note = loaded.warnings.iter().find(|w| w.contains("conditional search space")).expect("the conditional space is said");
-    assert!(note.contains("'beta2' only when 'optimizer' is adam, 'momentum' only when 'optimizer' is sgd"), "{note}");
+    let note = loaded.notes.iter().find(|w| w.to_string().contains("conditional search space")).expect("the conditional space is said");
+    assert!(note.to_string().contains("'beta2' only when 'optimizer' is adam, 'momentum' only when 'optimizer' is sgd"), "{note}");
     // An adam trial's momentum stands at its inactive value (the lower bound, 0), an sgd
     // trial's beta2 at 0.9.
     assert!(b.tasks[0].configs.iter().any(|c| c[0] == 1.0 && c[3] == 0.0 && c[2] > 0.9));

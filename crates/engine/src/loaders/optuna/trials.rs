@@ -51,6 +51,12 @@ impl Study {
         })
     }
 
+    /// Each complete trial as an evaluation: its configuration over `space`'s distributions
+    /// (this study's, or another's of the same space) and its first objective's value.
+    pub fn evaluations(&self, space: &Study) -> Vec<(Vec<f64>, f64)> {
+        self.complete_trials().filter_map(|t| Some((space.config(t), t.values.as_ref()?.first().copied()?))).collect()
+    }
+
     /// A trial's configuration over this study's distributions (internal values; a parameter
     /// it did not suggest at its [`inactive_value`]).
     pub fn config(&self, t: &Trial) -> Vec<f64> {

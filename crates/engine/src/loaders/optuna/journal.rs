@@ -1,0 +1,209 @@
+//! Optuna's JournalStorage file, one JSON operation a line: its operations as one enum
+//! ([`JournalOp`], Optuna's `JournalOperation` codes), which the reader here replays and the
+//! next trials (`crate::suggest`) write.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::{Distribution, Study, Trial, TrialState};
+use crate::benchmark::Direction;
+use crate::error::{EngineError, Result};
+
+/// A journal operation, numbered as Optuna's `JournalOperation` numbers it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JournalOp {
+    /// Create a study (its name and directions).
+    CreateStudy,
+    /// Delete a study.
+    DeleteStudy,
+    /// A study's user attribute.
+    SetStudyUserAttr,
+    /// A study's system attribute.
+    SetStudySystemAttr,
+    /// Create a trial (an enqueued one carries its state and fixed parameters).
+    CreateTrial,
+    /// A trial's parameter: its internal value and distribution.
+    SetTrialParam,
+    /// A trial's state and values.
+    SetTrialStateValues,
+    /// One intermediate value of a trial.
+    SetTrialIntermediateValue,
+    /// A trial's user attribute.
+    SetTrialUserAttr,
+    /// A trial's system attribute.
+    SetTrialSystemAttr,
+    /// Discard trials (for another implementation of the storage, as Optuna's own reader treats it).
+    DiscardTrials,
+}
+
+/// The operations in the order of their codes.
+const OPS: [JournalOp; 11] = [
+    JournalOp::CreateStudy,
+    JournalOp::DeleteStudy,
+    JournalOp::SetStudyUserAttr,
+    JournalOp::SetStudySystemAttr,
+    JournalOp::CreateTrial,
+    JournalOp::SetTrialParam,
+    JournalOp::SetTrialStateValues,
+    JournalOp::SetTrialIntermediateValue,
+    JournalOp::SetTrialUserAttr,
+    JournalOp::SetTrialSystemAttr,
+    JournalOp::DiscardTrials,
+];
+
+impl JournalOp {
+    /// The operation of `code`, if it is one.
+    pub fn from_code(code: i64) -> Option<JournalOp> {
+        usize::try_from(code).ok().and_then(|c| OPS.get(c)).copied()
+    }
+
+    /// Its `op_code` in the journal.
+    pub fn code(self) -> i64 {
+        OPS.iter().position(|&o| o == self).unwrap_or_default() as i64
+    }
+}
+
+/// What reading a journal found besides its studies.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct JournalNotes {
+    /// A last line cut off (a study still running when the file was copied): left out.
+    pub torn_last_line: bool,
+}
+
+/// Whether `text` looks like a JournalStorage file: its first line a JSON object with an
+/// `op_code`.
+pub fn is_journal(text: &str) -> bool {
+    text.lines()
+        .find(|l| !l.trim().is_empty())
+        .and_then(|l| serde_json::from_str::<Value>(l).ok())
+        .is_some_and(|v| v.get("op_code").is_some_and(Value::is_i64))
+}
+
+/// Replays a JournalStorage file. A torn last line is left out and noted; a line that is not
+/// JSON before it, or an operation this reader does not know, is an error naming the line.
+pub fn read_journal(file: &str, text: &str) -> Result<(Vec<Study>, JournalNotes)> {
+    let mut studies: Vec<Option<Study>> = Vec::new();
+    // Trials by their global id: (study index, trial index in it).
+    let mut trials: Vec<(usize, usize)> = Vec::new();
+    let mut notes = JournalNotes::default();
+    let lines: Vec<&str> = text.lines().collect();
+    let at = |line: usize, message: String| EngineError::Parse { file: file.into(), row: Some(line), column: None, message };
+    for (k, raw) in lines.iter().enumerate() {
+        let line = k + 1;
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let op: Value = match serde_json::from_str(raw) {
+            Ok(v) => v,
+            Err(_) if k + 1 == lines.len() => {
+                notes.torn_last_line = true;
+                break;
+            }
+            Err(e) => return Err(at(line, format!("not a journal operation (JSON expected): {e}"))),
+        };
+        let code = op.get("op_code").and_then(Value::as_i64).ok_or_else(|| at(line, "no op_code".into()))?;
+        let Some(kind) = JournalOp::from_code(code) else {
+            return Err(at(
+                line,
+                format!("operation {code} is not one this reader knows (Optuna 5.0's journal has 0 to 10): was the file written by a newer Optuna?"),
+            ));
+        };
+        let trial_of = |op: &Value| -> Result<(usize, usize)> {
+            let id = op.get("trial_id").and_then(Value::as_u64).ok_or_else(|| at(line, "no trial_id".into()))? as usize;
+            trials.get(id).copied().ok_or_else(|| at(line, format!("trial {id} was never created")))
+        };
+        match kind {
+            JournalOp::CreateStudy => {
+                let name = op.get("study_name").and_then(Value::as_str).unwrap_or("study").to_string();
+                let directions = op
+                    .get("directions")
+                    .and_then(Value::as_array)
+                    .map(|d| d.iter().map(|x| if x.as_i64() == Some(2) { Direction::Maximize } else { Direction::Minimize }).collect())
+                    .unwrap_or_else(|| vec![Direction::Minimize]);
+                studies.push(Some(Study { id: studies.len(), name, directions, distributions: Vec::new(), trials: Vec::new() }));
+            }
+            JournalOp::DeleteStudy => {
+                let id = op.get("study_id").and_then(Value::as_u64).unwrap_or(u64::MAX) as usize;
+                *studies.get_mut(id).ok_or_else(|| at(line, format!("study {id} was never created")))? = None;
+            }
+            // Attributes are bookkeeping.
+            JournalOp::SetStudyUserAttr
+            | JournalOp::SetStudySystemAttr
+            | JournalOp::SetTrialUserAttr
+            | JournalOp::SetTrialSystemAttr
+            | JournalOp::DiscardTrials => {}
+            JournalOp::CreateTrial => {
+                let id = op.get("study_id").and_then(Value::as_u64).unwrap_or(u64::MAX) as usize;
+                let study = studies.get_mut(id).and_then(Option::as_mut).ok_or_else(|| at(line, format!("study {id} does not exist")))?;
+                let state = op.get("state").and_then(Value::as_i64).and_then(TrialState::from_code).unwrap_or(TrialState::Running);
+                // A trial made whole (`study.add_trial`, `enqueue` of a finished one) carries its
+                // objective: `value` for one, `values` for several, and its curve.
+                let values = match op.get("values").and_then(Value::as_array) {
+                    Some(v) => Some(v.iter().map(|x| x.as_f64().unwrap_or(f64::NAN)).collect()),
+                    None => op.get("value").and_then(Value::as_f64).map(|v| vec![v]),
+                };
+                let intermediate = op
+                    .get("intermediate_values")
+                    .and_then(Value::as_object)
+                    .map(|m| m.iter().filter_map(|(k, v)| Some((k.parse::<i64>().ok()?, v.as_f64().unwrap_or(f64::NAN)))).collect())
+                    .unwrap_or_default();
+                let mut trial = Trial { state, params: BTreeMap::new(), values, intermediate };
+                if let (Some(params), Some(dists)) =
+                    (op.get("params").and_then(Value::as_object), op.get("distributions").and_then(Value::as_object))
+                {
+                    for (name, value) in params {
+                        if let (Some(v), Some(d)) =
+                            (value.as_f64(), dists.get(name).and_then(Value::as_str).and_then(Distribution::from_json))
+                        {
+                            if !study.distributions.iter().any(|(n, _)| n == name) {
+                                study.distributions.push((name.clone(), d));
+                            }
+                            trial.params.insert(name.clone(), v);
+                        }
+                    }
+                }
+                study.trials.push(trial);
+                trials.push((id, study.trials.len() - 1));
+            }
+            JournalOp::SetTrialParam => {
+                let (s, t) = trial_of(&op)?;
+                let name = op.get("param_name").and_then(Value::as_str).ok_or_else(|| at(line, "no param_name".into()))?.to_string();
+                let value =
+                    op.get("param_value_internal").and_then(Value::as_f64).ok_or_else(|| at(line, "no param_value_internal".into()))?;
+                let dist = op
+                    .get("distribution")
+                    .and_then(Value::as_str)
+                    .and_then(Distribution::from_json)
+                    .ok_or_else(|| at(line, format!("the distribution of '{name}' is not one Optuna writes")))?;
+                let study = studies[s].as_mut().ok_or_else(|| at(line, "the trial's study was deleted".into()))?;
+                if !study.distributions.iter().any(|(n, _)| *n == name) {
+                    study.distributions.push((name.clone(), dist));
+                }
+                study.trials[t].params.insert(name, value);
+            }
+            JournalOp::SetTrialStateValues => {
+                let (s, t) = trial_of(&op)?;
+                let state = op
+                    .get("state")
+                    .and_then(Value::as_i64)
+                    .and_then(TrialState::from_code)
+                    .ok_or_else(|| at(line, "an unknown trial state".into()))?;
+                let values = op.get("values").and_then(Value::as_array).map(|v| v.iter().map(|x| x.as_f64().unwrap_or(f64::NAN)).collect());
+                let study = studies[s].as_mut().ok_or_else(|| at(line, "the trial's study was deleted".into()))?;
+                study.trials[t].state = state;
+                if values.is_some() {
+                    study.trials[t].values = values;
+                }
+            }
+            JournalOp::SetTrialIntermediateValue => {
+                let (s, t) = trial_of(&op)?;
+                let step = op.get("step").and_then(Value::as_i64).ok_or_else(|| at(line, "no step".into()))?;
+                let value = op.get("intermediate_value").and_then(Value::as_f64).unwrap_or(f64::NAN);
+                let study = studies[s].as_mut().ok_or_else(|| at(line, "the trial's study was deleted".into()))?;
+                study.trials[t].intermediate.insert(step, value);
+            }
+        }
+    }
+    Ok((studies.into_iter().flatten().collect(), notes))
+}
