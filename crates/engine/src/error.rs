@@ -28,6 +28,16 @@ pub enum EngineError {
         /// What went wrong.
         message: String,
     },
+    /// A race method can train nothing more on its table: every configuration is started and
+    /// none can go further by the method's rule (a small or pruned study's table runs out
+    /// before a large budget). A race ends there with what it spent: not a failure.
+    #[error("{method}: {message}")]
+    Exhausted {
+        /// Method name.
+        method: String,
+        /// What is used up.
+        message: String,
+    },
 }
 
 fn format_parse(file: &str, row: &Option<usize>, column: &Option<String>, message: &str) -> String {

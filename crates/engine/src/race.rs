@@ -136,7 +136,12 @@ pub fn run_race(
     let (mut spent, mut spent_cost, mut best) = (0u64, 0.0, f64::NAN);
     while race.remaining > 0 {
         let t0 = now();
-        let request = optimizer.next(&race, candidates, rng)?;
+        let request = match optimizer.next(&race, candidates, rng) {
+            // The table is used up for this method: the race ends with what it spent (the
+            // regret curve holds its last value to the budget's end).
+            Err(EngineError::Exhausted { .. }) if !rows.is_empty() => break,
+            other => other?,
+        };
         let seconds = now() - t0;
         let from = race.curves.get(request.config).map(|c| c.len() as u32).ok_or_else(|| bad(method, "a configuration out of range"))?;
         if request.budget <= from || request.budget > max_budget {

@@ -199,7 +199,7 @@ impl MultiFidelityOptimizer for DyHpo {
     fn next(&mut self, race: &Race, candidates: &[Vec<f64>], rng: &mut MethodRng) -> Result<Request> {
         let open: Vec<usize> = (0..race.curves.len()).filter(|&i| race.can_advance(i)).collect();
         if open.is_empty() {
-            return Err(self.error("every configuration is fully trained"));
+            return Err(EngineError::Exhausted { method: self.name.into(), message: "every configuration is fully trained".into() });
         }
         self.last_scores = None;
         if race.history.is_empty() {

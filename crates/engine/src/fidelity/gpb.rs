@@ -242,7 +242,7 @@ impl MultiFidelityOptimizer for GpbRace {
             };
             self.rounds += 1;
             if round.is_empty() {
-                return Err(EngineError::Method {
+                return Err(EngineError::Exhausted {
                     method: self.name.into(),
                     message: "every configuration is trained to the full budget".into(),
                 });

@@ -69,7 +69,7 @@ pub fn hyperband_schedule(max_budget: u32, eta: u32) -> Vec<Vec<Rung>> {
 fn fresh_config(race: &Race, rng: &mut MethodRng, method: &str) -> Result<usize> {
     let untouched: Vec<usize> = race.untouched().collect();
     if untouched.is_empty() {
-        return Err(EngineError::Method { method: method.into(), message: "every configuration has been started".into() });
+        return Err(EngineError::Exhausted { method: method.into(), message: "every configuration has been started".into() });
     }
     Ok(untouched[index_below(rng, untouched.len())])
 }
@@ -174,7 +174,7 @@ impl Hyperband {
                 members.push(c);
             }
             if members.is_empty() {
-                return Err(EngineError::Method { method: self.name.into(), message: "every configuration has been started".into() });
+                return Err(EngineError::Exhausted { method: self.name.into(), message: "every configuration has been started".into() });
             }
             self.members = members;
         }

@@ -73,6 +73,25 @@ mod tests {
     }
 
     #[test]
+    fn a_race_longer_than_its_table_ends_when_the_method_can_train_nothing_more() {
+        // A pruned study's default budget is what the study spent, more than its finished
+        // trials' curves hold: each method spends what it can and ends, it does not fail.
+        let bench = crossing_curves_family();
+        let (values, _) = race_curves(&bench, 2).unwrap();
+        let (values, candidates) = (values[..6].to_vec(), bench.encoded_task(2)[..6].to_vec());
+        let table_units = values.iter().map(|c| c.len() as u64).sum::<u64>();
+        for m in of_kind(RunKind::Race).filter(|m| m.cost < CostClass::Heavy && m.name != DYHPO_FAST.name) {
+            let mut rng = job_rng(1, "race/small");
+            let mut optimizer = m.build_race().unwrap();
+            let rows =
+                run_race(optimizer.as_mut(), m.name, &candidates, &values, None, 1.0, 10 * table_units, &mut rng, &|| 0.0, &mut |_| true)
+                    .unwrap_or_else(|e| panic!("{}: {e}", m.name));
+            let spent = rows.last().unwrap().spent;
+            assert!(spent > 0 && spent <= table_units, "{}: spent {spent} of a table of {table_units}", m.name);
+        }
+    }
+
+    #[test]
     fn copula_targets_change_what_a_model_fits_and_nothing_a_rank_based_method_picks() {
         let mut bench = crossing_curves_family();
         // One configuration of the task explodes after its fifth step.

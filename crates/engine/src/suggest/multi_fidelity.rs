@@ -64,7 +64,8 @@ pub enum Asked {
     Train(Assignment),
     /// Nothing can start until an outstanding request is told.
     Wait,
-    /// The total budget is spent.
+    /// The total budget is spent, or the method can train nothing more (every configuration
+    /// started or fully trained).
     Done,
 }
 
@@ -170,6 +171,8 @@ impl MultiFidelitySession {
             _ => match self.optimizer.next(&self.race, &self.candidates, &mut self.rng) {
                 Ok(r) => r,
                 Err(_) if self.race.training.contains(&true) => return Ok(Asked::Wait),
+                // Every configuration drawn is started or fully trained: nothing more to do.
+                Err(EngineError::Exhausted { .. }) => return Ok(Asked::Done),
                 Err(e) => return Err(e),
             },
         };

@@ -9,7 +9,8 @@ reached and resumes later where it stopped: keep its training state (a checkpoin
 The rules are the engine's (``hpo_engine::suggest::multi_fidelity``): several requests may be
 outstanding and a configuration in training is never handed out twice; ``ask`` returns
 ``None`` when it must wait for a result (a synchronous method such as Hyperband at the end of
-a rung) or when the budget is spent (``finished`` tells which); a NaN value is refused.
+a rung) or when the budget is spent or the method can train nothing more (``finished`` tells
+which); a NaN value is refused.
 """
 
 from __future__ import annotations
