@@ -6,7 +6,7 @@ Run it through scripts/bench-py-synetune.sh, which makes the venv .tools/st-benc
 (Syne Tune 0.16.0 with what its blackbox repository imports), installs `crates/py` into it and
 runs this on one thread, niced:
 
-    scripts/bench-py-synetune.sh --out results/py-synetune.md     # 3 tasks x 20 seeds
+    scripts/bench-py-synetune.sh --out results/py-synetune.md     # 3 tasks x 20 seeds (~2 h)
     scripts/bench-py-synetune.sh --tasks 1 --seeds 2               # a quick look
 
 THE TABLE. ../shared/benchmarks/lcbench-surrogate (LCBench curves as predicted by the YAHPO Gym
@@ -23,8 +23,10 @@ configurations, which is a different question) wrapped by `add_surrogate` with a
 neighbour regressor over the schedulers' continuous space (Syne Tune's own pipeline:
 standardised values), so that any proposal gets the curve of its nearest configuration of the
 table. `UserBlackboxBackend` with checkpointing (a resumed trial continues from its paused
-epoch), `SimulatorCallback`, `n_workers=1`, and a `StoppingCriterion` at --budget x max epochs of
-simulated time for every scheduler.
+epoch), `SimulatorCallback`, `n_workers=1`, and for every scheduler the same budget of --budget x
+max epochs, counted as results reported (`StoppingCriterion(max_num_evaluations=...)`): the
+simulated clock also charges Syne Tune's start, pause and result delays, which a time budget
+would take from a method that pauses often.
 
 SCHEDULERS. `hpo_playground.syne_tune.Scheduler(method="DyHPO")` (and any other method given in
 --ours), Syne Tune's `ASHA` (one bracket, grace period 1, reduction factor 3), "Hyperband":
@@ -261,7 +263,9 @@ def main() -> int:
         seeds = len({r["seed"] for r in raw[names[0]]})
         report(args, bench, names, tasks, seeds, int(args.budget * bench.max_t), raw)
         return 0
-    os.environ.setdefault("SYNETUNE_FOLDER", tempfile.mkdtemp(prefix="st-bench-"))  # the tuner's files, not ~/syne-tune
+    if "SYNETUNE_FOLDER" not in os.environ:  # the tuner's files, in a folder removed at exit, not ~/syne-tune
+        folder = tempfile.TemporaryDirectory(prefix="st-bench-")
+        os.environ["SYNETUNE_FOLDER"] = folder.name
     bench = Bench(args.curves)
     names = args.schedulers.split(",")
     tasks = bench.tasks[: args.tasks]
