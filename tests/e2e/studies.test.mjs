@@ -1,12 +1,13 @@
 // A study's files as a researcher brings them: the notes that change what the data means stand
 // in the upload banner itself (not behind "details"), and an Optuna journal packed as .gz or
-// .zip gets its next trials as the plain one does.
+// .zip gets its next trials as the plain one does; a conditional journal and a two-objective
+// SQLite study get the same next trials in the page as from `hpo suggest`.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readFile, writeFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
-import { serveSite, openPage, tempDir, ROOT } from './helpers.mjs';
+import { serveSite, openPage, tempDir, download, messages, cli, ROOT } from './helpers.mjs';
 
 const studies = join(ROOT, 'tests', 'fixtures', 'studies');
 let site, dir;
@@ -60,5 +61,29 @@ test('a gzipped Optuna journal gets the next-trials panel, and the same suggesti
     await b.page.setInputFiles('#upload', packed);
     await waitInfo(b.page, /^optuna-mlp-journal\.log: |^optuna-mlp-journal: /);
     assert.equal(await suggest(), plain);
+  } finally { await b.close(); }
+});
+
+test('a conditional journal and a two-objective SQLite study get the same next trials in the page as from hpo suggest', async () => {
+  const b = await openPage(site);
+  try {
+    const pageSuggestions = async (method, n) => {
+      await b.page.waitForSelector('#suggest-panel');
+      await b.page.selectOption('#suggest-method', method);
+      await b.page.fill('#suggest-n', String(n));
+      await b.page.locator('#suggest-n').dispatchEvent('change');
+      await b.page.click('#suggest-run');
+      await b.page.waitForFunction((m) => document.querySelector('#suggest-status')?.textContent?.includes(`suggestions by ${m}`), method, { timeout: 120_000 });
+      return download(b.page, '#download-suggestions');
+    };
+    for (const [file, method, n] of [['optuna-conditional-journal.log', 'GP', 3], ['optuna-two-objective.db', 'GP+MO', 2]]) {
+      await b.page.setInputFiles('#upload', join(studies, file));
+      await waitInfo(b.page, new RegExp(`^${file.replace(/\.(log|db)$/, '').replace(/[.+]/g, '\\$&')}: `));
+      assert.deepEqual(await messages(b.page, 'error'), [], file);
+      const page = await pageSuggestions(method, n);
+      const fromCli = await cli(['suggest', '--data', join(studies, file), '--method', method, '--n', String(n), '--out', join(dir, `cli-${file}`)]);
+      assert.equal(page, fromCli, `${file}: the page's suggestions.csv is hpo suggest's, byte for byte`);
+      assert.equal(page.trim().split('\n').length, n + 1, `${file}: ${n} suggestions`);
+    }
   } finally { await b.close(); }
 });
