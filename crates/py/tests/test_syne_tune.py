@@ -31,6 +31,8 @@ class Recording(Scheduler):
 
 def test_a_local_run_pauses_and_resumes_trials(tmp_path, monkeypatch):
     monkeypatch.setenv("SYNETUNE_FOLDER", str(tmp_path))
+    # Syne Tune's GPU count writes nvidia-smi's output to std.out in the working directory.
+    monkeypatch.chdir(tmp_path)
     scheduler = Recording(
         CONFIG_SPACE,
         "ASHA",
