@@ -150,7 +150,8 @@ pub fn run_race(
                 &format!("budget {} for configuration {} (at budget {from}, max {max_budget})", request.budget, request.config),
             ));
         }
-        let to = request.budget.min(from + race.remaining.min(u32::MAX as u64) as u32);
+        // In u64 and saturating: `from + remaining` as u32 would wrap for a budget near u32::MAX.
+        let to = (request.budget as u64).min((from as u64).saturating_add(race.remaining)) as u32;
         let curve = &values[request.config];
         for &value in &curve[from as usize..to as usize] {
             best = if best.is_nan() || sign * value < sign * best { value } else { best };
@@ -206,6 +207,29 @@ mod tests {
         let got: Vec<(usize, u32, u64, f64, f64)> = rows.iter().map(|r| (r.config, r.budget, r.spent, r.cost, r.best)).collect();
         // Config 0 to budget 2 (cost 3), then to 3 (cost 3 more), config 1 to 2 (cost 4): 5 units.
         assert_eq!(got, vec![(0, 2, 2, 3.0, 0.4), (0, 3, 3, 6.0, 0.3), (1, 2, 5, 10.0, 0.2)]);
+    }
+
+    #[test]
+    fn a_budget_near_the_largest_integer_neither_wraps_nor_runs_forever() {
+        /// One step at a time, configuration by configuration, until every curve is trained.
+        struct StepByStep;
+        impl MultiFidelityOptimizer for StepByStep {
+            fn next(&mut self, race: &Race, _: &[Vec<f64>], _: &mut MethodRng) -> Result<Request> {
+                match (0..race.curves.len()).find(|&i| race.budget_of(i) < race.max_budget) {
+                    Some(i) => Ok(Request { config: i, budget: race.budget_of(i) + 1 }),
+                    None => Err(EngineError::Exhausted { method: "step".into(), message: "every configuration is fully trained".into() }),
+                }
+            }
+        }
+        let values = vec![vec![0.5, 0.4, 0.3], vec![0.9, 0.2, 0.1]];
+        let mut rng = MethodRng::seed_from_u64(0);
+        for total in [u32::MAX as u64, u32::MAX as u64 + 2, u64::MAX] {
+            let rows =
+                run_race(&mut StepByStep, "step", &[vec![0.0], vec![1.0]], &values, None, 1.0, total, &mut rng, &|| 0.0, &mut |_| true)
+                    .unwrap();
+            let got: Vec<(usize, u32, u64)> = rows.iter().map(|r| (r.config, r.budget, r.spent)).collect();
+            assert_eq!(got, vec![(0, 1, 1), (0, 2, 2), (0, 3, 3), (1, 1, 4), (1, 2, 5), (1, 3, 6)], "total {total}");
+        }
     }
 
     #[test]
