@@ -20,6 +20,19 @@ from hpo_playground.optuna import Sampler
 HPO = os.environ.get("HPO_BIN", str(Path(__file__).resolve().parents[3] / "target/release/hpo"))
 
 
+def first_cli_suggestion(journal: Path, method: str, seed: int, out: Path) -> dict:
+    """`hpo suggest`'s first next trial for the journal's study, as its suggestions.csv row."""
+    if not Path(HPO).exists():
+        pytest.fail(f"{HPO} is missing: build it with `cargo build --release --bin hpo` (or set HPO_BIN)")
+    subprocess.run(
+        [HPO, "suggest", "--data", str(journal), "--method", method, "--n", "1", "--seed", str(seed), "--out", str(out)],
+        check=True,
+        capture_output=True,
+    )
+    with open(out / "suggestions.csv", newline="") as f:
+        return next(csv.DictReader(f))
+
+
 def test_optimises_a_study_on_journal_and_sqlite(storage):
     study = optuna.create_study(storage=storage, study_name="mlp", sampler=Sampler("GP", seed=0))
     study.optimize(objective, n_trials=16)
@@ -55,14 +68,7 @@ def test_first_proposal_equals_hpo_suggest_bit_for_bit(tmp_path, with_pruned):
         sampler=optuna.samplers.RandomSampler(seed=3),
     )
     warmup.optimize(pruned_every_third if with_pruned else objective, n_trials=8)
-    out = tmp_path / "next"
-    subprocess.run(
-        [HPO, "suggest", "--data", str(journal), "--method", "GP", "--n", "1", "--seed", "5", "--out", str(out)],
-        check=True,
-        capture_output=True,
-    )
-    with open(out / "suggestions.csv", newline="") as f:
-        (cli,) = list(csv.DictReader(f))
+    cli = first_cli_suggestion(journal, "GP", 5, tmp_path / "next")
 
     study = optuna.load_study(study_name="mlp", storage=journal_storage(journal), sampler=Sampler("GP", seed=5))
     trial = study.ask()
@@ -164,14 +170,7 @@ def test_a_two_objective_study_gets_the_mo_methods_proposals(tmp_path):
         sampler=optuna.samplers.RandomSampler(seed=0),
     )
     study.optimize(two_objectives, n_trials=8)
-    out = tmp_path / "next"
-    subprocess.run(
-        [HPO, "suggest", "--data", str(journal), "--method", "EHVI", "--n", "1", "--seed", "7", "--out", str(out)],
-        check=True,
-        capture_output=True,
-    )
-    with open(out / "suggestions.csv", newline="") as f:
-        (cli,) = list(csv.DictReader(f))
+    cli = first_cli_suggestion(journal, "EHVI", 7, tmp_path / "next")
     study.sampler = Sampler("EHVI", seed=7)
     trial = study.ask()
     first = (trial.suggest_float("x", -1.0, 2.0), trial.suggest_float("y", -1.0, 2.0))
