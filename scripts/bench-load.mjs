@@ -3,9 +3,10 @@
 // headers) through a throttled pipe at the server — 10 Mbit/s shared by every answer, 40 ms of
 // latency per request, the workers' and the service worker's requests included, which the
 // browser's own network emulation misses — with the page's CPU slowed 4× (CDP
-// Emulation.setCPUThrottlingRate). Measures first paint (first-contentful-paint), the main wasm
-// started (trunk's TrunkApplicationStarted), the landing's chart drawn (its first circle; each
-// from navigation start) and the bytes the server sent (bodies).
+// Emulation.setCPUThrottlingRate). Measures first paint (first-contentful-paint), the landing's
+// module started (boot.js's hpo-landing-started), the landing's chart drawn (its first circle),
+// the app's module started below it (hpo-app-started; each from navigation start) and the bytes
+// the server sent (bodies) until the chart and in all.
 // A cold visit is a fresh browser profile; a warm one the same profile reopened in a new
 // browser (the service worker and the HTTP cache kept, nothing in memory).
 // Writes the "load" section of docs/benchmarks.md. Run: node scripts/bench-load.mjs (after
@@ -40,7 +41,8 @@ async function visit(profile, cold) {
   try {
     const page = context.pages()[0] ?? await context.newPage();
     await context.addInitScript(() => {
-      addEventListener('TrunkApplicationStarted', () => { window.__appStartedMs = performance.now(); });
+      addEventListener('hpo-landing-started', () => { window.__landingStartedMs = performance.now(); });
+      addEventListener('hpo-app-started', () => { window.__appStartedMs = performance.now(); });
       new MutationObserver((_, observer) => {
         if (document.querySelector('#landing-preview circle')) {
           window.__chartDrawnMs = performance.now();
@@ -54,13 +56,13 @@ async function visit(profile, cold) {
     await page.goto(site.url, { waitUntil: 'commit' });
     await page.waitForFunction(() => window.__chartDrawnMs !== undefined, null, { timeout: 120_000, polling: 50 });
     const bytesAtChart = site.requests.reduce((s, r) => s + r.bytes, 0);
-    const [paint, started, chart] = await page.evaluate(() => [
-      performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN, window.__appStartedMs, window.__chartDrawnMs]);
     if (cold) await page.waitForFunction(() => document.documentElement.dataset.offline === 'ready', null, { timeout: 120_000 });
     else await new Promise((ok) => setTimeout(ok, 3000));
+    const [paint, started, chart, app] = await page.evaluate(() => [
+      performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN, window.__landingStartedMs, window.__chartDrawnMs, window.__appStartedMs ?? NaN]);
     const bytes = site.requests.reduce((s, r) => s + r.bytes, 0);
     const files = site.requests.map((r) => `${r.path} ${r.status} ${r.bytes}`);
-    return { paint, started, chart, bytesAtChart, bytes, requests: site.requests.length, files };
+    return { paint, started, chart, app, bytesAtChart, bytes, requests: site.requests.length, files };
   } finally { await context.close(); }
 }
 
@@ -80,14 +82,16 @@ site.server.close();
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ms = (xs) => `${Math.round(median(xs))} ms (${xs.map(Math.round).join(', ')})`;
 const kb = (xs) => `${(median(xs) / 1000).toFixed(1)} kB (${xs.map((x) => (x / 1000).toFixed(1)).join(', ')})`;
+// The targets are the chart's: its time and the bytes moved until it is drawn.
 const verdict = (runs, target) => {
-  const [t, b] = [median(runs.map((r) => r.chart)), median(runs.map((r) => r.bytes))];
-  return `${t <= target.ms && b <= target.bytes ? 'met' : 'not met'} (target: chart ≤ ${target.ms / 1000} s, ≤ ${target.bytes / 1000} kB moved)`;
+  const [t, b] = [median(runs.map((r) => r.chart)), median(runs.map((r) => r.bytesAtChart))];
+  return `${t <= target.ms && b <= target.bytes ? 'met' : 'not met'} (target: chart ≤ ${target.ms / 1000} s, ≤ ${target.bytes / 1000} kB moved until it)`;
 };
 const rows = (name, runs) => [
   `| ${name}: first paint | ${ms(runs.map((r) => r.paint))} |`,
-  `| ${name}: main wasm started | ${ms(runs.map((r) => r.started))} |`,
+  `| ${name}: landing module started | ${ms(runs.map((r) => r.started))} |`,
   `| ${name}: landing chart drawn | ${ms(runs.map((r) => r.chart))} |`,
+  `| ${name}: app module started (the experiment below the strip) | ${ms(runs.map((r) => r.app))} |`,
   `| ${name}: bytes moved until the chart / in all | ${kb(runs.map((r) => r.bytesAtChart))} / ${kb(runs.map((r) => r.bytes))} |`,
   `| ${name}: requests | ${median(runs.map((r) => r.requests))} |`,
 ];

@@ -1,7 +1,8 @@
 // Trunk post-build hook (build and serve): the page runs no inline script, so its Content-Security-Policy can
-// forbid inline script. Trunk writes the app's start-up as an inline module script in
-// index.html; this moves it to a file named by its content's hash and adds the policy as a
-// <meta> tag (a static host may not let us set headers).
+// forbid inline script. Under `trunk serve` trunk writes its autoreload script inline in
+// index.html (boot.js starts the wasm modules: trunk writes no start-up of its own); this moves
+// any inline script to a file named by its content's hash and adds the policy as a <meta> tag
+// (a static host may not let us set headers).
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,7 +12,7 @@ if (!dir) throw new Error('run by trunk (TRUNK_STAGING_DIR is not set)');
 const file = join(dir, 'index.html');
 let html = readFileSync(file, 'utf8');
 
-// Every inline script: trunk's start-up module, and under `trunk serve` its autoreload script.
+// Every inline script (under `trunk serve`, its autoreload script).
 html = html.replace(/<script((?:\s+(?!src=)[^>]*)?)>([\s\S]*?)<\/script>/g, (whole, attrs, body) => {
   if (/\bsrc=/.test(attrs) || !body.trim()) return whole;
   const name = `start-${createHash('sha256').update(body).digest('hex').slice(0, 16)}.js`;

@@ -1,10 +1,12 @@
-// Trunk post-build hook (build and serve): names the files trunk copies as they are (the worker's
-// glue and wasm, its loader, boot.js) by their content's hash, as trunk names the page's own, so
-// that every file but index.html and sw.js can be cached for good (sw.js serves a hashed name from
-// its cache; a host sends it as immutable). index.html refers to the new names: boot.js by its
-// <script>, the worker's files in <meta name="worker-files">, which boot.js reads.
+// Trunk post-build hook (build and serve): names the files trunk leaves unhashed (the two wasm
+// modules it builds as "worker" links — the first visit's landing and the Web Workers' — with
+// their glue, the workers' loader, boot.js) by their content's hash, as trunk names the app's
+// own, so that every file but index.html and sw.js can be cached for good (sw.js serves a hashed
+// name from its cache; a host sends it as immutable). index.html refers to the new names: boot.js
+// by its <script>, the wasm modules and their glue in <meta name="build-files">, which boot.js
+// reads to start the modules and the workers.
 import { createHash } from 'node:crypto';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const dir = process.env.TRUNK_STAGING_DIR;
@@ -19,13 +21,27 @@ const hashed = (name) => {
   return `/${to}`;
 };
 
+// The app's two files, which trunk named: `hpo-playground-0123456789abcdef.js` and `…_bg.wasm`.
+const trunkNamed = (pattern) => {
+  const found = readdirSync(dir).filter((name) => pattern.test(name));
+  if (found.length !== 1) throw new Error(`expected one file like ${pattern} in ${dir}, found ${found.join(', ') || 'none'}`);
+  return `/${found[0]}`;
+};
+// The keys boot.js reads, each with its file.
+const files = Object.entries({
+  'app-glue': trunkNamed(/^hpo-playground-[0-9a-f]{16}\.js$/), 'app-wasm': trunkNamed(/^hpo-playground-[0-9a-f]{16}_bg\.wasm$/),
+  'landing-glue': hashed('landing.js'), 'landing-wasm': hashed('landing_bg.wasm'),
+  'worker-loader': hashed('worker-loader.js'), 'worker-glue': hashed('worker.js'), 'worker-wasm': hashed('worker_bg.wasm'),
+}).map(([key, name]) => `${key}=${name}`).join(' ');
+
 const file = join(dir, 'index.html');
 let html = readFileSync(file, 'utf8');
-const worker = `loader=${hashed('worker-loader.js')} glue=${hashed('worker.js')} wasm=${hashed('worker_bg.wasm')}`;
 const boot = hashed('boot.js');
 if (!html.includes('src="boot.js"')) throw new Error('index.html has no <script src="boot.js">');
 html = html.replace('src="boot.js"', `src="${boot}"`);
+// The app's own <link data-trunk>, which trunk leaves when it injects nothing.
+html = html.replace(/\n\s*<link data-trunk rel="rust"[^>]*>/g, '');
 const viewport = '<meta name="viewport"';
-if (!html.includes(viewport)) throw new Error('index.html has no viewport <meta> to put the worker files after');
-html = html.replace(viewport, `<meta name="worker-files" content="${worker}">\n  ${viewport}`);
+if (!html.includes(viewport)) throw new Error('index.html has no viewport <meta> to put the build files after');
+html = html.replace(viewport, `<meta name="build-files" content="${files}">\n  ${viewport}`);
 writeFileSync(file, html);

@@ -16,12 +16,15 @@ before(async () => { site = await serveSite(); });
 after(() => site.server.close());
 
 const MAIN_WASM = /^\/hpo-playground-[0-9a-f]{16}_bg\.wasm$/;
+const LANDING_WASM = /^\/landing_bg-[0-9a-f]{16}\.wasm$/;
 const WORKER_WASM = /^\/worker_bg-[0-9a-f]{16}\.wasm$/;
 const HASHED = /-[0-9a-f]{16}(_bg)?\.[a-z0-9]+$/;
 const count = (requests, pattern) => requests.filter((r) => pattern.test(r.path)).length;
 const DIST = join(ROOT, 'dist');
-/// The main wasm's limit, gzip -9 (docs/benchmarks.md, "Against the targets").
+/// The app's wasm's limit, gzip -9 (docs/benchmarks.md, "Against the targets").
 const MAIN_WASM_GZIP_LIMIT = 1_000_000;
+/// The first visit's own wasm, which draws the landing (issue 61's target), gzip -9.
+const LANDING_WASM_GZIP_LIMIT = 600_000;
 
 test('the page shows its heading and a loading line before the wasm, and the app replaces them', async () => {
   const html = await (await fetch(site.url)).text();
@@ -49,7 +52,8 @@ test('a cold landing fetches each wasm once (every worker gets the compiled modu
     const cold = [...site.requests];
     const list = cold.map((r) => `${r.path} ${r.status} ${r.bytes}`).join('\n');
     assert.equal(count(cold, WORKER_WASM), 1, `the worker wasm once:\n${list}`);
-    assert.equal(count(cold, MAIN_WASM), 1, `the main wasm once:\n${list}`);
+    assert.equal(count(cold, MAIN_WASM), 1, `the app's wasm once:\n${list}`);
+    assert.equal(count(cold, LANDING_WASM), 1, `the landing's wasm once:\n${list}`);
     for (const r of cold.filter((r) => /\.(wasm|js|css)$/.test(r.path) && r.status === 200)) {
       assert.ok(r.encoding === 'br', `${r.path} sent compressed (${r.encoding})`);
     }
@@ -103,6 +107,57 @@ test('a playing lesson counts no step before its frames are drawn, and "end »" 
     await b.page.waitForFunction(() => /[?&]step=\d+/.test(location.search));
     assert.deepEqual(b.errors, []);
   } finally { await b.close(); }
+});
+
+// A first visit draws its strip from the landing's small module; the app's module is asked for
+// only once the strip's chart is there, and fills in the experiment below it; a link starts the
+// app's module at once (the landing's comes later, kept for offline use).
+test("the landing's chart comes from its own module before the app's is fetched; a link starts the app's", async () => {
+  const b = await freshBrowser();
+  try {
+    await b.context.addInitScript(() => {
+      new MutationObserver((_, observer) => {
+        if (document.querySelector('#landing-preview circle')) { window.__chartMs = performance.now(); observer.disconnect(); }
+      }).observe(document, { childList: true, subtree: true });
+    });
+    await b.page.goto(site.url);
+    await b.page.waitForFunction(() => /quadratic: 30 tasks/.test(document.querySelector('#data-info')?.textContent ?? ''));
+    const { chart, app, landing } = await b.page.evaluate(() => {
+      const start = (pattern) => performance.getEntriesByType('resource').find((e) => pattern.test(new URL(e.name).pathname))?.startTime;
+      return { chart: window.__chartMs, app: start(/^\/hpo-playground-[0-9a-f]{16}_bg\.wasm$/), landing: start(/^\/landing_bg-[0-9a-f]{16}\.wasm$/) };
+    });
+    assert.ok(landing !== undefined && chart !== undefined && app !== undefined, JSON.stringify({ chart, app, landing }));
+    assert.ok(landing < chart && chart <= app, `landing wasm at ${landing} ms, chart at ${chart} ms, app wasm at ${app} ms`);
+    // One page: the strip, then the experiment's panels in the same grid, one <main>, one heading.
+    assert.equal(await b.page.locator('main').count(), 1);
+    assert.equal(await b.page.locator('h1').count(), 1);
+    assert.equal(await b.page.locator('main > #landing').count(), 1);
+    assert.equal(await b.page.locator('main #data-panel').count(), 1);
+    // Data of one's own: the strip goes (the first screen is that data's setup).
+    await b.page.selectOption('#data-source', 'bundled:curves');
+    await b.page.waitForFunction(() => document.querySelector('#landing')?.hidden === true);
+    assert.equal(await b.page.locator('#landing-preview').isVisible(), false);
+    assert.deepEqual(b.errors, []);
+  } finally { await b.close(); }
+  const link = await freshBrowser();
+  try {
+    site.requests.length = 0;
+    await link.page.goto(`${site.url}?learn=gp-ei`);
+    await link.page.waitForSelector('#lesson-ls');
+    const paths = site.requests.map((r) => r.path);
+    const appAt = paths.findIndex((p) => MAIN_WASM.test(p));
+    const landingAt = paths.findIndex((p) => LANDING_WASM.test(p));
+    assert.ok(appAt >= 0 && (landingAt < 0 || landingAt > appAt), `a link asks for the app's wasm first:\n${paths.join('\n')}`);
+    assert.deepEqual(link.errors, []);
+  } finally { await link.close(); }
+});
+
+test(`the landing's wasm is at most ${LANDING_WASM_GZIP_LIMIT.toLocaleString('en')} bytes gzip -9`, async () => {
+  const name = (await readdir(DIST)).find((n) => LANDING_WASM.test(`/${n}`));
+  assert.ok(name, `no landing wasm in ${DIST}`);
+  const raw = await readFile(join(DIST, name));
+  const gzip = gzipSync(raw, { level: 9 }).length;
+  assert.ok(gzip <= LANDING_WASM_GZIP_LIMIT, `${name}: ${gzip.toLocaleString('en')} bytes gzip -9 (${raw.length.toLocaleString('en')} raw)`);
 });
 
 test(`the main wasm is at most ${MAIN_WASM_GZIP_LIMIT.toLocaleString('en')} bytes gzip -9`, async () => {

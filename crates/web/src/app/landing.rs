@@ -1,8 +1,11 @@
 //! What a first visit shows above the experiment page: lesson 1 playing by itself (alive
 //! within the first seconds: its frames come from a worker in about a tenth of a second),
-//! and one button to
-//! each of the three uses — learn, explore my data, open a shared link. Shown only when the
-//! page opens without a query; a link always opens exactly what it names.
+//! and one button to each of the three uses — learn, explore my data, open a shared link.
+//! Shown only when the page opens without a query; a link always opens exactly what it names.
+//!
+//! It is its own small wasm module (`src/bin/landing.rs`, [`start`]): a first visit draws this
+//! strip without waiting for the app's module, which `boot.js` loads once the strip's chart is
+//! drawn and which fills [`EXPERIMENT_SLOT`] with the experiment (`super::start`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,21 +14,65 @@ use leptos::prelude::*;
 
 use super::browser;
 use super::chart::{chart_width, ChartBox};
+use super::{Header, Messages};
 use super::learn::gp_ei::{posterior_chart, posterior_height};
 use super::state::{AppState, Level};
 use super::workers::{lesson_reply, LatestWorker};
 use hpo_engine::lessons::gp_ei::{GpEiFrame, GpEiSetting};
 use hpo_engine::lessons::{LessonFrames, LessonJob};
 use hpo_engine::permalink::query_of;
+use hpo_engine::spec::ExperimentSpec;
 use hpo_protocol::ToWorker;
 
 /// Steps the preview loops through, and its pace.
 const PREVIEW_STEPS: usize = 10;
 const PREVIEW_MS: u64 = 900;
 
+/// Where the app's module puts the experiment, below the strip: an element of the strip's
+/// `<main>` with `display: contents`, holding a loading line until then.
+pub const EXPERIMENT_SLOT: &str = "experiment-slot";
+
+/// The strip's own id (the page's style and the app's module find it by it).
+const STRIP: &str = "landing";
+
+/// Mounts the first visit's page (entry point of the landing's wasm binary) in place of
+/// `index.html`'s heading and loading line: the header, the strip, and the slot the app's
+/// module fills.
+pub fn start() {
+    console_error_panic_hook::set_once();
+    if let Some(waiting) = document().get_element_by_id("boot-screen") {
+        waiting.remove();
+    }
+    mount_to_body(LandingPage);
+}
+
+/// Shows or hides the strip (called by the app's module: the strip goes once the visitor
+/// chooses data of their own, and comes back with the first data).
+pub fn show_strip(shown: bool) {
+    if let Some(strip) = browser::element_by_id(STRIP) {
+        strip.set_hidden(!shown);
+    }
+}
+
+#[component]
+fn LandingPage() -> impl IntoView {
+    let state = AppState::new(ExperimentSpec::default());
+    state.provide();
+    view! {
+        <Header/>
+        <Messages messages=state.messages/>
+        <main>
+            <Landing/>
+            <div id=EXPERIMENT_SLOT>
+                <p class="loading-line" role="status">"Loading the experiment…"</p>
+            </div>
+        </main>
+    }
+}
+
 /// The first-visit strip.
 #[component]
-pub fn Landing() -> impl IntoView {
+fn Landing() -> impl IntoView {
     let state = expect_context::<AppState>();
     // The frames come from a worker (the GP code stays out of the page's bundle); the preview
     // then loops through them.
@@ -53,10 +100,10 @@ pub fn Landing() -> impl IntoView {
         None => state.say(Level::Error, "that does not look like a link to this app: paste the whole address, with its part after '?'"),
     };
     view! {
-        <section class="panel wide" id="landing">
+        <section class="panel wide" id=STRIP>
             <div class="landing-text">
                 <h2>"Watch Bayesian optimisation think — then try it on your own data"</h2>
-                <p>"On the right, a Gaussian process learns a function from a few points and picks the next one where expected improvement is largest. Three ways in:"</p>
+                <p>"In the chart, a Gaussian process learns a function from a few points and picks the next one where expected improvement is largest. Three ways in:"</p>
                 <div class="landing-actions">
                     <a class="button primary" id="landing-learn" href="?learn=gp-ei&play=1">"Learn: step through the methods"</a>
                     <a class="button" id="landing-explore" href="#data-panel">"Explore my data: compare methods below"</a>

@@ -38,17 +38,25 @@ use hpo_engine::permalink::{from_query, to_query};
 use hpo_engine::spec::ExperimentSpec;
 use state::{AppState, Level};
 
-/// Mounts the app (entry point of the main wasm binary) in place of `index.html`'s own heading
-/// and loading line, shown while the wasm arrived (in the same frame: no blank in between).
+/// Mounts the app (entry point of the app's wasm binary). On a first visit the landing's own small
+/// module ([`landing::start`]) drew the header and the strip and left [`landing::EXPERIMENT_SLOT`]
+/// in its `<main>`: the experiment's panels go there, below the strip. Otherwise the whole page
+/// goes in place of `index.html`'s own heading and loading line, shown while the wasm arrived
+/// (in the same frame: no blank in between).
 pub fn start() {
     console_error_panic_hook::set_once();
+    if let Some(slot) = browser::element_by_id(landing::EXPERIMENT_SLOT) {
+        slot.set_inner_html("");
+        leptos::mount::mount_to(slot, BelowLanding).forget();
+        return;
+    }
     if let Some(waiting) = document().get_element_by_id("boot-screen") {
         waiting.remove();
     }
     mount_to_body(App);
 }
 
-/// The whole page.
+/// The whole page, for a link (a lesson's or an experiment's).
 #[component]
 pub fn App() -> impl IntoView {
     let query = browser::current_query();
@@ -70,55 +78,78 @@ pub fn App() -> impl IntoView {
         }
         .into_any();
     }
-    let parsed = from_query(&query);
-    let first_visit = query.is_empty();
+    let state = experiment_state(&query);
+    view! {
+        <Header/>
+        <Messages messages=state.messages/>
+        <main><Panels/></main>
+    }
+    .into_any()
+}
+
+/// The experiment under the first visit's strip, in the landing's `<main>` (the slot is
+/// `display: contents`, so the panels are its grid's items). The strip stays until the visitor
+/// chooses data of their own: then the first screen is their data's setup.
+#[component]
+fn BelowLanding() -> impl IntoView {
+    let query = browser::current_query();
+    let state = experiment_state(&query);
+    let first_data = state.spec.with_untracked(|s| s.data.clone());
+    Effect::new(move |_| landing::show_strip(state.spec.with(|s| s.data == first_data)));
+    view! {
+        <Messages messages=state.messages/>
+        <Panels/>
+    }
+}
+
+/// The experiment's state from the link (its warnings said), provided to the panels; the URL
+/// holds the current setup from now on, and the link's data (or the default) starts loading.
+fn experiment_state(query: &str) -> AppState {
+    let parsed = from_query(query);
     let state = AppState::new(parsed.spec.clone());
     state.provide();
     for w in parsed.warnings {
         state.say(Level::Warning, w);
     }
-    // The URL always holds the current setup.
     Effect::new(move |_| browser::replace_query(&to_query(&state.spec.get())));
-    let first_data = parsed.spec.data.clone();
+    let from_link = !query.is_empty();
     spawn_local(async move {
         data::load_shared_manifest(state).await;
-        data::load_ref(state, parsed.spec.data.clone(), !query.is_empty()).await;
+        data::load_ref(state, parsed.spec.data.clone(), from_link).await;
     });
     spawn_local(kept::reopen_race_summary(state));
+    state
+}
+
+/// The experiment's four numbered sections and the views that open below them.
+#[component]
+fn Panels() -> impl IntoView {
     view! {
-        <Header/>
-        <Messages messages=state.messages/>
-        <main>
-            // The first visit's strip, until the visitor chooses data of their own: then the
-            // first screen is their data's setup.
-            {move || (first_visit && state.spec.with(|s| s.data == first_data)).then(|| view! { <landing::Landing/> })}
-            <section class="panel" id="data-panel">
-                <h2>"1. Data"</h2>
-                <data_panel::DataPanel/>
-            </section>
-            <section class="panel" id="setup-panel">
-                <h2>"2. Setup"</h2>
-                <setup::SetupPanel/>
-            </section>
-            <section class="panel" id="run-panel">
-                <h2>"3. Run"</h2>
-                <run::RunPanel/>
-            </section>
-            <section class="panel wide" id="results-panel">
-                <h2>"4. Results"</h2>
-                <results::ResultsPanel/>
-            </section>
-            <suggest_view::SuggestView/>
-            <design_view::DesignView/>
-            <kept_panel::KeptPanel/>
-        </main>
+        <section class="panel" id="data-panel">
+            <h2>"1. Data"</h2>
+            <data_panel::DataPanel/>
+        </section>
+        <section class="panel" id="setup-panel">
+            <h2>"2. Setup"</h2>
+            <setup::SetupPanel/>
+        </section>
+        <section class="panel" id="run-panel">
+            <h2>"3. Run"</h2>
+            <run::RunPanel/>
+        </section>
+        <section class="panel wide" id="results-panel">
+            <h2>"4. Results"</h2>
+            <results::ResultsPanel/>
+        </section>
+        <suggest_view::SuggestView/>
+        <design_view::DesignView/>
+        <kept_panel::KeptPanel/>
     }
-    .into_any()
 }
 
 /// The page's title and its two sections.
 #[component]
-fn Header() -> impl IntoView {
+pub(crate) fn Header() -> impl IntoView {
     let learning = browser::current_query().contains("learn=");
     view! {
         <header>
@@ -133,7 +164,7 @@ fn Header() -> impl IntoView {
 }
 
 #[component]
-fn Messages(
+pub(crate) fn Messages(
     /// The messages shown (the list is all this edits: a dismissed one leaves it).
     messages: RwSignal<Vec<state::Message>>,
 ) -> impl IntoView {
