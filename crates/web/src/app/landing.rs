@@ -14,10 +14,10 @@ use leptos::prelude::*;
 
 use super::browser;
 use super::chart::{chart_width, ChartBox};
-use super::{Header, Messages};
 use super::learn::gp_ei::{posterior_chart, posterior_height};
 use super::state::{AppState, Level};
 use super::workers::{lesson_reply, LatestWorker};
+use super::{Header, Messages};
 use hpo_engine::lessons::gp_ei::{GpEiFrame, GpEiSetting};
 use hpo_engine::lessons::{LessonFrames, LessonJob};
 use hpo_engine::permalink::query_of;
