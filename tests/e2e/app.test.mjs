@@ -953,7 +953,7 @@ test('the first visit shows a lesson playing and the three ways in', async () =>
     for (const id of ['#landing-learn', '#landing-explore', '#landing-link']) assert.equal(await b.page.locator(id).count(), 1);
     await b.page.fill('#landing-link', 'not a link');
     await b.page.click('#landing-open button');
-    assert.match((await messages(b.page, 'error')).join('\n'), /does not look like a link/);
+    assert.match(await b.page.locator('#landing-link-error').textContent(), /does not look like a link/);
     await b.page.fill('#landing-link', `${site.url}?learn=designs&step=2`);
     await b.page.click('#landing-open button');
     await b.page.waitForSelector('#lesson-designs');

@@ -15,9 +15,9 @@ use leptos::prelude::*;
 use super::browser;
 use super::chart::{chart_width, ChartBox};
 use super::learn::gp_ei::{posterior_chart, posterior_height};
-use super::state::{AppState, Level};
+use super::state::AppState;
 use super::workers::{lesson_reply, LatestWorker};
-use super::{Header, Messages};
+use super::Header;
 use hpo_engine::lessons::gp_ei::{GpEiFrame, GpEiSetting};
 use hpo_engine::lessons::{LessonFrames, LessonJob};
 use hpo_engine::permalink::query_of;
@@ -37,7 +37,7 @@ const STRIP: &str = "landing";
 
 /// Mounts the first visit's page (entry point of the landing's wasm binary) in place of
 /// `index.html`'s heading and loading line: the header, the strip, and the slot the app's
-/// module fills.
+/// module fills (with the page's messages, then the panels).
 pub fn start() {
     console_error_panic_hook::set_once();
     if let Some(waiting) = document().get_element_by_id("boot-screen") {
@@ -60,7 +60,6 @@ fn LandingPage() -> impl IntoView {
     state.provide();
     view! {
         <Header/>
-        <Messages messages=state.messages/>
         <main>
             <Landing/>
             <div id=EXPERIMENT_SLOT>
@@ -95,9 +94,12 @@ fn Landing() -> impl IntoView {
         on_cleanup(move || h.clear());
     }
     let link = RwSignal::new(String::new());
+    // Said under the field: the page's banners belong to the app's module, which may not have
+    // arrived yet.
+    let link_error = RwSignal::new(None::<&'static str>);
     let open_link = move || match query_of(&link.get_untracked()) {
         Some(q) => browser::open_query(&q),
-        None => state.say(Level::Error, "that does not look like a link to this app: paste the whole address, with its part after '?'"),
+        None => link_error.set(Some("That does not look like a link to this app: paste the whole address, with its part after '?'.")),
     };
     view! {
         <section class="panel wide" id=STRIP>
@@ -111,9 +113,10 @@ fn Landing() -> impl IntoView {
                 <form class="row" id="landing-open" on:submit=move |ev| { ev.prevent_default(); open_link() }>
                     <label for="landing-link">"Open a shared link"</label>
                     <input id="landing-link" type="text" inputmode="url" placeholder="paste a link to this app" prop:value=move || link.get()
-                        on:input=move |ev| link.set(event_target_value(&ev))/>
+                        aria-describedby="landing-link-error" on:input=move |ev| { link.set(event_target_value(&ev)); link_error.set(None) }/>
                     <button type="submit">"Open"</button>
                 </form>
+                <p id="landing-link-error" role="alert">{move || link_error.get()}</p>
             </div>
             <ChartBox>
             <svg id="landing-preview" class="chart" xmlns="http://www.w3.org/2000/svg" viewBox=move || format!("0 0 {} {}", chart_width(), posterior_height()) role="img"
