@@ -333,6 +333,23 @@ mod tests {
     }
 
     #[test]
+    fn the_landing_preview_is_the_lessons_first_frames() {
+        // The landing asks for the first ten steps only (`LessonJob::GpEiFirst`): the frames
+        // must be the lesson's own, bit for bit, and cost a fraction of all 31.
+        use crate::lessons::{LessonFrames, LessonJob};
+        let setting = GpEiSetting::default();
+        let t = std::time::Instant::now();
+        let Ok(LessonFrames::GpEi(first)) = LessonJob::GpEiFirst(setting.clone(), 10).run() else { panic!("not lesson 1's frames") };
+        let first_ms = t.elapsed().as_secs_f64() * 1e3;
+        let t = std::time::Instant::now();
+        let Ok(LessonFrames::GpEi(all)) = LessonJob::GpEi(setting).run() else { panic!("not lesson 1's frames") };
+        let all_ms = t.elapsed().as_secs_f64() * 1e3;
+        assert_eq!(first.len(), 11);
+        assert_eq!(first[..], all[..11]);
+        eprintln!("lesson 1: frames 0..=10 in {first_ms:.1} ms, 0..=30 in {all_ms:.1} ms");
+    }
+
+    #[test]
     fn ten_steps_find_the_global_minimum() {
         let f = frame(&GpEiSetting { step: 10, ..GpEiSetting::default() }).unwrap();
         assert!((f.best.0 - 0.757).abs() < 0.02 && f.best.1 < -5.9, "{:?}", f.best);

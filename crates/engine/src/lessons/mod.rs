@@ -257,6 +257,9 @@ impl Lesson {
 pub enum LessonJob {
     /// Lesson 1: frames 0 ..= `MAX_STEPS` of a setting (its step ignored).
     GpEi(GpEiSetting),
+    /// Lesson 1's first frames only, 0 ..= `steps` (the landing's preview: later steps, with
+    /// more points, cost the most, and a first visit waits for them).
+    GpEiFirst(GpEiSetting, usize),
     /// Lesson 2's second part: GP and GCP side by side from this seed.
     Versus(u64),
     /// Lesson 3 for a seed.
@@ -292,6 +295,7 @@ impl LessonJob {
     pub fn run(&self) -> crate::error::Result<LessonFrames> {
         match self {
             LessonJob::GpEi(s) => gp_ei::frames(s, MAX_STEPS).map(LessonFrames::GpEi),
+            LessonJob::GpEiFirst(s, steps) => gp_ei::frames(s, *steps).map(LessonFrames::GpEi),
             LessonJob::Versus(seed) => copula::versus(*seed).map(LessonFrames::Versus),
             LessonJob::Transfer(seed) => transfer::frames(*seed).map(LessonFrames::Transfer),
             LessonJob::MultiFidelity(seed) => multi_fidelity::frames(*seed).map(LessonFrames::MultiFidelity),

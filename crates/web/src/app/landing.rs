@@ -79,11 +79,15 @@ fn Landing() -> impl IntoView {
     let step = RwSignal::new(0usize);
     let worker = LatestWorker::new(lesson_reply);
     let request = state.workers.next_request();
-    worker.ask(request, ToWorker::Lesson { request, job: LessonJob::GpEi(GpEiSetting::default()) }, move |result, _| {
-        if let Ok(LessonFrames::GpEi(all)) = result {
-            frames.set(all.into_iter().take(PREVIEW_STEPS + 1).map(Arc::new).collect());
-        }
-    });
+    worker.ask(
+        request,
+        ToWorker::Lesson { request, job: LessonJob::GpEiFirst(GpEiSetting::default(), PREVIEW_STEPS) },
+        move |result, _| {
+            if let Ok(LessonFrames::GpEi(all)) = result {
+                frames.set(all.into_iter().take(PREVIEW_STEPS + 1).map(Arc::new).collect());
+            }
+        },
+    );
     if let Ok(h) = set_interval_with_handle(
         move || {
             let count = frames.with_untracked(Vec::len).max(1);
