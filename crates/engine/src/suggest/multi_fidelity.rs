@@ -217,7 +217,9 @@ impl MultiFidelitySession {
             .ok_or_else(|| EngineError::Spec(format!("there is no configuration {config}: ids run from 0 to {}", n - 1)))?;
         to.ok_or_else(|| {
             let why = if self.race.failed[config] { "its training failed" } else { "it is not in training" };
-            EngineError::Spec(format!("cannot {doing} configuration {config}: {why} (ask() hands a configuration out, tell and fail report on it)"))
+            EngineError::Spec(format!(
+                "cannot {doing} configuration {config}: {why} (ask() hands a configuration out, tell and fail report on it)"
+            ))
         })
     }
 
