@@ -211,7 +211,7 @@ def test_a_train_step_not_caught_fails_its_trial_ends_the_run_and_prunes_the_pau
 
     with pytest.raises(RuntimeError, match="out of memory"):
         optimize_multi_fidelity(
-            study, failing, space=SPACE, max_budget=9, total_budget=60, method="ASHA", catch=()
+            study, failing, space=SPACE, max_budget=9, total_budget=60, method="ASHA", catch=[ValueError]
         )
     states = [t.state for t in study.get_trials()]
     assert states.count(optuna.trial.TrialState.FAIL) == 1

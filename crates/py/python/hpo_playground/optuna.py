@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import optuna
@@ -212,7 +212,7 @@ def optimize_multi_fidelity(
     n_configs: int = 256,
     method: str = "DyHPO",
     seed: int = 0,
-    catch: type[Exception] | tuple[type[Exception], ...] = (Exception,),
+    catch: type[Exception] | Iterable[type[Exception]] = (Exception,),
 ) -> MultiFidelity:
     """Runs the multi-fidelity ``method`` on ``study``, one configuration step at a time.
 
@@ -252,7 +252,7 @@ def optimize_multi_fidelity(
         total_budget=total_budget,
         n_configs=n_configs,
     )
-    caught = catch if isinstance(catch, tuple) else (catch,)
+    caught = (catch,) if isinstance(catch, type) else tuple(catch)
     trials: dict[int, optuna.Trial] = {}
     states: dict[int, Any] = {}
     finished: set[int] = set()
