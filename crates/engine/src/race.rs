@@ -36,12 +36,23 @@ pub struct Race {
     /// session with parallel workers, `suggest::multi_fidelity`); a simulated race trains one
     /// request at a time and never has any. No method hands one of them out again.
     pub training: Vec<bool>,
+    /// Configurations whose training failed (reported by the session's
+    /// [`crate::suggest::multi_fidelity::MultiFidelitySession::fail`]): no method trains one
+    /// again, and their told values stay observations. A simulated race never has any.
+    pub failed: Vec<bool>,
 }
 
 impl Race {
     /// A race over `configs` configurations with curves of `max_budget` steps.
     pub fn new(configs: usize, max_budget: u32, total_budget: u64) -> Self {
-        Race { max_budget, remaining: total_budget, curves: vec![Vec::new(); configs], history: Vec::new(), training: vec![false; configs] }
+        Race {
+            max_budget,
+            remaining: total_budget,
+            curves: vec![Vec::new(); configs],
+            history: Vec::new(),
+            training: vec![false; configs],
+            failed: vec![false; configs],
+        }
     }
 
     /// Budget reached by configuration `i` (0 when never trained).
@@ -49,15 +60,15 @@ impl Race {
         self.curves[i].len() as u32
     }
 
-    /// Configurations never trained and not in training.
+    /// Configurations never trained, not in training and not failed.
     pub fn untouched(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.curves.len()).filter(|&i| self.curves[i].is_empty() && !self.training[i])
+        (0..self.curves.len()).filter(|&i| self.curves[i].is_empty() && !self.training[i] && !self.failed[i])
     }
 
-    /// True when configuration `i` can be trained further: below the largest budget and not
-    /// in training.
+    /// True when configuration `i` can be trained further: below the largest budget, not in
+    /// training and not failed.
     pub fn can_advance(&self, i: usize) -> bool {
-        self.budget_of(i) < self.max_budget && !self.training[i]
+        self.budget_of(i) < self.max_budget && !self.training[i] && !self.failed[i]
     }
 
     /// Trains configuration `config` from the budget it reached up to `to`, observing the

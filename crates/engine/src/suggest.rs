@@ -34,7 +34,7 @@ use crate::optimizer::{job_rng, SearchState};
 use crate::registry;
 use crate::space::{Hyperparameter, SearchSpace};
 use crate::spec::{ExperimentSpec, TransferMode};
-use crate::transfer::{transfer_context, PriorCache};
+use crate::transfer::{transfer_context, Learned, PriorCache, TRAINED_IN_THIS_PROCESS};
 use crate::warping::scalarize_points;
 
 pub mod multi_fidelity;
@@ -565,7 +565,15 @@ fn related_context(
         ..ExperimentSpec::default()
     };
     let resolved = spec.resolve(&bench)?;
-    Ok(transfer_context(&bench, &resolved, 0, entry, &PriorCache::new(), &mut |_, _| true)?.0)
+    let priors = PriorCache::new();
+    // The prior learns from the related studies alone (under the chosen study's name): the
+    // next proposal for the same study reuses it, as the same bits would be trained again.
+    if let TransferNeed::Prior(warp) = entry.transfer() {
+        if let Ok((prior, _)) = TRAINED_IN_THIS_PROCESS.get_or_train(&bench, &resolved, 0, warp) {
+            priors.insert(0, warp, Learned::Prior(prior));
+        }
+    }
+    Ok(transfer_context(&bench, &resolved, 0, entry, &priors, &mut |_, _| true)?.0)
 }
 
 impl Suggestions {

@@ -64,8 +64,101 @@ pub fn train_target_prior(
     progress: &mut dyn FnMut(usize, usize) -> bool,
 ) -> Result<TrainedPrior> {
     let data = prior_examples(bench, resolved, target, warp);
-    let mut rng = job_rng(PRIOR_SEED, &format!("prior/{}/{}", bench.tasks[target].name, warp.as_str()));
-    train_prior(&data, &PriorSettings::default(), &mut rng, progress)
+    train_prior(&data, &PriorSettings::default(), &mut job_rng(PRIOR_SEED, &prior_stream(bench, target, warp)), progress)
+}
+
+/// The name of the random stream a target's prior trains with (under [`PRIOR_SEED`]).
+fn prior_stream(bench: &Benchmark, target: usize, warp: OutputWarp) -> String {
+    format!("prior/{}/{}", bench.tasks[target].name, warp.as_str())
+}
+
+/// SHA-256 of everything [`train_target_prior`] reads: its training data (every example's
+/// inputs, target and weight, bit for bit) and its random stream's seed and name. Two targets
+/// with the same identity get the same prior, bit for bit (the settings are the defaults).
+pub fn prior_identity(bench: &Benchmark, resolved: &ResolvedSpec, target: usize, warp: OutputWarp) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    let mut hash = Sha256::new();
+    hash.update(PRIOR_SEED.to_le_bytes());
+    let stream = prior_stream(bench, target, warp);
+    hash.update((stream.len() as u64).to_le_bytes());
+    hash.update(stream.as_bytes());
+    for example in prior_examples(bench, resolved, target, warp) {
+        hash.update((example.x.len() as u64).to_le_bytes());
+        for v in example.x.iter().chain([&example.z, &example.weight]) {
+            hash.update(v.to_bits().to_le_bytes());
+        }
+    }
+    hash.finalize().into()
+}
+
+/// Priors trained before, by [`prior_identity`]: the next trials of a study in the Python
+/// package rebuild everything from the study on each proposal (Optuna's sampler contract), and
+/// its prior, trained on the related studies alone, would otherwise be trained again each time
+/// (about a second). It keeps the [`TrainedPriors::CAPACITY`] most recently used.
+#[derive(Debug, Default)]
+pub struct TrainedPriors {
+    recent: Mutex<Vec<([u8; 32], Arc<TrainedPrior>)>>,
+}
+
+/// The priors this process trained for next trials ([`crate::suggest`]'s related studies).
+pub static TRAINED_IN_THIS_PROCESS: TrainedPriors = TrainedPriors::new();
+
+impl TrainedPriors {
+    /// How many priors it keeps: a process proposes for a few studies at a time.
+    pub const CAPACITY: usize = 8;
+
+    /// None kept.
+    pub const fn new() -> Self {
+        TrainedPriors { recent: Mutex::new(Vec::new()) }
+    }
+
+    /// The prior of `target` and `warp` ([`train_target_prior`]), trained unless one of the
+    /// same [`prior_identity`] was kept; true with it when it was.
+    pub fn get_or_train(
+        &self,
+        bench: &Benchmark,
+        resolved: &ResolvedSpec,
+        target: usize,
+        warp: OutputWarp,
+    ) -> Result<(Arc<TrainedPrior>, bool)> {
+        let identity = prior_identity(bench, resolved, target, warp);
+        if let Some(prior) = self.take(&identity) {
+            self.keep(identity, prior.clone());
+            return Ok((prior, true));
+        }
+        // Trained without the lock held: another thread proposing meanwhile (Optuna's n_jobs)
+        // waits for nothing; two trainings of one identity give the same prior.
+        let prior = Arc::new(train_target_prior(bench, resolved, target, warp, &mut |_, _| true)?);
+        self.keep(identity, prior.clone());
+        Ok((prior, false))
+    }
+
+    fn take(&self, identity: &[u8; 32]) -> Option<Arc<TrainedPrior>> {
+        let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+        let at = recent.iter().position(|(id, _)| id == identity)?;
+        Some(recent.remove(at).1)
+    }
+
+    /// Keeps `prior` as the most recently used, dropping the least recently used beyond
+    /// [`Self::CAPACITY`].
+    fn keep(&self, identity: [u8; 32], prior: Arc<TrainedPrior>) {
+        let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+        recent.retain(|(id, _)| *id != identity);
+        recent.push((identity, prior));
+        if recent.len() > Self::CAPACITY {
+            recent.remove(0);
+        }
+    }
+
+    /// How many priors it keeps now.
+    pub fn len(&self) -> usize {
+        self.recent.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// True when it keeps none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// What a transfer method learns from the other tasks once per (target task, warp), and which
@@ -327,6 +420,36 @@ mod tests {
         assert_eq!(*cached, direct);
         let other_task = train_target_prior(&bench, &resolved, 3, OutputWarp::Copula, &mut |_, _| true).unwrap();
         assert_ne!(other_task, direct, "each held-out task has its own prior");
+    }
+
+    #[test]
+    fn a_kept_prior_is_the_one_training_gives_and_is_found_by_its_data() {
+        let (bench, resolved) = gcp_prior_on_quadratic();
+        let kept = TrainedPriors::new();
+        let (first, found) = kept.get_or_train(&bench, &resolved, 2, OutputWarp::Copula).unwrap();
+        assert!(!found && kept.len() == 1);
+        let (again, found) = kept.get_or_train(&bench.clone(), &resolved, 2, OutputWarp::Copula).unwrap();
+        assert!(found && Arc::ptr_eq(&first, &again), "the same data in another benchmark value finds it");
+        let trained = train_target_prior(&bench, &resolved, 2, OutputWarp::Copula, &mut |_, _| true).unwrap();
+        assert_eq!(serde_json::to_string(&*again).unwrap(), serde_json::to_string(&trained).unwrap(), "bit for bit");
+        // Anything the training reads changes the identity: another held-out task, warp, or
+        // one value of another task (ψ reads the ranks alone; Δ every value).
+        let identity = prior_identity(&bench, &resolved, 2, OutputWarp::Copula);
+        assert_ne!(prior_identity(&bench, &resolved, 3, OutputWarp::Copula), identity);
+        assert_ne!(prior_identity(&bench, &resolved, 2, OutputWarp::Standardize), identity);
+        let mut changed = bench.clone();
+        changed.tasks[0].metrics[resolved.objective][0] += 1e-9;
+        assert_eq!(prior_identity(&changed, &resolved, 2, OutputWarp::Copula), identity, "the same ranks");
+        let standardized = prior_identity(&bench, &resolved, 2, OutputWarp::Standardize);
+        assert_ne!(prior_identity(&changed, &resolved, 2, OutputWarp::Standardize), standardized);
+        // The least recently used goes first beyond the capacity.
+        for i in 0..TrainedPriors::CAPACITY as u8 - 1 {
+            kept.keep([i; 32], first.clone());
+        }
+        assert!(kept.get_or_train(&bench, &resolved, 2, OutputWarp::Copula).unwrap().1, "used again: the most recent");
+        kept.keep([255; 32], first.clone());
+        assert_eq!(kept.len(), TrainedPriors::CAPACITY);
+        assert!(kept.take(&[0; 32]).is_none() && kept.take(&identity).is_some());
     }
 
     #[test]

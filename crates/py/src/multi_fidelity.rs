@@ -56,6 +56,16 @@ impl MultiFidelitySession {
         self.session.tell(config, step, value).map_err(|e| EngineError::new_err(e.to_string()))
     }
 
+    /// Reports that a configuration's training failed: it is released for good.
+    fn fail(&mut self, config: usize) -> PyResult<()> {
+        self.session.fail(config).map_err(|e| EngineError::new_err(e.to_string()))
+    }
+
+    /// The configurations whose training failed, in increasing order.
+    fn failed(&self) -> Vec<usize> {
+        self.session.failed()
+    }
+
     /// A configuration's parameter values, as a JSON list in the order of the space.
     fn params_json(&self, config: usize) -> PyResult<String> {
         let values = self.session.params(config).map_err(|e| EngineError::new_err(e.to_string()))?;

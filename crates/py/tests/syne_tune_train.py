@@ -1,6 +1,7 @@
 """A training script for Syne Tune's LocalBackend (test_syne_tune.py): the curve family of
 test_multi_fidelity.py, one epoch per report, resumed from its checkpoint (the epochs trained)
-when the scheduler resumes the trial."""
+when the scheduler resumes the trial. With --fail_lr_above, a configuration of a larger lr
+raises at its first epoch (a trial that errors)."""
 
 import argparse
 import json
@@ -15,6 +16,7 @@ parser.add_argument("--lr", type=float, required=True)
 parser.add_argument("--width", type=int, required=True)
 parser.add_argument("--epochs", type=int, required=True)
 parser.add_argument("--st_checkpoint_dir", type=str, required=True)
+parser.add_argument("--fail_lr_above", type=float, default=math.inf)
 args = parser.parse_args()
 
 checkpoint = Path(args.st_checkpoint_dir) / "epochs.json"
@@ -23,6 +25,8 @@ report = Reporter()
 floor = (math.log10(args.lr) + 2) ** 2 + ((args.width - 64) / 64) ** 2
 for epoch in range(start + 1, args.epochs + 1):
     time.sleep(0.05)
+    if args.lr > args.fail_lr_above:
+        raise RuntimeError(f"lr {args.lr} diverged")
     checkpoint.parent.mkdir(parents=True, exist_ok=True)
     checkpoint.write_text(json.dumps({"epochs": epoch}))
     report(epoch=epoch, loss=floor + (1.0 - floor / 4) / epoch, resumed_from=start)

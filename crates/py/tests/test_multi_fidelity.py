@@ -136,6 +136,38 @@ def test_bad_input_raises_clear_exceptions():
     assert mf.best == (config, params, 1, 0.5)
 
 
+@pytest.mark.parametrize("method", ["ASHA", "Hyperband"])
+def test_fail_releases_a_configuration(method):
+    # One worker; the first configuration handed out is lost (its training failed).
+    mf = MultiFidelity(SPACE, method, max_budget=9, seed=0, total_budget=40, n_configs=128)
+    lost, _, _ = mf.ask()
+    served, waited = 0, False
+    while (asked := mf.ask()) is not None or not mf.finished:
+        if asked is None:
+            # Hyperband's first rung (9 configurations at budget 1) waits for the lost one,
+            # for ever without fail.
+            assert method == "Hyperband" and served == 8 and mf.in_training() == [(lost, 0, 1)]
+            assert mf.ask() is None and not mf.finished
+            waited = True
+            mf.fail(lost)
+            continue
+        config, params, budget = asked
+        assert config != lost, "a failed configuration is handed out again"
+        for step in range(mf.reached(config) + 1, budget + 1):
+            mf.tell(config, step, curve(params, step))
+        served += 1
+        if method == "ASHA" and served == 8:
+            mf.fail(lost)
+    assert waited == (method == "Hyperband")
+    assert mf.failed() == [lost] and mf.in_training() == []
+    with pytest.raises(ValueError, match="no configuration 99999"):
+        mf.fail(99999)
+    with pytest.raises(ValueError, match="its training failed"):
+        mf.fail(lost)
+    with pytest.raises(ValueError, match="its training failed"):
+        mf.tell(lost, 1, 0.5)
+
+
 def train_step(params, step, state):
     """One epoch of the curve family; the state counts the epochs trained (a checkpoint)."""
     trained = 0 if state is None else state
@@ -167,7 +199,7 @@ def test_optimize_multi_fidelity_records_every_curve_in_a_journal(tmp_path):
     assert "learning curves of 9 steps" in out.stdout, out.stdout
 
 
-def test_a_train_step_that_raises_fails_its_trial_and_prunes_the_paused(tmp_path):
+def test_a_train_step_not_caught_fails_its_trial_ends_the_run_and_prunes_the_paused(tmp_path):
     study = optuna.create_study(storage=journal_storage(tmp_path / "j.log"), study_name="mf")
     calls = []
 
@@ -178,10 +210,43 @@ def test_a_train_step_that_raises_fails_its_trial_and_prunes_the_paused(tmp_path
         return train_step(params, step, state)
 
     with pytest.raises(RuntimeError, match="out of memory"):
-        optimize_multi_fidelity(study, failing, space=SPACE, max_budget=9, total_budget=60, method="ASHA")
+        optimize_multi_fidelity(
+            study, failing, space=SPACE, max_budget=9, total_budget=60, method="ASHA", catch=[ValueError]
+        )
     states = [t.state for t in study.get_trials()]
     assert states.count(optuna.trial.TrialState.FAIL) == 1
     assert optuna.trial.TrialState.RUNNING not in states
+
+
+@pytest.mark.parametrize("method", ["ASHA", "Hyperband"])
+def test_a_train_step_that_raises_fails_its_trial_and_the_run_goes_on(tmp_path, method, caplog):
+    study = optuna.create_study(storage=journal_storage(tmp_path / "j.log"), study_name="mf")
+    calls, failed_promotion = 0, False
+
+    def failing(params, step, state):
+        # The 3rd call (step 1 of a configuration of the first rung) and the first step 2 (a
+        # promotion's first step) fail.
+        nonlocal calls, failed_promotion
+        calls += 1
+        if calls == 3 or (step == 2 and not failed_promotion):
+            failed_promotion = failed_promotion or step == 2
+            raise RuntimeError("out of memory")
+        return train_step(params, step, state)
+
+    mf = optimize_multi_fidelity(
+        study, failing, space=SPACE, max_budget=9, total_budget=60, method=method, n_configs=128
+    )
+    assert mf.finished
+    trials = study.get_trials()
+    failed = [t for t in trials if t.state == optuna.trial.TrialState.FAIL]
+    assert len(failed) == 2, [t.state for t in trials]
+    assert any(t.intermediate_values for t in failed), "a promotion's failure keeps its told steps"
+    assert len(mf.failed()) == 2
+    assert optuna.trial.TrialState.RUNNING not in {t.state for t in trials}
+    assert any(t.state == optuna.trial.TrialState.COMPLETE for t in trials), "the run went on"
+    # The budget counts the steps trained: 60 reported, the two failed steps not among them.
+    assert sum(len(t.intermediate_values) for t in trials) == 60
+    assert "failed at step" in caplog.text and "out of memory" in caplog.text
 
 
 KILLED_RUN = """

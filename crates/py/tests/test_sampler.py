@@ -6,8 +6,10 @@ from __future__ import annotations
 import csv
 import math
 import os
+import random
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import optuna
@@ -20,12 +22,13 @@ from hpo_playground.optuna import Sampler
 HPO = os.environ.get("HPO_BIN", str(Path(__file__).resolve().parents[3] / "target/release/hpo"))
 
 
-def first_cli_suggestion(journal: Path, method: str, seed: int, out: Path) -> dict:
+def first_cli_suggestion(journal: Path, method: str, seed: int, out: Path, study: str | None = None) -> dict:
     """`hpo suggest`'s first next trial for the journal's study, as its suggestions.csv row."""
     if not Path(HPO).exists():
         pytest.fail(f"{HPO} is missing: build it with `cargo build --release --bin hpo` (or set HPO_BIN)")
+    chosen = ["--study", study] if study is not None else []
     subprocess.run(
-        [HPO, "suggest", "--data", str(journal), "--method", method, "--n", "1", "--seed", str(seed), "--out", str(out)],
+        [HPO, "suggest", "--data", str(journal), *chosen, "--method", method, "--n", "1", "--seed", str(seed), "--out", str(out)],
         check=True,
         capture_output=True,
     )
@@ -78,6 +81,40 @@ def test_first_proposal_equals_hpo_suggest_bit_for_bit(tmp_path, with_pruned):
     assert params["optimizer"] == cli["optimizer"]
     # Bit for bit: the floats' exact representations agree too.
     assert params["lr"].hex() == float(cli["lr"]).hex()
+
+
+def test_gcp_prior_trains_its_prior_once_and_proposes_as_hpo_suggest(tmp_path):
+    # The sampler's first proposal trains the prior on the related study; its second finds it
+    # kept in this process. Each is `hpo suggest`'s (a new process, which trains the prior) on
+    # the journal as it was, with the seed the sampler used, bit for bit.
+    journal = tmp_path / "journal.log"
+    earlier = optuna.create_study(
+        storage=journal_storage(journal), study_name="earlier", sampler=optuna.samplers.RandomSampler(seed=4)
+    )
+    earlier.optimize(objective, n_trials=12)
+    now = optuna.create_study(
+        storage=journal_storage(journal), study_name="now", sampler=optuna.samplers.RandomSampler(seed=6)
+    )
+    now.optimize(objective, n_trials=4)
+    study = optuna.load_study(
+        study_name="now",
+        storage=journal_storage(journal),
+        sampler=Sampler("GCP+prior", seed=5, related_studies=[earlier]),
+    )
+    seeds = [5, random.Random(5).getrandbits(63)]  # the sampler's _SeedStream
+    seconds = []
+    for n, seed in enumerate(seeds):
+        cli = first_cli_suggestion(journal, "GCP+prior", seed, tmp_path / f"next{n}", study="now")
+        start = time.perf_counter()
+        trial = study.ask()
+        params = suggest_space(trial)
+        seconds.append(time.perf_counter() - start)
+        assert params["lr"].hex() == float(cli["lr"]).hex() and params["dropout"].hex() == float(cli["dropout"]).hex()
+        assert params["units"] == int(cli["units"]) and params["layers"] == int(cli["layers"])
+        assert params["optimizer"] == cli["optimizer"]
+        study.tell(trial, objective(optuna.trial.FixedTrial(params)))
+    # Training the prior is most of the first proposal (about 1 s; a GP step on 5 trials, ms).
+    assert seconds[1] < seconds[0] / 3, seconds
 
 
 def test_n_jobs_threads_share_one_journal(tmp_path):

@@ -182,7 +182,7 @@ impl GpbRace {
         for _ in 0..self.round_size() {
             let mut best: Option<(f64, Request)> = None;
             for (i, cand) in candidates.iter().enumerate() {
-                if race.training[i] || picked.iter().any(|r| r.config == i) {
+                if !race.can_advance(i) || picked.iter().any(|r| r.config == i) {
                     continue;
                 }
                 for &level in levels.iter().filter(|&&l| l > race.budget_of(i)) {
@@ -231,7 +231,9 @@ impl MultiFidelityOptimizer for GpbRace {
     fn next(&mut self, race: &Race, candidates: &[Vec<f64>], rng: &mut MethodRng) -> Result<Request> {
         loop {
             while let Some(r) = self.queue.pop_front() {
-                if r.budget > race.budget_of(r.config) {
+                // The initial design may plan a configuration at several levels; once its
+                // training failed the later ones are dropped.
+                if r.budget > race.budget_of(r.config) && !race.failed[r.config] {
                     return Ok(r);
                 }
             }

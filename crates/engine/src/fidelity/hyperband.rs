@@ -144,7 +144,8 @@ impl Hyperband {
         let rungs = &self.schedule[self.bracket];
         if self.rung != usize::MAX && self.rung + 1 < rungs.len() {
             // Successive halving: keep the best ⌊n/η⌋ of this rung, train them further. The
-            // rung is decided when all its members are told (synchronous, as in the paper).
+            // rung is decided when all its members are told (synchronous, as in the paper);
+            // a member whose training failed has no value at the rung and drops out of it.
             let budget = rungs[self.rung].budget;
             if self.members.iter().any(|&c| race.training[c]) {
                 return Err(EngineError::Method {
@@ -152,7 +153,7 @@ impl Hyperband {
                     message: "the rung's configurations are still in training".into(),
                 });
             }
-            let mut ranked = self.members.clone();
+            let mut ranked: Vec<usize> = self.members.iter().copied().filter(|&c| !race.failed[c]).collect();
             ranked.sort_by(|&a, &b| loss_at(race, a, budget).total_cmp(&loss_at(race, b, budget)).then(a.cmp(&b)));
             self.rung += 1;
             let next = rungs[self.rung];
@@ -225,7 +226,9 @@ impl MultiFidelityOptimizer for Asha {
             let mut reached: Vec<usize> = (0..race.curves.len()).filter(|&i| race.budget_of(i) >= here).collect();
             reached.sort_by(|&a, &b| loss_at(race, a, here).total_cmp(&loss_at(race, b, here)).then(a.cmp(&b)));
             let top = reached.len() / ETA as usize;
-            if let Some(&c) = reached[..top].iter().find(|&&i| race.budget_of(i) < up && !race.training[i]) {
+            // A configuration whose training failed keeps its place in the rungs it reached,
+            // as one already promoted does, and is never promoted.
+            if let Some(&c) = reached[..top].iter().find(|&&i| race.budget_of(i) < up && race.can_advance(i)) {
                 return Ok(Request { config: c, budget: up });
             }
         }

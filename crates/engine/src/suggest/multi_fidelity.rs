@@ -22,6 +22,14 @@
 //!   (Hyperband's synchronous rungs) also makes `ask` wait; its error surfaces only when
 //!   nothing is in training.
 //! - A value that is not a finite number is refused with an error; the request stays open.
+//! - A training that fails (the user's loop raised, a trial errored) is reported with
+//!   [`MultiFidelitySession::fail`]: the configuration leaves training for good ([`Race::failed`];
+//!   no method picks it again) and the steps it told stay observations. A synchronous rung
+//!   (Hyperband, BOHB, DEHB) is decided without it: it has no value at the rung's budget, so
+//!   it drops out of the rung and the best of the others go on. ASHA keeps it in the rungs
+//!   it reached, as it keeps a configuration already promoted, and never promotes it. The
+//!   steps of its request it did not tell return to the total budget: the budget counts
+//!   steps told.
 //! - Budget units are counted when a request is handed out, as a simulated race counts them;
 //!   the last request is cut to what remains, and then `ask` says the session is done. Without
 //!   a total budget the session goes on until the method has nothing left to train (an error).
@@ -182,6 +190,9 @@ impl MultiFidelitySession {
                 format!("budget {} for configuration {} (at budget {from}, max {})", request.budget, request.config, self.race.max_budget);
             return Err(self.bad(&what));
         }
+        if self.race.failed[request.config] {
+            return Err(self.bad(&format!("configuration {}, whose training failed", request.config)));
+        }
         if self.race.training[request.config] {
             self.held = Some(request);
             return Ok(Asked::Wait);
@@ -196,19 +207,26 @@ impl MultiFidelitySession {
         Ok(Asked::Train(Assignment { config: request.config, from, budget: to }))
     }
 
-    /// Records `value` of configuration `config` at budget step `step`; true when that step
-    /// completes the configuration's request.
-    pub fn tell(&mut self, config: usize, step: u32, value: f64) -> Result<bool> {
+    /// The budget configuration `config`'s outstanding request is to reach; an error when
+    /// there is no such configuration or it is not in training (`doing` names the call).
+    fn requested_budget(&self, config: usize, doing: &str) -> Result<u32> {
         let n = self.race.curves.len();
         let to = *self
             .requested
             .get(config)
             .ok_or_else(|| EngineError::Spec(format!("there is no configuration {config}: ids run from 0 to {}", n - 1)))?;
-        let Some(to) = to else {
-            return Err(EngineError::Spec(format!(
-                "configuration {config} is not in training: tell values of a configuration ask() handed out, up to the budget it gave"
-            )));
-        };
+        to.ok_or_else(|| {
+            let why = if self.race.failed[config] { "its training failed" } else { "it is not in training" };
+            EngineError::Spec(format!(
+                "cannot {doing} configuration {config}: {why} (ask() hands a configuration out, tell and fail report on it)"
+            ))
+        })
+    }
+
+    /// Records `value` of configuration `config` at budget step `step`; true when that step
+    /// completes the configuration's request.
+    pub fn tell(&mut self, config: usize, step: u32, value: f64) -> Result<bool> {
+        let to = self.requested_budget(config, "tell a value of")?;
         let next = self.race.budget_of(config) + 1;
         if step != next {
             return Err(EngineError::Spec(format!(
@@ -229,6 +247,30 @@ impl MultiFidelitySession {
         self.requested[config] = None;
         self.race.history.push(Request { config, budget: to });
         Ok(true)
+    }
+
+    /// Reports that configuration `config`'s training failed before its request was told to
+    /// the end (see the module's rules): it is never handed out again, does not hold up a
+    /// rung, and the steps it did not tell return to the total budget.
+    pub fn fail(&mut self, config: usize) -> Result<()> {
+        let to = self.requested_budget(config, "fail")?;
+        let reached = self.race.budget_of(config);
+        if self.race.remaining != u64::MAX {
+            self.race.remaining += (to - reached) as u64;
+        }
+        self.race.training[config] = false;
+        self.race.failed[config] = true;
+        self.requested[config] = None;
+        // A request the method planned for it while it trained will never be served.
+        if self.held.is_some_and(|r| r.config == config) {
+            self.held = None;
+        }
+        Ok(())
+    }
+
+    /// The configurations whose training failed, in increasing order.
+    pub fn failed(&self) -> Vec<usize> {
+        (0..self.race.failed.len()).filter(|&i| self.race.failed[i]).collect()
     }
 
     /// Configuration `config` as the user's parameter values (JSON: a float, an integer, a

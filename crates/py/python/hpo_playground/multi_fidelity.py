@@ -10,7 +10,9 @@ The rules are the engine's (``hpo_engine::suggest::multi_fidelity``): several re
 outstanding and a configuration in training is never handed out twice; ``ask`` returns
 ``None`` when it must wait for a result (a synchronous method such as Hyperband at the end of
 a rung) or when the budget is spent or the method can train nothing more (``finished`` tells
-which); a NaN value is refused.
+which); a NaN value is refused. A training that fails is reported with ``fail(config_id)``: the
+configuration is never handed out again, a rung no longer waits for it, and the steps of its
+request it did not tell return to the total budget.
 """
 
 from __future__ import annotations
@@ -91,6 +93,19 @@ class MultiFidelity:
         (the configuration pauses). Raises ``ValueError`` for an unknown configuration, one
         not in training, a step out of order or a value that is not a finite number."""
         return self._session.tell(int(config_id), int(budget), float(value))
+
+    def fail(self, config_id: int) -> None:
+        """Reports that the training of ``config_id`` failed (an exception, a lost worker)
+        before its request was told to the end. The configuration is released for good: it
+        is never handed out again, a synchronous rung (Hyperband, BOHB, DEHB) is decided
+        without it, and the steps it did not tell return to the total budget; the values it
+        told stay. Raises ``ValueError`` for an unknown configuration or one not in training
+        (failed already, paused, never handed out)."""
+        self._session.fail(int(config_id))
+
+    def failed(self) -> list[int]:
+        """The configurations reported with ``fail``, in increasing order."""
+        return list(self._session.failed())
 
     def params(self, config_id: int) -> dict[str, Any]:
         """The parameters of configuration ``config_id``."""

@@ -13,8 +13,9 @@ parameters in the order first suggested, internal values, every trial with its s
 
 from __future__ import annotations
 
+import logging
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import optuna
@@ -33,6 +34,8 @@ import hpo_playground
 from hpo_playground.multi_fidelity import MultiFidelity, describe_space
 
 __all__ = ["Sampler", "describe", "optimize_multi_fidelity"]
+
+_logger = logging.getLogger(__name__)
 
 
 class Sampler(BaseSampler):
@@ -209,6 +212,7 @@ def optimize_multi_fidelity(
     n_configs: int = 256,
     method: str = "DyHPO",
     seed: int = 0,
+    catch: type[Exception] | Iterable[type[Exception]] = (Exception,),
 ) -> MultiFidelity:
     """Runs the multi-fidelity ``method`` on ``study``, one configuration step at a time.
 
@@ -224,9 +228,13 @@ def optimize_multi_fidelity(
     as it grows. Optuna cannot resume a finished trial, so a paused configuration's trial stays
     RUNNING until the configuration reaches ``max_budget`` (then COMPLETE with its last value)
     or the run ends (then PRUNED, with its last intermediate value, as Optuna records trials
-    stopped early). A ``train_step`` that raises marks its trial FAIL and ends the run the same
-    way. If the process is killed, the complete trials and every reported step are in the
-    storage already; the configurations in training stay RUNNING.
+    stopped early). A ``train_step`` that raises one of ``catch`` (by default any
+    ``Exception``; unlike ``study.optimize``, whose default ends the run) marks its trial FAIL,
+    logs a warning and releases the configuration (``MultiFidelity.fail``: never trained again,
+    its untrained steps return to the budget), and the run goes on; any other exception
+    (``KeyboardInterrupt``, or every one with ``catch=()``) marks the trial FAIL and ends the
+    run, the paused trials PRUNED. If the process is killed, the complete trials and every
+    reported step are in the storage already; the configurations in training stay RUNNING.
 
     Returns the ``MultiFidelity`` session (``best``, ``in_training``, …). One process per study:
     the session lives in this process's memory.
@@ -244,6 +252,7 @@ def optimize_multi_fidelity(
         total_budget=total_budget,
         n_configs=n_configs,
     )
+    caught = (catch,) if isinstance(catch, type) else tuple(catch)
     trials: dict[int, optuna.Trial] = {}
     states: dict[int, Any] = {}
     finished: set[int] = set()
@@ -254,16 +263,33 @@ def optimize_multi_fidelity(
                 study.enqueue_trial(params, skip_if_exists=False)
                 trials[config] = study.ask(distributions)
             trial = trials[config]
+            failed = False
             for step in range(session.reached(config) + 1, budget + 1):
                 try:
                     value, states[config] = train_step(params, step, states.get(config))
+                except caught as error:
+                    _logger.warning(
+                        "Trial %d failed at step %d with parameters %s: %r; the run goes on"
+                        " without it.",
+                        trial.number,
+                        step,
+                        params,
+                        error,
+                        exc_info=True,
+                    )
+                    study.tell(trial, state=TrialState.FAIL)
+                    finished.add(config)
+                    states.pop(config, None)
+                    session.fail(config)
+                    failed = True
+                    break
                 except BaseException:
                     study.tell(trial, state=TrialState.FAIL)
                     finished.add(config)
                     raise
                 trial.report(float(value), step)
                 session.tell(config, step, value)
-            if budget == max_budget:
+            if budget == max_budget and not failed:
                 study.tell(trial, float(value))
                 finished.add(config)
                 states.pop(config, None)

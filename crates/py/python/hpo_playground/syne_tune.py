@@ -15,8 +15,11 @@ method never saw, raises a ``ValueError`` saying so.
 Syne Tune's tuner ends the search when ``suggest`` returns ``None``. The scheduler returns
 ``None`` when the total budget is spent, and also when the method must wait for a result it
 cannot decide without (Hyperband's synchronous rungs, with several workers): run such methods
-with ``n_workers=1``. DyHPO, GPB and ASHA never wait. A trial that fails stays "in training"
-for the method (it is never handed out again).
+with ``n_workers=1``. DyHPO, GPB and ASHA never wait. A trial that fails (Syne Tune's
+``on_trial_error``: the script raised, or the trial was stopped by something other than the
+scheduler) or whose script ends before reporting its request's budget (``on_trial_complete``
+with the request open) is released (``MultiFidelity.fail``): the configuration is never
+handed out again, a rung no longer waits for it and its untrained steps return to the budget.
 """
 
 from __future__ import annotations
@@ -129,6 +132,19 @@ class Scheduler(TrialScheduler):
         if not self._session.tell(config, step, result[self.metric]):
             return SchedulerDecision.CONTINUE
         return SchedulerDecision.STOP if step >= self.max_t else SchedulerDecision.PAUSE
+
+    def on_trial_error(self, trial: Trial) -> None:
+        self._release(trial)
+
+    def on_trial_complete(self, trial: Trial, result: dict[str, Any]) -> None:
+        # Called only when the script ended without the scheduler's pause or stop: a request
+        # still open then can never be told to the end.
+        self._release(trial)
+
+    def _release(self, trial: Trial) -> None:
+        config = self._config_of.get(trial.trial_id)
+        if config is not None and any(c == config for c, _, _ in self._session.in_training()):
+            self._session.fail(config)
 
     def metric_names(self) -> list[str]:
         return [self.metric]

@@ -188,3 +188,132 @@ fn bad_requests_get_clear_errors() {
     assert!(s.in_training().is_empty());
     assert_eq!(s.best(), Some((a.config, 1, 0.5)));
 }
+
+#[test]
+fn a_failed_member_no_longer_holds_up_a_synchronous_rung() {
+    // Hyperband on 9 steps: its first bracket trains 9 configurations to budget 1, then the
+    // best 3 to 3. One worker trains every assignment but the first, whose training fails.
+    let mut s = MultiFidelitySession::new(space(), "Hyperband", 9, Some(60), 1.0, 0, POOL).unwrap();
+    let configs: Vec<Vec<Value>> = (0..s.configurations()).map(|c| s.params(c).unwrap()).collect();
+    let Asked::Train(lost) = s.ask().unwrap() else { panic!("the first ask trains") };
+    let mut first_rung = 1;
+    let waited = loop {
+        match s.ask().unwrap() {
+            Asked::Train(a) => {
+                assert_eq!(a.budget, 1, "the rung is not decided while a member trains");
+                s.tell(a.config, 1, curve(&configs[a.config], 1)).unwrap();
+                first_rung += 1;
+            }
+            asked => break asked,
+        }
+    };
+    // What a session without `fail` does for ever: the rung waits for its lost member.
+    assert_eq!((waited, first_rung), (Asked::Wait, 9));
+    assert_eq!(s.ask().unwrap(), Asked::Wait);
+    let before = s.remaining();
+    s.fail(lost.config).unwrap();
+    assert_eq!(s.remaining(), before + 1, "the step it did not tell returns to the budget");
+    assert_eq!(s.failed(), vec![lost.config]);
+    assert!(s.in_training().is_empty());
+    let mut served = Vec::new();
+    loop {
+        match s.ask().unwrap() {
+            Asked::Train(a) => {
+                assert_ne!(a.config, lost.config, "a failed configuration is never handed out again");
+                for step in a.from + 1..=a.budget {
+                    s.tell(a.config, step, curve(&configs[a.config], step)).unwrap();
+                }
+                served.push((a.config, a.budget));
+            }
+            Asked::Wait => panic!("one worker waits with nothing in training"),
+            Asked::Done => break,
+        }
+    }
+    // The rung's other 8 members are ranked: its best 3 are promoted to budget 3.
+    assert_eq!(served.iter().take(3).map(|&(_, b)| b).collect::<Vec<_>>(), vec![3, 3, 3], "{served:?}");
+    assert_eq!(s.remaining(), 0);
+    assert!(s.tell(lost.config, 1, 0.5).unwrap_err().to_string().contains("its training failed"));
+    assert!(s.fail(lost.config).unwrap_err().to_string().contains("its training failed"));
+}
+
+#[test]
+fn an_asynchronous_method_goes_on_past_a_failed_promotion() {
+    // ASHA on 9 steps (rungs 1, 3, 9): the first promotion to budget 3 tells step 2, then fails.
+    let mut s = MultiFidelitySession::new(space(), "ASHA", 9, Some(80), 1.0, 1, POOL).unwrap();
+    let configs: Vec<Vec<Value>> = (0..s.configurations()).map(|c| s.params(c).unwrap()).collect();
+    let mut failed = None;
+    let mut told = 0u64;
+    loop {
+        match s.ask().unwrap() {
+            Asked::Train(a) => {
+                assert_ne!(Some(a.config), failed, "a failed configuration is never handed out again");
+                if failed.is_none() && a.from > 0 {
+                    s.tell(a.config, a.from + 1, curve(&configs[a.config], a.from + 1)).unwrap();
+                    let before = s.remaining();
+                    s.fail(a.config).unwrap();
+                    assert_eq!(s.remaining(), before + (a.budget - a.from - 1) as u64);
+                    failed = Some(a.config);
+                    told += 1;
+                    continue;
+                }
+                for step in a.from + 1..=a.budget {
+                    s.tell(a.config, step, curve(&configs[a.config], step)).unwrap();
+                }
+                told += (a.budget - a.from) as u64;
+            }
+            Asked::Wait => panic!("one worker waits with nothing in training"),
+            Asked::Done => break,
+        }
+    }
+    let failed = failed.expect("ASHA promoted something");
+    assert_eq!(s.reached(failed).unwrap(), 2, "the steps it told stay");
+    assert_eq!(told, 80, "the budget counts the steps told");
+}
+
+#[test]
+fn parallel_workers_with_failures_finish_and_count_the_steps_told() {
+    for m in quick_methods() {
+        let mut s = MultiFidelitySession::new(space(), m.name, 9, Some(150), 1.0, 2, POOL).unwrap();
+        let configs: Vec<Vec<Value>> = (0..s.configurations()).map(|c| s.params(c).unwrap()).collect();
+        let mut outstanding: Vec<Assignment> = Vec::new();
+        let (mut served, mut told, mut failed) = (0, 0u64, Vec::new());
+        loop {
+            // Three workers; every fourth assignment fails after telling half its steps.
+            let mut done = false;
+            while outstanding.len() < 3 {
+                match s.ask().unwrap() {
+                    Asked::Train(a) => {
+                        assert!(!failed.contains(&a.config), "{}: failed configuration {} handed out again", m.name, a.config);
+                        outstanding.push(a);
+                    }
+                    Asked::Wait => {
+                        assert!(!outstanding.is_empty(), "{}: waits with nothing in training", m.name);
+                        break;
+                    }
+                    Asked::Done => {
+                        done = true;
+                        break;
+                    }
+                }
+            }
+            if outstanding.is_empty() && done {
+                break;
+            }
+            let a = outstanding.remove(0);
+            served += 1;
+            let last = if served % 4 == 0 { a.from + (a.budget - a.from) / 2 } else { a.budget };
+            for step in a.from + 1..=last {
+                s.tell(a.config, step, curve(&configs[a.config], step)).unwrap();
+            }
+            told += (last - a.from) as u64;
+            if last < a.budget {
+                s.fail(a.config).unwrap();
+                failed.push(a.config);
+            }
+        }
+        failed.sort();
+        assert_eq!(s.failed(), failed, "{}", m.name);
+        assert!(failed.len() > 2, "{}: {served} assignments, {} failed", m.name, failed.len());
+        assert_eq!(told + s.remaining(), 150, "{}: the budget counts the steps told", m.name);
+    }
+}
