@@ -59,8 +59,14 @@
   // (no query) starts the landing's, a sixth of the app's size, which draws the header and the
   // strip with lesson 1 playing, then the app's, which fills in the experiment below the strip
   // (crates/web/src/app/landing.rs): the strip's chart does not wait for the whole app.
+  // The glue and the wasm are fetched at once, side by side (this script runs from the head,
+  // before the page is parsed, painted and styled); the module mounts once the body is there.
+  var parsed = new Promise(function (resolve) {
+    if (document.readyState !== 'loading') resolve(); else document.addEventListener('DOMContentLoaded', resolve);
+  });
   function startModule(glue, wasm) {
-    return import(glue).then(function (module) { return module.default({ module_or_path: wasm }); });
+    var bytes = fetch(wasm);
+    return Promise.all([import(glue), parsed]).then(function (loaded) { return loaded[0].default({ module_or_path: bytes }); });
   }
   function failed(error) {
     var line = document.getElementById('loading') || document.getElementById('experiment-slot');
