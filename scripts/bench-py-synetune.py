@@ -28,8 +28,9 @@ max epochs, counted as results reported (`StoppingCriterion(max_num_evaluations=
 simulated clock also charges Syne Tune's start, pause and result delays, which a time budget
 would take from a method that pauses often.
 
-SCHEDULERS. `hpo_playground.syne_tune.Scheduler(method="DyHPO")` (and any other method given in
---ours), Syne Tune's `ASHA` (one bracket, grace period 1, reduction factor 3), "Hyperband":
+SCHEDULERS. `hpo_playground.syne_tune.Scheduler(method=...)` with DyHPO, DyHPO (fast) and
+GPB (IC) (any method of `hpo_playground.multi_fidelity.methods()`, named "<method> (ours)" in
+--schedulers), Syne Tune's `ASHA` (one bracket, grace period 1, reduction factor 3), "Hyperband":
 Syne Tune 0.16 has no HyperbandScheduler any more; its asynchronous Hyperband is
 `AsynchronousSuccessiveHalving` with several brackets (here one per rung level, 4 for 52
 epochs), which `baselines.ASHA(brackets=...)` builds; `RandomSearch` (every trial trained to
@@ -248,7 +249,7 @@ def main() -> int:
     ap.add_argument("--tasks", type=int, default=3, help="the first N tasks of the table")
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--budget", type=float, default=10, help="epochs, in multiples of the table's epochs (at 20, DyHPO takes about 4x as long)")
-    ap.add_argument("--schedulers", default="DyHPO (ours),DyHPO (fast) (ours),ASHA,Hyperband,RandomSearch")
+    ap.add_argument("--schedulers", default="DyHPO (ours),DyHPO (fast) (ours),GPB (IC) (ours),ASHA,Hyperband,RandomSearch")
     ap.add_argument("--first-seed", type=int, default=0, help="seeds first-seed .. first-seed + seeds - 1 (to split a run over processes)")
     ap.add_argument("--merge", type=Path, nargs="+", default=None, help="report the runs of these .json outputs together (same setting), run nothing")
     args = ap.parse_args()
