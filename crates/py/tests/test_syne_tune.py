@@ -31,6 +31,20 @@ class Recording(Scheduler):
         return decision
 
 
+def run_locally(scheduler, max_num_evaluations, **tuner_options):
+    """Runs `syne_tune_train.py` under Syne Tune's local backend with `scheduler` until it has
+    reported `max_num_evaluations` results."""
+    Tuner(
+        trial_backend=LocalBackend(entry_point=str(Path(__file__).parent / "syne_tune_train.py")),
+        scheduler=scheduler,
+        stop_criterion=StoppingCriterion(max_num_evaluations=max_num_evaluations),
+        sleep_time=0.1,
+        results_update_interval=60,
+        save_tuner=False,
+        **tuner_options,
+    ).run()
+
+
 def test_a_local_run_pauses_and_resumes_trials(tmp_path, monkeypatch):
     monkeypatch.setenv("SYNETUNE_FOLDER", str(tmp_path))
     # Syne Tune's GPU count writes nvidia-smi's output to std.out in the working directory.
@@ -46,16 +60,7 @@ def test_a_local_run_pauses_and_resumes_trials(tmp_path, monkeypatch):
         seed=0,
         n_configs=64,
     )
-    tuner = Tuner(
-        trial_backend=LocalBackend(entry_point=str(Path(__file__).parent / "syne_tune_train.py")),
-        scheduler=scheduler,
-        stop_criterion=StoppingCriterion(max_num_evaluations=40),
-        n_workers=2,
-        sleep_time=0.1,
-        results_update_interval=60,
-        save_tuner=False,
-    )
-    tuner.run()
+    run_locally(scheduler, max_num_evaluations=40, n_workers=2)
     paused = {tid for tid, _, d in scheduler.log if d == SchedulerDecision.PAUSE}
     resumed = {tid for tid, r, _ in scheduler.log if r["resumed_from"] > 0}
     assert paused, "some trial was paused"
@@ -84,17 +89,7 @@ def test_a_trial_that_errors_is_released_and_a_synchronous_rung_goes_on(tmp_path
         n_configs=64,
         total_budget=21,
     )
-    tuner = Tuner(
-        trial_backend=LocalBackend(entry_point=str(Path(__file__).parent / "syne_tune_train.py")),
-        scheduler=scheduler,
-        stop_criterion=StoppingCriterion(max_num_evaluations=100),
-        n_workers=1,
-        max_failures=100,
-        sleep_time=0.1,
-        results_update_interval=60,
-        save_tuner=False,
-    )
-    tuner.run()
+    run_locally(scheduler, max_num_evaluations=100, n_workers=1, max_failures=100)
     session = scheduler.session
     failed = session.failed()
     assert failed and all(session.params(c)["lr"] > 0.1 for c in failed)
