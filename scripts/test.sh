@@ -32,7 +32,7 @@ REQUIRE_FIREFOX=1 node --test --test-concurrency=1 tests/e2e/
 
 echo "== hpo suggest's journal opened by real Optuna, and its enqueue.py run against an SQLite storage: the suggested trials wait there and run first"
 .tools/study-venv/bin/python tests/studies/optuna_round_trip.py target/release/hpo
-echo "== the Python package (pip install crates/py) with real Optuna: the sampler, its bits against hpo suggest, bad input"
+echo "== the Python package (pip install crates/py) with real Optuna and Syne Tune: the sampler, its bits against hpo suggest, bad input; then the manylinux wheel for distribution in a fresh venv"
 bash tests/py/run.sh
 echo "== a sharded sweep on a local two-node Ray cluster (plan, job shards, a killed worker, merge)"
 bash tests/ray/sweep.sh
