@@ -31,6 +31,19 @@ class Recording(Scheduler):
         return decision
 
 
+# The scheduler's arguments both local runs share: syne_tune_train.py reports `loss` per `epoch`
+# up to its `epochs` config value.
+LOCAL_RUN = dict(
+    metric="loss",
+    mode="min",
+    max_t=9,
+    resource_attr="epoch",
+    max_resource_attr="epochs",
+    seed=0,
+    n_configs=64,
+)
+
+
 def run_locally(scheduler, max_num_evaluations, **tuner_options):
     """Runs `syne_tune_train.py` under Syne Tune's local backend with `scheduler` until it has
     reported `max_num_evaluations` results."""
@@ -52,13 +65,7 @@ def test_a_local_run_pauses_and_resumes_trials(tmp_path, monkeypatch):
     scheduler = Recording(
         CONFIG_SPACE,
         "ASHA",
-        metric="loss",
-        mode="min",
-        max_t=9,
-        resource_attr="epoch",
-        max_resource_attr="epochs",
-        seed=0,
-        n_configs=64,
+        **LOCAL_RUN,
     )
     run_locally(scheduler, max_num_evaluations=40, n_workers=2)
     paused = {tid for tid, _, d in scheduler.log if d == SchedulerDecision.PAUSE}
@@ -80,13 +87,7 @@ def test_a_trial_that_errors_is_released_and_a_synchronous_rung_goes_on(tmp_path
     scheduler = Recording(
         {**CONFIG_SPACE, "fail_lr_above": 0.1},
         "Hyperband",
-        metric="loss",
-        mode="min",
-        max_t=9,
-        resource_attr="epoch",
-        max_resource_attr="epochs",
-        seed=0,
-        n_configs=64,
+        **LOCAL_RUN,
         total_budget=21,
     )
     run_locally(scheduler, max_num_evaluations=100, n_workers=1, max_failures=100)
