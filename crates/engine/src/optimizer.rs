@@ -60,6 +60,15 @@ pub trait Optimizer {
     /// Learns the loss of a candidate it (or a warm start) evaluated.
     fn observe(&mut self, _candidate: usize, _loss: f64) {}
 
+    /// The history's entries from `told` on are lies, now and at every later step: the
+    /// configurations handed out and not yet told, observed at a constant lie so that the next
+    /// pick goes elsewhere (`engine::suggest`). A method with a GP fits its hyperparameters on
+    /// the entries before `told` and conditions on all ([`crate::gp::FittedGp::fit_told`]);
+    /// with `believe`, it replaces each lie by its posterior mean given the told entries (the
+    /// kriging believer), so that only its variance collapses. By default nothing changes: the
+    /// method models every entry alike, at the lie's value.
+    fn lies_from(&mut self, _told: usize, _believe: bool) {}
+
     /// Points anywhere in `space` (the model's encoding), best first, by the method's own
     /// acquisition searched over the space: for a study, whose space is searched rather than
     /// tabulated (`engine::suggest`). The caller takes the first it has not tried and adds it

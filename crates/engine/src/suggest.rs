@@ -11,9 +11,10 @@
 //! taken. The other methods pick among candidates (the papers' tabular setting): the study's
 //! complete trials (observed) and [`POOL`] fresh draws from its distributions —
 //! log-uniform where the distribution is on a log scale, on its integer or float steps, one of
-//! its choices — never a configuration any trial of the study already has. A batch of `k`
-//! is picked one at a time with the constant liar (Ginsbourger et al. 2010): each pick is
-//! observed at the best value so far, so that the next one goes elsewhere. Methods that learn
+//! its choices — never a configuration any trial of the study already has. Configurations
+//! handed out and not yet told — the study's RUNNING and WAITING trials, and the earlier picks
+//! of a batch of `k`, which is picked one at a time — are observed at a lie, the constant liar
+//! of Ginsbourger et al. 2010 ([`Liar`]), so that the next pick goes elsewhere. Methods that learn
 //! from other tasks learn from the file's other studies of the same space (the chosen study is
 //! the held-out task of a leave-one-task-out run).
 
@@ -37,6 +38,7 @@ use crate::spec::{ExperimentSpec, TransferMode};
 use crate::transfer::{transfer_context, Learned, PriorCache, TRAINED_IN_THIS_PROCESS};
 use crate::warping::scalarize_points;
 
+mod constraints;
 pub mod multi_fidelity;
 mod pruned;
 pub use pruned::PrunedTrials;
@@ -44,6 +46,65 @@ use pruned::{pruned_observations, used_in_words};
 
 /// Fresh candidates drawn from the study's distributions.
 pub const POOL: usize = 2048;
+
+/// A proposal (or a fresh candidate) within this distance of a pending configuration in every
+/// coordinate of the models' encoding (each parameter in [0, 1], log scales on the log; a
+/// different choice is 1 apart) is taken for it and passed over: the kriging believer collapses
+/// the variance at a pending point only, and log-EI's maximum can sit right beside it (0.8 % of
+/// a range apart on the pruned journal without this radius; docs/benchmarks.md).
+pub const PENDING_RADIUS: f64 = 0.05;
+
+/// The value a configuration handed out but not yet told (a RUNNING or WAITING trial, an
+/// earlier pick of the batch) is observed at: the constant liar of Ginsbourger, Le Riche &
+/// Carraro 2010 ("Kriging is well-suited to parallelize optimization", §3.2), with the lie the
+/// lowest, the mean or the highest loss of the complete trials (with several objectives, of
+/// each objective). Measured against each other in docs/benchmarks.md ("Batches and pending
+/// trials"); the default is [`Liar::DEFAULT`], docs/methods.md says why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Liar {
+    /// CL-min: as good as the best trial (the rule before pending trials counted).
+    Min,
+    /// CL-mean: the mean loss.
+    Mean,
+    /// CL-max: as bad as the worst complete trial, as Optuna's TPESampler(constant_liar=True).
+    Max,
+    /// The kriging believer (Ginsbourger et al. 2010, §3.1): a method with a GP observes each
+    /// pending configuration at its posterior mean given the told trials, so that only the
+    /// variance there collapses; the methods without one see CL-mean.
+    Believer,
+}
+
+impl Liar {
+    /// The lie the next trials tell.
+    pub const DEFAULT: Liar = Liar::Believer;
+
+    /// By name: "min", "mean" or "max".
+    pub fn from_name(name: &str) -> Result<Liar> {
+        match name {
+            "min" => Ok(Liar::Min),
+            "mean" => Ok(Liar::Mean),
+            "max" => Ok(Liar::Max),
+            "believer" => Ok(Liar::Believer),
+            other => Err(EngineError::Spec(format!("the liar is 'min', 'mean', 'max' or 'believer', not '{other}'"))),
+        }
+    }
+
+    /// The lie among `losses` (the complete trials', never empty here).
+    fn of(self, losses: impl Iterator<Item = f64>) -> f64 {
+        let (mut low, mut high, mut sum, mut n) = (f64::INFINITY, f64::NEG_INFINITY, 0.0, 0usize);
+        for l in losses {
+            low = low.min(l);
+            high = high.max(l);
+            sum += l;
+            n += 1;
+        }
+        match self {
+            Liar::Min => low,
+            Liar::Mean | Liar::Believer => sum / n.max(1) as f64,
+            Liar::Max => high,
+        }
+    }
+}
 
 /// The methods that suggest from the study alone: full-evaluation methods that need no other task.
 pub fn methods() -> Vec<&'static str> {
@@ -100,7 +161,7 @@ pub fn suggest_files(file: &str, bytes: &[u8], study: Option<&str>, method: &str
         Some(text) => read_journal(file, text)?.0,
         None => crate::loaders::optuna::storage::read_storage(file, unpacked.bytes())?,
     };
-    let s = suggest_among(file, &studies, study, method, k, seed, PrunedTrials::BelowComplete)?;
+    let s = suggest_among(file, &studies, study, method, k, seed, PrunedTrials::BelowComplete, Liar::DEFAULT)?;
     let (python, journal) = match journal_text {
         Some(text) => (s.enqueue_python(&journal_storage("journal.log")), Some(s.enqueued_journal(text))),
         None => (s.enqueue_python(&python(&Value::from(format!("sqlite:///{file}")))), None),
@@ -295,17 +356,18 @@ pub fn suggest_with(
     seed: u64,
     pruned: PrunedTrials,
 ) -> Result<Suggestions> {
-    suggest_among(file, &read_journal(file, text)?.0, study, method, k, seed, pruned)
+    suggest_among(file, &read_journal(file, text)?.0, study, method, k, seed, pruned, Liar::DEFAULT)
 }
 
 /// Proposes `k` new configurations for the study named `chosen` among `studies` (held in
-/// memory: the Python package's path), as [`suggest`] does for a journal's; transfer methods
-/// learn from the other studies.
-pub fn suggest_for_study(studies: &[Study], chosen: &str, method: &str, k: usize, seed: u64) -> Result<Suggestions> {
-    suggest_among("the studies given", studies, Some(chosen), method, k, seed, PrunedTrials::BelowComplete)
+/// memory: the Python package's path), as [`suggest`] does for a journal's, its pending trials
+/// observed at `liar`'s lie; transfer methods learn from the other studies.
+pub fn suggest_for_study(studies: &[Study], chosen: &str, method: &str, k: usize, seed: u64, liar: Liar) -> Result<Suggestions> {
+    suggest_among("the studies given", studies, Some(chosen), method, k, seed, PrunedTrials::BelowComplete, liar)
 }
 
 /// [`suggest_with`] for the studies of `file`, read from either storage.
+#[allow(clippy::too_many_arguments)]
 fn suggest_among(
     file: &str,
     studies: &[Study],
@@ -314,6 +376,7 @@ fn suggest_among(
     k: usize,
     seed: u64,
     pruned: PrunedTrials,
+    liar: Liar,
 ) -> Result<Suggestions> {
     let chosen: &Study = match study {
         Some(name) => studies.iter().find(|s| s.name == name).ok_or_else(|| {
@@ -332,6 +395,11 @@ fn suggest_among(
         }
     };
     let entry = registry::lookup(RunKind::Full, method)?;
+    // An infinite objective value is clipped to the finite ones' range, as Optuna's GPSampler
+    // clips it before its fit: one diverged trial must not stop every later proposal.
+    let (clipped_study, clipped) = chosen.infinite_values_clipped();
+    let (ranked_study, infeasible) = constraints::ranked_by_feasibility(&clipped_study)?;
+    let chosen = &ranked_study;
     let multi = chosen.directions.len() > 1;
     check_objectives(chosen, entry)?;
     // Several objectives: pruned trials report one series of intermediate values, not a value
@@ -355,7 +423,7 @@ fn suggest_among(
     let tried: Vec<Vec<f64>> = chosen.trials.iter().filter(|t| !t.params.is_empty()).map(|t| chosen.config(t)).collect();
     let pruned_seen = pruned_observations(chosen, &complete, sign, pruned);
     let space = SearchSpace { params: dists.iter().map(|(n, d)| Hyperparameter { name: n.clone(), kind: d.kind() }).collect() };
-    let mut rng = job_rng(seed, &chosen.name);
+    let mut rng = job_rng(seed, seed_name(&chosen.name));
     // The observations: the complete trials (by their values) and the pruned ones the rule enters.
     let mut raw: Vec<Vec<f64>> = complete.iter().map(|c| c.0.clone()).chain(pruned_seen.iter().map(|p| p.0.clone())).collect();
     let losses: Vec<f64> = complete.iter().map(|c| sign * c.1).chain(pruned_seen.iter().map(|p| p.1)).collect();
@@ -366,21 +434,44 @@ fn suggest_among(
     } else {
         Vec::new()
     };
+    // Configurations handed out and not told yet — RUNNING and WAITING trials with parameters
+    // — observed at the lie, as the batch's own picks are below. One outside the study's
+    // distributions (a trial of another space) is not a point of this space's model.
+    let mut pending = 0;
+    let mut foreign = 0;
+    let lie = liar.of(complete.iter().map(|c| sign * c.1));
+    let lie_vector: Vec<f64> = (0..signs.len()).map(|m| liar.of(loss_vectors.iter().map(|v| v[m]))).collect();
+    let mut history_pending = Vec::new();
+    let pending_from = raw.len();
+    for t in chosen.trials.iter().filter(|t| matches!(t.state, TrialState::Running | TrialState::Waiting) && !t.params.is_empty()) {
+        if !chosen.distributions.iter().all(|(n, d)| t.params.get(n).is_none_or(|&v| d.holds(v))) {
+            foreign += 1;
+            continue;
+        }
+        let c = canonical(dists, &conditions, chosen.config(t));
+        if raw.contains(&c) {
+            continue;
+        }
+        raw.push(c);
+        history_pending.push((raw.len() - 1, lie));
+        if multi {
+            loss_vectors.push(lie_vector.clone());
+        }
+        pending += 1;
+    }
     let observed = raw.len();
+    let pending_encoded: Vec<Vec<f64>> = raw[pending_from..].iter().map(|c| space.encode(c)).collect();
     let mut attempts = 0;
     while raw.len() < observed + POOL && attempts < 20 * POOL {
         attempts += 1;
         let c = canonical(dists, &conditions, draw(dists, &mut rng));
-        if !tried.contains(&c) && !raw[observed..].contains(&c) {
+        if !tried.contains(&c) && !raw[observed..].contains(&c) && !within_radius(&pending_encoded, &space.encode(&c)) {
             raw.push(c);
         }
     }
     let fresh = raw.len() - observed;
-    if fresh < k {
-        return Err(EngineError::Spec(format!("the search space of '{}' has only {fresh} configurations left untried", chosen.name)));
-    }
     let candidates: Vec<Vec<f64>> = raw.iter().map(|c| space.encode(c)).collect();
-    let mut history: Vec<(usize, f64)> = losses.into_iter().enumerate().collect();
+    let mut history: Vec<(usize, f64)> = losses.into_iter().enumerate().chain(history_pending).collect();
     let mut evaluated = vec![false; raw.len()];
     let context = if entry.transfer() == TransferNeed::None {
         TransferContext::default()
@@ -388,6 +479,9 @@ fn suggest_among(
         related_context(studies, chosen, entry, &space, &raw, &complete)?
     };
     let mut optimizer = entry.build_full(context)?;
+    // The observations after the complete and pruned trials are lies: pending trials now, the
+    // batch's picks below.
+    optimizer.lies_from(complete.len() + pruned_seen.len(), liar == Liar::Believer);
     for &(i, loss) in &history {
         evaluated[i] = true;
         optimizer.observe(i, loss);
@@ -395,16 +489,24 @@ fn suggest_among(
     let searched = searched_space(dists, &space);
     let mut candidates = candidates;
     let mut picks = Vec::with_capacity(k);
-    for _ in 0..k {
+    // A space with fewer untried configurations than asked for (a few discrete parameters:
+    // the shared part of a conditional space, as in Optuna's classifier → parameters pattern)
+    // repeats its best complete trials once the untried ones are picked, best first, as
+    // Optuna's samplers repeat a configuration rather than fail.
+    let new_picks = k.min(fresh);
+    for _ in 0..new_picks {
         let seen = seen(&history, &loss_vectors, entry);
         let state = SearchState { candidates: &candidates, evaluated: &evaluated, history: &seen, objectives: &loss_vectors };
         let proposed = optimizer.propose(&state, &searched, &mut rng).transpose().map_err(|e| e.for_method(entry.name))?;
-        // The best proposal no trial has and no earlier pick of this batch, as a new candidate.
+        // The best proposal no trial has, not within PENDING_RADIUS of a pending configuration
+        // or an earlier pick of this batch, as a new candidate.
+        let pending_at: Vec<Vec<f64>> =
+            candidates[pending_from..observed].iter().chain(picks.iter().map(|&p| &candidates[p])).cloned().collect();
         let untried = proposed
             .into_iter()
             .flatten()
             .map(|x| canonical(dists, &conditions, decode(dists, &x)))
-            .find(|c| !tried.contains(c) && !picks.iter().any(|&p| raw[p] == *c));
+            .find(|c| !tried.contains(c) && !within_radius(&pending_at, &space.encode(c)));
         let pick = match untried {
             Some(config) => {
                 candidates.push(space.encode(&config));
@@ -423,17 +525,26 @@ fn suggest_among(
                 message: format!("suggested candidate {pick}, already observed"),
             });
         }
-        // The constant liar: observed at the best value so far (of each objective, with several).
-        let lie = history.iter().map(|h| h.1).fold(f64::INFINITY, f64::min);
+        // The constant liar: the pick is observed at the lie (of each objective, with several).
         if multi {
-            let ideal = (0..signs.len()).map(|m| loss_vectors.iter().map(|v| v[m]).fold(f64::INFINITY, f64::min)).collect();
-            loss_vectors.push(ideal);
+            loss_vectors.push(lie_vector.clone());
         }
         evaluated[pick] = true;
         history.push((pick, lie));
         optimizer.observe(pick, lie);
         picks.push(pick);
     }
+    // The repeats of a used-up space: the best complete trials' configurations, best first.
+    let mut best_first: Vec<usize> = (0..complete.len()).collect();
+    best_first.sort_by(|&a, &b| (sign * complete[a].1).total_cmp(&(sign * complete[b].1)));
+    let mut seen_configs: Vec<&Vec<f64>> = Vec::new();
+    best_first.retain(|&i| {
+        let new = !seen_configs.contains(&&raw[i]);
+        seen_configs.push(&raw[i]);
+        new
+    });
+    let repeats = k - picks.len();
+    picks.extend(best_first.iter().cycle().take(repeats));
     Ok(Suggestions {
         study: chosen.name.clone(),
         study_id: chosen.id,
@@ -453,8 +564,9 @@ fn suggest_among(
             .collect(),
         used: if multi {
             format!(
-                "{}; {} ({})",
+                "{}{}; {} ({})",
                 used_in_words(complete.len(), pruned_seen.len(), chosen, pruned),
+                also_used(pending, foreign, clipped, infeasible, repeats, liar),
                 count(signs.len(), "objective"),
                 chosen
                     .directions
@@ -465,8 +577,53 @@ fn suggest_among(
             )
         } else {
             used_in_words(complete.len(), pruned_seen.len(), chosen, pruned)
+                + &also_used(pending, foreign, clipped, infeasible, repeats, liar)
         },
     })
+}
+
+/// Whether `at` lies within [`PENDING_RADIUS`] of one of `pending` in every coordinate.
+fn within_radius(pending: &[Vec<f64>], at: &[f64]) -> bool {
+    pending.iter().any(|p| p.iter().zip(at).all(|(a, b)| (a - b).abs() < PENDING_RADIUS))
+}
+
+/// The Optuna study name of a study created without one is `no-name-` and a random UUID: the
+/// engine's seed takes the name without it, so that a seed repeats on such a study too.
+fn seed_name(name: &str) -> &str {
+    match name.strip_prefix("no-name-") {
+        Some(uuid) if uuid.len() == 36 && uuid.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-') => "no-name",
+        _ => name,
+    }
+}
+
+/// The rest of what a suggestion used, in words: pending trials and their lie, trials of
+/// another space left out, infinite values clipped, infeasible trials ranked, picks that
+/// repeat a trial.
+fn also_used(pending: usize, foreign: usize, clipped: usize, infeasible: usize, repeats: usize, liar: Liar) -> String {
+    let mut out = String::new();
+    if pending > 0 {
+        let lie = match liar {
+            Liar::Min => "as good as the best trial",
+            Liar::Mean => "at the mean value",
+            Liar::Max => "as bad as the worst complete trial",
+            Liar::Believer => "at the model's mean there (kriging believer)",
+        };
+        out += &format!("; {} (running or waiting) observed {lie} until they report", count(pending, "pending trial"));
+    }
+    if foreign > 0 {
+        out += &format!("; {} with a value outside the study's distributions left out", count(foreign, "pending trial"));
+    }
+    if clipped > 0 {
+        out += &format!("; {} clipped to the finite values' range", count(clipped, "infinite value"));
+    }
+    if infeasible > 0 {
+        out += &format!("; {} ranked below every feasible one, by total violation", count(infeasible, "infeasible trial"));
+    }
+    if repeats > 0 {
+        let (n, verb) = if repeats == 1 { ("1 suggestion".to_string(), "repeats") } else { (format!("{repeats} suggestions"), "repeat") };
+        out += &format!("; every configuration of the space has been tried, so {n} {verb} the best trials");
+    }
+    out
 }
 
 /// Whether `entry` can propose for `study`'s objectives: one objective takes a

@@ -205,6 +205,20 @@ impl FittedGp {
         Self::with_params(x, y, params)
     }
 
+    /// [`FittedGp::fit_from`] with the hyperparameters fitted on the first `told` observations
+    /// only and the GP conditioned on all of them: the observations after `told` are lies
+    /// (configurations handed out and not yet told, `engine::suggest`), which must move the
+    /// posterior where they stand without bending the kernel — a lie at the worst value beside
+    /// the best ones would otherwise shrink the lengthscales or raise the noise for every
+    /// prediction.
+    pub fn fit_told(x: &[Vec<f64>], y: &[f64], told: usize, settings: &GpSettings, previous: Option<&GpParams>) -> Result<Self> {
+        if told >= x.len() || told == 0 {
+            return Self::fit_from(x, y, settings, previous);
+        }
+        let on_told = Self::fit_from(&x[..told], &y[..told], settings, previous)?;
+        Self::with_params(x, y, on_told.params)
+    }
+
     /// The fitted hyperparameters.
     pub fn params(&self) -> &GpParams {
         &self.params

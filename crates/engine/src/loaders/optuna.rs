@@ -153,6 +153,31 @@ impl Distribution {
         }
     }
 
+    /// Whether the internal value `v` is one of this distribution's: within its bounds (a
+    /// float's up to rounding), on an integer's step, a choice's index.
+    pub fn holds(&self, v: f64) -> bool {
+        match *self {
+            Distribution::Float { low, high, .. } => {
+                let slack = 1e-12 * (high - low).abs().max(low.abs()).max(high.abs());
+                v >= low - slack && v <= high + slack
+            }
+            Distribution::Int { low, high, step, .. } => {
+                v.fract() == 0.0 && v >= low as f64 && v <= high as f64 && (v as i64 - low) % step.max(1) == 0
+            }
+            Distribution::Categorical { ref choices } => v.fract() == 0.0 && v >= 0.0 && (v as usize) < choices.len(),
+        }
+    }
+
+    /// The internal value of an external one as Optuna writes it (a number as it is, a
+    /// choice as its index), if it is one of this distribution's.
+    pub fn internal(&self, external: &Value) -> Option<f64> {
+        let v = match self {
+            Distribution::Categorical { choices } => choices.iter().position(|c| c == external)? as f64,
+            _ => external.as_f64()?,
+        };
+        self.holds(v).then_some(v)
+    }
+
     /// The playground's kind for this distribution.
     pub fn kind(&self) -> ParamKind {
         match self {
@@ -179,6 +204,9 @@ pub struct Trial {
     pub values: Option<Vec<f64>>,
     /// Intermediate values by step (the learning curve).
     pub intermediate: BTreeMap<i64, f64>,
+    /// Its constraint values by name (Optuna's `trial.set_constraint`, or the list a
+    /// sampler's `constraints_func` stored, by position): feasible when every one is ≤ 0.
+    pub constraints: BTreeMap<String, f64>,
 }
 
 /// One study of a journal.

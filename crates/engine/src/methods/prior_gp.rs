@@ -35,6 +35,10 @@ pub struct PriorResidualGp {
     last_params: Option<GpParams>,
     recording: bool,
     belief: Option<Belief>,
+    /// History entries from this one on are lies ([`Optimizer::lies_from`]), and whether they
+    /// are believed (replaced by the posterior mean).
+    told: Option<usize>,
+    believe: bool,
 }
 
 impl PriorResidualGp {
@@ -47,6 +51,8 @@ impl PriorResidualGp {
             last_params: None,
             recording: false,
             belief: None,
+            told: None,
+            believe: false,
         }
     }
 }
@@ -97,6 +103,11 @@ impl Optimizer for PriorResidualGp {
     fn belief(&self) -> Option<&Belief> {
         self.belief.as_ref()
     }
+
+    fn lies_from(&mut self, told: usize, believe: bool) {
+        self.told = Some(told);
+        self.believe = believe;
+    }
 }
 
 /// The residual GP of one step and what EI needs beside it.
@@ -115,11 +126,24 @@ impl PriorResidualGp {
     /// μθ, σθ of every candidate.
     fn fitted(&mut self, state: &SearchState, prior: &[(f64, f64)]) -> Result<Fitted> {
         let losses: Vec<f64> = state.history.iter().map(|&(_, y)| y).collect();
-        let z = self.warp.apply(&losses);
-        let lowest = z.iter().copied().enumerate().fold((0, f64::INFINITY), |b, (i, v)| if v < b.1 { (i, v) } else { b });
         let x: Vec<Vec<f64>> = state.history.iter().map(|&(i, _)| state.candidates[i].clone()).collect();
-        let residuals: Vec<f64> = state.history.iter().zip(&z).map(|(&(i, _), z)| (z - prior[i].0) / prior[i].1).collect();
-        let gp = FittedGp::fit_from(&x, &residuals, &self.settings, self.last_params.as_ref())?;
+        let told = self.told.unwrap_or(x.len()).min(x.len());
+        let believed = self.believe && told > 0 && told < x.len();
+        // The kriging believer warps the told losses among themselves; the lies follow.
+        let mut z = if believed { self.warp.apply(&losses[..told]) } else { self.warp.apply(&losses) };
+        let mut residuals: Vec<f64> = state.history.iter().zip(&z).map(|(&(i, _), z)| (z - prior[i].0) / prior[i].1).collect();
+        let gp = if believed {
+            let on_told = FittedGp::fit_from(&x[..told], &residuals, &self.settings, self.last_params.as_ref())?;
+            for (&(i, _), p) in state.history[told..].iter().zip(&x[told..]) {
+                let r = on_told.predict_mean(p);
+                residuals.push(r);
+                z.push(r * prior[i].1 + prior[i].0);
+            }
+            FittedGp::with_params(&x, &residuals, on_told.params().clone())?
+        } else {
+            FittedGp::fit_told(&x, &residuals, told, &self.settings, self.last_params.as_ref())?
+        };
+        let lowest = z.iter().copied().enumerate().fold((0, f64::INFINITY), |b, (i, v)| if v < b.1 { (i, v) } else { b });
         self.last_params = Some(gp.params().clone());
         Ok(Fitted { gp, z, best: lowest.1, incumbent: x[lowest.0].clone() })
     }

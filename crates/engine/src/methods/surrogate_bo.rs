@@ -54,6 +54,10 @@ pub struct GpEiSearch {
     last_params: Option<GpParams>,
     recording: bool,
     belief: Option<Belief>,
+    /// History entries from this one on are lies ([`Optimizer::lies_from`]), and whether they
+    /// are believed (replaced by the posterior mean).
+    told: Option<usize>,
+    believe: bool,
 }
 
 impl GpEiSearch {
@@ -68,6 +72,8 @@ impl GpEiSearch {
             last_params: None,
             recording: false,
             belief: None,
+            told: None,
+            believe: false,
         }
     }
 
@@ -155,6 +161,11 @@ impl Optimizer for GpEiSearch {
     fn belief(&self) -> Option<&Belief> {
         self.belief.as_ref()
     }
+
+    fn lies_from(&mut self, told: usize, believe: bool) {
+        self.told = Some(told);
+        self.believe = believe;
+    }
 }
 
 impl GpEiSearch {
@@ -162,9 +173,19 @@ impl GpEiSearch {
     fn fitted(&mut self, state: &SearchState) -> Result<(FittedGp, Vec<f64>, f64, Vec<f64>)> {
         let x: Vec<Vec<f64>> = state.history.iter().map(|&(i, _)| state.candidates[i].clone()).collect();
         let losses: Vec<f64> = state.history.iter().map(|&(_, y)| y).collect();
-        let z = self.warp.apply(&losses);
+        let told = self.told.unwrap_or(x.len()).min(x.len());
+        let (gp, z) = if self.believe && told > 0 && told < x.len() {
+            // The kriging believer: the lies are the posterior mean of the GP of the told
+            // observations (warped among themselves), which conditioning on them keeps.
+            let z_told = self.warp.apply(&losses[..told]);
+            let on_told = FittedGp::fit_from(&x[..told], &z_told, &self.settings, self.last_params.as_ref())?;
+            let z: Vec<f64> = z_told.iter().copied().chain(x[told..].iter().map(|p| on_told.predict_mean(p))).collect();
+            (FittedGp::with_params(&x, &z, on_told.params().clone())?, z)
+        } else {
+            let z = self.warp.apply(&losses);
+            (FittedGp::fit_told(&x, &z, told, &self.settings, self.last_params.as_ref())?, z)
+        };
         let best = z.iter().copied().enumerate().fold((0, f64::INFINITY), |b, (i, v)| if v < b.1 { (i, v) } else { b });
-        let gp = FittedGp::fit_from(&x, &z, &self.settings, self.last_params.as_ref())?;
         self.last_params = Some(gp.params().clone());
         Ok((gp, z, best.1, x[best.0].clone()))
     }

@@ -218,3 +218,90 @@ fn a_gzipped_journal_gets_the_same_next_trials_as_the_plain_one() {
 fn format_of(file: &str, bytes: &[u8]) -> Option<FileFormat> {
     recognise(&Unpacked::of(file, bytes).ok()?).map(|f| f.format)
 }
+
+/// The normalised L-infinity distance between two suggested rows of the pruned journal's study
+/// (log scales on the log, a different choice 1).
+fn gap(a: &[Value], b: &[Value]) -> f64 {
+    let unit = |v: &Value, lo: f64, hi: f64| (v.as_f64().unwrap().ln() - lo.ln()) / (hi.ln() - lo.ln());
+    let lr = (unit(&a[0], 1e-5, 0.1) - unit(&b[0], 1e-5, 0.1)).abs();
+    let wd = (unit(&a[1], 1e-6, 1e-2) - unit(&b[1], 1e-6, 1e-2)).abs();
+    let units = (a[2].as_f64().unwrap() - b[2].as_f64().unwrap()).abs() / 480.0;
+    lr.max(wd).max(units).max(f64::from(u8::from(a[3] != b[3])))
+}
+
+#[test]
+fn a_batch_and_the_trials_it_enqueues_are_pending_for_the_next_one() {
+    for method in ["GP", "GCP"] {
+        let batch = suggest("j.log", JOURNAL, None, method, 4, 0).unwrap();
+        // Four configurations, no two alike: the picks before are believed at the model's mean.
+        let smallest = (0..4).flat_map(|i| (i + 1..4).map(move |j| (i, j))).map(|(i, j)| gap(&batch.rows[i], &batch.rows[j]));
+        assert!(smallest.fold(f64::INFINITY, f64::min) > 0.05, "{method}: {:?}", batch.rows);
+        // Enqueued (WAITING, their parameters fixed), they are pending for the next batch,
+        // which goes elsewhere; the sentence says so.
+        let enqueued = batch.enqueued_journal(JOURNAL);
+        let (studies, _) = read_journal("j.log", &enqueued).unwrap();
+        let waiting: Vec<&crate::loaders::optuna::Trial> = studies[0].trials.iter().filter(|t| t.state == TrialState::Waiting).collect();
+        assert!(waiting.len() == 4 && waiting.iter().all(|t| t.params.len() == 4), "fixed_params read as the trials' parameters");
+        let next = suggest("j.log", &enqueued, None, method, 4, 0).unwrap();
+        assert!(
+            next.used.ends_with(
+                "; 4 pending trials (running or waiting) observed at the model's mean there (kriging believer) until they report"
+            ),
+            "{}",
+            next.used
+        );
+        for row in &next.rows {
+            assert!(batch.rows.iter().all(|b| gap(row, b) >= PENDING_RADIUS), "{method}: {row:?} repeats a pending trial");
+        }
+        // CL-min, the rule before: as good as the best trial.
+        let (studies, _) = read_journal("j.log", JOURNAL).unwrap();
+        let min = suggest_among("j.log", &studies, None, method, 4, 0, PrunedTrials::BelowComplete, Liar::Min).unwrap();
+        assert_ne!(min.rows, batch.rows);
+    }
+}
+
+#[test]
+fn a_running_trial_outside_the_space_is_left_out_and_said() {
+    let (mut studies, _) = read_journal("j.log", JOURNAL).unwrap();
+    let mut running = studies[0].trials[0].clone();
+    running.state = TrialState::Running;
+    running.values = None;
+    running.params.insert("optimizer".into(), 7.0); // there are 3 choices
+    studies[0].trials.push(running);
+    let s = suggest_for_study(&studies, &studies[0].name.clone(), "GP", 1, 0, Liar::Max).unwrap();
+    assert!(s.used.ends_with("; 1 pending trial with a value outside the study's distributions left out"), "{}", s.used);
+}
+
+#[test]
+fn an_infinite_value_is_clipped_and_a_used_up_space_repeats_its_best_trials() {
+    use crate::loaders::optuna::Trial;
+    let trial = |choice: f64, value: f64| Trial {
+        state: TrialState::Complete,
+        params: [("v".to_string(), choice)].into(),
+        values: Some(vec![value]),
+        intermediate: Default::default(),
+        constraints: Default::default(),
+    };
+    let study = Study {
+        id: 0,
+        name: "small".into(),
+        directions: vec![Direction::Minimize],
+        distributions: vec![("v".into(), Distribution::Categorical { choices: vec!["a".into(), "b".into(), "c".into()] })],
+        trials: vec![trial(0.0, 1.0), trial(1.0, f64::NEG_INFINITY), trial(2.0, 2.0), trial(2.0, f64::INFINITY)],
+    };
+    let (clipped, n) = study.infinite_values_clipped();
+    assert_eq!(n, 2);
+    assert_eq!(clipped.trials.iter().map(|t| t.values.as_ref().unwrap()[0]).collect::<Vec<_>>(), [1.0, 1.0, 2.0, 2.0]);
+    // Every configuration tried: four picks repeat the best ones, best first (a and b tie at
+    // 1.0 after clipping, kept in trial order; c once), then again.
+    let s = suggest_for_study(&[study], "small", "GP", 4, 0, Liar::Max).unwrap();
+    assert_eq!(s.rows, [["a"], ["b"], ["c"], ["a"]].map(|r| vec![Value::from(r[0])]));
+    assert!(s.used.contains("2 infinite values clipped") && s.used.ends_with("so 4 suggestions repeat the best trials"), "{}", s.used);
+}
+
+#[test]
+fn an_unnamed_optuna_study_seeds_by_its_prefix() {
+    assert_eq!(seed_name("no-name-1f6bb5fa-6ea5-4b2c-9c57-0d9b3ac1a8a4"), "no-name");
+    assert_eq!(seed_name("no-name-mine"), "no-name-mine");
+    assert_eq!(seed_name("mlp-svhn"), "mlp-svhn");
+}

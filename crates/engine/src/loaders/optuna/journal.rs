@@ -127,12 +127,15 @@ pub fn read_journal(file: &str, text: &str) -> Result<(Vec<Study>, JournalNotes)
                 let id = op.get("study_id").and_then(Value::as_u64).unwrap_or(u64::MAX) as usize;
                 *studies.get_mut(id).ok_or_else(|| at(line, format!("study {id} was never created")))? = None;
             }
-            // Attributes are bookkeeping.
-            JournalOp::SetStudyUserAttr
-            | JournalOp::SetStudySystemAttr
-            | JournalOp::SetTrialUserAttr
-            | JournalOp::SetTrialSystemAttr
-            | JournalOp::DiscardTrials => {}
+            // Attributes are bookkeeping, but for a trial's constraints and enqueued parameters.
+            JournalOp::SetStudyUserAttr | JournalOp::SetStudySystemAttr | JournalOp::SetTrialUserAttr | JournalOp::DiscardTrials => {}
+            JournalOp::SetTrialSystemAttr => {
+                let (s, t) = trial_of(&op)?;
+                let study = studies[s].as_mut().ok_or_else(|| at(line, "the trial's study was deleted".into()))?;
+                for (key, value) in op.get("system_attr").and_then(Value::as_object).into_iter().flatten() {
+                    study.set_trial_system_attr(t, key, value);
+                }
+            }
             JournalOp::CreateTrial => {
                 let id = op.get("study_id").and_then(Value::as_u64).unwrap_or(u64::MAX) as usize;
                 let study = studies.get_mut(id).and_then(Option::as_mut).ok_or_else(|| at(line, format!("study {id} does not exist")))?;
@@ -148,7 +151,7 @@ pub fn read_journal(file: &str, text: &str) -> Result<(Vec<Study>, JournalNotes)
                     .and_then(Value::as_object)
                     .map(|m| m.iter().filter_map(|(k, v)| Some((k.parse::<i64>().ok()?, v.as_f64().unwrap_or(f64::NAN)))).collect())
                     .unwrap_or_default();
-                let mut trial = Trial { state, params: BTreeMap::new(), values, intermediate };
+                let mut trial = Trial { state, params: BTreeMap::new(), values, intermediate, constraints: BTreeMap::new() };
                 if let (Some(params), Some(dists)) =
                     (op.get("params").and_then(Value::as_object), op.get("distributions").and_then(Value::as_object))
                 {
@@ -164,7 +167,11 @@ pub fn read_journal(file: &str, text: &str) -> Result<(Vec<Study>, JournalNotes)
                     }
                 }
                 study.trials.push(trial);
-                trials.push((id, study.trials.len() - 1));
+                let t = study.trials.len() - 1;
+                for (key, value) in op.get("system_attrs").and_then(Value::as_object).into_iter().flatten() {
+                    study.set_trial_system_attr(t, key, value);
+                }
+                trials.push((id, t));
             }
             JournalOp::SetTrialParam => {
                 let (s, t) = trial_of(&op)?;

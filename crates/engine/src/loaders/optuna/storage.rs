@@ -81,7 +81,13 @@ pub fn read_storage(file: &str, bytes: &[u8]) -> Result<Vec<Study>> {
     for row in &trials_t.rows {
         let Some(&s) = row[t_study].as_i64().and_then(|id| index_of.get(&id)) else { continue };
         let state = row[t_state].as_str().and_then(TrialState::from_name).unwrap_or(TrialState::Running);
-        studies[s].trials.push(Trial { state, params: BTreeMap::new(), values: None, intermediate: BTreeMap::new() });
+        studies[s].trials.push(Trial {
+            state,
+            params: BTreeMap::new(),
+            values: None,
+            intermediate: BTreeMap::new(),
+            constraints: BTreeMap::new(),
+        });
         trial_at.insert(row[t_id].as_i64().unwrap_or(-1), (s, studies[s].trials.len() - 1));
     }
     let params = db.table("trial_params")?;
@@ -102,6 +108,20 @@ pub fn read_storage(file: &str, bytes: &[u8]) -> Result<Vec<Study>> {
         }
         if let Some(v) = row[p_value].as_f64() {
             studies[s].trials[t].params.insert(name, v);
+        }
+    }
+    // An enqueued trial's parameters, until it runs, are its `fixed_params` system attribute.
+    if tables.iter().any(|t| t == "trial_system_attributes") {
+        let attrs = db.table("trial_system_attributes")?;
+        let of = "trial_system_attributes";
+        let (a_trial, a_key, a_value) =
+            (column(file, &attrs, "trial_id", of)?, column(file, &attrs, "key", of)?, column(file, &attrs, "value_json", of)?);
+        for row in &attrs.rows {
+            let Some(&(s, t)) = row[a_trial].as_i64().and_then(|id| trial_at.get(&id)) else { continue };
+            let (Some(key), Some(value)) = (row[a_key].as_str(), row[a_value].as_str().and_then(|j| serde_json::from_str(j).ok())) else {
+                continue;
+            };
+            studies[s].set_trial_system_attr(t, key, &value);
         }
     }
     let values = db.table("trial_values")?;

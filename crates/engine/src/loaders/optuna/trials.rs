@@ -51,6 +51,74 @@ impl Study {
         })
     }
 
+    /// What the next trials read of a trial's system attribute: its constraints (Optuna 5's
+    /// `constraints:NAME`, or the `constraints` list of a sampler's `constraints_func`, named
+    /// by position) and an enqueued trial's `fixed_params` ([`Study::fix_waiting_params`]).
+    pub fn set_trial_system_attr(&mut self, t: usize, key: &str, value: &serde_json::Value) {
+        if key == "fixed_params" {
+            if let Some(fixed) = value.as_object() {
+                self.fix_waiting_params(t, fixed);
+            }
+        } else if key == "constraints" {
+            for (i, c) in value.as_array().into_iter().flatten().enumerate() {
+                self.trials[t].constraints.insert(i.to_string(), c.as_f64().unwrap_or(f64::NAN));
+            }
+        } else if let Some(name) = key.strip_prefix("constraints:") {
+            self.trials[t].constraints.insert(name.to_string(), value.as_f64().unwrap_or(f64::NAN));
+        }
+    }
+
+    /// Sets the parameters of the WAITING trial `t` (no parameter yet) to those
+    /// `study.enqueue_trial` fixed (its `fixed_params` system attribute, external values), so
+    /// that the next trials count it as pending: only when each is a value of the study's
+    /// distribution of that name and together they cover every parameter all the started
+    /// trials have — a partial template (some parameters fixed, the rest left to the sampler)
+    /// is not yet a configuration, and would make the others look conditional.
+    pub fn fix_waiting_params(&mut self, t: usize, fixed: &serde_json::Map<String, serde_json::Value>) {
+        if self.trials[t].state != TrialState::Waiting || !self.trials[t].params.is_empty() || fixed.is_empty() {
+            return;
+        }
+        let mut params = std::collections::BTreeMap::new();
+        for (name, v) in fixed {
+            let Some(x) = self.distributions.iter().find(|(n, _)| n == name).and_then(|(_, d)| d.internal(v)) else { return };
+            params.insert(name.clone(), x);
+        }
+        let started = || self.trials.iter().filter(|t| !t.params.is_empty());
+        let shared_missing = self.distributions.iter().any(|(n, _)| started().all(|t| t.params.contains_key(n)) && !params.contains_key(n));
+        if started().next().is_some() && shared_missing {
+            return;
+        }
+        self.trials[t].params = params;
+    }
+
+    /// This study with every complete trial's infinite objective values clipped to that
+    /// objective's finite values' range among the complete trials (to 0 when it has none), as
+    /// Optuna's GPSampler clips them before its fit; and how many values were clipped. A
+    /// NaN stays: Optuna fails such a trial rather than completing it.
+    pub fn infinite_values_clipped(&self) -> (Study, usize) {
+        let mut out = self.clone();
+        let mut clipped = 0;
+        for m in 0..self.directions.len() {
+            let finite = || {
+                self.trials
+                    .iter()
+                    .filter(|t| t.state == TrialState::Complete)
+                    .filter_map(|t| t.values.as_ref()?.get(m).copied())
+                    .filter(|v| v.is_finite())
+            };
+            let low = finite().fold(f64::INFINITY, f64::min);
+            let high = finite().fold(f64::NEG_INFINITY, f64::max);
+            let (low, high) = if low <= high { (low, high) } else { (0.0, 0.0) };
+            for t in out.trials.iter_mut().filter(|t| t.state == TrialState::Complete) {
+                if let Some(v) = t.values.as_mut().and_then(|v| v.get_mut(m)).filter(|v| v.is_infinite()) {
+                    *v = v.clamp(low, high);
+                    clipped += 1;
+                }
+            }
+        }
+        (out, clipped)
+    }
+
     /// Each complete trial as an evaluation: its configuration over `space`'s distributions
     /// (this study's, or another's of the same space) and its first objective's value.
     pub fn evaluations(&self, space: &Study) -> Vec<(Vec<f64>, f64)> {
