@@ -9,7 +9,7 @@ mod study;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use hpo_engine::suggest::{methods, suggest_for_study, transfer_methods};
+use hpo_engine::suggest::{methods, suggest_for_study, transfer_methods, Liar};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -23,14 +23,17 @@ create_exception!(
 
 /// The next `k` configurations the full-evaluation method `method` proposes for the study
 /// described by `study_json`, deterministic given `seed`; transfer methods learn from the
-/// studies of `related_json` (a JSON list of descriptions). Each configuration is a list of
-/// Optuna's internal values in the order of the description's distributions.
+/// studies of `related_json` (a JSON list of descriptions). The study's RUNNING and WAITING
+/// trials with parameters are pending: observed at `liar`'s lie ("believer", the default, or the
+/// constant "min", "mean" or "max"), as the batch's own picks are. Each configuration is a list of Optuna's internal values in the
+/// order of the description's distributions.
 #[pyfunction]
-#[pyo3(signature = (study_json, related_json, method, k, seed))]
-fn suggest(py: Python<'_>, study_json: &str, related_json: &str, method: &str, k: usize, seed: u64) -> PyResult<Vec<Vec<f64>>> {
+#[pyo3(signature = (study_json, related_json, method, k, seed, liar = "believer"))]
+fn suggest(py: Python<'_>, study_json: &str, related_json: &str, method: &str, k: usize, seed: u64, liar: &str) -> PyResult<Vec<Vec<f64>>> {
     if k == 0 {
         return Err(EngineError::new_err("ask for at least one configuration (k >= 1)"));
     }
+    let liar = Liar::from_name(liar).map_err(|e| EngineError::new_err(e.to_string()))?;
     let chosen = study::parse(study_json).and_then(|d| d.into_study(0)).map_err(EngineError::new_err)?;
     let related: Vec<serde_json::Value> =
         serde_json::from_str(related_json).map_err(|e| EngineError::new_err(format!("not a list of study descriptions: {e}")))?;
@@ -44,7 +47,7 @@ fn suggest(py: Python<'_>, study_json: &str, related_json: &str, method: &str, k
     // engine is a bug, reported as an exception rather than unwinding into Python.
     let outcome = py.detach(|| {
         catch_unwind(AssertUnwindSafe(|| {
-            let s = suggest_for_study(&studies, &studies[0].name, method, k, seed).map_err(|e| e.to_string())?;
+            let s = suggest_for_study(&studies, &studies[0].name, method, k, seed, liar).map_err(|e| e.to_string())?;
             s.rows.iter().map(|row| study::internal(&studies[0].distributions, row)).collect::<Result<Vec<_>, String>>()
         }))
     });

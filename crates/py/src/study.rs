@@ -30,16 +30,38 @@ enum DistributionDescription {
 }
 
 /// One trial: its state by Optuna's name, its parameters' internal values (a choice's index),
-/// its objective values (`null` for a value that is not a finite number) and its
-/// intermediate values by step.
+/// its objective values (`"inf"`/`"-inf"` for an infinite one, `null` for NaN; strict JSON has
+/// neither) and its intermediate values by step.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct TrialDescription {
     state: String,
     params: BTreeMap<String, f64>,
-    values: Option<Vec<Option<f64>>>,
+    values: Option<Vec<Option<ObjectiveValue>>>,
     #[serde(default)]
     intermediate: BTreeMap<i64, Option<f64>>,
+    /// Constraint values by name (Optuna's `trial.constraints`); feasible when all are <= 0.
+    #[serde(default)]
+    constraints: BTreeMap<String, f64>,
+}
+
+/// An objective value: a number, or an infinity by name.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum ObjectiveValue {
+    Number(f64),
+    Named(String),
+}
+
+impl ObjectiveValue {
+    fn finite_or_infinite(&self) -> Option<f64> {
+        match self {
+            ObjectiveValue::Number(v) => Some(*v),
+            ObjectiveValue::Named(n) if n == "inf" => Some(f64::INFINITY),
+            ObjectiveValue::Named(n) if n == "-inf" => Some(f64::NEG_INFINITY),
+            ObjectiveValue::Named(_) => None,
+        }
+    }
 }
 
 /// Parses a description; every error says what is wrong in words a Python user can act on.
@@ -80,8 +102,8 @@ impl StudyDescription {
                         values
                             .into_iter()
                             .map(|v| {
-                                v.ok_or_else(|| {
-                                    format!("study '{name}', trial {number}: an objective value is not a finite number (NaN or infinite)")
+                                v.as_ref().and_then(ObjectiveValue::finite_or_infinite).ok_or_else(|| {
+                                    format!("study '{name}', trial {number}: an objective value is not a number (NaN, or text other than 'inf' and '-inf')")
                                 })
                             })
                             .collect::<Result<Vec<f64>, String>>()?,
@@ -100,7 +122,7 @@ impl StudyDescription {
                 }
                 // A reported NaN is part of a curve (a diverged step), kept as the journal loader keeps it.
                 let intermediate = t.intermediate.into_iter().map(|(step, v)| (step, v.unwrap_or(f64::NAN))).collect();
-                Ok(Trial { state, params: t.params, values, intermediate })
+                Ok(Trial { state, params: t.params, values, intermediate, constraints: t.constraints })
             })
             .collect::<Result<Vec<_>, String>>()?;
         Ok(Study { id, name, directions, distributions, trials })
@@ -150,11 +172,7 @@ pub fn internal(distributions: &[(String, Distribution)], row: &[Value]) -> Resu
         .iter()
         .zip(row)
         .map(|((param, d), v)| {
-            let found = match d {
-                Distribution::Categorical { choices } => choices.iter().position(|c| c == v).map(|i| i as f64),
-                _ => v.as_f64(),
-            };
-            found.ok_or_else(|| format!("the engine proposed {v} for '{param}', which is not in its distribution"))
+            d.internal(v).ok_or_else(|| format!("the engine proposed {v} for '{param}', which is not in its distribution"))
         })
         .collect()
 }

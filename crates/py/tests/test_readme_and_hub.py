@@ -27,11 +27,13 @@ def readme_section(title: str) -> str:
 def test_the_readme_lines_run_as_written():
     section = readme_section("Use the methods in your own study")
     blocks = dict(re.findall(r"```(\w+)\n(.*?)```", section, re.S))
-    # The install line is the one tests/py/run.sh runs to install this package.
-    assert blocks["sh"].strip() == "pip install ./crates/py"
+    # The install line is the package tests/py/run.sh installs, with the extra that brings
+    # Optuna (the two lines need it), which the package declares.
+    assert blocks["sh"].strip() == "pip install './crates/py[optuna]'"
     assert "pip install --quiet --disable-pip-version-check --force-reinstall --no-deps ./crates/py" in (
         ROOT / "tests/py/run.sh"
     ).read_text()
+    assert re.search(r'^optuna = \["optuna>=', (ROOT / "crates/py/pyproject.toml").read_text(), re.M)
     (line,) = blocks["python"].strip().splitlines()
     scope: dict = {}
     exec("import optuna, hpo_playground.optuna", scope)  # the import the README names
@@ -56,6 +58,16 @@ def test_the_hub_folder_loads_and_its_example_runs():
     assert run.returncode == 0, run.stderr
     best = float(re.search(r"best value (\S+)", run.stdout).group(1))
     assert best < 0.5, f"30 trials of GP on Branin (minimum 0.397887) reached {best}"
+
+
+def test_the_hub_folder_says_what_it_requires():
+    # OptunaHub installs a package's requirements.txt; the engine itself is not on PyPI, which
+    # the file and the README's Installation section say.
+    requirements = (HUB_PACKAGE / "requirements.txt").read_text()
+    lines = [line for line in requirements.splitlines() if line and not line.startswith("#")]
+    assert lines == ["optuna>=4.0"], lines
+    assert "pip install ./crates/py" in requirements
+    assert "pip install -r requirements.txt" in (HUB_PACKAGE / "README.md").read_text()
 
 
 def test_the_hub_readme_has_the_front_matter_the_registry_asks_for():

@@ -44,6 +44,7 @@ def suggest(
     k: int = 1,
     seed: int = 0,
     related: Sequence[Mapping[str, Any]] = (),
+    liar: str = "believer",
 ) -> list[list[float]]:
     """The next ``k`` configurations ``method`` proposes for ``study``, as Optuna's internal
     values (a choice's index) in the order of ``study["distributions"]``.
@@ -52,10 +53,18 @@ def suggest(
     (``"minimize"``/``"maximize"``, one per objective), ``distributions`` (a list of
     ``[name, {"type": "float", "low", "high", "log", "step"}]``, ``"int"`` with the same keys,
     or ``{"type": "categorical", "choices": [...]}``) and ``trials`` (each ``state`` as Optuna
-    names it, ``params`` by name as internal values, ``values`` or ``None``, ``intermediate``
-    by step). Raises ``EngineError`` (a ``ValueError``) when the engine cannot suggest.
+    names it, ``params`` by name as internal values, ``values`` or ``None`` — an infinite value
+    as ``"inf"`` or ``"-inf"``, clipped by the engine to the finite values' range —,
+    ``intermediate`` by step, optionally ``constraints`` by name, feasible when all are <= 0).
+
+    RUNNING and WAITING trials with parameters are pending, and so are the earlier picks of
+    the ``k``: each is observed at a lie — ``liar="believer"`` (the default: the kriging
+    believer, the model's mean there given the complete trials, for the methods with a GP; the
+    mean value for the others) or a constant ``"min"``, ``"mean"`` or ``"max"`` value of the
+    complete trials — and no proposal lies within 1e-3 of one (docs/methods.md, "Batches and
+    pending trials"). Raises ``EngineError`` (a ``ValueError``) when the engine cannot suggest.
     """
-    return _suggest(_json(study), _json(list(related)), method, k, seed)
+    return _suggest(_json(study), _json(list(related)), method, k, seed, liar)
 
 
 def _json(value: Any) -> str:

@@ -13,6 +13,12 @@ a rung) or when the budget is spent or the method can train nothing more (``fini
 which); a NaN value is refused. A training that fails is reported with ``fail(config_id)``: the
 configuration is never handed out again, a rung no longer waits for it, and the steps of its
 request it did not tell return to the total budget.
+
+A session pickles (Syne Tune pickles its tuner, scheduler included): the state written is the
+constructor's arguments and every ``ask``, ``tell`` and ``fail`` so far, and unpickling replays
+them into a fresh session — the engine is deterministic given the seed, so the replayed session
+is the same, bit for bit (each replayed ``ask`` is checked against the recorded answer). Writing
+costs nothing; reading costs the run so far again (for DyHPO, its model fits).
 """
 
 from __future__ import annotations
@@ -65,7 +71,7 @@ class MultiFidelity:
         self.method = method
         self.max_budget = max_budget
         self.direction = direction
-        self._session = MultiFidelitySession(
+        self._arguments = (
             json.dumps(description, allow_nan=False),
             method,
             max_budget,
@@ -74,14 +80,41 @@ class MultiFidelity:
             seed,
             n_configs,
         )
+        self._session = MultiFidelitySession(*self._arguments)
         self._finished = False
+        # Every call that changes the session, for pickling: ("ask", answer), ("tell", config,
+        # step, value), ("fail", config).
+        self._calls: list[tuple[Any, ...]] = []
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["_session"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._session = MultiFidelitySession(*self._arguments)
+        for call in self._calls:
+            if call[0] == "ask":
+                again = tuple(self._session.ask())
+                if again != tuple(call[1]):
+                    raise RuntimeError(
+                        f"replaying the pickled session asked {again}, not {tuple(call[1])}: was it"
+                        " pickled by another version of hpo_playground?"
+                    )
+            elif call[0] == "tell":
+                self._session.tell(*call[1:])
+            else:
+                self._session.fail(call[1])
 
     def ask(self) -> tuple[int, dict[str, Any], int] | None:
         """``(config_id, params, budget)``: train ``config_id`` (with ``params``) from the
         budget it reached (``reached(config_id)``, 0 the first time) up to ``budget``,
         telling each step's value. ``None``: wait for an outstanding result, or the total
         budget is spent (``finished``)."""
-        kind, config, _, budget = self._session.ask()
+        answer = self._session.ask()
+        self._calls.append(("ask", answer))
+        kind, config, _, budget = answer
         self._finished = kind == "done"
         if kind != "train":
             return None
@@ -92,7 +125,10 @@ class MultiFidelity:
         not told; one value per step, in order). True when the step completes its request
         (the configuration pauses). Raises ``ValueError`` for an unknown configuration, one
         not in training, a step out of order or a value that is not a finite number."""
-        return self._session.tell(int(config_id), int(budget), float(value))
+        call = (int(config_id), int(budget), float(value))
+        completed = self._session.tell(*call)
+        self._calls.append(("tell", *call))
+        return completed
 
     def fail(self, config_id: int) -> None:
         """Reports that the training of ``config_id`` failed (an exception, a lost worker)
@@ -102,6 +138,7 @@ class MultiFidelity:
         told stay. Raises ``ValueError`` for an unknown configuration or one not in training
         (failed already, paused, never handed out)."""
         self._session.fail(int(config_id))
+        self._calls.append(("fail", int(config_id)))
 
     def failed(self) -> list[int]:
         """The configurations reported with ``fail``, in increasing order."""

@@ -6,6 +6,16 @@ call the model is rebuilt from the study's trials as the storage holds them, so 
 RDB storages, several processes and ``n_jobs`` work; parameters outside that space, and every
 parameter until a trial is complete, come from Optuna's RandomSampler.
 
+Many workers: the trials RUNNING (and WAITING, enqueued) while a proposal is made are pending,
+observed by the engine at a lie (``liar``: by default the kriging believer) so that the proposal
+goes elsewhere (docs/methods.md, "Batches and pending trials"). A proposal is stored in its trial's system attributes
+(``hpo_playground:proposal``) the moment it is made, so that the other workers — threads of
+``n_jobs``, or processes on one storage — see it as pending before the objective has suggested
+its parameters; within a process, proposals are made one at a time.
+
+Constraints (Optuna 5's ``trial.set_constraint``) are honoured: an infeasible trial is ranked
+below every feasible one by its total violation (docs/methods.md, "Constraints").
+
 For the same study and seed the first proposal is ``hpo suggest``'s on the study's journal,
 bit for bit: the study is described to the engine as its journal loader reads it (the
 parameters in the order first suggested, internal values, every trial with its state).
@@ -14,7 +24,9 @@ parameters in the order first suggested, internal values, every trial with its s
 from __future__ import annotations
 
 import logging
+import math
 import random
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -61,6 +73,7 @@ class Sampler(BaseSampler):
         method: str = "GP",
         seed: int | None = 0,
         related_studies: Sequence[Study] | None = None,
+        liar: str = "believer",
     ) -> None:
         known = hpo_playground.methods()
         if method not in known["single"] + known["related"]:
@@ -71,10 +84,21 @@ class Sampler(BaseSampler):
         if method in known["related"] and not related_studies:
             raise ValueError(f"{method} learns from related studies: pass related_studies=[...]")
         self._method = method
+        self._liar = liar
         self._seeds = _SeedStream(seed)
         self._related = list(related_studies or [])
         self._random = RandomSampler(seed=seed)
         self._intersection = IntersectionSearchSpace()
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     def reseed_rng(self) -> None:
         self._seeds = _SeedStream(None)
@@ -98,21 +122,26 @@ class Sampler(BaseSampler):
     ) -> dict[str, Any]:
         if not search_space:
             return {}
-        trials = study.get_trials(deepcopy=False)
-        if not any(t.state == TrialState.COMPLETE for t in trials):
-            return {}  # nothing to learn from yet: RandomSampler samples every parameter
-        description = describe(study.study_name, study.directions, trials, search_space)
-        related = [
-            describe(r.study_name, r.directions, r.get_trials(deepcopy=False), search_space)
-            for r in self._related
-        ]
-        (row,) = hpo_playground.suggest(
-            description, self._method, k=1, seed=self._seeds.next(), related=related
-        )
-        names = [name for name, _ in description["distributions"]]
-        return {
-            name: search_space[name].to_external_repr(value) for name, value in zip(names, row)
-        }
+        # One proposal at a time in this process: each sees the ones before as pending.
+        with self._lock:
+            trials = study.get_trials(deepcopy=False)
+            if not any(t.state == TrialState.COMPLETE for t in trials):
+                return {}  # nothing to learn from yet: RandomSampler samples every parameter
+            description = describe(study.study_name, study.directions, trials, search_space)
+            related = [
+                describe(r.study_name, r.directions, r.get_trials(deepcopy=False), search_space)
+                for r in self._related
+            ]
+            (row,) = hpo_playground.suggest(
+                description, self._method, k=1, seed=self._seeds.next(), related=related, liar=self._liar
+            )
+            names = [name for name, _ in description["distributions"]]
+            proposal = {
+                name: search_space[name].to_external_repr(value)
+                for name, value in zip(names, row)
+            }
+            study._storage.set_trial_system_attr(trial._trial_id, PROPOSAL_KEY, proposal)
+            return proposal
 
     def sample_independent(
         self,
@@ -153,6 +182,10 @@ class _SeedStream:
         return self._stream.getrandbits(63)
 
 
+PROPOSAL_KEY = "hpo_playground:proposal"
+"""The system attribute holding a trial's proposal (external values) from the moment it is made."""
+
+
 def describe(
     name: str,
     directions: Sequence[StudyDirection],
@@ -161,7 +194,9 @@ def describe(
 ) -> dict[str, Any]:
     """A study as ``hpo_playground.suggest`` reads it, over ``search_space``: its parameters in
     the order the trials first suggested them (the journal loader's order), each trial's
-    values of them as Optuna's internal values."""
+    values of them as Optuna's internal values, its values (an infinite one by name) and its
+    constraints. A pending trial's parameters are those it has suggested, else its proposal
+    (``PROPOSAL_KEY``) or, enqueued and WAITING, the parameters ``enqueue_trial`` fixed."""
     order: list[str] = []
     for t in sorted(trials, key=lambda t: t.number):
         order += [p for p in t.params if p in search_space and p not in order]
@@ -175,17 +210,42 @@ def describe(
         "trials": [
             {
                 "state": t.state.name,
-                "params": {
-                    p: search_space[p].to_internal_repr(v)
-                    for p, v in t.params.items()
-                    if p in search_space and t.distributions.get(p) == search_space[p]
-                },
-                "values": t.values,
+                "params": _params(t, search_space),
+                "values": None if t.values is None else [_value(v) for v in t.values],
                 "intermediate": dict(t.intermediate_values),
+                "constraints": dict(t.constraints),
             }
             for t in sorted(trials, key=lambda t: t.number)
         ],
     }
+
+
+def _params(t: FrozenTrial, search_space: dict[str, BaseDistribution]) -> dict[str, float]:
+    """A trial's parameters of ``search_space`` as internal values (see ``describe``)."""
+    params = {
+        p: search_space[p].to_internal_repr(v)
+        for p, v in t.params.items()
+        if p in search_space and t.distributions.get(p) == search_space[p]
+    }
+    if t.state not in (TrialState.RUNNING, TrialState.WAITING) or len(params) == len(search_space):
+        return params
+    planned = t.system_attrs.get(PROPOSAL_KEY) or t.system_attrs.get("fixed_params") or {}
+    for p, v in planned.items():
+        if p in search_space and p not in params:
+            try:
+                internal = search_space[p].to_internal_repr(v)
+            except ValueError:
+                continue  # a fixed value outside the distribution: not a point of this space
+            if search_space[p]._contains(internal):
+                params[p] = internal
+    return params
+
+
+def _value(v: float) -> float | str | None:
+    """An objective value as the engine reads it: infinities by name, NaN as ``None``."""
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return None if math.isnan(v) else v
 
 
 def _distribution(name: str, d: BaseDistribution) -> dict[str, Any]:
