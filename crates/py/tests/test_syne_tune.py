@@ -190,6 +190,21 @@ def test_four_simulated_workers_spend_the_whole_budget_for_synchronous_and_async
         assert scheduler.overlaps == [] and scheduler.most_in_training == 4, method
 
 
+def test_a_wait_the_method_cannot_avoid_is_logged_with_its_reason(caplog):
+    # 12 configurations, Hyperband on 9 epochs, nothing reported: the first bracket's rung
+    # takes 9 at epoch 1 and the next bracket 3 at epoch 3; every configuration is started and
+    # each rung waits for running trials. Syne Tune 0.16 reads the None as the end of the
+    # search, so the scheduler says why, with the budget left.
+    scheduler = Scheduler(CONFIG_SPACE, "Hyperband", metric="loss", max_t=9, seed=0, n_configs=12, total_budget=100)
+    started = 0
+    while (suggestion := scheduler.suggest()) is not None:
+        scheduler.on_trial_add(Trial(trial_id=started, config=suggestion.config, creation_time=datetime.now()))
+        started += 1
+    assert started == 12 and not scheduler.session.finished
+    assert "waits for trials [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]" in caplog.text, caplog.text
+    assert "with 82 budget units left: raise n_configs" in caplog.text, caplog.text
+
+
 def test_on_trial_error_releases_the_trial_s_configuration():
     scheduler = Scheduler(CONFIG_SPACE, "ASHA", metric="loss", max_t=9, seed=0, n_configs=64)
     suggestion = scheduler.suggest()
