@@ -8,6 +8,8 @@ runs this on one thread, niced:
 
     scripts/bench-py-synetune.sh --out results/py-synetune.md     # 3 tasks x 20 seeds (~2 h)
     scripts/bench-py-synetune.sh --tasks 1 --seeds 2               # a quick look
+    scripts/bench-py-synetune.sh --workers 1,4 --schedulers "DyHPO (ours),ASHA (ours),Hyperband (ours)" \
+        --out results/py-synetune-workers.md                       # 1 vs 4 workers (issue 69)
 
 THE TABLE. ../shared/benchmarks/lcbench-surrogate (LCBench curves as predicted by the YAHPO Gym
 surrogate: 34 tasks x 2,000 configurations x 52 epochs) when present, its
@@ -23,7 +25,8 @@ configurations, which is a different question) wrapped by `add_surrogate` with a
 neighbour regressor over the schedulers' continuous space (Syne Tune's own pipeline:
 standardised values), so that any proposal gets the curve of its nearest configuration of the
 table. `UserBlackboxBackend` with checkpointing (a resumed trial continues from its paused
-epoch), `SimulatorCallback`, `n_workers=1`, and for every scheduler the same budget of --budget x
+epoch), `SimulatorCallback`, `n_workers=1` (or each count of --workers: every scheduler runs
+with each, on the same tasks and seeds, so that the runs pair), and for every scheduler the same budget of --budget x
 max epochs, counted as results reported (`StoppingCriterion(max_num_evaluations=...)`): the
 simulated clock also charges Syne Tune's start, pause and result delays, which a time budget
 would take from a method that pauses often.
@@ -39,7 +42,9 @@ the last epoch) as the floor.
 METRIC. Final regret: the task's best value over the table (any configuration, any epoch)
 minus the best value any trial reported at any epoch within the budget (sign flipped when
 minimising); mean and median over tasks and seeds, wins per pair. For ours, milliseconds per
-scheduler decision (`suggest` and `on_trial_result`, wall clock).
+scheduler decision (`suggest` and `on_trial_result`, wall clock). With --workers: the simulated
+time (Syne Tune's `st_tuner_time`, in epochs of one time unit plus Syne Tune's simulated delays)
+at which the budget's last result arrived, and the real seconds per run.
 
 Output: Markdown on stdout and in --out; raw numbers beside it as .json.
 """
@@ -178,7 +183,7 @@ class Best(TunerCallback):
 
     def __init__(self, metric: str, mode: str, budget: int):
         self.metric, self.sign, self.budget = metric, (1.0 if mode == "max" else -1.0), budget
-        self.best, self.results = -math.inf, 0
+        self.best, self.results, self.sim_time = -math.inf, 0, None
 
     def on_trial_result(self, trial, status, result, decision):
         # The tuner checks its stopping criterion once per loop, after a loop's results: a
@@ -186,6 +191,7 @@ class Best(TunerCallback):
         if self.results < self.budget:
             self.results += 1
             self.best = max(self.best, self.sign * float(result[self.metric]))
+            self.sim_time = result.get("st_tuner_time", self.sim_time)  # the simulated clock's
 
 
 def scheduler_for(name: str, bench: Bench, space: dict, seed: int):
@@ -205,7 +211,7 @@ def scheduler_for(name: str, bench: Bench, space: dict, seed: int):
     raise SystemExit(f"unknown scheduler {name!r}")
 
 
-def run(bench: Bench, task: str, blackbox, name: str, seed: int, budget: float) -> dict:
+def run(bench: Bench, task: str, blackbox, name: str, seed: int, budget: float, workers: int = 1) -> dict:
     # Every scheduler gets the same constant max_epochs; ours overwrites it with each request's
     # budget, so that the simulated trial stops where the method pauses it.
     space = {**bench.space, "max_epochs": bench.max_t}
@@ -226,7 +232,7 @@ def run(bench: Bench, task: str, blackbox, name: str, seed: int, budget: float) 
             # clock also charges Syne Tune's start, pause and result delays (0.05 each) and waits in
             # steps of tuner_sleep_time, which would tax a method that pauses after every epoch.
             stop_criterion=StoppingCriterion(max_num_evaluations=budget),
-            n_workers=1,
+            n_workers=workers,
             sleep_time=0,
             results_update_interval=1e9,
             print_update_interval=1e9,
@@ -235,7 +241,7 @@ def run(bench: Bench, task: str, blackbox, name: str, seed: int, budget: float) 
             tuner_name=f"bench-{seed}",
         ).run()
     row = {"task": task, "seed": seed, "regret": bench.best(task) - best.best if bench.mode == "max" else -best.best - bench.best(task),
-           "results": best.results, "seconds": time.perf_counter() - t0}
+           "results": best.results, "seconds": time.perf_counter() - t0, "workers": workers, "sim_time": best.sim_time}
     if isinstance(scheduler, Timed):  # summarised, not listed
         row["decision_seconds"] = {k: {"n": len(v), "mean": statistics.mean(v) if v else None, "max": max(v, default=None)}
                                    for k, v in scheduler.times.items()}
@@ -250,6 +256,7 @@ def main() -> int:
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--budget", type=float, default=10, help="epochs, in multiples of the table's epochs (at 20, DyHPO takes about 4x as long)")
     ap.add_argument("--schedulers", default="DyHPO (ours),DyHPO (fast) (ours),GPB (IC) (ours),ASHA,Hyperband,RandomSearch")
+    ap.add_argument("--workers", default="1", help="worker counts, comma-separated: each scheduler runs with each (named '<scheduler>, N workers')")
     ap.add_argument("--first-seed", type=int, default=0, help="seeds first-seed .. first-seed + seeds - 1 (to split a run over processes)")
     ap.add_argument("--merge", type=Path, nargs="+", default=None, help="report the runs of these .json outputs together (same setting), run nothing")
     args = ap.parse_args()
@@ -268,7 +275,9 @@ def main() -> int:
         folder = tempfile.TemporaryDirectory(prefix="st-bench-")
         os.environ["SYNETUNE_FOLDER"] = folder.name
     bench = Bench(args.curves)
-    names = args.schedulers.split(",")
+    workers = [int(w) for w in args.workers.split(",")]
+    runs = [(n, w) for n in args.schedulers.split(",") for w in workers]
+    names = [n if workers == [1] else f"{n}, {w} worker{'s' if w > 1 else ''}" for n, w in runs]
     tasks = bench.tasks[: args.tasks]
     budget = int(args.budget * bench.max_t)
     raw: dict = {n: [] for n in names}
@@ -277,16 +286,17 @@ def main() -> int:
     # every task with the same number of seeds.
     for seed in range(args.first_seed, args.first_seed + args.seeds):
         for task in tasks:
-            for name in names:
-                raw[name].append(run(bench, task, blackboxes[task], name, seed, budget))
+            for name, (scheduler, w) in zip(names, runs):
+                raw[name].append(run(bench, task, blackboxes[task], scheduler, seed, budget, w))
             print(f"{task} seed {seed}: " + ", ".join(f"{n} {raw[n][-1]['regret']:.4f} ({raw[n][-1]['seconds']:.1f} s)" for n in names), file=sys.stderr, flush=True)
         report(args, bench, names, tasks, seed + 1 - args.first_seed, budget, raw)
     return 0
 
 
 def report(args, bench: Bench, names: list[str], tasks: list[str], seeds: int, budget: int, raw: dict) -> None:
-    lines = ["| scheduler | mean final regret | median | epochs reported (median) | s per run (median) | " + " | ".join(f"wins vs {n}" for n in names) + " |",
-             "|---" * (5 + len(names)) + "|"]
+    lines = ["| scheduler | mean final regret | median | epochs reported (median) | s per run (median) | simulated time (median) | "
+             + " | ".join(f"wins vs {n}" for n in names) + " |",
+             "|---" * (6 + len(names)) + "|"]
     regret = {n: {(r["task"], r["seed"]): r["regret"] for r in raw[n]} for n in names}
     for a in names:
         ra = list(regret[a].values())
@@ -295,7 +305,9 @@ def report(args, bench: Bench, names: list[str], tasks: list[str], seeds: int, b
             pairs = [(x, regret[b][k]) for k, x in regret[a].items() if k in regret[b]]  # the same task and seed
             wins.append("—" if a == b else f"{sum(x < y for x, y in pairs)}/{sum(x > y for x, y in pairs)}")
         lines.append(f"| {a} | {statistics.mean(ra):.4f} | {statistics.median(ra):.4f} | {statistics.median(r['results'] for r in raw[a]):.0f} | "
-                     f"{statistics.median(r['seconds'] for r in raw[a]):.1f} | " + " | ".join(wins) + " |")
+                     f"{statistics.median(r['seconds'] for r in raw[a]):.1f} | "
+                     f"{statistics.median(r['sim_time'] for r in raw[a]) if all(r.get('sim_time') is not None for r in raw[a]) else float('nan'):.0f} | "
+                     + " | ".join(wins) + " |")
     timing = []
     for a in names:
         runs = [r["decision_seconds"] for r in raw[a] if "decision_seconds" in r]
@@ -308,7 +320,7 @@ def report(args, bench: Bench, names: list[str], tasks: list[str], seeds: int, b
                           f"`on_trial_result` {mean_ms('on_trial_result'):.2f} ms mean.")
     task_names = ", ".join(f"{t} ({bench.name_of[t]})" for t in tasks)
     head = (f"{bench.source}; tasks {task_names}; {seeds} seeds each; budget {budget:g} simulated epochs "
-            f"({args.budget:g} x {bench.max_t}), one worker. Regret: the task's best over the table minus the best reported "
+            f"({args.budget:g} x {bench.max_t}), {args.workers.replace(',', ' and ')} worker(s). Regret: the task's best over the table minus the best reported "
             "within the budget (wins: runs with lower / higher final regret than the column's scheduler).\n\n")
     text = head + "\n".join(lines) + "\n\n" + "\n".join(timing) + "\n"
     print(text)

@@ -5,7 +5,8 @@
 # import time, though nothing is downloaded), installs crates/py into it as a user would
 # (`pip install ./crates/py`: maturin builds the wheel) and runs scripts/bench-py-synetune.py
 # on one thread, niced. It reads ../shared/benchmarks/lcbench-surrogate when present and says so
-# when it falls back to the bundled assets/curves.csv. Arguments go to the Python script.
+# when it falls back to the bundled assets/curves.csv. Arguments go to the Python script
+# (--workers 1,4: every scheduler with 1 and with 4 workers, paired on tasks and seeds; issue 69).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=.tools/st-bench-venv

@@ -138,27 +138,26 @@ def test_bad_input_raises_clear_exceptions():
 
 @pytest.mark.parametrize("method", ["ASHA", "Hyperband"])
 def test_fail_releases_a_configuration(method):
-    # One worker; the first configuration handed out is lost (its training failed).
+    # One worker; the first configuration handed out is lost (its training failed) and is
+    # reported with fail after 9 more requests.
     mf = MultiFidelity(SPACE, method, max_budget=9, seed=0, total_budget=40, n_configs=128)
     lost, _, _ = mf.ask()
-    served, waited = 0, False
-    while (asked := mf.ask()) is not None or not mf.finished:
-        if asked is None:
-            # Hyperband's first rung (9 configurations at budget 1) waits for the lost one,
-            # for ever without fail.
-            assert method == "Hyperband" and served == 8 and mf.in_training() == [(lost, 0, 1)]
-            assert mf.ask() is None and not mf.finished
-            waited = True
-            mf.fail(lost)
-            continue
+    served = []
+    while (asked := mf.ask()) is not None:
         config, params, budget = asked
         assert config != lost, "a failed configuration is handed out again"
+        served.append((mf.reached(config), budget))
         for step in range(mf.reached(config) + 1, budget + 1):
             mf.tell(config, step, curve(params, step))
-        served += 1
-        if method == "ASHA" and served == 8:
+        if len(served) == 9:
             mf.fail(lost)
-    assert waited == (method == "Hyperband")
+    assert mf.finished
+    if method == "Hyperband":
+        # Its first rung (9 configurations at budget 1) is not decided while the lost one
+        # trains: the next bracket's first rung goes on (a fresh configuration at budget 3).
+        # Released, the rung is decided without it: its best 3 go on from budget 1 to 3.
+        assert served[:9] == [(0, 1)] * 8 + [(0, 3)]
+        assert served[9:12] == [(1, 3)] * 3
     assert mf.failed() == [lost] and mf.in_training() == []
     with pytest.raises(ValueError, match="no configuration 99999"):
         mf.fail(99999)

@@ -6,12 +6,19 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
+import numpy as np
 import pytest
+from sklearn.neighbors import KNeighborsRegressor
 from syne_tune import StoppingCriterion, Tuner
 from syne_tune.backend import LocalBackend
+from syne_tune.backend.simulator_backend.simulator_callback import SimulatorCallback
 from syne_tune.backend.trial_status import Trial
+from syne_tune.blackbox_repository.blackbox_surrogate import add_surrogate
+from syne_tune.blackbox_repository.blackbox_tabular import BlackboxTabular
+from syne_tune.blackbox_repository.simulated_tabular_backend import UserBlackboxBackend
 from syne_tune.config_space import choice, loguniform, randint
 from syne_tune.optimizer.scheduler import SchedulerDecision
+import pandas as pd
 
 from hpo_playground.syne_tune import Scheduler
 
@@ -19,11 +26,24 @@ CONFIG_SPACE = {"lr": loguniform(1e-4, 1.0), "width": randint(8, 256), "epochs":
 
 
 class Recording(Scheduler):
-    """The scheduler, keeping every result and decision (what the assertions read)."""
+    """The scheduler, keeping every result and decision, every configuration it handed out
+    that was in training already, and the most requests it had outstanding at once (what the
+    assertions read)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.log: list[tuple[int, dict, str]] = []
+        self.overlaps: list[int] = []
+        self.most_in_training = 0
+
+    def suggest(self):
+        before = {c for c, _, _ in self.session.in_training()}
+        suggestion = super().suggest()
+        now = {c for c, _, _ in self.session.in_training()}
+        if suggestion is not None and len(now - before) != 1:
+            self.overlaps.append(len(now - before))  # no new configuration: one handed out twice
+        self.most_in_training = max(self.most_in_training, len(now))
+        return suggestion
 
     def on_trial_result(self, trial, result):
         decision = super().on_trial_result(trial, result)
@@ -98,6 +118,91 @@ def test_a_trial_that_errors_is_released_and_a_synchronous_rung_goes_on(tmp_path
     # Without the release the rung waited for the failed trials and the run ended at epoch 1.
     assert max(r["epoch"] for _, r, _ in scheduler.log) == 9
     assert session.finished and session.best[3] == min(r["loss"] for _, r, _ in scheduler.log)
+
+
+def spent_it_all(scheduler, total_budget):
+    """The whole budget was handed out and told, with nothing left in training."""
+    session = scheduler.session
+    told = sum(session.reached(c) for c in range(session.n_configs))
+    return (told, session.remaining, session.in_training(), session.finished) == (total_budget, 0, [], True)
+
+
+def test_hyperband_with_four_local_workers_spends_the_whole_budget(tmp_path, monkeypatch):
+    monkeypatch.setenv("SYNETUNE_FOLDER", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    # Hyperband on 9 epochs: its first rung trains 9 configurations to epoch 1. With four
+    # workers the rung's last members are still training when workers free up; the scheduler
+    # starts the next bracket's first rung then (before, it returned None and Syne Tune ended
+    # the tuning after the first rung: 9 of the 45 epochs).
+    scheduler = Recording(CONFIG_SPACE, "Hyperband", **LOCAL_RUN, total_budget=45)
+    run_locally(scheduler, max_num_evaluations=1000, n_workers=4)
+    assert spent_it_all(scheduler, 45), (scheduler.session.remaining, scheduler.session.in_training())
+    assert scheduler.overlaps == [] and scheduler.most_in_training == 4
+    assert max(r["epoch"] for _, r, _ in scheduler.log) == 9
+
+
+def synthetic_blackbox(space, rng):
+    """Syne Tune's tabular blackbox of 200 configurations of `space` with the curves of
+    syne_tune_train.py (one simulated time unit per epoch), answered for any configuration by
+    its nearest neighbour (Syne Tune's own surrogate wrapper), as scripts/bench-py-synetune.py
+    builds LCBench's."""
+    lr = 10 ** rng.uniform(-4, 0, 200)
+    width = rng.integers(8, 257, 200)
+    floor = (np.log10(lr) + 2) ** 2 + ((width - 64) / 64) ** 2
+    epochs = np.arange(1, 10)
+    evaluations = np.empty((200, 1, 9, 2))
+    evaluations[:, 0, :, 0] = floor[:, None] + (1.0 - floor[:, None] / 4) / epochs
+    evaluations[:, 0, :, 1] = epochs
+    table = pd.DataFrame({"lr": lr, "width": width})
+    tabular = BlackboxTabular(
+        hyperparameters=table,
+        configuration_space={k: choice(sorted(set(table[k].tolist()))) for k in table},
+        fidelity_space={"epoch": randint(1, 9)},
+        objectives_evaluations=evaluations,
+        objectives_names=["loss", "elapsed_time"],
+    )
+    return add_surrogate(tabular, surrogate=KNeighborsRegressor(n_neighbors=1), configuration_space=space)
+
+
+def test_four_simulated_workers_spend_the_whole_budget_for_synchronous_and_asynchronous_methods(tmp_path, monkeypatch):
+    monkeypatch.setenv("SYNETUNE_FOLDER", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    space = {"lr": loguniform(1e-4, 1.0), "width": randint(8, 256)}
+    blackbox = synthetic_blackbox(space, np.random.default_rng(0))
+    # Hyperband and BOHB (synchronous rungs: before, they ended the tuning at their first
+    # rung), ASHA and GPB (IC) (asynchronous; GPB's design plans a configuration at several
+    # budgets, which made it wait too).
+    for method in ["Hyperband", "BOHB", "ASHA", "GPB (IC)"]:
+        scheduler = Recording({**space, "epochs": 9}, method, **LOCAL_RUN, total_budget=90)
+        Tuner(
+            trial_backend=UserBlackboxBackend(blackbox=blackbox, elapsed_time_attr="elapsed_time", max_resource_attr="epochs", seed=0),
+            scheduler=scheduler,
+            stop_criterion=StoppingCriterion(max_num_evaluations=1000),
+            n_workers=4,
+            sleep_time=0,
+            results_update_interval=1e9,
+            print_update_interval=1e9,
+            callbacks=[SimulatorCallback()],
+            save_tuner=False,
+            tuner_name=f"workers-{method.split()[0].lower()}",
+        ).run()
+        assert spent_it_all(scheduler, 90), (method, scheduler.session.remaining, scheduler.session.in_training())
+        assert scheduler.overlaps == [] and scheduler.most_in_training == 4, method
+
+
+def test_a_wait_the_method_cannot_avoid_is_logged_with_its_reason(caplog):
+    # 12 configurations, Hyperband on 9 epochs, nothing reported: the first bracket's rung
+    # takes 9 at epoch 1 and the next bracket 3 at epoch 3; every configuration is started and
+    # each rung waits for running trials. Syne Tune 0.16 reads the None as the end of the
+    # search, so the scheduler says why, with the budget left.
+    scheduler = Scheduler(CONFIG_SPACE, "Hyperband", metric="loss", max_t=9, seed=0, n_configs=12, total_budget=100)
+    started = 0
+    while (suggestion := scheduler.suggest()) is not None:
+        scheduler.on_trial_add(Trial(trial_id=started, config=suggestion.config, creation_time=datetime.now()))
+        started += 1
+    assert started == 12 and not scheduler.session.finished
+    assert "waits for trials [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]" in caplog.text, caplog.text
+    assert "with 82 budget units left: raise n_configs" in caplog.text, caplog.text
 
 
 def test_on_trial_error_releases_the_trial_s_configuration():

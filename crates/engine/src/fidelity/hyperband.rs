@@ -107,14 +107,34 @@ impl ConfigSampler for RandomSampler {
     }
 }
 
+/// One bracket in progress: its index in the schedule, the rung it trains and that rung's
+/// members, and the members' requests not handed out yet.
+struct Bracket {
+    index: usize,
+    rung: usize,
+    members: Vec<usize>,
+    queue: VecDeque<Request>,
+}
+
 /// Hyperband (see the module docs), with random or model-based bracket starts.
+///
+/// With parallel workers (an ask/tell session; a simulated race trains one request at a time
+/// and never gets here) a rung whose members are still in training cannot be decided; instead
+/// of waiting, the next bracket of the schedule opens and hands out its first rung, as Syne
+/// Tune's synchronous Hyperband does (`SynchronousHyperbandBracketManager.next_job`, Syne Tune
+/// ≤ 0.13: the primary bracket first, then the other active ones, else a new bracket). Requests
+/// come from the oldest active bracket that has one; each rung is still decided when all its
+/// members are told. With one worker there is only ever one active bracket and the requests
+/// are the paper's sequence.
 pub struct Hyperband {
     name: &'static str,
     sampler: Box<dyn ConfigSampler>,
-    queue: VecDeque<Request>,
-    bracket: usize,
-    rung: usize,
-    members: Vec<usize>,
+    /// Active brackets, oldest first.
+    brackets: Vec<Bracket>,
+    /// Schedule index of the next bracket to open.
+    next_bracket: usize,
+    /// (bracket, rung) of the request served last.
+    last: Option<(usize, usize)>,
     schedule: Vec<Vec<Rung>>,
 }
 
@@ -132,55 +152,58 @@ impl Hyperband {
 
     /// Hyperband's schedule with another way of starting brackets (BOHB, DEHB).
     pub fn with_sampler(name: &'static str, sampler: Box<dyn ConfigSampler>) -> Self {
-        Hyperband { name, sampler, queue: VecDeque::new(), bracket: 0, rung: 0, members: Vec::new(), schedule: Vec::new() }
+        Hyperband { name, sampler, brackets: Vec::new(), next_bracket: 0, last: None, schedule: Vec::new() }
     }
 
-    fn refill(&mut self, race: &Race, candidates: &[Vec<f64>], rng: &mut MethodRng) -> Result<()> {
-        if self.schedule.is_empty() {
-            self.schedule = hyperband_schedule(race.max_budget, ETA);
-            self.bracket = 0;
-            self.rung = usize::MAX;
+    /// Successive halving in bracket `k` whose queue is empty: keeps the best ⌊n/η⌋ of its
+    /// rung and queues them at the next rung. False when the rung waits for members
+    /// still in training, or when the bracket has no rung left (then it is complete).
+    fn decide_rung(&mut self, k: usize, race: &Race) -> bool {
+        let bracket = &mut self.brackets[k];
+        let rungs = &self.schedule[bracket.index];
+        if bracket.rung + 1 >= rungs.len() {
+            return false;
         }
-        let rungs = &self.schedule[self.bracket];
-        if self.rung != usize::MAX && self.rung + 1 < rungs.len() {
-            // Successive halving: keep the best ⌊n/η⌋ of this rung, train them further. The
-            // rung is decided when all its members are told (synchronous, as in the paper);
-            // a member whose training failed has no value at the rung and drops out of it.
-            let budget = rungs[self.rung].budget;
-            if self.members.iter().any(|&c| race.training[c]) {
-                return Err(EngineError::Method {
-                    method: self.name.into(),
-                    message: "the rung's configurations are still in training".into(),
-                });
-            }
-            let mut ranked: Vec<usize> = self.members.iter().copied().filter(|&c| !race.failed[c]).collect();
-            ranked.sort_by(|&a, &b| loss_at(race, a, budget).total_cmp(&loss_at(race, b, budget)).then(a.cmp(&b)));
-            self.rung += 1;
-            let next = rungs[self.rung];
-            ranked.truncate((next.configs as usize).max(1));
-            self.members = ranked;
-        } else {
-            if self.rung != usize::MAX {
-                self.bracket = (self.bracket + 1) % self.schedule.len();
-            }
-            self.rung = 0;
-            let first = self.schedule[self.bracket][0];
-            let mut members = Vec::with_capacity(first.configs as usize);
-            // Configurations chosen for this bracket are marked as started (with a placeholder
-            // curve only the sampler's "never trained" test looks at).
-            let mut scratch = race.clone();
-            for _ in 0..first.configs {
-                let Some(c) = self.sampler.sample(&scratch, candidates, first.budget, rng) else { break };
-                scratch.curves[c].push(f64::NAN);
-                members.push(c);
-            }
-            if members.is_empty() {
-                return Err(EngineError::Exhausted { method: self.name.into(), message: "every configuration has been started".into() });
-            }
-            self.members = members;
+        // The rung is decided when all its members are told (synchronous, as in the paper);
+        // a member whose training failed has no value at the rung and drops out of it.
+        if bracket.members.iter().any(|&c| race.training[c]) {
+            return false;
         }
-        let budget = self.schedule[self.bracket][self.rung].budget;
-        self.queue = self.members.iter().filter(|&&c| race.budget_of(c) < budget).map(|&c| Request { config: c, budget }).collect();
+        let budget = rungs[bracket.rung].budget;
+        let mut ranked: Vec<usize> = bracket.members.iter().copied().filter(|&c| !race.failed[c]).collect();
+        ranked.sort_by(|&a, &b| loss_at(race, a, budget).total_cmp(&loss_at(race, b, budget)).then(a.cmp(&b)));
+        bracket.rung += 1;
+        let next = rungs[bracket.rung];
+        ranked.truncate((next.configs as usize).max(1));
+        bracket.members = ranked;
+        bracket.queue = bracket
+            .members
+            .iter()
+            .filter(|&&c| race.budget_of(c) < next.budget)
+            .map(|&c| Request { config: c, budget: next.budget })
+            .collect();
+        true
+    }
+
+    /// Opens the next bracket of the schedule with fresh configurations at its first rung.
+    fn open_bracket(&mut self, race: &Race, candidates: &[Vec<f64>], rng: &mut MethodRng) -> Result<()> {
+        let index = self.next_bracket;
+        self.next_bracket = (index + 1) % self.schedule.len();
+        let first = self.schedule[index][0];
+        let mut members = Vec::with_capacity(first.configs as usize);
+        // Configurations chosen for this bracket are marked as started (with a placeholder
+        // curve only the sampler's "never trained" test looks at).
+        let mut scratch = race.clone();
+        for _ in 0..first.configs {
+            let Some(c) = self.sampler.sample(&scratch, candidates, first.budget, rng) else { break };
+            scratch.curves[c].push(f64::NAN);
+            members.push(c);
+        }
+        if members.is_empty() {
+            return Err(EngineError::Exhausted { method: self.name.into(), message: "every configuration has been started".into() });
+        }
+        let queue = members.iter().map(|&c| Request { config: c, budget: first.budget }).collect();
+        self.brackets.push(Bracket { index, rung: 0, members, queue });
         Ok(())
     }
 }
@@ -188,16 +211,36 @@ impl Hyperband {
 impl Hyperband {
     /// The bracket (index into [`hyperband_schedule`]) and rung of the request served last.
     pub fn position(&self) -> Option<(usize, usize)> {
-        (self.rung != usize::MAX && !self.schedule.is_empty()).then_some((self.bracket, self.rung))
+        self.last
     }
 }
 
 impl MultiFidelityOptimizer for Hyperband {
     fn next(&mut self, race: &Race, candidates: &[Vec<f64>], rng: &mut MethodRng) -> Result<Request> {
-        while self.queue.is_empty() {
-            self.refill(race, candidates, rng)?;
+        if self.schedule.is_empty() {
+            self.schedule = hyperband_schedule(race.max_budget, ETA);
         }
-        Ok(self.queue.pop_front().expect("refilled"))
+        loop {
+            // The oldest bracket with a request to hand out or a rung to decide serves.
+            let mut k = 0;
+            while k < self.brackets.len() {
+                if let Some(r) = self.brackets[k].queue.pop_front() {
+                    self.last = Some((self.brackets[k].index, self.brackets[k].rung));
+                    return Ok(r);
+                }
+                if self.decide_rung(k, race) {
+                    continue;
+                }
+                let b = &self.brackets[k];
+                if b.rung + 1 >= self.schedule[b.index].len() {
+                    // Its last rung is handed out: the bracket is complete.
+                    self.brackets.remove(k);
+                } else {
+                    k += 1; // its rung waits for members in training
+                }
+            }
+            self.open_bracket(race, candidates, rng)?;
+        }
     }
 }
 

@@ -16,11 +16,14 @@
 //!   completes when its last step is told.
 //! - Several requests may be outstanding (parallel workers). A configuration in training is
 //!   never handed out again: the race marks it ([`Race::training`]) and the methods leave it
-//!   out of what they can pick. When a method still names one (a queue planned earlier), the
-//!   session keeps that request and hands it out once the configuration is told; until then
-//!   `ask` says to wait. A method that cannot decide while results are outstanding
-//!   (Hyperband's synchronous rungs) also makes `ask` wait; its error surfaces only when
-//!   nothing is in training.
+//!   out of what they can pick. When a method still names one (a queue planned earlier, as
+//!   GPB's initial design plans a configuration at several budgets), the session keeps that
+//!   request, hands it out once the configuration is told, and meanwhile asks the method for
+//!   another. Hyperband, BOHB and DEHB do not wait for a rung still in training: they open
+//!   the next bracket (see [`crate::fidelity::hyperband::Hyperband`]). `ask` says to wait
+//!   only when the method has nothing to train but configurations in training — every
+//!   configuration drawn is started or waits for a rung's decision — and a method's error
+//!   surfaces only when nothing is in training.
 //! - A value that is not a finite number is refused with an error; the request stays open.
 //! - A training that fails (the user's loop raised, a trial errored) is reported with
 //!   [`MultiFidelitySession::fail`]: the configuration leaves training for good ([`Race::failed`];
@@ -91,8 +94,8 @@ pub struct MultiFidelitySession {
     rng: MethodRng,
     /// The budget each configuration in training is to reach.
     requested: Vec<Option<u32>>,
-    /// A request the method made for a configuration still in training.
-    held: Option<Request>,
+    /// Requests the method made for configurations still in training, oldest first.
+    held: Vec<Request>,
 }
 
 impl MultiFidelitySession {
@@ -161,7 +164,7 @@ impl MultiFidelitySession {
             sign,
             rng,
             requested: vec![None; n],
-            held: None,
+            held: Vec::new(),
         })
     }
 
@@ -170,15 +173,19 @@ impl MultiFidelitySession {
         if self.race.remaining == 0 {
             return Ok(Asked::Done);
         }
-        let request = match self.held.take() {
-            Some(r) if self.race.training[r.config] => {
-                self.held = Some(r);
-                return Ok(Asked::Wait);
+        let request = match self.held.iter().position(|r| !self.race.training[r.config]) {
+            // A request kept for a configuration that is told now (a failed one's are dropped
+            // by `fail`; one its configuration already passed is dropped here).
+            Some(k) => {
+                let r = self.held.remove(k);
+                if r.budget <= self.race.budget_of(r.config) {
+                    return self.ask();
+                }
+                r
             }
-            Some(r) if r.budget > self.race.budget_of(r.config) => r,
-            _ => match self.optimizer.next(&self.race, &self.candidates, &mut self.rng) {
-                Ok(r) => r,
-                Err(_) if self.race.training.contains(&true) => return Ok(Asked::Wait),
+            None => match self.next_free() {
+                Ok(Some(r)) => r,
+                Ok(None) => return Ok(Asked::Wait),
                 // Every configuration drawn is started or fully trained: nothing more to do.
                 Err(EngineError::Exhausted { .. }) => return Ok(Asked::Done),
                 Err(e) => return Err(e),
@@ -193,10 +200,6 @@ impl MultiFidelitySession {
         if self.race.failed[request.config] {
             return Err(self.bad(&format!("configuration {}, whose training failed", request.config)));
         }
-        if self.race.training[request.config] {
-            self.held = Some(request);
-            return Ok(Asked::Wait);
-        }
         // Saturating: without a total budget `remaining` is u64::MAX.
         let to = (request.budget as u64).min((from as u64).saturating_add(self.race.remaining)) as u32;
         if self.race.remaining != u64::MAX {
@@ -205,6 +208,25 @@ impl MultiFidelitySession {
         self.race.training[request.config] = true;
         self.requested[request.config] = Some(to);
         Ok(Asked::Train(Assignment { config: request.config, from, budget: to }))
+    }
+
+    /// The method's next request for a configuration not in training, keeping those it makes
+    /// for one in training (see the module's rules); `None` when the method has nothing else
+    /// while some configuration trains: the caller waits.
+    fn next_free(&mut self) -> Result<Option<Request>> {
+        // Bounded: a method that named every configuration in training has nothing else now.
+        for _ in 0..=self.candidates.len() {
+            let r = match self.optimizer.next(&self.race, &self.candidates, &mut self.rng) {
+                Ok(r) => r,
+                Err(_) if self.race.training.contains(&true) => return Ok(None),
+                Err(e) => return Err(e),
+            };
+            match self.race.training.get(r.config) {
+                Some(true) => self.held.push(r),
+                _ => return Ok(Some(r)),
+            }
+        }
+        Ok(None)
     }
 
     /// The budget configuration `config`'s outstanding request is to reach; an error when
@@ -261,10 +283,8 @@ impl MultiFidelitySession {
         self.race.training[config] = false;
         self.race.failed[config] = true;
         self.requested[config] = None;
-        // A request the method planned for it while it trained will never be served.
-        if self.held.is_some_and(|r| r.config == config) {
-            self.held = None;
-        }
+        // Requests the method planned for it while it trained will never be served.
+        self.held.retain(|r| r.config != config);
         Ok(())
     }
 

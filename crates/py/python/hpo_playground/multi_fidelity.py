@@ -7,10 +7,11 @@ of configurations drawn from ``space`` (``n_configs`` of them, deterministically
 training reports one value per budget step. A configuration pauses when its request is
 reached and resumes later where it stopped: keep its training state (a checkpoint) meanwhile.
 The rules are the engine's (``hpo_engine::suggest::multi_fidelity``): several requests may be
-outstanding and a configuration in training is never handed out twice; ``ask`` returns
-``None`` when it must wait for a result (a synchronous method such as Hyperband at the end of
-a rung) or when the budget is spent or the method can train nothing more (``finished`` tells
-which); a NaN value is refused. A training that fails is reported with ``fail(config_id)``: the
+outstanding and a configuration in training is never handed out twice; while a rung waits
+for results, Hyperband, BOHB and DEHB start the next bracket instead; ``ask`` returns ``None``
+when the budget is spent or the method can train nothing more, or when it must wait for a
+result because every configuration is started (``finished`` tells which); a NaN value is
+refused. A training that fails is reported with ``fail(config_id)``: the
 configuration is never handed out again, a rung no longer waits for it, and the steps of its
 request it did not tell return to the total budget.
 
@@ -169,6 +170,11 @@ class MultiFidelity:
     def finished(self) -> bool:
         """True once ``ask`` found the total budget spent."""
         return self._finished
+
+    @property
+    def remaining(self) -> int | None:
+        """Budget steps not handed out yet (``None`` without a total budget)."""
+        return self._session.remaining()
 
     @property
     def n_configs(self) -> int:

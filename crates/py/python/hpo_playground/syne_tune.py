@@ -12,10 +12,18 @@ exactly where the method pauses it; without it, a script that trains on while it
 effect may checkpoint steps whose reports Syne Tune drops, and its next report, past a step the
 method never saw, raises a ``ValueError`` saying so.
 
-Syne Tune's tuner ends the search when ``suggest`` returns ``None``. The scheduler returns
-``None`` when the total budget is spent, and also when the method must wait for a result it
-cannot decide without (Hyperband's synchronous rungs, with several workers): run such methods
-with ``n_workers=1``. DyHPO, GPB and ASHA never wait. A trial that fails (Syne Tune's
+Syne Tune's tuner ends the search when ``suggest`` returns ``None``: Syne Tune 0.16's
+``Tuner._schedule_new_task`` turns it into ``StopIteration``, the loop sets
+``config_space_exhausted`` and from then on only waits for the running trials; there is no
+answer meaning "no trial right now". So every method runs with any ``n_workers``: while the
+total budget lasts, the engine hands out a useful request instead of waiting — Hyperband, BOHB
+and DEHB start the next bracket's first rung while a rung's members train (as Syne Tune's own
+synchronous Hyperband did), and a request a method planned for a configuration in training is
+kept while the method is asked for another. The scheduler returns ``None`` when the total
+budget is spent or the method can train nothing more, and in one state where the method must
+wait: every one of the ``n_configs`` configurations is started and what is left to train
+depends on trials still running (a rung's decision). It then logs a warning saying so, with the
+budget left and the trials it waits for: raise ``n_configs``. A trial that fails (Syne Tune's
 ``on_trial_error``: the script raised, or the trial was stopped by something other than the
 scheduler) or whose script ends before reporting its request's budget (``on_trial_complete``
 with the request open) is released (``MultiFidelity.fail``): the configuration is never
@@ -24,6 +32,7 @@ handed out again, a rung no longer waits for it and its untrained steps return t
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -34,6 +43,8 @@ from syne_tune.optimizer.scheduler import SchedulerDecision, TrialScheduler, Tri
 from hpo_playground.multi_fidelity import MultiFidelity
 
 __all__ = ["Scheduler"]
+
+logger = logging.getLogger(__name__)
 
 
 class Scheduler(TrialScheduler):
@@ -92,6 +103,19 @@ class Scheduler(TrialScheduler):
     def suggest(self) -> TrialSuggestion | None:
         asked = self._session.ask()
         if asked is None:
+            if not self._session.finished:
+                # The method waits for a running trial; Syne Tune reads None as "exhausted".
+                waiting = sorted(self._trial_of[c] for c, _, _ in self._session.in_training() if c in self._trial_of)
+                left = self._session.remaining
+                logger.warning(
+                    "%s waits for trials %s: every one of its %d configurations is started and what"
+                    " is left to train depends on them. Syne Tune 0.16 takes None for an exhausted"
+                    " search space and starts no further trial, with %s budget units left: raise n_configs",
+                    self._session.method,
+                    waiting,
+                    self._session.n_configs,
+                    "unlimited" if left is None else left,
+                )
             return None
         config, params, budget = asked
         settings = {**self._constants, **params}

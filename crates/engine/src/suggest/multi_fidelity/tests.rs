@@ -196,20 +196,22 @@ fn a_failed_member_no_longer_holds_up_a_synchronous_rung() {
     let mut s = MultiFidelitySession::new(space(), "Hyperband", 9, Some(60), 1.0, 0, POOL).unwrap();
     let configs: Vec<Vec<Value>> = (0..s.configurations()).map(|c| s.params(c).unwrap()).collect();
     let Asked::Train(lost) = s.ask().unwrap() else { panic!("the first ask trains") };
-    let mut first_rung = 1;
-    let waited = loop {
-        match s.ask().unwrap() {
-            Asked::Train(a) => {
-                assert_eq!(a.budget, 1, "the rung is not decided while a member trains");
-                s.tell(a.config, 1, curve(&configs[a.config], 1)).unwrap();
-                first_rung += 1;
-            }
-            asked => break asked,
+    let mut rung = Vec::new();
+    for _ in 0..8 {
+        let Asked::Train(a) = s.ask().unwrap() else { panic!("the first rung has 9 members") };
+        assert_eq!(a.budget, 1);
+        s.tell(a.config, 1, curve(&configs[a.config], 1)).unwrap();
+        rung.push(a.config);
+    }
+    // The rung waits for its lost member and is not decided: the next bracket (5 fresh
+    // configurations at budget 3) goes on meanwhile, never a promotion from the rung.
+    for _ in 0..5 {
+        let Asked::Train(a) = s.ask().unwrap() else { panic!("the second bracket starts") };
+        assert_eq!((a.from, a.budget), (0, 3), "the rung is not decided while a member trains");
+        for step in 1..=3 {
+            s.tell(a.config, step, curve(&configs[a.config], step)).unwrap();
         }
-    };
-    // What a session without `fail` does for ever: the rung waits for its lost member.
-    assert_eq!((waited, first_rung), (Asked::Wait, 9));
-    assert_eq!(s.ask().unwrap(), Asked::Wait);
+    }
     let before = s.remaining();
     s.fail(lost.config).unwrap();
     assert_eq!(s.remaining(), before + 1, "the step it did not tell returns to the budget");
@@ -230,7 +232,8 @@ fn a_failed_member_no_longer_holds_up_a_synchronous_rung() {
         }
     }
     // The rung's other 8 members are ranked: its best 3 are promoted to budget 3.
-    assert_eq!(served.iter().take(3).map(|&(_, b)| b).collect::<Vec<_>>(), vec![3, 3, 3], "{served:?}");
+    rung.sort_by(|&a, &b| curve(&configs[a], 1).total_cmp(&curve(&configs[b], 1)).then(a.cmp(&b)));
+    assert_eq!(served[..3], rung[..3].iter().map(|&c| (c, 3)).collect::<Vec<_>>(), "{served:?}");
     assert_eq!(s.remaining(), 0);
     assert!(s.tell(lost.config, 1, 0.5).unwrap_err().to_string().contains("its training failed"));
     assert!(s.fail(lost.config).unwrap_err().to_string().contains("its training failed"));
@@ -316,4 +319,128 @@ fn parallel_workers_with_failures_finish_and_count_the_steps_told() {
         assert!(failed.len() > 2, "{}: {served} assignments, {} failed", m.name, failed.len());
         assert_eq!(told + s.remaining(), 150, "{}: the budget counts the steps told", m.name);
     }
+}
+
+/// `workers` parallel workers against `s`: every free worker asks; then one of the outstanding
+/// requests (a fixed pseudo-random pick, so that workers finish out of order) reports all its
+/// steps. Returns the assignments handed out, the waits seen and the steps told. Fails when a
+/// configuration is handed out while in training, or when `ask` waits with nothing in training
+/// (a wait that never ends).
+fn run_workers(
+    s: &mut MultiFidelitySession,
+    workers: usize,
+    value: &dyn Fn(usize, u32) -> f64,
+    name: &str,
+) -> (Vec<Assignment>, usize, u64) {
+    let mut outstanding: Vec<Assignment> = Vec::new();
+    let (mut served, mut waits, mut told) = (Vec::new(), 0, 0u64);
+    let mut pick = 7usize;
+    loop {
+        let mut done = false;
+        while outstanding.len() < workers {
+            match s.ask().unwrap() {
+                Asked::Train(a) => {
+                    assert!(outstanding.iter().all(|o| o.config != a.config), "{name}: {} handed out while in training", a.config);
+                    outstanding.push(a);
+                    served.push(a);
+                }
+                Asked::Wait => {
+                    assert!(!outstanding.is_empty(), "{name}: waits with nothing in training");
+                    waits += 1;
+                    break;
+                }
+                Asked::Done => {
+                    done = true;
+                    break;
+                }
+            }
+        }
+        if outstanding.is_empty() {
+            assert!(done, "{name}: nothing in training and not done");
+            return (served, waits, told);
+        }
+        pick = (pick * 31 + 11) % 101;
+        let a = outstanding.remove(pick % outstanding.len());
+        for step in a.from + 1..=a.budget {
+            s.tell(a.config, step, value(a.config, step)).unwrap();
+        }
+        told += (a.budget - a.from) as u64;
+    }
+}
+
+#[test]
+fn two_three_and_four_workers_spend_the_whole_budget_without_waiting() {
+    // With 2,048 configurations drawn something useful is always left to train: no method
+    // waits (Hyperband, BOHB and DEHB open the next bracket while a rung trains; GPB's design
+    // goes on past a configuration it planned twice), and the run ends only when every unit
+    // is told.
+    for m in quick_methods() {
+        for workers in [2, 3, 4] {
+            let name = format!("{} with {workers} workers", m.name);
+            let mut s = MultiFidelitySession::new(space(), m.name, 9, Some(200), 1.0, 5, POOL).unwrap();
+            let configs: Vec<Vec<Value>> = (0..s.configurations()).map(|c| s.params(c).unwrap()).collect();
+            let (served, waits, told) = run_workers(&mut s, workers, &|c, step| curve(&configs[c], step), &name);
+            assert_eq!(waits, 0, "{name}: waited {waits} times");
+            assert_eq!((told, s.remaining()), (200, 0), "{name}: the whole budget is told");
+            assert!(served.len() > workers, "{name}: {} assignments", served.len());
+            assert_eq!(s.ask().unwrap(), Asked::Done, "{name}");
+        }
+    }
+}
+
+#[test]
+fn with_few_configurations_workers_wait_only_while_something_trains_and_finish() {
+    // 12 configurations: every one is started early, and then a rung's decision can only
+    // come from a result; the session waits (it never says done while units remain and a
+    // configuration could still be trained) and every run ends.
+    for m in quick_methods() {
+        for workers in [2, 4] {
+            let name = format!("{} with {workers} workers", m.name);
+            let mut s = MultiFidelitySession::new(space(), m.name, 9, Some(60), 1.0, 3, 12).unwrap();
+            let configs: Vec<Vec<Value>> = (0..s.configurations()).map(|c| s.params(c).unwrap()).collect();
+            let (_, _, told) = run_workers(&mut s, workers, &|c, step| curve(&configs[c], step), &name);
+            assert!(told > 12 && told + s.remaining() == 60, "{name}: told {told}, {} left", s.remaining());
+            assert!(s.in_training().is_empty(), "{name}");
+        }
+    }
+}
+
+#[test]
+fn hyperband_opens_the_next_bracket_while_a_rung_trains() {
+    // 9 steps: brackets (9 at 1, 3 at 3, 1 at 9), (5 at 3, 1 at 9), (3 at 9). Nothing is told:
+    // after the first rung's 9 the next brackets' first rungs are handed out, then the first
+    // bracket's schedule again, each with fresh configurations.
+    let mut s = MultiFidelitySession::new(space(), "Hyperband", 9, None, 1.0, 0, POOL).unwrap();
+    let configs: Vec<Vec<Value>> = (0..s.configurations()).map(|c| s.params(c).unwrap()).collect();
+    let asked: Vec<Assignment> = (0..20)
+        .map(|_| match s.ask().unwrap() {
+            Asked::Train(a) => a,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    let budgets: Vec<u32> = asked.iter().map(|a| a.budget).collect();
+    assert_eq!(budgets, [vec![1; 9], vec![3; 5], vec![9; 3], vec![1; 3]].concat());
+    assert!(asked.iter().all(|a| a.from == 0));
+    let mut distinct: Vec<usize> = asked.iter().map(|a| a.config).collect();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), 20);
+    // The first rung is decided when its 9 members are told, whatever else trains: its best
+    // 3 at budget 1 go on to 3 before anything else.
+    let value = |c: usize, step: u32| curve(&configs[c], step);
+    for a in &asked[..9] {
+        s.tell(a.config, 1, value(a.config, 1)).unwrap();
+    }
+    let mut first: Vec<usize> = asked[..9].iter().map(|a| a.config).collect();
+    first.sort_by(|&a, &b| value(a, 1).total_cmp(&value(b, 1)).then(a.cmp(&b)));
+    let promoted: Vec<Assignment> = (0..3)
+        .map(|_| match s.ask().unwrap() {
+            Asked::Train(a) => a,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        promoted.iter().map(|a| (a.config, a.from, a.budget)).collect::<Vec<_>>(),
+        first[..3].iter().map(|&c| (c, 1, 3)).collect::<Vec<_>>()
+    );
 }
