@@ -96,7 +96,7 @@ def test_an_errored_trial_and_one_without_the_metric_are_failed_not_lost():
     searcher = Searcher(SPACE, "GP", metric="loss", mode="min", seed=0)
     for i in range(3):
         searcher.suggest(f"t{i}")
-    searcher.on_trial_complete("t0", error=True)
+    searcher.on_trial_complete("t0", {"loss": 0.5}, error=True)  # a result before the error
     searcher.on_trial_complete("t1", {"accuracy": 0.5})
     searcher.on_trial_complete("t2", {"loss": float("nan")})
     assert [t["state"] for t in searcher.study()["trials"]] == ["FAIL"] * 3

@@ -31,6 +31,7 @@ import pickle
 import random
 import sys
 import uuid
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -344,7 +345,8 @@ class _Race:
 
     # The races of this process by id: a copy or an unpickled copy of the scheduler or of its
     # searcher (Ray pickles both into the experiment) is the same race, never a second one.
-    _live: dict[str, _Race] = {}
+    # Weak: a race lives as long as a scheduler or searcher holds it.
+    _live: weakref.WeakValueDictionary[str, _Race] = weakref.WeakValueDictionary()
 
     def __init__(self, settings: dict[str, Any], space: Mapping[str, Any] | None) -> None:
         self.id = uuid.uuid4().hex
