@@ -77,10 +77,10 @@ def main():
     p.add_argument("--fail-lr-above", type=float, default=math.inf)
     p.add_argument("--kill-dir", default="")
     p.add_argument("--max-failures", type=int, default=0)
-    p.add_argument("--die-after-tells", type=int, default=0)
+    p.add_argument("--interrupt-after-tells", type=int, default=0)
     p.add_argument("--restore", action="store_true")
     a = p.parse_args()
-    recording.DIE_AFTER_TELLS = a.die_after_tells
+    recording.INTERRUPT_AFTER_TELLS = a.interrupt_after_tells
 
     ray.init(address=a.address, logging_level="ERROR", log_to_driver=False)
     constants = {"events": a.events, "sleep": a.sleep, "fail_lr_above": a.fail_lr_above, "max_t": a.max_t, "kill_dir": a.kill_dir}
@@ -127,7 +127,7 @@ def main():
     race = scheduler._race
     session = race.session
     print(json.dumps({
-        "statuses": SEEN["statuses"],
+        "statuses": SEEN.get("statuses"),
         "tells": [list(e[1:]) for e in race.history if e[0] == "tell"],
         "failed": session.failed(),
         "failed_lr": [session.params(c)["lr"] for c in session.failed()],

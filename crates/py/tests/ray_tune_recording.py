@@ -15,7 +15,7 @@ from hpo_playground.ray_tune import MultiFidelityScheduler, Searcher
 # What the searcher, the scheduler and the run's end saw, for the summary. Module globals: after
 # Tuner.restore the scheduler and the callback are copies unpickled from the experiment.
 SEEN: dict = {"running_at_suggest": [], "most_in_training": 0}
-DIE_AFTER_TELLS = 0
+INTERRUPT_AFTER_TELLS = 0
 
 
 class RecordingSearcher(Searcher):
@@ -28,8 +28,8 @@ class RecordingSearcher(Searcher):
 
 class RecordingScheduler(MultiFidelityScheduler):
     """The scheduler, recording the most requests out at once and the tells it had at its first
-    decision (those restored); with DIE_AFTER_TELLS the driver kills itself (SIGKILL, no clean-up)
-    after that many tells."""
+    decision (those restored); with INTERRUPT_AFTER_TELLS the driver interrupts itself after that
+    many tells (SIGINT, as Ctrl-C: Ray saves the experiment's state and ends the run)."""
 
     def choose_trial_to_run(self, tune_controller):
         SEEN.setdefault("scheduler", self)
@@ -40,8 +40,10 @@ class RecordingScheduler(MultiFidelityScheduler):
 
     def on_trial_result(self, tune_controller, trial, result):
         decision = super().on_trial_result(tune_controller, trial, result)
-        if DIE_AFTER_TELLS and sum(e[0] == "tell" for e in self._race.history) >= DIE_AFTER_TELLS:
-            os.kill(os.getpid(), signal.SIGKILL)
+        global INTERRUPT_AFTER_TELLS
+        if INTERRUPT_AFTER_TELLS and sum(e[0] == "tell" for e in self._race.history) >= INTERRUPT_AFTER_TELLS:
+            INTERRUPT_AFTER_TELLS = 0
+            os.kill(os.getpid(), signal.SIGINT)
         return decision
 
 

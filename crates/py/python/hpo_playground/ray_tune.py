@@ -634,7 +634,8 @@ class _RaceSearcher(_RaySearcher):
                 raise ValueError(
                     "the multi-fidelity method decides how many trials to start: pass"
                     " tune.TuneConfig(num_samples=-1) and end the run by the scheduler's total_budget"
-                    " (or a stop criterion)"
+                    " (or a stop criterion). After Tuner.restore this means that Ray found no saved"
+                    " searcher state to restore (a driver killed while Ray wrote it leaves none)"
                 )
             self._checked = True
         race.fill()
