@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The Python package's tests: creates (or reuses) the venv .tools/py-test-venv with the pinned
-# Optuna and pytest of tests/py/requirements.txt, installs crates/py into it as a user would
-# (`pip install crates/py`: maturin builds the wheel) and runs crates/py/tests with pytest.
-# The bit-for-bit test compares with the `hpo` CLI, built here when missing or stale.
+# Optuna, Syne Tune, Ray and pytest of tests/py/requirements.txt, installs crates/py into it as a
+# user would (`pip install crates/py`: maturin builds the wheel) and runs crates/py/tests with pytest.
+# The bit-for-bit test compares with the `hpo` CLI, built here when missing or stale. The Ray Tune
+# tests start (and stop) a two-node Ray cluster of their own (crates/py/tests/ray_cluster.py).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 venv=.tools/py-test-venv

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from collections.abc import Callable
 
 import optuna
@@ -58,3 +59,16 @@ def journal_storage(path) -> optuna.storages.JournalStorage:
 
 
 Objective = Callable[[optuna.Trial], float]
+
+
+@pytest.fixture(scope="session")
+def ray_cluster(tmp_path_factory):
+    """A two-node local Ray cluster of the tests' own (ray_cluster.py), started once for the Ray
+    Tune tests and the README's Ray Tune examples, and stopped with every process of it."""
+    from ray_cluster import LocalCluster
+
+    with LocalCluster(tmp_path_factory.mktemp("ray"), cpus_per_node=2) as cluster:
+        yield cluster
+        alive = cluster.processes()
+    left = [pid for pid in alive if Path(f"/proc/{pid}").exists()]
+    assert not left, f"processes of the test cluster outlived it: {left}"

@@ -82,3 +82,30 @@ def test_the_hub_readme_has_the_front_matter_the_registry_asks_for():
     assert "MIT License" in (HUB_PACKAGE / "LICENSE").read_text()
     for section in ("## Abstract", "## Class or Function Names", "## Installation", "## Example"):
         assert section in text
+
+
+def package_readme_section(title: str) -> str:
+    text = (ROOT / "crates/py/README.md").read_text()
+    match = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |^Tests: )", text, re.S | re.M)
+    assert match, f"crates/py/README.md has no section {title!r}"
+    return match.group(1)
+
+
+def test_the_ray_tune_examples_run_as_written(ray_cluster, tmp_path):
+    # The section's Python blocks in order, as one script (the restore block uses the
+    # scheduler block's `train` and experiment), against the tests' two-node cluster: Ray's
+    # own ray.init() inside Tuner.fit finds it through RAY_ADDRESS.
+    blocks = re.findall(r"```python\n(.*?)```", package_readme_section("Ray Tune"), re.S)
+    assert len(blocks) == 3, "the searcher, the scheduler and the restore"
+    script = tmp_path / "readme_ray_tune.py"
+    script.write_text("\n".join(blocks))
+    run = subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=900,
+        env={**ray_cluster.env, "RAY_ADDRESS": ray_cluster.address},
+    )
+    assert run.returncode == 0, run.stderr[-5000:]
+    lines = run.stdout.strip().splitlines()
+    best_config = next(line for line in lines if line.startswith("{'lr'"))
+    assert "'width'" in best_config, lines
+    assert (tmp_path / "ray_results/asha").is_dir()
+    assert any(line.startswith("(") and line.rstrip().endswith(")") for line in lines), lines

@@ -4,7 +4,8 @@
 data; ``hpo_playground.optuna.Sampler`` is an Optuna sampler on the same engine.
 ``hpo_playground.MultiFidelity`` runs a multi-fidelity method (DyHPO, GPB, ASHA, …) as
 ask/tell, with ``hpo_playground.optuna.optimize_multi_fidelity`` and
-``hpo_playground.syne_tune.Scheduler`` on top. Every number is the Rust engine's: this
+``hpo_playground.syne_tune.Scheduler`` on top; ``hpo_playground.ray_tune`` has a Ray Tune
+``Searcher`` and ``MultiFidelityScheduler``. Every number is the Rust engine's: this
 package only describes studies and converts values.
 """
 

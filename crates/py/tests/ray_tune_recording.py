@@ -1,0 +1,52 @@
+"""The recording searcher, scheduler and callback of ray_tune_driver.py, in a module of their
+own: Ray pickles the scheduler and the callbacks into the experiment (tuner.pkl) and cloudpickle
+would copy classes of the driver's __main__ by value, each with a private copy of the globals
+below, so that a restored run's records would not reach the driver's summary."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+from ray import tune
+
+from hpo_playground.ray_tune import MultiFidelityScheduler, Searcher
+
+# What the searcher, the scheduler and the run's end saw, for the summary. Module globals: after
+# Tuner.restore the scheduler and the callback are copies unpickled from the experiment.
+SEEN: dict = {"running_at_suggest": [], "most_in_training": 0}
+INTERRUPT_AFTER_TELLS = 0
+
+
+class RecordingSearcher(Searcher):
+    """The searcher, counting the trials still running when each suggestion is made."""
+
+    def suggest(self, trial_id):
+        SEEN["running_at_suggest"].append(sum(t["state"] == "RUNNING" for t in self._trials.values()))
+        return super().suggest(trial_id)
+
+
+class RecordingScheduler(MultiFidelityScheduler):
+    """The scheduler, recording the most requests out at once and the tells it had at its first
+    decision (those restored); with INTERRUPT_AFTER_TELLS the driver interrupts itself after that
+    many tells (SIGINT, as Ctrl-C: Ray saves the experiment's state and ends the run)."""
+
+    def choose_trial_to_run(self, tune_controller):
+        SEEN.setdefault("scheduler", self)
+        SEEN.setdefault("restored_tells", sum(e[0] == "tell" for e in self._race.history))
+        chosen = super().choose_trial_to_run(tune_controller)
+        SEEN["most_in_training"] = max(SEEN["most_in_training"], len(self._race.training()))
+        return chosen
+
+    def on_trial_result(self, tune_controller, trial, result):
+        decision = super().on_trial_result(tune_controller, trial, result)
+        global INTERRUPT_AFTER_TELLS
+        if INTERRUPT_AFTER_TELLS and sum(e[0] == "tell" for e in self._race.history) >= INTERRUPT_AFTER_TELLS:
+            INTERRUPT_AFTER_TELLS = 0
+            os.kill(os.getpid(), signal.SIGINT)
+        return decision
+
+
+class Statuses(tune.Callback):
+    def on_experiment_end(self, trials, **info):
+        SEEN["statuses"] = sorted(t.status for t in trials)

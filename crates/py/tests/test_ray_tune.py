@@ -1,0 +1,289 @@
+"""hpo_playground.ray_tune with Ray Tune 2.60: the searcher and the scheduler on their own (no
+cluster), then real runs on a two-node local cluster (ray_cluster.py, tests/ray/sweep.sh's
+set-up) driven by ray_tune_driver.py in its own process: 4 concurrent trials, a worker killed in
+the middle of a trial, a driver killed and its experiment restored, trials that raise."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import optuna
+import pytest
+from ray import tune
+from ray.tune.experiment import Trial
+from ray.tune.schedulers import TrialScheduler
+
+import hpo_playground
+from hpo_playground.ray_tune import MultiFidelityScheduler, Searcher, describe_space
+
+HERE = Path(__file__).resolve().parent
+SPACE = {"lr": tune.loguniform(1e-4, 1.0), "width": tune.randint(8, 257), "opt": tune.choice(["adam", "sgd"])}
+
+
+def loss(config):
+    return (config["lr"] - 0.01) ** 2 * 100 + ((config["width"] - 64) / 64) ** 2 + (config["opt"] == "sgd") * 0.3
+
+
+def test_ray_domains_become_engine_distributions_and_the_others_are_refused():
+    space = {
+        "lr": tune.loguniform(1e-4, 1.0),
+        "drop": tune.quniform(0.0, 0.5, 0.05),
+        "units": tune.qrandint(32, 512, 32),
+        "layers": tune.lograndint(1, 17),
+        "net": {"width": tune.randint(8, 257), "act": tune.choice(["relu", "tanh"])},
+        "epochs": 9,
+    }
+    assert dict(describe_space(space)) == {
+        "lr": {"type": "float", "low": 1e-4, "high": 1.0, "log": True, "step": None},
+        "drop": {"type": "float", "low": 0.0, "high": 0.5, "log": False, "step": 0.05},
+        "units": {"type": "int", "low": 32, "high": 512, "log": False, "step": 32},
+        "layers": {"type": "int", "low": 1, "high": 16, "log": True, "step": 1},  # upper bound excluded
+        "net/width": {"type": "int", "low": 8, "high": 256, "log": False, "step": 1},
+        "net/act": {"type": "categorical", "choices": ["relu", "tanh"]},
+    }
+    refused = {
+        "randn": tune.randn(0, 1),
+        "qloguniform": tune.qloguniform(1e-3, 1.0, 1e-3),
+        "qlograndint": tune.qlograndint(2, 64, 2),
+        "sample_from": tune.sample_from(lambda _: 1),
+    }
+    for name, domain in refused.items():
+        with pytest.raises(ValueError, match=f"parameter '{name}'"):
+            describe_space({name: domain, "lr": tune.uniform(0, 1)})
+    with pytest.raises(ValueError, match="grid_search"):
+        describe_space({"lr": tune.grid_search([0.1, 0.2])})
+    with pytest.raises(ValueError, match="no search domain"):
+        describe_space({"epochs": 9})
+    # A nested space comes back nested, with Ray's own choice objects.
+    searcher = Searcher(space, metric="loss", mode="min", seed=0)
+    config = searcher.suggest("t0")
+    assert set(config) == {"lr", "drop", "units", "layers", "net"} and config["net"]["act"] in ("relu", "tanh")
+    assert config["units"] % 32 == 0 and 1 <= config["layers"] <= 16
+
+
+def test_the_first_proposals_are_random_draws_from_the_seed():
+    def first(seed):
+        s = Searcher(SPACE, "GP", metric="loss", mode="min", seed=seed)
+        return [s.suggest(f"t{i}") for i in range(4)]
+
+    assert first(3) == first(3)
+    assert first(3) != first(4)
+    assert len({json.dumps(c, sort_keys=True) for c in first(3)}) == 4
+
+
+def test_trials_still_running_are_passed_with_their_parameters_and_four_proposals_differ():
+    searcher = Searcher(SPACE, "GP", metric="loss", mode="min", seed=0)
+    for i in range(5):
+        searcher.on_trial_complete(f"done{i}", {"loss": loss(searcher.suggest(f"done{i}"))})
+    pending = [searcher.suggest(f"pending{i}") for i in range(4)]  # 4 concurrent trials
+    assert len({json.dumps(c, sort_keys=True) for c in pending}) == 4, pending
+    trials = searcher.study()["trials"]
+    assert [t["state"] for t in trials] == ["COMPLETE"] * 5 + ["RUNNING"] * 4
+    for t, config in zip(trials[5:], pending):
+        assert t["params"]["lr"] == config["lr"] and t["params"]["opt"] == ["adam", "sgd"].index(config["opt"])
+
+
+def test_an_errored_trial_and_one_without_the_metric_are_failed_not_lost():
+    searcher = Searcher(SPACE, "GP", metric="loss", mode="min", seed=0)
+    for i in range(3):
+        searcher.suggest(f"t{i}")
+    searcher.on_trial_complete("t0", {"loss": 0.5}, error=True)  # a result before the error
+    searcher.on_trial_complete("t1", {"accuracy": 0.5})
+    searcher.on_trial_complete("t2", {"loss": float("nan")})
+    assert [t["state"] for t in searcher.study()["trials"]] == ["FAIL"] * 3
+    searcher.suggest("t3")  # still random: nothing is complete
+    searcher.on_trial_complete("t3", {"loss": 1.0})
+    assert searcher.suggest("t4") is not None  # the engine proposes with FAIL trials present
+
+
+def test_save_and_restore_go_on_with_the_same_search(tmp_path):
+    a = Searcher(SPACE, "GP", metric="loss", mode="min", seed=1)
+    for i in range(6):
+        a.on_trial_complete(f"t{i}", {"loss": loss(a.suggest(f"t{i}"))})
+    a.suggest("running")
+    a.save(str(tmp_path / "searcher.pkl"))
+    b = Searcher(SPACE, "GP", metric="loss", mode="min", seed=99)
+    b.restore(str(tmp_path / "searcher.pkl"))
+    assert b.study() == a.study()
+    assert b.suggest("next") == a.suggest("next")
+
+
+def test_related_results_as_pairs_or_an_optuna_study_feed_a_transfer_method():
+    assert "GCP+prior" in hpo_playground.methods()["related"]
+    with pytest.raises(ValueError, match="related"):
+        Searcher(SPACE, "GCP+prior", metric="loss", mode="min")
+    probe = Searcher(SPACE, "GP", metric="loss", mode="min", seed=5)
+    pairs = [(c, loss(c) + 0.1) for c in (probe.suggest(f"r{i}") for i in range(12))]
+    study = optuna.create_study()
+    for c, v in pairs:
+        study.add_trial(optuna.trial.create_trial(
+            params=c, value=v,
+            distributions={"lr": optuna.distributions.FloatDistribution(1e-4, 1.0, log=True),
+                           "width": optuna.distributions.IntDistribution(8, 256),
+                           "opt": optuna.distributions.CategoricalDistribution(["adam", "sgd"])},
+        ))
+    for related in ([pairs], [study]):
+        searcher = Searcher(SPACE, "GCP+prior", metric="loss", mode="min", seed=0, related=related)
+        searcher.on_trial_complete("t0", {"loss": loss(searcher.suggest("t0"))})
+        config = searcher.suggest("t1")
+        assert 1e-4 <= config["lr"] <= 1.0 and 8 <= config["width"] <= 256
+    bad = Searcher(SPACE, "GCP+prior", metric="loss", mode="min", related=[[({"lr": 0.1, "width": 8, "opt": "adagrad"}, 1.0)]])
+    bad.on_trial_complete("t0", {"loss": 1.0} if bad.suggest("t0") else None)
+    with pytest.raises(ValueError, match="'adagrad' is not one of"):
+        bad.suggest("t1")
+    with pytest.raises(ValueError, match="neither an Optuna study nor"):
+        Searcher(SPACE, "GCP+prior", metric="loss", mode="min", related=[[1, 2]])
+
+
+def fake_run(scheduler, n_results, trial_ids=None):
+    """Drives `scheduler` as Ray's controller would, without Ray: creates trials through its
+    searcher, picks them with choose_trial_to_run, reports each step's loss."""
+    trials = trial_ids if trial_ids is not None else {}
+    controller = SimpleNamespace(get_trials=lambda: list(trials.values()), stop_trial=lambda t: setattr(t, "status", Trial.TERMINATED))
+    for _ in range(n_results):
+        while (config := scheduler.searcher.suggest(f"trial{len(trials)}")) not in (None, "FINISHED"):
+            trial = SimpleNamespace(trial_id=f"trial{len(trials)}", status=Trial.PENDING, config=config, epoch=0)
+            trials[trial.trial_id] = trial
+            scheduler.on_trial_add(controller, trial)
+        chosen = scheduler.choose_trial_to_run(controller)
+        if chosen is None:
+            running = [t for t in trials.values() if t.status == Trial.RUNNING]
+            if not running:
+                return trials
+            chosen = running[0]
+        chosen.status = Trial.RUNNING
+        chosen.epoch += 1
+        decision = scheduler.on_trial_result(controller, chosen, {"epoch": chosen.epoch, "loss": loss(chosen.config) + 1 / chosen.epoch})
+        chosen.status = {TrialScheduler.CONTINUE: Trial.RUNNING, TrialScheduler.PAUSE: Trial.PAUSED}.get(decision, Trial.TERMINATED)
+    return trials
+
+
+@pytest.mark.parametrize("method", ["ASHA", "Hyperband", "DyHPO"])
+def test_the_scheduler_state_is_rebuilt_by_replay_after_a_restore(tmp_path, method):
+    def scheduler():
+        s = MultiFidelityScheduler(method, max_t=9, total_budget=60, metric="loss", mode="min", seed=0, n_configs=32)
+        s.searcher.set_search_properties("loss", "min", SPACE, num_samples=sys.maxsize)
+        s.searcher.set_max_concurrency(3)
+        return s
+
+    a = scheduler()
+    trials = fake_run(a, 25)
+    assert any(t.status == Trial.PAUSED for t in trials.values()), "some trial paused"
+    a.searcher.save(str(tmp_path / "state.pkl"))
+    pickle.loads(pickle.dumps(a))  # what Ray writes to tuner.pkl pickles
+    b = scheduler()
+    b.searcher.restore(str(tmp_path / "state.pkl"))
+    assert b.session.in_training() == a.session.in_training() and b.session.best == a.session.best
+    # The same trials driven on from both: the same decisions to the end of the budget.
+    copies = {k: SimpleNamespace(**vars(t)) for k, t in trials.items()}
+    fake_run(a, 200, trials)
+    fake_run(b, 200, copies)
+    assert a.session.finished and b.session.finished
+    assert a._race.history == b._race.history
+    assert {k: (t.status, t.epoch) for k, t in trials.items()} == {k: (t.status, t.epoch) for k, t in copies.items()}
+
+
+def test_the_scheduler_refuses_what_it_cannot_run():
+    with pytest.raises(ValueError, match="not a multi-fidelity method"):
+        MultiFidelityScheduler("GP", max_t=9)
+    s = MultiFidelityScheduler("ASHA", max_t=9, metric="loss", mode="min")
+    s.searcher.set_search_properties("loss", "min", SPACE, num_samples=10)
+    with pytest.raises(ValueError, match="num_samples=-1"):
+        s.searcher.suggest("t0")
+    with pytest.raises(ValueError, match="not created by this scheduler's searcher"):
+        s.on_trial_add(None, SimpleNamespace(trial_id="elsewhere"))
+
+
+def drive(ray_cluster, tmp_path, *args):
+    """Runs ray_tune_driver.py against `cluster`; its JSON summary."""
+    run = subprocess.run(
+        [sys.executable, str(HERE / "ray_tune_driver.py"), "--address", ray_cluster.address, "--storage", str(tmp_path / "results"),
+         "--events", str(tmp_path / "events.jsonl"), *args],
+        env={**ray_cluster.env, "TUNE_GLOBAL_CHECKPOINT_S": "0"}, capture_output=True, text=True, timeout=900, cwd=tmp_path,
+    )
+    assert run.returncode == 0, run.stderr[-5000:]
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def events(tmp_path):
+    return [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+
+
+def test_the_searcher_runs_4_concurrent_trials_on_a_two_node_cluster_and_a_raising_trial_fails(ray_cluster, tmp_path):
+    # Trials with lr above 0.1 raise (about a third of the log range).
+    out = drive(ray_cluster, tmp_path, "--name", "gp", "--face", "searcher", "--method", "GP", "--trials", "10",
+                "--sleep", "1", "--fail-lr-above", "0.1")
+    trials = out["study"]["trials"]
+    assert len(trials) == 10 and len(out["statuses"]) == 10
+    lrs = {t["params"]["lr"]: t["state"] for t in trials}
+    assert all((state == "FAIL") == (lr > 0.1) for lr, state in lrs.items()), lrs
+    assert "FAIL" in lrs.values() and out["statuses"].count("ERROR") == list(lrs.values()).count("FAIL")
+    assert all(t["state"] in ("COMPLETE", "FAIL") for t in trials), "no trial left RUNNING"
+    # Four at once: a suggestion was made with three others running, and no two are the same.
+    assert max(out["running_at_suggest"]) == 3, out["running_at_suggest"]
+    assert len({json.dumps(t["params"], sort_keys=True) for t in trials}) == 10
+
+
+def test_the_scheduler_runs_asha_with_4_concurrent_trials_and_a_killed_worker_is_retried(ray_cluster, tmp_path):
+    kill_dir = tmp_path / "kill"
+    kill_dir.mkdir()
+    killed = {}
+
+    def killer():  # kills the worker process whose trial waits at epoch 2 (it wrote its pid)
+        for _ in range(6000):
+            if (kill_dir / "pid").exists() and (kill_dir / "pid").read_text().strip():
+                pid, trial = (kill_dir / "pid").read_text().split()
+                assert int(pid) in ray_cluster.processes(), "the worker is one of this cluster's processes"
+                os.kill(int(pid), signal.SIGKILL)
+                killed.update(pid=int(pid), trial=trial)
+                return
+            time.sleep(0.1)
+
+    thread = threading.Thread(target=killer, daemon=True)
+    thread.start()
+    out = drive(ray_cluster, tmp_path, "--name", "asha", "--face", "scheduler", "--method", "ASHA", "--max-t", "3",
+                "--total-budget", "18", "--kill-dir", str(kill_dir), "--max-failures", "2")
+    thread.join(timeout=1)
+    assert killed, "no worker was killed: the test did not test a lost worker"
+    assert out["finished"] and out["in_training"] == [] and out["failed"] == []
+    assert sum(1 for _ in out["tells"]) == 18, "every step of the budget was trained and told"
+    assert set(out["statuses"]) == {"TERMINATED"}, out["statuses"]
+    assert out["most_in_training"] == 4
+    # The killed trial was restarted from its checkpoint (epoch 1) and went on.
+    starts = [e for e in events(tmp_path) if e["trial"] == killed["trial"]]
+    assert any(e["pid"] != killed["pid"] and e["start"] >= 1 for e in starts), starts
+    config = next(int(c) for c, t in out["trial_of"].items() if t == killed["trial"])
+    assert [s for c, s, _ in out["tells"] if c == config][:2] == [1, 2]
+    # Paused trials were resumed from their checkpoints, each curve told in order.
+    assert any(e["start"] > 0 for e in events(tmp_path) if e["trial"] != killed["trial"]), "a paused trial resumed"
+    for c in {c for c, _, _ in out["tells"]}:
+        steps = [s for cc, s, _ in out["tells"] if cc == c]
+        assert steps == list(range(1, len(steps) + 1)), (c, steps)
+
+
+def test_tuner_restore_of_an_interrupted_hyperband_experiment_goes_on_to_the_end(ray_cluster, tmp_path):
+    # Hyperband over 9 epochs, 4 at once; configurations of lr > 0.1 raise (released, the rung
+    # decided without them). The first driver is interrupted (SIGINT, as Ctrl-C) after 12 tells.
+    common = ["--name", "hb", "--face", "scheduler", "--method", "Hyperband", "--max-t", "9", "--total-budget", "30",
+              "--fail-lr-above", "0.1", "--sleep", "0.1"]
+    first = drive(ray_cluster, tmp_path, *common, "--interrupt-after-tells", "12")
+    assert not first["finished"] and len(first["tells"]) >= 12, "the first run was interrupted before its end"
+    out = drive(ray_cluster, tmp_path, *common, "--restore")
+    assert out["restored_tells"] > 0, "the restored scheduler started from the killed run's tells"
+    assert out["finished"] and out["in_training"] == []
+    assert out["failed"] and all(lr > 0.1 for lr in out["failed_lr"]), out
+    assert not any(c in out["failed"] for c, _, _ in out["tells"]), "a raising configuration told nothing"
+    assert max(s for _, s, _ in out["tells"]) == 9, "the top rung was reached past the failed trials"
+    assert set(out["statuses"]) <= {"TERMINATED", "ERROR"} and out["statuses"].count("ERROR") == len(out["failed"])
+    for c in {c for c, _, _ in out["tells"]}:
+        steps = [s for cc, s, _ in out["tells"] if cc == c]
+        assert steps == list(range(1, len(steps) + 1)), (c, steps)
