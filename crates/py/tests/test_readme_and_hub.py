@@ -109,3 +109,21 @@ def test_the_ray_tune_examples_run_as_written(ray_cluster, tmp_path):
     assert "'width'" in best_config, lines
     assert (tmp_path / "ray_results/asha").is_dir()
     assert any(line.startswith("(") and line.rstrip().endswith(")") for line in lines), lines
+
+
+def test_the_package_readme_examples_run_as_written(tmp_path):
+    # Every Python example of crates/py/README.md but the Ray Tune ones (run against the tests'
+    # Ray cluster above), in order, as one script in an empty folder, where `train.py` is the
+    # tests' Syne Tune training script (the README says so).
+    text = (ROOT / "crates/py/README.md").read_text()
+    ray = package_readme_section("Ray Tune")
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", text, re.S) if b not in ray]
+    assert len(blocks) == 5, f"the sampler, MultiFidelity, fail, Optuna and Syne Tune examples: {len(blocks)}"
+    (tmp_path / "train.py").write_text((Path(__file__).parent / "syne_tune_train.py").read_text())
+    script = tmp_path / "readme_examples.py"
+    script.write_text("\n".join(blocks))
+    run = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    printed = run.stdout.strip().splitlines()
+    assert len(printed) >= 5, printed
+    assert (tmp_path / "journal.log").exists(), "the Optuna example wrote its journal"
