@@ -45,10 +45,12 @@ def test_an_empty_study_starts_with_random_sampling_in_optuna():
     assert len(s.trials) == 2
 
 
-def test_a_nan_objective_is_named():
+def test_a_nan_objective_is_named_and_an_infinite_one_is_clipped():
     trials = [{"state": "COMPLETE", "params": {"x": 0.5}, "values": [math.nan]}]
-    with pytest.raises(hpo_playground.EngineError, match="trial 0: an objective value is not a finite number"):
+    with pytest.raises(hpo_playground.EngineError, match="trial 0: an objective value is not a number"):
         hpo_playground.suggest(study(trials), "GP")
+    trials = [{"state": "COMPLETE", "params": {"x": x}, "values": [v]} for x, v in [(0.1, 1.0), (0.5, math.inf), (0.9, 2.0)]]
+    assert len(hpo_playground.suggest(study(trials), "GP", k=2)) == 2
 
 
 def test_a_nan_objective_in_optuna_fails_that_trial_only():

@@ -69,16 +69,19 @@ def suggest(
 
 
 def _json(value: Any) -> str:
-    """JSON the engine reads: non-finite objective values become ``null``, which it refuses
-    with the trial's number (strict JSON has no NaN)."""
+    """JSON the engine reads (strict JSON has no NaN or infinity): an infinite objective value
+    becomes ``"inf"``/``"-inf"``, which the engine clips; any other non-finite number ``null``,
+    which it refuses with the trial's number."""
     return json.dumps(_finite_or_none(value), allow_nan=False)
 
 
-def _finite_or_none(value: Any) -> Any:
+def _finite_or_none(value: Any, key: Any = None) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
+        if key == "values" and math.isinf(value):
+            return "inf" if value > 0 else "-inf"
         return None
     if isinstance(value, Mapping):
-        return {k: _finite_or_none(v) for k, v in value.items()}
+        return {k: _finite_or_none(v, k) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_finite_or_none(v) for v in value]
+        return [_finite_or_none(v, key) for v in value]
     return value
