@@ -88,7 +88,7 @@ pub fn SuggestView() -> impl IntoView {
         <Show when=move || journal.get().is_some()>
             <section class="panel wide" id="suggest-panel">
                 <h2>"Next trials for your study"</h2>
-                <p class="hint">"A method proposes the next configurations over the study's own search space (its bounds, log scales, integer steps and choices), never one a trial already has; a batch is picked one at a time, each pick assumed to score the best value so far. For a journal, download it with them enqueued and Optuna's "<code>"study.optimize"</code>" runs them first; for a journal or an SQLite database, run "<code>"enqueue.py"</code>" beside it (Optuna adds them, also while the study runs; the database is never written here)."</p>
+                <p class="hint">"A method proposes the next configurations over the study's own search space (its bounds, log scales, integer steps and choices), never one a trial already has; a batch is picked one at a time, each earlier pick and each running or waiting trial taken to score what the model expects there, so that the next goes elsewhere. For a journal, download it with them enqueued and Optuna's "<code>"study.optimize"</code>" runs them first; for a journal or an SQLite database, run "<code>"enqueue.py"</code>" beside it (Optuna adds them, also while the study runs; the database is never written here)."</p>
                 <div class="row">
                     <label>"Method "
                         <select id="suggest-method" on:change=move |ev| method.set(event_target_value(&ev))>
