@@ -21,15 +21,20 @@ const hashed = (name) => {
   return `/${to}`;
 };
 
-// The app's two files, which trunk named: `hpo-playground-0123456789abcdef.js` and `…_bg.wasm`.
+// The app's two files, which trunk named `hpo-playground-<hash>.js` and `…_bg.wasm`. Trunk writes
+// its 64-bit hash in hex without leading zeros (1 build in 16 gets 15 digits or fewer), so the
+// hash is padded here to the 16 digits every other hashed name has and sw.js looks for.
 const trunkNamed = (pattern) => {
   const found = readdirSync(dir).filter((name) => pattern.test(name));
   if (found.length !== 1) throw new Error(`expected one file like ${pattern} in ${dir}, found ${found.join(', ') || 'none'}`);
-  return `/${found[0]}`;
+  const [, stem, hash, tail] = found[0].match(pattern);
+  const to = `${stem}-${hash.padStart(16, '0')}${tail}`;
+  if (to !== found[0]) renameSync(join(dir, found[0]), join(dir, to));
+  return `/${to}`;
 };
 // The keys boot.js reads, each with its file.
 const files = Object.entries({
-  'app-glue': trunkNamed(/^hpo-playground-[0-9a-f]{16}\.js$/), 'app-wasm': trunkNamed(/^hpo-playground-[0-9a-f]{16}_bg\.wasm$/),
+  'app-glue': trunkNamed(/^(hpo-playground)-([0-9a-f]{1,16})(\.js)$/), 'app-wasm': trunkNamed(/^(hpo-playground)-([0-9a-f]{1,16})(_bg\.wasm)$/),
   'landing-glue': hashed('landing.js'), 'landing-wasm': hashed('landing_bg.wasm'),
   'worker-loader': hashed('worker-loader.js'), 'worker-glue': hashed('worker.js'), 'worker-wasm': hashed('worker_bg.wasm'),
 }).map(([key, name]) => `${key}=${name}`).join(' ');
