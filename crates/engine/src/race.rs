@@ -19,6 +19,12 @@ pub struct Request {
 pub trait MultiFidelityOptimizer {
     /// The next configuration to train, and how far. `candidates` are the model encodings.
     fn next(&mut self, race: &Race, candidates: &[Vec<f64>], rng: &mut MethodRng) -> Result<Request>;
+
+    /// Keeps every later [`MultiFidelityOptimizer::next`] short enough for a worker to wait on
+    /// (an ask/tell session's decisions): a method whose decision can take seconds spreads
+    /// its work over several decisions and says so in its docs. Nothing changes for a method
+    /// whose every decision is cheap.
+    fn bound_decisions(&mut self) {}
 }
 
 /// The state of a race, as an optimizer sees it.

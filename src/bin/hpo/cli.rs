@@ -186,6 +186,26 @@ enum Command {
         #[arg(long, value_delimiter = ',', default_value = "f64,f32")]
         precisions: Vec<String>,
     },
+    /// How long a worker waits on DyHPO's decision in an ask/tell session (each decision's
+    /// fitting bounded) against the faithful DyHPO's steps, on the DyHPO protocol's LCBench
+    /// jobs (the race's side read from the committed picks): decision times and regret.
+    BenchDecisions {
+        /// Where LCBench's surrogate tables are.
+        #[arg(long, default_value = "../shared/benchmarks/lcbench-surrogate")]
+        lcbench_dir: PathBuf,
+        /// The protocol's committed DyHPO picks.
+        #[arg(long, default_value = "results/lcbench-protocol/dyhpo.jsonl")]
+        picks: PathBuf,
+        /// LCBench tasks (indices).
+        #[arg(long, value_delimiter = ',', default_value = "0")]
+        tasks: Vec<usize>,
+        /// Seeds (the protocol ran 0, 1, 2).
+        #[arg(long, value_delimiter = ',', default_value = "0")]
+        seeds: Vec<u64>,
+        /// Epochs per run (the protocol's 1,000).
+        #[arg(long, default_value_t = 1000)]
+        epochs: u64,
+    },
     /// Measure the speed of the GP, the prior and a GCP+prior seed on the shared tables.
     Bench {
         /// Where the shared tables are.
@@ -398,6 +418,9 @@ pub fn main() -> CliResult<()> {
         // On a pool thread, as `hpo run` and `hpo job` run their jobs (see `in_pool`).
         Command::Bench { shared_dir } => Ok(in_pool(|| crate::bench::run(&shared_dir).map_err(|e| e.to_string()))?),
         Command::BenchLinalg => Ok(in_pool(|| crate::linalg::run().map_err(|e| e.to_string()))?),
+        Command::BenchDecisions { lcbench_dir, picks, tasks, seeds, epochs } => {
+            Ok(in_pool(|| crate::decisions::run(&lcbench_dir, &picks, &tasks, &seeds, epochs).map_err(|e| e.to_string()))?)
+        }
         Command::BenchPrecision { lcbench_dir, steps_at, tasks, seeds, epochs, precisions } => {
             let precisions = precisions.iter().map(|p| crate::precision::Arithmetic::parse(p)).collect::<Result<Vec<_>, _>>()?;
             let plan = crate::precision::Plan { steps_at: &steps_at, tasks: &tasks, seeds, epochs, precisions: &precisions };

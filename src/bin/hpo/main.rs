@@ -20,6 +20,7 @@ mod native {
     pub mod bench;
     pub mod cli;
     pub mod common;
+    pub mod decisions;
     pub mod fetch;
     pub mod gpb;
     pub mod info;

@@ -18,7 +18,7 @@
 //!
 //! "DyHPO w/o CNN" is the paper's ablation without the learning-curve input.
 
-use self::deep_kernel::{fit, CurvePoint, DeepKernel, DeepKernelSettings, FitReport, FittedDeepKernel};
+use self::deep_kernel::{fit, CurvePoint, DeepKernel, DeepKernelSettings, FitProgress, FitReport, FittedDeepKernel, Fitting};
 use crate::error::{EngineError, Result};
 use crate::method_entry::{race_constructor, CostClass, MethodEntry, MethodKind};
 use crate::optimizer::{index_below, MethodRng};
@@ -35,6 +35,13 @@ pub const FAST_OBSERVATIONS: usize = 256;
 /// in between condition the GP on the new observations with the parameters kept.
 pub const FAST_REFIT_EVERY: usize = 10;
 
+/// The most fitting one decision does under [`DyHpo::bounding_decisions`], in epoch-sized
+/// units of n³ (an epoch's factor and inverse of the n × n kernel matrix): 11 epochs — a
+/// warm-started fit that stops at once — at 500 observations. Natively (docs/benchmarks.md) that
+/// is about 0.25 s, so with the GP's conditioning and EI_MF a decision stays well under a
+/// second at 1,000 observations, where one epoch already takes about 0.1–0.16 s.
+pub const DECISION_WORK: f64 = 11.0 * 500.0 * 500.0 * 500.0;
+
 /// DyHPO over a race's configurations.
 #[derive(Debug, Clone)]
 pub struct DyHpo {
@@ -50,6 +57,24 @@ pub struct DyHpo {
     /// With [`DyHpo::recording`]: how the last step scored every open configuration.
     pub last_scores: Option<Vec<StepScore>>,
     record: bool,
+    /// With [`DyHpo::bounding_decisions`]: the fit that runs over several decisions, with the
+    /// step count of its data and the data (standardised when it started).
+    fitting: Option<FitInProgress>,
+    /// With [`DyHpo::bounding_decisions`]: the most fitting one decision does, in units of n³.
+    decision_work: Option<f64>,
+}
+
+/// A fit that runs over several decisions (see [`DyHpo::bounding_decisions`]).
+#[derive(Debug, Clone)]
+struct FitInProgress {
+    /// Race steps when it started: its data are the observations of that moment.
+    at: usize,
+    points: Vec<CurvePoint>,
+    y: Vec<f64>,
+    fitting: Fitting,
+    /// Started from fresh parameters after a fit that could not start (a second failure is
+    /// an error, as in the unbounded path).
+    fresh: bool,
 }
 
 /// How EI_MF scored advancing one configuration by one budget unit (Eq. 6-7), in the loss's
@@ -94,6 +119,8 @@ impl DyHpo {
             last_fit: None,
             last_scores: None,
             record: false,
+            fitting: None,
+            decision_work: None,
         }
     }
 
@@ -101,6 +128,120 @@ impl DyHpo {
     pub fn recording(mut self) -> Self {
         self.record = true;
         self
+    }
+
+    /// Bounds each decision's fitting to [`DECISION_WORK`], for a worker that waits on it (an
+    /// ask/tell session). A decision continues the fit in progress for as many epochs as the
+    /// bound allows (at least one); when the fit ends, its parameters are adopted and the next
+    /// fit starts on the observations of that moment, warm-started from them, in the same
+    /// decision if the bound leaves room. The decision conditions the GP on every observation
+    /// with the last finished fit's parameters. So while a fit fits the bound — every fit up
+    /// to about 500 observations — this is the faithful method, step for step and bit for bit;
+    /// beyond, the parameters are those of a fit on the observations of a few steps before
+    /// (the GP still conditions on all). The fast variant's schedule is its own: no effect.
+    pub fn bounding_decisions(self) -> Self {
+        self.bounding_decisions_to(DECISION_WORK)
+    }
+
+    /// [`DyHpo::bounding_decisions`] with another bound, in units of n³ (for tests).
+    pub fn bounding_decisions_to(mut self, work: f64) -> Self {
+        // The fast variant's decisions are cheap by its own schedule.
+        let faithful = self.refit_every == 1 && self.max_observations.is_none();
+        self.decision_work = faithful.then_some(work);
+        self
+    }
+
+    /// One decision's fitting under [`DyHpo::bounding_decisions`] on the race's current
+    /// observations (`steps` requests served), and the GP with the last finished fit's
+    /// parameters conditioned on them.
+    fn bounded_fit(
+        &mut self,
+        mut work: f64,
+        steps: usize,
+        (points, y): (&[CurvePoint], &[f64]),
+        (dims, curve_len): (usize, usize),
+        rng: &mut MethodRng,
+    ) -> Result<FittedDeepKernel> {
+        let mut ran = false;
+        loop {
+            if self.fitting.is_none() {
+                if self.fitted_at == Some(steps) {
+                    break;
+                }
+                let start = self.model.clone().unwrap_or_else(|| DeepKernel::new(dims, curve_len, &self.settings, rng));
+                let fitting = Fitting::start(start, points.len(), &self.settings);
+                self.fitting = Some(FitInProgress { at: steps, points: points.to_vec(), y: y.to_vec(), fitting, fresh: false });
+            }
+            let Some(run) = self.fitting.as_mut() else { break };
+            let per_epoch = (run.points.len() as f64).powi(3);
+            // Without a finished fit there is nothing to decide with: the first one runs to its end.
+            let epochs = if self.model.is_none() { usize::MAX } else { ((work / per_epoch) as usize).max(usize::from(!ran)) };
+            if epochs == 0 {
+                break;
+            }
+            let before = run.fitting.epochs();
+            let progress = run.fitting.advance(&run.points, &run.y, &self.settings, epochs);
+            ran = true;
+            work -= (run.fitting.epochs() - before) as f64 * per_epoch;
+            match progress {
+                FitProgress::Running => break,
+                FitProgress::Done(report) => {
+                    let Some(FitInProgress { at, fitting, .. }) = self.fitting.take() else { break };
+                    self.model = Some(fitting.into_model());
+                    self.fitted_at = Some(at);
+                    self.last_fit = Some(report);
+                }
+                FitProgress::Failed if run.fresh => return Err(self.error("the deep kernel cannot be fitted")),
+                // As the authors' code: start again from fresh parameters, on the same data.
+                FitProgress::Failed => {
+                    let fresh = DeepKernel::new(dims, curve_len, &self.settings, rng);
+                    run.fitting = Fitting::start(fresh, run.points.len(), &self.settings);
+                    run.fresh = true;
+                }
+            }
+        }
+        let model = self.model.clone().ok_or_else(|| self.error("the deep kernel cannot be fitted"))?;
+        if let Some(fitted) = FittedDeepKernel::new(model, points, y) {
+            return Ok(fitted);
+        }
+        // The kept parameters cannot condition on the new data: a fit on them now, to its end.
+        self.fitting = None;
+        self.fitted_at = None;
+        self.unbounded_fit(steps, (points, y), (dims, curve_len), rng)
+    }
+
+    /// The faithful step's fitting (and the fast variant's schedule): fit on the race's
+    /// observations, warm-started, and the GP conditioned on them.
+    fn unbounded_fit(
+        &mut self,
+        steps: usize,
+        (points, y): (&[CurvePoint], &[f64]),
+        (dims, curve_len): (usize, usize),
+        rng: &mut MethodRng,
+    ) -> Result<FittedDeepKernel> {
+        let start = match self.model.take() {
+            Some(m) => m,
+            None => DeepKernel::new(dims, curve_len, &self.settings, rng),
+        };
+        let due = self.fitted_at.is_none_or(|at| steps < at || steps >= at + self.refit_every);
+        // A kept model that cannot condition on the new data is refitted at once.
+        let kept = if due { None } else { FittedDeepKernel::new(start.clone(), points, y) };
+        match kept {
+            Some(f) => Ok(f),
+            None => {
+                let mut model = start;
+                let report = match fit(&mut model, points, y, &self.settings) {
+                    Some(r) => r,
+                    None => {
+                        model = DeepKernel::new(dims, curve_len, &self.settings, rng);
+                        fit(&mut model, points, y, &self.settings).ok_or_else(|| self.error("the deep kernel cannot be fitted"))?
+                    }
+                };
+                self.last_fit = Some(report);
+                self.fitted_at = Some(steps);
+                FittedDeepKernel::new(model, points, y).ok_or_else(|| self.error("the deep kernel cannot be fitted"))
+            }
+        }
     }
 
     /// "DyHPO (fast)": the faithful model and acquisition with two shortcuts. The GP is
@@ -196,6 +337,10 @@ fn point(x: &[f64], curve: &[f64], b: u32, race: &Race, curve_len: usize, (mean,
 }
 
 impl MultiFidelityOptimizer for DyHpo {
+    fn bound_decisions(&mut self) {
+        *self = std::mem::take(self).bounding_decisions();
+    }
+
     fn next(&mut self, race: &Race, candidates: &[Vec<f64>], rng: &mut MethodRng) -> Result<Request> {
         let open: Vec<usize> = (0..race.curves.len()).filter(|&i| race.can_advance(i)).collect();
         if open.is_empty() {
@@ -215,30 +360,13 @@ impl MultiFidelityOptimizer for DyHpo {
             points.push(point(&candidates[i], curve, b, race, curve_len, z));
             y.push((curve[b as usize - 1] - z.0) / z.1);
         }
-        let start = match self.model.take() {
-            Some(m) => m,
-            None => DeepKernel::new(candidates[0].len(), curve_len, &self.settings, rng),
-        };
         let steps = race.history.len();
-        let due = self.fitted_at.is_none_or(|at| steps < at || steps >= at + self.refit_every);
-        // A kept model that cannot condition on the new data is refitted at once.
-        let kept = if due { None } else { FittedDeepKernel::new(start.clone(), &points, &y) };
         self.last_fit = None;
-        let fitted = match kept {
-            Some(f) => f,
-            None => {
-                let mut model = start;
-                let report = match fit(&mut model, &points, &y, &self.settings) {
-                    Some(r) => r,
-                    None => {
-                        model = DeepKernel::new(candidates[0].len(), curve_len, &self.settings, rng);
-                        fit(&mut model, &points, &y, &self.settings).ok_or_else(|| self.error("the deep kernel cannot be fitted"))?
-                    }
-                };
-                self.last_fit = Some(report);
-                self.fitted_at = Some(steps);
-                FittedDeepKernel::new(model, &points, &y).ok_or_else(|| self.error("the deep kernel cannot be fitted"))?
-            }
+        let shape = (candidates[0].len(), curve_len);
+        let fitted = if let Some(work) = self.decision_work {
+            self.bounded_fit(work, steps, (&points, &y), shape, rng)?
+        } else {
+            self.unbounded_fit(steps, (&points, &y), shape, rng)?
         };
         let queries: Vec<CurvePoint> =
             open.iter().map(|&i| point(&candidates[i], &race.curves[i], race.budget_of(i) + 1, race, curve_len, z)).collect();
@@ -322,126 +450,4 @@ pub const DYHPO_FAST: MethodEntry = MethodEntry {
 };
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::fidelity::run_race;
-    use rand::SeedableRng;
-
-    #[test]
-    fn the_fast_variant_keeps_the_latest_observation_of_each_configuration_first() {
-        let mut race = Race::new(4, 5, 100);
-        race.curves = vec![vec![0.5, 0.4, 0.3], vec![0.9], vec![0.8, 0.7], vec![]];
-        for (config, budget) in [(0, 1), (0, 2), (1, 1), (2, 1), (0, 3), (2, 2)] {
-            race.history.push(Request { config, budget });
-        }
-        assert_eq!(training_set(&race, None).len(), 6);
-        assert_eq!(training_set(&race, Some(10)).len(), 6);
-        // Most recent first: 2 (at 2), 0 (at 3), 1 (at 1); then one step back: 2 at 1, 0 at 2.
-        assert_eq!(training_set(&race, Some(4)), vec![(2, 2), (0, 3), (1, 1), (2, 1)]);
-        assert_eq!(training_set(&race, Some(2)), vec![(2, 2), (0, 3)]);
-    }
-
-    #[test]
-    fn the_fast_variant_fits_its_parameters_every_tenth_step_and_conditions_in_between() {
-        let (xs, values) = curves(30, 9);
-        let mut rng = MethodRng::seed_from_u64(3);
-        let mut race = race_with_observations(&values, 20, 1.0, &mut rng);
-        let (mut fast, mut exact) = (DyHpo::fast(DYHPO_FAST.name), DyHpo::new());
-        let mut fitted = Vec::new();
-        for step in 0..25 {
-            let request = fast.next(&race, &xs, &mut rng).unwrap();
-            fitted.push(fast.last_fit.is_some());
-            exact.next(&race, &xs, &mut rng).unwrap();
-            assert!(exact.last_fit.is_some(), "the faithful DyHPO fits at every step ({step})");
-            race.curves[request.config].push(values[request.config][request.budget as usize - 1]);
-            race.history.push(request);
-        }
-        let at: Vec<usize> = (0..25).filter(|&s| fitted[s]).collect();
-        assert_eq!(at, vec![0, FAST_REFIT_EVERY, 2 * FAST_REFIT_EVERY]);
-    }
-
-    #[test]
-    fn incumbent_is_per_budget_when_observed_else_overall() {
-        let mut race = Race::new(3, 4, 100);
-        race.curves = vec![vec![0.9, 0.5, 0.4], vec![0.7], vec![]];
-        let per = incumbents_per_budget(&race);
-        assert_eq!(per, vec![Some(0.7), Some(0.5), Some(0.4), None]);
-        let overall = 0.4;
-        assert_eq!(incumbent_for(&per, 1, overall), 0.7, "budget 1 was observed: its own best, not the overall 0.4");
-        assert_eq!(incumbent_for(&per, 2, overall), 0.5);
-        assert_eq!(incumbent_for(&per, 4, overall), 0.4, "nothing at budget 4 yet: the overall best");
-    }
-
-    /// Curves where good configurations (small x) are recognisable early.
-    fn curves(n: usize, steps: usize) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
-        let xs: Vec<Vec<f64>> = (0..n).map(|i| vec![(i as f64 * 0.618_034) % 1.0]).collect();
-        let values = xs.iter().map(|x| (1..=steps).map(|b| x[0] + 1.0 / b as f64).collect()).collect();
-        (xs, values)
-    }
-
-    #[test]
-    fn advances_one_unit_at_a_time_never_skips_and_spends_exactly_the_budget() {
-        let (xs, values) = curves(30, 9);
-        let settings = DeepKernelSettings { hidden1: 16, hidden2: 16, max_epochs: 50, ..Default::default() };
-        let mut dyhpo = DyHpo::with_settings("DyHPO", settings);
-        let mut rng = MethodRng::seed_from_u64(7);
-        let rows = run_race(&mut dyhpo, "DyHPO", &xs, &values, None, 1.0, 60, &mut rng, &|| 0.0, &mut |_| true).unwrap();
-        assert_eq!(rows.len(), 60, "one budget unit per step");
-        assert_eq!(rows.last().unwrap().spent, 60);
-        let mut reached = vec![0u32; 30];
-        for r in &rows {
-            assert_eq!(r.budget, reached[r.config] + 1, "configuration {} skipped a budget", r.config);
-            reached[r.config] = r.budget;
-        }
-        // It should both explore (several configurations) and exploit (someone gets deep).
-        assert!(reached.iter().filter(|&&b| b > 0).count() >= 5, "{reached:?}");
-        assert!(reached.iter().any(|&b| b >= 5), "{reached:?}");
-    }
-
-    #[test]
-    fn default_surrogate_discriminates_between_configurations() {
-        // Regression: with the paper's learning rate 0.1 (no batch norm) the GP collapsed to
-        // white noise, every open configuration got the same EI and the ties sent DyHPO
-        // through the table in index order.
-        let bench = crate::bundled::crossing_curves_family();
-        let values = &bench.tasks[0].curves.as_ref().unwrap().values;
-        let xs = bench.encoded_task(0);
-        let mut rng = MethodRng::seed_from_u64(0);
-        let rows = run_race(&mut DyHpo::new(), "DyHPO", &xs, values, None, 1.0, 40, &mut rng, &|| 0.0, &mut |_| true).unwrap();
-        let fresh: Vec<usize> = rows.iter().filter(|r| r.budget == 1).map(|r| r.config).collect();
-        let in_order = fresh.windows(2).filter(|w| w[1] == w[0] + 1).count();
-        assert!(in_order * 4 < fresh.len(), "{in_order} of {} new configurations follow index order: {fresh:?}", fresh.len());
-        assert!(rows.iter().any(|r| r.budget >= 5), "DyHPO should also exploit");
-    }
-
-    #[test]
-    fn finds_better_configurations_than_random_at_equal_budget() {
-        let (xs, values) = curves(200, 9);
-        let settings = DeepKernelSettings { hidden1: 32, hidden2: 32, ..Default::default() };
-        let total = 90;
-        let mut wins = 0;
-        for seed in 0..3 {
-            let mut rng = MethodRng::seed_from_u64(seed);
-            let mut dyhpo = DyHpo::with_settings("DyHPO", settings.clone());
-            let d = run_race(&mut dyhpo, "DyHPO", &xs, &values, None, 1.0, total, &mut rng, &|| 0.0, &mut |_| true).unwrap();
-            let mut rng = MethodRng::seed_from_u64(seed);
-            let rs = run_race(
-                &mut super::super::hyperband::FullBudgetRandomSearch,
-                "RS",
-                &xs,
-                &values,
-                None,
-                1.0,
-                total,
-                &mut rng,
-                &|| 0.0,
-                &mut |_| true,
-            )
-            .unwrap();
-            if d.last().unwrap().best < rs.last().unwrap().best {
-                wins += 1;
-            }
-        }
-        assert!(wins >= 2, "DyHPO beat random search in {wins} of 3 seeds");
-    }
-}
+mod tests;

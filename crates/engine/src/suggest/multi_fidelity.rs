@@ -39,6 +39,11 @@
 //!
 //! With one worker (ask, tell every step, ask again) the method sees exactly the race
 //! [`crate::race::run_race`] shows it on a table with those values: same requests, same bits.
+//! One exception: a worker waits on each decision, so the session bounds the methods'
+//! decisions ([`MultiFidelityOptimizer::bound_decisions`]); the faithful DyHPO then spreads a
+//! fit that exceeds the bound over several decisions (see
+//! [`crate::fidelity::dyhpo::DyHpo::bounding_decisions`]), which is the race's DyHPO up to
+//! about 500 observations and a variant beyond.
 
 use serde_json::Value;
 
@@ -154,9 +159,12 @@ impl MultiFidelitySession {
             return Err(EngineError::Spec("a total budget of 0 units leaves nothing to train".into()));
         }
         let n = candidates.len();
+        // A worker waits on each decision.
+        let mut optimizer = entry.build_race()?;
+        optimizer.bound_decisions();
         Ok(MultiFidelitySession {
             entry,
-            optimizer: entry.build_race()?,
+            optimizer,
             race: Race::new(n, max_budget, total_budget.unwrap_or(u64::MAX)),
             candidates,
             configs: Vec::new(),

@@ -19,7 +19,6 @@
 
 use crate::smooth::sigmoid;
 
-use crate::adam::Adam;
 use crate::gp::blocked::{self, Real};
 #[cfg(test)]
 use crate::gp::solve_lower;
@@ -341,55 +340,12 @@ fn nll_and_grad_with<R: Element>(
     Some((nll * inv_n, grad))
 }
 
-/// How a fit went.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct FitReport {
-    /// Adam epochs run.
-    pub epochs: usize,
-    /// Best training loss (NLL / n).
-    pub loss: f64,
-}
-
-/// Fits `model` in place (see the module docs); `None` when not even the starting point can
-/// be evaluated (the caller re-initialises, as the authors' code does).
-pub fn fit(model: &mut DeepKernel, points: &[CurvePoint], y: &[f64], s: &DeepKernelSettings) -> Option<FitReport> {
-    match s.precision {
-        Precision::F64 => fit_in::<f64>(model, points, y, s),
-        Precision::F32 => fit_in::<f32>(model, points, y, s),
-    }
-}
-
-fn fit_in<R: Element>(model: &mut DeepKernel, points: &[CurvePoint], y: &[f64], s: &DeepKernelSettings) -> Option<FitReport> {
-    let mut adam = Adam::new(model.params.len(), s.learning_rate);
-    let mut buffers = LikelihoodBuffers::<R>::default();
-    let mut best: Option<(f64, Vec<f64>)> = None;
-    let (mut stale, mut epochs) = (0, 0);
-    let estimated = s.solver == Solver::Gpytorch && points.len() > MAX_CHOLESKY_SIZE;
-    let mut probes = iterative::probe_generator(points.len());
-    while epochs < s.max_epochs {
-        let rule = estimated.then_some((&CgRule::GPYTORCH, &mut probes));
-        let Some((loss, grad)) = nll_and_grad_with(blocked_algebra(), model, points, y, &mut buffers, rule, &mut |_| {}) else { break };
-        epochs += 1;
-        if best.as_ref().is_none_or(|(b, _)| loss < *b) {
-            best = Some((loss, model.params.clone()));
-            stale = 0;
-        } else {
-            stale += 1;
-            if stale >= s.patience {
-                break;
-            }
-        }
-        adam.step(&mut model.params, &grad);
-    }
-    let (loss, params) = best?;
-    model.params = params;
-    Some(FitReport { epochs, loss })
-}
-
+mod fitting;
 mod iterative;
 mod network;
 mod posterior;
 mod precision;
+pub use fitting::{fit, FitProgress, FitReport, Fitting};
 use iterative::CgRule;
 pub use iterative::{Solver, MAX_CHOLESKY_SIZE};
 use network::Activations;
