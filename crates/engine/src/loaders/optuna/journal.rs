@@ -82,6 +82,41 @@ pub fn is_journal(text: &str) -> bool {
 
 /// Replays a JournalStorage file. A torn last line is left out and noted; a line that is not
 /// JSON before it, or an operation this reader does not know, is an error naming the line.
+/// Optuna writes each operation with Python's `json.dumps`, which writes an infinite or NaN
+/// value as the bare word `Infinity`, `-Infinity` or `NaN` (an objective may be infinite, an
+/// intermediate value NaN) — not JSON. This is `line` with those words, outside strings, made
+/// strings that [`number`] reads; `None` when it has none.
+pub(super) fn non_finite_quoted(line: &str) -> Option<String> {
+    let mut out = String::with_capacity(line.len() + 8);
+    let (mut in_string, mut escaped, mut changed) = (false, false, false);
+    let mut rest = line;
+    while let Some(c) = rest.chars().next() {
+        if in_string {
+            (in_string, escaped) = (escaped || c != '"', !escaped && c == '\\');
+        } else if c == '"' {
+            in_string = true;
+        } else if let Some(word) = ["-Infinity", "Infinity", "NaN"].into_iter().find(|w| rest.starts_with(w)) {
+            out.push_str(&format!("\"{word}\""));
+            rest = &rest[word.len()..];
+            changed = true;
+            continue;
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    changed.then_some(out)
+}
+
+/// A number of the journal, with [`non_finite_quoted`]'s words read as the values they name.
+fn number(v: &Value) -> Option<f64> {
+    v.as_f64().or_else(|| match v.as_str()? {
+        "Infinity" => Some(f64::INFINITY),
+        "-Infinity" => Some(f64::NEG_INFINITY),
+        "NaN" => Some(f64::NAN),
+        _ => None,
+    })
+}
+
 pub fn read_journal(file: &str, text: &str) -> Result<(Vec<Study>, JournalNotes)> {
     let mut studies: Vec<Option<Study>> = Vec::new();
     // Trials by their global id: (study index, trial index in it).
@@ -94,7 +129,7 @@ pub fn read_journal(file: &str, text: &str) -> Result<(Vec<Study>, JournalNotes)
         if raw.trim().is_empty() {
             continue;
         }
-        let op: Value = match serde_json::from_str(raw) {
+        let op: Value = match serde_json::from_str(raw).or_else(|e| non_finite_quoted(raw).map_or(Err(e), |q| serde_json::from_str(&q))) {
             Ok(v) => v,
             Err(_) if k + 1 == lines.len() => {
                 notes.torn_last_line = true;
@@ -143,13 +178,13 @@ pub fn read_journal(file: &str, text: &str) -> Result<(Vec<Study>, JournalNotes)
                 // A trial made whole (`study.add_trial`, `enqueue` of a finished one) carries its
                 // objective: `value` for one, `values` for several, and its curve.
                 let values = match op.get("values").and_then(Value::as_array) {
-                    Some(v) => Some(v.iter().map(|x| x.as_f64().unwrap_or(f64::NAN)).collect()),
-                    None => op.get("value").and_then(Value::as_f64).map(|v| vec![v]),
+                    Some(v) => Some(v.iter().map(|x| number(x).unwrap_or(f64::NAN)).collect()),
+                    None => op.get("value").and_then(number).map(|v| vec![v]),
                 };
                 let intermediate = op
                     .get("intermediate_values")
                     .and_then(Value::as_object)
-                    .map(|m| m.iter().filter_map(|(k, v)| Some((k.parse::<i64>().ok()?, v.as_f64().unwrap_or(f64::NAN)))).collect())
+                    .map(|m| m.iter().filter_map(|(k, v)| Some((k.parse::<i64>().ok()?, number(v).unwrap_or(f64::NAN)))).collect())
                     .unwrap_or_default();
                 let mut trial = Trial { state, params: BTreeMap::new(), values, intermediate, constraints: BTreeMap::new() };
                 if let (Some(params), Some(dists)) =
@@ -196,7 +231,7 @@ pub fn read_journal(file: &str, text: &str) -> Result<(Vec<Study>, JournalNotes)
                     .and_then(Value::as_i64)
                     .and_then(TrialState::from_code)
                     .ok_or_else(|| at(line, "an unknown trial state".into()))?;
-                let values = op.get("values").and_then(Value::as_array).map(|v| v.iter().map(|x| x.as_f64().unwrap_or(f64::NAN)).collect());
+                let values = op.get("values").and_then(Value::as_array).map(|v| v.iter().map(|x| number(x).unwrap_or(f64::NAN)).collect());
                 let study = studies[s].as_mut().ok_or_else(|| at(line, "the trial's study was deleted".into()))?;
                 study.trials[t].state = state;
                 if values.is_some() {
@@ -206,7 +241,7 @@ pub fn read_journal(file: &str, text: &str) -> Result<(Vec<Study>, JournalNotes)
             JournalOp::SetTrialIntermediateValue => {
                 let (s, t) = trial_of(&op)?;
                 let step = op.get("step").and_then(Value::as_i64).ok_or_else(|| at(line, "no step".into()))?;
-                let value = op.get("intermediate_value").and_then(Value::as_f64).unwrap_or(f64::NAN);
+                let value = op.get("intermediate_value").and_then(number).unwrap_or(f64::NAN);
                 let study = studies[s].as_mut().ok_or_else(|| at(line, "the trial's study was deleted".into()))?;
                 study.trials[t].intermediate.insert(step, value);
             }

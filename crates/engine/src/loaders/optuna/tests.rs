@@ -198,6 +198,31 @@ fn trials_recorded_whole_with_add_trials_keep_their_values_and_curves() {
     assert_eq!(loaded.benchmark.tasks[0].len(), 12);
 }
 
+#[test]
+fn infinite_and_nan_values_that_optunas_journal_writes_as_bare_words_are_read() {
+    // Optuna writes inf and NaN with Python's json.dumps: `Infinity`, `-Infinity`, `NaN`, not
+    // JSON. 12 complete trials: two infinite (lr > 1), one −∞, the curves of the diverged ones
+    // inf and NaN.
+    let text = include_str!("../../../../../tests/fixtures/studies/optuna-infinite-journal.log");
+    assert!(text.contains(":Infinity") && text.contains("[-Infinity]") && text.contains(":NaN"), "the fixture has the bare words");
+    let (studies, notes) = read_journal("journal.log", text).unwrap();
+    assert!(!notes.torn_last_line);
+    let s = &studies[0];
+    assert_eq!(s.trials.len(), 12);
+    assert!(s.trials.iter().all(|t| t.state == TrialState::Complete));
+    let values: Vec<f64> = s.trials.iter().map(|t| t.values.as_ref().unwrap()[0]).collect();
+    assert_eq!(values.iter().filter(|v| **v == f64::INFINITY).count(), 2);
+    assert_eq!(values.iter().filter(|v| **v == f64::NEG_INFINITY).count(), 1);
+    assert!(values.iter().all(|v| !v.is_nan()));
+    let curves = s.trials.iter().flat_map(|t| t.intermediate.values());
+    assert_eq!(curves.clone().filter(|v| v.is_nan()).count(), 4);
+    assert_eq!(curves.filter(|v| v.is_infinite()).count(), 2);
+    // A string that holds the words stays a string.
+    let quoted = super::journal::non_finite_quoted(r#"{"a":"NaN and Infinity \" NaN","b":[Infinity,-Infinity,NaN]}"#).unwrap();
+    assert_eq!(quoted, r#"{"a":"NaN and Infinity \" NaN","b":["Infinity","-Infinity","NaN"]}"#);
+    assert_eq!(super::journal::non_finite_quoted(r#"{"a":1.5}"#), None);
+}
+
 const CONDITIONAL: &str = include_str!("../../../../../tests/fixtures/studies/optuna-conditional-journal.log");
 
 #[test]
