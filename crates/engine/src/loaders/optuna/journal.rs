@@ -80,8 +80,6 @@ pub fn is_journal(text: &str) -> bool {
         .is_some_and(|v| v.get("op_code").is_some_and(Value::is_i64))
 }
 
-/// Replays a JournalStorage file. A torn last line is left out and noted; a line that is not
-/// JSON before it, or an operation this reader does not know, is an error naming the line.
 /// Optuna writes each operation with Python's `json.dumps`, which writes an infinite or NaN
 /// value as the bare word `Infinity`, `-Infinity` or `NaN` (an objective may be infinite, an
 /// intermediate value NaN) — not JSON. This is `line` with those words, outside strings, made
@@ -117,6 +115,8 @@ fn number(v: &Value) -> Option<f64> {
     })
 }
 
+/// Replays a JournalStorage file. A torn last line is left out and noted; a line that is not
+/// JSON before it, or an operation this reader does not know, is an error naming the line.
 pub fn read_journal(file: &str, text: &str) -> Result<(Vec<Study>, JournalNotes)> {
     let mut studies: Vec<Option<Study>> = Vec::new();
     // Trials by their global id: (study index, trial index in it).
