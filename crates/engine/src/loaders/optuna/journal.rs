@@ -80,6 +80,45 @@ pub fn is_journal(text: &str) -> bool {
         .is_some_and(|v| v.get("op_code").is_some_and(Value::is_i64))
 }
 
+/// A line of Python's `json.dumps`, which writes an infinite value as `Infinity` or `-Infinity`
+/// and NaN as `NaN` (not JSON: Optuna's journal has them for an infinite objective value or a
+/// NaN intermediate value), with each such word outside a string made a string that
+/// [`number`] reads back; `None` when the line has none.
+fn python_numbers(line: &str) -> Option<String> {
+    let mut out = String::with_capacity(line.len() + 16);
+    let (mut in_string, mut escaped, mut changed) = (false, false, false);
+    let mut rest = line;
+    while let Some(c) = rest.chars().next() {
+        if in_string {
+            in_string = escaped || c != '"';
+            escaped = !escaped && c == '\\';
+        } else if c == '"' {
+            in_string = true;
+        } else if let Some(word) = ["-Infinity", "Infinity", "NaN"].into_iter().find(|w| rest.starts_with(w)) {
+            out.push('"');
+            out.push_str(word);
+            out.push('"');
+            rest = &rest[word.len()..];
+            changed = true;
+            continue;
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    changed.then_some(out)
+}
+
+/// A number of the journal: a JSON number, or one of Python's words for the others
+/// ([`python_numbers`]).
+fn number(v: &Value) -> Option<f64> {
+    v.as_f64().or_else(|| match v.as_str()? {
+        "Infinity" => Some(f64::INFINITY),
+        "-Infinity" => Some(f64::NEG_INFINITY),
+        "NaN" => Some(f64::NAN),
+        _ => None,
+    })
+}
+
 /// Replays a JournalStorage file. A torn last line is left out and noted; a line that is not
 /// JSON before it, or an operation this reader does not know, is an error naming the line.
 pub fn read_journal(file: &str, text: &str) -> Result<(Vec<Study>, JournalNotes)> {
@@ -94,7 +133,7 @@ pub fn read_journal(file: &str, text: &str) -> Result<(Vec<Study>, JournalNotes)
         if raw.trim().is_empty() {
             continue;
         }
-        let op: Value = match serde_json::from_str(raw) {
+        let op: Value = match serde_json::from_str(raw).or_else(|e| python_numbers(raw).ok_or(e).and_then(|l| serde_json::from_str(&l))) {
             Ok(v) => v,
             Err(_) if k + 1 == lines.len() => {
                 notes.torn_last_line = true;
@@ -143,13 +182,13 @@ pub fn read_journal(file: &str, text: &str) -> Result<(Vec<Study>, JournalNotes)
                 // A trial made whole (`study.add_trial`, `enqueue` of a finished one) carries its
                 // objective: `value` for one, `values` for several, and its curve.
                 let values = match op.get("values").and_then(Value::as_array) {
-                    Some(v) => Some(v.iter().map(|x| x.as_f64().unwrap_or(f64::NAN)).collect()),
-                    None => op.get("value").and_then(Value::as_f64).map(|v| vec![v]),
+                    Some(v) => Some(v.iter().map(|x| number(x).unwrap_or(f64::NAN)).collect()),
+                    None => op.get("value").and_then(number).map(|v| vec![v]),
                 };
                 let intermediate = op
                     .get("intermediate_values")
                     .and_then(Value::as_object)
-                    .map(|m| m.iter().filter_map(|(k, v)| Some((k.parse::<i64>().ok()?, v.as_f64().unwrap_or(f64::NAN)))).collect())
+                    .map(|m| m.iter().filter_map(|(k, v)| Some((k.parse::<i64>().ok()?, number(v).unwrap_or(f64::NAN)))).collect())
                     .unwrap_or_default();
                 let mut trial = Trial { state, params: BTreeMap::new(), values, intermediate, constraints: BTreeMap::new() };
                 if let (Some(params), Some(dists)) =
@@ -196,7 +235,7 @@ pub fn read_journal(file: &str, text: &str) -> Result<(Vec<Study>, JournalNotes)
                     .and_then(Value::as_i64)
                     .and_then(TrialState::from_code)
                     .ok_or_else(|| at(line, "an unknown trial state".into()))?;
-                let values = op.get("values").and_then(Value::as_array).map(|v| v.iter().map(|x| x.as_f64().unwrap_or(f64::NAN)).collect());
+                let values = op.get("values").and_then(Value::as_array).map(|v| v.iter().map(|x| number(x).unwrap_or(f64::NAN)).collect());
                 let study = studies[s].as_mut().ok_or_else(|| at(line, "the trial's study was deleted".into()))?;
                 study.trials[t].state = state;
                 if values.is_some() {
@@ -206,11 +245,35 @@ pub fn read_journal(file: &str, text: &str) -> Result<(Vec<Study>, JournalNotes)
             JournalOp::SetTrialIntermediateValue => {
                 let (s, t) = trial_of(&op)?;
                 let step = op.get("step").and_then(Value::as_i64).ok_or_else(|| at(line, "no step".into()))?;
-                let value = op.get("intermediate_value").and_then(Value::as_f64).unwrap_or(f64::NAN);
+                let value = op.get("intermediate_value").and_then(number).unwrap_or(f64::NAN);
                 let study = studies[s].as_mut().ok_or_else(|| at(line, "the trial's study was deleted".into()))?;
                 study.trials[t].intermediate.insert(step, value);
             }
         }
     }
     Ok((studies.into_iter().flatten().collect(), notes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Python's words for the numbers JSON has not, as Optuna's journal writes them (an infinite
+    /// objective value, a NaN intermediate value), read outside strings only.
+    #[test]
+    fn python_s_infinity_and_nan_are_read_outside_strings() {
+        let line = r#"{"op_code":6,"trial_id":0,"state":1,"values":[Infinity,-Infinity,NaN,1.5],"note":"NaN \"Infinity\""}"#;
+        assert!(serde_json::from_str::<Value>(line).is_err());
+        let op: Value = serde_json::from_str(&python_numbers(line).unwrap()).unwrap();
+        let values: Vec<f64> = op["values"].as_array().unwrap().iter().map(|v| number(v).unwrap()).collect();
+        assert_eq!(values[..2], [f64::INFINITY, f64::NEG_INFINITY]);
+        assert!(values[2].is_nan() && values[3] == 1.5);
+        assert_eq!(op["note"], "NaN \"Infinity\"", "a string keeps its words");
+        assert_eq!(python_numbers(r#"{"a":"Infinity"}"#), None);
+        // The two-objective study whose loss was infinite in trial 6 (Optuna wrote `Infinity`).
+        let text = include_str!("../../../../../tests/fixtures/studies/optuna-two-objective-failed-journal.log");
+        let (studies, _) = read_journal("f.log", text).unwrap();
+        assert_eq!(studies[0].trials[6].values.as_ref().unwrap()[0], f64::INFINITY);
+        assert_eq!(studies[0].trials.len(), 16);
+    }
 }
