@@ -90,7 +90,7 @@ fn a_conditional_study_gets_next_trials_of_its_branches() {
 #[test]
 fn pruned_trials_enter_below_every_complete_trial_and_are_said() {
     let s = suggest("j.log", JOURNAL, None, "GCP", 4, 0).unwrap();
-    assert_eq!(s.used, "35 complete trials observed; 41 pruned trials entered as observations at their last intermediate value, below every complete trial");
+    assert_eq!(s.used, "35 complete trials observed; 41 pruned trials entered as no better than the worst complete trial (each at its last intermediate value, or at the worst complete value where that is better)");
     let left_out = suggest_with("j.log", JOURNAL, None, "GCP", 4, 0, PrunedTrials::LeftOut).unwrap();
     assert_eq!(left_out.used, "35 complete trials observed; 41 pruned trials left out");
     assert_ne!(left_out.rows, s.rows);
