@@ -452,6 +452,8 @@ pub async fn apply_roles(state: AppState, roles: ColumnRoles) {
             state.workers.loader.update_value(|l| {
                 l.awaiting_roles = None;
                 l.last_file = Some((data.clone(), name, bytes));
+                // Read by the roles named (an earlier file's format must not stay with it).
+                l.last_format = Some(loaded.format);
             });
             state.data.role_editor.set(None);
             state.data.pending_upload.set(None);
