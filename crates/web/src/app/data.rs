@@ -8,7 +8,7 @@ use futures_channel::oneshot;
 use leptos::prelude::*;
 
 use super::browser::{fetch_bytes, file_bytes, now_ms};
-use super::state::{AppState, Level, RoleEditor};
+use super::state::{AppState, Level, RoleEditor, Topic};
 use super::workers::ParseReply;
 use hpo_engine::axis::count;
 use hpo_engine::benchmark::{Benchmark, Direction, Metric};
@@ -496,7 +496,8 @@ fn install(
     ));
     let mut messages = Vec::new();
     state.spec.update(|spec| messages = spec.change_data(data, &bench, keep_setup, columns));
-    state.tell(messages);
+    // About this data: they go when other data is loaded (the loader's notes went just before).
+    state.tell_about(Topic::Data, messages);
     state.run.best_task.set(bench.tasks.first().map(|t| t.name.clone()).unwrap_or_default());
     let bench = Arc::new(bench);
     state.data.encoded.set_value(Some((bench.clone(), encoded)));
