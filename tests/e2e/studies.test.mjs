@@ -1,13 +1,16 @@
 // A study's files as a researcher brings them: the notes that change what the data means stand
 // in the upload banner itself (not behind "details"), and an Optuna journal packed as .gz or
 // .zip gets its next trials as the plain one does; a conditional journal and a two-objective
-// SQLite study get the same next trials in the page as from `hpo suggest`.
+// SQLite study get the same next trials in the page as from `hpo suggest`; a two-objective study
+// gets a method that proposes for its objectives preselected, and a default run with the +MO
+// methods and its own hypervolume-error line; bad studies (failed and infinite values, one
+// complete trial) get proposals and a run, and other tools' files say why they get no next trials.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readFile, writeFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
-import { serveSite, openPage, tempDir, download, messages, cli, ROOT } from './helpers.mjs';
+import { serveSite, openPage, tempDir, download, messages, cli, ROOT, setNumber, runAndWait } from './helpers.mjs';
 
 const studies = join(ROOT, 'tests', 'fixtures', 'studies');
 let site, dir;
@@ -84,6 +87,72 @@ test('a conditional journal and a two-objective SQLite study get the same next t
       const fromCli = await cli(['suggest', '--data', join(studies, file), '--method', method, '--n', String(n), '--out', join(dir, `cli-${file}`)]);
       assert.equal(page, fromCli, `${file}: the page's suggestions.csv is hpo suggest's, byte for byte`);
       assert.equal(page.trim().split('\n').length, n + 1, `${file}: ${n} suggestions`);
+    }
+  } finally { await b.close(); }
+});
+
+test('a two-objective SQLite study: Suggest with the preselected method proposes, and its default run has the +MO methods and the study\'s own line', async () => {
+  const b = await openPage(site, '', { width: 1280, height: 720 });
+  try {
+    await b.page.setInputFiles('#upload', join(studies, 'optuna-two-objective.db'));
+    await waitInfo(b.page, /^optuna-two-objective: /);
+    assert.equal(await b.page.isChecked('#multi-objective'), true, 'two directions: several objectives');
+    // The panel lists the methods that propose for two objectives, one of them preselected.
+    await b.page.waitForSelector('#suggest-panel');
+    const offered = await b.page.locator('#suggest-method option').evaluateAll((o) => o.map((x) => x.value));
+    assert.deepEqual(offered, ['RS', 'GP+MO', 'GCP+MO', 'ParEGO', 'EHVI']);
+    assert.equal(await b.page.inputValue('#suggest-method'), 'GP+MO');
+    await b.page.click('#suggest-run');
+    await b.page.waitForFunction(() => /^5 suggestions by GP\+MO for 'loss-latency'/.test(document.querySelector('#suggest-status')?.textContent ?? ''), null, { timeout: 120_000 });
+    assert.equal(await b.page.locator('#suggest-table tbody tr').count(), 5);
+    assert.match(await b.page.locator('#suggest-used').textContent(), /40 complete trials observed; 2 objectives \(minimised, minimised\)/);
+    await b.page.locator('#suggest-panel').scrollIntoViewIfNeeded();
+    await b.page.screenshot({ path: join(ROOT, 'tests', 'e2e', 'artifacts', 'suggest-two-objective-1280x720.png') });
+    // The default run: random search and the +MO variants, over the study's 40 trials.
+    const ticked = await b.page.locator('#methods input:checked').evaluateAll((e) => e.map((x) => x.value));
+    assert.deepEqual(ticked, ['RS', 'GP+MO', 'GCP+MO']);
+    assert.equal(await b.page.inputValue('#iters'), '40');
+    await setNumber(b.page, 'seeds', 2);
+    assert.match(await runAndWait(b.page, 300_000), /^Finished 6 jobs/);
+    assert.deepEqual(await messages(b.page, 'error'), []);
+    const legend = await b.page.locator('#chart-hv .legend-entry').allTextContents();
+    assert.ok(legend.some((t) => /^GP\+MO/.test(t)), legend.join(' | '));
+    assert.ok(legend.some((t) => /^Optuna's own run/.test(t)), legend.join(' | '));
+    assert.match(await b.page.locator('#chart-hv').locator('xpath=ancestor::figure').locator('figcaption').textContent(), /Grey: the study as it ran/);
+    await b.page.locator('#chart-hv').scrollIntoViewIfNeeded();
+    await b.page.screenshot({ path: join(ROOT, 'tests', 'e2e', 'artifacts', 'run-two-objective-study-line-1280x720.png') });
+  } finally { await b.close(); }
+});
+
+test('bad studies: failed and infinite values of two objectives, one complete trial — a sentence, proposals and a run; other tools\' files say why they get no next trials', async () => {
+  const b = await openPage(site);
+  try {
+    const notes = async () => (await messages(b.page, 'warning')).join('\n') + (await messages(b.page, 'info')).join('\n');
+    for (const [file, stem, said, method, iters] of [
+      ['optuna-two-objective-failed-journal.log', 'optuna-two-objective-failed-journal', /16 trials \(13 complete, 3 failed\), 1 complete trial with a value that is not finite left out/, 'GP+MO', '12'],
+      ['optuna-one-complete-journal.log', 'optuna-one-complete-journal', /2 trials \(1 complete, 1 failed\)/, 'GP', '1'],
+    ]) {
+      await b.page.setInputFiles('#upload', join(studies, file));
+      await waitInfo(b.page, new RegExp(`^${stem}: `));
+      assert.match(await notes(), said, file);
+      assert.equal(await b.page.inputValue('#suggest-method'), method, file);
+      await b.page.click('#suggest-run');
+      await b.page.waitForFunction((m) => document.querySelector('#suggest-status')?.textContent?.includes(`suggestions by ${m}`), method, { timeout: 120_000 });
+      assert.equal(await b.page.locator('#suggest-table tbody tr').count(), 5, file);
+      assert.equal(await b.page.inputValue('#iters'), iters, file);
+      await setNumber(b.page, 'seeds', 1);
+      assert.match(await runAndWait(b.page, 300_000), /^Finished \d+ jobs? /, file);
+      assert.deepEqual(await messages(b.page, 'error'), [], file);
+    }
+    for (const [file, stem, why] of [
+      ['optuna-mlp-trials.csv', 'optuna-mlp-trials', /^An Optuna trials CSV gets no next trials: .* Load the study's own storage instead/],
+      ['raytune-mlp-dataframe.csv', 'raytune-mlp-dataframe', /^A Ray Tune file gets no next trials: .*hpo_playground\.ray_tune\.Searcher/],
+      ['synetune-mlp-results.csv.zip', 'synetune-mlp-results', /^A Syne Tune results file gets no next trials: .*hpo_playground\.syne_tune\.Scheduler/],
+    ]) {
+      await b.page.setInputFiles('#upload', join(studies, file));
+      await waitInfo(b.page, new RegExp(`^${stem}: `));
+      assert.equal(await b.page.locator('#suggest-panel').count(), 0, file);
+      assert.match(await b.page.locator('#suggest-why-none').textContent(), why, file);
     }
   } finally { await b.close(); }
 });

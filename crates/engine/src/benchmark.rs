@@ -90,6 +90,11 @@ pub struct RanTrial {
     pub steps: u32,
     /// Its final value, if it completed.
     pub value: Option<f64>,
+    /// Its row among the task's configurations, when it is one of the task's evaluations (a
+    /// complete trial the loader kept): every objective's value is read there (the study's
+    /// own hypervolume error, several objectives). Set by the Optuna loader.
+    #[serde(default)]
+    pub row: Option<u32>,
 }
 
 /// A study's own run, in the order its trials started: drawn beside the methods that replay

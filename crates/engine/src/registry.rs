@@ -14,7 +14,7 @@
 
 use super::error::{EngineError, Result};
 use super::fidelity::{dyhpo, gpb, hyperband, samplers};
-use super::method_entry::{MethodEntry, RunKind};
+use super::method_entry::{MethodEntry, MethodObjectives, RunKind, TransferNeed};
 use super::methods::{ablr, auto_gp, ehvi, gcp, gp, parego, prior_gp, random_search, scalarized, sgpt, thompson, ws_gp};
 
 impl MethodEntry {
@@ -68,6 +68,10 @@ pub static METHODS: &[MethodEntry] = &[
 const DEFAULT_RACE: &[&str] =
     &[hyperband::RS_FULL_BUDGET.name, hyperband::HYPERBAND.name, hyperband::ASHA.name, samplers::BOHB.name, dyhpo::DYHPO.name];
 
+/// The methods a study's next trials start with: the first of these that proposes for the
+/// study's objectives (GP for one, its "+MO" variant for several; `suggest::default_method`).
+const NEXT_TRIALS_FIRST: &[&str] = &[gp::GP.name, scalarized::GP_MO.name];
+
 /// Every method of a kind of run, in table order.
 pub fn of_kind(kind: RunKind) -> impl Iterator<Item = &'static MethodEntry> {
     METHODS.iter().filter(move |m| m.run_kind() == kind)
@@ -112,6 +116,24 @@ pub fn defaults(kind: RunKind) -> Vec<&'static MethodEntry> {
         RunKind::Full => vec![baseline(RunKind::Full)],
         RunKind::Race => DEFAULT_RACE.iter().filter_map(|name| find(RunKind::Race, name)).collect(),
     }
+}
+
+/// The full-evaluation methods a study's next trials prefer, in order of preference (the
+/// suggestions take the first that proposes for the study's objectives).
+pub fn next_trials_first() -> impl Iterator<Item = &'static MethodEntry> {
+    NEXT_TRIALS_FIRST.iter().filter_map(|name| find(RunKind::Full, name))
+}
+
+/// The methods a new full-evaluation setup of several objectives starts with: random search
+/// and every "+MO" variant that learns from the task alone (the transfer ones, which train a
+/// prior on the other tasks, are one click away).
+pub fn multi_objective_defaults() -> Vec<&'static MethodEntry> {
+    std::iter::once(baseline(RunKind::Full))
+        .chain(
+            of_kind(RunKind::Full)
+                .filter(|m| matches!(m.objectives(), MethodObjectives::Scalarized(_)) && m.transfer() == TransferNeed::None),
+        )
+        .collect()
 }
 
 /// The registry as the Markdown table `docs/methods.md` holds (kept current by a test).

@@ -200,13 +200,37 @@ impl ExperimentSpec {
             }
             // A study that records several directions is a multi-objective study: set up as one
             // (a race optimises one objective, so not when a race was set up).
+            // Its methods: random search and the "+MO" variants that learn from the study
+            // alone (the single-objective defaults would leave random search alone).
             if bench.joint_objectives && self.race_budget.is_none() {
                 self.switch_multi_objective(bench, true);
+                self.methods = registry::multi_objective_defaults().iter().map(|m| m.name.to_string()).collect();
                 messages.push(SetupMessage::Info(format!(
-                    "{} records {} directions: set up with several objectives (untick 'Several objectives' for one)",
+                    "{} records {} directions: set up with several objectives and {} (untick 'Several objectives' for one)",
                     bench.name,
-                    bench.metrics.len()
+                    bench.metrics.len(),
+                    self.methods.join(", ")
                 )));
+            }
+            // A run picks among the task's configurations: no more iterations than the
+            // smallest task has (a study of 40 trials runs 40, not the default 50).
+            if let Some(fewest) = bench
+                .tasks
+                .iter()
+                .map(|t| u32::try_from(t.len()).unwrap_or(u32::MAX))
+                .min()
+                .filter(|&n| self.race_budget.is_none() && n >= 1)
+            {
+                if self.iterations > fewest {
+                    self.iterations = fewest;
+                    messages.push(SetupMessage::Info(format!(
+                        "{} has {}{}: {} per run",
+                        bench.name,
+                        crate::axis::count(fewest as usize, "configuration"),
+                        if bench.tasks.len() > 1 { " on its smallest task" } else { "" },
+                        crate::axis::count(fewest as usize, "iteration")
+                    )));
+                }
             }
         } else if steps.is_none() && self.race_budget.is_some() {
             messages.push(SetupMessage::Warning(format!(
@@ -323,7 +347,8 @@ mod tests {
         let mut bench = crossing_curves_family();
         let steps = bench.curve_steps().unwrap();
         // 80 trials, most pruned early: far more steps than five full trainings.
-        let trials: Vec<RanTrial> = (0..80).map(|i| RanTrial { steps: if i % 3 == 0 { steps as u32 } else { 3 }, value: None }).collect();
+        let trials: Vec<RanTrial> =
+            (0..80).map(|i| RanTrial { steps: if i % 3 == 0 { steps as u32 } else { 3 }, value: None, row: None }).collect();
         let history = StudyHistory { tool: "Optuna".into(), trials };
         let spent = history.spent();
         assert!(spent > default_race_budget(steps), "{spent}");
@@ -394,10 +419,15 @@ mod tests {
         let mut spec = ExperimentSpec::default();
         let m = spec.change_data(DataRef::Bundled("two".into()), &bench, false, None);
         assert!(spec.is_multi_objective(), "{m:?}");
-        assert!(m.iter().any(|m| m.text().contains("records 2 directions")), "{m:?}");
-        // A run over its 40 trials resolves with both objectives.
-        let resolved = ExperimentSpec { iterations: 20, ..spec }.resolve(&bench).unwrap();
+        assert!(m.iter().any(|m| m.text().contains("records 2 directions: set up with several objectives and RS, GP+MO, GCP+MO")), "{m:?}");
+        // Its default run: random search and the +MO variants that learn from the study alone,
+        // over its 40 trials (not the default 50 iterations), resolves with both objectives.
+        assert_eq!(spec.methods, ["RS", "GP+MO", "GCP+MO"]);
+        assert_eq!(spec.iterations, 40);
+        assert!(m.iter().any(|m| m.text() == "two has 40 configurations: 40 iterations per run"), "{m:?}");
+        let resolved = spec.resolve(&bench).unwrap();
         assert_eq!(resolved.objectives.len(), 2);
+        assert!(resolved.methods.iter().all(|m| m.objectives().fits(true)));
         // One direction: one objective, as before.
         let mut one = ExperimentSpec::default();
         one.change_data(DataRef::Bundled("q".into()), &quadratic_family(), false, None);

@@ -147,6 +147,24 @@ impl FileFormat {
     pub fn takes_next_trials(self) -> bool {
         matches!(self, FileFormat::OptunaJournal | FileFormat::OptunaStorage)
     }
+
+    /// Why a study's file of this format gets no next trials, and where they can be had: the
+    /// sentence the page shows where its Next trials panel would be (a tool's file that is not
+    /// one of Optuna's storages); `None` for the storages and for tables that are no study.
+    pub fn why_no_next_trials(self) -> Option<&'static str> {
+        match self {
+            FileFormat::OptunaTrialsCsv => Some(
+                "An Optuna trials CSV gets no next trials: trials_dataframe() writes the values each trial took, not the distributions they were drawn from (bounds, log scales, steps, choices), so a proposal could not keep to the study's space, and Optuna reads no enqueued trial from a CSV. Load the study's own storage instead — its JournalStorage file or its SQLite database — and this panel proposes over its space and writes enqueue.py; or let hpo_playground.optuna.Sampler propose inside Optuna (crates/py/README.md).",
+            ),
+            FileFormat::RayTuneExperiment | FileFormat::RayTuneDataframe => Some(
+                "A Ray Tune file gets no next trials: it holds the configuration each trial ran, not the param_space they were drawn from (tune.loguniform, tune.choice, …), so a proposal could not keep to it, and Ray Tune takes new configurations from its search algorithm, not from a file. To have these methods propose inside Ray Tune, pass hpo_playground.ray_tune.Searcher as tune.TuneConfig's search_alg (crates/py/README.md).",
+            ),
+            FileFormat::SyneTuneResults => Some(
+                "A Syne Tune results file gets no next trials: it holds the configuration each trial ran, not the config_space they were drawn from, so a proposal could not keep to it, and Syne Tune takes new configurations from its scheduler, not from a file. To have this project's multi-fidelity methods decide inside Syne Tune, use hpo_playground.syne_tune.Scheduler (crates/py/README.md).",
+            ),
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -325,10 +325,18 @@ fn studies_benchmark(file: &str, format: FileFormat, studies: &[Study], notes: &
         let metric_values: Vec<Vec<f64>> =
             (0..metrics.len()).map(|m| complete.iter().map(|t| t.values.as_ref().map_or(f64::NAN, |v| v[m])).collect()).collect();
         let longest = study.trials.iter().map(|t| t.intermediate.len()).max().unwrap_or(0);
+        // A complete trial with an infinite value (Optuna stores one; a NaN makes it FAIL) is
+        // no evaluation: no front or best value holds it.
+        let infinite = study.trials.iter().filter(|t| t.state == TrialState::Complete).count() - study.complete_trials().count();
         lines.push(format!(
-            "'{}': {}{}",
+            "'{}': {}{}{}",
             study.name,
             states_in_words(&study.trials.iter().map(|t| t.state).collect::<Vec<_>>()),
+            if infinite > 0 {
+                format!(", {} with a value that is not finite left out", count(infinite, "complete trial"))
+            } else {
+                String::new()
+            },
             if longest >= 2 {
                 format!(
                     ", curves of up to {longest} steps from intermediate values{}",
@@ -338,7 +346,10 @@ fn studies_benchmark(file: &str, format: FileFormat, studies: &[Study], notes: &
                 String::new()
             }
         ));
-        // The study as it ran: every trial in creation order, with the steps it reported.
+        // The study as it ran: every trial in creation order, with the steps it reported and,
+        // for one kept as an evaluation, its row.
+        let rows: std::collections::HashMap<*const Trial, u32> =
+            complete.iter().enumerate().map(|(r, &t)| (t as *const Trial, r as u32)).collect();
         let history = StudyHistory {
             tool: "Optuna".into(),
             trials: study
@@ -347,6 +358,7 @@ fn studies_benchmark(file: &str, format: FileFormat, studies: &[Study], notes: &
                 .map(|t| RanTrial {
                     steps: t.intermediate.len().max(1) as u32,
                     value: (t.state == TrialState::Complete).then(|| t.values.as_ref().and_then(|v| v.first().copied())).flatten(),
+                    row: rows.get(&(t as *const Trial)).copied(),
                 })
                 .collect(),
         };

@@ -147,7 +147,11 @@ pub fn recorded_benchmark(file: &str, recorded: RecordedRuns, options: &LoadOpti
                 tool: recorded.tool.clone(),
                 trials: runs
                     .iter()
-                    .map(|r| RanTrial { steps: r.reached, value: is_complete(r, longest).then(|| r.curve.last().copied()).flatten() })
+                    .map(|r| RanTrial {
+                        steps: r.reached,
+                        value: is_complete(r, longest).then(|| r.curve.last().copied()).flatten(),
+                        row: None,
+                    })
                     .collect(),
             },
         );

@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::benchmark::{Benchmark, Direction};
+use crate::pareto::HypervolumeError;
 use crate::trace::Trace;
 
 /// Normalised distance of `best` to the task's optimum, in [0, 1].
@@ -135,6 +136,49 @@ pub fn study_adtm(
         .map(|&t| {
             let (lo, hi) = bench.tasks[t].metric_range(objective);
             study_best_so_far(bench, t, objective, direction, iterations).map(|c| c.iter().map(|&b| dtm(b, lo, hi, direction)).collect())
+        })
+        .collect::<Option<Vec<Vec<f64>>>>()?;
+    Some((name, curves))
+}
+
+/// The study's own run's hypervolume error over `tasks` (one curve per task, for a band over
+/// tasks), as a full-evaluation run of several objectives measures its methods' (the same
+/// [`HypervolumeError`] of each task's true front): after each of its first `iterations`
+/// trials (pruned and failed ones count as tried), the error of the complete trials so far;
+/// the task's whole front before the first. `objectives` are (metric, direction) as the run
+/// resolved them. `None` unless every task has a history whose complete trials name their
+/// rows (an Optuna study's).
+pub fn study_hv_error(
+    bench: &Benchmark,
+    tasks: &[usize],
+    objectives: &[(usize, Direction)],
+    iterations: usize,
+) -> Option<(String, Vec<Vec<f64>>)> {
+    let name = bench.tasks.get(*tasks.first()?)?.history.as_ref()?.line_name();
+    let curves = tasks
+        .iter()
+        .map(|&t| {
+            let task = &bench.tasks[t];
+            let history = task.history.as_ref()?;
+            if !history.trials.iter().any(|trial| trial.row.is_some()) {
+                return None;
+            }
+            let columns: Vec<Vec<f64>> = objectives.iter().map(|&(m, d)| d.losses(&task.metrics[m])).collect();
+            let mut tracker = HypervolumeError::new(&columns);
+            let mut error = tracker.true_hypervolume();
+            Some(
+                history
+                    .trials
+                    .iter()
+                    .take(iterations)
+                    .map(|trial| {
+                        if let Some(r) = trial.row.map(|r| r as usize).filter(|&r| r < task.len()) {
+                            error = tracker.observe(&columns.iter().map(|c| c[r]).collect::<Vec<_>>());
+                        }
+                        error
+                    })
+                    .collect(),
+            )
         })
         .collect::<Option<Vec<Vec<f64>>>>()?;
     Some((name, curves))
@@ -292,6 +336,91 @@ mod tests {
         assert_eq!(name, "Ray Tune's own run");
         assert_eq!(adtm[0].len(), 10, "cut at the run's iterations");
         assert!(adtm[0].iter().all(|d| (0.0..=1.0).contains(d)));
+    }
+
+    #[test]
+    fn the_studys_own_run_of_two_objectives_is_its_hypervolume_error_over_its_trials() {
+        let bytes = include_bytes!("../../../../tests/fixtures/studies/optuna-two-objective.db");
+        let bench = crate::loaders::upload::load_file("two.db", bytes, None).unwrap().benchmark;
+        let objectives = [(0, Direction::Minimize), (1, Direction::Minimize)];
+        let (name, curves) = study_hv_error(&bench, &[0], &objectives, 1000).unwrap();
+        assert_eq!(name, "Optuna's own run");
+        let trials = &bench.tasks[0].history.as_ref().unwrap().trials;
+        assert_eq!(curves[0].len(), trials.len());
+        // Every complete trial names its row, and the rows are the task's configurations.
+        assert_eq!(trials.iter().filter_map(|t| t.row).collect::<Vec<_>>(), (0..bench.tasks[0].len() as u32).collect::<Vec<_>>());
+        // Never rising, in [0, 1], and zero once every configuration of the task is in: its
+        // trials are the task, so the run ends on the true front.
+        assert!(curves[0].windows(2).all(|w| w[1] <= w[0]), "{:?}", curves[0]);
+        assert!(curves[0].iter().all(|e| (0.0..=1.0).contains(e)));
+        assert_eq!(*curves[0].last().unwrap(), 0.0);
+        assert!(curves[0][0] > 0.0);
+        // Cut at the run's iterations; a single-objective study's history draws no such line
+        // without rows (Ray Tune's), and one objective's task says nothing here.
+        assert_eq!(study_hv_error(&bench, &[0], &objectives, 10).unwrap().1[0].len(), 10);
+        let ray = crate::loaders::upload::load_file(
+            "e.zip",
+            include_bytes!("../../../../tests/fixtures/studies/raytune-mlp-experiment.zip"),
+            None,
+        )
+        .unwrap()
+        .benchmark;
+        assert!(study_hv_error(&ray, &[0], &[(0, Direction::Minimize)], 10).is_none());
+    }
+
+    /// Bad input as Optuna writes it (`make.py edge`): a two-objective study whose loss was
+    /// NaN (failed) or infinite, and a study with one complete trial, each set up as a fresh
+    /// choice of data, run, and its own line drawn — a sentence for what is left out, nothing
+    /// stuck.
+    #[test]
+    fn bad_studies_set_up_run_and_draw_their_own_line() {
+        use crate::setup::SetupMessage;
+        use crate::spec::{DataRef, ExperimentSpec};
+        use crate::transfer::PriorCache;
+        let run = |file: &str, bytes: &[u8]| {
+            let loaded = crate::loaders::upload::load_file(file, bytes, None).unwrap();
+            let mut spec = ExperimentSpec { seeds: 1, ..Default::default() };
+            let messages = spec.change_data(DataRef::Bundled(file.into()), &loaded.benchmark, false, None);
+            let resolved = spec.resolve(&loaded.benchmark).unwrap_or_else(|e| panic!("{file}: {e}"));
+            let traces: Vec<crate::trace::Trace> = resolved
+                .jobs()
+                .iter()
+                .map(|j| crate::runner::run_job(&loaded.benchmark, &resolved, j, &PriorCache::new(), &|| 0.0, &mut |_| true).unwrap())
+                .collect();
+            (loaded, messages.iter().map(SetupMessage::text).map(str::to_string).collect::<Vec<_>>(), resolved, traces)
+        };
+        // Two objectives (loss minimised, throughput maximised), 16 trials: 3 failed on a NaN
+        // loss, one complete with an infinite loss, which no front can hold.
+        let (loaded, messages, resolved, traces) =
+            run("f.log", include_bytes!("../../../../tests/fixtures/studies/optuna-two-objective-failed-journal.log"));
+        let bench = &loaded.benchmark;
+        assert_eq!(bench.tasks[0].len(), 12);
+        assert_eq!(bench.metrics.iter().map(|m| m.direction).collect::<Vec<_>>(), [Direction::Minimize, Direction::Maximize]);
+        let notes = loaded.notes.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(" ");
+        assert!(notes.contains("16 trials (13 complete, 3 failed), 1 complete trial with a value that is not finite left out"), "{notes}");
+        assert!(messages.iter().any(|m| m.contains("set up with several objectives and RS, GP+MO, GCP+MO")), "{messages:?}");
+        assert!(messages.iter().any(|m| m == "f has 12 configurations: 12 iterations per run"), "{messages:?}");
+        assert_eq!(traces.len(), 3);
+        for t in &traces {
+            let errors = hv_error_curves([t], &t.method);
+            assert_eq!(errors[0].len(), 12, "{}", t.method);
+            assert_eq!(*errors[0].last().unwrap(), 0.0, "{}: every configuration evaluated", t.method);
+        }
+        let rows: Vec<Option<u32>> = bench.tasks[0].history.as_ref().unwrap().trials.iter().map(|t| t.row).collect();
+        assert_eq!(rows.iter().filter(|r| r.is_some()).count(), 12, "the failed and the infinite trials name no row: {rows:?}");
+        let (_, own) = study_hv_error(bench, &resolved.tasks, &resolved.objectives, 16).unwrap();
+        assert_eq!(own[0].len(), 16);
+        assert_eq!(*own[0].last().unwrap(), 0.0, "its complete trials are the task");
+        assert!(own[0].windows(2).all(|w| w[1] <= w[0]));
+        // One complete trial (and one failed): one iteration, every method's one pick.
+        let (loaded, messages, resolved, traces) =
+            run("one.log", include_bytes!("../../../../tests/fixtures/studies/optuna-one-complete-journal.log"));
+        assert_eq!(loaded.benchmark.tasks[0].len(), 1);
+        assert!(messages.iter().any(|m| m == "one has 1 configuration: 1 iteration per run"), "{messages:?}");
+        assert_eq!(resolved.spec.iterations, 1);
+        assert!(traces.iter().all(|t| t.rows().len() == 1));
+        let (_, adtm) = study_adtm(&loaded.benchmark, &resolved.tasks, 0, Direction::Minimize, 1).unwrap();
+        assert_eq!(adtm, [[0.0]]);
     }
 
     #[test]

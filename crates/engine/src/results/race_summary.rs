@@ -558,9 +558,9 @@ mod tests {
         let history = StudyHistory {
             tool: "Optuna".into(),
             trials: vec![
-                RanTrial { steps: 2, value: Some(0.4) },
-                RanTrial { steps: 1, value: None },
-                RanTrial { steps: 2, value: Some(0.2) },
+                RanTrial { steps: 2, value: Some(0.4), row: None },
+                RanTrial { steps: 1, value: None, row: None },
+                RanTrial { steps: 2, value: Some(0.2), row: None },
             ],
         };
         let truth = GroundTruth::new(&values, 1.0);
@@ -587,7 +587,7 @@ mod tests {
         use crate::benchmark::{RanTrial, StudyHistory};
         let study = |values: &[Option<f64>]| StudyHistory {
             tool: "Optuna".into(),
-            trials: values.iter().map(|&value| RanTrial { steps: 3, value }).collect(),
+            trials: values.iter().map(|&value| RanTrial { steps: 3, value, row: None }).collect(),
         };
         let (pruned, whole) = (study(&[Some(0.1), None, None]), study(&[Some(0.2), Some(0.3)]));
         assert_eq!(replayed_in_words(&[&whole]), "the methods replay its 2 trials, all finished");

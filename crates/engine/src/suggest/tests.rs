@@ -90,7 +90,7 @@ fn a_conditional_study_gets_next_trials_of_its_branches() {
 #[test]
 fn pruned_trials_enter_below_every_complete_trial_and_are_said() {
     let s = suggest("j.log", JOURNAL, None, "GCP", 4, 0).unwrap();
-    assert_eq!(s.used, "35 complete trials observed; 41 pruned trials entered as observations at their last intermediate value, below every complete trial");
+    assert_eq!(s.used, "35 complete trials observed; 41 pruned trials entered as no better than the worst complete trial (each at its last intermediate value, or at the worst complete value where that is better)");
     let left_out = suggest_with("j.log", JOURNAL, None, "GCP", 4, 0, PrunedTrials::LeftOut).unwrap();
     assert_eq!(left_out.used, "35 complete trials observed; 41 pruned trials left out");
     assert_ne!(left_out.rows, s.rows);
@@ -304,4 +304,72 @@ fn an_unnamed_optuna_study_seeds_by_its_prefix() {
     assert_eq!(seed_name("no-name-1f6bb5fa-6ea5-4b2c-9c57-0d9b3ac1a8a4"), "no-name");
     assert_eq!(seed_name("no-name-mine"), "no-name-mine");
     assert_eq!(seed_name("mlp-svhn"), "mlp-svhn");
+}
+
+#[test]
+fn the_methods_offered_for_a_study_are_those_that_propose_for_its_objectives() {
+    // One objective: every method from the study alone, GP first choice; the transfer methods
+    // only with related studies.
+    let one = methods_for(1, false);
+    assert_eq!(
+        one,
+        methods().into_iter().filter(|m| registry::find(RunKind::Full, m).unwrap().objectives().fits(false)).collect::<Vec<_>>()
+    );
+    assert_eq!(default_method(1), "GP");
+    assert!(one.contains(&"GP") && !one.contains(&"GP+MO") && !one.contains(&"ParEGO"), "{one:?}");
+    let related = methods_for(1, true);
+    assert!(transfer_methods()
+        .iter()
+        .filter(|m| registry::find(RunKind::Full, m).unwrap().objectives().fits(false))
+        .all(|m| related.contains(m)));
+    // Two objectives: the +MO variants from the study alone, ParEGO and EHVI, and RS; never a
+    // transfer method, with related studies or not.
+    let two = methods_for(2, true);
+    assert_eq!(two, ["RS", "GP+MO", "GCP+MO", "ParEGO", "EHVI"]);
+    assert_eq!(methods_for(2, false), two);
+    assert_eq!(default_method(2), "GP+MO");
+    // Three: EHVI handles two only.
+    assert_eq!(methods_for(3, false), ["RS", "GP+MO", "GCP+MO", "ParEGO"]);
+    // Every listed method passes the check the suggestion makes, every other fails it.
+    let bytes = include_bytes!("../../../../tests/fixtures/studies/optuna-two-objective.db");
+    let studies = crate::loaders::optuna::storage::read_storage("two.db", bytes).unwrap();
+    for entry in registry::of_kind(RunKind::Full) {
+        assert_eq!(check_objectives(&studies[0], entry).is_ok(), two.contains(&entry.name), "{}", entry.name);
+    }
+    let e = check_objectives(&studies[0], registry::find(RunKind::Full, "GCP+prior+MO").unwrap()).unwrap_err().to_string();
+    assert!(e.contains("GCP+prior+MO proposes for several objectives only from the study alone; for this study: RS, GP+MO"), "{e}");
+}
+
+/// Bad input as Optuna writes it (`make.py edge`): a two-objective study whose loss was NaN
+/// (failed, no value) or infinite gets proposals from every method listed for it, the default
+/// first, and says what it left out; a study with one complete trial gets proposals too.
+#[test]
+fn a_two_objective_study_with_failed_values_and_a_one_trial_study_get_their_next_trials() {
+    let text = include_str!("../../../../tests/fixtures/studies/optuna-two-objective-failed-journal.log");
+    let (studies, _) = read_journal("f.log", text).unwrap();
+    let n = studies[0].directions.len();
+    assert_eq!(n, 2);
+    for method in methods_for(n, false) {
+        let s = suggest("f.log", text, None, method, 2, 0).unwrap_or_else(|e| panic!("{method}: {e}"));
+        assert_eq!(s.rows.len(), 2, "{method}");
+        // The infinite loss is clipped to the finite ones' range (a trial of its own), the
+        // failed ones are not observed.
+        assert!(
+            s.used.starts_with(
+                "13 complete trials observed; 1 infinite value clipped to the finite values' range; 2 objectives (minimised, maximised)"
+            ),
+            "{method}: {}",
+            s.used
+        );
+    }
+    assert_eq!(suggest("f.log", text, None, default_method(n), 2, 0).unwrap().method, "GP+MO");
+    let e = suggest("f.log", text, None, default_method(1), 2, 0).unwrap_err().to_string();
+    assert!(e.contains("'loss-throughput' has 2 objectives: GP proposes for one objective; for this study: RS, GP+MO"), "{e}");
+    // One complete trial: the default method proposes from it.
+    let one = include_str!("../../../../tests/fixtures/studies/optuna-one-complete-journal.log");
+    for method in [default_method(1), "RS"] {
+        let s = suggest("one.log", one, None, method, 3, 0).unwrap_or_else(|e| panic!("{method}: {e}"));
+        assert_eq!(s.rows.len(), 3);
+        assert!(s.used.starts_with("1 complete trial observed"), "{}", s.used);
+    }
 }

@@ -85,6 +85,11 @@ fn wrap_words(text: &str, per_line: usize) -> Vec<String> {
     rows
 }
 
+/// A series' legend entry: its name and how many runs its band is over.
+fn legend_label(s: &Series) -> String {
+    format!("{} (n={})", s.name, s.band.n)
+}
+
 /// Where a chart `w` wide puts its plot and its legend of `n` entries.
 #[derive(Clone, Copy)]
 struct Frame {
@@ -99,9 +104,12 @@ struct Frame {
 }
 
 impl Frame {
-    fn new(w: f64, n: usize) -> Self {
+    /// `n` legend entries, the longest `widest` characters: beside the plot, the right margin
+    /// grows past [`MR_LEGEND`] for a label longer than it holds ("Optuna's own run (n=1)").
+    fn new(w: f64, n: usize, widest: usize) -> Self {
         let below = legend_below(w);
-        Frame { w, mr: if below { MR_BARE } else { MR_LEGEND }, legend_below: below, h: H + legend_room(w, n), mt: top_margin(w) }
+        let mr = if below { MR_BARE } else { MR_LEGEND.max(44.0 + LEGEND_CHAR_WIDTH * widest as f64).min(w / 3.0) };
+        Frame { w, mr, legend_below: below, h: H + legend_room(w, n), mt: top_margin(w) }
     }
 
     /// The same frame with room above the plot for `title`.
@@ -276,7 +284,9 @@ pub fn LineChart(
         let room = if legend_below(w) { w - 16.0 } else { MR_LEGEND - 8.0 };
         legend_note.map_or_else(Vec::new, |n| wrap_words(&n.get(), (room / LEGEND_CHAR_WIDTH) as usize))
     };
-    let frame = move || Frame::new(width.get(), series.with(Vec::len) + note_rows().len()).titled(&title.get());
+    // The longest legend label, in characters (a series' name and its count).
+    let widest = move || series.with(|s| s.iter().map(|x| legend_label(x).chars().count()).max().unwrap_or(0));
+    let frame = move || Frame::new(width.get(), series.with(Vec::len) + note_rows().len(), widest()).titled(&title.get());
     // Drag across the plot to zoom into those iterations; "reset zoom" (or Escape) undoes it.
     // Zooming slices the data, so scale, ticks and hover work on the window unchanged.
     let zoom = RwSignal::new(None::<(usize, usize)>);
@@ -335,7 +345,7 @@ pub fn LineChart(
         let target: web_sys::Element = event_target(ev);
         let svg = target.closest("svg").ok().flatten()?;
         let w = view_box_width(&svg);
-        let fr = Frame::new(w, 0);
+        let fr = Frame::new(w, 0, widest());
         let x = ev.offset_x() as f64 * w / svg.get_bounding_client_rect().width().max(1.0);
         let f = ((x - ML) / (w - ML - fr.mr)).clamp(0.0, 1.0);
         Some((f * (n.max(2) - 1) as f64).round() as usize)
@@ -386,7 +396,7 @@ pub fn LineChart(
                 let s: Vec<Series> = all.iter().filter(|x| !off.contains(&x.name)).cloned().collect();
                 let log = log_y.get();
                 let notes = note_rows();
-                let fr = Frame::new(width.get(), all.len() + notes.len()).titled(&title.get());
+                let fr = Frame::new(width.get(), all.len() + notes.len(), widest()).titled(&title.get());
                 // The legend lists every series, shown or not; a click (or Enter) toggles one.
                 let dash = |name: &str| DASHES[all.iter().position(|x| x.name == name).unwrap_or(0) % DASHES.len()];
                 let legend = all.iter().enumerate().map(|(k, se)| {
@@ -403,7 +413,7 @@ pub fn LineChart(
                             <rect x=lx y=ly - 14.0 width=MR_LEGEND - 8.0 height=LINE - 2.0 fill="#ffffff" fill-opacity="0"/>
                             <line x1=lx + 2.0 x2=lx + 26.0 y1=ly - 5.0 y2=ly - 5.0 stroke=se.color stroke-width="3"
                                 stroke-dasharray=dash(&se.name)/>
-                            <text x=lx + 30.0 y=ly class="legend">{format!("{} (n={})", se.name, se.band.n)}</text>
+                            <text x=lx + 30.0 y=ly class="legend">{legend_label(se)}</text>
                         </g>
                     }
                 }).collect_view();

@@ -8,7 +8,7 @@ use futures_channel::oneshot;
 use leptos::prelude::*;
 
 use super::browser::{fetch_bytes, file_bytes, now_ms};
-use super::state::{AppState, Level, RoleEditor};
+use super::state::{AppState, Level, RoleEditor, Topic};
 use super::workers::ParseReply;
 use hpo_engine::axis::count;
 use hpo_engine::benchmark::{Benchmark, Direction, Metric};
@@ -452,6 +452,8 @@ pub async fn apply_roles(state: AppState, roles: ColumnRoles) {
             state.workers.loader.update_value(|l| {
                 l.awaiting_roles = None;
                 l.last_file = Some((data.clone(), name, bytes));
+                // Read by the roles named (an earlier file's format must not stay with it).
+                l.last_format = Some(loaded.format);
             });
             state.data.role_editor.set(None);
             state.data.pending_upload.set(None);
@@ -494,7 +496,8 @@ fn install(
     ));
     let mut messages = Vec::new();
     state.spec.update(|spec| messages = spec.change_data(data, &bench, keep_setup, columns));
-    state.tell(messages);
+    // About this data: they go when other data is loaded (the loader's notes went just before).
+    state.tell_about(Topic::Data, messages);
     state.run.best_task.set(bench.tasks.first().map(|t| t.name.clone()).unwrap_or_default());
     let bench = Arc::new(bench);
     state.data.encoded.set_value(Some((bench.clone(), encoded)));

@@ -12,7 +12,7 @@ use super::warping_view::WarpingView;
 use hpo_engine::benchmark::Benchmark;
 use hpo_engine::export::{traces_csv, traces_detailed_csv};
 use hpo_engine::method_entry::RunKind;
-use hpo_engine::results::metrics::{adtm_curves, band, best_so_far_curves, hv_error_curves, study_adtm, study_best_so_far};
+use hpo_engine::results::metrics::{adtm_curves, band, best_so_far_curves, hv_error_curves, study_adtm, study_best_so_far, study_hv_error};
 use hpo_engine::results::race_summary::{RaceSummary, MAX_SUMMARY_BYTES};
 use hpo_engine::results::run_summary::{summarize_full_run, RunSummary};
 use hpo_engine::spec::ResolvedSpec;
@@ -67,7 +67,15 @@ pub fn ResultsPanel() -> impl IntoView {
         v.extend(study_series(&|r, b| study_adtm(b, &r.tasks, r.objective, r.direction, r.spec.iterations as usize)));
         v
     });
-    let hv = Memo::new(move |_| series(&|traces, _, _, m| hv_error_curves(traces, m), Some((0.0, 1.0))));
+    let hv = Memo::new(move |_| {
+        let mut v = series(&|traces, _, _, m| hv_error_curves(traces, m), Some((0.0, 1.0)));
+        // The study's own run on its objectives: its hypervolume error as its trials ran.
+        v.extend(state.run.setup.get().filter(|_| state.run.traces.with(|t| !t.is_empty())).and_then(|(r, b)| {
+            let (name, curves) = study_hv_error(&b, &r.tasks, &r.objectives, r.spec.iterations as usize)?;
+            Some(Series { name, color: STUDY_COLOR, band: band(&curves) })
+        }));
+        v
+    });
     let is_multi = move || state.run.setup.with(|r| r.as_ref().is_some_and(|(r, _)| r.is_multi_objective()));
     let hv_title = Signal::derive(move || {
         let n = state.run.setup.with(|r| r.as_ref().map(|(r, _)| r.tasks.len()).unwrap_or(0));
@@ -137,7 +145,8 @@ pub fn ResultsPanel() -> impl IntoView {
         {move || is_multi().then(|| view! {
             <div class="charts">
                 <ChartFigure id="chart-hv" file="hypervolume-error"
-                    caption=|| "Hypervolume of the task's true Pareto front minus that of the points found so far, every objective scaled to [0, 1] by its range over the task, reference point (1, 1, …) = each objective's maximum (Salinas et al. 2020, §5.2, Fig. 7).">
+                    caption=move || view! { "Hypervolume of the task's true Pareto front minus that of the points found so far, every objective scaled to [0, 1] by its range over the task, reference point (1, 1, …) = each objective's maximum (Salinas et al. 2020, §5.2, Fig. 7)."
+                        {move || hv.with(|v| v.iter().any(|s| s.color == STUDY_COLOR)).then_some(" Grey: the study as it ran, each of its trials one iteration (pruned and failed ones too), the error of its complete trials so far; the methods choose among the configurations it completed.")} }>
                     <LineChart id="chart-hv" title=hv_title y_label="error (share of unit box)" series=Signal::derive(move || hv.get()) log_y=Signal::derive(move || state.spec.with(|s| s.log_y))/>
                 </ChartFigure>
             </div>

@@ -343,10 +343,16 @@ impl AppState {
 
     /// Shows what a setup edit had to say: warnings first, then information.
     pub fn tell(&self, messages: impl IntoIterator<Item = SetupMessage>) {
+        self.tell_about(Topic::General, messages);
+    }
+
+    /// [`Self::tell`] on `topic`: what setting up on new data said goes with that data
+    /// (`Topic::Data`), as its loader's notes do.
+    pub fn tell_about(&self, topic: Topic, messages: impl IntoIterator<Item = SetupMessage>) {
         let (warnings, infos): (Vec<_>, Vec<_>) = messages.into_iter().partition(|m| matches!(m, SetupMessage::Warning(_)));
         for m in warnings.into_iter().chain(infos) {
             let level = if matches!(m, SetupMessage::Warning(_)) { Level::Warning } else { Level::Info };
-            self.say(level, m.text().to_string());
+            self.say_about(topic, level, m.text().to_string(), Vec::new());
         }
     }
 

@@ -1,12 +1,16 @@
 //! The next trials of a study, in the page: shown when the loaded file is an Optuna journal
-//! (plain, .gz or .zip) or SQLite storage.
+//! (plain, .gz or .zip) or SQLite storage; for another tool's study (a trials CSV, Ray Tune's or
+//! Syne Tune's files) the sentence of `FileFormat::why_no_next_trials` stands in its place.
+//! The methods listed are those that propose for the study's objectives
+//! (`suggest::methods_for`), the engine's `default_method` preselected.
 //! The suggestions are computed in a worker (the GP stays out of the page's bundle and a big
 //! study never freezes the tab) by the engine's `suggest_files`, the same as `hpo suggest`,
 //! and offered as a table and as the three files `hpo suggest` writes.
 
 use leptos::prelude::*;
 
-use hpo_engine::suggest::{methods, transfer_methods, SuggestedFiles};
+use hpo_engine::loaders::formats::FileFormat;
+use hpo_engine::suggest::{default_method, methods_for, SuggestedFiles};
 use hpo_protocol::ToWorker;
 
 use super::browser::download_text;
@@ -37,6 +41,12 @@ fn loaded_journal(state: AppState) -> Option<(String, Vec<u8>)> {
     })
 }
 
+/// The loaded user file's format, when the data shown is that file's.
+fn loaded_format(state: AppState) -> Option<FileFormat> {
+    let data = state.spec.with_untracked(|s| s.data.clone());
+    state.workers.loader.with_value(|l| l.last_file.as_ref().filter(|(d, _, _)| *d == data).and(l.last_format))
+}
+
 /// A cell as the table shows it: a fractional number to 4 significant digits, anything else as is.
 fn shown(v: &str) -> String {
     match v.parse::<f64>() {
@@ -57,7 +67,24 @@ pub fn SuggestView() -> impl IntoView {
     let studies = Memo::new(move |_| {
         state.data.bench.with(|b| b.as_ref().map(|b| b.tasks.iter().map(|t| t.name.clone()).collect::<Vec<_>>()).unwrap_or_default())
     });
-    let method = RwSignal::new("GP".to_string());
+    // Another tool's study: why it gets no next trials here, and where it can.
+    let why_none = Memo::new(move |_| {
+        state.data.bench.track();
+        loaded_format(state).and_then(FileFormat::why_no_next_trials)
+    });
+    // The study's objectives (a study of several directions loads as joint objectives), the
+    // methods that propose for them and the one preselected: all the engine's.
+    let objectives =
+        Memo::new(move |_| state.data.bench.with(|b| b.as_ref().map_or(1, |b| if b.joint_objectives { b.metrics.len() } else { 1 })));
+    let offered = Memo::new(move |_| methods_for(objectives.get(), studies.with(|s| s.len() > 1)));
+    let method = RwSignal::new(default_method(objectives.get_untracked()).to_string());
+    // Other data: a method that does not propose for its objectives gives way to the default.
+    Effect::new(move |_| {
+        let (offered, n) = (offered.get(), objectives.get());
+        if !offered.iter().any(|m| *m == method.get_untracked()) {
+            method.set(default_method(n).to_string());
+        }
+    });
     let n = RwSignal::new(5usize);
     let study = RwSignal::new(String::new());
     let status = RwSignal::new(SuggestStatus::Idle);
@@ -93,13 +120,7 @@ pub fn SuggestView() -> impl IntoView {
                     <label>"Method "
                         <select id="suggest-method" on:change=move |ev| method.set(event_target_value(&ev))>
                             // The transfer methods learn from the file's other studies of this space.
-                            {move || {
-                                let mut offered = methods();
-                                if studies.with(|s| s.len() > 1) {
-                                    offered.extend(transfer_methods());
-                                }
-                                offered.into_iter().map(|m| view! { <option value=m selected=move || method.get() == m>{m}</option> }).collect_view()
-                            }}
+                            {move || offered.get().into_iter().map(|m| view! { <option value=m selected=move || method.get() == m>{m}</option> }).collect_view()}
                         </select>
                     </label>
                     <label>"How many "
@@ -138,5 +159,11 @@ pub fn SuggestView() -> impl IntoView {
                 }}
             </section>
         </Show>
+        {move || why_none.get().map(|why| view! {
+            <section class="panel wide" id="suggest-none">
+                <h2>"Next trials for your study"</h2>
+                <p id="suggest-why-none" class="hint">{why}</p>
+            </section>
+        })}
     }
 }

@@ -83,6 +83,17 @@ fn the_table_names_each_format_once() {
     }
     assert!(FileFormat::OptunaJournal.takes_next_trials() && FileFormat::OptunaStorage.takes_next_trials());
     assert!(!FileFormat::OptunaTrialsCsv.takes_next_trials(), "a trials CSV cannot take enqueued trials");
+    // Every study's file but Optuna's storages says why it gets no next trials; a table that
+    // is no study says nothing.
+    for entry in FORMATS {
+        let study = matches!(
+            entry.format,
+            FileFormat::OptunaTrialsCsv | FileFormat::RayTuneExperiment | FileFormat::RayTuneDataframe | FileFormat::SyneTuneResults
+        );
+        assert_eq!(entry.format.why_no_next_trials().is_some(), study, "{}", entry.name);
+        assert!(!(entry.format.takes_next_trials() && study));
+    }
+    assert!(FileFormat::OptunaTrialsCsv.why_no_next_trials().unwrap().contains("Load the study's own storage"));
 }
 
 #[test]

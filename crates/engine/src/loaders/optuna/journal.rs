@@ -249,3 +249,27 @@ pub fn read_journal(file: &str, text: &str) -> Result<(Vec<Study>, JournalNotes)
     }
     Ok((studies.into_iter().flatten().collect(), notes))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Python's words for the numbers JSON has not, as Optuna's journal writes them (an infinite
+    /// objective value, a NaN intermediate value), read outside strings only.
+    #[test]
+    fn python_s_infinity_and_nan_are_read_outside_strings() {
+        let line = r#"{"op_code":6,"trial_id":0,"state":1,"values":[Infinity,-Infinity,NaN,1.5],"note":"NaN \"Infinity\""}"#;
+        assert!(serde_json::from_str::<Value>(line).is_err());
+        let op: Value = serde_json::from_str(&non_finite_quoted(line).unwrap()).unwrap();
+        let values: Vec<f64> = op["values"].as_array().unwrap().iter().map(|v| number(v).unwrap()).collect();
+        assert_eq!(values[..2], [f64::INFINITY, f64::NEG_INFINITY]);
+        assert!(values[2].is_nan() && values[3] == 1.5);
+        assert_eq!(op["note"], "NaN \"Infinity\"", "a string keeps its words");
+        assert_eq!(non_finite_quoted(r#"{"a":"Infinity"}"#), None);
+        // The two-objective study whose loss was infinite in trial 6 (Optuna wrote `Infinity`).
+        let text = include_str!("../../../../../tests/fixtures/studies/optuna-two-objective-failed-journal.log");
+        let (studies, _) = read_journal("f.log", text).unwrap();
+        assert_eq!(studies[0].trials[6].values.as_ref().unwrap()[0], f64::INFINITY);
+        assert_eq!(studies[0].trials.len(), 16);
+    }
+}
