@@ -84,7 +84,7 @@ pub fn is_journal(text: &str) -> bool {
 /// value as the bare word `Infinity`, `-Infinity` or `NaN` (an objective may be infinite, an
 /// intermediate value NaN) — not JSON. This is `line` with those words, outside strings, made
 /// strings that [`number`] reads; `None` when it has none.
-pub(super) fn non_finite_quoted(line: &str) -> Option<String> {
+fn non_finite_quoted(line: &str) -> Option<String> {
     let mut out = String::with_capacity(line.len() + 8);
     let (mut in_string, mut escaped, mut changed) = (false, false, false);
     let mut rest = line;

@@ -217,10 +217,6 @@ fn infinite_and_nan_values_that_optunas_journal_writes_as_bare_words_are_read() 
     let curves = s.trials.iter().flat_map(|t| t.intermediate.values());
     assert_eq!(curves.clone().filter(|v| v.is_nan()).count(), 4);
     assert_eq!(curves.filter(|v| v.is_infinite()).count(), 2);
-    // A string that holds the words stays a string.
-    let quoted = super::journal::non_finite_quoted(r#"{"a":"NaN and Infinity \" NaN","b":[Infinity,-Infinity,NaN]}"#).unwrap();
-    assert_eq!(quoted, r#"{"a":"NaN and Infinity \" NaN","b":["Infinity","-Infinity","NaN"]}"#);
-    assert_eq!(super::journal::non_finite_quoted(r#"{"a":1.5}"#), None);
 }
 
 const CONDITIONAL: &str = include_str!("../../../../../tests/fixtures/studies/optuna-conditional-journal.log");
