@@ -148,6 +148,15 @@ impl Task {
         self.configs.is_empty()
     }
 
+    /// The most budget units a race on this task can spend: every configuration trained to
+    /// the race's full budget, the shortest curve's length (`None` without curves). A race
+    /// given more ends there (a pruned study's budget, what it spent, is often more).
+    pub fn race_units(&self) -> Option<u64> {
+        let curves = self.curves.as_ref()?;
+        let full = curves.values.iter().map(Vec::len).min()?;
+        Some(curves.values.len() as u64 * full as u64)
+    }
+
     /// Minimum and maximum of metric `m` over all offline evaluations (DTM normalisation).
     pub fn metric_range(&self, m: usize) -> (f64, f64) {
         self.metrics[m].iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)))

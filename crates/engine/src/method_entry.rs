@@ -115,7 +115,51 @@ pub enum MethodKind {
     Race {
         /// Its constructor ([`race_constructor`]).
         build: Option<BuildRace>,
+        /// How its step's time grows over a race.
+        step: StepGrowth,
     },
+}
+
+/// How long a race method's step takes at its n-th step (n budget units spent), natively on
+/// this project's reference host (docs/benchmarks.md, "How long a race takes"): the shape a
+/// job's time left follows ([`crate::eta`]) and what the default race reads to choose a
+/// method that finishes ([`crate::registry::stand_in`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum StepGrowth {
+    /// About the same at every step (no model, or one that does not grow with the race).
+    Flat,
+    /// `base + square·m² + cube·m³` seconds at m = min(n, `cap`) observations: a model refitted
+    /// on every observation. A deep-kernel epoch builds and differentiates the n × n kernel
+    /// over 128 features (the square term, which dominates up to about 1,000 observations)
+    /// and factors and inverts it (the cube term).
+    Polynomial {
+        /// Seconds of a step's fixed part.
+        base: f64,
+        /// Seconds per m².
+        square: f64,
+        /// Seconds per m³.
+        cube: f64,
+        /// The most observations the model sees.
+        cap: Option<u64>,
+    },
+}
+
+impl StepGrowth {
+    /// The work of steps 1..=`steps`: reference seconds for [`StepGrowth::Polynomial`], steps
+    /// for [`StepGrowth::Flat`] (the time left uses only ratios of it).
+    pub fn through(self, steps: u64) -> f64 {
+        match self {
+            StepGrowth::Flat => steps as f64,
+            StepGrowth::Polynomial { base, square, cube, cap } => {
+                let m = cap.map_or(steps, |c| c.min(steps)) as f64;
+                let beyond = steps as f64 - m;
+                // Σ n² and Σ n³ over n ≤ m in closed form, then every later step at m.
+                let squares = m * (m + 1.0) * (2.0 * m + 1.0) / 6.0 + beyond * m * m;
+                let cubes = (m * (m + 1.0) / 2.0).powi(2) + beyond * m * m * m;
+                base * steps as f64 + square * squares + cube * cubes
+            }
+        }
+    }
 }
 
 /// One method.
@@ -154,6 +198,15 @@ impl MethodEntry {
         }
     }
 
+    /// How its step's time grows over a run (flat for full evaluations: a few hundred
+    /// evaluations at most, each fit small).
+    pub fn step_growth(&self) -> StepGrowth {
+        match self.kind {
+            MethodKind::Full { .. } => StepGrowth::Flat,
+            MethodKind::Race { step, .. } => step,
+        }
+    }
+
     /// What it learns from the other tasks (races learn nothing from them).
     pub fn transfer(&self) -> TransferNeed {
         match self.kind {
@@ -182,8 +235,8 @@ impl MethodEntry {
     /// A fresh multi-fidelity optimizer.
     pub fn build_race(&self) -> Result<Box<dyn MultiFidelityOptimizer>> {
         match self.kind {
-            MethodKind::Race { build: Some(build) } => Ok(build(self.name)),
-            MethodKind::Race { build: None } => Err(self.not_in_this_build()),
+            MethodKind::Race { build: Some(build), .. } => Ok(build(self.name)),
+            MethodKind::Race { build: None, .. } => Err(self.not_in_this_build()),
             MethodKind::Full { .. } => Err(EngineError::Spec(format!("{} does not run in a multi-fidelity race", self.name))),
         }
     }

@@ -39,10 +39,13 @@ pub fn run_job(
     let method = resolved.entry(job)?;
     let body = match resolved.mode {
         RunMode::Full { iterations } => full_evaluations(bench, resolved, job, method, iterations, priors, now, progress)?,
-        RunMode::Race { budget: total } => {
+        RunMode::Race { budget } => {
             let sign = resolved.direction.sign();
+            // Progress counts to what the job can spend: the budget, or the table when it
+            // holds less (the race then ends there).
+            let total = bench.tasks[job.task].race_units().map_or(budget, |units| units.min(budget));
             let mut on_step = |spent| progress(JobProgress::Budget { spent, total });
-            let race = run_mf_job_with(bench, job.task, method, job.seed, total, sign, resolved.spec.targets, now, &mut on_step)?;
+            let race = run_mf_job_with(bench, job.task, method, job.seed, budget, sign, resolved.spec.targets, now, &mut on_step)?;
             TraceBody::Race(race.rows)
         }
     };

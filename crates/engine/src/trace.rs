@@ -81,6 +81,15 @@ pub enum TraceBody {
 }
 
 impl Trace {
+    /// What the job spent: its evaluations, or a race's budget units (a race ends early when
+    /// its table is used up).
+    pub fn units_spent(&self) -> u64 {
+        match &self.body {
+            TraceBody::Evaluations { rows, .. } => rows.len() as u64,
+            TraceBody::Race(rows) => rows.last().map_or(0, |r| r.spent),
+        }
+    }
+
     /// The evaluations of a full-evaluation run, one per iteration (none for a race).
     pub fn rows(&self) -> &[TraceRow] {
         match &self.body {

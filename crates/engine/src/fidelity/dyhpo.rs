@@ -20,7 +20,7 @@
 
 use self::deep_kernel::{fit, CurvePoint, DeepKernel, DeepKernelSettings, FitProgress, FitReport, FittedDeepKernel, Fitting};
 use crate::error::{EngineError, Result};
-use crate::method_entry::{race_constructor, CostClass, MethodEntry, MethodKind};
+use crate::method_entry::{race_constructor, CostClass, MethodEntry, MethodKind, StepGrowth};
 use crate::optimizer::{index_below, MethodRng};
 use crate::race::{MultiFidelityOptimizer, Race, Request};
 use crate::stats::expected_improvement;
@@ -420,13 +420,23 @@ pub fn race_with_observations(values: &[Vec<f64>], observations: usize, sign: f6
     race
 }
 
+/// How the faithful step's time grows: a fit of at least 11 epochs on every observation.
+/// Fitted by least squares to the warm-started steps of a run on the 80-trial study Optuna
+/// wrote (`tests/fixtures/studies/optuna-mlp-journal.log`, 700 steps, natively on the
+/// reference host: docs/benchmarks.md, "How long a race takes"); a run of 700 steps comes to
+/// about 80 s.
+const FAITHFUL_STEP: StepGrowth = StepGrowth::Polynomial { base: 2e-3, square: 6.3e-7, cube: 5.5e-11, cap: None };
+
 /// Registry entry: the paper's method.
 pub const DYHPO: MethodEntry = MethodEntry {
     name: "DyHPO",
     summary: "Deep-kernel GP over learning curves, multi-fidelity EI, one budget unit per step (Wistuba et al. 2022)",
     paper: "Wistuba, Kadra & Grabocka 2022, §3, Alg. 1",
     cost: CostClass::Heavy,
-    kind: MethodKind::Race { build: race_constructor(|name| Box::new(DyHpo::with_settings(name, DeepKernelSettings::default()))) },
+    kind: MethodKind::Race {
+        build: race_constructor(|name| Box::new(DyHpo::with_settings(name, DeepKernelSettings::default()))),
+        step: FAITHFUL_STEP,
+    },
 };
 
 /// Registry entry: the paper's ablation without the learning-curve input.
@@ -437,6 +447,7 @@ pub const DYHPO_WITHOUT_CNN: MethodEntry = MethodEntry {
     cost: CostClass::Heavy,
     kind: MethodKind::Race {
         build: race_constructor(|name| Box::new(DyHpo::with_settings(name, DeepKernelSettings { filters: 0, ..Default::default() }))),
+        step: FAITHFUL_STEP,
     },
 };
 
@@ -446,7 +457,12 @@ pub const DYHPO_FAST: MethodEntry = MethodEntry {
     summary: "Not the paper's method: DyHPO fitted on at most 256 observations (latest of each configuration first), for speed",
     paper: "Wistuba, Kadra & Grabocka 2022, §3, Alg. 1, with this project's shortcuts (docs/methods.md)",
     cost: CostClass::Model,
-    kind: MethodKind::Race { build: race_constructor(|name| Box::new(DyHpo::fast(name))) },
+    kind: MethodKind::Race {
+        build: race_constructor(|name| Box::new(DyHpo::fast(name))),
+        // Its fits on at most 256 observations one step in 10; the steps between condition
+        // the GP once (about 7 s for the 700 steps of the study above).
+        step: StepGrowth::Polynomial { base: 2e-3, square: 1.2e-7, cube: 0.0, cap: Some(FAST_OBSERVATIONS as u64) },
+    },
 };
 
 #[cfg(test)]

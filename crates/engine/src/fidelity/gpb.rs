@@ -38,7 +38,7 @@ use crate::error::{EngineError, Result};
 use crate::fidelity::gpb::construct::DesignMethod;
 use crate::fidelity::gpb::design::{Criterion, DesignModel, DesignProblem};
 use crate::fidelity::gpb::model::{CovParams, Gpb, GpbSettings};
-use crate::method_entry::{race_constructor, CostClass, MethodEntry, MethodKind};
+use crate::method_entry::{race_constructor, CostClass, MethodEntry, MethodKind, StepGrowth};
 use crate::optimizer::MethodRng;
 use crate::race::{MultiFidelityOptimizer, Race, Request};
 use crate::stats::expected_improvement;
@@ -266,7 +266,7 @@ pub const GPB_IC: MethodEntry = MethodEntry {
     summary: "GP with budgets, EI over configuration and budget, D-optimal initial design by Iterated Construction",
     paper: "anonymous ICLR 2021 submission (paper 003), §2 and §3.4, Alg. 1",
     cost: CostClass::Model,
-    kind: MethodKind::Race { build: race_constructor(|name| Box::new(GpbRace::new(name, DesignMethod::Ic))) },
+    kind: MethodKind::Race { build: race_constructor(|name| Box::new(GpbRace::new(name, DesignMethod::Ic))), step: StepGrowth::Flat },
 };
 
 /// Registry entry: GPB after the TA design.
@@ -275,7 +275,7 @@ pub const GPB_TA: MethodEntry = MethodEntry {
     summary: "GP with budgets, EI over configuration and budget, D-optimal Latin hypercube by Threshold Acceptance",
     paper: "anonymous ICLR 2021 submission (paper 003), §2 and §3.4, Alg. 2",
     cost: CostClass::Model,
-    kind: MethodKind::Race { build: race_constructor(|name| Box::new(GpbRace::new(name, DesignMethod::Ta))) },
+    kind: MethodKind::Race { build: race_constructor(|name| Box::new(GpbRace::new(name, DesignMethod::Ta))), step: StepGrowth::Flat },
 };
 
 /// Registry entry: GPB after a random design.
@@ -284,7 +284,7 @@ pub const GPB_RANDOM: MethodEntry = MethodEntry {
     summary: "GP with budgets, EI over configuration and budget, random initial design",
     paper: "anonymous ICLR 2021 submission (paper 003), §2 and Tables 3-4",
     cost: CostClass::Model,
-    kind: MethodKind::Race { build: race_constructor(|name| Box::new(GpbRace::new(name, DesignMethod::Random))) },
+    kind: MethodKind::Race { build: race_constructor(|name| Box::new(GpbRace::new(name, DesignMethod::Random))), step: StepGrowth::Flat },
 };
 
 /// Registry entry: the paper's BO baseline.
@@ -293,7 +293,7 @@ pub const GP_MAX_BUDGET: MethodEntry = MethodEntry {
     summary: "The GPB paper's BO baseline: the same GP and EI, every configuration at the full budget",
     paper: "anonymous ICLR 2021 submission (paper 003), Tables 3-4, Random (GP)",
     cost: CostClass::Model,
-    kind: MethodKind::Race { build: race_constructor(|name| Box::new(GpbRace::full_budget(name))) },
+    kind: MethodKind::Race { build: race_constructor(|name| Box::new(GpbRace::full_budget(name))), step: StepGrowth::Flat },
 };
 
 #[cfg(test)]

@@ -21,7 +21,7 @@
 use std::collections::VecDeque;
 
 use crate::error::{EngineError, Result};
-use crate::method_entry::{race_constructor, CostClass, MethodEntry, MethodKind};
+use crate::method_entry::{race_constructor, CostClass, MethodEntry, MethodKind, StepGrowth};
 use crate::optimizer::{index_below, MethodRng};
 use crate::race::{MultiFidelityOptimizer, Race, Request};
 
@@ -285,7 +285,7 @@ pub const RS_FULL_BUDGET: MethodEntry = MethodEntry {
     summary: "Random search: fresh random configurations, each trained to the full budget",
     paper: "Wistuba, Kadra & Grabocka 2022, §4.3 (baseline)",
     cost: CostClass::Instant,
-    kind: MethodKind::Race { build: race_constructor(|_| Box::new(FullBudgetRandomSearch)) },
+    kind: MethodKind::Race { build: race_constructor(|_| Box::new(FullBudgetRandomSearch)), step: StepGrowth::Flat },
 };
 
 /// Registry entry.
@@ -294,7 +294,10 @@ pub const HYPERBAND: MethodEntry = MethodEntry {
     summary: "Hyperband, η = 3 (Li et al. 2018)",
     paper: "Li et al. 2018, Alg. 1; a baseline of Wistuba et al. 2022, §4.3",
     cost: CostClass::Instant,
-    kind: MethodKind::Race { build: race_constructor(|name| Box::new(Hyperband::with_sampler(name, Box::new(RandomSampler)))) },
+    kind: MethodKind::Race {
+        build: race_constructor(|name| Box::new(Hyperband::with_sampler(name, Box::new(RandomSampler)))),
+        step: StepGrowth::Flat,
+    },
 };
 
 /// Registry entry.
@@ -303,7 +306,7 @@ pub const ASHA: MethodEntry = MethodEntry {
     summary: "Asynchronous successive halving, η = 3 (Li et al. 2020)",
     paper: "Li et al. 2020, Alg. 2; a baseline of Wistuba et al. 2022, §4.3",
     cost: CostClass::Instant,
-    kind: MethodKind::Race { build: race_constructor(|_| Box::new(Asha::new())) },
+    kind: MethodKind::Race { build: race_constructor(|_| Box::new(Asha::new())), step: StepGrowth::Flat },
 };
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ use rand::Rng;
 
 use super::hyperband::ConfigSampler;
 use super::hyperband::Hyperband;
-use crate::method_entry::{race_constructor, CostClass, MethodEntry, MethodKind};
+use crate::method_entry::{race_constructor, CostClass, MethodEntry, MethodKind, StepGrowth};
 use crate::optimizer::{index_below, MethodRng};
 use crate::race::Race;
 use crate::stats::normal_quantile;
@@ -194,7 +194,10 @@ pub const BOHB: MethodEntry = MethodEntry {
     summary: "Hyperband whose brackets start from TPE densities per budget (Falkner et al. 2018)",
     paper: "Falkner et al. 2018; a baseline of Wistuba et al. 2022, §4.3",
     cost: CostClass::Model,
-    kind: MethodKind::Race { build: race_constructor(|name| Box::new(Hyperband::with_sampler(name, Box::new(TpeSampler)))) },
+    kind: MethodKind::Race {
+        build: race_constructor(|name| Box::new(Hyperband::with_sampler(name, Box::new(TpeSampler)))),
+        step: StepGrowth::Flat,
+    },
 };
 
 /// Registry entry.
@@ -203,7 +206,10 @@ pub const DEHB: MethodEntry = MethodEntry {
     summary: "Hyperband whose brackets start from differential evolution (Awad et al. 2021; simplified)",
     paper: "Awad et al. 2021 (simplified, docs/methods.md); a baseline of Wistuba et al. 2022, §4.3",
     cost: CostClass::Model,
-    kind: MethodKind::Race { build: race_constructor(|name| Box::new(Hyperband::with_sampler(name, Box::new(DeSampler)))) },
+    kind: MethodKind::Race {
+        build: race_constructor(|name| Box::new(Hyperband::with_sampler(name, Box::new(DeSampler)))),
+        step: StepGrowth::Flat,
+    },
 };
 
 #[cfg(test)]

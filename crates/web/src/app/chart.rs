@@ -18,6 +18,9 @@ pub struct Series {
     pub color: &'static str,
     /// Mean and band per iteration (iteration 1 is index 0).
     pub band: Band,
+    /// While its method's jobs are not all in: how many are ("3 of 10 runs so far"), said in
+    /// the legend; a method with none yet has an empty band and this entry alone.
+    pub so_far: Option<String>,
 }
 
 /// Line styles paired with the palette, so that series stay apart without colour (print,
@@ -85,9 +88,14 @@ fn wrap_words(text: &str, per_line: usize) -> Vec<String> {
     rows
 }
 
-/// A series' legend entry: its name and how many runs its band is over.
+/// A series' legend entry: its name, how many runs its band is over and, while its method's
+/// jobs are not all in, how many are.
 fn legend_label(s: &Series) -> String {
-    format!("{} (n={})", s.name, s.band.n)
+    match (&s.so_far, s.band.n) {
+        (Some(so_far), 0) => format!("{}: {so_far}", s.name),
+        (Some(so_far), n) => format!("{} (n={n}): {so_far}", s.name),
+        (None, n) => format!("{} (n={n})", s.name),
+    }
 }
 
 /// Where a chart `w` wide puts its plot and its legend of `n` entries.

@@ -45,23 +45,38 @@ pub fn RaceResults() -> impl IntoView {
         };
         PALETTE[k.unwrap_or(0) % PALETTE.len()]
     };
+    // A method whose jobs are not all in says so in the legend; one with none has its entry
+    // alone (the summary has only methods with a trace).
+    let so_far = super::results::runs_so_far(state);
     let series = move |pick: fn(&RaceSummary, usize) -> Band| {
         Signal::derive(move || {
-            summary
-                .get()
-                .map(|s| {
-                    (0..s.methods.len())
-                        .map(|k| Series { name: s.methods[k].clone(), color: color(&s.methods[k]), band: pick(&s, k) })
-                        .collect::<Vec<Series>>()
-                })
-                .unwrap_or_default()
+            let Some(s) = summary.get() else { return Vec::new() };
+            let waiting = so_far.get();
+            let drawn = (0..s.methods.len()).map(|k| Series {
+                name: s.methods[k].clone(),
+                color: color(&s.methods[k]),
+                band: pick(&s, k),
+                so_far: waiting.get(&s.methods[k]).cloned(),
+            });
+            let empty = Band { mean: Vec::new(), lower: Vec::new(), upper: Vec::new(), n: 0 };
+            let none_yet = waiting.iter().filter(|(m, _)| !s.methods.contains(m)).map(|(m, text)| Series {
+                name: m.clone(),
+                color: color(m),
+                band: empty.clone(),
+                so_far: Some(text.clone()),
+            });
+            // Opened from a file, the summary is all there is.
+            if opened() {
+                return drawn.map(|x| Series { so_far: None, ..x }).collect();
+            }
+            drawn.chain(none_yet).collect::<Vec<Series>>()
         })
     };
     // The study's own run (a file from Optuna, Ray Tune or Syne Tune) beside the methods.
     let regret = Signal::derive(move || {
         let mut v = series(|s, k| s.regret[k].clone()).get();
         if let Some(study) = summary.with(|s| s.as_ref().and_then(|s| s.study.clone())) {
-            v.push(Series { name: study.label, color: STUDY_COLOR, band: study.regret });
+            v.push(Series { name: study.label, color: STUDY_COLOR, band: study.regret, so_far: None });
         }
         v
     });
@@ -87,7 +102,12 @@ pub fn RaceResults() -> impl IntoView {
     let good = Signal::derive(move || {
         let mut v = series(|s, k| plain(&s.good_after_bad[k], s.tasks.len())).get();
         if let Some(s) = summary.get() {
-            v.push(Series { name: "all, trained fully".into(), color: "#888888", band: plain(&s.good_after_bad_baseline, s.tasks.len()) });
+            v.push(Series {
+                name: "all, trained fully".into(),
+                color: "#888888",
+                band: plain(&s.good_after_bad_baseline, s.tasks.len()),
+                so_far: None,
+            });
         }
         v
     });

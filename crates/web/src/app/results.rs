@@ -1,5 +1,7 @@
 //! Result charts (ADTM and best so far, mean with a 95% band across seeds) and exports.
 
+use std::collections::BTreeMap;
+
 use leptos::prelude::*;
 
 use super::browser::{download_text, file_bytes};
@@ -18,6 +20,35 @@ use hpo_engine::results::run_summary::{summarize_full_run, RunSummary};
 use hpo_engine::spec::ResolvedSpec;
 use hpo_engine::trace::Trace;
 
+/// Per method of the last run whose jobs are not all in, how many are: "3 of 10 runs so far"
+/// while it runs, "3 of 10 runs" after a cancel or a failure. The charts' legends say it, so
+/// that a line drawn before its method has finished is not read as its result.
+pub fn runs_so_far(state: AppState) -> Memo<BTreeMap<String, String>> {
+    Memo::new(move |_| {
+        let Some((resolved, _)) = state.run.setup.get() else { return BTreeMap::new() };
+        let running = state.run.status.with(|r| r.running);
+        let per_method = resolved.jobs().len() / resolved.spec.methods.len().max(1);
+        state.run.traces.with(|traces| {
+            resolved
+                .spec
+                .methods
+                .iter()
+                .filter_map(|m| {
+                    let done = traces.iter().filter(|t| &t.method == m).count();
+                    (done < per_method).then(|| {
+                        let text = match (done, running) {
+                            (0, true) => "running, no run finished yet".to_string(),
+                            (_, true) => format!("{done} of {per_method} runs so far"),
+                            (_, false) => format!("{done} of {per_method} runs"),
+                        };
+                        (m.clone(), text)
+                    })
+                })
+                .collect()
+        })
+    })
+}
+
 /// A method's curves (one per job) from the traces of a run.
 type CurvesOfMethod<'a> = dyn Fn(&[Trace], &ResolvedSpec, &Benchmark, &str) -> Vec<Vec<f64>> + 'a;
 
@@ -29,6 +60,7 @@ type StudyCurves<'a> = dyn Fn(&ResolvedSpec, &Benchmark) -> Option<(String, Vec<
 pub fn ResultsPanel() -> impl IntoView {
     let state = expect_context::<AppState>();
     let summary = run_summary(state);
+    let so_far = runs_so_far(state);
     let run_methods = Memo::new(move |_| state.run.setup.get().map(|(r, _)| r.spec.methods.clone()).unwrap_or_default());
     // One series per method of the last run, from a function giving a method's curves; the
     // band kept within the measure's own range where it has one.
@@ -47,8 +79,9 @@ pub fn ResultsPanel() -> impl IntoView {
                         Some((lo, hi)) => band(&curves(traces, &resolved, &bench, m)).within(lo, hi),
                         None => band(&curves(traces, &resolved, &bench, m)),
                     },
+                    so_far: so_far.with(|s| s.get(m).cloned()),
                 })
-                .filter(|s| s.band.n > 0)
+                .filter(|s| s.band.n > 0 || s.so_far.is_some())
                 .collect()
         })
     };
@@ -60,7 +93,7 @@ pub fn ResultsPanel() -> impl IntoView {
             return None;
         }
         let (name, curves) = curves(&resolved, &bench)?;
-        Some(Series { name, color: STUDY_COLOR, band: band(&curves) })
+        Some(Series { name, color: STUDY_COLOR, band: band(&curves), so_far: None })
     };
     let adtm = Memo::new(move |_| {
         let mut v = series(&|traces, r, b, m| adtm_curves(traces, b, r.objective, r.direction, m), Some((0.0, 1.0)));
@@ -72,7 +105,7 @@ pub fn ResultsPanel() -> impl IntoView {
         // The study's own run on its objectives: its hypervolume error as its trials ran.
         v.extend(state.run.setup.get().filter(|_| state.run.traces.with(|t| !t.is_empty())).and_then(|(r, b)| {
             let (name, curves) = study_hv_error(&b, &r.tasks, &r.objectives, r.spec.iterations as usize)?;
-            Some(Series { name, color: STUDY_COLOR, band: band(&curves) })
+            Some(Series { name, color: STUDY_COLOR, band: band(&curves), so_far: None })
         }));
         v
     });

@@ -7,9 +7,9 @@ use super::pool::{self, RunSink};
 use super::state::{AppState, Level, RunStatus, RunningJob, Topic};
 use hpo_engine::axis::count;
 use hpo_engine::benchmark::Benchmark;
-use hpo_engine::eta::{Estimate, Running, TimeLeft};
+use hpo_engine::eta::{Estimate, TimeLeft};
 use hpo_engine::kept::{experiment_id, new_record};
-use hpo_engine::method_entry::RunKind;
+use hpo_engine::method_entry::{RunKind, StepGrowth};
 use hpo_engine::permalink::to_query;
 use hpo_engine::spec::{Job, ResolvedSpec};
 use hpo_engine::trace::{JobProgress, Trace};
@@ -64,8 +64,9 @@ impl RunSink for UiSink {
         let label = job_label(&self.state, job);
         self.state.run.status.update(|r| {
             // The same job goes on: it keeps its start.
-            let started_ms = r.current.get(&worker).filter(|c| c.label == label).map_or_else(now_ms, |c| c.started_ms);
-            r.current.insert(worker, RunningJob { label, method: job.method.clone(), progress, started_ms });
+            let now = now_ms();
+            let started_ms = r.current.get(&worker).filter(|c| c.label == label).map_or(now, |c| c.started_ms);
+            r.current.insert(worker, RunningJob { label, method: job.method.clone(), progress, started_ms, reported_ms: now });
         });
     }
 
@@ -179,7 +180,8 @@ fn run_jobs(state: AppState, bench: std::sync::Arc<Benchmark>, resolved: Resolve
             return;
         }
     };
-    let time_left = TimeLeft::new(jobs.iter().map(|j| j.method.as_str()));
+    let time_left =
+        TimeLeft::new(jobs.iter().map(|j| (j.method.as_str(), resolved.entry(j).map_or(StepGrowth::Flat, |m| m.step_growth()))));
     // "Restored 45 of 60 jobs" is over once the rest runs: the status line counts from here.
     state.forget(Topic::Run);
     let (workers, reused) = pool::start(state.workers.run, (bench, encoded), resolved, jobs, hardware_concurrency(), known, sink);
@@ -279,24 +281,18 @@ pub fn RunPanel() -> impl IntoView {
         clock.track();
         let now = now_ms();
         let elapsed = (r.ended_ms.unwrap_or(now) - r.started_ms) / 1000.0;
-        let f = r.fraction();
         if r.running || r.keeping() {
-            let running: Vec<Running> = r
-                .current
-                .values()
-                .map(|c| Running { method: &c.method, seconds: (now - c.started_ms) / 1000.0, fraction: r.job_fraction(c.progress) })
-                .collect();
-            let left = match r.time_left.estimate_running(r.workers, &running) {
+            let left = match r.estimate(now) {
                 _ if !r.running => "keeping the last results in this browser".into(),
-                Estimate::Seconds(s) => format!("about {} left", fmt_seconds(s)),
-                Estimate::NotKnownUntil(method) => format!("time left known once one {method} job has finished"),
+                Estimate::Seconds(s) => format!("about {} left ({:.0}% of the time done)", fmt_seconds(s), r.share_done(now) * 100.0),
+                Estimate::NotKnownUntil(method) => format!("time left known after a few steps of {method}"),
                 Estimate::Done => "finishing".into(),
             };
+            // Counted once kept in this browser (a reload restores every job it counted).
             format!(
-                "{} of {} jobs done ({:.0}%) on {} · {} elapsed · {left}{}",
+                "{} of {} jobs done on {} · {} elapsed · {left}{}",
                 r.kept_jobs,
                 r.total_jobs,
-                f * 100.0,
                 count(r.workers, "worker"),
                 fmt_seconds(elapsed),
                 priors(&r)
@@ -306,19 +302,20 @@ pub fn RunPanel() -> impl IntoView {
         } else if r.restored.is_some() {
             format!("Restored {} of {} kept in this browser.", r.kept_jobs, count(r.total_jobs, "job"))
         } else {
-            let evals = (r.done_jobs - r.failed_jobs) as f64 * r.iterations as f64;
+            // What the jobs spent, from their traces (a race ends early on a used-up table).
+            let spent: u64 = state.run.traces.with(|t| t.iter().map(Trace::units_spent).sum());
             let unit = if state.run.setup.with_untracked(|s| s.as_ref().is_some_and(|(r, _)| r.mode.kind() == RunKind::Race)) {
-                "budget units"
+                "budget unit"
             } else {
-                "evaluations"
+                "evaluation"
             };
             format!(
-                "Finished {} ({} {unit}) in {} on {}: {:.0} {unit}/s{}{}",
+                "Finished {} ({}) in {} on {}: {:.0} {unit}s/s{}{}",
                 count(r.total_jobs, "job"),
-                evals,
+                count(spent as usize, unit),
                 fmt_seconds(elapsed),
                 count(r.workers, "worker"),
-                evals / elapsed.max(1e-3),
+                spent as f64 / elapsed.max(1e-3),
                 if r.failed_jobs > 0 { format!(", {} failed", r.failed_jobs) } else { String::new() },
                 priors(&r)
             )
@@ -356,7 +353,10 @@ pub fn RunPanel() -> impl IntoView {
                 )
             }}</span>
         </div>
-        <progress id="progress" max="1" prop:value=move || run.get().fraction()></progress>
+        <progress id="progress" max="1" prop:value=move || {
+            clock.track();
+            run.with(|r| if r.running { r.share_done(now_ms()) } else { r.fraction() })
+        }></progress>
         <p id="run-status" data-running=move || run.get().running.to_string()>{status_text}</p>
         <ul id="current-jobs">
             {move || run.get().current.into_iter().map(|(w, RunningJob { label, progress, .. })| {

@@ -11,7 +11,7 @@ use hpo_protocol::EncodedBenchmark;
 use super::store::KeptFile;
 use super::workers::WorkerService;
 use hpo_engine::benchmark::Benchmark;
-use hpo_engine::eta::TimeLeft;
+use hpo_engine::eta::{Estimate, Running, TimeLeft};
 use hpo_engine::kept::ExperimentRecord;
 use hpo_engine::loaders::notes::Note;
 use hpo_engine::results::race_summary::RaceSummary;
@@ -115,21 +115,60 @@ pub struct RunningJob {
     pub progress: JobProgress,
     /// When it started (ms since page load).
     pub started_ms: f64,
+    /// When it last reported its progress (ms since page load).
+    pub reported_ms: f64,
 }
 
 impl RunStatus {
-    /// The fraction of one job's work `progress` stands for (0 while training a prior);
-    /// `iterations` holds the budget units of a race, whose jobs report budget spent.
+    /// Steps done of the steps in all that `progress` stands for (0 of 0 while training a
+    /// prior); a race's job counts to what it can spend ([`JobProgress::Budget`]'s total),
+    /// other jobs to the run's iterations.
+    pub fn job_steps(&self, progress: JobProgress) -> (u64, u64) {
+        match progress {
+            JobProgress::Iterations(n) => (u64::from(n), self.iterations),
+            JobProgress::Budget { spent, total } => (spent, total),
+            JobProgress::Prior { .. } => (0, 0),
+        }
+    }
+
+    /// The fraction of one job's steps `progress` stands for, in [0, 1] (0 while training a prior).
     pub fn job_fraction(&self, progress: JobProgress) -> f64 {
-        let done = match progress {
-            JobProgress::Iterations(n) => n as f64,
-            JobProgress::Budget { spent, .. } => spent as f64,
-            JobProgress::Prior { .. } => 0.0,
-        };
-        if self.iterations == 0 {
-            0.0
-        } else {
-            (done / self.iterations as f64).clamp(0.0, 1.0)
+        match self.job_steps(progress) {
+            (_, 0) => 0.0,
+            (done, total) => (done as f64 / total as f64).clamp(0.0, 1.0),
+        }
+    }
+
+    /// The jobs running now as the time left reads them, at `now_ms`.
+    pub fn running_jobs(&self, now_ms: f64) -> Vec<Running<'_>> {
+        self.current
+            .values()
+            .map(|c| {
+                let (done, total) = self.job_steps(c.progress);
+                Running {
+                    method: &c.method,
+                    seconds: (now_ms - c.started_ms) / 1000.0,
+                    done,
+                    reported: (c.reported_ms - c.started_ms) / 1000.0,
+                    total,
+                }
+            })
+            .collect()
+    }
+
+    /// The time left at `now_ms`.
+    pub fn estimate(&self, now_ms: f64) -> Estimate {
+        self.time_left.estimate_running(self.workers, &self.running_jobs(now_ms))
+    }
+
+    /// The share of the run done at `now_ms`: of its time when the time left is known (what a
+    /// progress bar should show: a race's last units take longest), else of its jobs' steps.
+    pub fn share_done(&self, now_ms: f64) -> f64 {
+        let elapsed = (now_ms - self.started_ms) / 1000.0;
+        match self.estimate(now_ms) {
+            Estimate::Seconds(left) if elapsed + left > 0.0 => elapsed / (elapsed + left),
+            Estimate::Done => 1.0,
+            _ => self.fraction(),
         }
     }
 
