@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readFile, writeFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
-import { serveSite, openPage, tempDir, download, messages, cli, ROOT, setNumber, runAndWait } from './helpers.mjs';
+import { serveSite, openPage, tempDir, download, messages, cli, ROOT, setNumber, runAndWait, waitForRun } from './helpers.mjs';
 
 const studies = join(ROOT, 'tests', 'fixtures', 'studies');
 let site, dir;
@@ -88,6 +88,39 @@ test('a conditional journal and a two-objective SQLite study get the same next t
       assert.equal(page, fromCli, `${file}: the page's suggestions.csv is hpo suggest's, byte for byte`);
       assert.equal(page.trim().split('\n').length, n + 1, `${file}: ${n} suggestions`);
     }
+  } finally { await b.close(); }
+});
+
+test('the default race on the 80-trial study with pruned trials finishes within two minutes: DyHPO (fast) said in the setup, the time left known early, unfinished methods marked in the chart', async () => {
+  const b = await openPage(site, '', { width: 1280, height: 720 });
+  try {
+    await b.page.setInputFiles('#upload', join(studies, 'optuna-mlp-journal.log'));
+    await waitInfo(b.page, /^optuna-mlp-journal: /);
+    const info = (await messages(b.page, 'info')).join('\n');
+    assert.match(info, /budget units, what Optuna's own run spent, .*the complete trials' curves hold 700 units in all/);
+    assert.match(info, /DyHPO would take about \d+ min on two cores \(10 runs of up to 700 steps, .*\): the race runs DyHPO \(fast\) \(about \d+ s\) instead, which is not the paper's method/);
+    const ticked = await b.page.locator('#methods input:checked').evaluateAll((e) => e.map((x) => x.value));
+    assert.deepEqual(ticked, ['RS', 'Hyperband', 'ASHA', 'BOHB', 'DyHPO (fast)']);
+    assert.equal(await b.page.inputValue('#seeds'), '10');
+    const started = Date.now();
+    await b.page.click('#run');
+    // The time left is known after a few steps of every method, not after a DyHPO job's end.
+    await b.page.waitForFunction(() => /jobs done on 2 workers · .* about .* left \(\d+% of the time done\)/.test(document.querySelector('#run-status')?.textContent ?? ''), null, { timeout: 30_000 });
+    const knownAfter = (Date.now() - started) / 1000;
+    // A job counts to what the table holds, not to the 843 units Optuna spent.
+    await b.page.waitForFunction(() => /DyHPO \(fast\) · mlp-cifar · seed \d+ — \d+\/700 budget units/.test(document.querySelector('#current-jobs')?.textContent ?? ''), null, { timeout: 30_000 });
+    // The chart drawn while DyHPO (fast) runs says its line is not its result yet.
+    await b.page.waitForFunction(() => [...document.querySelectorAll('#chart-regret .legend-entry')].some((e) => /^DyHPO \(fast\)(: running, no run finished yet| \(n=1\): \d+ of 10 runs so far)$/.test(e.textContent)), null, { timeout: 60_000 });
+    await b.page.locator('#chart-regret').scrollIntoViewIfNeeded();
+    await b.page.screenshot({ path: join(ROOT, 'tests', 'e2e', 'artifacts', 'race-study-running-1280x720.png') });
+    const status = await waitForRun(b.page, 120_000 - (Date.now() - started));
+    const seconds = (Date.now() - started) / 1000;
+    assert.match(status, /^Finished 50 jobs/);
+    assert.deepEqual(await messages(b.page, 'error'), []);
+    const legend = await b.page.locator('#chart-regret .legend-entry').allTextContents();
+    assert.ok(legend.some((t) => /^DyHPO \(fast\) \(n=1\)$/.test(t)), legend.join(' | '));
+    assert.ok(legend.some((t) => /^Optuna's own run/.test(t)), legend.join(' | '));
+    console.log(`default race on the 80-trial study: time left known after ${knownAfter.toFixed(1)} s, finished in ${seconds.toFixed(1)} s`);
   } finally { await b.close(); }
 });
 

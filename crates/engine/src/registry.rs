@@ -68,6 +68,11 @@ pub static METHODS: &[MethodEntry] = &[
 const DEFAULT_RACE: &[&str] =
     &[hyperband::RS_FULL_BUDGET.name, hyperband::HYPERBAND.name, hyperband::ASHA.name, samplers::BOHB.name, dyhpo::DYHPO.name];
 
+/// The methods of the default race that a cheaper one stands in for when they would not
+/// finish in the time a first race should take ([`stand_in`]): the faithful DyHPO refits its
+/// GP on every observation at every step, so its race grows with the budget's cube.
+const STAND_INS: &[(&str, &str)] = &[(dyhpo::DYHPO.name, dyhpo::DYHPO_FAST.name)];
+
 /// The methods a study's next trials start with: the first of these that proposes for the
 /// study's objectives (GP for one, its "+MO" variant for several; `suggest::default_method`).
 const NEXT_TRIALS_FIRST: &[&str] = &[gp::GP.name, scalarized::GP_MO.name];
@@ -116,6 +121,12 @@ pub fn defaults(kind: RunKind) -> Vec<&'static MethodEntry> {
         RunKind::Full => vec![baseline(RunKind::Full)],
         RunKind::Race => DEFAULT_RACE.iter().filter_map(|name| find(RunKind::Race, name)).collect(),
     }
+}
+
+/// The method that stands in for `method` in a default race too long to finish soon, if any.
+pub fn stand_in(method: &MethodEntry) -> Option<&'static MethodEntry> {
+    let (_, cheaper) = STAND_INS.iter().find(|(name, _)| *name == method.name && method.run_kind() == RunKind::Race)?;
+    find(RunKind::Race, cheaper)
 }
 
 /// The full-evaluation methods a study's next trials prefer, in order of preference (the

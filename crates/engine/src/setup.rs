@@ -6,9 +6,22 @@
 
 use super::benchmark::Benchmark;
 use super::loaders::table::ColumnRoles;
-use super::method_entry::{MethodEntry, MethodObjectives, RunKind, MAX_OBJECTIVES};
+use super::method_entry::{MethodEntry, MethodObjectives, RunKind, StepGrowth, MAX_OBJECTIVES};
 use super::registry;
 use super::spec::{default_race_budget, race_budget_for, DataRef, ExperimentSpec, ObjectiveChoice};
+
+/// How much longer a race step takes in the page's workers (Chromium, wasm with simd128) than
+/// natively on the same host, for the default race's plan (docs/benchmarks.md, "How long a
+/// race takes").
+const BROWSER_SLOWDOWN: f64 = 1.5;
+
+/// The workers a default race is planned for: the two cores of the reference host.
+const PLANNED_WORKERS: f64 = 2.0;
+
+/// The longest a default race's slowest method may take on [`PLANNED_WORKERS`], so that the
+/// whole race ends within two minutes: past it, a cheaper method stands in
+/// ([`registry::stand_in`]).
+const FIRST_RACE_SECONDS: f64 = 60.0;
 
 /// What an edit has to tell the user.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,6 +30,15 @@ pub enum SetupMessage {
     Warning(String),
     /// For information: what changed and why.
     Info(String),
+}
+
+/// "about 14 min" or "about 50 s", for a plan's seconds.
+fn about(seconds: f64) -> String {
+    if seconds >= 90.0 {
+        format!("{:.0} min", seconds / 60.0)
+    } else {
+        format!("{:.0} s", seconds.max(1.0))
+    }
 }
 
 impl SetupMessage {
@@ -76,7 +98,80 @@ impl ExperimentSpec {
                 bench.name
             ))];
         }
-        self.set_race(race_budget_for(bench).filter(|_| on && steps.is_some())).into_iter().map(SetupMessage::Info).collect()
+        let mut messages: Vec<SetupMessage> =
+            self.set_race(race_budget_for(bench).filter(|_| on && steps.is_some())).into_iter().map(SetupMessage::Info).collect();
+        messages.extend(self.race_that_finishes(bench));
+        messages
+    }
+
+    /// The wall seconds the race's jobs of `method` take in the page on the reference host's
+    /// two workers (each job at most what its task's table holds; never less than its longest
+    /// job, which runs on one worker), from the method's step growth; `None` for a method whose
+    /// steps do not grow (its jobs take seconds).
+    pub fn race_seconds(&self, bench: &Benchmark, method: &MethodEntry) -> Option<f64> {
+        let budget = self.race_budget?;
+        let growth = method.step_growth();
+        if growth == StepGrowth::Flat {
+            return None;
+        }
+        let tasks = bench.tasks.iter().filter(|t| self.tasks.is_empty() || self.tasks.contains(&t.name));
+        let jobs: Vec<f64> =
+            tasks.filter_map(|t| t.race_units()).map(|units| growth.through(units.min(budget)) * BROWSER_SLOWDOWN).collect();
+        let longest = jobs.iter().copied().fold(0.0, f64::max);
+        Some((jobs.iter().sum::<f64>() * f64::from(self.seeds) / PLANNED_WORKERS).max(longest))
+    }
+
+    /// Makes a fresh race one that finishes soon: a method whose jobs would take longer than
+    /// [`FIRST_RACE_SECONDS`] on [`PLANNED_WORKERS`] gives way to its stand-in (the faithful
+    /// DyHPO to "DyHPO (fast)"), with a sentence that says so and how to get it back.
+    fn race_that_finishes(&mut self, bench: &Benchmark) -> Vec<SetupMessage> {
+        let mut messages = Vec::new();
+        for i in 0..self.methods.len() {
+            let Some(method) = registry::find(RunKind::Race, &self.methods[i]) else { continue };
+            let (Some(stand_in), Some(seconds)) = (registry::stand_in(method), self.race_seconds(bench, method)) else { continue };
+            let wall = seconds;
+            if wall <= FIRST_RACE_SECONDS || self.methods.iter().any(|m| m == stand_in.name) {
+                continue;
+            }
+            let instead = self.race_seconds(bench, stand_in).map(|s| format!(" (about {})", about(s))).unwrap_or_default();
+            messages.push(SetupMessage::Info(format!(
+                "{} would take about {} on two cores ({} of up to {}, each step refitting its GP on every observation so far): \
+                 the race runs {}{instead} instead, which is not the paper's method (docs/methods.md). Tick {} for the paper's.",
+                method.name,
+                about(wall),
+                crate::axis::count(self.jobs_per_method(bench), "run"),
+                crate::axis::count(self.longest_race(bench) as usize, "step"),
+                stand_in.name,
+                method.name,
+            )));
+            self.methods[i] = stand_in.name.to_string();
+        }
+        messages
+    }
+
+    /// "; its complete trials' curves hold 700 units: a method that trains them all stops
+    /// there" when every chosen task's table holds less than `budget` (empty otherwise).
+    fn table_note(&self, bench: &Benchmark, budget: u64) -> String {
+        let units: Vec<u64> = bench.tasks.iter().filter_map(|t| t.race_units()).collect();
+        match units.iter().max() {
+            Some(&most) if most < budget => format!(
+                "; {} curves hold {most} units in all, where a method that trains every configuration stops",
+                if bench.tasks.iter().any(|t| t.history.is_some()) { "the complete trials'" } else { "the table's" }
+            ),
+            _ => String::new(),
+        }
+    }
+
+    /// Jobs of each method in this setup: tasks chosen × seeds.
+    fn jobs_per_method(&self, bench: &Benchmark) -> usize {
+        let tasks = if self.tasks.is_empty() { bench.tasks.len() } else { self.tasks.len() };
+        tasks * self.seeds as usize
+    }
+
+    /// The most steps a job of this race can take: the budget, or its largest task's table.
+    fn longest_race(&self, bench: &Benchmark) -> u64 {
+        let budget = self.race_budget.unwrap_or(0);
+        bench.tasks.iter().filter_map(|t| t.race_units()).map(|u| u.min(budget)).max().unwrap_or(budget)
     }
 
     /// True when two or more objectives are chosen.
@@ -189,9 +284,11 @@ impl ExperimentSpec {
                         .map(|h| format!(" of {budget} budget units, what {} spent,", h.line_name()))
                         .unwrap_or_default();
                     messages.push(SetupMessage::Info(format!(
-                        "{} has learning curves: set up a multi-fidelity race{whose} (untick it to run the full-evaluation methods on the final values)",
-                        bench.name
+                        "{} has learning curves: set up a multi-fidelity race{whose} (untick it to run the full-evaluation methods on the final values){}",
+                        bench.name,
+                        self.table_note(bench, budget)
                     )));
+                    messages.extend(self.race_that_finishes(bench));
                 }
                 (None, Some(_)) => {
                     self.set_race(None);
@@ -366,6 +463,51 @@ mod tests {
         let mut fresh = ExperimentSpec::default();
         fresh.change_data(DataRef::Bundled("curves".into()), &bench, false, None);
         assert_eq!(fresh.race_budget, Some(default_race_budget(steps)));
+    }
+
+    /// The study Optuna wrote with `tests/fixtures/studies/make.py`, read as the page reads it.
+    fn study(file: &str, bytes: &[u8]) -> Benchmark {
+        use crate::loaders::table::LoadOptions;
+        use crate::loaders::upload::load_unpacked;
+        let unpacked = crate::loaders::Unpacked::of(file, bytes).unwrap();
+        load_unpacked(&unpacked, &LoadOptions { detect_scales: true, ..Default::default() }).ok().unwrap().benchmark
+    }
+
+    #[test]
+    fn a_default_race_too_long_for_the_faithful_dyhpo_runs_its_stand_in_and_says_so() {
+        // 80 trials, 35 complete with 20 steps: Optuna spent more than the 700 units the
+        // complete trials hold; ten faithful runs of 700 steps take minutes.
+        let bench = study("optuna-mlp-journal.log", include_bytes!("../../../tests/fixtures/studies/optuna-mlp-journal.log"));
+        assert_eq!(bench.tasks[0].race_units(), Some(700));
+        let mut spec = ExperimentSpec::default();
+        let messages = spec.change_data(DataRef::Bundled("study".into()), &bench, false, None);
+        let text: Vec<&str> = messages.iter().map(SetupMessage::text).collect();
+        assert!(spec.race_budget.unwrap() > 700, "{spec:?}");
+        assert_eq!(spec.methods, ["RS", "Hyperband", "ASHA", "BOHB", "DyHPO (fast)"]);
+        assert!(text.iter().any(|t| t.contains("curves hold 700 units in all")), "{text:?}");
+        let said = text.iter().find(|t| t.starts_with("DyHPO would take about")).unwrap_or_else(|| panic!("{text:?}"));
+        assert!(said.contains("10 runs of up to 700 steps") && said.contains("runs DyHPO (fast) (about"), "{said}");
+        // The plan: minutes for the faithful method, well under one for its stand-in.
+        let faithful = spec.race_seconds(&bench, registry::find(RunKind::Race, "DyHPO").unwrap()).unwrap();
+        let fast = spec.race_seconds(&bench, registry::find(RunKind::Race, "DyHPO (fast)").unwrap()).unwrap();
+        assert!(faithful > 5.0 * FIRST_RACE_SECONDS && fast < FIRST_RACE_SECONDS, "{faithful} {fast}");
+        assert_eq!(spec.race_seconds(&bench, registry::find(RunKind::Race, "ASHA").unwrap()), None);
+        // Untick the race and tick it again: the same rule.
+        spec.switch_race(&bench, false);
+        let again = spec.switch_race(&bench, true);
+        assert!(spec.methods.contains(&"DyHPO (fast)".to_string()) && !spec.methods.contains(&"DyHPO".to_string()), "{spec:?}");
+        assert!(again.iter().any(|m| m.text().starts_with("DyHPO would take")), "{again:?}");
+        // The bundled curves' default race (8 tasks × 10 seeds × 200 steps) is minutes of the
+        // faithful method too; one task and seed of it is seconds, and keeps the paper's.
+        let mut bundled = ExperimentSpec::default();
+        bundled.change_data(DataRef::Bundled("curves".into()), &crossing_curves_family(), false, None);
+        assert!(bundled.methods.contains(&"DyHPO (fast)".to_string()), "{bundled:?}");
+        let mut small = ExperimentSpec { seeds: 1, ..Default::default() };
+        small.change_data(DataRef::Bundled("curves".into()), &crossing_curves_family(), false, None);
+        small.switch_race(&crossing_curves_family(), false);
+        small.tasks = vec!["curves-00".into()];
+        small.switch_race(&crossing_curves_family(), true);
+        assert!(small.methods.contains(&"DyHPO".to_string()), "{small:?}");
     }
 
     #[test]
