@@ -5,11 +5,9 @@ use std::path::Path;
 use std::time::Instant;
 
 use hpo_playground::engine::benchmark::Benchmark;
-use hpo_playground::engine::fidelity::dyhpo::{race_with_observations, DyHpo, DYHPO, DYHPO_FAST};
-use hpo_playground::engine::fidelity::runner::race_curves;
-use hpo_playground::engine::fidelity::MultiFidelityOptimizer;
+use hpo_playground::engine::fidelity::dyhpo::step_bench::time_steps;
+use hpo_playground::engine::fidelity::dyhpo::{DyHpo, DYHPO, DYHPO_FAST};
 use hpo_playground::engine::gp::{FittedGp, GpSettings};
-use hpo_playground::engine::loaders::clean::MissingPolicy;
 use hpo_playground::engine::loaders::copula::load_copula_format;
 use hpo_playground::engine::methods::ehvi::Ehvi;
 use hpo_playground::engine::optimizer::{job_rng, Optimizer, SearchState};
@@ -104,43 +102,23 @@ fn multi_objective(shared_dir: &Path) -> Result<(), Box<dyn std::error::Error>> 
 /// DyHPO's surrogate step (fit + EI_MF over every open configuration) at growing numbers of
 /// observations, on LCBench's first task when present, else on the bundled crossing curves.
 fn dyhpo_steps(lcbench_dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
-    let (bench, what) = match crate::race::load("lcbench", lcbench_dir, None, MissingPolicy::default()) {
-        Ok(b) => (b, "LCBench task 0, 2,000 configurations × 51 epochs"),
-        Err(_) => (hpo_playground::engine::bundled::crossing_curves_family(), "crossing curves, 256 configurations × 40 epochs"),
-    };
-    let (values, _) = race_curves(&bench, 0)?;
-    let candidates = bench.encoded_task(0);
-    let sign = bench.metrics[bench.objective].direction.sign();
+    let data = crate::dyhpo_step::step_data(lcbench_dir)?;
     let fast = || DyHpo::fast(DYHPO_FAST.name);
+    let origin = Instant::now();
+    let now = move || origin.elapsed().as_secs_f64();
     for (name, make) in [(DYHPO.name, DyHpo::new as fn() -> DyHpo), (DYHPO_FAST.name, fast as fn() -> DyHpo)] {
         for n in [50, 200, 500, 1000] {
-            let mut rng = job_rng(n as u64, "bench");
-            let race = race_with_observations(&values, n, sign, &mut rng);
-            let mut dyhpo = make();
-            let t0 = Instant::now();
-            let first = dyhpo.next(&race, &candidates, &mut rng)?;
-            let cold = t0.elapsed().as_secs_f64() * 1000.0;
-            let cold_epochs = dyhpo.last_fit.map_or(0, |f| f.epochs);
             // Ten more steps, each advancing the chosen configuration: the faithful DyHPO
             // refits at every one, the fast variant at one in ten (its amortised cost).
-            let mut race = race;
-            let mut request = first;
-            let mut steps = Vec::new();
-            let mut warm_epochs = 0;
-            for k in 0..10 {
-                race.curves[request.config].push(sign * values[request.config][request.budget as usize - 1]);
-                race.history.push(request);
-                let t0 = Instant::now();
-                request = dyhpo.next(&race, &candidates, &mut rng)?;
-                steps.push(t0.elapsed().as_secs_f64() * 1000.0);
-                if k == 0 {
-                    warm_epochs = dyhpo.last_fit.map_or(0, |f| f.epochs);
-                }
-            }
-            let mean = steps.iter().sum::<f64>() / steps.len() as f64;
+            let t = time_steps(&mut make(), &data, n, 10, &now)?;
             println!(
-                "| {name} step (fit + EI_MF), {what}, {n} observations: cold ({cold_epochs} epochs) / next step ({warm_epochs} epochs; 0 = conditioned only) / mean of the next 10 | {cold:.0} / {:.0} / {mean:.0} |",
-                steps[0]
+                "| {name} step (fit + EI_MF), {}, {n} observations: cold ({} epochs) / next step ({} epochs; 0 = conditioned only) / mean of the next 10 | {:.0} / {:.0} / {:.0} |",
+                data.what,
+                t.cold.epochs,
+                t.next[0].epochs,
+                t.cold.ms,
+                t.next[0].ms,
+                t.mean_next_ms()
             );
         }
     }

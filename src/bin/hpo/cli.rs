@@ -161,6 +161,20 @@ enum Command {
     /// Cholesky, solves and inverse of a GP kernel matrix at n = 100, 500, 1,000: ours,
     /// nalgebra's and faer's (natively, single-threaded).
     BenchLinalg,
+    /// The faithful DyHPO's step (warm-started fit + EI_MF over the open configurations) at
+    /// each --observations size: the cold fit, then --next-steps more, on LCBench's task 0
+    /// (the bundled curves without it). One `DYHPO-STEP` line per size.
+    BenchDyhpoStep {
+        /// Where LCBench's surrogate tables are.
+        #[arg(long, default_value = "../shared/benchmarks/lcbench-surrogate")]
+        lcbench_dir: PathBuf,
+        /// Race sizes (observations) at which to time the steps (default 250,500,1000,2000).
+        #[arg(long, value_delimiter = ',')]
+        observations: Vec<usize>,
+        /// Steps timed after the cold one at each size (default 10).
+        #[arg(long)]
+        next_steps: Option<usize>,
+    },
     /// The faithful DyHPO with its fit's arithmetic changed (f32, as the authors' code; or
     /// GPyTorch's CG beyond 800 observations) against the exact f64 path, on LCBench: step
     /// times and picks from the same race at each --steps-at size, then whole runs.
@@ -418,6 +432,9 @@ pub fn main() -> CliResult<()> {
         // On a pool thread, as `hpo run` and `hpo job` run their jobs (see `in_pool`).
         Command::Bench { shared_dir } => Ok(in_pool(|| crate::bench::run(&shared_dir).map_err(|e| e.to_string()))?),
         Command::BenchLinalg => Ok(in_pool(|| crate::linalg::run().map_err(|e| e.to_string()))?),
+        Command::BenchDyhpoStep { lcbench_dir, observations, next_steps } => {
+            Ok(in_pool(|| crate::dyhpo_step::run(&lcbench_dir, &observations, next_steps).map_err(|e| e.to_string()))?)
+        }
         Command::BenchDecisions { lcbench_dir, picks, tasks, seeds, epochs } => {
             Ok(in_pool(|| crate::decisions::run(&lcbench_dir, &picks, &tasks, &seeds, epochs).map_err(|e| e.to_string()))?)
         }

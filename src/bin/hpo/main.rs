@@ -21,6 +21,7 @@ mod native {
     pub mod cli;
     pub mod common;
     pub mod decisions;
+    pub mod dyhpo_step;
     pub mod fetch;
     pub mod gpb;
     pub mod info;

@@ -28,6 +28,9 @@ use crate::stats::expected_improvement;
 /// DyHPO's model: the deep-kernel GP over learning curves (its likelihood, fit and posterior).
 pub mod deep_kernel;
 
+/// A step timed at a given number of observations, natively and in the browser.
+pub mod step_bench;
+
 /// Observations the surrogate of "DyHPO (fast)" sees at most.
 pub const FAST_OBSERVATIONS: usize = 256;
 
