@@ -83,7 +83,7 @@ pub fn verdict(v: &Versus) -> String {
     let (sd, psi, largest) = start_spreads(v);
     let head = format!("After {MAX_STEPS} evaluations: GCP reached the minimum, {optimum:.3}, {}; GP {}.", show(gcp), show(gp));
     let why = format!(
-        "After the {RANDOM_START} random points, standardising squeezed all but the largest value ({largest:.0}) into {sd:.2} standard units, while ψ spread them over {psi:.2}"
+        "after the {RANDOM_START} random points, standardising squeezed all but the largest value ({largest:.0}) into {sd:.2} standard units, while ψ spread them over {psi:.2}"
     );
     match (gcp, gp) {
         (Some(c), g) if g.is_none_or(|g| c < g) => {

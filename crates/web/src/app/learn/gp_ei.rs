@@ -15,6 +15,8 @@ use hpo_engine::lessons::{Lesson, LessonFrames, LessonLink};
 
 const H: f64 = 330.0;
 const EI_H: f64 = 200.0;
+/// Decades of log₁₀ EI the collapsed EI chart shows below its largest value.
+const LOG_EI_DECADES: f64 = 30.0;
 
 /// Observation colours: initial points grey, added black, EI's picks blue, the latest orange.
 const INITIAL: &str = "#7a7a7a";
@@ -96,12 +98,16 @@ fn ei_chart(f: &GpEiFrame) -> impl IntoView {
 
 /// log₁₀ EI over the points not yet evaluated (gaps at the evaluated ones), its maximum marked.
 fn log_ei_chart(f: &GpEiFrame) -> impl IntoView {
-    let finite: Vec<(f64, f64)> = f.x.iter().copied().zip(f.log10_ei.iter().copied()).filter(|p| p.1.is_finite()).collect();
+    // Next to an evaluated point log-EI plunges by thousands of decades: the chart shows the
+    // top LOG_EI_DECADES below the largest, where the ranking that picks the next point is.
+    let top = f.log10_ei.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let floor = top - LOG_EI_DECADES;
+    let finite: Vec<(f64, f64)> =
+        f.x.iter().copied().zip(f.log10_ei.iter().copied()).filter(|p| p.1.is_finite()).map(|(x, l)| (x, l.max(floor))).collect();
     let (lo, hi) = range(finite.iter().map(|p| p.1));
     let title = "EI is tiny everywhere: log₁₀ EI still ranks the points";
     let p = Plot::nice((0.0, 1.0), (lo, hi), EI_H).room_for(title);
-    let next = f.log10_ei.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let (nx, ny) = (p.px(f.next.0), p.py(next));
+    let (nx, ny) = (p.px(f.next.0), p.py(top));
     view! {
         {p.axes(title, "x", "log₁₀ EI(x)")}
         <polyline points=p.points(finite.iter().copied()) fill="none" stroke=LATEST stroke-width="2"/>
