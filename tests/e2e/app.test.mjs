@@ -664,10 +664,13 @@ test('lessons open from their links, step back to identical states and hide what
     await b.page.waitForFunction(() => /lx=0\.\d+/.test(location.search));
     // The frames of the new setting come from a worker: wait for them.
     await b.page.waitForFunction((n) => new RegExp(`· ${n} observations`).test(document.querySelector('#lesson-numbers')?.textContent ?? ''), before + 1);
-    // Pinning the lengthscale.
+    // The slider follows the fitted lengthscale until it is pinned, and pinning keeps that value.
+    const fitted = (await b.page.locator('#lesson-numbers').textContent()).match(/ℓ = ([0-9.]+) \(fitted\)/)[1];
+    const slider = Number(await b.page.locator('#lesson-ls').inputValue());
+    assert.ok(Math.abs(10 ** slider - Number(fitted)) < 0.15 * Number(fitted), `the slider shows ℓ = ${10 ** slider}, the fit ${fitted}`);
     await b.page.uncheck('#lesson-ls-fit');
-    await b.page.waitForFunction(() => /ls=0\.1(&|$)/.test(location.search));
-    await b.page.waitForFunction(() => /ℓ = 0\.100 \(pinned\)/.test(document.querySelector('#lesson-numbers')?.textContent ?? ''));
+    await b.page.waitForFunction((l) => location.search.includes(`ls=${l}`), String(Number(fitted)));
+    await b.page.waitForFunction((l) => document.querySelector('#lesson-numbers')?.textContent.includes(`ℓ = ${l} (pinned)`), fitted);
     // The keyboard's way to add a point.
     await b.page.fill('#lesson-add-x', '0.25');
     await b.page.click('#lesson-add');

@@ -142,6 +142,35 @@ function legendsOnData() {
   return [...new Set(bad)];
 }
 
+/// Chart marks (axes, ticks, titles, lines, bands, dots) that show under the player bar at
+/// the present scroll position: each mark's box cut to what its scrolling ancestors show (a
+/// mark scrolled out of its scroller's view is not shown), against the bar's box.
+function underThePlayer() {
+  const bar = document.querySelector('.lesson-player')?.getBoundingClientRect();
+  if (!bar || !bar.height) return ['no player bar'];
+  const shown = (e) => {
+    let r = e.getBoundingClientRect();
+    let [l, t, rt, b] = [r.left, r.top, r.right, r.bottom];
+    for (let p = e.parentElement; p; p = p.parentElement) {
+      const o = getComputedStyle(p);
+      if (p === document.documentElement || !/auto|scroll|hidden|clip/.test(o.overflowY + o.overflowX)) continue;
+      const c = p.getBoundingClientRect();
+      [l, t, rt, b] = [Math.max(l, c.left), Math.max(t, c.top), Math.min(rt, c.right), Math.min(b, c.bottom)];
+    }
+    return [l, t, rt, b];
+  };
+  const bad = [];
+  for (const m of document.querySelectorAll('.lesson svg line, .lesson svg polyline, .lesson svg polygon, .lesson svg path, .lesson svg circle, .lesson svg text, .lesson svg rect:not([width="100%"])')) {
+    if (m.closest('.lesson-player')) continue;
+    const [l, t, r, b] = shown(m);
+    if (r - l < 0.5 || b - t < 0.5) continue;
+    if (l < bar.right && r > bar.left && t < bar.bottom - 0.5 && b > bar.top + 0.5) {
+      bad.push(`${m.ownerSVGElement?.id}: ${m.tagName}${m.getAttribute('class') ? '.' + m.getAttribute('class') : ''} '${(m.textContent ?? '').slice(0, 20)}' at ${Math.round(t)}–${Math.round(b)} under the bar at ${Math.round(bar.top)}–${Math.round(bar.bottom)}`);
+    }
+  }
+  return bad.slice(0, 5);
+}
+
 /// `start` in a window of `viewport` on the link `query`, ready.
 const open = (start, viewport, query) => openIn(start, site.url + (query ? `?${query}` : ''), viewport);
 
@@ -208,6 +237,31 @@ for (const [browser, start] of BROWSERS) {
           assert.ok(player[0] >= 0 && player[1] <= screen, `the player is off the screen: ${where}`);
           const covered = Math.max(0, Math.min(chart[1], player[1]) - Math.max(chart[0], player[0]));
           assert.ok(covered <= (chart[1] - chart[0]) / 3, `the player covers ${covered} px of the chart: ${where}`);
+        }
+      } finally { await b.close(); }
+    }
+  });
+
+  // The player bar is fixed on a phone's bottom edge and the page reserves its height: the
+  // page scrolls above it. Before, it was sticky over the charts and hid the Pareto front's
+  // low-latency end and its x axis, lesson 4's "epoch" title and the bottom of lesson 3's prior.
+  test(`${browser} on a phone: no chart's axis or data is under the player bar, wherever the page is scrolled`, async () => {
+    for (const view of LESSONS_VIEWS) {
+      const b = await open(start, PHONE, view.query);
+      try {
+        await showView(b, view);
+        const figures = await b.evaluate(() => document.querySelectorAll('.lesson-charts figure').length);
+        const positions = [['the first screen', -1, null], ...Array.from({ length: figures }, (_, i) => [[`figure ${i} at the top`, i, 'start'], [`figure ${i} at the bottom`, i, 'end']]).flat(), ["the page's end", -2, null]];
+        for (const [where, i, block] of positions) {
+          const bad = await b.evaluate(async ([i, block]) => {
+            const scroller = document.scrollingElement.scrollHeight > innerHeight ? document.scrollingElement : document.body;
+            if (i === -1) { scroller.scrollTop = 0; document.body.scrollTop = 0; }
+            else if (i === -2) { document.body.scrollTop = document.body.scrollHeight; document.scrollingElement.scrollTop = document.scrollingElement.scrollHeight; }
+            else document.querySelectorAll('.lesson-charts figure')[i].scrollIntoView({ block });
+            await new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)));
+            return null;
+          }, [i, block]).then(() => b.evaluate(underThePlayer));
+          assert.deepEqual(bad, [], `under the player bar on '${view.query}' in ${browser}, ${where}`);
         }
       } finally { await b.close(); }
     }

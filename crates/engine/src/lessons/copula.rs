@@ -27,8 +27,12 @@ pub const MAX_STEPS: usize = SAMPLE - FIRST;
 /// Most values a user may add.
 pub const MAX_ADDED: usize = 20;
 
+/// The seed the lesson opens on: the first whose GP-against-GCP run shows the lesson's point
+/// (GCP at the minimum three or more evaluations before GP; `sentences::copula`'s test).
+pub const DEFAULT_SEED: u64 = 0;
+
 /// The lesson's setting (all of it in the link).
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CopulaSetting {
     /// Values revealed beyond the first three.
     pub step: usize,
@@ -38,13 +42,19 @@ pub struct CopulaSetting {
     pub seed: u64,
 }
 
+impl Default for CopulaSetting {
+    fn default() -> Self {
+        CopulaSetting { step: 0, added: Vec::new(), seed: DEFAULT_SEED }
+    }
+}
+
 impl CopulaSetting {
     /// Its link fields besides the step: the added values, the seed.
     pub fn write_link(&self, q: &mut Vec<String>) {
         if !self.added.is_empty() {
             q.push(format!("ly={}", self.added.iter().map(|y| format!("{y}")).collect::<Vec<_>>().join(",")));
         }
-        if self.seed != 0 {
+        if self.seed != DEFAULT_SEED {
             q.push(format!("seed={}", self.seed));
         }
     }
@@ -53,7 +63,7 @@ impl CopulaSetting {
     pub fn read_link(&mut self, fields: &Fields, warnings: &mut Vec<String>) {
         let what = format!("the added values must be at most {MAX_ADDED} finite numbers");
         self.added = parse_list(fields.get("ly"), MAX_ADDED, f64::is_finite, &what, warnings);
-        self.seed = parse_seed(fields.get("seed"), warnings);
+        self.seed = parse_seed(fields.get("seed"), DEFAULT_SEED, warnings);
     }
 }
 

@@ -7,7 +7,9 @@
 //! shoulder between. The GP is the GP method's (`engine::gp`: Matérn-5/2, MAP with the
 //! reference's priors) on standardised y; EI is maximised over the 201-point grid the chart
 //! draws, leaving out points already evaluated (a GP with a noise floor gives them a little
-//! EI, and a lesson that evaluates a point twice teaches nothing).
+//! EI, and a lesson that evaluates a point twice teaches nothing). The pick is log-EI's
+//! argmax: once the GP is sure of the minimum, EI underflows to 0 everywhere and an argmax of
+//! EI would fall to the first index of a tie; log-EI keeps ranking the points.
 //! A teacher may pin the lengthscale to show over- and under-smoothing, and add observations
 //! by clicking; every frame is recomputed from the lesson's setting, so stepping back and
 //! forth gives identical pictures.
@@ -18,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{EngineError, Result};
 use crate::gp::{FittedGp, GpParams, GpSettings};
 use crate::optimizer::MethodRng;
-use crate::stats::expected_improvement;
+use crate::stats::{expected_improvement, log_expected_improvement};
 
 use super::{parse_list, parse_seed, Fields};
 
@@ -93,7 +95,7 @@ impl GpEiSetting {
         }
         let what = format!("the added points must be at most {MAX_ADDED} numbers in [0, 1]");
         self.added = parse_list(fields.get("lx"), MAX_ADDED, |x| (0.0..=1.0).contains(&x), &what, warnings);
-        self.seed = parse_seed(fields.get("seed"), warnings);
+        self.seed = parse_seed(fields.get("seed"), 0, warnings);
     }
 }
 
@@ -110,9 +112,12 @@ pub struct GpEiFrame {
     pub sd: Vec<f64>,
     /// EI on the grid (original units).
     pub ei: Vec<f64>,
+    /// log₁₀ EI on the grid (original units), finite where EI underflows to 0; −∞ at points
+    /// already evaluated. The pick is its argmax.
+    pub log10_ei: Vec<f64>,
     /// Observations so far: (x, y, origin).
     pub observations: Vec<(f64, f64, Origin)>,
-    /// Where EI is largest: the next evaluation, and EI there.
+    /// Where log-EI is largest: the next evaluation, and EI there.
     pub next: (f64, f64),
     /// The best observation: (x, y).
     pub best: (f64, f64),
@@ -122,13 +127,33 @@ pub struct GpEiFrame {
     pub fitted: bool,
 }
 
+/// EI counts as collapsed when it is below this share of the observed values' range
+/// everywhere: the expected gain is then invisible on the chart and in the numbers.
+pub const COLLAPSED_EI: f64 = 1e-3;
+
 impl GpEiFrame {
+    /// The largest EI on the grid.
+    pub fn max_ei(&self) -> f64 {
+        self.ei.iter().copied().fold(0.0, f64::max)
+    }
+
+    /// The observed values' range (largest minus smallest y).
+    pub fn observed_range(&self) -> f64 {
+        let ys = self.observations.iter().map(|o| o.1);
+        ys.clone().fold(f64::NEG_INFINITY, f64::max) - ys.fold(f64::INFINITY, f64::min)
+    }
+
+    /// Whether EI is tiny everywhere (below [`COLLAPSED_EI`] of the observed range): the GP
+    /// is sure nothing on the grid beats the best, and only log-EI still ranks the points.
+    pub fn ei_collapsed(&self) -> bool {
+        self.max_ei() < COLLAPSED_EI * self.observed_range()
+    }
+
     /// What the band says, read off the fit: sure near the points and unsure between them
     /// (the textbook picture), unsure everywhere (the band stays wide even at the points), or
     /// sure everywhere (a lengthscale so long the band is narrow between the points too).
     pub fn band_reading(&self) -> &'static str {
-        let range = self.observations.iter().map(|o| o.1).fold(f64::NEG_INFINITY, f64::max)
-            - self.observations.iter().map(|o| o.1).fold(f64::INFINITY, f64::min);
+        let range = self.observed_range();
         let widest = self.sd.iter().copied().fold(0.0, f64::max);
         let nearest_sd =
             |x: f64| self.x.iter().zip(&self.sd).min_by(|a, b| (a.0 - x).abs().total_cmp(&(b.0 - x).abs())).map_or(0.0, |p| *p.1);
@@ -208,36 +233,45 @@ fn posterior(observations: &[(f64, f64, Origin)], pinned: Option<f64>) -> Result
     };
     let best = observations.iter().map(|o| (o.0, o.1)).fold((f64::NAN, f64::INFINITY), |b, o| if o.1 < b.1 { o } else { b });
     let xs: Vec<f64> = (0..GRID).map(grid_x).collect();
-    let (mut mean, mut sd, mut ei) = (Vec::with_capacity(GRID), Vec::with_capacity(GRID), Vec::with_capacity(GRID));
+    let (mut mean, mut sd, mut ei, mut log10_ei) =
+        (Vec::with_capacity(GRID), Vec::with_capacity(GRID), Vec::with_capacity(GRID), Vec::with_capacity(GRID));
+    let z_best = (best.1 - mu) / sigma;
     for &xv in &xs {
         let (m, v) = gp.predict(&[xv]);
         let s = v.max(0.0).sqrt();
         mean.push(mu + sigma * m);
         sd.push(sigma * s);
-        ei.push(sigma * expected_improvement(m, s, (best.1 - mu) / sigma));
+        ei.push(sigma * expected_improvement(m, s, z_best));
+        let log_ei = if s > 0.0 { log_expected_improvement(m, s, z_best).0 } else { f64::NEG_INFINITY };
+        log10_ei.push((log_ei + libm::log(sigma)) / std::f64::consts::LN_10);
     }
     // The function has no noise, so EI at a point already evaluated is 0 (the GP's floor of
     // noise left a sliver there, the tallest bar of the chart late in a run).
     let evaluated = |x: f64| observations.iter().any(|o| o.0 == x);
-    for (e, &x) in ei.iter_mut().zip(&xs) {
+    for ((e, l), &x) in ei.iter_mut().zip(log10_ei.iter_mut()).zip(&xs) {
         if evaluated(x) {
             *e = 0.0;
+            *l = f64::NEG_INFINITY;
         }
     }
-    // The first grid point of largest EI not yet evaluated (ties: the leftmost, so frames are
-    // reproducible).
-    let (i, e) =
-        ei.iter()
-            .copied()
-            .enumerate()
-            .filter(|&(i, _)| !evaluated(xs[i]))
-            .fold((0, f64::NEG_INFINITY), |b, (i, e)| if e > b.1 { (i, e) } else { b });
+    // The grid point of largest log-EI not yet evaluated: log-EI ranks points where EI has
+    // underflowed to 0 (an exact tie would go to the leftmost, so frames are reproducible;
+    // the lesson's test checks that none occurs).
+    let i = log10_ei
+        .iter()
+        .copied()
+        .enumerate()
+        .filter(|&(i, _)| !evaluated(xs[i]))
+        .fold((0, f64::NEG_INFINITY), |b, (i, l)| if l > b.1 { (i, l) } else { b })
+        .0;
+    let e = ei[i];
     Ok(GpEiFrame {
         truth: xs.iter().map(|&x| forrester(x)).collect(),
         x: xs,
         mean,
         sd,
         ei,
+        log10_ei,
         observations: observations.to_vec(),
         next: (grid_x(i), e),
         best,

@@ -15,6 +15,7 @@ pub mod designs;
 pub mod gp_ei;
 pub mod multi_fidelity;
 pub mod pareto;
+pub mod sentences;
 pub mod steps;
 pub mod transfer;
 
@@ -125,7 +126,7 @@ pub static LESSONS: [LessonDef; 6] = [
         short: "Transfer",
         panels: &["text", "controls", "prior", "runs", "regret", "numbers"],
         last_step: Some(transfer::MAX_STEPS),
-        start: || Lesson::Transfer(SeedStep::default()),
+        start: || Lesson::Transfer(SeedStep::start(transfer::DEFAULT_SEED)),
     },
     LessonDef {
         kind: LessonKind::MultiFidelity,
@@ -134,7 +135,7 @@ pub static LESSONS: [LessonDef; 6] = [
         short: "DyHPO vs Hyperband",
         panels: &["text", "controls", "dyhpo", "hyperband", "numbers"],
         last_step: Some(multi_fidelity::BUDGET),
-        start: || Lesson::MultiFidelity(SeedStep::default()),
+        start: || Lesson::MultiFidelity(SeedStep::start(multi_fidelity::DEFAULT_SEED)),
     },
     LessonDef {
         kind: LessonKind::Designs,
@@ -158,7 +159,7 @@ pub static LESSONS: [LessonDef; 6] = [
         short: "Pareto front",
         panels: &["text", "controls", "method", "front", "hv", "numbers"],
         last_step: Some(pareto::MAX_STEPS),
-        start: || Lesson::Pareto(pareto::DEFAULT_METHOD.into(), SeedStep::default()),
+        start: || Lesson::Pareto(pareto::DEFAULT_METHOD.into(), SeedStep::start(pareto::DEFAULT_SEED)),
     },
 ];
 
@@ -284,8 +285,8 @@ pub enum LessonFrames {
     Transfer(transfer::TransferFrames),
     /// Lesson 4's runs.
     MultiFidelity(multi_fidelity::MultiFidelityFrames),
-    /// Lesson 5's views, iterate 0 first.
-    Designs(Vec<crate::gpb_experiments::design_view::DesignViewData>),
+    /// Lesson 5's views, iterate 0 first, and random designs to compare with.
+    Designs(designs::DesignFrames),
     /// Lesson 6's run.
     Pareto(pareto::ParetoFrames),
 }
@@ -300,10 +301,7 @@ impl LessonJob {
             LessonJob::Transfer(seed) => transfer::frames(*seed).map(LessonFrames::Transfer),
             LessonJob::MultiFidelity(seed) => multi_fidelity::frames(*seed).map(LessonFrames::MultiFidelity),
             LessonJob::Pareto(method, seed) => pareto::frames(method, *seed).map(LessonFrames::Pareto),
-            LessonJob::Designs(spec, placed) => {
-                let steps = crate::gpb_experiments::design_view::DesignSteps::starting_from(spec, None, placed)?;
-                Ok(LessonFrames::Designs((0..steps.iterates()).map(|k| steps.view(k)).collect()))
-            }
+            LessonJob::Designs(spec, placed) => designs::frames(spec, placed).map(LessonFrames::Designs),
         }
     }
 }
@@ -333,7 +331,8 @@ impl LessonLink {
         match &self.lesson {
             Lesson::GpEi(s) => s.write_link(&mut q),
             Lesson::Copula(s) => s.write_link(&mut q),
-            Lesson::Transfer(s) | Lesson::MultiFidelity(s) => s.write_link(&mut q),
+            Lesson::Transfer(s) => s.write_link(transfer::DEFAULT_SEED, &mut q),
+            Lesson::MultiFidelity(s) => s.write_link(multi_fidelity::DEFAULT_SEED, &mut q),
             Lesson::Designs(d, _, placed) => designs::write_link(d, placed, &mut q),
             Lesson::Pareto(m, s) => pareto::write_link(m, s, &mut q),
         }
@@ -384,7 +383,8 @@ impl LessonLink {
         match &mut lesson {
             Lesson::GpEi(s) => s.read_link(&fields, &mut warnings),
             Lesson::Copula(s) => s.read_link(&fields, &mut warnings),
-            Lesson::Transfer(s) | Lesson::MultiFidelity(s) => s.read_link(&fields, &mut warnings),
+            Lesson::Transfer(s) => s.read_link(transfer::DEFAULT_SEED, &fields, &mut warnings),
+            Lesson::MultiFidelity(s) => s.read_link(multi_fidelity::DEFAULT_SEED, &fields, &mut warnings),
             Lesson::Designs(d, _, placed) => designs::read_link(d, placed, &fields, &mut warnings),
             Lesson::Pareto(m, s) => pareto::read_link(m, s, &fields, &mut warnings),
         }
@@ -422,27 +422,32 @@ impl<'a> Fields<'a> {
 }
 
 impl SeedStep {
-    /// Its link fields besides the step: the seed, where it is not 0.
-    pub fn write_link(&self, q: &mut Vec<String>) {
-        if self.seed != 0 {
+    /// A lesson's start: step 0 of its default seed.
+    pub fn start(seed: u64) -> Self {
+        SeedStep { step: 0, seed }
+    }
+
+    /// Its link fields besides the step: the seed, where it is not the lesson's default.
+    pub fn write_link(&self, default_seed: u64, q: &mut Vec<String>) {
+        if self.seed != default_seed {
             q.push(format!("seed={}", self.seed));
         }
     }
 
     /// Reads its link fields besides the step, naming a bad one.
-    pub fn read_link(&mut self, fields: &Fields, warnings: &mut Vec<String>) {
-        self.seed = parse_seed(fields.get("seed"), warnings);
+    pub fn read_link(&mut self, default_seed: u64, fields: &Fields, warnings: &mut Vec<String>) {
+        self.seed = parse_seed(fields.get("seed"), default_seed, warnings);
     }
 }
 
-/// A lesson's seed field (0 when absent or bad, with a warning when bad).
-pub(crate) fn parse_seed(value: Option<&str>, warnings: &mut Vec<String>) -> u64 {
+/// A lesson's seed field (`default` when absent or bad, with a warning when bad).
+pub(crate) fn parse_seed(value: Option<&str>, default: u64, warnings: &mut Vec<String>) -> u64 {
     match value.map(str::parse::<u64>) {
-        None => 0,
+        None => default,
         Some(Ok(seed)) => seed,
         Some(Err(_)) => {
-            warnings.push(format!("the seed '{}' is not a whole number: using 0", value.unwrap_or_default()));
-            0
+            warnings.push(format!("the seed '{}' is not a whole number: using {default}", value.unwrap_or_default()));
+            default
         }
     }
 }
@@ -482,20 +487,22 @@ mod tests {
         assert_eq!(all.len(), MAX_STEPS + 1);
         assert_eq!(all[0].observations.len(), gp_ei::INITIAL_POINTS);
         let spec = DesignViewSpec { method: crate::fidelity::gpb::construct::DesignMethod::Ic, ..DesignViewSpec::default() };
-        let LessonFrames::Designs(views) = LessonJob::Designs(spec, Vec::new()).run().unwrap() else { panic!() };
+        let LessonFrames::Designs(designs::DesignFrames { views, .. }) = LessonJob::Designs(spec, Vec::new()).run().unwrap() else {
+            panic!()
+        };
         assert!(views.len() > 1 && views.iter().enumerate().all(|(k, v)| v.shown_iterate == k && v.iterates == views.len()));
         assert_eq!(LessonLink::from_query(&designs.to_query()), Some(Ok((designs, vec![]))));
         assert_eq!(LessonLink::from_query("v=1&seeds=3"), None, "not a lesson link");
         for lesson in [
             Lesson::Transfer(SeedStep { step: 4, seed: 2 }),
-            Lesson::MultiFidelity(SeedStep { step: 77, seed: 0 }),
+            Lesson::MultiFidelity(SeedStep { step: 77, seed: multi_fidelity::DEFAULT_SEED + 1 }),
             Lesson::Pareto("GP+MO".into(), SeedStep { step: 9, seed: 5 }),
         ] {
             let link = LessonLink { hidden: [lesson.panels()[2].to_string()].into(), ..LessonLink::new(lesson) };
             assert_eq!(LessonLink::from_query(&link.to_query()), Some(Ok((link.clone(), vec![]))), "{}", link.to_query());
         }
         assert_eq!(
-            LessonLink::new(Lesson::Pareto("GCP+MO".into(), SeedStep { step: 1, seed: 0 })).to_query(),
+            LessonLink::new(Lesson::Pareto("GCP+MO".into(), SeedStep { step: 1, seed: pareto::DEFAULT_SEED })).to_query(),
             "learn=pareto&step=1&lm=GCP%2BMO"
         );
         // Every lesson is in the list once, under its own name.
@@ -526,7 +533,9 @@ mod tests {
         let link = LessonLink::new(Lesson::Designs(spec, 0, placed.clone()));
         assert!(link.to_query().contains("lp=0.1:0.1:0,0.2:0.15:1,"), "{}", link.to_query());
         assert_eq!(LessonLink::from_query(&link.to_query()), Some(Ok((link, vec![]))));
-        let LessonFrames::Designs(views) = LessonJob::Designs(spec, placed.clone()).run().unwrap() else { panic!() };
+        let LessonFrames::Designs(designs::DesignFrames { views, .. }) = LessonJob::Designs(spec, placed.clone()).run().unwrap() else {
+            panic!()
+        };
         assert_eq!(views[0].points, placed, "iterate 0 is the placed design");
         assert!(views.len() > 1 && views.last().unwrap().max_d < views[0].max_d, "IC improves a bunched design");
         for bad in ["0.1:0.1", "0.1:0.1:3,0.2:0.2:0,0.3:0.3:0,0.4:0.4:0", "2:0:0,0:0:0,0:0:0,0:0:0", "0.1:0.1:0"] {
@@ -536,7 +545,10 @@ mod tests {
         let (_, warnings) = LessonLink::from_query("learn=designs&design=IC.D.10.0.1.2").unwrap().unwrap();
         assert_eq!(warnings.len(), 1, "lesson 5 draws the unit square only");
         let (link, warnings) = LessonLink::from_query("learn=pareto&step=500&lm=GCP%2Bprior&seed=x").unwrap().unwrap();
-        assert_eq!(link.lesson, Lesson::Pareto(pareto::DEFAULT_METHOD.into(), SeedStep { step: pareto::MAX_STEPS, seed: 0 }));
+        assert_eq!(
+            link.lesson,
+            Lesson::Pareto(pareto::DEFAULT_METHOD.into(), SeedStep { step: pareto::MAX_STEPS, seed: pareto::DEFAULT_SEED })
+        );
         let all = warnings.join("\n");
         for part in ["30 steps", "no method 'GCP+prior'", "seed 'x'"] {
             assert!(all.contains(part), "{part} in {all}");

@@ -40,6 +40,9 @@ pub fn methods() -> Vec<&'static MethodEntry> {
 
 /// The default method: the copula paper's GCP+MO.
 pub const DEFAULT_METHOD: &str = "GCP+MO";
+/// The task and seed the lesson opens on: the first where the default method ends with the
+/// lowest hypervolume error of the methods offered (`sentences::pareto`'s test finds it).
+pub const DEFAULT_SEED: u64 = 1;
 
 /// One run of lesson 6.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -58,6 +61,9 @@ pub struct ParetoFrames {
     pub picks: Vec<usize>,
     /// Hypervolume error after each evaluation.
     pub hv_error: Vec<f64>,
+    /// Every offered method's hypervolume error after [`MAX_STEPS`] evaluations on the same
+    /// task and seed ([`names`] order), this run's included.
+    pub final_errors: Vec<(String, f64)>,
     /// The scalarization's warp for "+MO" methods.
     pub warp: Option<OutputWarp>,
 }
@@ -79,7 +85,8 @@ pub struct ParetoStep {
     pub scalarized: Option<Vec<f64>>,
 }
 
-/// Runs `method` on task `seed mod 20` of the trade-off family with `seed`.
+/// Runs `method` on task `seed mod 20` of the trade-off family with `seed`, and every other
+/// method the lesson offers on the same task and seed for the last step's comparison.
 pub fn frames(method: &str, seed: u64) -> Result<ParetoFrames> {
     let entry = methods()
         .into_iter()
@@ -87,18 +94,17 @@ pub fn frames(method: &str, seed: u64) -> Result<ParetoFrames> {
         .ok_or_else(|| EngineError::Spec(format!("lesson 6 has no method '{method}' (it offers {})", names().join(", "))))?;
     let bench = tradeoff_family();
     let t = (seed % bench.tasks.len() as u64) as usize;
-    let objectives: Vec<ObjectiveChoice> =
-        bench.metrics.iter().map(|m| ObjectiveChoice { metric: m.name.clone(), direction: None }).collect();
-    let spec = ExperimentSpec {
-        methods: vec![entry.name.into()],
-        objectives,
-        iterations: MAX_STEPS as u32,
-        transfer: TransferMode::None,
-        ..ExperimentSpec::default()
-    };
-    let resolved = spec.resolve(&bench)?;
-    let job = Job { method: entry.name.into(), task: t, seed };
-    let trace = run_job(&bench, &resolved, &job, &PriorCache::new(), &|| 0.0, &mut |_| true)?;
+    let trace = run(&bench, entry.name, t, seed)?;
+    let hv_error: Vec<f64> = trace.rows().iter().map(|r| r.hv_error.unwrap_or(f64::NAN)).collect();
+    let mut final_errors = Vec::new();
+    for other in names() {
+        let end = if other == entry.name {
+            hv_error.last().copied().unwrap_or(f64::NAN)
+        } else {
+            run(&bench, other, t, seed)?.rows().last().and_then(|r| r.hv_error).unwrap_or(f64::NAN)
+        };
+        final_errors.push((other.to_string(), end));
+    }
     let task = &bench.tasks[t];
     let all: Vec<(f64, f64)> = task.metrics[0].iter().zip(&task.metrics[1]).map(|(&a, &b)| (a, b)).collect();
     let points: Vec<Vec<f64>> = all.iter().map(|&(a, b)| vec![a, b]).collect();
@@ -108,13 +114,30 @@ pub fn frames(method: &str, seed: u64) -> Result<ParetoFrames> {
         objectives: [bench.metrics[0].name.clone(), bench.metrics[1].name.clone()],
         true_front: non_dominated(&points),
         picks: trace.rows().iter().map(|r| r.candidate).collect(),
-        hv_error: trace.rows().iter().map(|r| r.hv_error.unwrap_or(f64::NAN)).collect(),
+        hv_error,
+        final_errors,
         warp: match entry.objectives() {
             MethodObjectives::Scalarized(w) => Some(w),
             _ => None,
         },
         all,
     })
+}
+
+/// One run of `method` on task `t` of `bench` (both objectives), [`MAX_STEPS`] evaluations.
+fn run(bench: &crate::benchmark::Benchmark, method: &str, t: usize, seed: u64) -> Result<crate::trace::Trace> {
+    let objectives: Vec<ObjectiveChoice> =
+        bench.metrics.iter().map(|m| ObjectiveChoice { metric: m.name.clone(), direction: None }).collect();
+    let spec = ExperimentSpec {
+        methods: vec![method.into()],
+        objectives,
+        iterations: MAX_STEPS as u32,
+        transfer: TransferMode::None,
+        ..ExperimentSpec::default()
+    };
+    let resolved = spec.resolve(bench)?;
+    let job = Job { method: method.into(), task: t, seed };
+    run_job(bench, &resolved, &job, &PriorCache::new(), &|| 0.0, &mut |_| true)
 }
 
 /// The names [`methods`] offers.
@@ -172,12 +195,12 @@ fn staircase(front: &[(f64, f64)], reference: (f64, f64)) -> Vec<(f64, f64)> {
 /// Lesson 6's link fields besides the step: the method (where not the default) and the seed.
 pub fn write_link(method: &str, run: &SeedStep, q: &mut Vec<String>) {
     q.push(format!("lm={}", crate::percent::encode_component(method)));
-    run.write_link(q);
+    run.write_link(DEFAULT_SEED, q);
 }
 
 /// Reads lesson 6's link fields besides the step, naming each bad one.
 pub fn read_link(method: &mut String, run: &mut SeedStep, fields: &Fields, warnings: &mut Vec<String>) {
-    run.read_link(fields, warnings);
+    run.read_link(DEFAULT_SEED, fields, warnings);
     match fields.get("lm") {
         None => {}
         Some(v) if names().contains(&v) => *method = v.to_string(),

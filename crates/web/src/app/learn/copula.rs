@@ -11,9 +11,8 @@ use super::plot::{model_chart, GREEN, PURPLE};
 use super::shell::{hidden, worker_frames, AddValue, LessonShell};
 use hpo_engine::axis;
 use hpo_engine::lessons::copula::{frame, CopulaFrame, CopulaSetting, MAX_ADDED, MAX_STEPS};
-use hpo_engine::lessons::steps::best_so_far;
+use hpo_engine::lessons::sentences::copula::{sentence, versus_line};
 use hpo_engine::lessons::{Lesson, LessonFrames, LessonLink};
-use hpo_engine::stats::normal_quantile;
 
 const TITLE: &str = "The values and their winsorized empirical CDF F̃";
 const WARP_TITLE: &str = "What a model sees: standardised values, or ψ";
@@ -149,40 +148,9 @@ pub fn CopulaLesson(
         },
     );
     let versus = Memo::new(move |_| versus.with(|a| a.as_ref().map(|(_, v, _)| Arc::clone(v))));
-    let versus_numbers = move || {
-        versus.get().map(|v| {
-            let k = step.get();
-            let best =
-                |picks: &[hpo_engine::lessons::steps::Pick]| best_so_far(&picks[..=k.min(picks.len() - 1)], &v.y)[k.min(picks.len() - 1)];
-            let show = |b: f64| if b.is_finite() { format!("{b:.3}") } else { "—".into() };
-            let optimum = v.y.iter().copied().fold(f64::INFINITY, f64::min);
-            format!(
-                "after {k} evaluations: best found by GP {}, by GCP {} (the function's minimum {optimum:.3})",
-                show(best(&v.gp)),
-                show(best(&v.gcp))
-            )
-        })
-    };
-    let explain = move || {
-        current.get().ok().map(|f| {
-            let n = f.ys.len();
-            let cap = normal_quantile(1.0 - f.delta);
-            let newest = if step.get() > 0 {
-                let i = n - f.added - 1;
-                format!(
-                    "Step {}: y = {} arrived; F̃(y) = {:.3}, so ψ(y) = {:.2}, while standardised it is {:.2}. ",
-                    step.get(),
-                    f.ys[i],
-                    f.ecdf.iter().find(|e| e.0 == f.ys[i]).map_or(f64::NAN, |e| e.1),
-                    f.psi[i],
-                    f.standardized[i]
-                )
-            } else {
-                format!("Step 0: {n} values. ")
-            };
-            format!("{newest}With N = {n}, δ_N = {:.3}: ψ never goes beyond ±{cap:.2}, however extreme a value is.", f.delta)
-        })
-    };
+    let versus_numbers = move || versus.get().map(|v| versus_line(&v, step.get()));
+    // The engine says what each step shows; the last step, GP against GCP's verdict.
+    let explain = move || current.get().ok().map(|f| sentence(&f, step.get(), versus.get().as_deref()));
     view! {
             <LessonShell
                 link=link

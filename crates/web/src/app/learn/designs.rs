@@ -11,6 +11,7 @@ use hpo_engine::fidelity::gpb::construct::DesignMethod;
 use hpo_engine::fidelity::gpb::design::Criterion;
 use hpo_engine::fidelity::gpb::view_setting::{DesignViewSpec, POINTS_RANGE};
 use hpo_engine::gpb_experiments::design_view::{Axis, DesignViewData};
+use hpo_engine::lessons::sentences::designs::sentence;
 use hpo_engine::lessons::{Lesson, LessonFrames, LessonLink};
 
 /// Lesson 5.
@@ -33,7 +34,7 @@ pub fn DesignLesson(
         job,
         |j| j,
         |f| match f {
-            LessonFrames::Designs(views) => Some(views),
+            LessonFrames::Designs(frames) => Some(frames),
             _ => None,
         },
     );
@@ -42,9 +43,16 @@ pub fn DesignLesson(
     let busy = move || all.with(|a| a.as_ref().is_none_or(|(k, _, _)| *k != job.get()));
     let data = Signal::derive(move || -> Option<DesignViewData> {
         let k = step.get();
-        all.with(|a| a.as_ref().and_then(|(_, v, _)| v.get(k.min(v.len().saturating_sub(1))).cloned()))
+        all.with(|a| a.as_ref().and_then(|(_, f, _)| f.views.get(k.min(f.views.len().saturating_sub(1))).cloned()))
     });
-    let last = Signal::derive(move || all.with(|a| a.as_ref().map_or(0, |(_, v, _)| v.len().saturating_sub(1))));
+    let last = Signal::derive(move || all.with(|a| a.as_ref().map_or(0, |(_, f, _)| f.views.len().saturating_sub(1))));
+    // The engine says what each iterate shows, and at the last how it compares with random designs.
+    let explain = move || {
+        let (k, s) = (step.get(), spec.get());
+        all.with(|a| {
+            a.as_ref().filter(|(_, f, _)| !f.views.is_empty()).map(|(_, f, _)| sentence(f, s.method.name(), s.criterion.name(), k))
+        })
+    };
     let ms = move || all.with(|a| a.as_ref().map_or(0.0, |(_, _, ms)| *ms));
     // A new setting starts at iterate 0; IC or TA then improve a placed design, unless the
     // setting asks for another start (`forget`) or another number of points.
@@ -119,11 +127,7 @@ pub fn DesignLesson(
                 "By the equivalence theorem (Thm. 1) the design is optimal when nothing is red. ",
                 "Drag a point (or focus it and use the arrow keys): the map and the criterion follow your design; then press play to watch IC or TA improve it from there.",
             )
-            explain=Signal::derive(move || data.get().map(|d| format!(
-                        "Iterate {} of {}: criterion {}, max d = {}{}.",
-                        d.shown_iterate, d.iterates.saturating_sub(1), fmt(d.value), fmt(d.max_d),
-                        if d.max_d <= 1e-9 { " — nothing is red: the design is optimal" } else { " — still red somewhere, so the design can improve" }
-                    )))
+            explain=Signal::derive(explain)
             last=last
             error=Signal::derive(move || error.get())
             drawn=Signal::derive(move || !busy())

@@ -10,10 +10,13 @@ use super::super::chart::{chart_width, legend_room, view_box_width, ChartFigure,
 use super::plot::{range, LegendEntry, Plot};
 use super::shell::{hidden, worker_lesson, AddValue, LessonShell, WorkerLesson};
 use hpo_engine::lessons::gp_ei::{GpEiFrame, GpEiSetting, Origin, LENGTHSCALE_RANGE, MAX_ADDED, MAX_STEPS};
+use hpo_engine::lessons::sentences::gp_ei::sentence;
 use hpo_engine::lessons::{Lesson, LessonFrames, LessonLink};
 
 const H: f64 = 330.0;
 const EI_H: f64 = 200.0;
+/// Decades of log₁₀ EI the collapsed EI chart shows below its largest value.
+const LOG_EI_DECADES: f64 = 30.0;
 
 /// Observation colours: initial points grey, added black, EI's picks blue, the latest orange.
 const INITIAL: &str = "#7a7a7a";
@@ -72,9 +75,13 @@ pub(in crate::app) fn posterior_chart(f: &GpEiFrame, step: usize) -> impl IntoVi
     }
 }
 
-/// EI over x with its maximum marked.
+/// EI over x with its maximum marked; once EI has collapsed (tiny everywhere), log₁₀ EI,
+/// which still ranks the points and picks the next one.
 fn ei_chart(f: &GpEiFrame) -> impl IntoView {
-    let top = f.ei.iter().copied().fold(0.0, f64::max);
+    if f.ei_collapsed() {
+        return log_ei_chart(f).into_any();
+    }
+    let top = f.max_ei();
     let title = "Expected improvement (EI) over the best so far";
     let p = Plot::nice((0.0, 1.0), (0.0, if top > 0.0 { top } else { 1.0 }), EI_H).room_for(title);
     let curve = p.points(f.x.iter().copied().zip(f.ei.iter().copied()));
@@ -84,6 +91,27 @@ fn ei_chart(f: &GpEiFrame) -> impl IntoView {
         {p.axes(title, "x", "EI(x)")}
         <polygon points=area fill=LATEST fill-opacity="0.25" stroke=LATEST stroke-width="2"/>
         <line x1=nx x2=nx y1=ny y2=p.py(0.0) stroke=LATEST stroke-width="2" stroke-dasharray="4,4"/>
+        <circle cx=nx cy=ny r="6" fill=LATEST/>
+    }
+    .into_any()
+}
+
+/// log₁₀ EI over the points not yet evaluated (gaps at the evaluated ones), its maximum marked.
+fn log_ei_chart(f: &GpEiFrame) -> impl IntoView {
+    // Next to an evaluated point log-EI plunges by thousands of decades: the chart shows the
+    // top LOG_EI_DECADES below the largest, where the ranking that picks the next point is.
+    let top = f.log10_ei.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let floor = top - LOG_EI_DECADES;
+    let finite: Vec<(f64, f64)> =
+        f.x.iter().copied().zip(f.log10_ei.iter().copied()).filter(|p| p.1.is_finite()).map(|(x, l)| (x, l.max(floor))).collect();
+    let (lo, hi) = range(finite.iter().map(|p| p.1));
+    let title = "EI is tiny everywhere: log₁₀ EI still ranks the points";
+    let p = Plot::nice((0.0, 1.0), (lo, hi), EI_H).room_for(title);
+    let (nx, ny) = (p.px(f.next.0), p.py(top));
+    view! {
+        {p.axes(title, "x", "log₁₀ EI(x)")}
+        <polyline points=p.points(finite.iter().copied()) fill="none" stroke=LATEST stroke-width="2"/>
+        <line x1=nx x2=nx y1=ny y2=p.py(p.y.0) stroke=LATEST stroke-width="2" stroke-dasharray="4,4"/>
         <circle cx=nx cy=ny r="6" fill=LATEST/>
     }
 }
@@ -142,26 +170,15 @@ pub fn GpEiLesson(
         }
     };
     let step = Memo::new(move |_| setting.get().step);
+    // The engine says what each step shows (`lessons::sentences::gp_ei`).
     let explain = move || {
-        current.get().map(|(f, _)| {
-            let k = step.get();
-            let n = f.observations.len();
-            let ls = if f.fitted { format!("fitted lengthscale ℓ = {:.3}", f.lengthscale) } else { format!("lengthscale pinned at ℓ = {:.3}", f.lengthscale) };
-            let first = if k == 0 {
-                format!("Step 0: {n} observations, {} of them random.", n - setting.get().added.len())
-            } else {
-                let (x, y, _) = f.observations[n - 1];
-                format!("Step {k}: EI picked x = {x:.3} and observed f = {y:.2}.")
-            };
-            format!(
-                "{first} The GP ({ls}) {}; EI is largest at x = {:.3}, where a low mean and a wide band together promise the most improvement over the best so far, f = {:.2}.",
-                f.band_reading(),
-                f.next.0,
-                f.best.1
-            )
-        })
+        let k = step.get();
+        all.with(|a| a.as_ref().filter(|(frames, _)| !frames.is_empty()).map(|(frames, _)| sentence(frames, k.min(frames.len() - 1))))
     };
-    let log_ls = move || setting.get().lengthscale.unwrap_or(0.1).log10();
+    // The slider shows the lengthscale in use: the fitted one follows the fit until pinned.
+    let fitted_ls = move || current.get().map_or(0.1, |(f, _)| f.lengthscale);
+    let log_ls = move || setting.get().lengthscale.unwrap_or_else(fitted_ls).log10();
+    let pin_at_fitted = move || (fitted_ls() * 1000.0).round() / 1000.0;
     view! {
             <LessonShell
                 link=link
@@ -169,7 +186,7 @@ pub fn GpEiLesson(
                 <Show when=move || !hidden(link, "lengthscale")>
                     <div class="row" id="lesson-lengthscale">
                         <label class="check"><input type="checkbox" id="lesson-ls-fit" prop:checked=move || setting.get().lengthscale.is_none()
-                            on:change=move |ev| { let fit = event_target_checked(&ev); set(&|s| s.lengthscale = if fit { None } else { Some(0.1) }) }/>
+                            on:change=move |ev| { let fit = event_target_checked(&ev); let l = pin_at_fitted().clamp(LENGTHSCALE_RANGE.0, LENGTHSCALE_RANGE.1); set(&|s| s.lengthscale = if fit { None } else { Some(l) }) }/>
                             " fit the lengthscale (the most probable given the points and a prior)"</label>
                         <label>"or pin it: ℓ = "
                             <input type="range" id="lesson-ls" min=LENGTHSCALE_RANGE.0.log10() max=LENGTHSCALE_RANGE.1.log10() step="0.05"
@@ -199,10 +216,13 @@ pub fn GpEiLesson(
                 explain=Signal::derive(explain)
                 error=Signal::derive(move || error.get())
                 drawn=Signal::derive(move || all.with(Option::is_some))
-                numbers=Signal::derive(move || current.get().map(|(f, ms)| format!(
-                        "step {} of {MAX_STEPS} · {} observations · best f = {:.3} at x = {:.3} · next x = {:.3} (EI {:.3}) · ℓ = {:.3} ({}) · all steps computed in a worker in {ms:.0} ms",
-                        step.get(), f.observations.len(), f.best.1, f.best.0, f.next.0, f.next.1, f.lengthscale, if f.fitted { "fitted" } else { "pinned" }
-                    )))
+                numbers=Signal::derive(move || current.get().map(|(f, ms)| {
+                        let ei = if f.ei_collapsed() { format!("log₁₀ EI {:.1}", f.log10_ei.iter().copied().fold(f64::NEG_INFINITY, f64::max)) } else { format!("EI {:.3}", f.next.1) };
+                        format!(
+                            "step {} of {MAX_STEPS} · {} observations · best f = {:.3} at x = {:.3} · next x = {:.3} ({ei}) · ℓ = {:.3} ({}) · all steps computed in a worker in {ms:.0} ms",
+                            step.get(), f.observations.len(), f.best.1, f.best.0, f.next.0, f.lengthscale, if f.fitted { "fitted" } else { "pinned" }
+                        )
+                    }))
             >
                 <Show when=move || !hidden(link, "posterior")>
                     <ChartFigure id="lesson-posterior" file="gp-ei-posterior" caption=move || view! {
@@ -215,7 +235,7 @@ pub fn GpEiLesson(
                     </ChartFigure>
                 </Show>
                 <Show when=move || !hidden(link, "ei")>
-                    <SvgFigure id="lesson-ei" file="gp-ei-ei" payoff=true caption=move || view! { <span>"EI in units of f; the orange dot is the next evaluation."</span> } height=EI_H label="Expected improvement over x">
+                    <SvgFigure id="lesson-ei" file="gp-ei-ei" payoff=true caption=move || view! { <span>"EI in units of f (once it is tiny everywhere, its logarithm); the orange dot is the next evaluation."</span> } height=EI_H label="Expected improvement over x">
                             {move || current.get().map(|(f, _)| ei_chart(&f))}
     </SvgFigure>
                 </Show>

@@ -10,7 +10,8 @@ use super::super::chart::SvgFigure;
 use super::plot::{range, LegendEntry, Plot, BLUE, GREY, ORANGE};
 use super::shell::{hidden, worker_lesson, LessonShell, WorkerLesson};
 use hpo_engine::axis::count;
-use hpo_engine::lessons::multi_fidelity::{trained_after, MultiFidelityFrames, Tally, BUDGET};
+use hpo_engine::lessons::multi_fidelity::{trained_after, MultiFidelityFrames, BUDGET};
+use hpo_engine::lessons::sentences::multi_fidelity::sentence;
 use hpo_engine::lessons::{Lesson, LessonFrames, LessonLink, SeedStep};
 
 // Two charts and their captions one above the other on a 720 px projector.
@@ -124,34 +125,6 @@ fn hyperband_chart(f: &MultiFidelityFrames, k: usize) -> impl IntoView {
     }
 }
 
-/// The last step in words: which method ends with the lower loss, and why, from what each
-/// spent its epochs on (configurations started, epochs given to its best one).
-fn verdict(f: &MultiFidelityFrames) -> String {
-    let (d, h) = (f.dyhpo_after(BUDGET), f.hyperband_after(BUDGET));
-    let how = |name: &str, t: Tally| {
-        format!("{name} started {} and trained its best for {}", count(t.started, "configuration"), count(t.best_epochs, "epoch"))
-    };
-    if (d.best - h.best).abs() < 5e-4 {
-        return format!("All {BUDGET} epochs spent, and a tie: both end at {:.3}. {}; {}.", d.best, how("DyHPO", d), how("Hyperband", h));
-    }
-    let ((winner, w), (loser, l)) = if d.best < h.best { (("DyHPO", d), ("Hyperband", h)) } else { (("Hyperband", h), ("DyHPO", d)) };
-    let why = match (w.started > l.started, w.best_epochs > l.best_epochs) {
-        (true, true) => format!("{winner} both tried more configurations and trained its best one longer"),
-        (true, false) => "here trying more configurations found a better one than training fewer for longer".to_string(),
-        (false, true) => "here training the promising configurations longer paid more than trying more of them".to_string(),
-        (false, false) => {
-            format!("{winner} tried fewer and trained its best less, yet drew a better configuration: on this task chance decided")
-        }
-    };
-    format!(
-        "All {BUDGET} epochs spent: {winner} ends lower, {:.3} against {:.3} for {loser}. {}; {}: {why}.",
-        w.best,
-        l.best,
-        how(winner, w),
-        how(loser, l)
-    )
-}
-
 /// Lesson 4.
 #[component]
 pub fn MultiFidelityLesson(
@@ -169,22 +142,7 @@ pub fn MultiFidelityLesson(
             _ => None,
         },
     );
-    let explain = move || {
-        frames.get().map(|(f, _)| {
-            let k = step.get();
-            match f.dyhpo.get(k).and_then(|s| s.top.first().copied()) {
-                None if k == 0 => "DyHPO starts with one random configuration for one epoch: EI needs an observation.".to_string(),
-                None => verdict(&f),
-                Some(t) => {
-                    let versus = if t.budget == 1 { "a new configuration, compared with the best first epoch seen".to_string() } else { format!("configuration {} from epoch {} to {}", t.config, t.budget - 1, t.budget) };
-                    format!(
-                        "After {k} epochs, DyHPO's next step advances {versus}. Its model predicts a loss of {:.3} ± {:.3} there; the best loss any configuration reached at epoch {} is {:.3}, so the expected improvement is {:.4} — the largest of all candidates.",
-                        t.mean, 2.0 * t.sd, t.budget, t.incumbent, t.ei
-                    )
-                }
-            }
-        })
-    };
+    let explain = move || frames.get().map(|(f, _)| sentence(&f, step.get()));
     // Four narrow columns, so that the table fits a phone without scrolling sideways.
     let table = move || {
         frames.get().and_then(|(f, _)| f.dyhpo.get(step.get()).cloned()).filter(|s| !s.top.is_empty()).map(|s| {

@@ -10,6 +10,7 @@ use super::super::chart::SvgFigure;
 use super::plot::{range, LegendEntry, Plot, BLUE, ORANGE};
 use super::shell::{hidden, worker_lesson, LessonShell, WorkerLesson};
 use hpo_engine::lessons::pareto::{names, ParetoFrames, MAX_STEPS};
+use hpo_engine::lessons::sentences::pareto::sentence;
 use hpo_engine::lessons::{Lesson, LessonFrames, LessonLink};
 
 const H: f64 = 420.0;
@@ -108,25 +109,7 @@ pub fn ParetoLesson(
             l.playing = false;
         })
     };
-    let explain = move || {
-        frames.get().map(|(f, _)| {
-            let k = step.get();
-            let st = f.at(k);
-            let how = match f.warp {
-                Some(w) => format!(
-                    "{} minimises ½·Z(error) + ½·Z(latency) with Z = {} fitted on what it has seen: darker dots are what it prefers now.",
-                    f.method,
-                    w.as_str()
-                ),
-                None => format!("{} keeps the objectives apart: no single score colours the cloud.", f.method),
-            };
-            format!(
-                "After {k} evaluations, {} of the points found are on their front (a point is on it when no other is better in both). {how} Hypervolume error {}.",
-                st.front.len(),
-                f.hv_error.get(k.wrapping_sub(1)).map_or("—".to_string(), |e| format!("{e:.3}"))
-            )
-        })
-    };
+    let explain = move || frames.get().map(|(f, _)| sentence(&f, step.get()));
     view! {
             <LessonShell
                 link=link

@@ -261,6 +261,8 @@ pub fn LessonShell(
     let last = last.unwrap_or_else(|| Signal::derive(move || def.last_step.unwrap_or(0)));
     let drawn = drawn.unwrap_or_else(|| Signal::derive(|| true));
     let title = def.title;
+    let player = NodeRef::<leptos::html::Div>::new();
+    reserve_player_height(player);
     view! {
         <section class="panel lesson" id=id aria-busy=move || busy.map(|b| if b.get() { "true" } else { "false" })>
             <div class="lesson-side">
@@ -271,7 +273,7 @@ pub fn LessonShell(
                     </div>
                 </Show>
                 <Show when=move || !hidden(link, "controls")>
-                    <div class="lesson-player">
+                    <div class="lesson-player" node_ref=player>
                         <Player link=link last=last drawn=drawn/>
                         {move || controls.with_value(|c| c.as_ref().map(|c| view! { <div class="row">{c.run()}</div> }))}
                     </div>
@@ -291,4 +293,45 @@ pub fn LessonShell(
             </div>
         </section>
     }
+}
+
+/// Keeps the player's height in the page's `--player-h` (a `ResizeObserver`), which a phone's
+/// layout reserves below the page's scrolling area (`www/style.css`): the player bar is fixed
+/// at the bottom of the screen and the lesson scrolls above it, so no chart ever passes under
+/// it. Removed when the lesson goes.
+fn reserve_player_height(node: NodeRef<leptos::html::Div>) {
+    use wasm_bindgen::{closure::Closure, JsCast};
+    let root = || {
+        web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.document_element())
+            .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+    };
+    let set = move |el: &web_sys::HtmlElement| {
+        if let Some(r) = root() {
+            let _ = r.style().set_property("--player-h", &format!("{}px", el.offset_height()));
+        }
+    };
+    let observer = StoredValue::new_local(None::<(web_sys::ResizeObserver, Closure<dyn FnMut(js_sys::Array)>)>);
+    Effect::new(move |_| {
+        let Some(el) = node.get() else { return };
+        let el: web_sys::HtmlElement = el.unchecked_into();
+        set(&el);
+        let target = el.clone();
+        let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |_entries: js_sys::Array| set(&target));
+        if let Ok(o) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) {
+            o.observe(&el);
+            observer.set_value(Some((o, callback)));
+        }
+    });
+    on_cleanup(move || {
+        observer.with_value(|o| {
+            if let Some((o, _)) = o {
+                o.disconnect();
+            }
+        });
+        if let Some(r) = root() {
+            let _ = r.style().remove_property("--player-h");
+        }
+    });
 }

@@ -7,10 +7,10 @@ use leptos::prelude::*;
 use super::super::chart::SvgFigure;
 use super::plot::{model_chart, range, LegendEntry, Plot, BLUE, GREEN, GREY, ORANGE, PURPLE};
 use super::shell::{hidden, worker_lesson, LessonShell, WorkerLesson};
+use hpo_engine::lessons::sentences::transfer::sentence;
 use hpo_engine::lessons::steps::{best_so_far, Pick};
 use hpo_engine::lessons::transfer::{TransferFrames, MAX_STEPS, METHODS};
 use hpo_engine::lessons::{Lesson, LessonFrames, LessonLink, SeedStep};
-use hpo_engine::optimizer::Acquisition;
 
 const H: f64 = 300.0;
 // The prior and the best-so-far chart one above the other on a 720 px projector.
@@ -81,44 +81,6 @@ fn regret_chart(f: &TransferFrames, step: usize) -> impl IntoView {
     }
 }
 
-/// The last step in words: each method's best value and the evaluation it first reached it
-/// at, who ends lowest, and why, from how well the prior predicted the new task.
-fn verdict(f: &TransferFrames) -> String {
-    let optimum = f.target.iter().copied().fold(f64::INFINITY, f64::min);
-    // (name, best, the evaluation that found it), in METHODS' order.
-    let ends: Vec<(&str, f64, usize)> = f
-        .runs
-        .iter()
-        .zip(METHODS)
-        .map(|(r, name)| {
-            let best = best_so_far(r, &f.target);
-            let end = best.last().copied().unwrap_or(f64::INFINITY);
-            (name, end, best.iter().position(|&v| v <= end).unwrap_or(0))
-        })
-        .collect();
-    // Lowest value, then the earlier find; every method that matches the first on both won.
-    let mut order = ends.clone();
-    order.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.2.cmp(&b.2)));
-    let first = order[0];
-    let winners: Vec<&str> = order.iter().take_while(|e| e.1 == first.1 && e.2 == first.2).map(|e| e.0).collect();
-    let tied = ends.iter().filter(|e| e.1 == first.1).count() > winners.len();
-    let found: Vec<String> = ends.iter().map(|(n, b, at)| format!("{n} found {b:.2} at evaluation {at}")).collect();
-    let rmse = f.prior_rmse;
-    let (who, verb) = (winners.join(" and "), if tied { "got there first" } else { "ends lowest" });
-    let them = if winners.len() > 1 { "them" } else { "it" };
-    let error = format!("its error on this task's ψ is {rmse:.2}, where 1 is no better than guessing 0");
-    let why = if winners == [METHODS[1]] {
-        format!("the prior misled the methods that trust it here ({error}); GCP, learning from this task alone, was not pulled away")
-    } else if winners.contains(&METHODS[1]) {
-        format!("with or without the prior the same value came as soon: the prior ({error}) added nothing on this task")
-    } else if rmse < 1.0 {
-        format!("the prior learned from the other tasks pointed {them} to the good region ({error})")
-    } else {
-        format!("even a prior no better than guessing ({error}) gave {them} a head start on this task")
-    };
-    format!("After all {MAX_STEPS} evaluations: {} (the task's minimum is {optimum:.2}). {who} {verb}: {why}.", found.join(", "))
-}
-
 /// Lesson 3.
 #[component]
 pub fn TransferLesson(
@@ -137,25 +99,7 @@ pub fn TransferLesson(
         },
     );
     let pick = move |f: &TransferFrames, m: usize| f.runs[m][step.get().min(f.runs[m].len() - 1)].clone();
-    let explain = move || {
-        frames.get().map(|(f, _)| {
-            let k = step.get();
-            if k >= MAX_STEPS {
-                return verdict(&f);
-            }
-            let (g, c) = (pick(&f, 0), pick(&f, 2));
-            let gcp_prior = if g.belief.as_ref().is_some_and(|b| b.acquisition_kind == Acquisition::ThompsonDraw) {
-                "GCP+prior is still in its warm start: it picks like CTS, from the prior alone".to_string()
-            } else {
-                "GCP+prior now fits a GP to what the prior got wrong (the residuals) and picks by EI".to_string()
-            };
-            format!(
-                "After {k} evaluations: CTS's next draw is smallest at x = {:.2}; {gcp_prior}. GCP, without the prior, {}.",
-                f.x[c.next],
-                if k < 5 { "is still trying random points" } else { "picks by EI on what it has seen of this task alone" }
-            )
-        })
-    };
+    let explain = move || frames.get().map(|(f, _)| sentence(&f, step.get()));
     let best_line = move || {
         frames.get().map(|(f, ms)| {
             let k = step.get();

@@ -1,0 +1,182 @@
+//! Lesson 2's sentences: the value that arrived, its F̃, ψ and standardised value; the GP
+//! against GCP line of each step; at the last step the verdict: how many evaluations each
+//! needed to reach the minimum, and why ψ helped (or did not), read from what the two models
+//! saw after their random start.
+
+use crate::lessons::copula::{CopulaFrame, Versus, MAX_STEPS};
+use crate::lessons::steps::{best_so_far, Pick};
+use crate::stats::normal_quantile;
+
+/// Random evaluations both methods start with (the registry's default).
+pub const RANDOM_START: usize = 5;
+
+/// The first sentence of a step: the value that arrived and where ψ and Δ put it.
+pub fn values_sentence(f: &CopulaFrame, step: usize) -> String {
+    let n = f.ys.len();
+    let cap = normal_quantile(1.0 - f.delta);
+    let newest = if step > 0 {
+        let i = n - f.added - 1;
+        format!(
+            "Step {step}: y = {} arrived; F̃(y) = {:.3}, so ψ(y) = {:.2}, while standardised it is {:.2}. ",
+            f.ys[i],
+            f.ecdf.iter().find(|e| e.0 == f.ys[i]).map_or(f64::NAN, |e| e.1),
+            f.psi[i],
+            f.standardized[i]
+        )
+    } else {
+        format!("Step 0: {n} values. ")
+    };
+    format!("{newest}With N = {n}, δ_N = {:.3}: ψ never goes beyond ±{cap:.2}, however extreme a value is.", f.delta)
+}
+
+/// The sentence of a step: the values', and at the last step the verdict on GP against GCP
+/// once their runs are computed.
+pub fn sentence(f: &CopulaFrame, step: usize, versus: Option<&Versus>) -> String {
+    match versus {
+        Some(v) if step >= MAX_STEPS => verdict(v),
+        _ => values_sentence(f, step),
+    }
+}
+
+/// A best value counts as the minimum when it shows the same to three decimals.
+pub const SHOWN_AS_MINIMUM: f64 = 5e-4;
+
+/// The evaluation at which `picks` first reached the grid's minimum as shown (to
+/// [`SHOWN_AS_MINIMUM`]), if ever.
+pub fn evaluations_to_minimum(v: &Versus, picks: &[Pick]) -> Option<usize> {
+    let optimum = v.y.iter().copied().fold(f64::INFINITY, f64::min);
+    best_so_far(picks, &v.y).iter().position(|&b| b - optimum < SHOWN_AS_MINIMUM)
+}
+
+/// The line under the two models at `step`: each method's best so far against the minimum.
+pub fn versus_line(v: &Versus, step: usize) -> String {
+    let k = step.min(v.gp.len() - 1);
+    let best = |picks: &[Pick]| best_so_far(&picks[..=k], &v.y)[k];
+    let show = |b: f64| if b.is_finite() { format!("{b:.3}") } else { "—".into() };
+    let optimum = v.y.iter().copied().fold(f64::INFINITY, f64::min);
+    format!(
+        "after {k} evaluations: best found by GP {}, by GCP {} (the function's minimum {optimum:.3})",
+        show(best(&v.gp)),
+        show(best(&v.gcp))
+    )
+}
+
+/// How the two models saw the random start's values: the spread of all but the largest,
+/// standardised (GP) and under ψ (GCP), and the largest value.
+pub fn start_spreads(v: &Versus) -> (f64, f64, f64) {
+    let spread_but_largest = |z: &[f64]| {
+        let mut s = z.to_vec();
+        s.sort_by(f64::total_cmp);
+        s[s.len() - 2] - s[0]
+    };
+    let (g, c) = (v.gp[RANDOM_START].belief.as_ref(), v.gcp[RANDOM_START].belief.as_ref());
+    let largest = v.gp[RANDOM_START].evaluated.iter().map(|&i| v.y[i]).fold(f64::NEG_INFINITY, f64::max);
+    (g.map_or(f64::NAN, |b| spread_but_largest(&b.observed)), c.map_or(f64::NAN, |b| spread_but_largest(&b.observed)), largest)
+}
+
+/// The last step: evaluations to the minimum, GCP against GP, and why.
+pub fn verdict(v: &Versus) -> String {
+    let optimum = v.y.iter().copied().fold(f64::INFINITY, f64::min);
+    let at = |p: &[Pick]| evaluations_to_minimum(v, p);
+    let show = |e: Option<usize>| e.map_or(format!("never in {MAX_STEPS}"), |e| format!("at evaluation {e}"));
+    let (gp, gcp) = (at(&v.gp), at(&v.gcp));
+    let (sd, psi, largest) = start_spreads(v);
+    let head = format!("After {MAX_STEPS} evaluations: GCP reached the minimum, {optimum:.3}, {}; GP {}.", show(gcp), show(gp));
+    let why = format!(
+        "after the {RANDOM_START} random points, standardising squeezed all but the largest value ({largest:.0}) into {sd:.2} standard units, while ψ spread them over {psi:.2}"
+    );
+    match (gcp, gp) {
+        (Some(c), g) if g.is_none_or(|g| c < g) => {
+            format!("{head} GCP wins: {why}: GCP's model could tell the valleys apart, GP's saw them nearly flat.")
+        }
+        (Some(c), Some(g)) if c == g => format!("{head} A tie on this seed: {why}, yet GP found the valley as soon."),
+        _ => format!("{head} GP wins on this seed: {why}, but ranks also hide how deep a dip is, and GP's EI found it first."),
+    }
+}
+
+/// Whether a seed shows the lesson's point: GCP reaches the minimum at least three
+/// evaluations before GP (or GP never does).
+pub fn shows_the_contrast(v: &Versus) -> bool {
+    match (evaluations_to_minimum(v, &v.gcp), evaluations_to_minimum(v, &v.gp)) {
+        (Some(c), Some(g)) => c + 3 <= g,
+        (Some(_), None) => true,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::number_after;
+    use super::*;
+    use crate::lessons::copula::{frame, versus, CopulaSetting, DEFAULT_SEED};
+
+    fn check(f: &CopulaFrame, v: &Versus, k: usize, text: &str) -> Result<(), String> {
+        let fail = |what: &str| Err(format!("step {k}: {what} in «{text}»"));
+        if k < MAX_STEPS {
+            let n = f.ys.len() - f.added;
+            if k > 0 {
+                let y = f.ys[n - 1];
+                let standardised = (y - f.ys.iter().sum::<f64>() / f.ys.len() as f64)
+                    / (f.ys.iter().map(|v| (v - f.ys.iter().sum::<f64>() / f.ys.len() as f64).powi(2)).sum::<f64>() / f.ys.len() as f64)
+                        .sqrt();
+                if number_after(text, "while standardised it is ") != Some((standardised * 100.0).round() / 100.0) {
+                    return fail("the standardised value");
+                }
+                // ψ(y) = Φ⁻¹(F̃(y)), F̃ the rank share clipped to [δ_N, 1 − δ_N].
+                let rank = f.ys.iter().filter(|&&o| o <= y).count() as f64 / f.ys.len() as f64;
+                let psi = normal_quantile(rank.clamp(f.delta, 1.0 - f.delta));
+                if (number_after(text, "so ψ(y) = ").unwrap_or(f64::NAN) - psi).abs() > 0.006 {
+                    return fail("ψ of the new value");
+                }
+            }
+            let cap = number_after(text, "beyond ±").unwrap_or(f64::NAN);
+            if f.psi.iter().any(|p| p.abs() > cap + 0.005) {
+                return fail("a ψ beyond the cap");
+            }
+            return Ok(());
+        }
+        let (gp, gcp) = (evaluations_to_minimum(v, &v.gp), evaluations_to_minimum(v, &v.gcp));
+        let said = |who: &str| text.split(&format!("{who} ")).find_map(|s| number_after(s, "at evaluation ")).map(|e| e as usize);
+        if said("minimum, 0.049,").or(said("GCP reached the minimum,")) != gcp && gcp.is_some() {
+            return fail("GCP's evaluation");
+        }
+        if gp.is_some() && number_after(text.split("; GP ").nth(1).unwrap_or(""), "at evaluation ").map(|e| e as usize) != gp {
+            return fail("GP's evaluation");
+        }
+        if text.contains("GCP wins") != gcp.is_some_and(|c| gp.is_none_or(|g| c < g)) {
+            return fail("the winner");
+        }
+        // The spreads: recomputed from the observations both models saw after the random start.
+        let ys: Vec<f64> = v.gp[RANDOM_START].evaluated.iter().map(|&i| v.y[i]).collect();
+        let z = crate::warping::standardize(&ys);
+        let mut rest: Vec<f64> = z.clone();
+        rest.sort_by(f64::total_cmp);
+        let spread = rest[rest.len() - 2] - rest[0];
+        if number_after(text, "value (").is_none() || (number_after(text, "into ").unwrap_or(f64::NAN) - spread).abs() > 0.006 {
+            return fail("the standardised spread");
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn every_steps_sentence_is_true_to_its_frame() {
+        for seed in [DEFAULT_SEED, 1, 2] {
+            let v = versus(seed).unwrap();
+            for k in 0..=MAX_STEPS {
+                let f = frame(&CopulaSetting { step: k, seed, ..CopulaSetting::default() }).unwrap();
+                check(&f, &v, k, &sentence(&f, k, Some(&v))).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            }
+        }
+    }
+
+    #[test]
+    fn the_default_seed_is_the_first_that_shows_the_contrast() {
+        let first = (0..12).find(|&s| {
+            let v = versus(s).unwrap();
+            eprintln!("seed {s}: GCP {:?}, GP {:?}", evaluations_to_minimum(&v, &v.gcp), evaluations_to_minimum(&v, &v.gp));
+            shows_the_contrast(&v)
+        });
+        assert_eq!(first, Some(DEFAULT_SEED));
+        eprintln!("{}", verdict(&versus(DEFAULT_SEED).unwrap()));
+    }
+}
