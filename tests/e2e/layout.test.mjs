@@ -59,11 +59,17 @@ function cutOff() {
     }
     return false;
   };
+  function* ancestorsToPanel(e) {
+    for (let a = e; a && !a.classList.contains('panel'); a = a.parentElement) yield a;
+  }
   for (const e of document.querySelectorAll('.panel *')) {
     if (e.closest('svg') && e.tagName.toLowerCase() !== 'svg') continue;
     const r = e.getBoundingClientRect();
     if (r.width < 2 || r.height < 2 || getComputedStyle(e).visibility === 'hidden') continue;
-    const p = e.closest('.panel').getBoundingClientRect();
+    // A bar fixed to the screen (a lesson's player on a phone) is laid out against the
+    // window, not its panel: it must stay within the window.
+    const fixed = [...ancestorsToPanel(e)].some((a) => getComputedStyle(a).position === 'fixed');
+    const p = fixed ? { left: 0, right: window.innerWidth } : e.closest('.panel').getBoundingClientRect();
     if ((r.right > p.right + 1 || r.left < p.left - 1) && !inScroller(e)) {
       bad.push(`${name(e)} runs past its panel (${Math.round(r.left)}–${Math.round(r.right)} in ${Math.round(p.left)}–${Math.round(p.right)})`);
     }
