@@ -25,7 +25,7 @@ problem, seed and w in 1/4/16, each sampler runs --trials trials (equal for ever
 (GP, GCP), GPSampler(seed) and TPESampler(seed, constant_liar=True). Each trial sleeps a
 random 20-80 ms (drawn from the seed and its number) so that trials overlap and finish out of
 order. A near-duplicate is a trial within 1e-3 (L-infinity, normalised) of a trial that was
-RUNNING when its objective started. Reported: near-duplicates over all trials, mean final regret.
+RUNNING throughout its proposal (created before it, still running after its suggest calls). Reported: near-duplicates over all trials, mean final regret.
 """
 
 from __future__ import annotations
@@ -169,13 +169,15 @@ def one_run(p, sampler_name: str, seed: int, workers: int, trials: int) -> tuple
     lock = threading.Lock()
 
     def objective(trial: optuna.Trial) -> float:
-        # The trials running when this one was proposed (its relative sample is drawn when
-        # Optuna creates it, just before this call).
+        x = {k: (trial.suggest_float(k, d.low, d.high, log=d.log)) for k, d in p.space.items()}
+        # The trials running when this one was proposed: Optuna 5 draws a trial's relative sample
+        # at its first suggest call, so the set is read after the suggestions; a trial created
+        # before this one and running now was running throughout its proposal (pending for it,
+        # or proposing after it with this one pending).
         with lock:
             running_at_start[trial.number] = [
-                t.number for t in trial.study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)) if t.number != trial.number
+                t.number for t in trial.study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)) if t.number < trial.number
             ]
-        x = {k: (trial.suggest_float(k, d.low, d.high, log=d.log)) for k, d in p.space.items()}
         time.sleep(0.02 + 0.06 * np.random.default_rng([seed, trial.number]).random())
         return p.f(x)
 
@@ -197,7 +199,7 @@ def workers_part(problems: list[str], seeds: int, trials: int, samplers: list[st
     raw: dict = {}
     lines = [
         f"Per problem, {seeds} seeds × {trials} trials, Optuna's `study.optimize(n_jobs=w)` threads on one in-memory storage, each"
-        " trial sleeping 20-80 ms. Near-duplicates: trials within 1e-3 (normalised) of a trial running when they started, of all"
+        " trial sleeping 20-80 ms. Near-duplicates: trials within 1e-3 (normalised) of a trial running throughout their proposal, of all"
         " trials; regret: mean final (median in brackets); seconds: wall clock per run, mean.",
         "",
         "| problem | sampler | workers | near-duplicates | mean regret (median) | s / run |",
