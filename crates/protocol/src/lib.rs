@@ -15,7 +15,7 @@ use hpo_engine::benchmark::Benchmark;
 use hpo_engine::fidelity::gpb::view_setting::DesignViewSpec;
 use hpo_engine::gpb_experiments::design_view::{DesignTable, DesignViewData};
 use hpo_engine::lessons::{LessonFrames, LessonJob};
-use hpo_engine::loaders::formats::FileFormat;
+use hpo_engine::loaders::file_format::FileFormat;
 use hpo_engine::loaders::notes::Note;
 use hpo_engine::loaders::table::LoadOptions;
 use hpo_engine::loaders::upload::{LoadFailure, LoadedFile};

@@ -5,7 +5,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::notes::Note;
 use crate::axis::significant;
 
 /// What happens to a missing, non-finite or diverged value.
@@ -123,19 +122,6 @@ impl Repaired {
             (Some((a, b)), Some((c, d))) => Some((a.min(c), b.max(d))),
             (a, b) => a.or(b),
         };
-    }
-
-    /// The note for the user ([`Note::Repaired`]), or `None` when nothing was touched.
-    /// `untrained` names the step 0 column that held each run's untrained value, if the file
-    /// has one.
-    pub fn note(&self, file: &str, what: &str, policy: MissingPolicy, untrained: Option<&str>) -> Option<Note> {
-        (self.cells > 0 || self.rows > 0).then(|| Note::Repaired {
-            file: file.to_string(),
-            what: what.to_string(),
-            counts: *self,
-            policy,
-            untrained: untrained.map(str::to_string),
-        })
     }
 
     /// What was repaired, in words (after the file's name).
@@ -483,35 +469,5 @@ mod tests {
         assert!(!spans_decades(&[5.0, 5.0, 5.0]), "a constant spans nothing");
         assert!(!spans_decades(&[]));
         assert!(spans_decades(&[16.0, 512.0, 4096.0]), "integers too");
-    }
-
-    #[test]
-    fn messages_count_what_was_touched() {
-        let r = Repaired { cells: 917, rows: 120, dropped: 0, bounds: None };
-        let m = r.note("lc.csv", "curve points", MissingPolicy::Worst, None).unwrap().to_string();
-        assert_eq!(m, "lc.csv: 917 missing or non-finite curve points in 120 rows, counted as the task's worst value (missing=worst)");
-        assert!(Repaired::default().note("f", "values", MissingPolicy::Drop, None).is_none());
-        let r = Repaired { cells: 2, rows: 2, dropped: 0, bounds: None };
-        assert!(r
-            .note("f", "metric values", MissingPolicy::Untrained, None)
-            .unwrap()
-            .to_string()
-            .contains("a single value has no untrained value"));
-        let r = Repaired { cells: 8, rows: 2, dropped: 2, bounds: None };
-        assert!(r
-            .note("f", "curve points", MissingPolicy::Untrained, None)
-            .unwrap()
-            .to_string()
-            .contains("their task has no finite value"));
-        let r = Repaired { cells: 11978, rows: 262, dropped: 0, bounds: Some((std::f64::consts::LN_10, 2.35)) };
-        let m = r.note("raw.csv", "curve points", MissingPolicy::Untrained, Some("step_0")).unwrap().to_string();
-        assert_eq!(
-            m,
-            "raw.csv: 11978 curve points in 262 rows missing or non-finite or worse than untrained, set to the untrained value from the first \
-             diverged point on (missing=untrained) (untrained value: each run's 'step_0'; 2.303 to 2.350)"
-        );
-        let r = Repaired { cells: 40, rows: 3, dropped: 3, bounds: None };
-        let m = r.note("t.csv", "curve points", MissingPolicy::TaskSet, None).unwrap().to_string();
-        assert!(m.contains("40 curve points missing or non-finite or above the 95 % quantile; 3 curves dropped"), "{m}");
     }
 }

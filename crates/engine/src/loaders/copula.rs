@@ -2,7 +2,7 @@
 //! columns `hp_*` (hyperparameters; `_log` ones are already log-scaled), `metric_*`,
 //! `dataset_*` (task descriptors, unused by the methods), `task` and `blackbox`.
 
-use super::formats::FileFormat;
+use super::file_format::FileFormat;
 use super::notes::Note;
 use super::table::{build_benchmark, guess_direction, read_table, ColumnRoles, CsvTable, LoadOptions};
 use super::unpack_text;

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 
 use super::clean::{parse_cell, repair_curves, MissingPolicy, Repaired};
 use super::copula::Loaded;
-use super::formats::FileFormat;
+use super::file_format::FileFormat;
 use super::notes::Note;
 use super::table::{build_benchmark, guess_direction, read_table, ColumnRoles, CsvTable, LoadOptions};
 use super::unpack_text;
@@ -207,7 +207,7 @@ pub fn curves_from_table(
         None => None,
     };
     let (curves, repaired) = read_curves(file, &table, &steps, task_col, untrained_col, direction.sign(), options.missing)?;
-    warnings.extend(repaired.note(file, "curve points", options.missing, untrained_col.map(|c| table.headers[c].as_str())));
+    warnings.extend(Note::repaired(repaired, file, "curve points", options.missing, untrained_col.map(|c| table.headers[c].as_str())));
     // Dropped curves leave the table; the final value becomes an ordinary metric column so
     // every method can use the table (written with Rust's round-trip formatting).
     let kept: Vec<(csv::StringRecord, Vec<f64>)> =

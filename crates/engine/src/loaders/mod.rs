@@ -7,6 +7,7 @@
 pub mod clean;
 pub mod copula;
 pub mod curves;
+pub mod file_format;
 pub mod formats;
 pub mod notes;
 pub mod optuna;

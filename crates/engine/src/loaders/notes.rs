@@ -77,6 +77,19 @@ pub enum Note {
 }
 
 impl Note {
+    /// What a repair touched, as a note for the user ([`Note::Repaired`]), or `None` when
+    /// nothing was touched. `untrained` names the step 0 column that held each run's untrained
+    /// value, if the file has one.
+    pub fn repaired(counts: Repaired, file: &str, what: &str, policy: MissingPolicy, untrained: Option<&str>) -> Option<Note> {
+        (counts.cells > 0 || counts.rows > 0).then(|| Note::Repaired {
+            file: file.to_string(),
+            what: what.to_string(),
+            counts,
+            policy,
+            untrained: untrained.map(str::to_string),
+        })
+    }
+
     /// A note in words about `file`.
     pub fn said(file: &str, text: impl Into<String>) -> Note {
         Note::Said { file: file.to_string(), text: text.into() }
@@ -229,5 +242,33 @@ mod tests {
             "t.csv: 40 diverged or missing values dropped, 40 diverged or missing values dropped"
         );
         assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn messages_count_what_was_touched() {
+        let r = Repaired { cells: 917, rows: 120, dropped: 0, bounds: None };
+        let m = Note::repaired(r, "lc.csv", "curve points", MissingPolicy::Worst, None).unwrap().to_string();
+        assert_eq!(m, "lc.csv: 917 missing or non-finite curve points in 120 rows, counted as the task's worst value (missing=worst)");
+        assert!(Note::repaired(Repaired::default(), "f", "values", MissingPolicy::Drop, None).is_none());
+        let r = Repaired { cells: 2, rows: 2, dropped: 0, bounds: None };
+        assert!(Note::repaired(r, "f", "metric values", MissingPolicy::Untrained, None)
+            .unwrap()
+            .to_string()
+            .contains("a single value has no untrained value"));
+        let r = Repaired { cells: 8, rows: 2, dropped: 2, bounds: None };
+        assert!(Note::repaired(r, "f", "curve points", MissingPolicy::Untrained, None)
+            .unwrap()
+            .to_string()
+            .contains("their task has no finite value"));
+        let r = Repaired { cells: 11978, rows: 262, dropped: 0, bounds: Some((std::f64::consts::LN_10, 2.35)) };
+        let m = Note::repaired(r, "raw.csv", "curve points", MissingPolicy::Untrained, Some("step_0")).unwrap().to_string();
+        assert_eq!(
+            m,
+            "raw.csv: 11978 curve points in 262 rows missing or non-finite or worse than untrained, set to the untrained value from the first \
+             diverged point on (missing=untrained) (untrained value: each run's 'step_0'; 2.303 to 2.350)"
+        );
+        let r = Repaired { cells: 40, rows: 3, dropped: 3, bounds: None };
+        let m = Note::repaired(r, "t.csv", "curve points", MissingPolicy::TaskSet, None).unwrap().to_string();
+        assert!(m.contains("40 curve points missing or non-finite or above the 95 % quantile; 3 curves dropped"), "{m}");
     }
 }

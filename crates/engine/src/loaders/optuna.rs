@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::clean::{repair_curves, Repaired};
-use super::formats::FileFormat;
+use super::file_format::FileFormat;
 use super::notes::Note;
 use super::table::LoadOptions;
 use super::table::LoadedFile;
@@ -382,7 +382,7 @@ fn studies_benchmark(file: &str, format: FileFormat, studies: &[Study], notes: &
         first.distributions.iter().map(|(n, d)| format!("{n} {}", describe(d))).collect::<Vec<_>>().join(", "),
         lines.join("; ")
     )));
-    warnings.extend(repaired.note(file, "curve points", options.missing, None));
+    warnings.extend(Note::repaired(repaired, file, "curve points", options.missing, None));
     let conditional = first.conditional();
     if !conditional.is_empty() {
         let conditions = first.conditions();

@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 
 use super::clean::spans_decades;
-use super::formats::FileFormat;
+use super::file_format::FileFormat;
 use super::notes::Note;
 use super::roles::reported_metrics;
 use super::table::LoadedFile;

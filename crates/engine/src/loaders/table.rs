@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use super::clean::{parse_cell, repair_values, spans_decades, MissingPolicy, Repaired};
-use super::formats::FileFormat;
+use super::file_format::FileFormat;
 use super::notes::Note;
 use crate::benchmark::{Benchmark, Direction, Metric, Task};
 use crate::error::{EngineError, Result};
@@ -261,7 +261,7 @@ pub fn build_benchmark(
     if tasks.is_empty() {
         return Err(EngineError::parse(file, "every row has a missing or non-finite metric value; nothing to optimise"));
     }
-    notes.extend(repaired.note(file, "metric values", options.missing, None));
+    notes.extend(Note::repaired(repaired, file, "metric values", options.missing, None));
     let benchmark = Benchmark { name: name.to_string(), space, metrics: roles.metrics.clone(), objective, tasks, joint_objectives: false };
     Ok((benchmark, notes))
 }

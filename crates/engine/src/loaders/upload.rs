@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use super::copula::file_stem;
 use super::curves::curves_from_table;
-use super::formats::{recognise, FileFormat};
+use super::file_format::FileFormat;
+use super::formats::recognise;
 use super::runs::{from_long_table, recorded_benchmark};
 use super::table::{build_benchmark, ColumnRoles, LoadOptions};
 use super::Unpacked;

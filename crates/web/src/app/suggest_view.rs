@@ -9,7 +9,7 @@
 
 use leptos::prelude::*;
 
-use hpo_engine::loaders::formats::FileFormat;
+use hpo_engine::loaders::file_format::FileFormat;
 use hpo_engine::suggest::{default_method, methods_for, SuggestedFiles};
 use hpo_protocol::ToWorker;
 

@@ -16,7 +16,7 @@ use super::pool::RunWorkers;
 use super::worker_host::{RequestIds, WorkerHandle};
 use hpo_engine::gpb_experiments::design_view::DesignViewData;
 use hpo_engine::lessons::LessonFrames;
-use hpo_engine::loaders::formats::FileFormat;
+use hpo_engine::loaders::file_format::FileFormat;
 use hpo_engine::loaders::upload::{LoadFailure, LoadedFile};
 use hpo_engine::spec::DataRef;
 use hpo_engine::suggest::SuggestedFiles;

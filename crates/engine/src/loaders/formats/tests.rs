@@ -78,8 +78,8 @@ fn each_file_is_recognised_as_its_format_and_loads_naming_it() {
 #[test]
 fn the_table_names_each_format_once() {
     for (k, entry) in FORMATS.iter().enumerate() {
-        assert!(FORMATS[..k].iter().all(|e| e.format != entry.format && e.name != entry.name), "{}", entry.name);
-        assert_eq!(entry.format.name(), entry.name);
+        let name = entry.format.name();
+        assert!(FORMATS[..k].iter().all(|e| e.format != entry.format && e.format.name() != name), "{name}");
     }
     assert!(FileFormat::OptunaJournal.takes_next_trials() && FileFormat::OptunaStorage.takes_next_trials());
     assert!(!FileFormat::OptunaTrialsCsv.takes_next_trials(), "a trials CSV cannot take enqueued trials");
@@ -90,7 +90,7 @@ fn the_table_names_each_format_once() {
             entry.format,
             FileFormat::OptunaTrialsCsv | FileFormat::RayTuneExperiment | FileFormat::RayTuneDataframe | FileFormat::SyneTuneResults
         );
-        assert_eq!(entry.format.why_no_next_trials().is_some(), study, "{}", entry.name);
+        assert_eq!(entry.format.why_no_next_trials().is_some(), study, "{}", entry.format.name());
         assert!(!(entry.format.takes_next_trials() && study));
     }
     assert!(FileFormat::OptunaTrialsCsv.why_no_next_trials().unwrap().contains("Load the study's own storage"));

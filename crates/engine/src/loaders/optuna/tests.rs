@@ -1,7 +1,7 @@
 //! The loaders on files Optuna 5.0 wrote (`tests/fixtures/studies/make.py` remakes them).
 
 use super::*;
-use crate::loaders::formats::FileFormat;
+use crate::loaders::file_format::FileFormat;
 use crate::loaders::notes::Note;
 use crate::loaders::upload::load_file;
 use crate::spec::ExperimentSpec;

@@ -6,7 +6,7 @@ use super::TrialState;
 use crate::axis::count;
 use crate::benchmark::{Direction, Metric};
 use crate::error::{EngineError, Result};
-use crate::loaders::formats::FileFormat;
+use crate::loaders::file_format::FileFormat;
 use crate::loaders::notes::Note;
 use crate::loaders::table::{build_benchmark, ColumnRoles, CsvTable, LoadOptions, LoadedFile};
 
