@@ -17,8 +17,10 @@ use hpo_playground::engine::fidelity::targets::RaceTargets;
 use hpo_playground::engine::fidelity::RaceTrace;
 use hpo_playground::engine::loaders::clean::MissingPolicy;
 use hpo_playground::engine::loaders::curves::{curves_from_table, load_lcbench_members, LCBENCH_FILES};
+use hpo_playground::engine::loaders::file_format::FileFormat;
+use hpo_playground::engine::loaders::formats::recognise;
 use hpo_playground::engine::loaders::table::LoadOptions;
-use hpo_playground::engine::loaders::upload::{load_file_with, load_unpacked, LoadFailure};
+use hpo_playground::engine::loaders::upload::{load_file_with, LoadFailure};
 use hpo_playground::engine::loaders::Unpacked;
 use hpo_playground::engine::method_entry::{MethodEntry, RunKind};
 use hpo_playground::engine::registry::{lookup, of_kind};
@@ -78,15 +80,22 @@ pub fn load(data: &str, lcbench_dir: &Path, direction: Option<Direction>, missin
             let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
             let name = Path::new(path).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             let options = LoadOptions { detect_scales: true, direction, missing, ..LoadOptions::default() };
-            // A study as its tool wrote it (Optuna's journal, Ray Tune's experiment, Syne Tune's
-            // results) is read by the upload loader, as the page reads it; anything else as a
-            // curve table. The file is unpacked once for both.
+            // The format table says what the file is. A study as its tool wrote it (Optuna's
+            // journal or storage, a Ray Tune experiment, Syne Tune's results) or LCBench's
+            // folder is read as the page reads it; a learning-curve table, or a table of no
+            // known format, as curves whose objective is the last step ("metric").
             let unpacked = Unpacked::of(&name, &bytes)?;
-            if let Ok(loaded) = load_unpacked(&unpacked, &options) {
-                if loaded.benchmark.tasks.iter().any(|t| t.history.is_some() && t.curves.is_some()) {
-                    print_notes(&loaded.notes);
-                    return Ok(loaded.benchmark);
+            if let Some(entry) = recognise(&unpacked).filter(|f| f.format != FileFormat::LearningCurves) {
+                let loaded = (entry.load)(&unpacked, &options)?;
+                if !loaded.benchmark.tasks.iter().any(|t| t.curves.is_some()) {
+                    return Err(format!(
+                        "{name} is {}, without learning curves: a race needs each trial's value at every step (an Optuna trial's intermediate values, a Ray Tune trial's progress.csv)",
+                        entry.format.name()
+                    )
+                    .into());
                 }
+                print_notes(&loaded.notes);
+                return Ok(loaded.benchmark);
             }
             let table = unpacked.table()?.clone();
             let loaded = curves_from_table(&name, table, "metric", direction.unwrap_or(Direction::Minimize), &options)?;
