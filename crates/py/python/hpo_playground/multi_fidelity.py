@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hpo_playground._engine import MultiFidelitySession, multi_fidelity_methods
+from hpo_playground._space import describe_space
 
 __all__ = ["MultiFidelity", "describe_space", "methods"]
 
@@ -180,32 +181,3 @@ class MultiFidelity:
     def n_configs(self) -> int:
         """How many configurations the method races."""
         return self._session.configurations()
-
-
-def describe_space(space: Mapping[str, Any]) -> list[list[Any]]:
-    """``space`` as the engine reads it: ``[name, {"type": ..., ...}]`` in ``space``'s order."""
-    if not isinstance(space, Mapping) or not space:
-        raise ValueError("space must be a non-empty dict of parameter name -> distribution")
-    return [[str(name), _plain(str(name), d)] for name, d in space.items()]
-
-
-def _plain(name: str, d: Any) -> dict[str, Any]:
-    if isinstance(d, Mapping):
-        kind = d.get("type")
-        if kind == "float":
-            return {"log": False, "step": None, **d}
-        if kind == "int":
-            return {"log": False, "step": 1, **d}
-        if kind == "categorical":
-            return dict(d)
-        raise ValueError(f"parameter {name!r}: type must be 'float', 'int' or 'categorical', not {kind!r}")
-    if isinstance(d, (list, tuple)):
-        return {"type": "categorical", "choices": list(d)}
-    if hasattr(d, "to_internal_repr"):  # an Optuna distribution
-        from hpo_playground.optuna import _distribution
-
-        return _distribution(name, d)
-    raise TypeError(
-        f"parameter {name!r} is a {type(d).__name__}: give an Optuna distribution, a list of"
-        " choices or a dict such as {'type': 'float', 'low': 0.0, 'high': 1.0}"
-    )

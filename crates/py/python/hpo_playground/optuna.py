@@ -43,7 +43,8 @@ from optuna.study import Study, StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
 import hpo_playground
-from hpo_playground.multi_fidelity import MultiFidelity, describe_space
+from hpo_playground._space import describe_space, optuna_distribution
+from hpo_playground.multi_fidelity import MultiFidelity
 
 __all__ = ["Sampler", "describe", "optimize_multi_fidelity"]
 
@@ -206,7 +207,7 @@ def describe(
         "directions": [
             "maximize" if d == StudyDirection.MAXIMIZE else "minimize" for d in directions
         ],
-        "distributions": [[p, _distribution(p, search_space[p])] for p in order],
+        "distributions": [[p, optuna_distribution(p, search_space[p])] for p in order],
         "trials": [
             {
                 "state": t.state.name,
@@ -246,20 +247,6 @@ def _value(v: float) -> float | str | None:
     if math.isinf(v):
         return "inf" if v > 0 else "-inf"
     return None if math.isnan(v) else v
-
-
-def _distribution(name: str, d: BaseDistribution) -> dict[str, Any]:
-    if isinstance(d, FloatDistribution):
-        return {"type": "float", "low": d.low, "high": d.high, "log": d.log, "step": d.step}
-    if isinstance(d, IntDistribution):
-        return {"type": "int", "low": d.low, "high": d.high, "log": d.log, "step": d.step}
-    if isinstance(d, CategoricalDistribution):
-        return {"type": "categorical", "choices": list(d.choices)}
-    raise TypeError(
-        f"parameter {name!r} has a {type(d).__name__}: hpo_playground samples FloatDistribution,"
-        " IntDistribution and CategoricalDistribution only"
-    )
-
 
 
 def optimize_multi_fidelity(
