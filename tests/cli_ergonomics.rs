@@ -152,3 +152,37 @@ fn a_race_on_a_curve_file_takes_a_direction() {
     assert!(!o.status.success() && text(&o).contains("--direction is 'min' or 'max', not 'up'"), "{}", text(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_race_reads_a_study_by_the_format_table_and_says_what_a_file_without_curves_is() {
+    let studies = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/studies");
+    let dir = Scratch::new("race-formats");
+    let race = |file: &str| {
+        let out = dir.join(file);
+        let data = studies.join(file);
+        hpo(&[
+            "race",
+            "--data",
+            data.to_str().unwrap(),
+            "--methods",
+            "ASHA",
+            "--seeds",
+            "1",
+            "--budget",
+            "20",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    // A journal whose trials report intermediate values races on them.
+    let o = race("optuna-mlp-journal.log");
+    assert!(o.status.success(), "{}", text(&o));
+    // Optuna's files without intermediate values: refused, naming what the file is.
+    for (file, format) in [("optuna-two-objective.db", "Optuna storage (SQLite)"), ("optuna-mlp-trials.csv", "Optuna trials_dataframe CSV")]
+    {
+        let o = race(file);
+        let said = text(&o);
+        assert!(!o.status.success() && said.contains(&format!("{file} is {format}, without learning curves")), "{said}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
