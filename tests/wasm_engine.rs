@@ -66,7 +66,7 @@ fn worker_messages_survive_the_workers_codec() {
     let parsed = ParsedFile::encode(hpo_playground::engine::loaders::upload::LoadedFile {
         benchmark: bench.clone(),
         notes: vec![],
-        format: hpo_playground::engine::loaders::formats::FileFormat::Copula,
+        format: hpo_playground::engine::loaders::file_format::FileFormat::Copula,
     })
     .unwrap();
     let (page_copy, bytes) = parsed.decode().unwrap();
