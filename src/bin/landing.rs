@@ -3,7 +3,7 @@
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
-    hpo_playground::app::landing::start();
+    hpo_playground::app::sections::landing::start();
 }
 
 #[cfg(not(target_arch = "wasm32"))]

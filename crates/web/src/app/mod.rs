@@ -1,34 +1,16 @@
-//! The Leptos single-page app. Components only wire signals to the engine. One file per
-//! numbered section of the page — [`data_panel`] (1. Data; loading in [`data`]), [`setup`]
-//! (2. Setup), [`run`] (3. Run; the pool in [`pool`], a worker's code in [`worker`]),
-//! [`results`] (4. Results) —, the Learn section in [`learn`], charts in [`chart`], the DOM and
-//! the URL in [`browser`].
+//! The Leptos single-page app. Components only wire signals to the engine. Files by role: the
+//! page's panels in [`sections`] (one file per numbered section: 1. Data, 2. Setup, 3. Run,
+//! 4. Results, and the panels below them), the views the results open in [`views`], drawing in
+//! [`charts`], the page's state in [`state`], loading data and keeping it in [`data`], the
+//! browser (DOM, URL, IndexedDB, Web Workers) in [`platform`], and the Learn section in [`learn`].
 
-pub mod browser;
-pub mod cd_diagram;
-pub mod chart;
+pub mod charts;
 pub mod data;
-pub mod data_panel;
-pub mod design_view;
-pub mod kept;
-pub mod kept_panel;
-pub mod landing;
 pub mod learn;
-pub mod objective_space;
-pub mod pool;
-pub mod prior_view;
-pub mod race_view;
-pub mod results;
-pub mod run;
-pub mod scatter;
-pub mod setup;
+pub mod platform;
+pub mod sections;
 pub mod state;
-pub mod store;
-pub mod suggest_view;
-pub mod warping_view;
-pub mod worker;
-pub mod worker_host;
-pub mod workers;
+pub mod views;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -36,6 +18,8 @@ use leptos::task::spawn_local;
 use hpo_engine::lessons::LessonLink;
 use hpo_engine::permalink::{from_query, to_query};
 use hpo_engine::spec::ExperimentSpec;
+use platform::browser;
+use sections::{data_panel, design_view, kept_panel, landing, results, run, setup, suggest_view};
 use state::{AppState, Level};
 
 /// Mounts the app (entry point of the app's wasm binary). On a first visit the landing's own small
@@ -114,10 +98,10 @@ fn experiment_state(query: &str) -> AppState {
     Effect::new(move |_| browser::replace_query(&to_query(&state.spec.get())));
     let from_link = !query.is_empty();
     spawn_local(async move {
-        data::load_shared_manifest(state).await;
-        data::load_ref(state, parsed.spec.data.clone(), from_link).await;
+        data::load::load_shared_manifest(state).await;
+        data::load::load_ref(state, parsed.spec.data.clone(), from_link).await;
     });
-    spawn_local(kept::reopen_race_summary(state));
+    spawn_local(data::kept::reopen_race_summary(state));
     state
 }
 

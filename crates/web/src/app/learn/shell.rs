@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 
-use super::super::workers::{lesson_reply, LatestWorker, WorkerService};
+use crate::app::platform::workers::{lesson_reply, LatestWorker, WorkerService};
 use hpo_engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink, SPEEDS};
 use hpo_protocol::ToWorker;
 

@@ -10,9 +10,9 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::chart::{chart_width, ChartFigure, PALETTE};
-use super::scatter::{Scatter, ScatterCanvas};
-use super::state::AppState;
+use crate::app::charts::chart::{chart_width, ChartFigure, PALETTE};
+use crate::app::charts::scatter::{Scatter, ScatterCanvas};
+use crate::app::state::AppState;
 use hpo_engine::benchmark::Benchmark;
 use hpo_engine::fidelity::gpb::construct::DesignMethod;
 use hpo_engine::fidelity::gpb::design::Criterion;
@@ -48,7 +48,7 @@ fn margins(w: f64) -> (f64, f64) {
 /// The true function at b = 1, 2/3, 1/2: darker for larger budgets.
 const TRUTH_GREYS: [&str; 3] = ["#333333", "#777777", "#aaaaaa"];
 /// Marker names by budget level, as drawn by [`marker`].
-pub(super) const MARKER_GLYPHS: [&str; 6] = ["●", "■", "▲", "◆", "▼", "✚"];
+pub(crate) const MARKER_GLYPHS: [&str; 6] = ["●", "■", "▲", "◆", "▼", "✚"];
 
 /// Colour of d on a diverging scale: blue below 0, white at 0, red above (clipped at ±1).
 fn heat(d: f64) -> String {
@@ -62,7 +62,7 @@ fn heat(d: f64) -> String {
 }
 
 /// A number of the design numbers: 3 decimals, scientific when very large or small.
-pub(super) fn fmt(v: f64) -> String {
+pub(crate) fn fmt(v: f64) -> String {
     if !v.is_finite() {
         "—".into()
     } else if v.abs() >= 1000.0 || (v != 0.0 && v.abs() < 0.01) {
@@ -92,7 +92,7 @@ fn marker(level: usize, cx: f64, cy: f64) -> AnyView {
 /// The map of d(x, ξ) with the design's points (shape and colour by budget) and max d marked:
 /// cells of the square's grid, or each candidate configuration as a dot, the largest d on top.
 #[component]
-pub(super) fn SensitivityMap(
+pub(crate) fn SensitivityMap(
     data: Signal<Option<DesignViewData>>,
     axes: Signal<[Axis; 2]>,
     on_square: Signal<bool>,

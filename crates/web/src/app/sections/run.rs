@@ -2,9 +2,9 @@
 //! controller behind it, which starts a run's jobs on the worker pool, buffers what arrives and
 //! hands it to `RunState` and the kept store.
 
-use super::browser::{copy_to_clipboard, hardware_concurrency, link_for, now_ms};
-use super::pool::{self, RunSink};
-use super::state::{AppState, Level, RunStatus, RunningJob, Topic};
+use crate::app::platform::browser::{copy_to_clipboard, hardware_concurrency, link_for, now_ms};
+use crate::app::platform::pool::{self, RunSink};
+use crate::app::state::{AppState, Level, RunStatus, RunningJob, Topic};
 use hpo_engine::axis::count;
 use hpo_engine::benchmark::Benchmark;
 use hpo_engine::eta::{Estimate, TimeLeft};
@@ -44,7 +44,7 @@ fn flush_pending(state: AppState) {
         })
         .unwrap_or_default();
     if !batch.is_empty() {
-        super::kept::keep_traces(state, &batch);
+        crate::app::data::kept::keep_traces(state, &batch);
         state.run.traces.update(|t| t.extend(batch));
     }
 }
@@ -125,7 +125,7 @@ fn start_run(state: AppState) {
         }
     };
     state.clear(Level::Error);
-    super::kept::close_race_summary(state);
+    crate::app::data::kept::close_race_summary(state);
     let jobs = resolved.jobs();
     let first_task = bench.tasks[resolved.tasks[0]].name.clone();
     if !resolved.tasks.iter().any(|&t| bench.tasks[t].name == state.run.best_task.get_untracked()) {
@@ -133,7 +133,7 @@ fn start_run(state: AppState) {
     }
     state.workers.pending.update_value(|p| p.0.clear());
     state.run.traces.set(Vec::with_capacity(jobs.len()));
-    super::kept::begin_run(state, new_record(&resolved, &bench, super::kept::epoch_ms()), true);
+    crate::app::data::kept::begin_run(state, new_record(&resolved, &bench, crate::app::data::kept::epoch_ms()), true);
     run_jobs(state, bench, resolved, jobs, 0);
 }
 
@@ -147,10 +147,10 @@ fn run_rest(state: AppState) {
         return;
     }
     state.clear(Level::Error);
-    super::kept::close_race_summary(state);
+    crate::app::data::kept::close_race_summary(state);
     let record = state.run.record.get_untracked().map(|(r, _)| r).filter(|r| r.id == experiment_id(&resolved.spec));
-    let record = record.unwrap_or_else(|| new_record(&resolved, &bench, super::kept::epoch_ms()));
-    super::kept::begin_run(state, record, false);
+    let record = record.unwrap_or_else(|| new_record(&resolved, &bench, crate::app::data::kept::epoch_ms()));
+    crate::app::data::kept::begin_run(state, record, false);
     let done = finished.len();
     state.run.traces.set(finished);
     run_jobs(state, bench, resolved, jobs, done);
@@ -276,7 +276,7 @@ pub fn RunPanel() -> impl IntoView {
         if r.total_jobs == 0 {
             return "Not run yet.".to_string();
         }
-        super::kept::status_shown(state, r.kept_jobs);
+        crate::app::data::kept::status_shown(state, r.kept_jobs);
         // Tracked so that the figures move every second between the workers' reports.
         clock.track();
         let now = now_ms();

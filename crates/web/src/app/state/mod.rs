@@ -8,8 +8,8 @@ use leptos::prelude::*;
 
 use hpo_protocol::EncodedBenchmark;
 
-use super::store::KeptFile;
-use super::workers::WorkerService;
+use crate::app::platform::store::KeptFile;
+use crate::app::platform::workers::WorkerService;
 use hpo_engine::benchmark::Benchmark;
 use hpo_engine::eta::{Estimate, Running, TimeLeft};
 use hpo_engine::kept::ExperimentRecord;
@@ -307,7 +307,7 @@ pub struct AppState {
     pub no_tasks: RwSignal<bool>,
 }
 
-/// What the browser keeps for the page (see [`super::store`]).
+/// What the browser keeps for the page (see [`crate::app::platform::store`]).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Kept {
     /// Files, newest first.

@@ -3,8 +3,8 @@
 
 use leptos::prelude::*;
 
-use super::browser::{download_png, download_svg};
-use super::state::{AppState, Level};
+use crate::app::platform::browser::{download_png, download_svg};
+use crate::app::state::{AppState, Level};
 
 use hpo_engine::axis::{self, Ticks, TitleSet};
 use hpo_engine::results::metrics::Band;
@@ -661,7 +661,7 @@ pub fn ChartFigure(
     let export = move |png: bool| {
         let result = if png { download_png(id, &format!("{file}.png")) } else { download_svg(id, &format!("{file}.svg")) };
         if let Err(e) = result {
-            state.say(Level::Error, super::browser::export_failed(&e));
+            state.say(Level::Error, crate::app::platform::browser::export_failed(&e));
         }
     };
     view! {

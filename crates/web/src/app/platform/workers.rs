@@ -1,5 +1,5 @@
 //! The page's Web Workers and what is in flight with them, as one service held in the page's
-//! context (inside [`super::state::AppState`]): the worker that parses files and the parses
+//! context (inside [`crate::app::state::AppState`]): the worker that parses files and the parses
 //! waiting for it, the prior view's trainer, the run's pool with its sink and the traces not
 //! yet shown — and one request counter for all of them.
 //!

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use super::state::{AppState, Level};
+use crate::app::state::{AppState, Level};
 use hpo_engine::benchmark::Direction;
 use hpo_engine::fidelity::targets::RaceTargets;
 use hpo_engine::method_entry::RunKind;
@@ -103,7 +103,7 @@ fn ObjectiveChooser() -> impl IntoView {
                         spec.update(|s| s.direction = match v.as_str() { "min" => Some(Direction::Minimize), "max" => Some(Direction::Maximize), _ => None });
                         // Repaired values depend on which way is worse, which flips with the direction.
                         if state.data.repaired.get_untracked() && spec.with_untracked(|s| s.missing.depends_on_direction()) {
-                            leptos::task::spawn_local(super::data::reload_current(state));
+                            leptos::task::spawn_local(crate::app::data::load::reload_current(state));
                         }
                     } prop:value=move || spec.get().direction.map(|d| d.as_str().to_string()).unwrap_or_default()>
                         <option value="">"metric's own"</option>

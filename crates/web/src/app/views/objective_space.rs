@@ -3,13 +3,13 @@
 //! the points each method found for one seed; and Fig. 6, the same cloud coloured by the
 //! scalarized objective αZ(y₁) + (1 − α)Z(y₂) for α ∈ {0.25, 0.5, 0.75} with Z = Δ and α = 0.5
 //! with Z = ψ, so the level sets can be compared with the front. Drawn on canvases
-//! ([`super::scatter`]): a NAS-Bench-201 task has 15,625 points per panel.
+//! ([`crate::app::charts::scatter`]): a NAS-Bench-201 task has 15,625 points per panel.
 
 use leptos::prelude::*;
 
-use super::chart::PALETTE;
-use super::scatter::{Scatter, ScatterCanvas};
-use super::state::AppState;
+use crate::app::charts::chart::PALETTE;
+use crate::app::charts::scatter::{Scatter, ScatterCanvas};
+use crate::app::state::AppState;
 use hpo_engine::benchmark::Benchmark;
 use hpo_engine::pareto::non_dominated;
 use hpo_engine::warping::{scalarize_weighted, OutputWarp};

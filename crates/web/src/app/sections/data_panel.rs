@@ -1,12 +1,13 @@
 //! The Data section (1. on the page): the source chooser (bundled, shared, public tables, kept files, upload, URL), the
 //! loaded data's summary and options (missing values, scales), and the column-role editor of a
-//! generic CSV. Loading itself is [`super::data`].
+//! generic CSV. Loading itself is [`crate::app::data::load`].
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::state::{AppState, Level};
-use super::{data, store};
+use crate::app::data::load as data;
+use crate::app::platform::store;
+use crate::app::state::{AppState, Level};
 use hpo_engine::spec::DataRef;
 
 fn source_value(d: &DataRef, kept: &[store::KeptFile]) -> String {

@@ -13,8 +13,8 @@ use hpo_engine::loaders::formats::FileFormat;
 use hpo_engine::suggest::{default_method, methods_for, SuggestedFiles};
 use hpo_protocol::ToWorker;
 
-use super::browser::download_text;
-use super::state::{AppState, Level};
+use crate::app::platform::browser::download_text;
+use crate::app::state::{AppState, Level};
 
 /// What the panel shows below its controls.
 #[derive(Clone)]

@@ -4,9 +4,9 @@
 
 use leptos::prelude::*;
 
-use super::chart::PALETTE;
-use super::scatter::{Scatter, ScatterCanvas};
-use super::state::AppState;
+use crate::app::charts::chart::PALETTE;
+use crate::app::charts::scatter::{Scatter, ScatterCanvas};
+use crate::app::state::AppState;
 use hpo_engine::benchmark::{Benchmark, Direction};
 use hpo_engine::stats::normal_pdf;
 use hpo_engine::warping::{delta_n, CopulaWarp};

@@ -5,19 +5,19 @@
 //!
 //! It is its own small wasm module (`src/bin/landing.rs`, [`start`]): a first visit draws this
 //! strip without waiting for the app's module, which `boot.js` loads once the strip's chart is
-//! drawn and which fills [`EXPERIMENT_SLOT`] with the experiment (`super::start`).
+//! drawn and which fills [`EXPERIMENT_SLOT`] with the experiment (`crate::app::start`).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use leptos::prelude::*;
 
-use super::browser;
-use super::chart::{chart_width, ChartBox};
-use super::learn::gp_ei::{posterior_chart, posterior_height};
-use super::state::AppState;
-use super::workers::{lesson_reply, LatestWorker};
-use super::Header;
+use crate::app::charts::chart::{chart_width, ChartBox};
+use crate::app::learn::gp_ei::{posterior_chart, posterior_height};
+use crate::app::platform::browser;
+use crate::app::platform::workers::{lesson_reply, LatestWorker};
+use crate::app::state::AppState;
+use crate::app::Header;
 use hpo_engine::lessons::gp_ei::{GpEiFrame, GpEiSetting};
 use hpo_engine::lessons::{LessonFrames, LessonJob};
 use hpo_engine::permalink::query_of;

@@ -4,13 +4,13 @@ use std::collections::BTreeMap;
 
 use leptos::prelude::*;
 
-use super::browser::{download_text, file_bytes};
-use super::chart::{ChartFigure, LineChart, Series, PALETTE, STUDY_COLOR};
-use super::objective_space::ObjectiveSpacePanel;
-use super::prior_view::PriorView;
-use super::scatter::{Scatter, ScatterCanvas};
-use super::state::{AppState, Level};
-use super::warping_view::WarpingView;
+use crate::app::charts::chart::{ChartFigure, LineChart, Series, PALETTE, STUDY_COLOR};
+use crate::app::charts::scatter::{Scatter, ScatterCanvas};
+use crate::app::platform::browser::{download_text, file_bytes};
+use crate::app::state::{AppState, Level};
+use crate::app::views::objective_space::ObjectiveSpacePanel;
+use crate::app::views::prior_view::PriorView;
+use crate::app::views::warping_view::WarpingView;
 use hpo_engine::benchmark::Benchmark;
 use hpo_engine::export::{traces_csv, traces_detailed_csv};
 use hpo_engine::method_entry::RunKind;
@@ -144,7 +144,7 @@ pub fn ResultsPanel() -> impl IntoView {
             other => Err(format!("unknown export '{other}'").into()),
         };
         if let Err(e) = result {
-            state.say(Level::Error, super::browser::export_failed(&e));
+            state.say(Level::Error, crate::app::platform::browser::export_failed(&e));
         }
     };
     let has_results = move || state.run.traces.with(|t| !t.is_empty());
@@ -165,7 +165,7 @@ pub fn ResultsPanel() -> impl IntoView {
                 <input id="open-race-summary" type="file" accept=".json,application/json" on:change=on_open/></label>
             <span class="hint">"a race-summary.json: this page's Summary JSON, or what hpo race and hpo merge write (docs/sweeps.md)"</span>
         </div>
-        {move || is_race().then(|| view! { <super::race_view::RaceResults/> })}
+        {move || is_race().then(|| view! { <crate::app::views::race_view::RaceResults/> })}
         <div style:display=move || if is_race() { "none" } else { "" }>
         <div class="row">
             <label class="check"><input id="log-scale" type="checkbox" prop:checked=move || state.spec.with(|s| s.log_y)
@@ -231,7 +231,7 @@ async fn open_race_summary(state: AppState, file: web_sys::File) {
     match opened {
         Ok((summary, bytes)) => {
             state.clear(Level::Error);
-            super::kept::show_race_summary(state, name, bytes, summary);
+            crate::app::data::kept::show_race_summary(state, name, bytes, summary);
         }
         Err(e) => state.say(Level::Error, e),
     }

@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 
-use super::browser::download_text;
-use super::cd_diagram::CdDiagram;
-use super::chart::{chart_title, chart_width, title_top, ChartBox, ChartFigure, LineChart, Series, PALETTE, STUDY_COLOR};
-use super::state::{AppState, Level, RunState};
+use crate::app::charts::cd_diagram::CdDiagram;
+use crate::app::charts::chart::{chart_title, chart_width, title_top, ChartBox, ChartFigure, LineChart, Series, PALETTE, STUDY_COLOR};
+use crate::app::platform::browser::download_text;
+use crate::app::state::{AppState, Level, RunState};
 use hpo_engine::axis;
 use hpo_engine::export::race_traces_csv;
 use hpo_engine::fidelity::runner::race_curves;
@@ -47,7 +47,7 @@ pub fn RaceResults() -> impl IntoView {
     };
     // A method whose jobs are not all in says so in the legend; one with none has its entry
     // alone (the summary has only methods with a trace).
-    let so_far = super::results::runs_so_far(state);
+    let so_far = crate::app::sections::results::runs_so_far(state);
     let series = move |pick: fn(&RaceSummary, usize) -> Band| {
         Signal::derive(move || {
             let Some(s) = summary.get() else { return Vec::new() };
@@ -138,7 +138,7 @@ pub fn RaceResults() -> impl IntoView {
             ),
         };
         if let Err(e) = result {
-            state.say(Level::Error, super::browser::export_failed(&e));
+            state.say(Level::Error, crate::app::platform::browser::export_failed(&e));
         }
     };
     let has = move || summary.with(Option::is_some);
@@ -161,7 +161,7 @@ pub fn RaceResults() -> impl IntoView {
                     "Showing {name}, opened from a file: {} on {} task{}, {} budget units. Drawn from the summary alone; the race view of single runs needs traces from a run here. ",
                     s.methods.join(", "), s.tasks.len(), if s.tasks.len() == 1 { "" } else { "s" }, s.total
                 )}
-                <button id="close-opened-race" on:click=move |_| super::kept::close_race_summary(state)>"Close"</button>
+                <button id="close-opened-race" on:click=move |_| crate::app::data::kept::close_race_summary(state)>"Close"</button>
             </p>
         })}
         <p id="curves-lesson" class="hint" style:display=move || if on_bundled_curves() { "" } else { "none" }>

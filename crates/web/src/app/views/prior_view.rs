@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::scatter::{Scatter, ScatterCanvas};
-use super::state::AppState;
+use crate::app::charts::scatter::{Scatter, ScatterCanvas};
+use crate::app::state::AppState;
 use hpo_engine::benchmark::Benchmark;
 use hpo_engine::prior::TrainedPrior;
 use hpo_engine::prior_slice::prior_slice;

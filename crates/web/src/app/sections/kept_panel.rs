@@ -1,10 +1,10 @@
 //! "Kept in this browser": what the page keeps (uploads, downloaded tables, experiments, an
-//! opened race summary), with sizes, links, reopen, delete and clear all ([`super::kept`] keeps
+//! opened race summary), with sizes, links, reopen, delete and clear all ([`crate::app::data::kept`] keeps
 //! and restores them).
 
-use super::kept::{open_kept_race_summary, refresh};
-use super::state::{AppState, Level};
-use super::store::{self, KeptFile, StoreError};
+use crate::app::data::kept::{open_kept_race_summary, refresh};
+use crate::app::platform::store::{self, KeptFile, StoreError};
+use crate::app::state::{AppState, Level};
 use hpo_engine::axis::count;
 use hpo_engine::kept::ExperimentRecord;
 use leptos::prelude::*;
@@ -88,7 +88,7 @@ pub fn KeptPanel() -> impl IntoView {
                             match open_kept_race_summary(state, &sha).await {
                                 Ok(()) => {
                                     state.clear(Level::Error);
-                                    if let Some(results) = super::browser::element_by_id("results-panel") {
+                                    if let Some(results) = crate::app::platform::browser::element_by_id("results-panel") {
                                         results.scroll_into_view();
                                     }
                                 }

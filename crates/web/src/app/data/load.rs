@@ -7,9 +7,9 @@ use std::sync::Arc;
 use futures_channel::oneshot;
 use leptos::prelude::*;
 
-use super::browser::{fetch_bytes, file_bytes, now_ms};
-use super::state::{AppState, Level, RoleEditor, Topic};
-use super::workers::ParseReply;
+use crate::app::platform::browser::{fetch_bytes, file_bytes, now_ms};
+use crate::app::platform::workers::ParseReply;
+use crate::app::state::{AppState, Level, RoleEditor, Topic};
 use hpo_engine::axis::count;
 use hpo_engine::benchmark::{Benchmark, Direction, Metric};
 use hpo_engine::content_hash;
@@ -78,7 +78,7 @@ pub async fn load_ref(state: AppState, data: DataRef, keep_setup: bool) {
     match &data {
         DataRef::Upload { name, sha256 } => {
             // A file kept in this browser is loaded without asking for it again.
-            if let Ok(Some((file, bytes))) = super::store::get_file(sha256).await {
+            if let Ok(Some((file, bytes))) = crate::app::platform::store::get_file(sha256).await {
                 if !is_newest(ticket) {
                     return;
                 }
@@ -155,7 +155,7 @@ async fn load_url(state: AppState, ticket: u64, url: String, sha256: String, kee
     let data = DataRef::Url { url: url.clone(), sha256: sha256.clone() };
     state.data.loading.set(true);
     let t0 = now_ms();
-    let kept = super::store::get_file(&sha256).await.ok().flatten().map(|(_, b)| b).filter(|b| content_hash(b) == sha256);
+    let kept = crate::app::platform::store::get_file(&sha256).await.ok().flatten().map(|(_, b)| b).filter(|b| content_hash(b) == sha256);
     let from_network = kept.is_none();
     let bytes = match kept {
         Some(bytes) => bytes,
@@ -229,7 +229,7 @@ pub async fn load_upload(state: AppState, file: web_sys::File) {
         }
     };
     // The browser hashes off the main thread; the engine's hash is the fallback (and the reference).
-    let sha256 = match super::browser::sha256_hex(&bytes).await {
+    let sha256 = match crate::app::platform::browser::sha256_hex(&bytes).await {
         Ok(h) => h,
         Err(_) => content_hash(&bytes),
     };

@@ -1,16 +1,16 @@
 //! Nothing lost: the page keeps uploads and each finished job's trace in the browser
-//! ([`super::store`]), restores an experiment when its link is opened again (after a reload or
+//! ([`crate::app::platform::store`]), restores an experiment when its link is opened again (after a reload or
 //! a crashed tab) and offers to run only what is missing. An opened race summary is kept
 //! with the files and shown again after a reload. The panel that lists all this is
-//! [`super::kept_panel`].
+//! [`crate::app::sections::kept_panel`].
 
 use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::state::{AppState, Level, RunStatus, Topic};
-use super::store::{self, KeptFile};
+use crate::app::platform::store::{self, KeptFile};
+use crate::app::state::{AppState, Level, RunStatus, Topic};
 use hpo_engine::axis::count;
 use hpo_engine::benchmark::Benchmark;
 use hpo_engine::content_hash;
@@ -312,7 +312,7 @@ pub fn close_race_summary(state: AppState) {
 }
 
 /// Opens a race summary kept in this browser under `sha256`. `Err` says why it cannot.
-pub(super) async fn open_kept_race_summary(state: AppState, sha256: &str) -> Result<(), String> {
+pub async fn open_kept_race_summary(state: AppState, sha256: &str) -> Result<(), String> {
     let (file, bytes) = match store::get_file(sha256).await {
         Ok(Some(kept)) => kept,
         Ok(None) => return Err("the file is no longer kept in this browser".into()),
