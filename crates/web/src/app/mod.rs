@@ -53,11 +53,11 @@ pub fn App() -> impl IntoView {
             Err(e) => (None, vec![e]),
         };
         for w in warnings {
-            state.say(Level::Warning, w);
+            state.messages.say(Level::Warning, w);
         }
         return view! {
             <Header/>
-            <Messages messages=state.messages/>
+            <Messages messages=state.messages.list/>
             <learn::LearnPage initial=initial/>
         }
         .into_any();
@@ -65,8 +65,8 @@ pub fn App() -> impl IntoView {
     let state = experiment_state(&query);
     view! {
         <Header/>
-        <Messages messages=state.messages/>
-        <main><Panels/></main>
+        <Messages messages=state.messages.list/>
+        <main><Panels state=state/></main>
     }
     .into_any()
 }
@@ -81,8 +81,8 @@ fn BelowLanding() -> impl IntoView {
     let first_data = state.spec.with_untracked(|s| s.data.clone());
     Effect::new(move |_| landing::show_strip(state.spec.with(|s| s.data == first_data)));
     view! {
-        <Messages messages=state.messages/>
-        <Panels/>
+        <Messages messages=state.messages.list/>
+        <Panels state=state/>
     }
 }
 
@@ -93,41 +93,47 @@ fn experiment_state(query: &str) -> AppState {
     let state = AppState::new(parsed.spec.clone());
     state.provide();
     for w in parsed.warnings {
-        state.say(Level::Warning, w);
+        state.messages.say(Level::Warning, w);
     }
     Effect::new(move |_| browser::replace_query(&to_query(&state.spec.get())));
     let from_link = !query.is_empty();
     spawn_local(async move {
-        data::load::load_shared_manifest(state).await;
+        data::load::load_shared_manifest(state.data).await;
         data::load::load_ref(state, parsed.spec.data.clone(), from_link).await;
     });
-    spawn_local(data::kept::reopen_race_summary(state));
+    spawn_local(data::kept::reopen_race_summary(state.run, state.messages));
     state
 }
 
 /// The experiment's four numbered sections and the views that open below them.
 #[component]
-fn Panels() -> impl IntoView {
+fn Panels(
+    /// The page's state, each panel given the parts it reads.
+    state: AppState,
+) -> impl IntoView {
+    let AppState { spec, messages, data, run, kept, workers, no_tasks } = state;
+    // A new direction changes the values a repaired file was given: the Setup reads it again.
+    let reread = Callback::new(move |()| spawn_local(data::load::reload_current(state)));
     view! {
         <section class="panel" id="data-panel">
             <h2>"1. Data"</h2>
-            <data_panel::DataPanel/>
+            <data_panel::DataPanel state=state/>
         </section>
         <section class="panel" id="setup-panel">
             <h2>"2. Setup"</h2>
-            <setup::SetupPanel/>
+            <setup::SetupPanel spec=spec data=data messages=messages no_tasks=no_tasks reread=reread/>
         </section>
         <section class="panel" id="run-panel">
             <h2>"3. Run"</h2>
-            <run::RunPanel/>
+            <run::RunPanel state=state/>
         </section>
         <section class="panel wide" id="results-panel">
             <h2>"4. Results"</h2>
-            <results::ResultsPanel/>
+            <results::ResultsPanel spec=spec data=data run=run messages=messages kept=kept workers=workers/>
         </section>
-        <suggest_view::SuggestView/>
-        <design_view::DesignView/>
-        <kept_panel::KeptPanel/>
+        <suggest_view::SuggestView spec=spec data=data messages=messages workers=workers/>
+        <design_view::DesignView setup=spec bench=data.bench workers=workers/>
+        <kept_panel::KeptPanel kept=kept messages=messages run=run/>
     }
 }
 

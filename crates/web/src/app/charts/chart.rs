@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use crate::app::platform::browser::{download_png, download_svg};
-use crate::app::state::{AppState, Level};
+use crate::app::state::{Level, Messages};
 
 use hpo_engine::axis::{self, Ticks, TitleSet};
 use hpo_engine::results::metrics::Band;
@@ -657,11 +657,11 @@ pub fn ChartFigure(
     /// The chart.
     children: Children,
 ) -> impl IntoView {
-    let state = expect_context::<AppState>();
+    let messages = expect_context::<Messages>();
     let export = move |png: bool| {
         let result = if png { download_png(id, &format!("{file}.png")) } else { download_svg(id, &format!("{file}.svg")) };
         if let Err(e) = result {
-            state.say(Level::Error, crate::app::platform::browser::export_failed(&e));
+            messages.say(Level::Error, crate::app::platform::browser::export_failed(&e));
         }
     };
     view! {

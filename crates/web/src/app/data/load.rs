@@ -1,51 +1,58 @@
 //! Getting a benchmark into the page: bundled assets, the shared tables served beside the app,
 //! and uploads (verified against the link's hash when a link names them). Files are parsed
-//! in a dedicated Web Worker so that even a large table never freezes the page.
+//! in a dedicated Web Worker so that even a large table never freezes the page. Each source
+//! reads its bytes once and ends in [`super::install`]: decide what the reply makes of the
+//! page, then store it.
 
-use std::sync::Arc;
+use std::rc::Rc;
 
 use futures_channel::oneshot;
 use leptos::prelude::*;
 
+use super::install::{decide, store, Decision, Read};
+use super::kept::{forget_file, keep_file};
+use super::roles::role_of;
 use crate::app::platform::browser::{fetch_bytes, file_bytes, now_ms};
-use crate::app::platform::workers::ParseReply;
-use crate::app::state::{AppState, Level, RoleEditor, Topic};
-use hpo_engine::axis::count;
-use hpo_engine::benchmark::{Benchmark, Direction, Metric};
+use crate::app::platform::workers::{ParseReply, WorkerService};
+use crate::app::state::{AppState, DataState, Level, RoleEditor, UserFile};
 use hpo_engine::content_hash;
-use hpo_engine::loaders::notes::Note;
 use hpo_engine::loaders::table::{ColumnRoles, LoadOptions};
 use hpo_engine::loaders::upload::LoadFailure;
 use hpo_engine::loaders::MAX_DECOMPRESSED_BYTES;
 use hpo_engine::public_data::verify;
-use hpo_engine::spec::DataRef;
-use hpo_engine::spec::ExperimentSpec;
-use hpo_protocol::{EncodedBenchmark, ToWorker};
+use hpo_engine::spec::{DataRef, ExperimentSpec};
+use hpo_protocol::ToWorker;
 
 /// Largest upload accepted, checked before reading the file.
 pub const MAX_UPLOAD_BYTES: f64 = MAX_DECOMPRESSED_BYTES as f64;
 
 /// How to read `data`: the link's options when it is being opened (or re-read), the
 /// defaults for `data` when it is new.
-fn options_for(state: AppState, data: &DataRef, keep_setup: bool) -> LoadOptions {
-    let spec = if keep_setup { state.spec.get_untracked() } else { ExperimentSpec::default() };
+fn options_for(spec: RwSignal<ExperimentSpec>, data: &DataRef, keep_setup: bool) -> LoadOptions {
+    let spec = if keep_setup { spec.get_untracked() } else { ExperimentSpec::default() };
     ExperimentSpec { data: data.clone(), ..spec }.load_options()
 }
 
-async fn parse_in_worker(state: AppState, file: String, bytes: Vec<u8>, options: LoadOptions) -> ParseReply {
-    ask_worker(state, file, bytes, options, false).await
+/// Parses `bytes` in the parser worker (`review`: answers with the column editor's starting
+/// point instead of loading). The message owns its bytes: they are moved to the worker.
+async fn parse(workers: WorkerService, file: String, bytes: Vec<u8>, options: LoadOptions, review: bool) -> ParseReply {
+    let request = workers.next_request();
+    workers.parser.ask(request, ToWorker::Parse { request, file, bytes, options: Box::new(options), review }).await
 }
 
-async fn ask_worker(state: AppState, file: String, bytes: Vec<u8>, options: LoadOptions, review: bool) -> ParseReply {
-    let request = state.workers.next_request();
-    state.workers.parser.ask(request, ToWorker::Parse { request, file, bytes, options: Box::new(options), review }).await
+/// The end of load `ticket`: what the reply makes of the page, stored, unless a newer load began.
+fn settle(state: AppState, ticket: u64, read: Read, reply: ParseReply) {
+    if is_newest(ticket) {
+        let decision = state.spec.with_untracked(|spec| decide(spec, read, reply));
+        store(state, decision);
+    }
 }
 
 /// Reads the list of shared tables the build copied beside the app.
-pub async fn load_shared_manifest(state: AppState) {
+pub async fn load_shared_manifest(data: DataState) {
     if let Ok(bytes) = fetch_bytes("shared/manifest.json").await {
         if let Ok(files) = serde_json::from_slice::<Vec<String>>(&bytes) {
-            state.data.shared_files.set(files);
+            data.shared_files.set(files);
         }
     }
 }
@@ -78,7 +85,7 @@ pub async fn load_ref(state: AppState, data: DataRef, keep_setup: bool) {
     match &data {
         DataRef::Upload { name, sha256 } => {
             // A file kept in this browser is loaded without asking for it again.
-            if let Ok(Some((file, bytes))) = crate::app::platform::store::get_file(sha256).await {
+            if let Ok(Some((kept, bytes))) = crate::app::platform::store::get_file(sha256).await {
                 if !is_newest(ticket) {
                     return;
                 }
@@ -86,12 +93,10 @@ pub async fn load_ref(state: AppState, data: DataRef, keep_setup: bool) {
                     state.data.loading.set(true);
                     state.data.info.set(format!("parsing {name} (kept in this browser) in a worker…"));
                     let t0 = now_ms();
-                    let data = DataRef::Upload { name: name.clone(), sha256: sha256.clone() };
-                    let options = options_for(state, &data, keep_setup);
-                    let reply = parse_in_worker(state, file.name.clone(), bytes.clone(), options).await;
-                    if is_newest(ticket) {
-                        finish_load(state, data, reply, keep_setup, t0, Some(bytes));
-                    }
+                    let file = UserFile { data: data.clone(), name: name.clone(), bytes: Rc::new(bytes) };
+                    let options = options_for(state.spec, &data, keep_setup);
+                    let reply = parse(state.workers, kept.name, file.bytes.to_vec(), options, false).await;
+                    settle(state, ticket, Read { data, file: Some(file), keep_setup, roles: None, t0 }, reply);
                     return;
                 }
             }
@@ -102,7 +107,7 @@ pub async fn load_ref(state: AppState, data: DataRef, keep_setup: bool) {
             state.data.encoded.set_value(None);
             state.data.pending_upload.set(Some((name.clone(), sha256.clone())));
             state.data.info.set(format!("waiting for your file {name}"));
-            state.say(
+            state.messages.say(
                 Level::Info,
                 format!(
                     "This link uses your file '{name}' (SHA-256 {}…). Choose or drop that file below to restore the experiment.",
@@ -125,23 +130,17 @@ pub async fn load_ref(state: AppState, data: DataRef, keep_setup: bool) {
             }
             match fetched {
                 Ok(bytes) => {
-                    let options = options_for(state, &data, keep_setup);
-                    let reply = parse_in_worker(state, name.clone(), bytes, options).await;
-                    if is_newest(ticket) {
-                        finish_load(state, data.clone(), reply, keep_setup, t0, None);
-                    }
+                    let options = options_for(state.spec, &data, keep_setup);
+                    let reply = parse(state.workers, name.clone(), bytes, options, false).await;
+                    settle(state, ticket, Read { data: data.clone(), file: None, keep_setup, roles: None, t0 }, reply);
                 }
                 Err(e) => {
-                    state.data.loading.set(false);
-                    state.data.bench.set(None);
-                    state.data.encoded.set_value(None);
-                    state.data.info.set("no data loaded".into());
                     let hint = if matches!(data, DataRef::Shared(_)) {
                         " (the shared benchmarks are copied in at build time from ../shared/benchmarks)"
                     } else {
                         ""
                     };
-                    state.say(Level::Error, format!("{e}{hint}"));
+                    store(state, Decision::Unavailable(format!("{e}{hint}")));
                 }
             }
         }
@@ -166,12 +165,6 @@ async fn load_url(state: AppState, ticket: u64, url: String, sha256: String, kee
                 Ok(bytes) => bytes,
                 Err(e) => {
                     if is_newest(ticket) {
-                        state.data.loading.set(false);
-                        // The link now names data that did not load: the data loaded before is
-                        // not what a run of this setup would mean.
-                        state.data.bench.set(None);
-                        state.data.encoded.set_value(None);
-                        state.data.info.set("no data loaded".into());
                         // The same table copied beside the page opens without the network.
                         let shared = state
                             .data
@@ -180,7 +173,7 @@ async fn load_url(state: AppState, ticket: u64, url: String, sha256: String, kee
                         let offer = shared
                             .map(|f| format!(" The same table is beside this page: choose \"{f}\" under Real benchmarks in Data."))
                             .unwrap_or_default();
-                        state.say(Level::Error, format!("{e}{offer}"));
+                        store(state, Decision::Unavailable(format!("{e}{offer}")));
                     }
                     return;
                 }
@@ -191,13 +184,15 @@ async fn load_url(state: AppState, ticket: u64, url: String, sha256: String, kee
         return;
     }
     state.data.info.set(format!("parsing {name} ({:.1} MiB) in a worker…", bytes.len() as f64 / 1048576.0));
-    let options = options_for(state, &data, keep_setup);
-    let reply = parse_in_worker(state, name.clone(), bytes.clone(), options).await;
+    let file = UserFile { data: data.clone(), name: name.clone(), bytes: Rc::new(bytes) };
+    let options = options_for(state.spec, &data, keep_setup);
+    let reply = parse(state.workers, name.clone(), file.bytes.to_vec(), options, false).await;
     if is_newest(ticket) {
         let loaded = reply.0.is_ok();
-        finish_load(state, data, reply, keep_setup, t0, Some(bytes.clone()));
+        let bytes = file.bytes.clone();
+        settle(state, ticket, Read { data, file: Some(file), keep_setup, roles: None, t0 }, reply);
         if loaded && from_network {
-            super::kept::keep_file(state, name, sha256, Some(url), bytes).await;
+            keep_file(state.kept, state.messages, name, sha256, Some(url), &bytes).await;
         }
     }
 }
@@ -206,7 +201,7 @@ async fn load_url(state: AppState, ticket: u64, url: String, sha256: String, kee
 pub async fn load_upload(state: AppState, file: web_sys::File) {
     let name = file.name();
     if file.size() > MAX_UPLOAD_BYTES {
-        state.say(
+        state.messages.say(
             Level::Error,
             format!(
                 "{name}: {:.0} MiB is larger than the {} MiB the playground accepts",
@@ -221,10 +216,10 @@ pub async fn load_upload(state: AppState, file: web_sys::File) {
     state.data.info.set(format!("reading {name}…"));
     let t0 = now_ms();
     let bytes = match file_bytes(&file).await {
-        Ok(b) => b,
+        Ok(b) => Rc::new(b),
         Err(e) => {
             state.data.loading.set(false);
-            state.say(Level::Error, e);
+            state.messages.say(Level::Error, e);
             return;
         }
     };
@@ -240,7 +235,7 @@ pub async fn load_upload(state: AppState, file: web_sys::File) {
     if let Some((expected_name, expected_hash)) = &pending {
         if *expected_hash != sha256 {
             state.data.loading.set(false);
-            state.say(
+            state.messages.say(
                 Level::Error,
                 format!(
                     "{name} is not the file this link was made with: its SHA-256 is {}…, the link expects '{expected_name}' with {}…. Choose the original file, or pick another data source to start afresh.",
@@ -252,258 +247,88 @@ pub async fn load_upload(state: AppState, file: web_sys::File) {
         }
     }
     let keep = pending.is_some();
-    let data = DataRef::Upload { name: name.clone(), sha256 };
-    let options = options_for(state, &data, keep);
+    let data = DataRef::Upload { name: name.clone(), sha256: sha256.clone() };
+    let options = options_for(state.spec, &data, keep);
     state.data.info.set(format!("parsing {name} ({:.0} MiB) in a worker…", bytes.len() as f64 / 1048576.0));
     // Kept for next time (and for the link) while it is parsed, so that the link the page shows
     // once the data is in opens in another tab at once; forgotten again if it does not load.
-    let DataRef::Upload { sha256, .. } = data.clone() else { unreachable!("built above") };
     let known = state.kept.with_untracked(|k| k.files.iter().any(|f| f.sha256 == sha256));
     let keeping = (!known).then(|| {
         let (tx, rx) = oneshot::channel();
         let (name, sha256, bytes) = (name.clone(), sha256.clone(), bytes.clone());
         leptos::task::spawn_local(async move {
-            super::kept::keep_file(state, name, sha256, None, bytes).await;
+            keep_file(state.kept, state.messages, name, sha256, None, &bytes).await;
             let _ = tx.send(());
         });
         rx
     });
-    let reply = parse_in_worker(state, name.clone(), bytes.clone(), options).await;
+    let reply = parse(state.workers, name.clone(), bytes.to_vec(), options, false).await;
     if let Some(kept) = keeping {
         let _ = kept.await;
         if reply.0.is_err() {
-            super::kept::forget_file(state, &sha256).await;
+            forget_file(state.kept, &sha256).await;
         }
     }
-    if is_newest(ticket) {
-        finish_load(state, data, reply, keep, t0, Some(bytes));
-    }
+    let file = UserFile { data: data.clone(), name, bytes };
+    settle(state, ticket, Read { data, file: Some(file), keep_setup: keep, roles: None, t0 }, reply);
 }
 
-fn finish_load(state: AppState, data: DataRef, (result, parse_ms): ParseReply, keep_setup: bool, t0: f64, bytes: Option<Vec<u8>>) {
-    state.data.loading.set(false);
-    match result {
-        Ok((loaded, encoded)) => {
-            if let Some(bytes) = bytes.clone().filter(|_| matches!(data, DataRef::Upload { .. } | DataRef::Url { .. })) {
-                let name = data.file_name();
-                state.workers.loader.update_value(|l| {
-                    l.last_file = Some((data.clone(), name, bytes));
-                    l.last_format = Some(loaded.format);
-                });
-            }
-            state.data.repaired.set(loaded.notes.iter().any(|n| matches!(n, Note::Repaired { .. })));
-            state.say_data_notes(loaded.notes);
-            if matches!(data, DataRef::Upload { .. }) {
-                state.data.pending_upload.set(None);
-            }
-            let columns = if keep_setup { state.spec.get_untracked().columns } else { None };
-            install(state, data, (loaded.benchmark, encoded), keep_setup, columns, now_ms() - t0, parse_ms);
-        }
-        Err(LoadFailure::NeedsRoles { message, headers, preview, guess }) => {
-            let name = data.file_name();
-            if let Some(bytes) = bytes {
-                state.workers.loader.update_value(|l| l.awaiting_roles = Some((data, name.clone(), bytes)));
-            }
-            let roles = headers.iter().map(|h| role_of(&guess, h).to_string()).collect();
-            // The setup shows no other data's tasks meanwhile, and Run waits for the roles.
-            state.data.bench.set(None);
-            state.data.encoded.set_value(None);
-            state.data.info.set(format!("{name}: waiting for column roles"));
-            state.data.role_editor.set(Some(RoleEditor { file: name, message, headers, preview, roles, error: None }));
-        }
-        Err(LoadFailure::Error(e)) => {
-            state.data.info.set(if state.data.bench.get_untracked().is_some() {
-                "kept the previous data".into()
-            } else {
-                "no data loaded".into()
-            });
-            state.say(Level::Error, e);
-        }
-    }
-}
-
-fn role_of(roles: &ColumnRoles, column: &str) -> &'static str {
-    if roles.run.as_deref() == Some(column) {
-        "run"
-    } else if roles.step.as_deref() == Some(column) {
-        "runstep"
-    } else if roles.steps.iter().any(|s| s == column) {
-        "step"
-    } else if roles.task.as_deref() == Some(column) {
-        "task"
-    } else if roles.categorical.iter().any(|c| c == column) {
-        "cat"
-    } else if roles.hyperparameters.iter().any(|c| c == column) {
-        "hp"
-    } else if let Some(m) = roles.metrics.iter().find(|m| m.name == column) {
-        m.direction.as_str()
-    } else {
-        "ignore"
-    }
-}
-
-/// Column roles from the editor's choices, or a message saying what is missing.
-pub fn roles_from_editor(editor: &RoleEditor) -> Result<ColumnRoles, String> {
-    let mut roles = ColumnRoles::default();
-    for (h, r) in editor.headers.iter().zip(&editor.roles) {
-        match r.as_str() {
-            "hp" => roles.hyperparameters.push(h.clone()),
-            "cat" => {
-                roles.hyperparameters.push(h.clone());
-                roles.categorical.push(h.clone());
-            }
-            "min" | "max" => roles
-                .metrics
-                .push(Metric { name: h.clone(), direction: if r == "min" { Direction::Minimize } else { Direction::Maximize } }),
-            "step" => roles.steps.push(h.clone()),
-            "task" if roles.task.is_some() => return Err("only one column can name the task".into()),
-            "task" => roles.task = Some(h.clone()),
-            "run" if roles.run.is_some() => return Err("only one column can name the run".into()),
-            "run" => roles.run = Some(h.clone()),
-            "runstep" if roles.step.is_some() => return Err("only one column can number a run's steps".into()),
-            "runstep" => roles.step = Some(h.clone()),
-            _ => {}
-        }
-    }
-    if roles.step.is_some() && roles.run.is_none() {
-        return Err("a step of each row's run needs the column naming the run".into());
-    }
-    if roles.run.is_some() && (!roles.steps.is_empty() || roles.metrics.len() != 1) {
-        return Err(
-            "a table of runs (one row per run and step) needs one objective column, reported at each step, and no step columns".into()
-        );
-    }
-    if roles.hyperparameters.is_empty() {
-        return Err("mark at least one column as a hyperparameter".into());
-    }
-    if roles.metrics.is_empty() && roles.steps.is_empty() {
-        return Err("mark at least one column as an objective (minimise or maximise), or the learning-curve steps".into());
-    }
-    if !roles.metrics.is_empty() && !roles.steps.is_empty() {
-        return Err("a learning-curve file's objective is its last step: mark steps or objectives, not both".into());
-    }
-    if roles.steps.len() == 1 {
-        return Err("a learning curve needs two or more step columns".into());
-    }
-    roles.objective = roles.metrics.first().map(|m| m.name.clone()).unwrap_or_default();
-    Ok(roles)
+/// The user's file last loaded, when it is the setup's data.
+fn last_file(data: DataState, spec: &ExperimentSpec) -> Option<UserFile> {
+    data.files.with_value(|f| f.last.clone()).filter(|f| f.data == spec.data)
 }
 
 /// Reads the loaded user file again with the link's current options (after the missing-value
 /// policy, a scale or the direction changed); other data is fetched again.
 pub async fn reload_current(state: AppState) {
     let spec = state.spec.get_untracked();
-    let last = state.workers.loader.with_value(|l| l.last_file.clone()).filter(|(d, _, _)| *d == spec.data);
-    let Some((data, name, bytes)) = last else {
+    let Some(file) = last_file(state.data, &spec) else {
         load_ref(state, spec.data, true).await;
         return;
     };
     let ticket = begin_load();
     state.data.loading.set(true);
-    state.data.info.set(format!("reading {name} again with the new options…"));
+    state.data.info.set(format!("reading {} again with the new options…", file.name));
     let t0 = now_ms();
-    let reply = parse_in_worker(state, name, bytes.clone(), spec.load_options()).await;
-    if is_newest(ticket) {
-        finish_load(state, data, reply, true, t0, Some(bytes));
-    }
+    let reply = parse(state.workers, file.name.clone(), file.bytes.to_vec(), spec.load_options(), false).await;
+    settle(state, ticket, Read { data: file.data.clone(), file: Some(file), keep_setup: true, roles: None, t0 }, reply);
 }
 
 /// Opens the column editor on the loaded user file, starting from a guess of its roles (a
 /// learning-curve file's steps, hyperparameters and task).
 pub async fn review_columns(state: AppState) {
     let spec = state.spec.get_untracked();
-    let Some((data, name, bytes)) = state.workers.loader.with_value(|l| l.last_file.clone()).filter(|(d, _, _)| *d == spec.data) else {
-        state.say(Level::Error, "choose the file again: its content is no longer in memory");
+    let Some(file) = last_file(state.data, &spec) else {
+        state.messages.say(Level::Error, "choose the file again: its content is no longer in memory");
         return;
     };
-    let (result, _) = ask_worker(state, name.clone(), bytes.clone(), spec.load_options(), true).await;
+    let (result, _) = parse(state.workers, file.name.clone(), file.bytes.to_vec(), spec.load_options(), true).await;
     match result {
         Err(LoadFailure::NeedsRoles { message, headers, preview, guess }) => {
             // The link's roles, when it has some, are where the editor starts.
             let start = spec.columns.unwrap_or(*guess);
             let roles = headers.iter().map(|h| role_of(&start, h).to_string()).collect();
-            state.workers.loader.update_value(|l| l.awaiting_roles = Some((data, name.clone(), bytes)));
+            let name = file.name.clone();
+            state.data.files.update_value(|f| f.awaiting_roles = Some(file));
             state.data.role_editor.set(Some(RoleEditor { file: name, message, headers, preview, roles, error: None }));
         }
-        Err(LoadFailure::Error(e)) => state.say(Level::Error, e),
+        Err(LoadFailure::Error(e)) => state.messages.say(Level::Error, e),
         Ok(_) => {}
     }
 }
 
 /// Re-parses the file waiting for roles with the roles from the editor.
 pub async fn apply_roles(state: AppState, roles: ColumnRoles) {
-    let Some((data, name, bytes)) = state.workers.loader.with_value(|l| l.awaiting_roles.clone()) else {
-        state.say(Level::Error, "choose the file again: its content is no longer in memory");
+    let Some(file) = state.data.files.with_value(|f| f.awaiting_roles.clone()) else {
+        state.messages.say(Level::Error, "choose the file again: its content is no longer in memory");
         return;
     };
     let ticket = begin_load();
     state.data.loading.set(true);
     let t0 = now_ms();
     // Roles for the data already loaded (reviewed) keep the rest of the setup.
-    let keep = state.data.bench.with_untracked(Option::is_some) && state.spec.with_untracked(|s| s.data == data);
-    let options = LoadOptions { roles: Some(roles.clone()), ..options_for(state, &data, keep) };
-    let (result, parse_ms) = parse_in_worker(state, name.clone(), bytes.clone(), options).await;
-    if !is_newest(ticket) {
-        return;
-    }
-    state.data.loading.set(false);
-    match result {
-        Ok((loaded, encoded)) => {
-            state.workers.loader.update_value(|l| {
-                l.awaiting_roles = None;
-                l.last_file = Some((data.clone(), name, bytes));
-                // Read by the roles named (an earlier file's format must not stay with it).
-                l.last_format = Some(loaded.format);
-            });
-            state.data.role_editor.set(None);
-            state.data.pending_upload.set(None);
-            state.say_data_notes(loaded.notes);
-            install(state, data, (loaded.benchmark, encoded), keep, Some(roles), now_ms() - t0, parse_ms);
-        }
-        Err(LoadFailure::Error(e)) | Err(LoadFailure::NeedsRoles { message: e, .. }) => {
-            // Said beside the button that was pressed, as well as in the messages.
-            state.data.role_editor.update(|ed| {
-                if let Some(ed) = ed {
-                    ed.error = Some(e.clone())
-                }
-            });
-            state.say(Level::Error, e);
-        }
-    }
-}
-
-/// Makes a parsed benchmark the page's data; `encoded` is its bytes, which a run's workers get.
-fn install(
-    state: AppState,
-    data: DataRef,
-    (bench, encoded): (Benchmark, EncodedBenchmark),
-    keep_setup: bool,
-    columns: Option<ColumnRoles>,
-    ms: f64,
-    parse_ms: f64,
-) {
-    state.clear(Level::Error);
-    state.data.role_editor.set(None);
-    state.data.info.set(format!(
-        "{}: {}, {}, {} ({}), loaded in {:.0} ms (parsed off the page in {:.0} ms)",
-        bench.name,
-        count(bench.tasks.len(), "task"),
-        count(bench.total_rows(), "evaluation"),
-        count(bench.space.params.len(), "hyperparameter"),
-        count(bench.space.encoded_dim(), "model input"),
-        ms,
-        parse_ms
-    ));
-    let mut messages = Vec::new();
-    state.spec.update(|spec| messages = spec.change_data(data, &bench, keep_setup, columns));
-    // About this data: they go when other data is loaded (the loader's notes went just before).
-    state.tell_about(Topic::Data, messages);
-    state.run.best_task.set(bench.tasks.first().map(|t| t.name.clone()).unwrap_or_default());
-    let bench = Arc::new(bench);
-    state.data.encoded.set_value(Some((bench.clone(), encoded)));
-    state.data.bench.set(Some(bench.clone()));
-    // A link opened again (or the page reloaded) shows what was kept of its experiment.
-    if keep_setup {
-        leptos::task::spawn_local(super::kept::restore(state, bench));
-    }
+    let keep = state.data.bench.with_untracked(Option::is_some) && state.spec.with_untracked(|s| s.data == file.data);
+    let options = LoadOptions { roles: Some(roles.clone()), ..options_for(state.spec, &file.data, keep) };
+    let reply = parse(state.workers, file.name.clone(), file.bytes.to_vec(), options, false).await;
+    settle(state, ticket, Read { data: file.data.clone(), file: Some(file), keep_setup: keep, roles: Some(roles), t0 }, reply);
 }
