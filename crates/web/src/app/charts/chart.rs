@@ -545,33 +545,13 @@ where
     E: leptos::html::ElementType,
     E::Output: wasm_bindgen::JsCast + Clone + 'static,
 {
-    use wasm_bindgen::{closure::Closure, JsCast};
     let width = RwSignal::new(DEFAULT_WIDTH);
-    let measure = move |el: &web_sys::Element| {
+    crate::app::platform::browser::watch_size(node, move |el| {
         let w = (el.client_width() as f64).clamp(MIN_WIDTH, MAX_WIDTH).round();
         // Zero when hidden: keep the last layout rather than draw a 280 px chart.
         if el.client_width() > 0 && (w - width.get_untracked()).abs() >= 1.0 {
             width.set(w);
         }
-    };
-    let observer = StoredValue::new_local(None::<(web_sys::ResizeObserver, Closure<dyn FnMut(js_sys::Array)>)>);
-    Effect::new(move |_| {
-        let Some(el) = node.get() else { return };
-        let el: web_sys::Element = el.unchecked_into();
-        measure(&el);
-        let target = el.clone();
-        let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |_entries: js_sys::Array| measure(&target));
-        if let Ok(o) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) {
-            o.observe(&el);
-            observer.set_value(Some((o, callback)));
-        }
-    });
-    on_cleanup(move || {
-        observer.with_value(|o| {
-            if let Some((o, _)) = o {
-                o.disconnect();
-            }
-        })
     });
     width.into()
 }
