@@ -1,5 +1,5 @@
 //! Entry point of the first visit's own small wasm module (built by trunk for wasm32): the
-//! landing strip, drawn before the app's module arrives (crates/web/src/app/landing.rs).
+//! landing strip, drawn before the app's module arrives (crates/web/src/app/sections/landing.rs).
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
