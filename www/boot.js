@@ -43,7 +43,7 @@
       return copy.arrayBuffer().then(function (bytes) { return WebAssembly.compile(bytes); });
     });
   });
-  // Called by the app (crates/web/src/app/worker_host.rs) for each worker it starts.
+  // Called by the app (crates/web/src/app/platform/worker_host.rs) for each worker it starts.
   window.hpoStartWorker = function (name) {
     var worker = new Worker(files['worker-loader'], { name: name });
     workerModule.then(function (module) {
@@ -58,7 +58,7 @@
   // The page's two wasm modules. A link (a lesson, an experiment) starts the app's. A first visit
   // (no query) starts the landing's, a sixth of the app's size, which draws the header and the
   // strip with lesson 1 playing, then the app's, which fills in the experiment below the strip
-  // (crates/web/src/app/landing.rs): the strip's chart does not wait for the whole app.
+  // (crates/web/src/app/sections/landing.rs): the strip's chart does not wait for the whole app.
   // The glue and the wasm are fetched at once, side by side (this script runs from the head,
   // before the page is parsed, painted and styled); the module mounts once the body is there.
   var parsed = new Promise(function (resolve) {

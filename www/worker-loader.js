@@ -3,7 +3,7 @@
 // it with wasm-bindgen's no-modules target, which defines `wasm_bindgen`; the build names both by
 // their hashes). A file beside the page, so that workers start from 'self' and the
 // Content-Security-Policy needs no blob: URLs. The Rust side then sets its own message handler
-// and says Ready (crates/web/src/app/worker.rs); the page holds its messages until then.
+// and says Ready (crates/web/src/app/platform/worker.rs); the page holds its messages until then.
 self.onmessage = function (event) {
   self.onmessage = null;
   importScripts(event.data.glue);

@@ -2,7 +2,7 @@
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
-    hpo_playground::app::worker::register();
+    hpo_playground::app::platform::worker::register();
 }
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -1,34 +1,16 @@
-//! The Leptos single-page app. Components only wire signals to the engine. One file per
-//! numbered section of the page — [`data_panel`] (1. Data; loading in [`data`]), [`setup`]
-//! (2. Setup), [`run`] (3. Run; the pool in [`pool`], a worker's code in [`worker`]),
-//! [`results`] (4. Results) —, the Learn section in [`learn`], charts in [`chart`], the DOM and
-//! the URL in [`browser`].
+//! The Leptos single-page app. Components only wire signals to the engine. Files by role: the
+//! page's panels in [`sections`] (one file per numbered section: 1. Data, 2. Setup, 3. Run,
+//! 4. Results, and the panels below them), the views the results open in [`views`], drawing in
+//! [`charts`], the page's state in [`state`], loading data and keeping it in [`data`], the
+//! browser (DOM, URL, IndexedDB, Web Workers) in [`platform`], and the Learn section in [`learn`].
 
-pub mod browser;
-pub mod cd_diagram;
-pub mod chart;
+pub mod charts;
 pub mod data;
-pub mod data_panel;
-pub mod design_view;
-pub mod kept;
-pub mod kept_panel;
-pub mod landing;
 pub mod learn;
-pub mod objective_space;
-pub mod pool;
-pub mod prior_view;
-pub mod race_view;
-pub mod results;
-pub mod run;
-pub mod scatter;
-pub mod setup;
+pub mod platform;
+pub mod sections;
 pub mod state;
-pub mod store;
-pub mod suggest_view;
-pub mod warping_view;
-pub mod worker;
-pub mod worker_host;
-pub mod workers;
+pub mod views;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -36,6 +18,8 @@ use leptos::task::spawn_local;
 use hpo_engine::lessons::LessonLink;
 use hpo_engine::permalink::{from_query, to_query};
 use hpo_engine::spec::ExperimentSpec;
+use platform::browser;
+use sections::{data_panel, design_view, kept_panel, landing, results, run, setup, suggest_view};
 use state::{AppState, Level};
 
 /// Mounts the app (entry point of the app's wasm binary). On a first visit the landing's own small
@@ -69,11 +53,11 @@ pub fn App() -> impl IntoView {
             Err(e) => (None, vec![e]),
         };
         for w in warnings {
-            state.say(Level::Warning, w);
+            state.messages.say(Level::Warning, w);
         }
         return view! {
             <Header/>
-            <Messages messages=state.messages/>
+            <Messages messages=state.messages.list/>
             <learn::LearnPage initial=initial/>
         }
         .into_any();
@@ -81,8 +65,8 @@ pub fn App() -> impl IntoView {
     let state = experiment_state(&query);
     view! {
         <Header/>
-        <Messages messages=state.messages/>
-        <main><Panels/></main>
+        <Messages messages=state.messages.list/>
+        <main><Panels state=state/></main>
     }
     .into_any()
 }
@@ -97,8 +81,8 @@ fn BelowLanding() -> impl IntoView {
     let first_data = state.spec.with_untracked(|s| s.data.clone());
     Effect::new(move |_| landing::show_strip(state.spec.with(|s| s.data == first_data)));
     view! {
-        <Messages messages=state.messages/>
-        <Panels/>
+        <Messages messages=state.messages.list/>
+        <Panels state=state/>
     }
 }
 
@@ -109,41 +93,47 @@ fn experiment_state(query: &str) -> AppState {
     let state = AppState::new(parsed.spec.clone());
     state.provide();
     for w in parsed.warnings {
-        state.say(Level::Warning, w);
+        state.messages.say(Level::Warning, w);
     }
     Effect::new(move |_| browser::replace_query(&to_query(&state.spec.get())));
     let from_link = !query.is_empty();
     spawn_local(async move {
-        data::load_shared_manifest(state).await;
-        data::load_ref(state, parsed.spec.data.clone(), from_link).await;
+        data::load::load_shared_manifest(state.data).await;
+        data::load::load_ref(state, parsed.spec.data.clone(), from_link).await;
     });
-    spawn_local(kept::reopen_race_summary(state));
+    spawn_local(data::kept::reopen_race_summary(state.run, state.messages));
     state
 }
 
 /// The experiment's four numbered sections and the views that open below them.
 #[component]
-fn Panels() -> impl IntoView {
+fn Panels(
+    /// The page's state, each panel given the parts it reads.
+    state: AppState,
+) -> impl IntoView {
+    let AppState { spec, messages, data, run, kept, workers, no_tasks } = state;
+    // A new direction changes the values a repaired file was given: the Setup reads it again.
+    let reread = Callback::new(move |()| spawn_local(data::load::reload_current(state)));
     view! {
         <section class="panel" id="data-panel">
             <h2>"1. Data"</h2>
-            <data_panel::DataPanel/>
+            <data_panel::DataPanel state=state/>
         </section>
         <section class="panel" id="setup-panel">
             <h2>"2. Setup"</h2>
-            <setup::SetupPanel/>
+            <setup::SetupPanel spec=spec data=data messages=messages no_tasks=no_tasks reread=reread/>
         </section>
         <section class="panel" id="run-panel">
             <h2>"3. Run"</h2>
-            <run::RunPanel/>
+            <run::RunPanel state=state/>
         </section>
         <section class="panel wide" id="results-panel">
             <h2>"4. Results"</h2>
-            <results::ResultsPanel/>
+            <results::ResultsPanel spec=spec data=data run=run messages=messages kept=kept workers=workers/>
         </section>
-        <suggest_view::SuggestView/>
-        <design_view::DesignView/>
-        <kept_panel::KeptPanel/>
+        <suggest_view::SuggestView spec=spec data=data messages=messages workers=workers/>
+        <design_view::DesignView setup=spec bench=data.bench workers=workers/>
+        <kept_panel::KeptPanel kept=kept messages=messages run=run/>
     }
 }
 

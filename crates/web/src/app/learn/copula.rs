@@ -6,9 +6,9 @@ use leptos::prelude::*;
 
 use std::sync::Arc;
 
-use super::super::chart::{chart_title, chart_width, title_top, SvgFigure, TICK_DIGIT, TICK_GAP};
 use super::plot::{model_chart, GREEN, PURPLE};
 use super::shell::{hidden, worker_frames, AddValue, LessonShell};
+use crate::app::charts::chart::{chart_title, chart_width, title_top, SvgFigure, TICK_DIGIT, TICK_GAP};
 use hpo_engine::axis;
 use hpo_engine::lessons::copula::{frame, CopulaFrame, CopulaSetting, MAX_ADDED, MAX_STEPS};
 use hpo_engine::lessons::sentences::copula::{sentence, versus_line};

@@ -4,9 +4,9 @@
 
 use leptos::prelude::*;
 
-use super::super::chart::ChartFigure;
-use super::super::design_view::{fmt, SensitivityMap, MARKER_GLYPHS};
 use super::shell::{hidden, worker_frames, LessonShell};
+use crate::app::charts::chart::ChartFigure;
+use crate::app::sections::design_view::{fmt, SensitivityMap, MARKER_GLYPHS};
 use hpo_engine::fidelity::gpb::construct::DesignMethod;
 use hpo_engine::fidelity::gpb::design::Criterion;
 use hpo_engine::fidelity::gpb::view_setting::{DesignViewSpec, POINTS_RANGE};

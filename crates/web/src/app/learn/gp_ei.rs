@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::super::chart::{chart_width, legend_room, view_box_width, ChartFigure, SvgFigure};
 use super::plot::{range, LegendEntry, Plot};
 use super::shell::{hidden, worker_lesson, AddValue, LessonShell, WorkerLesson};
+use crate::app::charts::chart::{chart_width, legend_room, view_box_width, ChartFigure, SvgFigure};
 use hpo_engine::lessons::gp_ei::{GpEiFrame, GpEiSetting, Origin, LENGTHSCALE_RANGE, MAX_ADDED, MAX_STEPS};
 use hpo_engine::lessons::sentences::gp_ei::sentence;
 use hpo_engine::lessons::{Lesson, LessonFrames, LessonLink};

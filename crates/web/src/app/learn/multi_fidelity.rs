@@ -6,9 +6,9 @@
 
 use leptos::prelude::*;
 
-use super::super::chart::SvgFigure;
 use super::plot::{range, LegendEntry, Plot, BLUE, GREY, ORANGE};
 use super::shell::{hidden, worker_lesson, LessonShell, WorkerLesson};
+use crate::app::charts::chart::SvgFigure;
 use hpo_engine::axis::count;
 use hpo_engine::lessons::multi_fidelity::{trained_after, MultiFidelityFrames, BUDGET};
 use hpo_engine::lessons::sentences::multi_fidelity::sentence;

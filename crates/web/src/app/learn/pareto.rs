@@ -6,9 +6,9 @@
 
 use leptos::prelude::*;
 
-use super::super::chart::SvgFigure;
 use super::plot::{range, LegendEntry, Plot, BLUE, ORANGE};
 use super::shell::{hidden, worker_lesson, LessonShell, WorkerLesson};
+use crate::app::charts::chart::SvgFigure;
 use hpo_engine::lessons::pareto::{names, ParetoFrames, MAX_STEPS};
 use hpo_engine::lessons::sentences::pareto::sentence;
 use hpo_engine::lessons::{Lesson, LessonFrames, LessonLink};

@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 
-use super::super::chart::{chart_title, chart_width, legend_below, title_top, top_margin, LINE, TICK_DIGIT, TICK_GAP};
+use crate::app::charts::chart::{chart_title, chart_width, legend_below, title_top, top_margin, LINE, TICK_DIGIT, TICK_GAP};
 use hpo_engine::axis;
 use hpo_engine::lessons::steps::Pick;
 use hpo_engine::optimizer::Acquisition;
@@ -151,7 +151,7 @@ impl Plot {
 
     /// A legend of `entries`, one line each, on a white backing (`rect.legend-box`, what the
     /// layout test checks against the data). On a narrow chart ([`legend_below`]) it goes
-    /// below the plot, in the room its figure adds ([`super::super::chart::legend_room`]);
+    /// below the plot, in the room its figure adds ([`crate::app::charts::chart::legend_room`]);
     /// otherwise in the corner of the plot that covers the fewest of the `data` points (data
     /// coordinates: the marks the chart draws) — top left, top right, bottom left or bottom
     /// right, in that order when they tie. Keep labels short: the legend must fit the plot.

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 
-use super::super::workers::{lesson_reply, LatestWorker, WorkerService};
+use crate::app::platform::workers::{lesson_reply, LatestWorker, WorkerService};
 use hpo_engine::lessons::{Lesson, LessonFrames, LessonJob, LessonLink, SPEEDS};
 use hpo_protocol::ToWorker;
 
@@ -300,36 +300,19 @@ pub fn LessonShell(
 /// at the bottom of the screen and the lesson scrolls above it, so no chart ever passes under
 /// it. Removed when the lesson goes.
 fn reserve_player_height(node: NodeRef<leptos::html::Div>) {
-    use wasm_bindgen::{closure::Closure, JsCast};
+    use wasm_bindgen::JsCast;
     let root = || {
         web_sys::window()
             .and_then(|w| w.document())
             .and_then(|d| d.document_element())
             .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
     };
-    let set = move |el: &web_sys::HtmlElement| {
-        if let Some(r) = root() {
+    crate::app::platform::browser::watch_size(node, move |el| {
+        if let (Some(r), Some(el)) = (root(), el.dyn_ref::<web_sys::HtmlElement>()) {
             let _ = r.style().set_property("--player-h", &format!("{}px", el.offset_height()));
-        }
-    };
-    let observer = StoredValue::new_local(None::<(web_sys::ResizeObserver, Closure<dyn FnMut(js_sys::Array)>)>);
-    Effect::new(move |_| {
-        let Some(el) = node.get() else { return };
-        let el: web_sys::HtmlElement = el.unchecked_into();
-        set(&el);
-        let target = el.clone();
-        let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |_entries: js_sys::Array| set(&target));
-        if let Ok(o) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) {
-            o.observe(&el);
-            observer.set_value(Some((o, callback)));
         }
     });
     on_cleanup(move || {
-        observer.with_value(|o| {
-            if let Some((o, _)) = o {
-                o.disconnect();
-            }
-        });
         if let Some(r) = root() {
             let _ = r.style().remove_property("--player-h");
         }

@@ -4,9 +4,9 @@
 
 use leptos::prelude::*;
 
-use super::super::chart::SvgFigure;
 use super::plot::{model_chart, range, LegendEntry, Plot, BLUE, GREEN, GREY, ORANGE, PURPLE};
 use super::shell::{hidden, worker_lesson, LessonShell, WorkerLesson};
+use crate::app::charts::chart::SvgFigure;
 use hpo_engine::lessons::sentences::transfer::sentence;
 use hpo_engine::lessons::steps::{best_so_far, Pick};
 use hpo_engine::lessons::transfer::{TransferFrames, MAX_STEPS, METHODS};

@@ -7,16 +7,17 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 
-use super::browser::download_text;
-use super::cd_diagram::CdDiagram;
-use super::chart::{chart_title, chart_width, title_top, ChartBox, ChartFigure, LineChart, Series, PALETTE, STUDY_COLOR};
-use super::state::{AppState, Level, RunState};
+use crate::app::charts::cd_diagram::CdDiagram;
+use crate::app::charts::chart::{chart_title, chart_width, title_top, ChartBox, ChartFigure, LineChart, Series, PALETTE, STUDY_COLOR};
+use crate::app::platform::browser::download_text;
+use crate::app::state::{Level, Messages, RunState};
 use hpo_engine::axis;
 use hpo_engine::export::race_traces_csv;
 use hpo_engine::fidelity::runner::race_curves;
 use hpo_engine::results::metrics::Band;
 use hpo_engine::results::race_report::{race_points, race_traces, summarize_run, RacePoint};
 use hpo_engine::results::race_summary::RaceSummary;
+use hpo_engine::spec::ExperimentSpec;
 use hpo_engine::spec::{DataRef, RegretScale};
 
 /// A curve without a band (ranks, Fig. 6); NaN where a value is missing.
@@ -26,28 +27,34 @@ fn plain(values: &[f64], n: usize) -> Band {
 
 /// All race charts; shown instead of the full-evaluation charts when the last run was a race.
 #[component]
-pub fn RaceResults() -> impl IntoView {
-    let state = expect_context::<AppState>();
+pub fn RaceResults(
+    /// The setup.
+    spec: RwSignal<ExperimentSpec>,
+    /// The current or last run.
+    run: RunState,
+    /// The messages at the top of the page.
+    messages: Messages,
+) -> impl IntoView {
     // A summary opened from a file, else the last run's.
-    let opened = move || state.run.opened_race.with(Option::is_some);
+    let opened = move || run.opened_race.with(Option::is_some);
     let summary = Memo::new(move |_| {
-        if let Some((_, s)) = state.run.opened_race.get() {
+        if let Some((_, s)) = run.opened_race.get() {
             return Some((*s).clone());
         }
-        let (resolved, bench) = state.run.setup.get()?;
-        state.run.traces.with(|t| summarize_run(&bench, &resolved, t))
+        let (resolved, bench) = run.setup.get()?;
+        run.traces.with(|t| summarize_run(&bench, &resolved, t))
     });
     // Colours follow the setup's method order, as in the other charts (an opened summary's own).
     let color = move |m: &str| {
-        let k = match state.run.opened_race.with(|o| o.as_ref().map(|(_, s)| s.methods.iter().position(|x| x == m))) {
+        let k = match run.opened_race.with(|o| o.as_ref().map(|(_, s)| s.methods.iter().position(|x| x == m))) {
             Some(k) => k,
-            None => state.run.setup.with(|r| r.as_ref().and_then(|(r, _)| r.spec.methods.iter().position(|x| x == m))),
+            None => run.setup.with(|r| r.as_ref().and_then(|(r, _)| r.spec.methods.iter().position(|x| x == m))),
         };
         PALETTE[k.unwrap_or(0) % PALETTE.len()]
     };
     // A method whose jobs are not all in says so in the legend; one with none has its entry
     // alone (the summary has only methods with a trace).
-    let so_far = super::results::runs_so_far(state);
+    let so_far = run.runs_so_far();
     let series = move |pick: fn(&RaceSummary, usize) -> Band| {
         Signal::derive(move || {
             let Some(s) = summary.get() else { return Vec::new() };
@@ -130,7 +137,7 @@ pub fn RaceResults() -> impl IntoView {
     };
     let export = move |what: &'static str| {
         let result = match what {
-            "csv" => download_text("race-traces.csv", "text/csv", &state.run.traces.with(|t| race_traces_csv(&race_traces(t)))),
+            "csv" => download_text("race-traces.csv", "text/csv", &run.traces.with(|t| race_traces_csv(&race_traces(t)))),
             _ => download_text(
                 "race-summary.json",
                 "application/json",
@@ -138,7 +145,7 @@ pub fn RaceResults() -> impl IntoView {
             ),
         };
         if let Err(e) = result {
-            state.say(Level::Error, super::browser::export_failed(&e));
+            messages.say(Level::Error, crate::app::platform::browser::export_failed(&e));
         }
     };
     let has = move || summary.with(Option::is_some);
@@ -146,22 +153,22 @@ pub fn RaceResults() -> impl IntoView {
     // would plot them as seconds. Shown for opened summaries, whose data is not here to ask.
     let untimed = move || {
         !opened()
-            && state.run.setup.with(|r| {
+            && run.setup.with(|r| {
                 r.as_ref().is_some_and(|(r, b)| r.tasks.iter().any(|&t| b.tasks[t].curves.as_ref().is_some_and(|c| c.cost.is_none())))
             })
     };
-    let has_traces = move || !opened() && state.run.traces.with(|t| !t.is_empty());
+    let has_traces = move || !opened() && run.traces.with(|t| !t.is_empty());
     // The bundled family is adversarial by design; say so where its results are read.
     let on_bundled_curves =
-        move || !opened() && state.run.setup.with(|r| r.as_ref().is_some_and(|(r, _)| r.spec.data == DataRef::Bundled("curves".into())));
+        move || !opened() && run.setup.with(|r| r.as_ref().is_some_and(|(r, _)| r.spec.data == DataRef::Bundled("curves".into())));
     view! {
-        {move || state.run.opened_race.get().map(|(name, s)| view! {
+        {move || run.opened_race.get().map(|(name, s)| view! {
             <p id="opened-race" class="hint" role="status">
                 {format!(
                     "Showing {name}, opened from a file: {} on {} task{}, {} budget units. Drawn from the summary alone; the race view of single runs needs traces from a run here. ",
                     s.methods.join(", "), s.tasks.len(), if s.tasks.len() == 1 { "" } else { "s" }, s.total
                 )}
-                <button id="close-opened-race" on:click=move |_| super::kept::close_race_summary(state)>"Close"</button>
+                <button id="close-opened-race" on:click=move |_| crate::app::data::kept::close_race_summary(run)>"Close"</button>
             </p>
         })}
         <p id="curves-lesson" class="hint" style:display=move || if on_bundled_curves() { "" } else { "none" }>
@@ -178,13 +185,13 @@ pub fn RaceResults() -> impl IntoView {
         <div class="charts">
             <ChartFigure id="chart-regret" file="chart-regret"
                 caption=move || view! { "Regret of the best value seen so far (any budget), averaged over seeds, then mean and 95% band over tasks (Wistuba et al. 2022, Fig. 3). Normalised per task (divided by the regret of its median configuration: 0 is the best configuration, 1 the median one, so no exploded run sets the scale) when the tasks' ranges differ by more than 10×, or when the link says regret=norm." {study_caption} }>
-                <LineChart id="chart-regret" title=regret_title("Mean regret over", false) y_label="regret" series=regret log_y=Signal::derive(move || state.spec.with(|s| s.log_y)) x_label="budget units spent" legend_note=replayed/>
+                <LineChart id="chart-regret" title=regret_title("Mean regret over", false) y_label="regret" series=regret log_y=Signal::derive(move || spec.with(|s| s.log_y)) x_label="budget units spent" legend_note=replayed/>
             </ChartFigure>
             <Show when=move || !untimed()
                 fallback=|| view! { <p id="no-time-chart" class="hint">"Regret over time (Fig. 5) is not drawn: this data has no training-time column, so the race's cost is counted in budget units only (the chart above)."</p> }>
             <ChartFigure id="chart-regret-time" file="chart-regret-time"
                 caption=|| "The same against the benchmark's training time plus the optimizer's own measured time (Fig. 5): overhead counts.">
-                <LineChart id="chart-regret-time" title=regret_title("Mean regret over time,", true) y_label="regret" series=regret_time log_y=Signal::derive(move || state.spec.with(|s| s.log_y))
+                <LineChart id="chart-regret-time" title=regret_title("Mean regret over time,", true) y_label="regret" series=regret_time log_y=Signal::derive(move || spec.with(|s| s.log_y))
                     x_label="seconds (training + optimizer)" x_values=wall_clock/>
             </ChartFigure>
             </Show>
@@ -213,7 +220,7 @@ pub fn RaceResults() -> impl IntoView {
             </ChartFigure>
             <ChartFigure id="chart-selected-regret" file="chart-selected-regret" caption=|| "Lower: the method spends its budget on better configurations.">
                 <LineChart id="chart-selected-regret" title=Signal::derive(move || format!("Mean regret of configurations trained so far{}", scale(true))) y_label="regret"
-                    series=selected log_y=Signal::derive(move || state.spec.with(|s| s.log_y)) x_label="budget step"/>
+                    series=selected log_y=Signal::derive(move || spec.with(|s| s.log_y)) x_label="budget step"/>
             </ChartFigure>
             <ChartFigure id="chart-good-after-bad" file="chart-good-after-bad"
                 caption=|| "Of the configurations in the top third at this step (among those trained this far), the share that were outside the top third at an earlier step; grey: the same over all configurations trained fully.">
@@ -221,7 +228,7 @@ pub fn RaceResults() -> impl IntoView {
                     series=good log_y=Signal::derive(|| false) x_label="budget step"/>
             </ChartFigure>
         </div>
-        {move || (!opened()).then(|| view! { <RaceAnimation/> })}
+        {move || (!opened()).then(|| view! { <RaceAnimation run_state=run/> })}
     }
 }
 
@@ -258,9 +265,10 @@ struct RaceFrames {
 /// trained, each point coloured by when it was observed, and the order in which
 /// configurations were advanced; a slider and a play button step through the requests.
 #[component]
-fn RaceAnimation() -> impl IntoView {
-    // Reads the run's traces only.
-    let run_state = expect_context::<RunState>();
+fn RaceAnimation(
+    /// The run whose traces it replays.
+    run_state: RunState,
+) -> impl IntoView {
     let run = RwSignal::new(0usize);
     let shown = RwSignal::new(usize::MAX);
     let playing = StoredValue::new(None::<IntervalHandle>);

@@ -1,10 +1,10 @@
 //! "Kept in this browser": what the page keeps (uploads, downloaded tables, experiments, an
-//! opened race summary), with sizes, links, reopen, delete and clear all ([`super::kept`] keeps
-//! and restores them).
+//! opened race summary), with sizes, links, reopen, delete and clear all
+//! ([`crate::app::data::kept`] keeps them).
 
-use super::kept::{open_kept_race_summary, refresh};
-use super::state::{AppState, Level};
-use super::store::{self, KeptFile, StoreError};
+use crate::app::data::kept::{open_kept_race_summary, refresh};
+use crate::app::platform::store::{self, KeptFile, StoreError};
+use crate::app::state::{Kept, Level, Messages, RunState};
 use hpo_engine::axis::count;
 use hpo_engine::kept::ExperimentRecord;
 use leptos::prelude::*;
@@ -22,18 +22,24 @@ fn when(ms: f64) -> String {
     String::from(js_sys::Date::new(&ms.into()).to_locale_string("en-GB", &wasm_bindgen::JsValue::UNDEFINED))
 }
 
-async fn act(state: AppState, what: &str, result: Result<(), StoreError>) {
+async fn act(kept: RwSignal<Kept>, messages: Messages, what: &str, result: Result<(), StoreError>) {
     if let Err(e) = result {
-        state.say(Level::Error, format!("Could not {what}: {e}"));
+        messages.say(Level::Error, format!("Could not {what}: {e}"));
     }
-    refresh(state).await;
+    refresh(kept).await;
 }
 
 /// The list of what this browser keeps for the page.
 #[component]
-pub fn KeptPanel() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    spawn_local(refresh(state));
+pub fn KeptPanel(
+    /// What this browser keeps.
+    kept: RwSignal<Kept>,
+    /// The messages at the top of the page.
+    messages: Messages,
+    /// The current or last run.
+    run: RunState,
+) -> impl IntoView {
+    spawn_local(refresh(kept));
     // "Clear all" asks for a second click (a dialog would block the page, and tests).
     let confirming = RwSignal::new(false);
     let clear = move |_| {
@@ -42,18 +48,16 @@ pub fn KeptPanel() -> impl IntoView {
             return;
         }
         confirming.set(false);
-        spawn_local(async move { act(state, "clear what is kept", store::clear_all().await).await });
+        spawn_local(async move { act(kept, messages, "clear what is kept", store::clear_all().await).await });
     };
     let experiments = move || {
-        state
-            .kept
-            .with(|k| k.experiments.clone())
+        kept.with(|k| k.experiments.clone())
             .into_iter()
             .map(|e: ExperimentRecord| {
                 let id = e.id.clone();
                 let delete = move |_| {
                     let id = id.clone();
-                    spawn_local(async move { act(state, "delete the experiment", store::delete_experiment(&id).await).await });
+                    spawn_local(async move { act(kept, messages, "delete the experiment", store::delete_experiment(&id).await).await });
                 };
                 view! {
                     <tr class="kept-experiment" data-id=e.id.clone()>
@@ -68,15 +72,13 @@ pub fn KeptPanel() -> impl IntoView {
             .collect_view()
     };
     let files = move || {
-        state
-            .kept
-            .with(|k| k.files.clone())
+        kept.with(|k| k.files.clone())
             .into_iter()
             .map(|f: KeptFile| {
                 let sha = f.sha256.clone();
                 let delete = move |_| {
                     let sha = sha.clone();
-                    spawn_local(async move { act(state, "delete the file", store::delete_file(&sha).await).await });
+                    spawn_local(async move { act(kept, messages, "delete the file", store::delete_file(&sha).await).await });
                 };
                 let origin = f.url.clone().unwrap_or_else(|| "uploaded".into());
                 // A JSON file can only be a race summary (uploads of data are CSV, zip or gz).
@@ -85,14 +87,14 @@ pub fn KeptPanel() -> impl IntoView {
                     let open = move |_| {
                         let sha = sha.clone();
                         spawn_local(async move {
-                            match open_kept_race_summary(state, &sha).await {
+                            match open_kept_race_summary(run, &sha).await {
                                 Ok(()) => {
-                                    state.clear(Level::Error);
-                                    if let Some(results) = super::browser::element_by_id("results-panel") {
+                                    messages.clear(Level::Error);
+                                    if let Some(results) = crate::app::platform::browser::element_by_id("results-panel") {
                                         results.scroll_into_view();
                                     }
                                 }
-                                Err(e) => state.say(Level::Error, format!("Could not open the race results: {e}")),
+                                Err(e) => messages.say(Level::Error, format!("Could not open the race results: {e}")),
                             }
                         });
                     };
@@ -114,20 +116,20 @@ pub fn KeptPanel() -> impl IntoView {
         <section class="panel wide" id="kept-panel">
             <h2>"Kept in this browser"</h2>
             <p class="hint">"Uploads and every finished job stay on this machine, so a reload or a closed tab loses nothing: open an experiment's link to see it again and run only what is missing."</p>
-            <p id="kept-usage">{move || state.kept.with(|k| match (&k.error, k.usage) {
+            <p id="kept-usage">{move || kept.with(|k| match (&k.error, k.usage) {
                 (Some(e), _) => e.clone(),
                 (None, Some((used, quota))) => format!("{} used of the {} this browser allows the page.", megabytes(used), megabytes(quota)),
                 (None, None) => String::new(),
             })}</p>
             <h3>"Experiments"</h3>
-            <Show when=move || state.kept.with(|k| !k.experiments.is_empty()) fallback=|| view! { <p class="hint">"None yet: a run's results are kept as its jobs finish."</p> }>
+            <Show when=move || kept.with(|k| !k.experiments.is_empty()) fallback=|| view! { <p class="hint">"None yet: a run's results are kept as its jobs finish."</p> }>
                 <div class="table-scroll"><table id="kept-experiments">
                     <thead><tr><th>"Experiment (opens its link)"</th><th>"Finished"</th><th>"Size"</th><th>"Kept"</th><th></th></tr></thead>
                     <tbody>{experiments}</tbody>
                 </table></div>
             </Show>
             <h3>"Files"</h3>
-            <Show when=move || state.kept.with(|k| !k.files.is_empty()) fallback=|| view! { <p class="hint">"None yet: uploaded files are kept under their SHA-256."</p> }>
+            <Show when=move || kept.with(|k| !k.files.is_empty()) fallback=|| view! { <p class="hint">"None yet: uploaded files are kept under their SHA-256."</p> }>
                 <div class="table-scroll"><table id="kept-files">
                     <thead><tr><th>"File"</th><th>"Size"</th><th>"SHA-256, origin"</th><th>"Kept"</th><th></th></tr></thead>
                     <tbody>{files}</tbody>

@@ -3,15 +3,16 @@
 //! the points each method found for one seed; and Fig. 6, the same cloud coloured by the
 //! scalarized objective αZ(y₁) + (1 − α)Z(y₂) for α ∈ {0.25, 0.5, 0.75} with Z = Δ and α = 0.5
 //! with Z = ψ, so the level sets can be compared with the front. Drawn on canvases
-//! ([`super::scatter`]): a NAS-Bench-201 task has 15,625 points per panel.
+//! ([`crate::app::charts::scatter`]): a NAS-Bench-201 task has 15,625 points per panel.
 
 use leptos::prelude::*;
 
-use super::chart::PALETTE;
-use super::scatter::{Scatter, ScatterCanvas};
-use super::state::AppState;
+use crate::app::charts::chart::PALETTE;
+use crate::app::charts::scatter::{Scatter, ScatterCanvas};
+use crate::app::state::{DataState, RunState};
 use hpo_engine::benchmark::Benchmark;
 use hpo_engine::pareto::non_dominated;
+use hpo_engine::spec::ExperimentSpec;
 use hpo_engine::warping::{scalarize_weighted, OutputWarp};
 
 /// Green (best) to red (worst) by rank, as in the paper's Fig. 6.
@@ -36,13 +37,19 @@ fn objective_columns(bench: &Benchmark, objectives: &[(usize, f64)], task: usize
 
 /// Objective space and Fig. 6 for the current setup (shown when two or more objectives are chosen).
 #[component]
-pub fn ObjectiveSpacePanel() -> impl IntoView {
-    let state = expect_context::<AppState>();
+pub fn ObjectiveSpacePanel(
+    /// The setup.
+    spec: RwSignal<ExperimentSpec>,
+    /// The loaded data.
+    data: DataState,
+    /// The current or last run.
+    run: RunState,
+) -> impl IntoView {
     let seed = RwSignal::new(None::<u64>);
     // (benchmark, objectives as (metric, sign), task index), from the current setup.
     let setup = Memo::new(move |_| {
-        let bench = state.data.bench.get()?;
-        let spec = state.spec.get();
+        let bench = data.bench.get()?;
+        let spec = spec.get();
         if spec.objectives.len() < 2 {
             return None;
         }
@@ -54,7 +61,7 @@ pub fn ObjectiveSpacePanel() -> impl IntoView {
                 Some((m, o.direction.unwrap_or(bench.metrics[m].direction).sign()))
             })
             .collect::<Option<_>>()?;
-        let task = bench.task_index(&state.run.best_task.get()).unwrap_or(0);
+        let task = bench.task_index(&run.best_task.get()).unwrap_or(0);
         Some((bench, objectives, task))
     });
     let front_view = Memo::new(move |_| {
@@ -66,9 +73,9 @@ pub fn ObjectiveSpacePanel() -> impl IntoView {
         let front: Vec<(f64, f64)> = non_dominated(&loss_points).into_iter().map(|i| points[i]).collect();
         let mut overlays = vec![(front, "#000000", "true front".to_string(), true)];
         let task_name = bench.tasks[task].name.clone();
-        if let Some((resolved, run_bench)) = state.run.setup.get().filter(|(r, b)| r.is_multi_objective() && b.name == bench.name) {
+        if let Some((resolved, run_bench)) = run.setup.get().filter(|(r, b)| r.is_multi_objective() && b.name == bench.name) {
             let chosen_seed = seed.get().unwrap_or(resolved.spec.first_seed);
-            state.run.traces.with(|traces| {
+            run.traces.with(|traces| {
                 for (k, m) in resolved.spec.methods.iter().enumerate() {
                     let found: Vec<(f64, f64)> = traces
                         .iter()
@@ -113,12 +120,7 @@ pub fn ObjectiveSpacePanel() -> impl IntoView {
         [(0.25, OutputWarp::Standardize), (0.5, OutputWarp::Standardize), (0.75, OutputWarp::Standardize), (0.5, OutputWarp::Copula)];
     let ids = ["fig6-delta-25", "fig6-delta-50", "fig6-delta-75", "fig6-psi-50"];
     let seeds = move || {
-        state
-            .run
-            .setup
-            .get()
-            .filter(|(r, _)| r.is_multi_objective())
-            .map(|(r, _)| r.spec.first_seed..r.spec.first_seed + r.spec.seeds as u64)
+        run.setup.get().filter(|(r, _)| r.is_multi_objective()).map(|(r, _)| r.spec.first_seed..r.spec.first_seed + r.spec.seeds as u64)
     };
     move || {
         setup.get().map(|(bench, _, task)| {
@@ -128,7 +130,7 @@ pub fn ObjectiveSpacePanel() -> impl IntoView {
                     <h3>"Objective space"</h3>
                     <div class="row">
                         <label>"Task "
-                            <select id="space-task" on:change=move |ev| state.run.best_task.set(event_target_value(&ev))>
+                            <select id="space-task" on:change=move |ev| run.best_task.set(event_target_value(&ev))>
                                 {bench.tasks.iter().enumerate().map(|(i, t)| view! { <option value=t.name.clone() selected=i == task>{t.name.clone()}</option> }).collect_view()}
                             </select>
                         </label>

@@ -5,23 +5,21 @@
 //!
 //! It is its own small wasm module (`src/bin/landing.rs`, [`start`]): a first visit draws this
 //! strip without waiting for the app's module, which `boot.js` loads once the strip's chart is
-//! drawn and which fills [`EXPERIMENT_SLOT`] with the experiment (`super::start`).
+//! drawn and which fills [`EXPERIMENT_SLOT`] with the experiment (`crate::app::start`).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use leptos::prelude::*;
 
-use super::browser;
-use super::chart::{chart_width, ChartBox};
-use super::learn::gp_ei::{posterior_chart, posterior_height};
-use super::state::AppState;
-use super::workers::{lesson_reply, LatestWorker};
-use super::Header;
+use crate::app::charts::chart::{chart_width, ChartBox};
+use crate::app::learn::gp_ei::{posterior_chart, posterior_height};
+use crate::app::platform::browser;
+use crate::app::platform::workers::{lesson_reply, LatestWorker, WorkerService};
+use crate::app::Header;
 use hpo_engine::lessons::gp_ei::{GpEiFrame, GpEiSetting};
 use hpo_engine::lessons::{LessonFrames, LessonJob};
 use hpo_engine::permalink::query_of;
-use hpo_engine::spec::ExperimentSpec;
 use hpo_protocol::ToWorker;
 
 /// Steps the preview loops through, and its pace.
@@ -56,8 +54,8 @@ pub fn show_strip(shown: bool) {
 
 #[component]
 fn LandingPage() -> impl IntoView {
-    let state = AppState::new(ExperimentSpec::default());
-    state.provide();
+    // The strip's one worker request needs the page's request counter.
+    provide_context(WorkerService::new());
     view! {
         <Header/>
         <main>
@@ -72,13 +70,13 @@ fn LandingPage() -> impl IntoView {
 /// The first-visit strip.
 #[component]
 fn Landing() -> impl IntoView {
-    let state = expect_context::<AppState>();
+    let workers = expect_context::<WorkerService>();
     // The frames come from a worker (the GP code stays out of the page's bundle); the preview
     // then loops through them.
     let frames = RwSignal::new(Vec::<Arc<GpEiFrame>>::new());
     let step = RwSignal::new(0usize);
     let worker = LatestWorker::new(lesson_reply);
-    let request = state.workers.next_request();
+    let request = workers.next_request();
     worker.ask(
         request,
         ToWorker::Lesson { request, job: LessonJob::GpEiFirst(GpEiSetting::default(), PREVIEW_STEPS) },

@@ -1,22 +1,19 @@
 //! Nothing lost: the page keeps uploads and each finished job's trace in the browser
-//! ([`super::store`]), restores an experiment when its link is opened again (after a reload or
-//! a crashed tab) and offers to run only what is missing. An opened race summary is kept
+//! ([`crate::app::platform::store`]) and reads an experiment back when its link is opened again
+//! (after a reload or a crashed tab; [`super::install`] shows it and what is missing). An opened race summary is kept
 //! with the files and shown again after a reload. The panel that lists all this is
-//! [`super::kept_panel`].
+//! [`crate::app::sections::kept_panel`].
 
 use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::state::{AppState, Level, RunStatus, Topic};
-use super::store::{self, KeptFile};
-use hpo_engine::axis::count;
-use hpo_engine::benchmark::Benchmark;
+use crate::app::platform::store::{self, KeptFile};
+use crate::app::state::{AppState, Kept, Level, Messages, RunState};
 use hpo_engine::content_hash;
-use hpo_engine::kept::{experiment_id, ExperimentRecord};
+use hpo_engine::kept::ExperimentRecord;
 use hpo_engine::results::race_summary::RaceSummary;
-use hpo_engine::spec::ResolvedSpec;
 use hpo_engine::trace::Trace;
 
 /// Milliseconds since 1970.
@@ -25,12 +22,12 @@ pub fn epoch_ms() -> f64 {
 }
 
 /// Reads the list of what is kept into the page's state.
-pub async fn refresh(state: AppState) {
+pub async fn refresh(kept: RwSignal<Kept>) {
     let files = store::list_files().await;
     let experiments = store::list_experiments().await;
     let usage = store::usage().await;
     let error = files.as_ref().err().or(experiments.as_ref().err()).map(|e| e.to_string());
-    state.kept.update(|k| {
+    kept.update(|k| {
         k.files = files.unwrap_or_default();
         k.experiments = experiments.unwrap_or_default();
         k.usage = usage;
@@ -40,18 +37,18 @@ pub async fn refresh(state: AppState) {
 
 /// Keeps an uploaded (or downloaded) file under its hash; a failure is said in words, the
 /// file stays loaded.
-pub async fn keep_file(state: AppState, name: String, sha256: String, url: Option<String>, bytes: Vec<u8>) {
+pub async fn keep_file(kept: RwSignal<Kept>, messages: Messages, name: String, sha256: String, url: Option<String>, bytes: &[u8]) {
     let file = KeptFile { name: name.clone(), sha256, size: bytes.len() as u64, url, saved_ms: epoch_ms() };
-    if let Err(e) = store::put_file(&file, &bytes).await {
-        state.say(Level::Warning, format!("{name} is used, but could not be kept in this browser for next time: {e}"));
+    if let Err(e) = store::put_file(&file, bytes).await {
+        messages.say(Level::Warning, format!("{name} is used, but could not be kept in this browser for next time: {e}"));
     }
-    refresh(state).await;
+    refresh(kept).await;
 }
 
 /// Forgets a kept file (one kept while it was parsed that then failed to load).
-pub async fn forget_file(state: AppState, sha256: &str) {
+pub async fn forget_file(kept: RwSignal<Kept>, sha256: &str) {
     let _ = store::delete_file(sha256).await;
-    refresh(state).await;
+    refresh(kept).await;
 }
 
 /// Starts keeping a run's traces under `record` (a fresh run first forgets what an earlier run
@@ -102,7 +99,7 @@ pub fn keep_traces(state: AppState, batch: &[Trace]) {
 /// Writes what is waiting; the run's status counts a batch once its transaction has
 /// committed, so that the count never runs ahead of what is kept. The batch being written is
 /// named in the tab's session first: a reload between the commit and the status showing the
-/// new count takes it back (see [`restore`]). A batch that could not be kept is counted too (it
+/// new count takes it back (see [`take_back_unconfirmed`]). A batch that could not be kept is counted too (it
 /// is shown), and the user told once. The kept panel is re-read after each.
 async fn write_unwritten(state: AppState) {
     loop {
@@ -128,37 +125,30 @@ async fn write_unwritten(state: AppState) {
                     .try_update(|r| r.as_mut().filter(|(r, _)| r.id == record.id).map(|(_, failed)| !std::mem::replace(failed, true)))
                     .flatten();
                 if first == Some(true) {
-                    state.say(Level::Warning, format!("Finished jobs of this run could not be kept in this browser: {e}"));
+                    state.messages.say(Level::Warning, format!("Finished jobs of this run could not be kept in this browser: {e}"));
                 }
             }
-            refresh(state).await;
+            refresh(state.kept).await;
         }
     }
 }
 
-/// When a link is opened on its data: shows what was kept of that very experiment, if
-/// anything, and what remains to run.
-pub async fn restore(state: AppState, bench: Arc<Benchmark>) {
-    let spec = state.spec.get_untracked();
-    let Ok(resolved) = spec.resolve(&bench) else { return };
-    let id = experiment_id(&spec);
-    let kept = match store::get_experiment(&id).await {
-        Ok(Some(kept)) => kept,
-        Ok(None) => return,
-        Err(e) => {
-            state.say(Level::Warning, format!("Could not look for this experiment's kept results: {e}"));
-            return;
-        }
-    };
-    // The data or setup changed while reading: what was read is for another experiment.
-    let still = state.data.bench.with_untracked(|b| b.as_ref().is_some_and(|b| Arc::ptr_eq(b, &bench)));
-    if !still || experiment_id(&state.spec.get_untracked()) != id || state.run.status.with_untracked(|r| r.running) {
-        return;
-    }
-    let (mut record, mut traces) = kept;
-    // A batch written as the page went away, before the status showed it counted: taken
-    // back, so that what is restored is what the status last said (those jobs run again).
-    // Only when this page is not writing itself (then the batch named is its own).
+/// The experiment kept under `id`, if any: its record and its finished jobs' traces.
+pub async fn read_experiment(id: &str) -> Result<Option<(ExperimentRecord, Vec<Trace>)>, store::StoreError> {
+    store::get_experiment(id).await
+}
+
+/// The kept traces of experiment `id` without a batch written as the page went away, before
+/// the status showed it counted: taken back (forgotten in the store), so that what is
+/// restored is what the status last said (those jobs run again). Only when this page is not
+/// writing itself (then the batch named is its own), and only when that batch is the whole
+/// difference.
+pub async fn take_back_unconfirmed(
+    kept: RwSignal<Kept>,
+    id: &str,
+    mut record: ExperimentRecord,
+    traces: Vec<Trace>,
+) -> (ExperimentRecord, Vec<Trace>) {
     let unconfirmed: Option<Unconfirmed> = session_storage()
         .and_then(|s| s.get_item(UNCONFIRMED_KEY).ok().flatten())
         .and_then(|j| serde_json::from_str(&j).ok())
@@ -166,69 +156,16 @@ pub async fn restore(state: AppState, bench: Arc<Benchmark>) {
     let shown = session_storage()
         .and_then(|s| s.get_item(SHOWN_KEY).ok().flatten())
         .and_then(|v| v.split_once(' ').filter(|(_, of)| *of == id).and_then(|(n, _)| n.parse::<usize>().ok()));
-    if let (Some(u), Some(shown)) = (unconfirmed, shown.filter(|&n| traces.len() > n)) {
-        let (uncounted, counted): (Vec<Trace>, Vec<Trace>) = traces.into_iter().partition(|t| u.jobs.contains(&JobKey::of(t)));
-        // Only when that batch is the whole difference.
-        if counted.len() == shown {
-            record.done_jobs = record.done_jobs.saturating_sub(uncounted.len());
-            record.bytes = record.bytes.saturating_sub(uncounted.iter().map(store::kept_size).sum());
-            let _ = store::forget_traces(&record, &uncounted).await;
-            refresh(state).await;
-            traces = counted;
-        } else {
-            traces = counted.into_iter().chain(uncounted).collect();
-        }
+    let (Some(u), Some(shown)) = (unconfirmed, shown.filter(|&n| traces.len() > n)) else { return (record, traces) };
+    let (uncounted, counted): (Vec<Trace>, Vec<Trace>) = traces.into_iter().partition(|t| u.jobs.contains(&JobKey::of(t)));
+    if counted.len() != shown {
+        return (record, counted.into_iter().chain(uncounted).collect());
     }
-    let (finished, remaining) = resolved.split_finished(&bench, traces);
-    if finished.is_empty() {
-        return;
-    }
-    show_restored(state, resolved, bench, record, finished, remaining.len());
-}
-
-fn show_restored(
-    state: AppState,
-    resolved: ResolvedSpec,
-    bench: Arc<Benchmark>,
-    record: ExperimentRecord,
-    finished: Vec<Trace>,
-    remaining: usize,
-) {
-    let done = finished.len();
-    let total = done + remaining;
-    if let Some(first) = resolved.tasks.first() {
-        if !resolved.tasks.iter().any(|&t| bench.tasks[t].name == state.run.best_task.get_untracked()) {
-            state.run.best_task.set(bench.tasks[*first].name.clone());
-        }
-    }
-    let when = js_sys::Date::new(&record.saved_ms.into()).to_locale_string("en-GB", &wasm_bindgen::JsValue::UNDEFINED);
-    state.say_about(
-        Topic::Run,
-        Level::Info,
-        if remaining == 0 {
-            format!("Restored all {} of this experiment from this browser (kept {}).", count(total, "job"), String::from(when))
-        } else {
-            format!(
-                "Restored {done} of {} of this experiment from this browser (kept {}); {} still to run.",
-                count(total, "job"),
-                String::from(when),
-                count(remaining, "job")
-            )
-        },
-        Vec::new(),
-    );
-    let units = resolved.mode.units();
-    state.run.record.set(Some((record.clone(), false)));
-    state.run.traces.set(finished);
-    state.run.setup.set(Some((resolved, bench)));
-    state.run.status.set(RunStatus {
-        total_jobs: total,
-        done_jobs: done,
-        kept_jobs: done,
-        iterations: units,
-        restored: Some(record.saved_ms),
-        ..RunStatus::default()
-    });
+    record.done_jobs = record.done_jobs.saturating_sub(uncounted.len());
+    record.bytes = record.bytes.saturating_sub(uncounted.iter().map(store::kept_size).sum());
+    let _ = store::forget_traces(&record, &uncounted).await;
+    refresh(kept).await;
+    (record, counted)
 }
 
 /// Which race summary this tab shows (its SHA-256), so that a reload shows it again. In
@@ -244,11 +181,11 @@ const SHOWN_KEY: &str = "hpo-playground.shown-jobs";
 
 /// Called as the status line is drawn, with the jobs it says are done: what a reload must
 /// restore (written in the same turn as the line, so the two never disagree).
-pub fn status_shown(state: AppState, done: usize) {
+pub fn status_shown(run: RunState, done: usize) {
     thread_local! {
         static LAST: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
     }
-    let Some(id) = state.run.record.with_untracked(|r| r.as_ref().map(|(r, _)| r.id.clone())) else { return };
+    let Some(id) = run.record.with_untracked(|r| r.as_ref().map(|(r, _)| r.id.clone())) else { return };
     let value = format!("{done} {id}");
     if LAST.with_borrow(|l| *l != value) {
         remember(SHOWN_KEY, Some(&value));
@@ -298,21 +235,21 @@ fn remember_shown(sha256: Option<&str>) {
 
 /// Shows a race summary (read from `bytes`) in place of the run's results, keeps the file in
 /// the browser under its hash and remembers that this tab shows it.
-pub fn show_race_summary(state: AppState, name: String, bytes: Vec<u8>, summary: RaceSummary) {
+pub fn show_race_summary(run: RunState, kept: RwSignal<Kept>, messages: Messages, name: String, bytes: Vec<u8>, summary: RaceSummary) {
     let sha256 = content_hash(&bytes);
     remember_shown(Some(&sha256));
-    state.run.opened_race.set(Some((name.clone(), Arc::new(summary))));
-    spawn_local(keep_file(state, name, sha256, None, bytes));
+    run.opened_race.set(Some((name.clone(), Arc::new(summary))));
+    spawn_local(async move { keep_file(kept, messages, name, sha256, None, &bytes).await });
 }
 
 /// Back to the run's results; a reload no longer shows the summary (its file stays kept).
-pub fn close_race_summary(state: AppState) {
+pub fn close_race_summary(run: RunState) {
     remember_shown(None);
-    state.run.opened_race.set(None);
+    run.opened_race.set(None);
 }
 
 /// Opens a race summary kept in this browser under `sha256`. `Err` says why it cannot.
-pub(super) async fn open_kept_race_summary(state: AppState, sha256: &str) -> Result<(), String> {
+pub async fn open_kept_race_summary(run: RunState, sha256: &str) -> Result<(), String> {
     let (file, bytes) = match store::get_file(sha256).await {
         Ok(Some(kept)) => kept,
         Ok(None) => return Err("the file is no longer kept in this browser".into()),
@@ -320,15 +257,15 @@ pub(super) async fn open_kept_race_summary(state: AppState, sha256: &str) -> Res
     };
     let summary = RaceSummary::from_json(&file.name, &bytes).map_err(|e| e.to_string())?;
     remember_shown(Some(sha256));
-    state.run.opened_race.set(Some((file.name, Arc::new(summary))));
+    run.opened_race.set(Some((file.name, Arc::new(summary))));
     Ok(())
 }
 
 /// At start: shows again the race summary this tab showed before a reload, if it did.
-pub async fn reopen_race_summary(state: AppState) {
+pub async fn reopen_race_summary(run: RunState, messages: Messages) {
     let Some(sha256) = session_storage().and_then(|s| s.get_item(OPENED_RACE_KEY).ok().flatten()) else { return };
-    if let Err(e) = open_kept_race_summary(state, &sha256).await {
-        close_race_summary(state);
-        state.say(Level::Warning, format!("The race results shown before the reload cannot be shown again: {e}"));
+    if let Err(e) = open_kept_race_summary(run, &sha256).await {
+        close_race_summary(run);
+        messages.say(Level::Warning, format!("The race results shown before the reload cannot be shown again: {e}"));
     }
 }

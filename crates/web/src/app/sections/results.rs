@@ -1,53 +1,24 @@
 //! Result charts (ADTM and best so far, mean with a 95% band across seeds) and exports.
 
-use std::collections::BTreeMap;
-
 use leptos::prelude::*;
 
-use super::browser::{download_text, file_bytes};
-use super::chart::{ChartFigure, LineChart, Series, PALETTE, STUDY_COLOR};
-use super::objective_space::ObjectiveSpacePanel;
-use super::prior_view::PriorView;
-use super::scatter::{Scatter, ScatterCanvas};
-use super::state::{AppState, Level};
-use super::warping_view::WarpingView;
+use crate::app::charts::chart::{ChartFigure, LineChart, Series, PALETTE, STUDY_COLOR};
+use crate::app::charts::scatter::{Scatter, ScatterCanvas};
+use crate::app::platform::browser::{download_text, file_bytes};
+use crate::app::platform::workers::WorkerService;
+use crate::app::state::{DataState, Kept, Level, Messages, RunState};
+use crate::app::views::objective_space::ObjectiveSpacePanel;
+use crate::app::views::prior_view::PriorView;
+use crate::app::views::warping_view::WarpingView;
 use hpo_engine::benchmark::Benchmark;
 use hpo_engine::export::{traces_csv, traces_detailed_csv};
 use hpo_engine::method_entry::RunKind;
 use hpo_engine::results::metrics::{adtm_curves, band, best_so_far_curves, hv_error_curves, study_adtm, study_best_so_far, study_hv_error};
 use hpo_engine::results::race_summary::{RaceSummary, MAX_SUMMARY_BYTES};
 use hpo_engine::results::run_summary::{summarize_full_run, RunSummary};
+use hpo_engine::spec::ExperimentSpec;
 use hpo_engine::spec::ResolvedSpec;
 use hpo_engine::trace::Trace;
-
-/// Per method of the last run whose jobs are not all in, how many are: "3 of 10 runs so far"
-/// while it runs, "3 of 10 runs" after a cancel or a failure. The charts' legends say it, so
-/// that a line drawn before its method has finished is not read as its result.
-pub fn runs_so_far(state: AppState) -> Memo<BTreeMap<String, String>> {
-    Memo::new(move |_| {
-        let Some((resolved, _)) = state.run.setup.get() else { return BTreeMap::new() };
-        let running = state.run.status.with(|r| r.running);
-        let per_method = resolved.jobs().len() / resolved.spec.methods.len().max(1);
-        state.run.traces.with(|traces| {
-            resolved
-                .spec
-                .methods
-                .iter()
-                .filter_map(|m| {
-                    let done = traces.iter().filter(|t| &t.method == m).count();
-                    (done < per_method).then(|| {
-                        let text = match (done, running) {
-                            (0, true) => "running, no run finished yet".to_string(),
-                            (_, true) => format!("{done} of {per_method} runs so far"),
-                            (_, false) => format!("{done} of {per_method} runs"),
-                        };
-                        (m.clone(), text)
-                    })
-                })
-                .collect()
-        })
-    })
-}
 
 /// A method's curves (one per job) from the traces of a run.
 type CurvesOfMethod<'a> = dyn Fn(&[Trace], &ResolvedSpec, &Benchmark, &str) -> Vec<Vec<f64>> + 'a;
@@ -57,16 +28,28 @@ type StudyCurves<'a> = dyn Fn(&ResolvedSpec, &Benchmark) -> Option<(String, Vec<
 
 /// Charts and export buttons.
 #[component]
-pub fn ResultsPanel() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let summary = run_summary(state);
-    let so_far = runs_so_far(state);
-    let run_methods = Memo::new(move |_| state.run.setup.get().map(|(r, _)| r.spec.methods.clone()).unwrap_or_default());
+pub fn ResultsPanel(
+    /// The setup.
+    spec: RwSignal<ExperimentSpec>,
+    /// The loaded data.
+    data: DataState,
+    /// The current or last run.
+    run: RunState,
+    /// The messages at the top of the page.
+    messages: Messages,
+    /// What this browser keeps.
+    kept: RwSignal<Kept>,
+    /// The page's workers.
+    workers: WorkerService,
+) -> impl IntoView {
+    let summary = run_summary(run);
+    let so_far = run.runs_so_far();
+    let run_methods = Memo::new(move |_| run.setup.get().map(|(r, _)| r.spec.methods.clone()).unwrap_or_default());
     // One series per method of the last run, from a function giving a method's curves; the
     // band kept within the measure's own range where it has one.
     let series = move |curves: &CurvesOfMethod<'_>, range: Option<(f64, f64)>| -> Vec<Series> {
-        let Some((resolved, bench)) = state.run.setup.get() else { return Vec::new() };
-        state.run.traces.with(|traces| {
+        let Some((resolved, bench)) = run.setup.get() else { return Vec::new() };
+        run.traces.with(|traces| {
             resolved
                 .spec
                 .methods
@@ -88,8 +71,8 @@ pub fn ResultsPanel() -> impl IntoView {
     // The study's own run (a file from Optuna, Ray Tune or Syne Tune), on its own objective:
     // its trials in the order they ran, each one iteration.
     let study_series = move |curves: &StudyCurves<'_>| -> Option<Series> {
-        let (resolved, bench) = state.run.setup.get()?;
-        if resolved.objective != 0 || state.run.traces.with(Vec::is_empty) {
+        let (resolved, bench) = run.setup.get()?;
+        if resolved.objective != 0 || run.traces.with(Vec::is_empty) {
             return None;
         }
         let (name, curves) = curves(&resolved, &bench)?;
@@ -103,19 +86,19 @@ pub fn ResultsPanel() -> impl IntoView {
     let hv = Memo::new(move |_| {
         let mut v = series(&|traces, _, _, m| hv_error_curves(traces, m), Some((0.0, 1.0)));
         // The study's own run on its objectives: its hypervolume error as its trials ran.
-        v.extend(state.run.setup.get().filter(|_| state.run.traces.with(|t| !t.is_empty())).and_then(|(r, b)| {
+        v.extend(run.setup.get().filter(|_| run.traces.with(|t| !t.is_empty())).and_then(|(r, b)| {
             let (name, curves) = study_hv_error(&b, &r.tasks, &r.objectives, r.spec.iterations as usize)?;
             Some(Series { name, color: STUDY_COLOR, band: band(&curves), so_far: None })
         }));
         v
     });
-    let is_multi = move || state.run.setup.with(|r| r.as_ref().is_some_and(|(r, _)| r.is_multi_objective()));
+    let is_multi = move || run.setup.with(|r| r.as_ref().is_some_and(|(r, _)| r.is_multi_objective()));
     let hv_title = Signal::derive(move || {
-        let n = state.run.setup.with(|r| r.as_ref().map(|(r, _)| r.tasks.len()).unwrap_or(0));
+        let n = run.setup.with(|r| r.as_ref().map(|(r, _)| r.tasks.len()).unwrap_or(0));
         format!("Hypervolume error over {n} task{} (mean, 95% band across seeds)", if n == 1 { "" } else { "s" })
     });
     let best = Memo::new(move |_| {
-        let task = state.run.best_task.get();
+        let task = run.best_task.get();
         let mut v = series(&|traces, _, _, m| best_so_far_curves(traces, m, &task), None);
         v.extend(study_series(&|r, b| {
             let t = b.task_index(&task)?;
@@ -125,37 +108,36 @@ pub fn ResultsPanel() -> impl IntoView {
         v
     });
     let adtm_title = Signal::derive(move || {
-        let n = state.run.setup.with(|r| r.as_ref().map(|(r, _)| r.tasks.len()).unwrap_or(0));
+        let n = run.setup.with(|r| r.as_ref().map(|(r, _)| r.tasks.len()).unwrap_or(0));
         format!("ADTM over {n} task{} (mean, 95% band across seeds)", if n == 1 { "" } else { "s" })
     });
     let best_title = Signal::derive(move || {
-        let obj = state.run.setup.with(|r| r.as_ref().map(|(r, b)| b.metrics[r.objective].name.clone()).unwrap_or_default());
+        let obj = run.setup.with(|r| r.as_ref().map(|(r, b)| b.metrics[r.objective].name.clone()).unwrap_or_default());
         let obj = if obj.is_empty() { String::new() } else { format!("{obj} ") };
-        format!("Best {obj}so far on {} (mean, 95% band)", state.run.best_task.get())
+        format!("Best {obj}so far on {} (mean, 95% band)", run.best_task.get())
     });
     let export = move |what: &'static str| {
         let result = match what {
-            "csv" => download_text("traces.csv", "text/csv", &state.run.traces.with(|t| traces_csv(t.iter()))),
-            "detailed" => download_text("traces-detailed.csv", "text/csv", &state.run.traces.with(|t| traces_detailed_csv(t.iter()))),
+            "csv" => download_text("traces.csv", "text/csv", &run.traces.with(|t| traces_csv(t.iter()))),
+            "detailed" => download_text("traces-detailed.csv", "text/csv", &run.traces.with(|t| traces_detailed_csv(t.iter()))),
             "spec" => {
-                let spec = state.run.setup.with(|r| r.as_ref().map(|(r, _)| r.spec.clone())).unwrap_or_else(|| state.spec.get_untracked());
+                let spec = run.setup.with(|r| r.as_ref().map(|(r, _)| r.spec.clone())).unwrap_or_else(|| spec.get_untracked());
                 download_text("spec.json", "application/json", &serde_json::to_string_pretty(&spec).unwrap_or_default())
             }
             other => Err(format!("unknown export '{other}'").into()),
         };
         if let Err(e) = result {
-            state.say(Level::Error, super::browser::export_failed(&e));
+            messages.say(Level::Error, crate::app::platform::browser::export_failed(&e));
         }
     };
-    let has_results = move || state.run.traces.with(|t| !t.is_empty());
+    let has_results = move || run.traces.with(|t| !t.is_empty());
     let is_race = move || {
-        state.run.opened_race.with(Option::is_some)
-            || state.run.setup.with(|r| r.as_ref().is_some_and(|(r, _)| r.mode.kind() == RunKind::Race))
+        run.opened_race.with(Option::is_some) || run.setup.with(|r| r.as_ref().is_some_and(|(r, _)| r.mode.kind() == RunKind::Race))
     };
     let on_open = move |ev: leptos::ev::Event| {
         let input: web_sys::HtmlInputElement = event_target(&ev);
         if let Some(file) = input.files().and_then(|l| l.get(0)) {
-            leptos::task::spawn_local(open_race_summary(state, file));
+            leptos::task::spawn_local(open_race_summary(run, kept, messages, file));
         }
         input.set_value("");
     };
@@ -165,11 +147,11 @@ pub fn ResultsPanel() -> impl IntoView {
                 <input id="open-race-summary" type="file" accept=".json,application/json" on:change=on_open/></label>
             <span class="hint">"a race-summary.json: this page's Summary JSON, or what hpo race and hpo merge write (docs/sweeps.md)"</span>
         </div>
-        {move || is_race().then(|| view! { <super::race_view::RaceResults/> })}
+        {move || is_race().then(|| view! { <crate::app::views::race_view::RaceResults spec=spec run=run messages=messages/> })}
         <div style:display=move || if is_race() { "none" } else { "" }>
         <div class="row">
-            <label class="check"><input id="log-scale" type="checkbox" prop:checked=move || state.spec.with(|s| s.log_y)
-                on:change=move |ev| { let log = event_target_checked(&ev); state.spec.update(|s| s.log_y = log) }/>"log scale"</label>
+            <label class="check"><input id="log-scale" type="checkbox" prop:checked=move || spec.with(|s| s.log_y)
+                on:change=move |ev| { let log = event_target_checked(&ev); spec.update(|s| s.log_y = log) }/>"log scale"</label>
             <button id="export-csv" on:click=move |_| export("csv") disabled=move || !has_results()>"Traces CSV"</button>
             <button id="export-detailed" on:click=move |_| export("detailed") disabled=move || !has_results()
                 title="adds the configuration index, the best so far and the optimizer's seconds">"Detailed CSV"</button>
@@ -180,7 +162,7 @@ pub fn ResultsPanel() -> impl IntoView {
                 <ChartFigure id="chart-hv" file="hypervolume-error"
                     caption=move || view! { "Hypervolume of the task's true Pareto front minus that of the points found so far, every objective scaled to [0, 1] by its range over the task, reference point (1, 1, …) = each objective's maximum (Salinas et al. 2020, §5.2, Fig. 7)."
                         {move || hv.with(|v| v.iter().any(|s| s.color == STUDY_COLOR)).then_some(" Grey: the study as it ran, each of its trials one iteration (pruned and failed ones too), the error of its complete trials so far; the methods choose among the configurations it completed.")} }>
-                    <LineChart id="chart-hv" title=hv_title y_label="error (share of unit box)" series=Signal::derive(move || hv.get()) log_y=Signal::derive(move || state.spec.with(|s| s.log_y))/>
+                    <LineChart id="chart-hv" title=hv_title y_label="error (share of unit box)" series=Signal::derive(move || hv.get()) log_y=Signal::derive(move || spec.with(|s| s.log_y))/>
                 </ChartFigure>
             </div>
         })}
@@ -188,13 +170,13 @@ pub fn ResultsPanel() -> impl IntoView {
             <ChartFigure id="chart-adtm" file="adtm"
                 caption=move || view! { "Distance to the task's best configuration, normalised by its min and max over all evaluations, averaged over tasks (Salinas et al. 2020, §5)."
                     {move || adtm.with(|v| v.iter().any(|s| s.color == STUDY_COLOR)).then_some(" Grey: the study as it ran, each of its trials one iteration (pruned and failed ones too), its best complete value so far; the methods choose among the configurations it completed.")} }>
-                <LineChart id="chart-adtm" title=adtm_title y_label="ADTM (0 = minimum)" series=Signal::derive(move || adtm.get()) log_y=Signal::derive(move || state.spec.with(|s| s.log_y))/>
+                <LineChart id="chart-adtm" title=adtm_title y_label="ADTM (0 = minimum)" series=Signal::derive(move || adtm.get()) log_y=Signal::derive(move || spec.with(|s| s.log_y))/>
             </ChartFigure>
             <ChartFigure id="chart-best" file="best-so-far" caption=move || view! {
                     <label>"Task "
-                        <select id="best-task" on:change=move |ev| state.run.best_task.set(event_target_value(&ev))>
-                            {move || state.run.setup.get().map(|(r, b)| {
-                                let current = state.run.best_task.get();
+                        <select id="best-task" on:change=move |ev| run.best_task.set(event_target_value(&ev))>
+                            {move || run.setup.get().map(|(r, b)| {
+                                let current = run.best_task.get();
                                 r.tasks.iter().map(|&t| {
                                     let name = b.tasks[t].name.clone();
                                     view! { <option value=name.clone() selected=name == current>{name.clone()}</option> }
@@ -203,25 +185,25 @@ pub fn ResultsPanel() -> impl IntoView {
                         </select>
                     </label>
                 }>
-                <LineChart id="chart-best" title=best_title y_label="best (metric units)" series=Signal::derive(move || best.get()) log_y=Signal::derive(move || state.spec.with(|s| s.log_y))/>
+                <LineChart id="chart-best" title=best_title y_label="best (metric units)" series=Signal::derive(move || best.get()) log_y=Signal::derive(move || spec.with(|s| s.log_y))/>
             </ChartFigure>
         </div>
         <Table2View summary=summary/>
         <PriorEffectView summary=summary methods=run_methods/>
-        <ObjectiveSpacePanel/>
-        <WarpingView/>
-        <PriorView/>
+        <ObjectiveSpacePanel spec=spec data=data run=run/>
+        <WarpingView spec=spec data=data run=run/>
+        <PriorView spec=spec data=data run=run workers=workers/>
         </div>
     }
 }
 
 /// Reads a race summary from `file` and shows it in place of the last run's results, or says
 /// why it cannot.
-async fn open_race_summary(state: AppState, file: web_sys::File) {
+async fn open_race_summary(run: RunState, kept: RwSignal<Kept>, messages: Messages, file: web_sys::File) {
     let name = file.name();
     if file.size() > MAX_SUMMARY_BYTES as f64 {
         let mib = file.size() / 1048576.0;
-        state.say(Level::Error, format!("{name}: {mib:.0} MiB is more than a race summary's {} MiB", MAX_SUMMARY_BYTES >> 20));
+        messages.say(Level::Error, format!("{name}: {mib:.0} MiB is more than a race summary's {} MiB", MAX_SUMMARY_BYTES >> 20));
         return;
     }
     let opened = match file_bytes(&file).await {
@@ -230,19 +212,19 @@ async fn open_race_summary(state: AppState, file: web_sys::File) {
     };
     match opened {
         Ok((summary, bytes)) => {
-            state.clear(Level::Error);
-            super::kept::show_race_summary(state, name, bytes, summary);
+            messages.clear(Level::Error);
+            crate::app::data::kept::show_race_summary(run, kept, messages, name, bytes, summary);
         }
-        Err(e) => state.say(Level::Error, e),
+        Err(e) => messages.say(Level::Error, e),
     }
 }
 
 /// The run's Table 2 and Fig. 4 (`engine::results::run_summary`, the CLI's too), recomputed as
 /// traces arrive; `None` where the run has nothing to compare.
-fn run_summary(state: AppState) -> Memo<Option<RunSummary>> {
+fn run_summary(run: RunState) -> Memo<Option<RunSummary>> {
     Memo::new(move |_| {
-        let (resolved, bench) = state.run.setup.get()?;
-        state.run.traces.with(|traces| summarize_full_run(&bench, &resolved, traces))
+        let (resolved, bench) = run.setup.get()?;
+        run.traces.with(|traces| summarize_full_run(&bench, &resolved, traces))
     })
 }
 

@@ -2,9 +2,9 @@
 //! controller behind it, which starts a run's jobs on the worker pool, buffers what arrives and
 //! hands it to `RunState` and the kept store.
 
-use super::browser::{copy_to_clipboard, hardware_concurrency, link_for, now_ms};
-use super::pool::{self, RunSink};
-use super::state::{AppState, Level, RunStatus, RunningJob, Topic};
+use crate::app::platform::browser::{copy_to_clipboard, hardware_concurrency, link_for, now_ms};
+use crate::app::platform::pool::{self, RunSink};
+use crate::app::state::{AppState, Level, RunStatus, RunningJob, Topic};
 use hpo_engine::axis::count;
 use hpo_engine::benchmark::Benchmark;
 use hpo_engine::eta::{Estimate, TimeLeft};
@@ -44,7 +44,7 @@ fn flush_pending(state: AppState) {
         })
         .unwrap_or_default();
     if !batch.is_empty() {
-        super::kept::keep_traces(state, &batch);
+        crate::app::data::kept::keep_traces(state, &batch);
         state.run.traces.update(|t| t.extend(batch));
     }
 }
@@ -71,7 +71,7 @@ impl RunSink for UiSink {
     }
 
     fn learned(&self, _worker: usize, target: usize, warp: OutputWarp, learned: &Learned) {
-        self.state.keep_learned(&self.bench, &self.resolved, target, warp, learned.clone());
+        self.state.data.keep_learned(&self.bench, &self.resolved, target, warp, learned.clone());
         self.state.run.status.update(|r| match learned.kind() {
             LearnedKind::Prior => r.priors_trained += 1,
             LearnedKind::OtherTaskMeans => r.means_computed += 1,
@@ -83,7 +83,7 @@ impl RunSink for UiSink {
         match result {
             Ok(trace) => self.state.workers.pending.update_value(|p| p.0.push(trace)),
             Err(e) => {
-                self.state.say(Level::Error, format!("{label}: {e}"));
+                self.state.messages.say(Level::Error, format!("{label}: {e}"));
                 self.state.run.status.update(|r| {
                     r.failed_jobs += 1;
                     r.failed.push((job.clone(), e));
@@ -113,19 +113,19 @@ impl RunSink for UiSink {
 
 fn start_run(state: AppState) {
     let Some(bench) = state.data.bench.get_untracked() else {
-        state.say(Level::Error, "load a benchmark first");
+        state.messages.say(Level::Error, "load a benchmark first");
         return;
     };
     let spec = state.spec.get_untracked();
     let resolved = match spec.resolve(&bench) {
         Ok(r) => r,
         Err(e) => {
-            state.say(Level::Error, e.to_string());
+            state.messages.say(Level::Error, e.to_string());
             return;
         }
     };
-    state.clear(Level::Error);
-    super::kept::close_race_summary(state);
+    state.messages.clear(Level::Error);
+    crate::app::data::kept::close_race_summary(state.run);
     let jobs = resolved.jobs();
     let first_task = bench.tasks[resolved.tasks[0]].name.clone();
     if !resolved.tasks.iter().any(|&t| bench.tasks[t].name == state.run.best_task.get_untracked()) {
@@ -133,7 +133,7 @@ fn start_run(state: AppState) {
     }
     state.workers.pending.update_value(|p| p.0.clear());
     state.run.traces.set(Vec::with_capacity(jobs.len()));
-    super::kept::begin_run(state, new_record(&resolved, &bench, super::kept::epoch_ms()), true);
+    crate::app::data::kept::begin_run(state, new_record(&resolved, &bench, crate::app::data::kept::epoch_ms()), true);
     run_jobs(state, bench, resolved, jobs, 0);
 }
 
@@ -146,11 +146,11 @@ fn run_rest(state: AppState) {
     if jobs.is_empty() {
         return;
     }
-    state.clear(Level::Error);
-    super::kept::close_race_summary(state);
+    state.messages.clear(Level::Error);
+    crate::app::data::kept::close_race_summary(state.run);
     let record = state.run.record.get_untracked().map(|(r, _)| r).filter(|r| r.id == experiment_id(&resolved.spec));
-    let record = record.unwrap_or_else(|| new_record(&resolved, &bench, super::kept::epoch_ms()));
-    super::kept::begin_run(state, record, false);
+    let record = record.unwrap_or_else(|| new_record(&resolved, &bench, crate::app::data::kept::epoch_ms()));
+    crate::app::data::kept::begin_run(state, record, false);
     let done = finished.len();
     state.run.traces.set(finished);
     run_jobs(state, bench, resolved, jobs, done);
@@ -176,14 +176,14 @@ fn run_jobs(state: AppState, bench: std::sync::Arc<Benchmark>, resolved: Resolve
     let encoded = match state.data.encoded_for(&bench) {
         Ok(e) => e,
         Err(e) => {
-            state.say(Level::Error, format!("the data could not be sent to the workers: {e}"));
+            state.messages.say(Level::Error, format!("the data could not be sent to the workers: {e}"));
             return;
         }
     };
     let time_left =
         TimeLeft::new(jobs.iter().map(|j| (j.method.as_str(), resolved.entry(j).map_or(StepGrowth::Flat, |m| m.step_growth()))));
     // "Restored 45 of 60 jobs" is over once the rest runs: the status line counts from here.
-    state.forget(Topic::Run);
+    state.messages.forget(Topic::Run);
     let (workers, reused) = pool::start(state.workers.run, (bench, encoded), resolved, jobs, hardware_concurrency(), known, sink);
     let reused_of = |kind: LearnedKind| reused.iter().filter(|key| key.2 == kind).count();
     state.run.status.set(RunStatus {
@@ -221,8 +221,10 @@ fn fmt_seconds(s: f64) -> String {
 
 /// Run and cancel buttons, progress with ETA, and the permalink.
 #[component]
-pub fn RunPanel() -> impl IntoView {
-    let state = expect_context::<AppState>();
+pub fn RunPanel(
+    /// The page's state: this panel starts loads and runs, which write all of it.
+    state: AppState,
+) -> impl IntoView {
     let run = state.run.status;
     let link = Memo::new(move |_| link_for(&to_query(&state.spec.get())));
     let copied = RwSignal::new(false);
@@ -276,7 +278,7 @@ pub fn RunPanel() -> impl IntoView {
         if r.total_jobs == 0 {
             return "Not run yet.".to_string();
         }
-        super::kept::status_shown(state, r.kept_jobs);
+        crate::app::data::kept::status_shown(state.run, r.kept_jobs);
         // Tracked so that the figures move every second between the workers' reports.
         clock.track();
         let now = now_ms();

@@ -1,12 +1,13 @@
 //! The Data section (1. on the page): the source chooser (bundled, shared, public tables, kept files, upload, URL), the
 //! loaded data's summary and options (missing values, scales), and the column-role editor of a
-//! generic CSV. Loading itself is [`super::data`].
+//! generic CSV. Loading itself is [`crate::app::data::load`].
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::state::{AppState, Level};
-use super::{data, store};
+use crate::app::data::{load, roles};
+use crate::app::platform::store;
+use crate::app::state::{AppState, Level};
 use hpo_engine::spec::DataRef;
 
 fn source_value(d: &DataRef, kept: &[store::KeptFile]) -> String {
@@ -20,19 +21,21 @@ fn source_value(d: &DataRef, kept: &[store::KeptFile]) -> String {
 
 /// The Data section: where the data comes from and what was loaded.
 #[component]
-pub fn DataPanel() -> impl IntoView {
-    let state = expect_context::<AppState>();
+pub fn DataPanel(
+    /// The page's state: this panel starts loads, which write all of it.
+    state: AppState,
+) -> impl IntoView {
     let on_source = move |ev| {
         let v = event_target_value(&ev);
         if let Ok(d) = v.parse::<DataRef>() {
             state.data.pending_upload.set(None);
-            state.clear(Level::Info);
-            spawn_local(data::load_ref(state, d, false));
+            state.messages.clear(Level::Info);
+            spawn_local(load::load_ref(state, d, false));
         }
     };
     let take_file = move |file: Option<web_sys::File>| {
         if let Some(f) = file {
-            spawn_local(data::load_upload(state, f));
+            spawn_local(load::load_upload(state, f));
         }
     };
     let on_pick = move |ev: leptos::ev::Event| {
@@ -87,19 +90,21 @@ pub fn DataPanel() -> impl IntoView {
             <p class="hint">"Copula format: hp_* columns (hyperparameters), metric_* columns, task (and blackbox). Learning curves: hp_* columns, task, then the metric after each budget step in e1..eN, or one row per run and step. Stays on your machine."</p>
         </div>
         <p id="data-info" class:loading=move || state.data.loading.get()>{move || state.data.info.get()}</p>
-        <DataOptions/>
-        <RoleEditorView/>
+        <DataOptions state=state/>
+        <RoleEditorView state=state/>
     }
 }
 
 /// How the loaded data is read: missing values, each numeric hyperparameter's scale, and
 /// (for a user's file) its column roles. Every change reads the file again; all is in the link.
 #[component]
-fn DataOptions() -> impl IntoView {
+fn DataOptions(
+    /// The page's state: every change here reads the data again, which writes all of it.
+    state: AppState,
+) -> impl IntoView {
     use hpo_engine::loaders::clean::MissingPolicy;
     use hpo_engine::space::ParamKind;
-    let state = expect_context::<AppState>();
-    let reload = move || spawn_local(data::reload_current(state));
+    let reload = move || spawn_local(load::reload_current(state));
     let user_file = move || state.spec.with(|s| matches!(s.data, DataRef::Upload { .. } | DataRef::Url { .. }));
     let scales = move || {
         state.data.bench.get().map(|b| {
@@ -145,7 +150,7 @@ fn DataOptions() -> impl IntoView {
                 <p class="hint">"Model scale of each numeric hyperparameter (log: the model sees its logarithm):"</p>
                 <div id="scales" class="row">{scales}</div>
                 <Show when=user_file>
-                    <button id="review-columns" on:click=move |_| spawn_local(data::review_columns(state))>"Column roles…"</button>
+                    <button id="review-columns" on:click=move |_| spawn_local(load::review_columns(state))>"Column roles…"</button>
                 </Show>
             </details>
         </Show>
@@ -166,20 +171,22 @@ const ROLE_CHOICES: &[(&str, &str)] = &[
 
 /// Asks which column is what, for a CSV that is not in the copula format.
 #[component]
-fn RoleEditorView() -> impl IntoView {
-    let state = expect_context::<AppState>();
+fn RoleEditorView(
+    /// The page's state: this panel starts loads, which write all of it.
+    state: AppState,
+) -> impl IntoView {
     let apply = move |_| {
         let Some(editor) = state.data.role_editor.get_untracked() else {
             return;
         };
-        match data::roles_from_editor(&editor) {
+        match roles::roles_from_editor(&editor) {
             Ok(roles) => {
                 state.data.role_editor.update(|ed| {
                     if let Some(ed) = ed {
                         ed.error = None
                     }
                 });
-                spawn_local(data::apply_roles(state, roles))
+                spawn_local(load::apply_roles(state, roles))
             }
             Err(e) => {
                 let e = format!("{}: {e}", editor.file);
@@ -188,7 +195,7 @@ fn RoleEditorView() -> impl IntoView {
                         ed.error = Some(e.clone())
                     }
                 });
-                state.say(Level::Error, e)
+                state.messages.say(Level::Error, e)
             }
         }
     };

@@ -3,10 +3,11 @@
 
 use leptos::prelude::*;
 
-use super::state::{AppState, Level};
+use crate::app::state::{DataState, Level, Messages};
 use hpo_engine::benchmark::Direction;
 use hpo_engine::fidelity::targets::RaceTargets;
 use hpo_engine::method_entry::RunKind;
+use hpo_engine::spec::ExperimentSpec;
 use hpo_engine::spec::{RegretScale, TransferMode, MAX_ITERATIONS, MAX_RACE_BUDGET, MAX_SEEDS};
 
 fn parse_in<T: std::str::FromStr + PartialOrd>(s: &str, lo: T, hi: T) -> Option<T> {
@@ -17,14 +18,24 @@ fn parse_in<T: std::str::FromStr + PartialOrd>(s: &str, lo: T, hi: T) -> Option<
 /// Every edit is a method of the engine's `ExperimentSpec` (`engine/setup.rs`); these
 /// components only wire inputs to them and show what they say.
 #[component]
-pub fn SetupPanel() -> impl IntoView {
-    let state = expect_context::<AppState>();
+pub fn SetupPanel(
+    /// The setup.
+    spec: RwSignal<ExperimentSpec>,
+    /// The loaded data.
+    data: DataState,
+    /// The messages at the top of the page.
+    messages: Messages,
+    /// "none" was pressed under Tasks.
+    no_tasks: RwSignal<bool>,
+    /// Reads the loaded data again with the setup's options (a new direction changes the repaired values).
+    reread: Callback<()>,
+) -> impl IntoView {
     view! {
-        <ModeSwitches/>
-        <ObjectiveChooser/>
-        <TaskChooser/>
-        <MethodChooser spec=state.spec/>
-        <RunLength/>
+        <ModeSwitches spec=spec data=data messages=messages/>
+        <ObjectiveChooser spec=spec data=data messages=messages reread=reread/>
+        <TaskChooser spec=spec data=data no_tasks=no_tasks/>
+        <MethodChooser spec=spec/>
+        <RunLength spec=spec messages=messages/>
     }
 }
 
@@ -37,28 +48,33 @@ fn race_mode(spec: RwSignal<hpo_engine::spec::ExperimentSpec>) -> impl Fn() -> b
 
 /// Race on/off and one/several objectives.
 #[component]
-fn ModeSwitches() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let spec = state.spec;
+fn ModeSwitches(
+    /// The setup.
+    spec: RwSignal<ExperimentSpec>,
+    /// The loaded data.
+    data: DataState,
+    /// The messages at the top of the page.
+    messages: Messages,
+) -> impl IntoView {
     let multi = move || !spec.with(|s| s.objectives.is_empty());
     let race = race_mode(spec);
     // A race needs learning curves; switching keeps the methods that exist in the new mode.
     let set_race = move |on: bool| {
-        let Some(b) = state.data.bench.get_untracked() else { return };
-        let mut messages = Vec::new();
-        spec.update(|s| messages = s.switch_race(&b, on));
-        state.tell(messages);
+        let Some(b) = data.bench.get_untracked() else { return };
+        let mut said = Vec::new();
+        spec.update(|s| said = s.switch_race(&b, on));
+        messages.tell(said);
     };
     // Switching modes keeps the methods that fit the new number of objectives.
     let set_multi = move |on: bool| {
-        let Some(b) = state.data.bench.get_untracked() else { return };
-        let mut messages = Vec::new();
-        spec.update(|s| messages = s.switch_multi_objective(&b, on));
-        state.tell(messages);
+        let Some(b) = data.bench.get_untracked() else { return };
+        let mut said = Vec::new();
+        spec.update(|s| said = s.switch_multi_objective(&b, on));
+        messages.tell(said);
     };
     view! {
         <label class="check" title="Gray-box HPO on learning curves: train configurations a budget unit at a time (Wistuba et al. 2022)"
-            class:disabled=move || state.data.bench.with(|b| b.as_ref().is_none_or(|b| b.curve_steps().is_none()))>
+            class:disabled=move || data.bench.with(|b| b.as_ref().is_none_or(|b| b.curve_steps().is_none()))>
             <input id="race-mode" type="checkbox" prop:checked=race on:change=move |ev| set_race(event_target_checked(&ev))/>
             "Multi-fidelity race (DyHPO, Hyperband family; needs learning curves)"
         </label>
@@ -71,14 +87,21 @@ fn ModeSwitches() -> impl IntoView {
 
 /// The objective and its direction, or the several objectives with theirs.
 #[component]
-fn ObjectiveChooser() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let spec = state.spec;
+fn ObjectiveChooser(
+    /// The setup.
+    spec: RwSignal<ExperimentSpec>,
+    /// The loaded data.
+    data: DataState,
+    /// The messages at the top of the page.
+    messages: Messages,
+    /// Reads the loaded data again with the setup's options.
+    reread: Callback<()>,
+) -> impl IntoView {
     let multi = move || !spec.with(|s| s.objectives.is_empty());
     let toggle_objective = move |name: String| {
         let mut message = None;
         spec.update(|s| message = s.toggle_objective(&name));
-        state.tell(message);
+        messages.tell(message);
     };
     view! {
         {move || (!multi()).then(|| view! {
@@ -88,7 +111,7 @@ fn ObjectiveChooser() -> impl IntoView {
                         let v = event_target_value(&ev);
                         spec.update(|s| s.objective = if v.is_empty() { None } else { Some(v) });
                     }>
-                        {move || state.data.bench.get().map(|b| {
+                        {move || data.bench.get().map(|b| {
                             let current = spec.get().objective.unwrap_or_else(|| b.metrics[b.objective].name.clone());
                             b.metrics.iter().map(|m| {
                                 let selected = m.name == current;
@@ -102,8 +125,8 @@ fn ObjectiveChooser() -> impl IntoView {
                         let v = event_target_value(&ev);
                         spec.update(|s| s.direction = match v.as_str() { "min" => Some(Direction::Minimize), "max" => Some(Direction::Maximize), _ => None });
                         // Repaired values depend on which way is worse, which flips with the direction.
-                        if state.data.repaired.get_untracked() && spec.with_untracked(|s| s.missing.depends_on_direction()) {
-                            leptos::task::spawn_local(super::data::reload_current(state));
+                        if data.repaired.get_untracked() && spec.with_untracked(|s| s.missing.depends_on_direction()) {
+                            reread.run(());
                         }
                     } prop:value=move || spec.get().direction.map(|d| d.as_str().to_string()).unwrap_or_default()>
                         <option value="">"metric's own"</option>
@@ -116,7 +139,7 @@ fn ObjectiveChooser() -> impl IntoView {
         {move || multi().then(|| view! {
             <fieldset id="objectives">
                 <legend>"Objectives (two or more)"</legend>
-                {move || state.data.bench.get().map(|b| {
+                {move || data.bench.get().map(|b| {
                     let chosen = spec.get().objectives;
                     b.metrics.iter().map(|m| {
                         let name = m.name.clone();
@@ -149,11 +172,16 @@ fn ObjectiveChooser() -> impl IntoView {
 
 /// The target tasks.
 #[component]
-fn TaskChooser() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let spec = state.spec;
-    let task_names = move || state.data.bench.get().map(|b| b.tasks.iter().map(|t| t.name.clone()).collect::<Vec<_>>()).unwrap_or_default();
-    let none = state.no_tasks;
+fn TaskChooser(
+    /// The setup.
+    spec: RwSignal<ExperimentSpec>,
+    /// The loaded data.
+    data: DataState,
+    /// "none" was pressed under Tasks.
+    no_tasks: RwSignal<bool>,
+) -> impl IntoView {
+    let task_names = move || data.bench.get().map(|b| b.tasks.iter().map(|t| t.name.clone()).collect::<Vec<_>>()).unwrap_or_default();
+    let none = no_tasks;
     // After "none", the first box checked is the one task chosen.
     let toggle_task = move |name: String| {
         if none.get_untracked() {
@@ -166,7 +194,7 @@ fn TaskChooser() -> impl IntoView {
     };
     // Other data: its tasks start all chosen.
     Effect::new(move |_| {
-        state.data.bench.track();
+        data.bench.track();
         none.set(false);
     });
     view! {
@@ -231,9 +259,12 @@ fn MethodChooser(
 
 /// Seeds, run length (iterations or budget units) and the transfer protocol.
 #[component]
-fn RunLength() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let spec = state.spec;
+fn RunLength(
+    /// The setup.
+    spec: RwSignal<ExperimentSpec>,
+    /// The messages at the top of the page.
+    messages: Messages,
+) -> impl IntoView {
     let race = race_mode(spec);
     let number_input = move |id: &'static str,
                              label: &'static str,
@@ -250,7 +281,7 @@ fn RunLength() -> impl IntoView {
                         let mut ok = false;
                         spec.update(|s| ok = set(s, &v));
                         invalid.set(!ok);
-                        if !ok { state.say(Level::Warning, format!("{label}: '{v}' is not valid ({hint}); kept the previous value")); }
+                        if !ok { messages.say(Level::Warning, format!("{label}: '{v}' is not valid ({hint}); kept the previous value")); }
                     }/>
             </label>
         }

@@ -3,8 +3,8 @@
 
 use leptos::prelude::*;
 
-use super::browser::{download_png, download_svg};
-use super::state::{AppState, Level};
+use crate::app::platform::browser::{download_png, download_svg};
+use crate::app::state::{Level, Messages};
 
 use hpo_engine::axis::{self, Ticks, TitleSet};
 use hpo_engine::results::metrics::Band;
@@ -545,33 +545,13 @@ where
     E: leptos::html::ElementType,
     E::Output: wasm_bindgen::JsCast + Clone + 'static,
 {
-    use wasm_bindgen::{closure::Closure, JsCast};
     let width = RwSignal::new(DEFAULT_WIDTH);
-    let measure = move |el: &web_sys::Element| {
+    crate::app::platform::browser::watch_size(node, move |el| {
         let w = (el.client_width() as f64).clamp(MIN_WIDTH, MAX_WIDTH).round();
         // Zero when hidden: keep the last layout rather than draw a 280 px chart.
         if el.client_width() > 0 && (w - width.get_untracked()).abs() >= 1.0 {
             width.set(w);
         }
-    };
-    let observer = StoredValue::new_local(None::<(web_sys::ResizeObserver, Closure<dyn FnMut(js_sys::Array)>)>);
-    Effect::new(move |_| {
-        let Some(el) = node.get() else { return };
-        let el: web_sys::Element = el.unchecked_into();
-        measure(&el);
-        let target = el.clone();
-        let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |_entries: js_sys::Array| measure(&target));
-        if let Ok(o) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) {
-            o.observe(&el);
-            observer.set_value(Some((o, callback)));
-        }
-    });
-    on_cleanup(move || {
-        observer.with_value(|o| {
-            if let Some((o, _)) = o {
-                o.disconnect();
-            }
-        })
     });
     width.into()
 }
@@ -657,11 +637,11 @@ pub fn ChartFigure(
     /// The chart.
     children: Children,
 ) -> impl IntoView {
-    let state = expect_context::<AppState>();
+    let messages = expect_context::<Messages>();
     let export = move |png: bool| {
         let result = if png { download_png(id, &format!("{file}.png")) } else { download_svg(id, &format!("{file}.svg")) };
         if let Err(e) = result {
-            state.say(Level::Error, super::browser::export_failed(&e));
+            messages.say(Level::Error, crate::app::platform::browser::export_failed(&e));
         }
     };
     view! {

@@ -1,5 +1,5 @@
 //! The page's Web Workers and what is in flight with them, as one service held in the page's
-//! context (inside [`super::state::AppState`]): the worker that parses files and the parses
+//! context (inside [`crate::app::state::AppState`]): the worker that parses files and the parses
 //! waiting for it, the prior view's trainer, the run's pool with its sink and the traces not
 //! yet shown — and one request counter for all of them.
 //!
@@ -16,9 +16,7 @@ use super::pool::RunWorkers;
 use super::worker_host::{RequestIds, WorkerHandle};
 use hpo_engine::gpb_experiments::design_view::DesignViewData;
 use hpo_engine::lessons::LessonFrames;
-use hpo_engine::loaders::file_format::FileFormat;
 use hpo_engine::loaders::upload::{LoadFailure, LoadedFile};
-use hpo_engine::spec::DataRef;
 use hpo_engine::suggest::SuggestedFiles;
 use hpo_engine::trace::Trace;
 use hpo_protocol::{EncodedBenchmark, FromWorker, ToWorker};
@@ -27,24 +25,10 @@ use hpo_protocol::{EncodedBenchmark, FromWorker, ToWorker};
 /// encoded them (what a run's workers receive), or why not; and the parse's milliseconds.
 pub type ParseReply = (Result<(LoadedFile, EncodedBenchmark), LoadFailure>, f64);
 
-/// What the page remembers of the files it loaded.
-#[derive(Default)]
-pub struct Loader {
-    /// The last file that needed column roles: (reference, name, bytes).
-    pub awaiting_roles: Option<(DataRef, String, Vec<u8>)>,
-    /// The last user file loaded (an upload or a download): (reference, name, bytes), so that
-    /// it can be read again with other options (missing values, scales, column roles).
-    pub last_file: Option<(DataRef, String, Vec<u8>)>,
-    /// The format the parser found `last_file` in (the next trials are offered by it).
-    pub last_format: Option<FileFormat>,
-}
-
 /// Every worker of the page (a `Copy` handle).
 #[derive(Clone, Copy)]
 pub struct WorkerService {
     ids: RequestIds,
-    /// The files the page loaded, to read again with other options.
-    pub loader: StoredValue<Loader, LocalStorage>,
     /// Parsing files.
     pub parser: ParserService,
     /// The prior view's training.
@@ -65,7 +49,6 @@ impl WorkerService {
         let ids = RequestIds::new();
         WorkerService {
             ids,
-            loader: StoredValue::new_local(Loader::default()),
             parser: ParserService::new(),
             trainer: TrainerService::new(),
             designer: LatestWorker::new(design_reply),

@@ -7,8 +7,8 @@ use leptos::html::Canvas;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::browser;
 use super::chart::{observed_width, DEFAULT_WIDTH};
+use crate::app::platform::browser;
 use hpo_engine::axis::{self, significant};
 
 /// What one scatter canvas shows.

@@ -10,11 +10,13 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::scatter::{Scatter, ScatterCanvas};
-use super::state::AppState;
+use crate::app::charts::scatter::{Scatter, ScatterCanvas};
+use crate::app::platform::workers::WorkerService;
+use crate::app::state::{DataState, RunState};
 use hpo_engine::benchmark::Benchmark;
 use hpo_engine::prior::TrainedPrior;
 use hpo_engine::prior_slice::prior_slice;
+use hpo_engine::spec::ExperimentSpec;
 use hpo_engine::spec::{ResolvedSpec, TransferMode};
 use hpo_engine::transfer::{prior_rmse_on_target, Learned, LearnedKind, LearnedStore};
 use hpo_engine::warping::OutputWarp;
@@ -52,8 +54,8 @@ enum PriorStatus {
 
 /// The spec the prior is trained under: the setup's objective(s) and direction, every task,
 /// leave-one-task-out (whatever methods or race mode the setup has).
-fn prior_spec(state: &AppState, bench: &Benchmark) -> Result<ResolvedSpec, String> {
-    let mut spec = state.spec.get();
+fn prior_spec(spec: RwSignal<ExperimentSpec>, bench: &Benchmark) -> Result<ResolvedSpec, String> {
+    let mut spec = spec.get();
     spec.transfer = TransferMode::LeaveOneTaskOut;
     spec.race_budget = None;
     spec.tasks.clear();
@@ -71,8 +73,15 @@ fn key_of(bench: &Arc<Benchmark>, resolved: &ResolvedSpec, task: usize, warp: Ou
     PriorKey { bench: Arc::as_ptr(bench) as usize, objectives: resolved.objectives.iter().map(|o| o.0).collect(), task, warp }
 }
 
-fn train(state: AppState, status: RwSignal<PriorStatus>, bench: Arc<Benchmark>, resolved: ResolvedSpec, key: PriorKey) {
-    let request = state.workers.next_request();
+fn train(
+    data: DataState,
+    workers: WorkerService,
+    status: RwSignal<PriorStatus>,
+    bench: Arc<Benchmark>,
+    resolved: ResolvedSpec,
+    key: PriorKey,
+) {
+    let request = workers.next_request();
     let spec = resolved.spec.clone();
     let (for_store, resolved_for_store) = (bench.clone(), resolved);
     let callback = move |msg: FromWorker| {
@@ -95,7 +104,7 @@ fn train(state: AppState, status: RwSignal<PriorStatus>, bench: Arc<Benchmark>, 
                     Ok(prior) => {
                         let (task, warp) = (key.task, key.warp);
                         let learned = Learned::Prior(Arc::new(*prior));
-                        state.keep_learned(&for_store, &resolved_for_store, task, warp, learned);
+                        data.keep_learned(&for_store, &resolved_for_store, task, warp, learned);
                         PriorStatus::Ready { key, seconds }
                     }
                     Err(e) => PriorStatus::Failed(e),
@@ -114,12 +123,12 @@ fn train(state: AppState, status: RwSignal<PriorStatus>, bench: Arc<Benchmark>, 
     };
     // The parser's bytes of this benchmark (encoded here only for data that never went through
     // the parser, e.g. a bundled family generated on the page).
-    let benchmark = match state.data.encoded_for(&bench) {
+    let benchmark = match data.encoded_for(&bench) {
         Ok(bytes) => bytes,
         Err(e) => return status.set(PriorStatus::Failed(e)),
     };
     let message = ToWorker::TrainPrior { request, benchmark, spec: Box::new(spec), target: key.task, warp: key.warp };
-    if let Err(e) = state.workers.trainer.start(&message, callback, on_crash) {
+    if let Err(e) = workers.trainer.start(&message, callback, on_crash) {
         status.set(PriorStatus::Failed(e));
     }
 }
@@ -138,25 +147,33 @@ fn stored_prior(
     }
 }
 
-fn cancel(state: AppState, status: RwSignal<PriorStatus>) {
-    state.workers.trainer.cancel();
+fn cancel(workers: WorkerService, status: RwSignal<PriorStatus>) {
+    workers.trainer.cancel();
     status.set(PriorStatus::Cancelled);
 }
 
 /// The collapsible prior panel.
 #[component]
-pub fn PriorView() -> impl IntoView {
-    let state = expect_context::<AppState>();
+pub fn PriorView(
+    /// The setup.
+    spec: RwSignal<ExperimentSpec>,
+    /// The loaded data.
+    data: DataState,
+    /// The current or last run.
+    run: RunState,
+    /// The page's workers.
+    workers: WorkerService,
+) -> impl IntoView {
     let status = RwSignal::new(PriorStatus::Idle);
     let copula = RwSignal::new(true);
     let param = RwSignal::new(0usize);
     let task_name = RwSignal::new(String::new());
     // Benchmark, resolved spec, task index and warp the controls currently describe.
     let inputs = Memo::new(move |_| {
-        let bench = state.data.bench.get()?;
-        let resolved = prior_spec(&state, &bench);
+        let bench = data.bench.get()?;
+        let resolved = prior_spec(spec, &bench);
         let wanted = task_name.get();
-        let fallback = state.run.best_task.get();
+        let fallback = run.best_task.get();
         let task = bench.task_index(&wanted).or_else(|| bench.task_index(&fallback)).unwrap_or(0);
         let warp = if copula.get() { OutputWarp::Copula } else { OutputWarp::Standardize };
         Some((bench, resolved, task, warp))
@@ -165,7 +182,7 @@ pub fn PriorView() -> impl IntoView {
     let on_train = move |_| {
         if let Some((bench, Ok(resolved), task, warp)) = inputs.get_untracked() {
             let key = key_of(&bench, &resolved, task, warp);
-            train(state, status, bench, resolved, key);
+            train(data, workers, status, bench, resolved, key);
         }
     };
     // The prior for the controls' task and warp, if one was trained (here or by a run) on this
@@ -173,7 +190,7 @@ pub fn PriorView() -> impl IntoView {
     let ready = Memo::new(move |_| {
         let (bench, resolved, task, warp) = inputs.get()?;
         let resolved = resolved.ok()?;
-        let prior = state.data.learned.with(|s| stored_prior(s, &bench, &resolved, task, warp))?;
+        let prior = data.learned.with(|s| stored_prior(s, &bench, &resolved, task, warp))?;
         let seconds = match status.get() {
             PriorStatus::Ready { key, seconds } if key == key_of(&bench, &resolved, task, warp) => Some(seconds),
             _ => None,
@@ -266,11 +283,11 @@ pub fn PriorView() -> impl IntoView {
                 </label>
                 " "
                 <button id="prior-train" class="primary" disabled=move || training() || ready.with(Option::is_some) || problem().is_some() || inputs.with(Option::is_none) on:click=on_train>"Train prior"</button>
-                <button id="prior-cancel" disabled=move || !training() on:click=move |_| cancel(state, status)>"Cancel"</button>
+                <button id="prior-cancel" disabled=move || !training() on:click=move |_| cancel(workers, status)>"Cancel"</button>
                 " "
                 <label>"Along "
                     <select id="prior-param" on:change=move |ev| param.set(event_target_value(&ev).parse().unwrap_or(0))>
-                        {move || state.data.bench.get().map(|b| b.space.params.iter().enumerate().map(|(k, p)| {
+                        {move || data.bench.get().map(|b| b.space.params.iter().enumerate().map(|(k, p)| {
                             view! { <option value=k.to_string() selected=k == param.get_untracked()>{p.name.clone()}</option> }
                         }).collect_view())}
                     </select>

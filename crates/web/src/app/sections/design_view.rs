@@ -10,14 +10,15 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::chart::{chart_width, ChartFigure, PALETTE};
-use super::scatter::{Scatter, ScatterCanvas};
-use super::state::AppState;
+use crate::app::charts::chart::{chart_width, ChartFigure, PALETTE};
+use crate::app::charts::scatter::{Scatter, ScatterCanvas};
+use crate::app::platform::workers::WorkerService;
 use hpo_engine::benchmark::Benchmark;
 use hpo_engine::fidelity::gpb::construct::DesignMethod;
 use hpo_engine::fidelity::gpb::design::Criterion;
 use hpo_engine::fidelity::gpb::view_setting::{DesignViewSpec, POINTS_RANGE};
 use hpo_engine::gpb_experiments::design_view::{Axis, DesignTable, DesignViewData, MAP_SIDE};
+use hpo_engine::spec::ExperimentSpec;
 use hpo_protocol::ToWorker;
 
 /// Room left of the map (tick labels, axis title), right of it (the colour bar and its key)
@@ -48,7 +49,7 @@ fn margins(w: f64) -> (f64, f64) {
 /// The true function at b = 1, 2/3, 1/2: darker for larger budgets.
 const TRUTH_GREYS: [&str; 3] = ["#333333", "#777777", "#aaaaaa"];
 /// Marker names by budget level, as drawn by [`marker`].
-pub(super) const MARKER_GLYPHS: [&str; 6] = ["●", "■", "▲", "◆", "▼", "✚"];
+pub(crate) const MARKER_GLYPHS: [&str; 6] = ["●", "■", "▲", "◆", "▼", "✚"];
 
 /// Colour of d on a diverging scale: blue below 0, white at 0, red above (clipped at ±1).
 fn heat(d: f64) -> String {
@@ -62,7 +63,7 @@ fn heat(d: f64) -> String {
 }
 
 /// A number of the design numbers: 3 decimals, scientific when very large or small.
-pub(super) fn fmt(v: f64) -> String {
+pub(crate) fn fmt(v: f64) -> String {
     if !v.is_finite() {
         "—".into()
     } else if v.abs() >= 1000.0 || (v != 0.0 && v.abs() < 0.01) {
@@ -92,7 +93,7 @@ fn marker(level: usize, cx: f64, cy: f64) -> AnyView {
 /// The map of d(x, ξ) with the design's points (shape and colour by budget) and max d marked:
 /// cells of the square's grid, or each candidate configuration as a dot, the largest d on top.
 #[component]
-pub(super) fn SensitivityMap(
+pub(crate) fn SensitivityMap(
     data: Signal<Option<DesignViewData>>,
     axes: Signal<[Axis; 2]>,
     on_square: Signal<bool>,
@@ -247,17 +248,17 @@ enum DesignStatus {
 }
 
 /// The task the view builds a table design on: the setup's first task, else the first one.
-fn view_task(bench: &Benchmark, state: &AppState) -> usize {
-    state.spec.with_untracked(|s| s.tasks.first().and_then(|t| bench.task_index(t))).unwrap_or(0)
+fn view_task(bench: &Benchmark, spec: RwSignal<ExperimentSpec>) -> usize {
+    spec.with_untracked(|s| s.tasks.first().and_then(|t| bench.task_index(t))).unwrap_or(0)
 }
 
 /// Sends the view's request to the page's design worker (a request made while an older one
 /// computes goes to a fresh worker; the older one's answer is never shown).
-fn request_design(state: AppState, spec: DesignViewSpec, table: Option<DesignTable>, status: RwSignal<DesignStatus>) {
-    let request = state.workers.next_request();
+fn request_design(workers: WorkerService, spec: DesignViewSpec, table: Option<DesignTable>, status: RwSignal<DesignStatus>) {
+    let request = workers.next_request();
     status.set(DesignStatus::Computing);
     let message = ToWorker::Design { request, spec, table: table.map(Box::new) };
-    state.workers.designer.ask(request, message, move |result, ms| {
+    workers.designer.ask(request, message, move |result, ms| {
         status.set(match result {
             Ok(data) => DesignStatus::Ready(data, spec, ms),
             Err(e) => DesignStatus::Failed(e),
@@ -267,16 +268,22 @@ fn request_design(state: AppState, spec: DesignViewSpec, table: Option<DesignTab
 
 /// The design view panel.
 #[component]
-pub fn DesignView() -> impl IntoView {
-    let state = expect_context::<AppState>();
-    let spec = Memo::new(move |_| state.spec.get().design_view.unwrap_or_default());
+pub fn DesignView(
+    /// The setup (the view's own settings are in it, as in the link).
+    setup: RwSignal<ExperimentSpec>,
+    /// The loaded data.
+    bench: RwSignal<Option<Arc<Benchmark>>>,
+    /// The page's workers.
+    workers: WorkerService,
+) -> impl IntoView {
+    let spec = Memo::new(move |_| setup.get().design_view.unwrap_or_default());
     let status = RwSignal::new(DesignStatus::Computing);
     // What the map and the numbers show: the last finished view (kept while the next computes).
     let shown: RwSignal<Option<(Box<DesignViewData>, DesignViewSpec, f64)>> = RwSignal::new(None);
     // A link that opens the page on a design (`?design=…`) brings the panel into view once,
     // when its first view is drawn (earlier, the loading data above would push it down again).
     let panel = NodeRef::<leptos::html::Section>::new();
-    let opened_on_it = StoredValue::new(state.spec.with_untracked(|s| s.design_view.is_some()));
+    let opened_on_it = StoredValue::new(setup.with_untracked(|s| s.design_view.is_some()));
     Effect::new(move |_| {
         if let DesignStatus::Ready(d, s, ms) = status.get() {
             shown.set(Some((d, s, ms)));
@@ -292,15 +299,15 @@ pub fn DesignView() -> impl IntoView {
     let table = Memo::new(move |_| -> Option<Result<Arc<DesignTable>, String>> {
         let s = spec.get();
         let axes = s.axes?;
-        let bench = state.data.bench.get()?;
-        let task = view_task(&bench, &state);
+        let bench = bench.get()?;
+        let task = view_task(&bench, setup);
         Some(DesignTable::from_benchmark(&bench, task, axes, s.seed).map(Arc::new).map_err(|e| e.to_string()))
     });
     Effect::new(move |_| {
         let s = spec.get();
         match (s.axes, table.get()) {
-            (None, _) => request_design(state, s, None, status),
-            (Some(_), Some(Ok(t))) => request_design(state, s, Some((*t).clone()), status),
+            (None, _) => request_design(workers, s, None, status),
+            (Some(_), Some(Ok(t))) => request_design(workers, s, Some((*t).clone()), status),
             (Some(_), Some(Err(e))) => status.set(DesignStatus::Failed(e)),
             (Some(_), None) => status.set(DesignStatus::Failed("load data to build the design on its configurations".into())),
         }
@@ -311,15 +318,14 @@ pub fn DesignView() -> impl IntoView {
         data.get().and_then(|d| d.axes).unwrap_or_else(|| [Axis::unit("x₁ (unit scale)"), Axis::unit("x₂ (unit scale)")])
     });
     let set = move |f: &dyn Fn(&mut DesignViewSpec)| {
-        state.spec.update(|s| {
+        setup.update(|s| {
             let mut d = s.design_view.unwrap_or_default();
             f(&mut d);
             s.design_view = Some(d);
         })
     };
-    let params = Signal::derive(move || {
-        state.data.bench.get().map(|b| b.space.params.iter().map(|p| p.name.clone()).collect::<Vec<_>>()).unwrap_or_default()
-    });
+    let params =
+        Signal::derive(move || bench.get().map(|b| b.space.params.iter().map(|p| p.name.clone()).collect::<Vec<_>>()).unwrap_or_default());
     let on_data = move || spec.get().axes.is_some() && params.get().len() > 1;
     let axis_select = move |id: &'static str, which: usize| {
         view! {
@@ -402,7 +408,7 @@ pub fn DesignView() -> impl IntoView {
                     }>
                         <option value="square" selected=move || spec.get().axes.is_none()>"the unit square"</option>
                         <option value="data" selected=move || spec.get().axes.is_some() disabled=move || params.get().len() < 2>
-                            {move || state.data.bench.get().map_or("the loaded data (none yet)".to_string(), |b| format!("the loaded data: {}", b.name))}
+                            {move || bench.get().map_or("the loaded data (none yet)".to_string(), |b| format!("the loaded data: {}", b.name))}
                         </option>
                     </select>
                 </label>

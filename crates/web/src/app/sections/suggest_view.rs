@@ -13,8 +13,10 @@ use hpo_engine::loaders::file_format::FileFormat;
 use hpo_engine::suggest::{default_method, methods_for, SuggestedFiles};
 use hpo_protocol::ToWorker;
 
-use super::browser::download_text;
-use super::state::{AppState, Level};
+use crate::app::platform::browser::download_text;
+use crate::app::platform::workers::WorkerService;
+use crate::app::state::{DataState, Level, Messages, UserFile};
+use hpo_engine::spec::ExperimentSpec;
 
 /// What the panel shows below its controls.
 #[derive(Clone)]
@@ -31,20 +33,15 @@ enum SuggestStatus {
 
 /// The loaded user file, when the parser worker found it in one of Optuna's storages (the
 /// engine's format table decides, `FileFormat::takes_next_trials`): (name, bytes).
-fn loaded_journal(state: AppState) -> Option<(String, Vec<u8>)> {
-    let data = state.spec.with_untracked(|s| s.data.clone());
-    state.workers.loader.with_value(|l| {
-        l.last_file
-            .as_ref()
-            .filter(|(d, _, _)| *d == data && l.last_format.is_some_and(|f| f.takes_next_trials()))
-            .map(|(_, name, bytes)| (name.clone(), bytes.clone()))
-    })
+fn loaded_journal(spec: RwSignal<ExperimentSpec>, data: DataState) -> Option<UserFile> {
+    let shown = spec.with_untracked(|s| s.data.clone());
+    data.files.with_value(|f| f.last.clone().filter(|file| file.data == shown && f.last_format.is_some_and(|f| f.takes_next_trials())))
 }
 
 /// The loaded user file's format, when the data shown is that file's.
-fn loaded_format(state: AppState) -> Option<FileFormat> {
-    let data = state.spec.with_untracked(|s| s.data.clone());
-    state.workers.loader.with_value(|l| l.last_file.as_ref().filter(|(d, _, _)| *d == data).and(l.last_format))
+fn loaded_format(spec: RwSignal<ExperimentSpec>, data: DataState) -> Option<FileFormat> {
+    let shown = spec.with_untracked(|s| s.data.clone());
+    data.files.with_value(|f| f.last.as_ref().filter(|file| file.data == shown).and(f.last_format))
 }
 
 /// A cell as the table shows it: a fractional number to 4 significant digits, anything else as is.
@@ -57,25 +54,33 @@ fn shown(v: &str) -> String {
 
 /// The panel (after the results: the next trials are what a study's results lead to).
 #[component]
-pub fn SuggestView() -> impl IntoView {
-    let state = expect_context::<AppState>();
+pub fn SuggestView(
+    /// The setup.
+    spec: RwSignal<ExperimentSpec>,
+    /// The loaded data.
+    data: DataState,
+    /// The messages at the top of the page.
+    messages: Messages,
+    /// The page's workers.
+    workers: WorkerService,
+) -> impl IntoView {
     // Re-read when other data is installed.
     let journal = Memo::new(move |_| {
-        state.data.bench.track();
-        loaded_journal(state).map(|(name, _)| name)
+        data.bench.track();
+        loaded_journal(spec, data).map(|f| f.name)
     });
     let studies = Memo::new(move |_| {
-        state.data.bench.with(|b| b.as_ref().map(|b| b.tasks.iter().map(|t| t.name.clone()).collect::<Vec<_>>()).unwrap_or_default())
+        data.bench.with(|b| b.as_ref().map(|b| b.tasks.iter().map(|t| t.name.clone()).collect::<Vec<_>>()).unwrap_or_default())
     });
     // Another tool's study: why it gets no next trials here, and where it can.
     let why_none = Memo::new(move |_| {
-        state.data.bench.track();
-        loaded_format(state).and_then(FileFormat::why_no_next_trials)
+        data.bench.track();
+        loaded_format(spec, data).and_then(FileFormat::why_no_next_trials)
     });
     // The study's objectives (a study of several directions loads as joint objectives), the
     // methods that propose for them and the one preselected: all the engine's.
     let objectives =
-        Memo::new(move |_| state.data.bench.with(|b| b.as_ref().map_or(1, |b| if b.joint_objectives { b.metrics.len() } else { 1 })));
+        Memo::new(move |_| data.bench.with(|b| b.as_ref().map_or(1, |b| if b.joint_objectives { b.metrics.len() } else { 1 })));
     let offered = Memo::new(move |_| methods_for(objectives.get(), studies.with(|s| s.len() > 1)));
     let method = RwSignal::new(default_method(objectives.get_untracked()).to_string());
     // Other data: a method that does not propose for its objectives gives way to the default.
@@ -89,13 +94,21 @@ pub fn SuggestView() -> impl IntoView {
     let study = RwSignal::new(String::new());
     let status = RwSignal::new(SuggestStatus::Idle);
     let ask = move |_| {
-        let Some((file, bytes)) = loaded_journal(state) else { return };
+        let Some(UserFile { name: file, bytes, .. }) = loaded_journal(spec, data) else { return };
         let chosen = study.get_untracked();
         let study = (!chosen.is_empty()).then_some(chosen).or_else(|| studies.with_untracked(|s| (s.len() > 1).then(|| s[0].clone())));
-        let request = state.workers.next_request();
+        let request = workers.next_request();
         status.set(SuggestStatus::Computing);
-        let message = ToWorker::Suggest { request, file, bytes, study, method: method.get_untracked(), n: n.get_untracked(), seed: 0 };
-        state.workers.suggester.ask(request, message, move |result, ms| {
+        let message = ToWorker::Suggest {
+            request,
+            file,
+            bytes: bytes.to_vec(),
+            study,
+            method: method.get_untracked(),
+            n: n.get_untracked(),
+            seed: 0,
+        };
+        workers.suggester.ask(request, message, move |result, ms| {
             status.set(match result {
                 Ok(files) => SuggestStatus::Ready(files, ms),
                 Err(e) => SuggestStatus::Failed(e),
@@ -106,7 +119,7 @@ pub fn SuggestView() -> impl IntoView {
         move |_| {
             if let SuggestStatus::Ready(files, _) = status.get_untracked() {
                 if download_text(name, mime, &pick(&files)).is_err() {
-                    state.say(Level::Error, format!("{name} could not be offered for download: the browser refused the file"));
+                    messages.say(Level::Error, format!("{name} could not be offered for download: the browser refused the file"));
                 }
             }
         }

@@ -4,10 +4,11 @@
 
 use leptos::prelude::*;
 
-use super::chart::PALETTE;
-use super::scatter::{Scatter, ScatterCanvas};
-use super::state::AppState;
+use crate::app::charts::chart::PALETTE;
+use crate::app::charts::scatter::{Scatter, ScatterCanvas};
+use crate::app::state::{DataState, RunState};
 use hpo_engine::benchmark::{Benchmark, Direction};
+use hpo_engine::spec::ExperimentSpec;
 use hpo_engine::stats::normal_pdf;
 use hpo_engine::warping::{delta_n, CopulaWarp};
 
@@ -47,12 +48,18 @@ fn objective_of(bench: &Benchmark, name: Option<&str>) -> usize {
 
 /// The three panels for the current benchmark and objective.
 #[component]
-pub fn WarpingView() -> impl IntoView {
-    let state = expect_context::<AppState>();
+pub fn WarpingView(
+    /// The setup.
+    spec: RwSignal<ExperimentSpec>,
+    /// The loaded data.
+    data: DataState,
+    /// The current or last run.
+    run: RunState,
+) -> impl IntoView {
     let inputs = Memo::new(move |_| {
-        let bench = state.data.bench.get()?;
-        let m = objective_of(&bench, state.spec.get().objective.as_deref());
-        let task = bench.task_index(&state.run.best_task.get()).unwrap_or(0);
+        let bench = data.bench.get()?;
+        let m = objective_of(&bench, spec.get().objective.as_deref());
+        let task = bench.task_index(&run.best_task.get()).unwrap_or(0);
         Some((bench, m, task))
     });
     let raw = Memo::new(move |_| {

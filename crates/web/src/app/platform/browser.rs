@@ -1,4 +1,4 @@
-//! Thin wrappers over browser APIs: downloads, the URL, fetch, files, time.
+//! Thin wrappers over browser APIs: downloads, the URL, fetch, files, time, an element's size.
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -197,4 +197,34 @@ pub fn export_failed(e: &JsValue) -> String {
         .filter(|r| !r.is_empty())
         .unwrap_or_else(|| "the browser refused it".into());
     format!("The export did not complete: {reason}. Try again, or use another format.")
+}
+
+/// Calls `measure` with `node`'s element once it is in the page, then whenever its size
+/// changes (a `ResizeObserver`); stops watching when the owner is cleaned up.
+pub fn watch_size<E>(node: leptos::prelude::NodeRef<E>, measure: impl Fn(&web_sys::Element) + Clone + 'static)
+where
+    E: leptos::html::ElementType,
+    E::Output: JsCast + Clone + 'static,
+{
+    use leptos::prelude::*;
+    use wasm_bindgen::closure::Closure;
+    let observer = StoredValue::new_local(None::<(web_sys::ResizeObserver, Closure<dyn FnMut(js_sys::Array)>)>);
+    Effect::new(move |_| {
+        let Some(el) = node.get() else { return };
+        let el: web_sys::Element = el.unchecked_into();
+        measure(&el);
+        let (target, measure) = (el.clone(), measure.clone());
+        let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |_entries: js_sys::Array| measure(&target));
+        if let Ok(o) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) {
+            o.observe(&el);
+            observer.set_value(Some((o, callback)));
+        }
+    });
+    on_cleanup(move || {
+        observer.with_value(|o| {
+            if let Some((o, _)) = o {
+                o.disconnect();
+            }
+        })
+    });
 }
