@@ -18,23 +18,23 @@
 //! from other tasks learn from the file's other studies of the same space (the chosen study is
 //! the held-out task of a leave-one-task-out run).
 
-use rand::Rng;
 use serde_json::Value;
 
 use crate::axis::count;
 use crate::benchmark::{Benchmark, Direction, Metric, Task};
-use crate::continuous::{ContinuousSpace, Coordinate};
 use crate::error::{EngineError, Result};
 use crate::loaders::formats::{recognise, FileFormat};
-use crate::loaders::optuna::trials::{inactive_value, Condition};
-use crate::loaders::optuna::{read_journal, Distribution, JournalOp, Study, TrialState};
+use crate::loaders::optuna::journal::with_trials_enqueued;
+use crate::loaders::optuna::read_journal;
 use crate::loaders::Unpacked;
 use crate::method_entry::{MethodObjectives, RunKind};
 use crate::method_entry::{TransferContext, TransferNeed};
 use crate::optimizer::{job_rng, SearchState};
 use crate::registry;
-use crate::space::{Hyperparameter, SearchSpace};
+use crate::space::SearchSpace;
 use crate::spec::{ExperimentSpec, TransferMode};
+use crate::study::encoding::{decode, draw, search_space, searched_space};
+use crate::study::{Study, TrialState};
 use crate::transfer::{transfer_context, Learned, PriorCache, TRAINED_IN_THIS_PROCESS};
 use crate::warping::scalarize_points;
 
@@ -210,134 +210,6 @@ fn cell(v: &Value) -> String {
     }
 }
 
-/// A configuration with each conditional parameter its branch does not suggest at its
-/// inactive value (the trials' convention, `loaders::optuna::trials`), so that a proposal
-/// compares with the trials and is modelled as they are.
-fn canonical(distributions: &[(String, Distribution)], conditions: &[Option<Condition>], mut c: Vec<f64>) -> Vec<f64> {
-    for (k, condition) in conditions.iter().enumerate() {
-        if let Some(cond) = condition {
-            if !cond.levels.contains(&(c[cond.parent] as usize)) {
-                c[k] = inactive_value(&distributions[k].1);
-            }
-        }
-    }
-    c
-}
-
-/// Draws one configuration's internal values (a categorical's is the choice's index). Logs and
-/// exponentials are libm's, so that the page (wasm) and the CLI draw the same bits.
-fn draw(distributions: &[(String, Distribution)], rng: &mut impl Rng) -> Vec<f64> {
-    distributions
-        .iter()
-        .map(|(_, d)| match *d {
-            Distribution::Float { low, high, log, .. } => {
-                on_steps(d, if log { libm::exp(rng.random_range(libm::log(low)..=libm::log(high))) } else { rng.random_range(low..=high) })
-            }
-            Distribution::Int { low, high, log, .. } => on_steps(
-                d,
-                if log {
-                    libm::exp(rng.random_range(libm::log(low.max(1) as f64)..=libm::log(high as f64)))
-                } else {
-                    rng.random_range(low as f64..=high as f64)
-                },
-            ),
-            Distribution::Categorical { ref choices } => rng.random_range(0..choices.len()) as f64,
-        })
-        .collect()
-}
-
-/// A number's nearest allowed value under a numeric distribution: on its step (from `low`),
-/// within its bounds. Drawn candidates and searched proposals alike.
-fn on_steps(d: &Distribution, v: f64) -> f64 {
-    match *d {
-        Distribution::Float { low, high, step: Some(s), .. } if s > 0.0 => (low + ((v - low) / s).round() * s).min(high),
-        Distribution::Float { low, high, .. } => v.clamp(low, high),
-        Distribution::Int { low, high, step, .. } => {
-            let step = step.max(1);
-            let k = ((v - low as f64) / step as f64).round() as i64;
-            (low + k * step).min(high - (high - low) % step) as f64
-        }
-        Distribution::Categorical { .. } => v,
-    }
-}
-
-/// Distributions with more values than this are searched as continuous and rounded after.
-const LONGEST_GRID: usize = 4096;
-
-/// The study's space as the methods' continuous search sees it: a float without a step is
-/// free in [0, 1]; a stepped float or an integer is a grid of its values' encodings (searched
-/// as free and rounded when it has more than [`LONGEST_GRID`] values); a categorical is one-hot.
-fn searched_space(distributions: &[(String, Distribution)], space: &SearchSpace) -> ContinuousSpace {
-    let mut at = 0;
-    let coordinates = distributions
-        .iter()
-        .zip(&space.params)
-        .map(|((_, d), p)| {
-            let encode = |v: f64| SearchSpace { params: vec![p.clone()] }.encode(&[v])[0];
-            let values = match *d {
-                Distribution::Float { low, high, step: Some(s), .. } if s > 0.0 && (high - low) / s < LONGEST_GRID as f64 => {
-                    Some((0..=((high - low) / s + 1e-9).floor() as usize).map(|k| (low + k as f64 * s).min(high)).collect::<Vec<f64>>())
-                }
-                Distribution::Int { low, high, step, .. } if step > 0 && (high - low) / step < LONGEST_GRID as i64 => {
-                    Some((0..=(high - low) / step).map(|k| (low + k * step) as f64).collect())
-                }
-                _ => None,
-            };
-            let c = match (d, values) {
-                (Distribution::Categorical { choices }, _) => Coordinate::OneHot { at, width: choices.len() },
-                (_, Some(values)) => Coordinate::Grid { at, values: values.into_iter().map(encode).collect() },
-                (_, None) => Coordinate::Free { at },
-            };
-            at += p.encoded_width();
-            c
-        })
-        .collect();
-    ContinuousSpace { coordinates }
-}
-
-/// The configuration (internal values) a point of [`searched_space`] stands for: each
-/// coordinate mapped back through its encoding and onto the distribution's steps and bounds.
-fn decode(distributions: &[(String, Distribution)], x: &[f64]) -> Vec<f64> {
-    let mut at = 0;
-    distributions
-        .iter()
-        .map(|(_, d)| match *d {
-            Distribution::Categorical { ref choices } => {
-                let level = (0..choices.len()).fold(0, |b, l| if x[at + l] > x[at + b] { l } else { b });
-                at += choices.len();
-                level as f64
-            }
-            Distribution::Float { low, high, log, .. } => {
-                let u = x[at].clamp(0.0, 1.0);
-                at += 1;
-                on_steps(
-                    d,
-                    if log && low > 0.0 {
-                        libm::exp(libm::log(low) + u * (libm::log(high) - libm::log(low)))
-                    } else {
-                        low + u * (high - low)
-                    },
-                )
-            }
-            Distribution::Int { low, high, .. } => {
-                // Encoded linearly ([`Distribution::kind`]), on a log scale or not.
-                let u = x[at].clamp(0.0, 1.0);
-                at += 1;
-                on_steps(d, low as f64 + u * (high - low) as f64)
-            }
-        })
-        .collect()
-}
-
-/// The external value of an internal one, as Optuna writes it.
-fn external(d: &Distribution, v: f64) -> Value {
-    match d {
-        Distribution::Float { .. } => serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number),
-        Distribution::Int { .. } => Value::from(v.round() as i64),
-        Distribution::Categorical { choices } => choices.get(v as usize).cloned().unwrap_or(Value::Null),
-    }
-}
-
 /// Proposes `k` new configurations for a study of the journal `text` (the one named `study`,
 /// or the only one) with the full-evaluation method `method`; pruned trials enter as
 /// [`PrunedTrials::BelowComplete`].
@@ -422,7 +294,7 @@ fn suggest_among(
     // Every configuration a trial has (complete, pruned, failed, running or waiting).
     let tried: Vec<Vec<f64>> = chosen.trials.iter().filter(|t| !t.params.is_empty()).map(|t| chosen.config(t)).collect();
     let pruned_seen = pruned_observations(chosen, &complete, sign, pruned);
-    let space = SearchSpace { params: dists.iter().map(|(n, d)| Hyperparameter { name: n.clone(), kind: d.kind() }).collect() };
+    let space = search_space(dists);
     let mut rng = job_rng(seed, seed_name(&chosen.name));
     // The observations: the complete trials (by their values) and the pruned ones the rule enters.
     let mut raw: Vec<Vec<f64>> = complete.iter().map(|c| c.0.clone()).chain(pruned_seen.iter().map(|p| p.0.clone())).collect();
@@ -448,7 +320,7 @@ fn suggest_among(
             foreign += 1;
             continue;
         }
-        let c = canonical(dists, &conditions, chosen.config(t));
+        let c = chosen.canonical(&conditions, chosen.config(t));
         if raw.contains(&c) {
             continue;
         }
@@ -464,7 +336,7 @@ fn suggest_among(
     let mut attempts = 0;
     while raw.len() < observed + POOL && attempts < 20 * POOL {
         attempts += 1;
-        let c = canonical(dists, &conditions, draw(dists, &mut rng));
+        let c = chosen.canonical(&conditions, draw(dists, &mut rng));
         if !tried.contains(&c) && !raw[observed..].contains(&c) && !within_radius(&pending_encoded, &space.encode(&c)) {
             raw.push(c);
         }
@@ -505,7 +377,7 @@ fn suggest_among(
         let untried = proposed
             .into_iter()
             .flatten()
-            .map(|x| canonical(dists, &conditions, decode(dists, &x)))
+            .map(|x| chosen.canonical(&conditions, decode(dists, &x)))
             .find(|c| !tried.contains(c) && !within_radius(&pending_at, &space.encode(c)));
         let pick = match untried {
             Some(config) => {
@@ -554,12 +426,7 @@ fn suggest_among(
             .iter()
             .map(|&p| {
                 let active = |k: usize| conditions[k].as_ref().is_none_or(|c| c.levels.contains(&(raw[p][c.parent] as usize)));
-                dists
-                    .iter()
-                    .zip(&raw[p])
-                    .enumerate()
-                    .map(|(k, ((_, d), &v))| if active(k) { external(d, v) } else { Value::Null })
-                    .collect()
+                dists.iter().zip(&raw[p]).enumerate().map(|(k, ((_, d), &v))| if active(k) { d.external(v) } else { Value::Null }).collect()
             })
             .collect(),
         used: if multi {
@@ -794,29 +661,15 @@ impl Suggestions {
         out
     }
 
-    /// The journal `text` with the trials enqueued, as Optuna's `enqueue_trial` writes them (a
-    /// last line cut off is left out, so that the file stays readable).
+    /// The journal `text` with the trials enqueued ([`with_trials_enqueued`]: each row's
+    /// suggested parameters fixed, a parameter its branch does not suggest left out).
     pub fn enqueued_journal(&self, text: &str) -> String {
-        let mut out = String::with_capacity(text.len() + 400 * self.rows.len());
-        for line in text.lines() {
-            if serde_json::from_str::<Value>(line).is_ok() {
-                out += line;
-                out.push('\n');
-            }
-        }
-        for row in &self.rows {
-            let fixed: serde_json::Map<String, Value> =
-                self.names.iter().cloned().zip(row.iter().cloned()).filter(|(_, v)| !v.is_null()).collect();
-            let op = serde_json::json!({
-                "op_code": JournalOp::CreateTrial.code(), "worker_id": "hpo-playground", "study_id": self.study_id,
-                "datetime_start": null, "state": TrialState::Waiting.code(),
-                "value": null, "values": null, "distributions": {}, "params": {}, "user_attrs": {},
-                "system_attrs": { "fixed_params": fixed }, "intermediate_values": {}
-            });
-            out += &op.to_string();
-            out.push('\n');
-        }
-        out
+        let fixed: Vec<serde_json::Map<String, Value>> = self
+            .rows
+            .iter()
+            .map(|row| self.names.iter().cloned().zip(row.iter().cloned()).filter(|(_, v)| !v.is_null()).collect())
+            .collect();
+        with_trials_enqueued(text, self.study_id, &fixed)
     }
 }
 

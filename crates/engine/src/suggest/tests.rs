@@ -1,7 +1,8 @@
 //! The next trials on files Optuna 5.0 wrote (`tests/fixtures/studies/make.py` remakes them).
 
 use super::*;
-use crate::loaders::optuna::TrialState;
+use crate::space::Hyperparameter;
+use crate::study::{Distribution, TrialState};
 
 const JOURNAL: &str = include_str!("../../../../tests/fixtures/studies/optuna-mlp-journal.log");
 
@@ -240,7 +241,7 @@ fn a_batch_and_the_trials_it_enqueues_are_pending_for_the_next_one() {
         // which goes elsewhere; the sentence says so.
         let enqueued = batch.enqueued_journal(JOURNAL);
         let (studies, _) = read_journal("j.log", &enqueued).unwrap();
-        let waiting: Vec<&crate::loaders::optuna::Trial> = studies[0].trials.iter().filter(|t| t.state == TrialState::Waiting).collect();
+        let waiting: Vec<&crate::study::Trial> = studies[0].trials.iter().filter(|t| t.state == TrialState::Waiting).collect();
         assert!(waiting.len() == 4 && waiting.iter().all(|t| t.params.len() == 4), "fixed_params read as the trials' parameters");
         let next = suggest("j.log", &enqueued, None, method, 4, 0).unwrap();
         assert!(
@@ -274,7 +275,7 @@ fn a_running_trial_outside_the_space_is_left_out_and_said() {
 
 #[test]
 fn an_infinite_value_is_clipped_and_a_used_up_space_repeats_its_best_trials() {
-    use crate::loaders::optuna::Trial;
+    use crate::study::Trial;
     let trial = |choice: f64, value: f64| Trial {
         state: TrialState::Complete,
         params: [("v".to_string(), choice)].into(),
