@@ -17,32 +17,41 @@
 //! of Ginsbourger et al. 2010 ([`Liar`]), so that the next pick goes elsewhere. Methods that learn
 //! from other tasks learn from the file's other studies of the same space (the chosen study is
 //! the held-out task of a leave-one-task-out run).
+//!
+//! This file is the batch loop (`suggest_among`); the study, its draws and its encoding are
+//! [`crate::study`]'s. Beside it: `files.rs` writes the suggestions out, `method_choice.rs`
+//! says which methods propose for a study, `liar.rs` holds the lie, `related.rs` what a
+//! transfer method learns from, `pruned.rs` and `constraints.rs` how pruned and infeasible
+//! trials enter.
 
 use serde_json::Value;
 
 use crate::axis::count;
-use crate::benchmark::{Benchmark, Direction, Metric, Task};
+use crate::benchmark::Direction;
 use crate::error::{EngineError, Result};
-use crate::loaders::formats::{recognise, FileFormat};
-use crate::loaders::optuna::journal::with_trials_enqueued;
 use crate::loaders::optuna::read_journal;
-use crate::loaders::Unpacked;
 use crate::method_entry::{MethodObjectives, RunKind};
 use crate::method_entry::{TransferContext, TransferNeed};
 use crate::optimizer::{job_rng, SearchState};
 use crate::registry;
-use crate::space::SearchSpace;
-use crate::spec::{ExperimentSpec, TransferMode};
 use crate::study::encoding::{decode, draw, search_space, searched_space};
 use crate::study::{Study, TrialState};
-use crate::transfer::{transfer_context, Learned, PriorCache, TRAINED_IN_THIS_PROCESS};
 use crate::warping::scalarize_points;
 
 mod constraints;
+mod files;
+mod liar;
+mod method_choice;
 pub mod multi_fidelity;
 mod pruned;
+mod related;
+pub use files::{suggest_files, SuggestedFiles};
+pub use liar::Liar;
+use method_choice::check_objectives;
+pub use method_choice::{default_method, methods, methods_for, transfer_methods};
 pub use pruned::PrunedTrials;
 use pruned::{pruned_observations, used_in_words};
+use related::related_context;
 
 /// Fresh candidates drawn from the study's distributions.
 pub const POOL: usize = 2048;
@@ -53,135 +62,6 @@ pub const POOL: usize = 2048;
 /// the variance at a pending point only, and log-EI's maximum can sit right beside it (0.8 % of
 /// a range apart on the pruned journal without this radius; docs/benchmarks.md).
 pub const PENDING_RADIUS: f64 = 0.05;
-
-/// The value a configuration handed out but not yet told (a RUNNING or WAITING trial, an
-/// earlier pick of the batch) is observed at: the constant liar of Ginsbourger, Le Riche &
-/// Carraro 2010 ("Kriging is well-suited to parallelize optimization", §3.2), with the lie the
-/// lowest, the mean or the highest loss of the complete trials (with several objectives, of
-/// each objective). Measured against each other in docs/benchmarks.md ("Batches and pending
-/// trials"); the default is [`Liar::DEFAULT`], docs/methods.md says why.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Liar {
-    /// CL-min: as good as the best trial (the rule before pending trials counted).
-    Min,
-    /// CL-mean: the mean loss.
-    Mean,
-    /// CL-max: as bad as the worst complete trial, as Optuna's TPESampler(constant_liar=True).
-    Max,
-    /// The kriging believer (Ginsbourger et al. 2010, §3.1): a method with a GP observes each
-    /// pending configuration at its posterior mean given the told trials, so that only the
-    /// variance there collapses; the methods without one see CL-mean.
-    Believer,
-}
-
-impl Liar {
-    /// The lie the next trials tell.
-    pub const DEFAULT: Liar = Liar::Believer;
-
-    /// By name: "min", "mean" or "max".
-    pub fn from_name(name: &str) -> Result<Liar> {
-        match name {
-            "min" => Ok(Liar::Min),
-            "mean" => Ok(Liar::Mean),
-            "max" => Ok(Liar::Max),
-            "believer" => Ok(Liar::Believer),
-            other => Err(EngineError::Spec(format!("the liar is 'min', 'mean', 'max' or 'believer', not '{other}'"))),
-        }
-    }
-
-    /// The lie among `losses` (the complete trials', never empty here).
-    fn of(self, losses: impl Iterator<Item = f64>) -> f64 {
-        let (mut low, mut high, mut sum, mut n) = (f64::INFINITY, f64::NEG_INFINITY, 0.0, 0usize);
-        for l in losses {
-            low = low.min(l);
-            high = high.max(l);
-            sum += l;
-            n += 1;
-        }
-        match self {
-            Liar::Min => low,
-            Liar::Mean | Liar::Believer => sum / n.max(1) as f64,
-            Liar::Max => high,
-        }
-    }
-}
-
-/// The methods that suggest from the study alone: full-evaluation methods that need no other task.
-pub fn methods() -> Vec<&'static str> {
-    registry::of_kind(RunKind::Full).filter(|e| e.transfer() == TransferNeed::None).map(|e| e.name).collect()
-}
-
-/// The transfer methods, which suggest when the file holds other studies of the same space.
-pub fn transfer_methods() -> Vec<&'static str> {
-    registry::of_kind(RunKind::Full).filter(|e| e.transfer() != TransferNeed::None).map(|e| e.name).collect()
-}
-
-/// What a user takes away: the suggestions as a table (text cells), and the three files.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct SuggestedFiles {
-    /// The study's name.
-    pub study: String,
-    /// The method that proposed them.
-    pub method: String,
-    /// Parameter names.
-    pub names: Vec<String>,
-    /// One row per suggestion, each value as text.
-    pub rows: Vec<Vec<String>>,
-    /// `suggestions.csv`.
-    pub csv: String,
-    /// `enqueue.py`.
-    pub python: String,
-    /// `journal.log`: the journal with the trials enqueued (for a journal; a database is
-    /// never written here, see [`suggest_files`]).
-    pub journal: Option<String>,
-    /// What the method learned from, in words (complete trials, pruned ones, conditional parameters).
-    pub used: String,
-}
-
-/// The files of [`suggest`] for an Optuna journal (plain, .gz or .zip) or SQLite storage of
-/// `bytes`: what `hpo suggest` writes and the page offers to download.
-/// The file is unpacked once and its format is the format table's (`loaders::formats`), as
-/// when it is loaded. A database is never written here: a study may be running on it, and
-/// SQLite's locking and Optuna's schema (its version table, trial numbers, system attributes)
-/// are Optuna's to keep — a copy written beside it would miss whatever the running study adds
-/// meanwhile; `enqueue.py` enqueues through Optuna itself.
-pub fn suggest_files(file: &str, bytes: &[u8], study: Option<&str>, method: &str, k: usize, seed: u64) -> Result<SuggestedFiles> {
-    let unpacked = Unpacked::of(file, bytes)?;
-    let format = recognise(&unpacked).map(|f| f.format).filter(|f| f.takes_next_trials());
-    let Some(format) = format else {
-        return Err(EngineError::Spec(format!(
-            "{file} is neither an Optuna journal (JournalStorage's file, one JSON operation a line; plain, .gz or .zip) nor an Optuna SQLite storage: the next trials are written back for Optuna's storages"
-        )));
-    };
-    if k == 0 {
-        return Err(EngineError::Spec("ask for at least one suggestion".into()));
-    }
-    let journal_text = if format == FileFormat::OptunaJournal { Some(unpacked.text()?) } else { None };
-    let studies = match journal_text {
-        Some(text) => read_journal(file, text)?.0,
-        None => crate::loaders::optuna::storage::read_storage(file, unpacked.bytes())?,
-    };
-    let s = suggest_among(file, &studies, study, method, k, seed, PrunedTrials::BelowComplete, Liar::DEFAULT)?;
-    let (python, journal) = match journal_text {
-        Some(text) => (s.enqueue_python(&journal_storage("journal.log")), Some(s.enqueued_journal(text))),
-        None => (s.enqueue_python(&python(&Value::from(format!("sqlite:///{file}")))), None),
-    };
-    Ok(SuggestedFiles {
-        rows: s.rows.iter().map(|r| r.iter().map(cell).collect()).collect(),
-        csv: s.csv(),
-        python,
-        journal,
-        study: s.study,
-        method: s.method,
-        names: s.names,
-        used: s.used,
-    })
-}
-
-/// The Python expression of a journal's storage.
-fn journal_storage(path: &str) -> String {
-    format!("optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend({}))", python(&Value::from(path)))
-}
 
 /// What [`suggest`] proposes for one study.
 #[derive(Debug, Clone, PartialEq)]
@@ -199,15 +79,6 @@ pub struct Suggestions {
     pub rows: Vec<Vec<Value>>,
     /// What the method learned from, in words.
     pub used: String,
-}
-
-/// A value as a table's cell: a choice as its text, a parameter not suggested empty.
-fn cell(v: &Value) -> String {
-    match v {
-        Value::Null => String::new(),
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
 }
 
 /// Proposes `k` new configurations for a study of the journal `text` (the one named `study`,
@@ -493,65 +364,6 @@ fn also_used(pending: usize, foreign: usize, clipped: usize, infeasible: usize, 
     out
 }
 
-/// Whether `entry` handles `n` objectives: one objective takes a single-objective method (or
-/// random search), several a "+MO" variant, ParEGO or EHVI (as many as they handle).
-fn handles(entry: &crate::method_entry::MethodEntry, n: usize) -> bool {
-    match entry.objectives() {
-        MethodObjectives::Any => true,
-        MethodObjectives::Single => n == 1,
-        MethodObjectives::Scalarized(_) => n > 1,
-        MethodObjectives::Pareto { max_objectives } => n > 1 && n <= max_objectives,
-    }
-}
-
-/// Whether `entry` proposes the next trials of a study of `objectives` objectives: it
-/// [`handles`] them, from the study alone; a transfer method also needs `related` (the file
-/// holds other studies of the same space) and one objective.
-fn proposes_for(entry: &crate::method_entry::MethodEntry, objectives: usize, related: bool) -> bool {
-    handles(entry, objectives) && (entry.transfer() == TransferNeed::None || (related && objectives == 1))
-}
-
-/// The methods that propose the next trials of a study of `objectives` objectives, in
-/// registry order: those that learn from the study alone, and with `related` (the file holds
-/// other studies of its space) the transfer methods that fit too. What the page's Next
-/// trials panel lists.
-pub fn methods_for(objectives: usize, related: bool) -> Vec<&'static str> {
-    registry::of_kind(RunKind::Full).filter(|e| proposes_for(e, objectives, related)).map(|e| e.name).collect()
-}
-
-/// The method a study of `objectives` objectives gets its next trials from unless another is
-/// chosen: the registry's first preference that proposes for it
-/// ([`registry::next_trials_first`]: GP for one objective, GP+MO for several), else the first
-/// method that does. What the page preselects.
-pub fn default_method(objectives: usize) -> &'static str {
-    registry::next_trials_first()
-        .chain(registry::of_kind(RunKind::Full))
-        .find(|e| proposes_for(e, objectives, false))
-        .map_or(registry::baseline(RunKind::Full).name, |e| e.name)
-}
-
-/// Whether `entry` can propose for `study`'s objectives ([`proposes_for`]; whether the file
-/// holds the other studies a transfer method needs is checked where they are gathered).
-fn check_objectives(study: &Study, entry: &crate::method_entry::MethodEntry) -> Result<()> {
-    let n = study.directions.len();
-    if proposes_for(entry, n, true) {
-        return Ok(());
-    }
-    let proposes = match entry.objectives() {
-        _ if n > 1 && handles(entry, n) => "several objectives only from the study alone".to_string(),
-        MethodObjectives::Single => "one objective".to_string(),
-        MethodObjectives::Pareto { max_objectives } if n > 1 => format!("at most {max_objectives} objectives"),
-        _ => "several objectives".to_string(),
-    };
-    Err(EngineError::Spec(format!(
-        "'{}' has {}: {} proposes for {proposes}; for this study: {}",
-        study.name,
-        count(n, "objective"),
-        entry.name,
-        methods_for(n, false).join(", ")
-    )))
-}
-
 /// The history a method reads (as the runner gives it): the losses, or for a "+MO" method of a
 /// study of several objectives the average of the objectives warped on the observations so far.
 fn seen(history: &[(usize, f64)], loss_vectors: &[Vec<f64>], entry: &crate::method_entry::MethodEntry) -> Vec<(usize, f64)> {
@@ -560,131 +372,6 @@ fn seen(history: &[(usize, f64)], loss_vectors: &[Vec<f64>], entry: &crate::meth
             history.iter().zip(scalarize_points(loss_vectors, warp)).map(|(&(i, _), s)| (i, s)).collect()
         }
         _ => history.to_vec(),
-    }
-}
-
-/// What a transfer method learns from the file's other studies of the chosen one's search
-/// space and directions, as in a leave-one-task-out run where the chosen study is the held-out
-/// task: its candidates are the study's (observed and fresh), the other studies' complete
-/// trials are the tasks seen before.
-fn related_context(
-    studies: &[Study],
-    chosen: &Study,
-    entry: &'static crate::method_entry::MethodEntry,
-    space: &SearchSpace,
-    candidates: &[Vec<f64>],
-    complete: &[(Vec<f64>, f64)],
-) -> Result<TransferContext> {
-    let related: Vec<&Study> = studies.iter().filter(|s| s.id != chosen.id && chosen.same_space(s)).collect();
-    let task = |s: &Study| -> Option<Task> {
-        let rows = s.evaluations(chosen);
-        (!rows.is_empty()).then(|| Task {
-            name: s.name.clone(),
-            metrics: vec![rows.iter().map(|r| r.1).collect()],
-            configs: rows.into_iter().map(|r| r.0).collect(),
-            curves: None,
-            history: None,
-        })
-    };
-    let others: Vec<Task> = related.iter().filter_map(|s| task(s)).collect();
-    if others.is_empty() {
-        return Err(EngineError::Spec(format!(
-            "{} learns from other studies of the same search space, and this file has none beside '{}' (methods that learn from the study alone: {})",
-            entry.name,
-            chosen.name,
-            methods().join(", ")
-        )));
-    }
-    // The held-out task: every candidate, the observed ones with their values (the fresh
-    // ones have none: no method reads the held-out task's values when it learns).
-    let mut values: Vec<f64> = complete.iter().map(|c| c.1).collect();
-    values.resize(candidates.len(), f64::NAN);
-    let target = Task { name: chosen.name.clone(), configs: candidates.to_vec(), metrics: vec![values], curves: None, history: None };
-    let bench = Benchmark {
-        name: chosen.name.clone(),
-        space: space.clone(),
-        metrics: vec![Metric { name: "value".into(), direction: chosen.directions[0] }],
-        objective: 0,
-        tasks: std::iter::once(target).chain(others).collect(),
-        joint_objectives: false,
-    };
-    // One iteration: the spec only has to accept the tasks (the smallest may be small).
-    let spec = ExperimentSpec {
-        methods: vec![entry.name.to_string()],
-        transfer: TransferMode::LeaveOneTaskOut,
-        iterations: 1,
-        ..ExperimentSpec::default()
-    };
-    let resolved = spec.resolve(&bench)?;
-    let priors = PriorCache::new();
-    // The prior learns from the related studies alone (under the chosen study's name): the
-    // next proposal for the same study reuses it, as the same bits would be trained again.
-    if let TransferNeed::Prior(warp) = entry.transfer() {
-        if let Ok((prior, _)) = TRAINED_IN_THIS_PROCESS.get_or_train(&bench, &resolved, 0, warp) {
-            priors.insert(0, warp, Learned::Prior(prior));
-        }
-    }
-    Ok(transfer_context(&bench, &resolved, 0, entry, &priors, &mut |_, _| true)?.0)
-}
-
-impl Suggestions {
-    /// The configurations as a CSV table, one row each (choices as their text).
-    pub fn csv(&self) -> String {
-        let mut w = csv::Writer::from_writer(Vec::new());
-        let _ = w.write_record(&self.names);
-        for row in &self.rows {
-            let _ = w.write_record(row.iter().map(cell));
-        }
-        w.into_inner().ok().and_then(|b| String::from_utf8(b).ok()).unwrap_or_default()
-    }
-
-    /// A Python snippet that enqueues them into the study (`storage`: the Python expression of
-    /// its storage).
-    pub fn enqueue_python(&self, storage: &str) -> String {
-        let mut out = format!(
-            "# The next {} trials {} proposes for the study '{}' (hpo-playground).\n# Run beside the study's storage (Optuna adds them, also while the study runs), then study.optimize(...) runs them first.\nimport optuna\n\nstorage = {storage}\nstudy = optuna.load_study(study_name={}, storage=storage)\n",
-            self.rows.len(),
-            self.method,
-            self.study,
-            python(&Value::from(self.study.as_str()))
-        );
-        for row in &self.rows {
-            let fields: Vec<String> = self
-                .names
-                .iter()
-                .zip(row)
-                .filter(|(_, v)| !v.is_null())
-                .map(|(n, v)| format!("{}: {}", python(&Value::from(n.as_str())), python(v)))
-                .collect();
-            out += &format!("study.enqueue_trial({{{}}})\n", fields.join(", "));
-        }
-        out
-    }
-
-    /// The journal `text` with the trials enqueued ([`with_trials_enqueued`]: each row's
-    /// suggested parameters fixed, a parameter its branch does not suggest left out).
-    pub fn enqueued_journal(&self, text: &str) -> String {
-        let fixed: Vec<serde_json::Map<String, Value>> = self
-            .rows
-            .iter()
-            .map(|row| self.names.iter().cloned().zip(row.iter().cloned()).filter(|(_, v)| !v.is_null()).collect())
-            .collect();
-        with_trials_enqueued(text, self.study_id, &fixed)
-    }
-}
-
-/// A JSON value as a Python literal.
-fn python(v: &Value) -> String {
-    match v {
-        Value::Null => "None".into(),
-        Value::Bool(b) => if *b { "True" } else { "False" }.into(),
-        Value::Number(n) => n.to_string(),
-        Value::String(s) => serde_json::to_string(s).unwrap_or_default(),
-        Value::Array(a) => format!("[{}]", a.iter().map(python).collect::<Vec<_>>().join(", ")),
-        Value::Object(o) => format!(
-            "{{{}}}",
-            o.iter().map(|(k, v)| format!("{}: {}", python(&Value::from(k.as_str())), python(v))).collect::<Vec<_>>().join(", ")
-        ),
     }
 }
 

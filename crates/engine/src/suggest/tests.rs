@@ -1,7 +1,9 @@
 //! The next trials on files Optuna 5.0 wrote (`tests/fixtures/studies/make.py` remakes them).
 
 use super::*;
-use crate::space::Hyperparameter;
+use crate::loaders::formats::{recognise, FileFormat};
+use crate::loaders::Unpacked;
+use crate::space::{Hyperparameter, SearchSpace};
 use crate::study::{Distribution, TrialState};
 
 const JOURNAL: &str = include_str!("../../../../tests/fixtures/studies/optuna-mlp-journal.log");
@@ -25,7 +27,7 @@ fn suggestions_respect_the_space_and_are_new() {
     // The journal with them enqueued reads back with 5 more waiting trials.
     let (studies, _) = read_journal("j.log", &s.enqueued_journal(JOURNAL)).unwrap();
     assert_eq!(studies[0].trials.iter().filter(|t| t.state == TrialState::Waiting).count(), 5);
-    assert!(s.enqueue_python(&journal_storage("journal.log")).contains("study.enqueue_trial({\"lr\": "));
+    assert!(s.enqueue_python(&files::journal_storage("journal.log")).contains("study.enqueue_trial({\"lr\": "));
     assert_eq!(s.csv().lines().count(), 6);
 }
 
@@ -78,7 +80,8 @@ fn a_conditional_study_gets_next_trials_of_its_branches() {
         assert!(s.used.contains("33 complete trials observed") && s.used.contains("'beta2', 'momentum'"), "{}", s.used);
         // Written without the parameters a branch does not suggest; Optuna reads it back.
         assert!(
-            !s.enqueue_python(&journal_storage("j.log")).contains("null") && !s.enqueue_python(&journal_storage("j.log")).contains("None")
+            !s.enqueue_python(&files::journal_storage("j.log")).contains("null")
+                && !s.enqueue_python(&files::journal_storage("j.log")).contains("None")
         );
         let (studies, _) = read_journal("c.log", &s.enqueued_journal(CONDITIONAL)).unwrap();
         assert_eq!(studies[0].trials.iter().filter(|t| t.state == TrialState::Waiting).count(), 6);
