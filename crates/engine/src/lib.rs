@@ -1,8 +1,8 @@
 //! The engine: benchmarks, loaders, methods, runner, metrics, links — pure Rust, no web
 //! crates, deterministic given a seed. The CLI, the Web Workers and the tests call it alike.
 //!
-//! Layout: [`benchmark`] and [`space`] hold data; [`loaders`] read it; [`optimizer`] is the
-//! one trait methods implement ([`methods`] holds one file per method); [`spec`] says what to
+//! Layout: [`benchmark`], [`space`] and [`study`] (an Optuna study's model) hold data;
+//! [`loaders`] read it; [`optimizer`] is the one trait methods implement ([`methods`] holds one file per method); [`spec`] says what to
 //! run, [`runner`] runs one job, [`metrics`] and [`export`] summarise; [`permalink`] turns a
 //! spec into a link and back; [`bundled`] generates the shipped benchmarks.
 //!
@@ -52,6 +52,7 @@ pub mod smooth;
 pub mod space;
 pub mod spec;
 pub mod stats;
+pub mod study;
 pub mod suggest;
 pub mod trace;
 pub mod transfer;

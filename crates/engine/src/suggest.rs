@@ -17,33 +17,41 @@
 //! of Ginsbourger et al. 2010 ([`Liar`]), so that the next pick goes elsewhere. Methods that learn
 //! from other tasks learn from the file's other studies of the same space (the chosen study is
 //! the held-out task of a leave-one-task-out run).
+//!
+//! This file is the batch loop (`suggest_among`); the study, its draws and its encoding are
+//! [`crate::study`]'s. Beside it: `files.rs` writes the suggestions out, `method_choice.rs`
+//! says which methods propose for a study, `liar.rs` holds the lie, `related.rs` what a
+//! transfer method learns from, `pruned.rs` and `constraints.rs` how pruned and infeasible
+//! trials enter.
 
-use rand::Rng;
 use serde_json::Value;
 
 use crate::axis::count;
-use crate::benchmark::{Benchmark, Direction, Metric, Task};
-use crate::continuous::{ContinuousSpace, Coordinate};
+use crate::benchmark::Direction;
 use crate::error::{EngineError, Result};
-use crate::loaders::file_format::FileFormat;
-use crate::loaders::formats::recognise;
-use crate::loaders::optuna::trials::{inactive_value, Condition};
-use crate::loaders::optuna::{read_journal, Distribution, JournalOp, Study, TrialState};
-use crate::loaders::Unpacked;
+use crate::loaders::optuna::read_journal;
 use crate::method_entry::{MethodObjectives, RunKind};
 use crate::method_entry::{TransferContext, TransferNeed};
 use crate::optimizer::{job_rng, SearchState};
 use crate::registry;
-use crate::space::{Hyperparameter, SearchSpace};
-use crate::spec::{ExperimentSpec, TransferMode};
-use crate::transfer::{transfer_context, Learned, PriorCache, TRAINED_IN_THIS_PROCESS};
+use crate::study::encoding::{decode, draw, search_space, searched_space};
+use crate::study::{Study, TrialState};
 use crate::warping::scalarize_points;
 
 mod constraints;
+mod files;
+mod liar;
+mod method_choice;
 pub mod multi_fidelity;
 mod pruned;
+mod related;
+pub use files::{suggest_files, SuggestedFiles};
+pub use liar::Liar;
+use method_choice::check_objectives;
+pub use method_choice::{default_method, methods, methods_for, transfer_methods};
 pub use pruned::PrunedTrials;
 use pruned::{pruned_observations, used_in_words};
+use related::related_context;
 
 /// Fresh candidates drawn from the study's distributions.
 pub const POOL: usize = 2048;
@@ -54,135 +62,6 @@ pub const POOL: usize = 2048;
 /// the variance at a pending point only, and log-EI's maximum can sit right beside it (0.8 % of
 /// a range apart on the pruned journal without this radius; docs/benchmarks.md).
 pub const PENDING_RADIUS: f64 = 0.05;
-
-/// The value a configuration handed out but not yet told (a RUNNING or WAITING trial, an
-/// earlier pick of the batch) is observed at: the constant liar of Ginsbourger, Le Riche &
-/// Carraro 2010 ("Kriging is well-suited to parallelize optimization", §3.2), with the lie the
-/// lowest, the mean or the highest loss of the complete trials (with several objectives, of
-/// each objective). Measured against each other in docs/benchmarks.md ("Batches and pending
-/// trials"); the default is [`Liar::DEFAULT`], docs/methods.md says why.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Liar {
-    /// CL-min: as good as the best trial (the rule before pending trials counted).
-    Min,
-    /// CL-mean: the mean loss.
-    Mean,
-    /// CL-max: as bad as the worst complete trial, as Optuna's TPESampler(constant_liar=True).
-    Max,
-    /// The kriging believer (Ginsbourger et al. 2010, §3.1): a method with a GP observes each
-    /// pending configuration at its posterior mean given the told trials, so that only the
-    /// variance there collapses; the methods without one see CL-mean.
-    Believer,
-}
-
-impl Liar {
-    /// The lie the next trials tell.
-    pub const DEFAULT: Liar = Liar::Believer;
-
-    /// By name: "min", "mean" or "max".
-    pub fn from_name(name: &str) -> Result<Liar> {
-        match name {
-            "min" => Ok(Liar::Min),
-            "mean" => Ok(Liar::Mean),
-            "max" => Ok(Liar::Max),
-            "believer" => Ok(Liar::Believer),
-            other => Err(EngineError::Spec(format!("the liar is 'min', 'mean', 'max' or 'believer', not '{other}'"))),
-        }
-    }
-
-    /// The lie among `losses` (the complete trials', never empty here).
-    fn of(self, losses: impl Iterator<Item = f64>) -> f64 {
-        let (mut low, mut high, mut sum, mut n) = (f64::INFINITY, f64::NEG_INFINITY, 0.0, 0usize);
-        for l in losses {
-            low = low.min(l);
-            high = high.max(l);
-            sum += l;
-            n += 1;
-        }
-        match self {
-            Liar::Min => low,
-            Liar::Mean | Liar::Believer => sum / n.max(1) as f64,
-            Liar::Max => high,
-        }
-    }
-}
-
-/// The methods that suggest from the study alone: full-evaluation methods that need no other task.
-pub fn methods() -> Vec<&'static str> {
-    registry::of_kind(RunKind::Full).filter(|e| e.transfer() == TransferNeed::None).map(|e| e.name).collect()
-}
-
-/// The transfer methods, which suggest when the file holds other studies of the same space.
-pub fn transfer_methods() -> Vec<&'static str> {
-    registry::of_kind(RunKind::Full).filter(|e| e.transfer() != TransferNeed::None).map(|e| e.name).collect()
-}
-
-/// What a user takes away: the suggestions as a table (text cells), and the three files.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct SuggestedFiles {
-    /// The study's name.
-    pub study: String,
-    /// The method that proposed them.
-    pub method: String,
-    /// Parameter names.
-    pub names: Vec<String>,
-    /// One row per suggestion, each value as text.
-    pub rows: Vec<Vec<String>>,
-    /// `suggestions.csv`.
-    pub csv: String,
-    /// `enqueue.py`.
-    pub python: String,
-    /// `journal.log`: the journal with the trials enqueued (for a journal; a database is
-    /// never written here, see [`suggest_files`]).
-    pub journal: Option<String>,
-    /// What the method learned from, in words (complete trials, pruned ones, conditional parameters).
-    pub used: String,
-}
-
-/// The files of [`suggest`] for an Optuna journal (plain, .gz or .zip) or SQLite storage of
-/// `bytes`: what `hpo suggest` writes and the page offers to download.
-/// The file is unpacked once and its format is the format table's (`loaders::formats`), as
-/// when it is loaded. A database is never written here: a study may be running on it, and
-/// SQLite's locking and Optuna's schema (its version table, trial numbers, system attributes)
-/// are Optuna's to keep — a copy written beside it would miss whatever the running study adds
-/// meanwhile; `enqueue.py` enqueues through Optuna itself.
-pub fn suggest_files(file: &str, bytes: &[u8], study: Option<&str>, method: &str, k: usize, seed: u64) -> Result<SuggestedFiles> {
-    let unpacked = Unpacked::of(file, bytes)?;
-    let format = recognise(&unpacked).map(|f| f.format).filter(|f| f.takes_next_trials());
-    let Some(format) = format else {
-        return Err(EngineError::Spec(format!(
-            "{file} is neither an Optuna journal (JournalStorage's file, one JSON operation a line; plain, .gz or .zip) nor an Optuna SQLite storage: the next trials are written back for Optuna's storages"
-        )));
-    };
-    if k == 0 {
-        return Err(EngineError::Spec("ask for at least one suggestion".into()));
-    }
-    let journal_text = if format == FileFormat::OptunaJournal { Some(unpacked.text()?) } else { None };
-    let studies = match journal_text {
-        Some(text) => read_journal(file, text)?.0,
-        None => crate::loaders::optuna::storage::read_storage(file, unpacked.bytes())?,
-    };
-    let s = suggest_among(file, &studies, study, method, k, seed, PrunedTrials::BelowComplete, Liar::DEFAULT)?;
-    let (python, journal) = match journal_text {
-        Some(text) => (s.enqueue_python(&journal_storage("journal.log")), Some(s.enqueued_journal(text))),
-        None => (s.enqueue_python(&python(&Value::from(format!("sqlite:///{file}")))), None),
-    };
-    Ok(SuggestedFiles {
-        rows: s.rows.iter().map(|r| r.iter().map(cell).collect()).collect(),
-        csv: s.csv(),
-        python,
-        journal,
-        study: s.study,
-        method: s.method,
-        names: s.names,
-        used: s.used,
-    })
-}
-
-/// The Python expression of a journal's storage.
-fn journal_storage(path: &str) -> String {
-    format!("optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend({}))", python(&Value::from(path)))
-}
 
 /// What [`suggest`] proposes for one study.
 #[derive(Debug, Clone, PartialEq)]
@@ -200,143 +79,6 @@ pub struct Suggestions {
     pub rows: Vec<Vec<Value>>,
     /// What the method learned from, in words.
     pub used: String,
-}
-
-/// A value as a table's cell: a choice as its text, a parameter not suggested empty.
-fn cell(v: &Value) -> String {
-    match v {
-        Value::Null => String::new(),
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
-/// A configuration with each conditional parameter its branch does not suggest at its
-/// inactive value (the trials' convention, `loaders::optuna::trials`), so that a proposal
-/// compares with the trials and is modelled as they are.
-fn canonical(distributions: &[(String, Distribution)], conditions: &[Option<Condition>], mut c: Vec<f64>) -> Vec<f64> {
-    for (k, condition) in conditions.iter().enumerate() {
-        if let Some(cond) = condition {
-            if !cond.levels.contains(&(c[cond.parent] as usize)) {
-                c[k] = inactive_value(&distributions[k].1);
-            }
-        }
-    }
-    c
-}
-
-/// Draws one configuration's internal values (a categorical's is the choice's index). Logs and
-/// exponentials are libm's, so that the page (wasm) and the CLI draw the same bits.
-fn draw(distributions: &[(String, Distribution)], rng: &mut impl Rng) -> Vec<f64> {
-    distributions
-        .iter()
-        .map(|(_, d)| match *d {
-            Distribution::Float { low, high, log, .. } => {
-                on_steps(d, if log { libm::exp(rng.random_range(libm::log(low)..=libm::log(high))) } else { rng.random_range(low..=high) })
-            }
-            Distribution::Int { low, high, log, .. } => on_steps(
-                d,
-                if log {
-                    libm::exp(rng.random_range(libm::log(low.max(1) as f64)..=libm::log(high as f64)))
-                } else {
-                    rng.random_range(low as f64..=high as f64)
-                },
-            ),
-            Distribution::Categorical { ref choices } => rng.random_range(0..choices.len()) as f64,
-        })
-        .collect()
-}
-
-/// A number's nearest allowed value under a numeric distribution: on its step (from `low`),
-/// within its bounds. Drawn candidates and searched proposals alike.
-fn on_steps(d: &Distribution, v: f64) -> f64 {
-    match *d {
-        Distribution::Float { low, high, step: Some(s), .. } if s > 0.0 => (low + ((v - low) / s).round() * s).min(high),
-        Distribution::Float { low, high, .. } => v.clamp(low, high),
-        Distribution::Int { low, high, step, .. } => {
-            let step = step.max(1);
-            let k = ((v - low as f64) / step as f64).round() as i64;
-            (low + k * step).min(high - (high - low) % step) as f64
-        }
-        Distribution::Categorical { .. } => v,
-    }
-}
-
-/// Distributions with more values than this are searched as continuous and rounded after.
-const LONGEST_GRID: usize = 4096;
-
-/// The study's space as the methods' continuous search sees it: a float without a step is
-/// free in [0, 1]; a stepped float or an integer is a grid of its values' encodings (searched
-/// as free and rounded when it has more than [`LONGEST_GRID`] values); a categorical is one-hot.
-fn searched_space(distributions: &[(String, Distribution)], space: &SearchSpace) -> ContinuousSpace {
-    let mut at = 0;
-    let coordinates = distributions
-        .iter()
-        .zip(&space.params)
-        .map(|((_, d), p)| {
-            let encode = |v: f64| SearchSpace { params: vec![p.clone()] }.encode(&[v])[0];
-            let values = match *d {
-                Distribution::Float { low, high, step: Some(s), .. } if s > 0.0 && (high - low) / s < LONGEST_GRID as f64 => {
-                    Some((0..=((high - low) / s + 1e-9).floor() as usize).map(|k| (low + k as f64 * s).min(high)).collect::<Vec<f64>>())
-                }
-                Distribution::Int { low, high, step, .. } if step > 0 && (high - low) / step < LONGEST_GRID as i64 => {
-                    Some((0..=(high - low) / step).map(|k| (low + k * step) as f64).collect())
-                }
-                _ => None,
-            };
-            let c = match (d, values) {
-                (Distribution::Categorical { choices }, _) => Coordinate::OneHot { at, width: choices.len() },
-                (_, Some(values)) => Coordinate::Grid { at, values: values.into_iter().map(encode).collect() },
-                (_, None) => Coordinate::Free { at },
-            };
-            at += p.encoded_width();
-            c
-        })
-        .collect();
-    ContinuousSpace { coordinates }
-}
-
-/// The configuration (internal values) a point of [`searched_space`] stands for: each
-/// coordinate mapped back through its encoding and onto the distribution's steps and bounds.
-fn decode(distributions: &[(String, Distribution)], x: &[f64]) -> Vec<f64> {
-    let mut at = 0;
-    distributions
-        .iter()
-        .map(|(_, d)| match *d {
-            Distribution::Categorical { ref choices } => {
-                let level = (0..choices.len()).fold(0, |b, l| if x[at + l] > x[at + b] { l } else { b });
-                at += choices.len();
-                level as f64
-            }
-            Distribution::Float { low, high, log, .. } => {
-                let u = x[at].clamp(0.0, 1.0);
-                at += 1;
-                on_steps(
-                    d,
-                    if log && low > 0.0 {
-                        libm::exp(libm::log(low) + u * (libm::log(high) - libm::log(low)))
-                    } else {
-                        low + u * (high - low)
-                    },
-                )
-            }
-            Distribution::Int { low, high, .. } => {
-                // Encoded linearly ([`Distribution::kind`]), on a log scale or not.
-                let u = x[at].clamp(0.0, 1.0);
-                at += 1;
-                on_steps(d, low as f64 + u * (high - low) as f64)
-            }
-        })
-        .collect()
-}
-
-/// The external value of an internal one, as Optuna writes it.
-fn external(d: &Distribution, v: f64) -> Value {
-    match d {
-        Distribution::Float { .. } => serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number),
-        Distribution::Int { .. } => Value::from(v.round() as i64),
-        Distribution::Categorical { choices } => choices.get(v as usize).cloned().unwrap_or(Value::Null),
-    }
 }
 
 /// Proposes `k` new configurations for a study of the journal `text` (the one named `study`,
@@ -423,7 +165,7 @@ fn suggest_among(
     // Every configuration a trial has (complete, pruned, failed, running or waiting).
     let tried: Vec<Vec<f64>> = chosen.trials.iter().filter(|t| !t.params.is_empty()).map(|t| chosen.config(t)).collect();
     let pruned_seen = pruned_observations(chosen, &complete, sign, pruned);
-    let space = SearchSpace { params: dists.iter().map(|(n, d)| Hyperparameter { name: n.clone(), kind: d.kind() }).collect() };
+    let space = search_space(dists);
     let mut rng = job_rng(seed, seed_name(&chosen.name));
     // The observations: the complete trials (by their values) and the pruned ones the rule enters.
     let mut raw: Vec<Vec<f64>> = complete.iter().map(|c| c.0.clone()).chain(pruned_seen.iter().map(|p| p.0.clone())).collect();
@@ -449,7 +191,7 @@ fn suggest_among(
             foreign += 1;
             continue;
         }
-        let c = canonical(dists, &conditions, chosen.config(t));
+        let c = chosen.canonical(&conditions, chosen.config(t));
         if raw.contains(&c) {
             continue;
         }
@@ -465,7 +207,7 @@ fn suggest_among(
     let mut attempts = 0;
     while raw.len() < observed + POOL && attempts < 20 * POOL {
         attempts += 1;
-        let c = canonical(dists, &conditions, draw(dists, &mut rng));
+        let c = chosen.canonical(&conditions, draw(dists, &mut rng));
         if !tried.contains(&c) && !raw[observed..].contains(&c) && !within_radius(&pending_encoded, &space.encode(&c)) {
             raw.push(c);
         }
@@ -506,7 +248,7 @@ fn suggest_among(
         let untried = proposed
             .into_iter()
             .flatten()
-            .map(|x| canonical(dists, &conditions, decode(dists, &x)))
+            .map(|x| chosen.canonical(&conditions, decode(dists, &x)))
             .find(|c| !tried.contains(c) && !within_radius(&pending_at, &space.encode(c)));
         let pick = match untried {
             Some(config) => {
@@ -555,12 +297,7 @@ fn suggest_among(
             .iter()
             .map(|&p| {
                 let active = |k: usize| conditions[k].as_ref().is_none_or(|c| c.levels.contains(&(raw[p][c.parent] as usize)));
-                dists
-                    .iter()
-                    .zip(&raw[p])
-                    .enumerate()
-                    .map(|(k, ((_, d), &v))| if active(k) { external(d, v) } else { Value::Null })
-                    .collect()
+                dists.iter().zip(&raw[p]).enumerate().map(|(k, ((_, d), &v))| if active(k) { d.external(v) } else { Value::Null }).collect()
             })
             .collect(),
         used: if multi {
@@ -627,65 +364,6 @@ fn also_used(pending: usize, foreign: usize, clipped: usize, infeasible: usize, 
     out
 }
 
-/// Whether `entry` handles `n` objectives: one objective takes a single-objective method (or
-/// random search), several a "+MO" variant, ParEGO or EHVI (as many as they handle).
-fn handles(entry: &crate::method_entry::MethodEntry, n: usize) -> bool {
-    match entry.objectives() {
-        MethodObjectives::Any => true,
-        MethodObjectives::Single => n == 1,
-        MethodObjectives::Scalarized(_) => n > 1,
-        MethodObjectives::Pareto { max_objectives } => n > 1 && n <= max_objectives,
-    }
-}
-
-/// Whether `entry` proposes the next trials of a study of `objectives` objectives: it
-/// [`handles`] them, from the study alone; a transfer method also needs `related` (the file
-/// holds other studies of the same space) and one objective.
-fn proposes_for(entry: &crate::method_entry::MethodEntry, objectives: usize, related: bool) -> bool {
-    handles(entry, objectives) && (entry.transfer() == TransferNeed::None || (related && objectives == 1))
-}
-
-/// The methods that propose the next trials of a study of `objectives` objectives, in
-/// registry order: those that learn from the study alone, and with `related` (the file holds
-/// other studies of its space) the transfer methods that fit too. What the page's Next
-/// trials panel lists.
-pub fn methods_for(objectives: usize, related: bool) -> Vec<&'static str> {
-    registry::of_kind(RunKind::Full).filter(|e| proposes_for(e, objectives, related)).map(|e| e.name).collect()
-}
-
-/// The method a study of `objectives` objectives gets its next trials from unless another is
-/// chosen: the registry's first preference that proposes for it
-/// ([`registry::next_trials_first`]: GP for one objective, GP+MO for several), else the first
-/// method that does. What the page preselects.
-pub fn default_method(objectives: usize) -> &'static str {
-    registry::next_trials_first()
-        .chain(registry::of_kind(RunKind::Full))
-        .find(|e| proposes_for(e, objectives, false))
-        .map_or(registry::baseline(RunKind::Full).name, |e| e.name)
-}
-
-/// Whether `entry` can propose for `study`'s objectives ([`proposes_for`]; whether the file
-/// holds the other studies a transfer method needs is checked where they are gathered).
-fn check_objectives(study: &Study, entry: &crate::method_entry::MethodEntry) -> Result<()> {
-    let n = study.directions.len();
-    if proposes_for(entry, n, true) {
-        return Ok(());
-    }
-    let proposes = match entry.objectives() {
-        _ if n > 1 && handles(entry, n) => "several objectives only from the study alone".to_string(),
-        MethodObjectives::Single => "one objective".to_string(),
-        MethodObjectives::Pareto { max_objectives } if n > 1 => format!("at most {max_objectives} objectives"),
-        _ => "several objectives".to_string(),
-    };
-    Err(EngineError::Spec(format!(
-        "'{}' has {}: {} proposes for {proposes}; for this study: {}",
-        study.name,
-        count(n, "objective"),
-        entry.name,
-        methods_for(n, false).join(", ")
-    )))
-}
-
 /// The history a method reads (as the runner gives it): the losses, or for a "+MO" method of a
 /// study of several objectives the average of the objectives warped on the observations so far.
 fn seen(history: &[(usize, f64)], loss_vectors: &[Vec<f64>], entry: &crate::method_entry::MethodEntry) -> Vec<(usize, f64)> {
@@ -694,145 +372,6 @@ fn seen(history: &[(usize, f64)], loss_vectors: &[Vec<f64>], entry: &crate::meth
             history.iter().zip(scalarize_points(loss_vectors, warp)).map(|(&(i, _), s)| (i, s)).collect()
         }
         _ => history.to_vec(),
-    }
-}
-
-/// What a transfer method learns from the file's other studies of the chosen one's search
-/// space and directions, as in a leave-one-task-out run where the chosen study is the held-out
-/// task: its candidates are the study's (observed and fresh), the other studies' complete
-/// trials are the tasks seen before.
-fn related_context(
-    studies: &[Study],
-    chosen: &Study,
-    entry: &'static crate::method_entry::MethodEntry,
-    space: &SearchSpace,
-    candidates: &[Vec<f64>],
-    complete: &[(Vec<f64>, f64)],
-) -> Result<TransferContext> {
-    let related: Vec<&Study> = studies.iter().filter(|s| s.id != chosen.id && chosen.same_space(s)).collect();
-    let task = |s: &Study| -> Option<Task> {
-        let rows = s.evaluations(chosen);
-        (!rows.is_empty()).then(|| Task {
-            name: s.name.clone(),
-            metrics: vec![rows.iter().map(|r| r.1).collect()],
-            configs: rows.into_iter().map(|r| r.0).collect(),
-            curves: None,
-            history: None,
-        })
-    };
-    let others: Vec<Task> = related.iter().filter_map(|s| task(s)).collect();
-    if others.is_empty() {
-        return Err(EngineError::Spec(format!(
-            "{} learns from other studies of the same search space, and this file has none beside '{}' (methods that learn from the study alone: {})",
-            entry.name,
-            chosen.name,
-            methods().join(", ")
-        )));
-    }
-    // The held-out task: every candidate, the observed ones with their values (the fresh
-    // ones have none: no method reads the held-out task's values when it learns).
-    let mut values: Vec<f64> = complete.iter().map(|c| c.1).collect();
-    values.resize(candidates.len(), f64::NAN);
-    let target = Task { name: chosen.name.clone(), configs: candidates.to_vec(), metrics: vec![values], curves: None, history: None };
-    let bench = Benchmark {
-        name: chosen.name.clone(),
-        space: space.clone(),
-        metrics: vec![Metric { name: "value".into(), direction: chosen.directions[0] }],
-        objective: 0,
-        tasks: std::iter::once(target).chain(others).collect(),
-        joint_objectives: false,
-    };
-    // One iteration: the spec only has to accept the tasks (the smallest may be small).
-    let spec = ExperimentSpec {
-        methods: vec![entry.name.to_string()],
-        transfer: TransferMode::LeaveOneTaskOut,
-        iterations: 1,
-        ..ExperimentSpec::default()
-    };
-    let resolved = spec.resolve(&bench)?;
-    let priors = PriorCache::new();
-    // The prior learns from the related studies alone (under the chosen study's name): the
-    // next proposal for the same study reuses it, as the same bits would be trained again.
-    if let TransferNeed::Prior(warp) = entry.transfer() {
-        if let Ok((prior, _)) = TRAINED_IN_THIS_PROCESS.get_or_train(&bench, &resolved, 0, warp) {
-            priors.insert(0, warp, Learned::Prior(prior));
-        }
-    }
-    Ok(transfer_context(&bench, &resolved, 0, entry, &priors, &mut |_, _| true)?.0)
-}
-
-impl Suggestions {
-    /// The configurations as a CSV table, one row each (choices as their text).
-    pub fn csv(&self) -> String {
-        let mut w = csv::Writer::from_writer(Vec::new());
-        let _ = w.write_record(&self.names);
-        for row in &self.rows {
-            let _ = w.write_record(row.iter().map(cell));
-        }
-        w.into_inner().ok().and_then(|b| String::from_utf8(b).ok()).unwrap_or_default()
-    }
-
-    /// A Python snippet that enqueues them into the study (`storage`: the Python expression of
-    /// its storage).
-    pub fn enqueue_python(&self, storage: &str) -> String {
-        let mut out = format!(
-            "# The next {} trials {} proposes for the study '{}' (hpo-playground).\n# Run beside the study's storage (Optuna adds them, also while the study runs), then study.optimize(...) runs them first.\nimport optuna\n\nstorage = {storage}\nstudy = optuna.load_study(study_name={}, storage=storage)\n",
-            self.rows.len(),
-            self.method,
-            self.study,
-            python(&Value::from(self.study.as_str()))
-        );
-        for row in &self.rows {
-            let fields: Vec<String> = self
-                .names
-                .iter()
-                .zip(row)
-                .filter(|(_, v)| !v.is_null())
-                .map(|(n, v)| format!("{}: {}", python(&Value::from(n.as_str())), python(v)))
-                .collect();
-            out += &format!("study.enqueue_trial({{{}}})\n", fields.join(", "));
-        }
-        out
-    }
-
-    /// The journal `text` with the trials enqueued, as Optuna's `enqueue_trial` writes them (a
-    /// last line cut off is left out, so that the file stays readable).
-    pub fn enqueued_journal(&self, text: &str) -> String {
-        let mut out = String::with_capacity(text.len() + 400 * self.rows.len());
-        for line in text.lines() {
-            if serde_json::from_str::<Value>(line).is_ok() {
-                out += line;
-                out.push('\n');
-            }
-        }
-        for row in &self.rows {
-            let fixed: serde_json::Map<String, Value> =
-                self.names.iter().cloned().zip(row.iter().cloned()).filter(|(_, v)| !v.is_null()).collect();
-            let op = serde_json::json!({
-                "op_code": JournalOp::CreateTrial.code(), "worker_id": "hpo-playground", "study_id": self.study_id,
-                "datetime_start": null, "state": TrialState::Waiting.code(),
-                "value": null, "values": null, "distributions": {}, "params": {}, "user_attrs": {},
-                "system_attrs": { "fixed_params": fixed }, "intermediate_values": {}
-            });
-            out += &op.to_string();
-            out.push('\n');
-        }
-        out
-    }
-}
-
-/// A JSON value as a Python literal.
-fn python(v: &Value) -> String {
-    match v {
-        Value::Null => "None".into(),
-        Value::Bool(b) => if *b { "True" } else { "False" }.into(),
-        Value::Number(n) => n.to_string(),
-        Value::String(s) => serde_json::to_string(s).unwrap_or_default(),
-        Value::Array(a) => format!("[{}]", a.iter().map(python).collect::<Vec<_>>().join(", ")),
-        Value::Object(o) => format!(
-            "{{{}}}",
-            o.iter().map(|(k, v)| format!("{}: {}", python(&Value::from(k.as_str())), python(v))).collect::<Vec<_>>().join(", ")
-        ),
     }
 }
 

@@ -1,11 +1,12 @@
-//! A study as the Python side describes it (plain JSON: what Optuna's trials hold), checked
-//! and turned into the journal loader's [`Study`], so that a study in memory goes through the
-//! same suggest path as one read from a journal.
+//! A study as the Python side describes it (plain JSON: what Optuna's trials hold),
+//! deserialised into the engine's [`Study`] and checked by its rules (`hpo_engine::study`: the
+//! distributions' validity is the one a journal's are read with), so that a study in memory
+//! goes through the same suggest path as one read from a journal.
 
 use std::collections::BTreeMap;
 
 use hpo_engine::benchmark::Direction;
-use hpo_engine::loaders::optuna::{Distribution, Study, Trial, TrialState};
+use hpo_engine::study::{Distribution, Study, Trial, TrialState};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -136,43 +137,20 @@ pub fn distributions(json: &str) -> Result<Vec<(String, Distribution)>, String> 
     described.into_iter().map(|(name, d)| Ok((name.clone(), checked(d).map_err(|why| format!("parameter '{name}': {why}"))?))).collect()
 }
 
-/// A description's distribution, valid as Optuna requires (finite bounds in order, a log scale
-/// above 0, a positive step, at least one choice).
+/// A description's distribution, if the engine's rule ([`Distribution::validate`], Optuna's)
+/// accepts it; else why not.
 fn checked(d: DistributionDescription) -> Result<Distribution, String> {
-    match d {
-        DistributionDescription::Float { low, high, log, step } => {
-            if !(low.is_finite() && high.is_finite() && low <= high) {
-                return Err(format!("a float distribution needs finite low <= high, not [{low}, {high}]"));
-            }
-            if log && low <= 0.0 {
-                return Err(format!("a log-scale float distribution needs low > 0, not {low}"));
-            }
-            if step.is_some_and(|s| !(s > 0.0 && s.is_finite())) || (log && step.is_some()) {
-                return Err("a float distribution's step must be positive (and Optuna has none on a log scale)".into());
-            }
-            Ok(Distribution::Float { low, high, log, step })
-        }
-        DistributionDescription::Int { low, high, log, step } => {
-            if low > high || step < 1 || (log && (low < 1 || step != 1)) {
-                return Err(format!(
-                    "an int distribution needs low <= high, step >= 1 (1 on a log scale, low >= 1), not [{low}, {high}] step {step}"
-                ));
-            }
-            Ok(Distribution::Int { low, high, log, step })
-        }
-        DistributionDescription::Categorical { choices } if choices.is_empty() => Err("a categorical distribution needs a choice".into()),
-        DistributionDescription::Categorical { choices } => Ok(Distribution::Categorical { choices }),
-    }
+    let d = match d {
+        DistributionDescription::Float { low, high, log, step } => Distribution::Float { low, high, log, step },
+        DistributionDescription::Int { low, high, log, step } => Distribution::Int { low, high, log, step },
+        DistributionDescription::Categorical { choices } => Distribution::Categorical { choices },
+    };
+    d.validate()?;
+    Ok(d)
 }
 
 /// A suggested configuration's external values (as [`hpo_engine::suggest::Suggestions`] holds
 /// them) as Optuna's internal ones: a number as it is, a choice as its index.
 pub fn internal(distributions: &[(String, Distribution)], row: &[Value]) -> Result<Vec<f64>, String> {
-    distributions
-        .iter()
-        .zip(row)
-        .map(|((param, d), v)| {
-            d.internal(v).ok_or_else(|| format!("the engine proposed {v} for '{param}', which is not in its distribution"))
-        })
-        .collect()
+    hpo_engine::study::encoding::internal(distributions, row).map_err(|why| format!("the engine proposed {why}"))
 }

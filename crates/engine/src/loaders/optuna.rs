@@ -9,10 +9,6 @@
 //! replays the complete trials, whose curves are whole (a tabular race cannot train a pruned
 //! trial further than it went). Several studies of one journal with the same space are tasks.
 
-use std::collections::BTreeMap;
-
-use serde_json::Value;
-
 use super::clean::{repair_curves, Repaired};
 use super::file_format::FileFormat;
 use super::notes::Note;
@@ -22,49 +18,7 @@ use crate::axis::count;
 use crate::benchmark::{Benchmark, Curves, Direction, Metric, RanTrial, StudyHistory, Task};
 use crate::error::{EngineError, Result};
 use crate::space::{Hyperparameter, ParamKind, SearchSpace};
-
-/// Optuna's trial states, as its journal numbers them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum TrialState {
-    /// Still running (a study in progress).
-    Running,
-    /// Finished with its value.
-    Complete,
-    /// Stopped early by a pruner.
-    Pruned,
-    /// Raised an error.
-    Fail,
-    /// Enqueued, not started.
-    Waiting,
-}
-
-/// The states in the order of the journal's codes for them.
-const STATES: [TrialState; 5] = [TrialState::Running, TrialState::Complete, TrialState::Pruned, TrialState::Fail, TrialState::Waiting];
-
-impl TrialState {
-    /// The state the journal numbers `code`.
-    pub fn from_code(code: i64) -> Option<Self> {
-        usize::try_from(code).ok().and_then(|c| STATES.get(c)).copied()
-    }
-
-    /// The journal's number for this state.
-    pub fn code(self) -> i64 {
-        STATES.iter().position(|&s| s == self).unwrap_or_default() as i64
-    }
-
-    /// The state by Optuna's name for it (`TrialState.COMPLETE.name`), as SQLite storages and
-    /// the Python package write it.
-    pub fn from_name(name: &str) -> Option<Self> {
-        Some(match name {
-            "RUNNING" => TrialState::Running,
-            "COMPLETE" => TrialState::Complete,
-            "PRUNED" => TrialState::Pruned,
-            "FAIL" => TrialState::Fail,
-            "WAITING" => TrialState::Waiting,
-            _ => return None,
-        })
-    }
-}
+use crate::study::{choice_name, Distribution, Study, Trial, TrialState};
 
 /// How many trials of a study are in each state, in words: "80 trials (35 complete, 41
 /// pruned, 4 failed)".
@@ -82,146 +36,6 @@ fn states_in_words(states: &[TrialState]) -> String {
     .map(|&(s, word)| format!("{} {word}", n(s)))
     .collect();
     format!("{} ({})", count(states.len(), "trial"), parts.join(", "))
-}
-
-/// One of Optuna's distributions.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Distribution {
-    /// `FloatDistribution`.
-    Float {
-        /// Lower bound.
-        low: f64,
-        /// Upper bound.
-        high: f64,
-        /// Log scale.
-        log: bool,
-        /// Step, if discrete.
-        step: Option<f64>,
-    },
-    /// `IntDistribution`.
-    Int {
-        /// Lower bound.
-        low: i64,
-        /// Upper bound.
-        high: i64,
-        /// Log scale.
-        log: bool,
-        /// Step.
-        step: i64,
-    },
-    /// `CategoricalDistribution`: its choices as Optuna wrote them (JSON values).
-    Categorical {
-        /// The choices.
-        choices: Vec<Value>,
-    },
-}
-
-impl Distribution {
-    /// The distribution Optuna wrote as `text`, if it is one and it is valid (bounds in
-    /// order and finite, a log scale above 0, a positive step, at least one choice).
-    pub(crate) fn from_json(text: &str) -> Option<Self> {
-        let d = Self::parse(text)?;
-        let valid = match &d {
-            Distribution::Float { low, high, log, step } => {
-                low.is_finite() && high.is_finite() && low <= high && (!log || *low > 0.0) && step.is_none_or(|s| s > 0.0)
-            }
-            Distribution::Int { low, high, log, step } => low <= high && (!log || *low > 0) && *step > 0,
-            Distribution::Categorical { choices } => !choices.is_empty(),
-        };
-        valid.then_some(d)
-    }
-
-    fn parse(text: &str) -> Option<Self> {
-        let v: Value = serde_json::from_str(text).ok()?;
-        let a = v.get("attributes")?;
-        let f = |k: &str| a.get(k).and_then(Value::as_f64);
-        let i = |k: &str| a.get(k).and_then(Value::as_i64);
-        let log = a.get("log").and_then(Value::as_bool).unwrap_or(false);
-        match v.get("name")?.as_str()? {
-            "FloatDistribution" => Some(Distribution::Float { low: f("low")?, high: f("high")?, log, step: f("step") }),
-            "IntDistribution" => Some(Distribution::Int { low: i("low")?, high: i("high")?, log, step: i("step").unwrap_or(1) }),
-            "CategoricalDistribution" => Some(Distribution::Categorical { choices: a.get("choices")?.as_array()?.clone() }),
-            // The distributions of Optuna before 3.0, still read by it.
-            "UniformDistribution" => Some(Distribution::Float { low: f("low")?, high: f("high")?, log: false, step: None }),
-            "LogUniformDistribution" => Some(Distribution::Float { low: f("low")?, high: f("high")?, log: true, step: None }),
-            "DiscreteUniformDistribution" => Some(Distribution::Float { low: f("low")?, high: f("high")?, log: false, step: f("q") }),
-            "IntUniformDistribution" => {
-                Some(Distribution::Int { low: i("low")?, high: i("high")?, log: false, step: i("step").unwrap_or(1) })
-            }
-            "IntLogUniformDistribution" => Some(Distribution::Int { low: i("low")?, high: i("high")?, log: true, step: 1 }),
-            _ => None,
-        }
-    }
-
-    /// Whether the internal value `v` is one of this distribution's: within its bounds (a
-    /// float's up to rounding), on an integer's step, a choice's index.
-    pub fn holds(&self, v: f64) -> bool {
-        match *self {
-            Distribution::Float { low, high, .. } => {
-                let slack = 1e-12 * (high - low).abs().max(low.abs()).max(high.abs());
-                v >= low - slack && v <= high + slack
-            }
-            Distribution::Int { low, high, step, .. } => {
-                v.fract() == 0.0 && v >= low as f64 && v <= high as f64 && (v as i64 - low) % step.max(1) == 0
-            }
-            Distribution::Categorical { ref choices } => v.fract() == 0.0 && v >= 0.0 && (v as usize) < choices.len(),
-        }
-    }
-
-    /// The internal value of an external one as Optuna writes it (a number as it is, a
-    /// choice as its index), if it is one of this distribution's.
-    pub fn internal(&self, external: &Value) -> Option<f64> {
-        let v = match self {
-            Distribution::Categorical { choices } => choices.iter().position(|c| c == external)? as f64,
-            _ => external.as_f64()?,
-        };
-        self.holds(v).then_some(v)
-    }
-
-    /// The playground's kind for this distribution.
-    pub fn kind(&self) -> ParamKind {
-        match self {
-            Distribution::Float { low, high, log, .. } => ParamKind::Continuous { lower: *low, upper: *high, log: *log },
-            Distribution::Int { low, high, .. } => ParamKind::Integer { lower: *low, upper: *high },
-            Distribution::Categorical { choices } => ParamKind::Categorical { levels: choices.iter().map(choice_name).collect() },
-        }
-    }
-}
-
-/// A categorical choice as text: strings as they are, anything else as its JSON.
-pub fn choice_name(v: &Value) -> String {
-    v.as_str().map_or_else(|| v.to_string(), str::to_string)
-}
-
-/// One trial of a journal.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Trial {
-    /// Its state.
-    pub state: TrialState,
-    /// Internal values of its parameters (a categorical's is the choice's index).
-    pub params: BTreeMap<String, f64>,
-    /// Its objective values, once complete.
-    pub values: Option<Vec<f64>>,
-    /// Intermediate values by step (the learning curve).
-    pub intermediate: BTreeMap<i64, f64>,
-    /// Its constraint values by name (Optuna's `trial.set_constraint`, or the list a
-    /// sampler's `constraints_func` stored, by position): feasible when every one is ≤ 0.
-    pub constraints: BTreeMap<String, f64>,
-}
-
-/// One study of a journal.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Study {
-    /// Its id in the journal (creation order, deleted studies included).
-    pub id: usize,
-    /// Its name.
-    pub name: String,
-    /// The direction of each objective.
-    pub directions: Vec<Direction>,
-    /// Each parameter's distribution, in the order first suggested.
-    pub distributions: Vec<(String, Distribution)>,
-    /// The trials, in the order they were created.
-    pub trials: Vec<Trial>,
 }
 
 /// A journal's studies as a benchmark: the studies whose search space is the first
@@ -292,7 +106,7 @@ fn studies_benchmark(file: &str, format: FileFormat, studies: &[Study], notes: &
     let mut lines = Vec::new();
     for study in &tasks_of {
         // Every complete trial, a parameter it did not suggest at its inactive value
-        // (trials.rs): a conditional space is one space.
+        // (`crate::study::rules`): a conditional space is one space.
         if let Some(sentence) = study.shares_nothing() {
             return Err(EngineError::parse(file, sentence));
         }
@@ -379,7 +193,7 @@ fn studies_benchmark(file: &str, format: FileFormat, studies: &[Study], notes: &
         "{what}, {} with one search space ({} from its distributions: {}): {}; the complete trials are the evaluations (a race replays them), pruned and failed ones are counted, not compared",
         count(tasks_of.len(), "study"),
         count(first.distributions.len(), "hyperparameter"),
-        first.distributions.iter().map(|(n, d)| format!("{n} {}", describe(d))).collect::<Vec<_>>().join(", "),
+        first.distributions.iter().map(|(n, d)| format!("{n} {}", d.in_words())).collect::<Vec<_>>().join(", "),
         lines.join("; ")
     )));
     warnings.extend(Note::repaired(repaired, file, "curve points", options.missing, None));
@@ -450,29 +264,8 @@ fn scaled(file: &str, name: &str, kind: ParamKind, options: &LoadOptions, notes:
     ParamKind::Continuous { lower, upper, log: wanted }
 }
 
-/// A distribution in a few words: "1e-5…0.1, log", "32…512 step 32", "adam | sgd".
-fn describe(d: &Distribution) -> String {
-    let num = |v: f64| if v != 0.0 && (v.abs() < 1e-3 || v.abs() >= 1e5) { format!("{v:e}") } else { format!("{v}") };
-    match d {
-        Distribution::Float { low, high, log, step } => {
-            format!(
-                "{}…{}{}{}",
-                num(*low),
-                num(*high),
-                if *log { ", log" } else { "" },
-                step.map_or(String::new(), |s| format!(" step {}", num(s)))
-            )
-        }
-        Distribution::Int { low, high, log, step } => {
-            format!("{low}…{high}{}{}", if *log { ", log" } else { "" }, if *step > 1 { format!(" step {step}") } else { String::new() })
-        }
-        Distribution::Categorical { choices } => choices.iter().map(choice_name).collect::<Vec<_>>().join(" | "),
-    }
-}
-
 pub mod journal;
 pub mod storage;
-pub mod trials;
 pub mod trials_csv;
 
 pub use journal::{is_journal, read_journal, JournalNotes, JournalOp};

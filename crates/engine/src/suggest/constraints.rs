@@ -15,12 +15,12 @@
 
 use crate::benchmark::Direction;
 use crate::error::{EngineError, Result};
-use crate::loaders::optuna::{Study, TrialState};
+use crate::study::{Study, TrialState};
 
 /// `study` with its infeasible complete trials' values replaced by the rule above, and how many
 /// there are; the study itself when no complete trial has a constraint.
 pub(crate) fn ranked_by_feasibility(study: &Study) -> Result<(Study, usize)> {
-    let complete = |t: &&crate::loaders::optuna::Trial| t.state == TrialState::Complete && t.values.is_some();
+    let complete = |t: &&crate::study::Trial| t.state == TrialState::Complete && t.values.is_some();
     if !study.trials.iter().filter(complete).any(|t| !t.constraints.is_empty()) {
         return Ok((study.clone(), 0));
     }
@@ -33,7 +33,7 @@ pub(crate) fn ranked_by_feasibility(study: &Study) -> Result<(Study, usize)> {
     }
     let sign = if study.directions[0] == Direction::Maximize { -1.0 } else { 1.0 };
     // A trial without a constraint value (or with NaN) counts as infeasible, as far as the worst.
-    let violation = |t: &crate::loaders::optuna::Trial| -> Option<f64> {
+    let violation = |t: &crate::study::Trial| -> Option<f64> {
         let v: f64 = t.constraints.values().map(|c| if c.is_nan() { f64::INFINITY } else { c.max(0.0) }).sum();
         (t.constraints.is_empty() || v > 0.0).then_some(v)
     };
@@ -69,7 +69,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::loaders::optuna::{Distribution, Trial};
+    use crate::study::{Distribution, Trial};
 
     fn trial(value: f64, constraints: &[f64]) -> Trial {
         Trial {

@@ -4,7 +4,8 @@
 //! instead of being read from a table.
 //!
 //! It lives beside [`super::suggest_for_study`] because it takes the same search space (a
-//! study's Optuna distributions) and draws its candidates the same way: a multi-fidelity
+//! study's Optuna distributions) and draws its candidates the same way
+//! ([`crate::study::encoding::draw`]): a multi-fidelity
 //! method chooses among a finite set of configurations, so the session draws a given number of
 //! distinct ones (suggest's [`super::POOL`], 2,048, unless told otherwise) from the distributions,
 //! deterministically from the seed, and the method races them.
@@ -47,14 +48,13 @@
 
 use serde_json::Value;
 
-use super::{draw, external};
 use crate::error::{EngineError, Result};
-use crate::loaders::optuna::Distribution;
 use crate::method_entry::{MethodEntry, RunKind};
 use crate::optimizer::{job_rng, MethodRng};
 use crate::race::{MultiFidelityOptimizer, Race, Request};
 use crate::registry;
-use crate::space::{Hyperparameter, SearchSpace};
+use crate::study::encoding::{draw, search_space};
+use crate::study::Distribution;
 
 /// The multi-fidelity methods, by their registry names.
 pub fn methods() -> Vec<&'static str> {
@@ -134,7 +134,7 @@ impl MultiFidelitySession {
                 configs.push(c);
             }
         }
-        let space = SearchSpace { params: distributions.iter().map(|(n, d)| Hyperparameter { name: n.clone(), kind: d.kind() }).collect() };
+        let space = search_space(&distributions);
         let candidates = configs.iter().map(|c| space.encode(c)).collect();
         let mut session = Self::over(entry, candidates, max_budget, total_budget, sign, rng)?;
         session.configs = configs;
@@ -305,7 +305,7 @@ impl MultiFidelitySession {
     /// choice), in the order of the distributions.
     pub fn params(&self, config: usize) -> Result<Vec<Value>> {
         let c = self.configs.get(config).ok_or_else(|| EngineError::Spec(format!("there is no configuration {config}")))?;
-        Ok(self.distributions.iter().zip(c).map(|((_, d), &v)| external(d, v)).collect())
+        Ok(self.distributions.iter().zip(c).map(|((_, d), &v)| d.external(v)).collect())
     }
 
     /// The budget configuration `config` has told up to (0: never trained).

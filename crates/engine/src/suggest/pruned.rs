@@ -11,7 +11,7 @@
 //! claim that it would have finished well.
 
 use crate::axis::count;
-use crate::loaders::optuna::{Study, TrialState};
+use crate::study::{Study, TrialState};
 
 /// How pruned trials enter the next trials' model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

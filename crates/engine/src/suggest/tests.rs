@@ -1,7 +1,11 @@
 //! The next trials on files Optuna 5.0 wrote (`tests/fixtures/studies/make.py` remakes them).
 
 use super::*;
-use crate::loaders::optuna::TrialState;
+use crate::loaders::file_format::FileFormat;
+use crate::loaders::formats::recognise;
+use crate::loaders::Unpacked;
+use crate::space::{Hyperparameter, SearchSpace};
+use crate::study::{Distribution, TrialState};
 
 const JOURNAL: &str = include_str!("../../../../tests/fixtures/studies/optuna-mlp-journal.log");
 
@@ -24,7 +28,7 @@ fn suggestions_respect_the_space_and_are_new() {
     // The journal with them enqueued reads back with 5 more waiting trials.
     let (studies, _) = read_journal("j.log", &s.enqueued_journal(JOURNAL)).unwrap();
     assert_eq!(studies[0].trials.iter().filter(|t| t.state == TrialState::Waiting).count(), 5);
-    assert!(s.enqueue_python(&journal_storage("journal.log")).contains("study.enqueue_trial({\"lr\": "));
+    assert!(s.enqueue_python(&files::journal_storage("journal.log")).contains("study.enqueue_trial({\"lr\": "));
     assert_eq!(s.csv().lines().count(), 6);
 }
 
@@ -77,7 +81,8 @@ fn a_conditional_study_gets_next_trials_of_its_branches() {
         assert!(s.used.contains("33 complete trials observed") && s.used.contains("'beta2', 'momentum'"), "{}", s.used);
         // Written without the parameters a branch does not suggest; Optuna reads it back.
         assert!(
-            !s.enqueue_python(&journal_storage("j.log")).contains("null") && !s.enqueue_python(&journal_storage("j.log")).contains("None")
+            !s.enqueue_python(&files::journal_storage("j.log")).contains("null")
+                && !s.enqueue_python(&files::journal_storage("j.log")).contains("None")
         );
         let (studies, _) = read_journal("c.log", &s.enqueued_journal(CONDITIONAL)).unwrap();
         assert_eq!(studies[0].trials.iter().filter(|t| t.state == TrialState::Waiting).count(), 6);
@@ -240,7 +245,7 @@ fn a_batch_and_the_trials_it_enqueues_are_pending_for_the_next_one() {
         // which goes elsewhere; the sentence says so.
         let enqueued = batch.enqueued_journal(JOURNAL);
         let (studies, _) = read_journal("j.log", &enqueued).unwrap();
-        let waiting: Vec<&crate::loaders::optuna::Trial> = studies[0].trials.iter().filter(|t| t.state == TrialState::Waiting).collect();
+        let waiting: Vec<&crate::study::Trial> = studies[0].trials.iter().filter(|t| t.state == TrialState::Waiting).collect();
         assert!(waiting.len() == 4 && waiting.iter().all(|t| t.params.len() == 4), "fixed_params read as the trials' parameters");
         let next = suggest("j.log", &enqueued, None, method, 4, 0).unwrap();
         assert!(
@@ -274,7 +279,7 @@ fn a_running_trial_outside_the_space_is_left_out_and_said() {
 
 #[test]
 fn an_infinite_value_is_clipped_and_a_used_up_space_repeats_its_best_trials() {
-    use crate::loaders::optuna::Trial;
+    use crate::study::Trial;
     let trial = |choice: f64, value: f64| Trial {
         state: TrialState::Complete,
         params: [("v".to_string(), choice)].into(),

@@ -1,14 +1,15 @@
 //! Optuna's JournalStorage file, one JSON operation a line: its operations as one enum
-//! ([`JournalOp`], Optuna's `JournalOperation` codes), which the reader here replays and the
-//! next trials (`crate::suggest`) write.
+//! ([`JournalOp`], Optuna's `JournalOperation` codes), which the reader here replays
+//! ([`read_journal`]) and the writer here appends to (the next trials enqueued,
+//! [`with_trials_enqueued`]), so that both speak the same record.
 
 use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::{Distribution, Study, Trial, TrialState};
 use crate::benchmark::Direction;
 use crate::error::{EngineError, Result};
+use crate::study::{Distribution, Study, Trial, TrialState};
 
 /// A journal operation, numbered as Optuna's `JournalOperation` numbers it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -191,9 +192,11 @@ pub fn read_journal(file: &str, text: &str) -> Result<(Vec<Study>, JournalNotes)
                     (op.get("params").and_then(Value::as_object), op.get("distributions").and_then(Value::as_object))
                 {
                     for (name, value) in params {
-                        if let (Some(v), Some(d)) =
-                            (value.as_f64(), dists.get(name).and_then(Value::as_str).and_then(Distribution::from_json))
-                        {
+                        let d = dists.get(name).and_then(Value::as_str).map(Distribution::from_optuna_json);
+                        if let Some(Err(why)) = &d {
+                            return Err(at(line, format!("the distribution of '{name}': {why}")));
+                        }
+                        if let (Some(v), Some(Ok(d))) = (value.as_f64(), d) {
                             if !study.distributions.iter().any(|(n, _)| n == name) {
                                 study.distributions.push((name.clone(), d));
                             }
@@ -216,8 +219,9 @@ pub fn read_journal(file: &str, text: &str) -> Result<(Vec<Study>, JournalNotes)
                 let dist = op
                     .get("distribution")
                     .and_then(Value::as_str)
-                    .and_then(Distribution::from_json)
-                    .ok_or_else(|| at(line, format!("the distribution of '{name}' is not one Optuna writes")))?;
+                    .ok_or_else(|| "no distribution".to_string())
+                    .and_then(Distribution::from_optuna_json)
+                    .map_err(|why| at(line, format!("the distribution of '{name}': {why}")))?;
                 let study = studies[s].as_mut().ok_or_else(|| at(line, "the trial's study was deleted".into()))?;
                 if !study.distributions.iter().any(|(n, _)| *n == name) {
                     study.distributions.push((name.clone(), dist));
@@ -248,6 +252,31 @@ pub fn read_journal(file: &str, text: &str) -> Result<(Vec<Study>, JournalNotes)
         }
     }
     Ok((studies.into_iter().flatten().collect(), notes))
+}
+
+/// The journal `text` with one trial enqueued for each of `fixed_params` (external values by
+/// parameter name) in the study `study_id`, as Optuna's `enqueue_trial` writes it: a WAITING
+/// trial whose `fixed_params` system attribute [`read_journal`] reads back as its parameters. A
+/// last line cut off is left out, so that the file stays readable.
+pub fn with_trials_enqueued(text: &str, study_id: usize, fixed_params: &[serde_json::Map<String, Value>]) -> String {
+    let mut out = String::with_capacity(text.len() + 400 * fixed_params.len());
+    for line in text.lines() {
+        if serde_json::from_str::<Value>(line).is_ok() {
+            out += line;
+            out.push('\n');
+        }
+    }
+    for fixed in fixed_params {
+        let op = serde_json::json!({
+            "op_code": JournalOp::CreateTrial.code(), "worker_id": "hpo-playground", "study_id": study_id,
+            "datetime_start": null, "state": TrialState::Waiting.code(),
+            "value": null, "values": null, "distributions": {}, "params": {}, "user_attrs": {},
+            "system_attrs": { "fixed_params": fixed }, "intermediate_values": {}
+        });
+        out += &op.to_string();
+        out.push('\n');
+    }
+    out
 }
 
 #[cfg(test)]

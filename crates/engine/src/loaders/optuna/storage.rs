@@ -5,10 +5,10 @@
 
 use std::collections::BTreeMap;
 
-use super::{Distribution, Study, Trial, TrialState};
 use crate::benchmark::Direction;
 use crate::error::{EngineError, Result};
 use crate::loaders::sqlite::{Database, SqlValue, Table};
+use crate::study::{Distribution, Study, Trial, TrialState};
 
 /// The tables Optuna's storage always has.
 const TABLES: &[&str] = &["studies", "study_directions", "trials", "trial_params", "trial_values"];
@@ -100,9 +100,11 @@ pub fn read_storage(file: &str, bytes: &[u8]) -> Result<Vec<Study>> {
     for row in &params.rows {
         let Some(&(s, t)) = row[p_trial].as_i64().and_then(|id| trial_at.get(&id)) else { continue };
         let name = row[p_name].as_str().unwrap_or_default().to_string();
-        let dist = row[p_dist].as_str().and_then(Distribution::from_json).ok_or_else(|| {
-            EngineError::parse(file, format!("the distribution of '{name}' in study '{}' is not one Optuna writes", studies[s].name))
-        })?;
+        let dist = row[p_dist]
+            .as_str()
+            .ok_or_else(|| "no distribution".to_string())
+            .and_then(Distribution::from_optuna_json)
+            .map_err(|why| EngineError::parse(file, format!("the distribution of '{name}' in study '{}': {why}", studies[s].name)))?;
         if !studies[s].distributions.iter().any(|(n, _)| *n == name) {
             studies[s].distributions.push((name.clone(), dist));
         }

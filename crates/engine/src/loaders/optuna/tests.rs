@@ -1,5 +1,7 @@
 //! The loaders on files Optuna 5.0 wrote (`tests/fixtures/studies/make.py` remakes them).
 
+use serde_json::Value;
+
 use super::*;
 use crate::loaders::file_format::FileFormat;
 use crate::loaders::notes::Note;
@@ -160,6 +162,26 @@ fn studies_with_one_space_are_tasks_and_others_are_named() {
         "{:?}",
         loaded.notes
     );
+}
+
+/// A distribution Optuna refuses to construct (a log-scale float with a step) is no file Optuna
+/// wrote: the journal is refused with the rule's reason and the line, whether the parameter
+/// comes in its own operation or with an added trial.
+#[test]
+fn a_distribution_optuna_refuses_is_said_with_its_line() {
+    let dist = r#"{\"name\": \"FloatDistribution\", \"attributes\": {\"step\": 0.01, \"low\": 1e-05, \"high\": 0.1, \"log\": true}}"#;
+    let head = "{\"op_code\":0,\"worker_id\":\"w\",\"study_name\":\"s\",\"directions\":[1]}\n";
+    let set_param = format!(
+        "{head}{{\"op_code\":4,\"worker_id\":\"w\",\"study_id\":0}}\n{{\"op_code\":5,\"worker_id\":\"w\",\"trial_id\":0,\"param_name\":\"lr\",\"param_value_internal\":0.01,\"distribution\":\"{dist}\"}}\n"
+    );
+    let added_trial = format!(
+        "{head}{{\"op_code\":4,\"worker_id\":\"w\",\"study_id\":0,\"state\":1,\"value\":0.5,\"params\":{{\"lr\":0.01}},\"distributions\":{{\"lr\":\"{dist}\"}}}}\n"
+    );
+    for (text, line) in [(set_param, 3), (added_trial, 2)] {
+        let Err(EngineError::Parse { row, message, .. }) = read_journal("bad.log", &text) else { panic!("refused as a parse error") };
+        assert_eq!(row, Some(line));
+        assert!(message.starts_with("the distribution of 'lr': ") && message.contains("none on a log scale"), "{message}");
+    }
 }
 
 #[test]

@@ -2,13 +2,13 @@
 //! parameters, `value` (or `values_k`) its objectives, `state` its state.
 
 use super::states_in_words;
-use super::TrialState;
 use crate::axis::count;
 use crate::benchmark::{Direction, Metric};
 use crate::error::{EngineError, Result};
 use crate::loaders::file_format::FileFormat;
 use crate::loaders::notes::Note;
 use crate::loaders::table::{build_benchmark, ColumnRoles, CsvTable, LoadOptions, LoadedFile};
+use crate::study::TrialState;
 
 /// Whether a table is `trials_dataframe()`'s: `number`, `state`, `params_*` and `value` (or
 /// `values_0`, … for several objectives).

@@ -1,6 +1,6 @@
-//! What a study's trials are as evaluations, written once for the loader (a study as a
-//! benchmark) and for the next trials (`crate::suggest`): which studies share a space, which
-//! trials are evaluations, and where a parameter a trial did not suggest stands.
+//! What a study's trials are as evaluations, written once for the loaders (a study as a
+//! benchmark), for the next trials (`crate::suggest`) and for Python: which studies share a
+//! space, which trials are evaluations, and where a parameter a trial did not suggest stands.
 //!
 //! A conditional space (Optuna's tutorial: `momentum` only when `optimizer` is sgd, `beta2`
 //! only when it is adam) gives trials of different parameters. Every trial is kept: a
@@ -11,15 +11,6 @@
 //! differ in the branch differ there. See docs/methods.md, "Conditional search spaces".
 
 use super::{Distribution, Study, Trial, TrialState};
-
-/// The internal value a parameter takes in a trial that did not suggest it.
-pub fn inactive_value(d: &Distribution) -> f64 {
-    match *d {
-        Distribution::Float { low, .. } => low,
-        Distribution::Int { low, .. } => low as f64,
-        Distribution::Categorical { .. } => 0.0,
-    }
-}
 
 /// When a conditional parameter is suggested: when the parameter `parent` (one every trial
 /// has) takes one of `levels` (choice indices). Read from the trials.
@@ -126,9 +117,23 @@ impl Study {
     }
 
     /// A trial's configuration over this study's distributions (internal values; a parameter
-    /// it did not suggest at its [`inactive_value`]).
+    /// it did not suggest at its [`Distribution::inactive_value`]).
     pub fn config(&self, t: &Trial) -> Vec<f64> {
-        self.distributions.iter().map(|(n, d)| t.params.get(n).copied().unwrap_or_else(|| inactive_value(d))).collect()
+        self.distributions.iter().map(|(n, d)| t.params.get(n).copied().unwrap_or_else(|| d.inactive_value())).collect()
+    }
+
+    /// The configuration `c` with each conditional parameter its branch does not suggest (by
+    /// `conditions`, [`Study::conditions`]) at its inactive value, so that a proposal compares
+    /// with the trials and is modelled as they are.
+    pub fn canonical(&self, conditions: &[Option<Condition>], mut c: Vec<f64>) -> Vec<f64> {
+        for (k, condition) in conditions.iter().enumerate() {
+            if let Some(cond) = condition {
+                if !cond.levels.contains(&(c[cond.parent] as usize)) {
+                    c[k] = self.distributions[k].1.inactive_value();
+                }
+            }
+        }
+        c
     }
 
     /// The parameters some of the trials that suggested any parameter left out: the conditional ones.
