@@ -137,6 +137,7 @@ def main():
         "trial_of": {str(c): t for c, t in race.trial_of.items()},
         "most_in_training": SEEN["most_in_training"],
         "restored_tells": SEEN["restored_tells"],
+        "resumed": SEEN["resumed"],
     }))
 
 

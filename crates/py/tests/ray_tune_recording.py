@@ -9,12 +9,13 @@ import os
 import signal
 
 from ray import tune
+from ray.tune.experiment import Trial
 
 from hpo_playground.ray_tune import MultiFidelityScheduler, Searcher
 
 # What the searcher, the scheduler and the run's end saw, for the summary. Module globals: after
 # Tuner.restore the scheduler and the callback are copies unpickled from the experiment.
-SEEN: dict = {"running_at_suggest": [], "most_in_training": 0}
+SEEN: dict = {"running_at_suggest": [], "most_in_training": 0, "resumed": []}
 INTERRUPT_AFTER_TELLS = 0
 
 
@@ -27,15 +28,18 @@ class RecordingSearcher(Searcher):
 
 
 class RecordingScheduler(MultiFidelityScheduler):
-    """The scheduler, recording the most requests out at once and the tells it had at its first
-    decision (those restored); with INTERRUPT_AFTER_TELLS the driver interrupts itself after that
+    """The scheduler, recording the most requests out at once, the trials it resumed from a pause
+    and the tells it had at its first decision (those restored); with INTERRUPT_AFTER_TELLS the driver interrupts itself after that
     many tells (SIGINT, as Ctrl-C: Ray saves the experiment's state and ends the run)."""
 
     def choose_trial_to_run(self, tune_controller):
         SEEN.setdefault("scheduler", self)
         SEEN.setdefault("restored_tells", sum(e[0] == "tell" for e in self._race.history))
+        paused = {t.trial_id for t in tune_controller.get_trials() if t.status == Trial.PAUSED}
         chosen = super().choose_trial_to_run(tune_controller)
         SEEN["most_in_training"] = max(SEEN["most_in_training"], len(self._race.training()))
+        if chosen is not None and chosen.trial_id in paused:
+            SEEN["resumed"].append(chosen.trial_id)
         return chosen
 
     def on_trial_result(self, tune_controller, trial, result):

@@ -218,6 +218,13 @@ def events(tmp_path):
     return [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
 
 
+def resumed_from_checkpoint(out, tmp_path, besides=None):
+    """Each trial the scheduler chose again from a pause (but `besides`) restarted at a later epoch."""
+    starts = events(tmp_path)
+    for trial in set(out["resumed"]) - {besides}:
+        assert any(e["start"] > 0 for e in starts if e["trial"] == trial), (trial, starts)
+
+
 def test_the_searcher_runs_4_concurrent_trials_on_a_two_node_cluster_and_a_raising_trial_fails(ray_cluster, tmp_path):
     # Trials with lr above 0.1 raise (about a third of the log range).
     out = drive(ray_cluster, tmp_path, "--name", "gp", "--face", "searcher", "--method", "GP", "--trials", "10",
@@ -263,8 +270,11 @@ def test_the_scheduler_runs_asha_with_4_concurrent_trials_and_a_killed_worker_is
     assert any(e["pid"] != killed["pid"] and e["start"] >= 1 for e in starts), starts
     config = next(int(c) for c, t in out["trial_of"].items() if t == killed["trial"])
     assert [s for c, s, _ in out["tells"] if c == config][:2] == [1, 2]
-    # Paused trials were resumed from their checkpoints, each curve told in order.
-    assert any(e["start"] > 0 for e in events(tmp_path) if e["trial"] != killed["trial"]), "a paused trial resumed"
+    # A paused trial the scheduler chose again was resumed from its checkpoint, each curve told in
+    # order. Whether ASHA resumes one at all depends on the order results arrive: a promotion
+    # continues its trial at once when the trial that reported is the one promoted (so it did in
+    # one run of the test suite); Hyperband's rungs, below, wait and resume.
+    resumed_from_checkpoint(out, tmp_path, besides=killed["trial"])
     for c in {c for c, _, _ in out["tells"]}:
         steps = [s for cc, s, _ in out["tells"] if cc == c]
         assert steps == list(range(1, len(steps) + 1)), (c, steps)
@@ -286,6 +296,7 @@ def test_tuner_restore_of_an_interrupted_hyperband_experiment_goes_on_to_the_end
     # 30 units may end before a configuration reaches the top rung; a promotion past the failed
     # trials is what the rung's decision without them shows.
     assert max(s for _, s, _ in out["tells"]) >= 3, "a promotion past the failed trials"
+    resumed_from_checkpoint(out, tmp_path)
     assert set(out["statuses"]) <= {"TERMINATED", "ERROR"} and out["statuses"].count("ERROR") == len(out["failed"])
     for c in {c for c, _, _ in out["tells"]}:
         steps = [s for cc, s, _ in out["tells"] if cc == c]
