@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs whatever is missing for serving (default) or testing (--test) the app.
-# Idempotent: every step checks first, so a repeat run takes seconds.
+# Idempotent: every step checks first, so a repeat run takes seconds. The downloads that only
+# wait on the network (Debian's browsers, the Python venvs, the nightly toolchain) run in the
+# background while the crates that compile (trunk, wasm-bindgen-cli, …) take the cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 want_test=false
@@ -9,9 +11,66 @@ say() { echo "install: $*"; }
 
 export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
 
+# Background installs: each logs to a file, shown when it fails; all are waited for at the end.
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+jobs_started=()
+in_background() {  # name, command…
+  local name=$1
+  shift
+  ( "$@" ) >"$logs/$name.log" 2>&1 &
+  jobs_started+=("$!:$name")
+}
+
+# The Python venvs live in a folder kept across clean clones of this repository on the same
+# machine (beside the build cache of scripts/test/env.sh), as ~/.cargo/bin keeps the cargo
+# tools: .tools links to it. Each venv is made at its real path, so that its scripts' first
+# lines name a path that outlives the clone. (A clone whose .tools is a folder keeps it.)
+if ! [ -e .tools ]; then
+  tools_home="${HPO_BUILD_CACHE:-$HOME/.cache/hpo-playground-build}/tools"
+  mkdir -p "$tools_home"
+  ln -s "$tools_home" .tools
+fi
+tools=$(cd .tools && pwd -P)
+venv_with() {  # name, python check, pip arguments…: (re)makes .tools/NAME when the check fails
+  local name=$1 check=$2
+  shift 2
+  if ! ".tools/$name/bin/python" -c "$check" 2>/dev/null; then
+    say "installing $* in .tools/$name"
+    python3 -m venv "$tools/$name"
+    "$tools/$name/bin/pip" install --quiet --disable-pip-version-check "$@"
+  fi
+}
+
+if $want_test; then
+  # The browsers the tests run in, from Debian (never a browser a tool downloads): Chromium
+  # with its driver, and Firefox ESR (153) with geckodriver 0.37.1 (below, crate registry).
+  if ! [ -x /usr/bin/chromium ] || ! [ -x /usr/bin/chromedriver ] || ! [ -x /usr/bin/firefox-esr ]; then
+    say "installing Debian chromium, chromium-driver and firefox-esr (in the background)"
+    in_background browsers bash -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver firefox-esr >/dev/null'
+  fi
+  # Ray (PyPI, pinned) for the sharded-sweep test; Optuna for the study round trip (pandas
+  # only remakes the fixtures: tests/fixtures/studies/make.py); the Python package's test venv
+  # with the pins of tests/py/requirements.txt (tests/py/run.sh checks it again).
+  in_background ray-venv venv_with ray-venv "import ray, sys; sys.exit(ray.__version__ != '2.60.0')" "ray==2.60.0"
+  in_background study-venv venv_with study-venv "import optuna, sys; sys.exit(optuna.__version__ != '5.0.0')" "optuna==5.0.0"
+  in_background py-test-venv bash tests/py/venv.sh
+  # Fuzzing (scripts/fuzz.sh): cargo-fuzz on the nightly toolchain (libFuzzer, sanitizers).
+  if ! rustup toolchain list | grep -q '^nightly'; then
+    say "adding the nightly toolchain (for cargo-fuzz, in the background)"
+    in_background nightly rustup toolchain install nightly --profile minimal
+  fi
+fi
+
 # Rust toolchain pinned by rust-toolchain.toml, with the wasm target.
 if ! rustup target list --installed 2>/dev/null | grep -q wasm32-unknown-unknown; then
   say "adding the wasm32 target"; rustup target add wasm32-unknown-unknown
+fi
+
+# npm tools: binaryen's wasm-opt 132 (Debian's 108 breaks the wasm), playwright-core, axe-core.
+if ! wasm-opt --version 2>/dev/null | grep -q "version 132" || ! [ -d node_modules/playwright-core ] || ! [ -d node_modules/axe-core ]; then
+  say "installing npm tools"
+  if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
 fi
 
 # trunk 0.21.14 (0.22 needs a newer rustc).
@@ -28,44 +87,24 @@ if ! wasm-bindgen --version 2>/dev/null | grep -q " $wbg\$"; then
   cargo install wasm-bindgen-cli --version "$wbg"
 fi
 
-# npm tools: binaryen's wasm-opt 132 (Debian's 108 breaks the wasm), playwright-core, axe-core.
-if ! wasm-opt --version 2>/dev/null | grep -q "version 132" || ! [ -d node_modules/playwright-core ] || ! [ -d node_modules/axe-core ]; then
-  say "installing npm tools"
-  if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
-fi
-
 if $want_test; then
-  # Fuzzing (scripts/fuzz.sh): cargo-fuzz on the nightly toolchain (libFuzzer, sanitizers).
-  if ! rustup toolchain list | grep -q '^nightly'; then
-    say "adding the nightly toolchain (for cargo-fuzz)"; rustup toolchain install nightly --profile minimal
-  fi
   if ! cargo fuzz --version 2>/dev/null | grep -q "0.13.2"; then
     say "installing cargo-fuzz 0.13.2 (about 2 min on a fresh machine)"
     cargo install --locked cargo-fuzz --version 0.13.2
-  fi
-  # Ray (PyPI, pinned) for the sharded-sweep test, in a venv reused across runs.
-  if ! .tools/ray-venv/bin/python -c "import ray, sys; sys.exit(ray.__version__ != '2.60.0')" 2>/dev/null; then
-    say "installing Ray 2.60.0 in .tools/ray-venv"
-    python3 -m venv .tools/ray-venv
-    .tools/ray-venv/bin/pip install --quiet --disable-pip-version-check "ray==2.60.0"
-  fi
-  # Optuna (PyPI, pinned) for the study round trip, in its own venv reused across runs;
-  # pandas only remakes the fixtures (tests/fixtures/studies/make.py).
-  if ! .tools/study-venv/bin/python -c "import optuna, sys; sys.exit(optuna.__version__ != '5.0.0')" 2>/dev/null; then
-    say "installing Optuna 5.0.0 in .tools/study-venv"
-    python3 -m venv .tools/study-venv
-    .tools/study-venv/bin/pip install --quiet --disable-pip-version-check "optuna==5.0.0"
-  fi
-  # The browsers the tests run in, from Debian (never a browser a tool downloads): Chromium
-  # with its driver, and Firefox ESR (153) with geckodriver 0.37.1 from the crate registry.
-  if ! [ -x /usr/bin/chromium ] || ! [ -x /usr/bin/chromedriver ] || ! [ -x /usr/bin/firefox-esr ]; then
-    say "installing Debian chromium, chromium-driver and firefox-esr"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver firefox-esr >/dev/null
   fi
   if ! geckodriver --version 2>/dev/null | grep -q "^geckodriver 0.37.1"; then
     say "installing geckodriver 0.37.1 (about 2 min on a fresh machine)"
     cargo install --locked geckodriver --version 0.37.1
   fi
 fi
+
+failed=0
+for job in ${jobs_started[@]+"${jobs_started[@]}"}; do
+  if ! wait "${job%%:*}"; then
+    say "FAILED: ${job#*:}"; cat "$logs/${job#*:}.log"; failed=1
+  elif [ -s "$logs/${job#*:}.log" ]; then
+    sed "s/^/install: /" "$logs/${job#*:}.log"
+  fi
+done
+[ "$failed" = 0 ] || exit 1
 say "tools ready: $(trunk --version), $(wasm-bindgen --version), $(wasm-opt --version)"

@@ -1,41 +1,54 @@
 #!/usr/bin/env bash
-# Installs what is missing, then runs every test: native unit and integration tests, wasm
-# tests in headless Chromium and Firefox, and end-to-end tests of a release build driven like a
-# user (Chromium; the scenarios where browsers differ in Firefox too).
-# One profile (release) and one target dir for everything, so nothing compiles twice.
+# Installs what is missing, then runs every test: native unit and integration tests, wasm tests
+# in headless Chromium and Firefox, end-to-end tests of the release build driven like a user
+# (Chromium; the scenarios where browsers differ in Firefox too), the Python package with real
+# Optuna, Syne Tune and Ray, a sharded Ray sweep and the fuzz smoke.
+#
+# Each stage is a script of scripts/test/ that runs alone too (`bash scripts/test/e2e.sh`); at
+# the end (or at the first failure) a table of the stages' wall times is printed and kept in
+# $HPO_BUILD_CACHE/test-stages.md. Builds go to one target dir kept across clones
+# (scripts/test/env.sh), in one profile for everything native and for the wasm tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install.sh --test
-export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
-export CHROMEDRIVER=/usr/bin/chromedriver
+source scripts/test/env.sh
+
+names=() seconds=() results=()
+started=$(date +%s)
+table() {
+  local i total=$(( $(date +%s) - started ))
+  {
+    echo "| stage | wall time | result |"
+    echo "|---|---:|---|"
+    for i in "${!names[@]}"; do
+      printf '| %s | %d min %02d s | %s |\n' "${names[$i]}" $(( seconds[i] / 60 )) $(( seconds[i] % 60 )) "${results[$i]}"
+    done
+    printf '| **all** | **%d min %02d s** | |\n' $(( total / 60 )) $(( total % 60 ))
+    echo
+    echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), load average at the end $(cut -d' ' -f1-3 /proc/loadavg), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+  } | tee "$HPO_BUILD_CACHE/test-stages.md"
+}
+stage() {  # name, command…: runs the command, records its wall time and result
+  local name=$1 t0 status=0
+  shift
+  echo "== $name"
+  t0=$(date +%s)
+  "$@" || status=$?
+  names+=("$name") seconds+=($(( $(date +%s) - t0 )))
+  if [ "$status" -eq 0 ]; then results+=(ok); else results+=("FAILED (exit $status)"); fi
+  if [ "$status" -ne 0 ]; then echo "== $name failed (exit $status)"; table; exit "$status"; fi
+}
+mkdir -p "$HPO_BUILD_CACHE"
 [ -d ../shared/benchmarks ] || echo "note: ../shared/benchmarks is absent; tests that need it are skipped"
 
-echo "== format and lints (warnings are errors), native and wasm"
-cargo fmt --check
-cargo clippy --release --quiet --all-targets -- -D warnings
-cargo clippy --release --quiet --all-targets --target wasm32-unknown-unknown -- -D warnings
-
-echo "== native tests"
-cargo test --release --quiet
-
-echo "== release build of the app (trunk)"
-trunk build --release
-cargo build --release --bin hpo --quiet
-
-echo "== wasm tests in headless Chromium and headless Firefox (the golden traces in each)"
-cargo test --release --target wasm32-unknown-unknown --test wasm_engine
-GECKODRIVER="$HOME/.cargo/bin/geckodriver" WASM_BINDGEN_TEST_WEBDRIVER_JSON=webdriver-firefox.json \
-  cargo test --release --target wasm32-unknown-unknown --test wasm_engine
-
-echo "== end-to-end tests in headless Chromium; the shared scenarios and the layout tests in headless Firefox too"
-REQUIRE_FIREFOX=1 node --test --test-concurrency=1 tests/e2e/
-
-echo "== hpo suggest's journal opened by real Optuna, and its enqueue.py run against an SQLite storage: the suggested trials wait there and run first"
-.tools/study-venv/bin/python tests/studies/optuna_round_trip.py target/release/hpo
-echo "== the Python package (pip install crates/py) with real Optuna and Syne Tune: the sampler, its bits against hpo suggest, bad input; then the manylinux wheel for distribution in a fresh venv"
-bash tests/py/run.sh
-echo "== a sharded sweep on a local two-node Ray cluster (plan, job shards, a killed worker, merge)"
-bash tests/ray/sweep.sh
-
-echo "== fuzz smoke: every target for 10 s (long runs: scripts/fuzz.sh, counts in docs/benchmarks.md)"
-bash scripts/fuzz.sh 10
+stage "install what is missing" bash scripts/install.sh --test
+stage "format and lints (native, wasm)" bash scripts/test/lint.sh
+stage "native tests" bash scripts/test/native.sh
+stage "release build of the app (trunk)" bash scripts/test/app.sh
+stage "wasm tests (Chromium, Firefox)" bash scripts/test/wasm.sh
+stage "end-to-end tests" bash scripts/test/e2e.sh
+stage "Optuna round trip (hpo suggest)" bash scripts/test/studies.sh
+stage "Python package (Optuna, Syne Tune, Ray Tune; wheel)" bash scripts/test/python.sh
+stage "Ray sweep (two-node cluster)" bash scripts/test/ray.sh
+stage "fuzz smoke (10 s a target)" bash scripts/test/fuzz.sh
+echo "== stages"
+table

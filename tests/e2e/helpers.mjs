@@ -17,7 +17,9 @@ export const HAS_SHARED = existsSync(join(SHARED, 'XGBoost.csv.zip'));
 /// (`scripts/stage-shared.sh`), the CLI reads the folder. `HPO_E2E_NO_LCBENCH=1` runs the
 /// tests as where it is absent.
 export const HAS_LCBENCH = !process.env.HPO_E2E_NO_LCBENCH && existsSync(join(SHARED, '..', 'lcbench-surrogate', 'lcbench_configs.csv'));
-export const CLI = join(ROOT, 'target', 'release', 'hpo');
+/// The `hpo` CLI the tests compare with: $HPO_BIN (scripts/test/env.sh: the tests' profile in
+/// the kept target dir), else target/release/hpo.
+export const CLI = process.env.HPO_BIN ?? join(ROOT, 'target', 'release', 'hpo');
 
 const temporary = [];
 process.on('exit', () => temporary.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -91,9 +93,9 @@ export const messages = (page, level) => page.locator(`#messages .msg.${level} .
 /// Runs `hpo run` on the link `query` (asynchronously: the CLI may download from the test's
 /// own server, which must go on answering meanwhile) and returns the contents of the output
 /// files `names` (in order) and stderr. The output folder is removed afterwards, so that
-/// test runs do not pile folders up in target/.
+/// test runs do not pile folders up.
 export async function cliRun(query, extraArgs = [], names = ['traces.csv']) {
-  const out = join(ROOT, 'target', `e2e-cli-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  const out = join(await tempDir('hpo-e2e-cli-'), 'out');
   try {
     const { stderr } = await promisify(execFile)(CLI, ['run', '--link', query, '--out', out, '--shared-dir', SHARED, ...extraArgs]);
     return { files: await Promise.all(names.map((n) => readFile(join(out, n), 'utf8'))), stderr };

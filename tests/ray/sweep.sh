@@ -2,11 +2,11 @@
 # The sharded sweep end to end on a local two-node Ray cluster (two `ray start` on this
 # machine): the merged outputs equal a single-machine `hpo run`, a Ray worker killed in the
 # middle of a task has its task retried with the same result, and a second run resumes
-# (runs nothing). Needs target/release/hpo and the venv with Ray (scripts/test.sh makes both).
+# (runs nothing). Needs $HPO_BIN (default target/release/hpo) and the venv with Ray (scripts/test.sh makes both).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 venv=.tools/ray-venv
-hpo=$PWD/target/release/hpo
+hpo=${HPO_BIN:-$PWD/target/release/hpo}
 ray="$venv/bin/ray"
 tmp=$(mktemp -d)
 port=$((20000 + RANDOM % 20000))

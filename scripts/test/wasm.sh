@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Stage: the engine's wasm tests (the golden traces, bit-identical to native) in headless
+# Chromium and headless Firefox.
+set -euo pipefail
+source "$(dirname "$0")/env.sh"
+cargo test --profile "$HPO_TEST_PROFILE" --target wasm32-unknown-unknown --test wasm_engine
+GECKODRIVER="$HOME/.cargo/bin/geckodriver" WASM_BINDGEN_TEST_WEBDRIVER_JSON=webdriver-firefox.json \
+  cargo test --profile "$HPO_TEST_PROFILE" --target wasm32-unknown-unknown --test wasm_engine
