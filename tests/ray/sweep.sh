@@ -9,7 +9,30 @@ venv=.tools/ray-venv
 hpo=$PWD/target/release/hpo
 ray="$venv/bin/ray"
 tmp=$(mktemp -d)
-port=$((20000 + RANDOM % 20000))
+# The cluster's 500 ports (port .. port + 499, laid out below): the first range whose ports are
+# all free now, claimed against the machine's other test clusters by a lock held while this
+# script runs (crates/py/tests/ray_cluster.py claims the same way), outside the ports the OS
+# hands out to connections. Not a random range, which could collide with another's by chance.
+claims="${TMPDIR:-/tmp}/hpo-playground-ray-ports"
+mkdir -p "$claims"
+read -r ephemeral_lo ephemeral_hi < /proc/sys/net/ipv4/ip_local_port_range
+port=
+for base in $(seq 20000 500 65035); do
+  [ $((base + 500)) -le "$ephemeral_lo" ] || [ "$base" -gt "$ephemeral_hi" ] || continue
+  exec {claim}>"$claims/$base.lock"
+  if flock -n "$claim" && "$venv/bin/python" -c '
+import socket, sys
+base = int(sys.argv[1])
+for p in range(base, base + 500):
+    with socket.socket() as s:
+        s.bind(("", p))  # raises if the port is taken
+' "$base" 2>/dev/null; then
+    port=$base
+    break
+  fi
+  exec {claim}>&-
+done
+[ -n "$port" ] || { echo "FAIL: no free range of 500 ports for the Ray cluster"; exit 1; }
 export RAY_USAGE_STATS_ENABLED=0 RAY_DEDUP_LOGS=0
 # A Ray user's machine: a local `ray.init()` of Ray 2.60 writes ~/.ray/auth_token, after which
 # `ray start --head` enables token authentication and a node joining without the token is
