@@ -163,14 +163,30 @@ class LocalCluster:
                 node.kill()
                 node.wait()
         for pid, cmdline in everything.items():
-            try:
-                if _cmdline(pid) == cmdline:  # still that process of this cluster, not a reused pid
+            if running(pid, cmdline):  # still that process of this cluster, not a reused pid
+                try:
                     os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+                except OSError:
+                    pass
+        # Until the kernel has ended them (a killed process runs on for a moment): the test
+        # that nothing outlived the cluster then finds what is so, not what is on its way.
+        for _ in range(600):  # a hang guard of a minute
+            if not any(running(pid, cmdline) for pid, cmdline in everything.items()):
+                break
+            time.sleep(0.1)
         self.nodes = []
         self._claim.close()
 
 
 def _cmdline(pid: int) -> bytes:
     return Path(f"/proc/{pid}/cmdline").read_bytes()
+
+
+def running(pid: int, cmdline: bytes) -> bool:
+    """Whether `pid` is still the process of that command line, and not ended (a zombie, whose
+    parent has yet to read its status, has ended)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        return state != "Z" and _cmdline(pid) == cmdline
+    except (OSError, IndexError):
+        return False
