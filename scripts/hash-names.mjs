@@ -4,7 +4,8 @@
 // own, so that every file but index.html and sw.js can be cached for good (sw.js serves a hashed
 // name from its cache; a host sends it as immutable). index.html refers to the new names: boot.js
 // by its <script>, the wasm modules and their glue in <meta name="build-files">, which boot.js
-// reads to start the modules and the workers.
+// reads to start the modules and the workers. The names trunk hashes itself (the app's module and
+// glue, the stylesheet) are padded to 16 hex digits, since trunk drops leading zeros.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,6 +33,15 @@ const trunkNamed = (pattern) => {
   if (to !== found[0]) renameSync(join(dir, found[0]), join(dir, to));
   return `/${to}`;
 };
+const file = join(dir, 'index.html');
+let html = readFileSync(file, 'utf8');
+// The stylesheet, which trunk names `style-<hash>.css` the same way: padded too (a shorter name
+// was served and cached as an unhashed file), and index.html's <link> follows it.
+const STYLE = /^(style)-([0-9a-f]{1,16})(\.css)$/;
+const trunkStyle = readdirSync(dir).find((name) => STYLE.test(name));
+const style = trunkNamed(STYLE).slice(1);
+if (!html.includes(`${trunkStyle}"`)) throw new Error(`index.html does not link the stylesheet ${trunkStyle}`);
+html = html.replaceAll(`${trunkStyle}"`, `${style}"`);
 // The keys boot.js reads, each with its file.
 const files = Object.entries({
   'app-glue': trunkNamed(/^(hpo-playground)-([0-9a-f]{1,16})(\.js)$/), 'app-wasm': trunkNamed(/^(hpo-playground)-([0-9a-f]{1,16})(_bg\.wasm)$/),
@@ -39,8 +49,6 @@ const files = Object.entries({
   'worker-loader': hashed('worker-loader.js'), 'worker-glue': hashed('worker.js'), 'worker-wasm': hashed('worker_bg.wasm'),
 }).map(([key, name]) => `${key}=${name}`).join(' ');
 
-const file = join(dir, 'index.html');
-let html = readFileSync(file, 'utf8');
 const boot = hashed('boot.js');
 if (!html.includes('src="boot.js"')) throw new Error('index.html has no <script src="boot.js">');
 html = html.replace('src="boot.js"', `src="${boot}"`);

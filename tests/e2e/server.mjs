@@ -4,7 +4,8 @@
 // year; everything else (index.html, sw.js, the bundled data) `no-cache` with an ETag, so that a
 // revalidation moves no body (304).
 //
-// Every request is logged (`requests`: path, status, bytes sent), which the tests count. With
+// Every request is logged (`requests`: path, status, bytes sent, done once answered), which the
+// tests count. With
 // `throttle` ({ bitsPerSecond, latencyMs }) every answer waits the latency and then shares one
 // pipe of that speed with all others: a slow network applied to every request, the workers' and
 // the service worker's included (the browser's own network emulation misses those).
@@ -88,6 +89,8 @@ export async function serve(root, port = 0, extra = {}, { throttle } = {}) {
       await answer(200, headers, await readFile(file));
     } catch {
       if (!res.headersSent) await answer(404, {}, Buffer.from('not found'));
+    } finally {
+      logged.done = true;
     }
   });
   await new Promise((ok) => server.listen(port, '127.0.0.1', ok));

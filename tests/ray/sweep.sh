@@ -9,7 +9,30 @@ venv=.tools/ray-venv
 hpo=${HPO_BIN:-$PWD/target/release/hpo}
 ray="$venv/bin/ray"
 tmp=$(mktemp -d)
-port=$((20000 + RANDOM % 20000))
+# The cluster's 500 ports (port .. port + 499, laid out below): the first range whose ports are
+# all free now, claimed against the machine's other test clusters by a lock held while this
+# script runs (crates/py/tests/ray_cluster.py claims the same way), outside the ports the OS
+# hands out to connections. Not a random range, which could collide with another's by chance.
+claims="${TMPDIR:-/tmp}/hpo-playground-ray-ports"
+mkdir -p "$claims"
+read -r ephemeral_lo ephemeral_hi < /proc/sys/net/ipv4/ip_local_port_range
+port=
+for base in $(seq 20000 500 65035); do
+  [ $((base + 500)) -le "$ephemeral_lo" ] || [ "$base" -gt "$ephemeral_hi" ] || continue
+  exec {claim}>"$claims/$base.lock"
+  if flock -n "$claim" && "$venv/bin/python" -c '
+import socket, sys
+base = int(sys.argv[1])
+for p in range(base, base + 500):
+    with socket.socket() as s:
+        s.bind(("", p))  # raises if the port is taken
+' "$base" 2>/dev/null; then
+    port=$base
+    break
+  fi
+  exec {claim}>&-
+done
+[ -n "$port" ] || { echo "FAIL: no free range of 500 ports for the Ray cluster"; exit 1; }
 export RAY_USAGE_STATS_ENABLED=0 RAY_DEDUP_LOGS=0
 # A Ray user's machine: a local `ray.init()` of Ray 2.60 writes ~/.ray/auth_token, after which
 # `ray start --head` enables token authentication and a node joining without the token is
@@ -84,17 +107,29 @@ echo "ok: a driver with another token is refused with a sentence saying what to 
 check() {  # name, link
   local name=$1 link=$2
   "$hpo" run --link "$link" --out "$tmp/$name-one" >/dev/null 2>&1
-  # Kill a Ray worker the first time one runs a task: Ray must retry that shard.
-  ( for _ in $(seq 1 600); do
-      pid=$(our_workers | head -n 1)
-      if [ -n "$pid" ]; then kill -9 "$pid"; echo "killed Ray worker $pid" > "$tmp/$name-killed"; exit 0; fi
-      sleep 0.05
+  # Kill a Ray worker in the middle of a task: Ray must retry that shard. The first task's hpo
+  # (a wrapper: the first to claim the victim dir) writes its Ray worker's pid and its own, then
+  # waits to be killed; the others run hpo. The kill waits on that, not on catching a worker
+  # while a shard happens to run, which a fast shard could slip past.
+  printf '#!/bin/sh\nif [ "$1" = job ] && mkdir "%s" 2>/dev/null; then echo "$PPID $$" > "%s/pids.tmp"; mv "%s/pids.tmp" "%s/pids"; exec sleep 600; fi\nexec "%s" "$@"\n' \
+    "$tmp/$name-victim" "$tmp/$name-victim" "$tmp/$name-victim" "$tmp/$name-victim" "$hpo" > "$tmp/$name-hpo"
+  chmod +x "$tmp/$name-hpo"
+  ( for _ in $(seq 1 3000); do  # a hang guard of 5 minutes
+      if [ -s "$tmp/$name-victim/pids" ]; then
+        read -r worker waiting < "$tmp/$name-victim/pids"
+        our_workers | grep -qx "$worker" || { echo "FAIL: $name: $worker is not one of this cluster's Ray workers" > "$tmp/$name-killed.err"; kill "$waiting"; exit 1; }
+        kill -9 "$worker"
+        kill "$waiting" 2>/dev/null || true
+        echo "killed Ray worker $worker" > "$tmp/$name-killed"
+        exit 0
+      fi
+      sleep 0.1
     done ) &
   local killer=$!
   "$venv/bin/python" scripts/ray-sweep.py --link "$link" --out "$tmp/$name-ray" --address "127.0.0.1:$port" \
-      --shard-size 3 --retries 3 --hpo "$hpo" >"$tmp/$name-sweep.log" 2>&1 || { cat "$tmp/$name-sweep.log"; echo "FAIL: $name sweep"; exit 1; }
+      --shard-size 3 --retries 3 --hpo "$tmp/$name-hpo" >"$tmp/$name-sweep.log" 2>&1 || { cat "$tmp/$name-sweep.log"; echo "FAIL: $name sweep"; exit 1; }
   wait "$killer" || true
-  [ -f "$tmp/$name-killed" ] || { echo "FAIL: $name: no Ray worker was killed (the test did not test retries)"; exit 1; }
+  [ -f "$tmp/$name-killed" ] || { cat "$tmp/$name-killed.err" 2>/dev/null; echo "FAIL: $name: no Ray worker was killed (the test did not test retries)"; exit 1; }
   for f in traces.csv spec.json; do
     cmp "$tmp/$name-one/$f" "$tmp/$name-ray/$f" || { echo "FAIL: $name: $f differs from the single-machine run"; exit 1; }
   done

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from collections.abc import Callable
 
 import optuna
@@ -65,10 +64,12 @@ Objective = Callable[[optuna.Trial], float]
 def ray_cluster(tmp_path_factory):
     """A two-node local Ray cluster of the tests' own (ray_cluster.py), started once for the Ray
     Tune tests and the README's Ray Tune examples, and stopped with every process of it."""
-    from ray_cluster import LocalCluster
+    from ray_cluster import LocalCluster, running
 
     with LocalCluster(tmp_path_factory.mktemp("ray"), cpus_per_node=2) as cluster:
         yield cluster
         alive = cluster.processes()
-    left = [pid for pid in alive if Path(f"/proc/{pid}").exists()]
+    # Still running, and still that process: not a zombie (ended, its status not yet read) nor
+    # a new process given a pid of the cluster's.
+    left = [pid for pid, cmdline in alive.items() if running(pid, cmdline)]
     assert not left, f"processes of the test cluster outlived it: {left}"

@@ -1,21 +1,27 @@
 """A two-node Ray cluster of its own on this machine, as tests/ray/sweep.sh sets one up: two
-`ray start --block` nodes with their own temp dir and fixed ports (beside any other cluster of
-the machine), token authentication with a token of the cluster's given to every node and
-driver, and a home holding a user's token file that is not the cluster's (a local `ray.init()`
+`ray start --block` nodes with their own temp dir and fixed ports (a range found free and
+claimed, beside any other cluster of the machine), token authentication with a token of the
+cluster's given to every node and driver, and a home holding a user's token file that is not the cluster's (a local `ray.init()`
 of Ray 2.60 writes ~/.ray/auth_token, after which a node or driver without the cluster's own
 token is refused). Stopping it stops only its own processes: never `ray stop`, which stops
 every Ray process of this user."""
 
 from __future__ import annotations
 
+import fcntl
 import os
-import random
 import secrets
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+
+# A cluster's ports: base (the head), base + 2, base + 10.. (the head's node), base + 300.. (the
+# other node), each node's worker ports 100 above its own: base .. base + SPAN - 1.
+SPAN = 500
 
 
 def _node_ports(base: int) -> list[str]:
@@ -32,6 +38,39 @@ def _node_ports(base: int) -> list[str]:
     ]
 
 
+def claim_ports():
+    """A base for a cluster's SPAN ports: each port free now (bound once to try), the base
+    claimed against the machine's other test clusters (tests/ray/sweep.sh claims the same way)
+    by a lock held while the returned file stays open, and below or above the ports the OS hands
+    out to outgoing connections. The base is the first such one: not a random base, which
+    collided at random with another cluster's or a connection's ports."""
+    lo, hi = (int(x) for x in Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+    claims = Path(tempfile.gettempdir()) / "hpo-playground-ray-ports"
+    claims.mkdir(exist_ok=True)
+    for base in range(20000, 65536 - SPAN, SPAN):
+        if base + SPAN > lo and base <= hi:
+            continue
+        lock = open(claims / f"{base}.lock", "w")
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            lock.close()
+            continue
+        if all(_free(port) for port in range(base, base + SPAN)):
+            return base, lock
+        lock.close()
+    raise RuntimeError("no free range of ports for a Ray cluster")
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("", port))
+        except OSError:
+            return False
+    return True
+
+
 class LocalCluster:
     """`with LocalCluster(tmp, cpus_per_node=2) as cluster:` — `cluster.address` and
     `cluster.env` (what a driver process needs) while it runs."""
@@ -39,7 +78,7 @@ class LocalCluster:
     def __init__(self, tmp: Path, cpus_per_node: int = 2) -> None:
         self.tmp = Path(tmp)
         self.cpus = cpus_per_node
-        self.port = 20000 + random.randrange(20000)
+        self.port, self._claim = claim_ports()
         self.address = f"127.0.0.1:{self.port}"
         home = self.tmp / "home"
         (home / ".ray").mkdir(parents=True, exist_ok=True)
@@ -124,13 +163,30 @@ class LocalCluster:
                 node.kill()
                 node.wait()
         for pid, cmdline in everything.items():
-            try:
-                if _cmdline(pid) == cmdline:  # still that process of this cluster, not a reused pid
+            if running(pid, cmdline):  # still that process of this cluster, not a reused pid
+                try:
                     os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+                except OSError:
+                    pass
+        # Until the kernel has ended them (a killed process runs on for a moment): the test
+        # that nothing outlived the cluster then finds what is so, not what is on its way.
+        for _ in range(600):  # a hang guard of a minute
+            if not any(running(pid, cmdline) for pid, cmdline in everything.items()):
+                break
+            time.sleep(0.1)
         self.nodes = []
+        self._claim.close()
 
 
 def _cmdline(pid: int) -> bytes:
     return Path(f"/proc/{pid}/cmdline").read_bytes()
+
+
+def running(pid: int, cmdline: bytes) -> bool:
+    """Whether `pid` is still the process of that command line, and not ended (a zombie, whose
+    parent has yet to read its status, has ended)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        return state != "Z" and _cmdline(pid) == cmdline
+    except (OSError, IndexError):
+        return False

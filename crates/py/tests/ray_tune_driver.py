@@ -14,6 +14,7 @@ import math
 import os
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 import ray
@@ -21,6 +22,26 @@ from ray import tune
 
 import ray_tune_recording as recording
 from ray_tune_recording import SEEN, RecordingScheduler, RecordingSearcher, Statuses
+
+
+def start_together(config):
+    """With --together N, the run's first N trial starts wait for one another (a file each in
+    --starts), so that N trials are running at once before any reports, however slowly Ray
+    starts them: what a test of N concurrent trials counts on, not on trials lasting longer than
+    the others take to start."""
+    n = config["together"]
+    if not n:
+        return
+    starts = Path(config["starts"])
+    starts.mkdir(exist_ok=True)
+    (starts / f"{os.getpid()}-{uuid.uuid4().hex}").touch()
+    if len(list(starts.iterdir())) > n:
+        return  # a later start
+    for _ in range(3000):  # a hang guard of 5 minutes
+        if len(list(starts.iterdir())) >= n:
+            return
+        time.sleep(0.1)
+    raise RuntimeError(f"{n} trials never ran at once")
 
 
 def train(config):
@@ -36,6 +57,7 @@ def train(config):
     trial_id = tune.get_context().get_trial_id()
     with open(config["events"], "a") as f:
         f.write(json.dumps({"trial": trial_id, "start": start, "pid": os.getpid()}) + "\n")
+    start_together(config)
     floor = (math.log10(config["lr"]) + 2) ** 2 + ((config["width"] - 64) / 64) ** 2
     for epoch in range(start + 1, config["max_t"] + 1):
         time.sleep(config["sleep"])
@@ -55,6 +77,7 @@ def train(config):
 
 def full_evaluation(config):
     """One evaluation: the quadratic floor of `train`'s curves; raises above fail_lr_above."""
+    start_together(config)
     time.sleep(config["sleep"])
     if config["lr"] > config["fail_lr_above"]:
         raise RuntimeError(f"lr {config['lr']} diverged")
@@ -77,13 +100,15 @@ def main():
     p.add_argument("--fail-lr-above", type=float, default=math.inf)
     p.add_argument("--kill-dir", default="")
     p.add_argument("--max-failures", type=int, default=0)
+    p.add_argument("--together", type=int, default=0, help="the first N trial starts wait for one another")
     p.add_argument("--interrupt-after-tells", type=int, default=0)
     p.add_argument("--restore", action="store_true")
     a = p.parse_args()
     recording.INTERRUPT_AFTER_TELLS = a.interrupt_after_tells
 
     ray.init(address=a.address, logging_level="ERROR", log_to_driver=False)
-    constants = {"events": a.events, "sleep": a.sleep, "fail_lr_above": a.fail_lr_above, "max_t": a.max_t, "kill_dir": a.kill_dir}
+    constants = {"events": a.events, "sleep": a.sleep, "fail_lr_above": a.fail_lr_above, "max_t": a.max_t, "kill_dir": a.kill_dir,
+                 "together": a.together, "starts": a.events + ".starts"}
     space = {"lr": tune.loguniform(1e-4, 1.0), "width": tune.randint(8, 257), **constants}
     run_config = tune.RunConfig(
         storage_path=a.storage,

@@ -256,29 +256,39 @@ from conftest import journal_storage
 from test_multi_fidelity import SPACE, curve
 from hpo_playground.optuna import optimize_multi_fidelity
 
-def slow_step(params, step, state):
-    time.sleep(0.05)
+calls = 0
+
+def step_then_wait(params, step, state):
+    # RS trains each configuration to 3 steps and completes it: the 11th step is the 4th
+    # trial's second, after 3 complete trials and one step of a running one. There the run
+    # says so and waits to be killed.
+    global calls
+    calls += 1
+    if calls == 11:
+        open({marker!r}, "w").close()
+        time.sleep(600)
     return curve(params, step), None
 
 study = optuna.create_study(storage=journal_storage({journal!r}), study_name="mf")
-optimize_multi_fidelity(study, slow_step, space=SPACE, max_budget=3, total_budget=10_000, method="RS")
+optimize_multi_fidelity(study, step_then_wait, space=SPACE, max_budget=3, total_budget=10_000, method="RS")
 """
 
 
 def test_a_killed_process_loses_no_complete_trial(tmp_path):
-    journal = tmp_path / "journal.log"
-    script = KILLED_RUN.format(tests=str(Path(__file__).parent), journal=str(journal))
+    # Killed at a chosen moment (the middle of a trial, after complete ones), which the run
+    # announces: not after a sleep, at whatever moment that fell.
+    journal, marker = tmp_path / "journal.log", tmp_path / "waiting"
+    script = KILLED_RUN.format(tests=str(Path(__file__).parent), journal=str(journal), marker=str(marker))
     child = subprocess.Popen([sys.executable, "-c", script])
     try:
-        complete_before = []
-        deadline = time.time() + 60
-        while len(complete_before) < 3 and time.time() < deadline:
-            time.sleep(0.2)
-            if journal.exists():
-                study = optuna.load_study(study_name="mf", storage=journal_storage(journal))
-                complete_before = [t.number for t in study.get_trials() if t.state.name == "COMPLETE"]
-        assert child.poll() is None, "the run ended before it was killed"
-        assert len(complete_before) >= 3
+        for _ in range(3000):  # a hang guard of 5 minutes: the marker comes after 10 steps
+            if marker.exists() or child.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert marker.exists() and child.poll() is None, "the run did not reach the moment it is killed at"
+        study = optuna.load_study(study_name="mf", storage=journal_storage(journal))
+        complete_before = [t.number for t in study.get_trials() if t.state.name == "COMPLETE"]
+        assert len(complete_before) == 3, complete_before
     finally:
         child.send_signal(signal.SIGKILL)
         child.wait()

@@ -227,8 +227,10 @@ def resumed_from_checkpoint(out, tmp_path, besides=None):
 
 def test_the_searcher_runs_4_concurrent_trials_on_a_two_node_cluster_and_a_raising_trial_fails(ray_cluster, tmp_path):
     # Trials with lr above 0.1 raise (about a third of the log range).
+    # The first 4 trials start together (--together: each waits for the others), so the 4th
+    # suggestion is made with 3 running whatever the order and pace at which Ray starts them.
     out = drive(ray_cluster, tmp_path, "--name", "gp", "--face", "searcher", "--method", "GP", "--trials", "10",
-                "--sleep", "1", "--fail-lr-above", "0.1")
+                "--together", "4", "--fail-lr-above", "0.1")
     trials = out["study"]["trials"]
     assert len(trials) == 10 and len(out["statuses"]) == 10
     lrs = {t["params"]["lr"]: t["state"] for t in trials}
@@ -257,8 +259,9 @@ def test_the_scheduler_runs_asha_with_4_concurrent_trials_and_a_killed_worker_is
 
     thread = threading.Thread(target=killer, daemon=True)
     thread.start()
+    # The first 4 trials start together, so 4 are in training at once before any result.
     out = drive(ray_cluster, tmp_path, "--name", "asha", "--face", "scheduler", "--method", "ASHA", "--max-t", "3",
-                "--total-budget", "36", "--kill-dir", str(kill_dir), "--max-failures", "2")
+                "--total-budget", "36", "--kill-dir", str(kill_dir), "--max-failures", "2", "--together", "4")
     thread.join(timeout=1)
     assert killed, "no worker was killed: the test did not test a lost worker"
     assert out["finished"] and out["in_training"] == [] and out["failed"] == []

@@ -9,7 +9,6 @@ import os
 import random
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import optuna
@@ -83,7 +82,7 @@ def test_first_proposal_equals_hpo_suggest_bit_for_bit(tmp_path, with_pruned):
     assert params["lr"].hex() == float(cli["lr"]).hex()
 
 
-def test_gcp_prior_trains_its_prior_once_and_proposes_as_hpo_suggest(tmp_path):
+def test_gcp_prior_proposes_as_hpo_suggest_first_and_with_its_prior_kept(tmp_path):
     # The sampler's first proposal trains the prior on the related study; its second finds it
     # kept in this process. Each is `hpo suggest`'s (a new process, which trains the prior) on
     # the journal as it was, with the seed the sampler used, bit for bit.
@@ -102,19 +101,19 @@ def test_gcp_prior_trains_its_prior_once_and_proposes_as_hpo_suggest(tmp_path):
         sampler=Sampler("GCP+prior", seed=5, related_studies=[earlier]),
     )
     seeds = [5, random.Random(5).getrandbits(63)]  # the sampler's _SeedStream
-    seconds = []
     for n, seed in enumerate(seeds):
         cli = first_cli_suggestion(journal, "GCP+prior", seed, tmp_path / f"next{n}", study="now")
-        start = time.perf_counter()
         trial = study.ask()
         params = suggest_space(trial)
-        seconds.append(time.perf_counter() - start)
         assert params["lr"].hex() == float(cli["lr"]).hex() and params["dropout"].hex() == float(cli["dropout"]).hex()
         assert params["units"] == int(cli["units"]) and params["layers"] == int(cli["layers"])
         assert params["optimizer"] == cli["optimizer"]
         study.tell(trial, objective(optuna.trial.FixedTrial(params)))
-    # Training the prior is most of the first proposal (about 1 s; a GP step on 5 trials, ms).
-    assert seconds[1] < seconds[0] / 3, seconds
+    # That the second proposal finds the prior kept rather than training it again is the engine's
+    # `a_kept_prior_is_the_one_training_gives_and_is_found_by_its_data` (crates/engine/src/
+    # transfer.rs), checked on what it returns; the time it saves (about 1 s of the first
+    # proposal; a GP step on 5 trials takes ms) is for benchmarks (docs/benchmarks.md), not a
+    # test: a timed ratio here passed or failed with the machine's load.
 
 
 def test_n_jobs_threads_share_one_journal(tmp_path):

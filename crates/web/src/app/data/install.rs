@@ -8,7 +8,7 @@ use leptos::prelude::*;
 
 use super::kept::{read_experiment, take_back_unconfirmed};
 use super::roles::role_of;
-use crate::app::platform::browser::now_ms;
+use crate::app::platform::browser::{mark_root, now_ms};
 use crate::app::platform::workers::ParseReply;
 use crate::app::state::{AppState, Level, RoleEditor, RunStatus, Topic, UserFile};
 use hpo_engine::axis::count;
@@ -146,7 +146,12 @@ pub(super) fn store(state: AppState, decision: Decision) {
             data.bench.set(Some(bench.clone()));
             // A link opened again (or the page reloaded) shows what was kept of its experiment.
             if reopened {
-                leptos::task::spawn_local(restore(state, bench));
+                leptos::task::spawn_local(async move {
+                    restore(state, bench).await;
+                    // Found or not: `<html data-kept-looked>` once the page has looked, which a
+                    // test of "nothing was restored" waits for.
+                    mark_root("kept-looked");
+                });
             }
         }
         Decision::AskRoles { editor, file } => {

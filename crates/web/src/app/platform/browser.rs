@@ -57,6 +57,14 @@ fn svg_markup(id: &str) -> Result<String, JsValue> {
     web_sys::XmlSerializer::new()?.serialize_to_string(&copy)
 }
 
+/// Marks the page's root element with the attribute `data-{name}`: a moment the page has passed
+/// (e.g. `kept-looked`), which the end-to-end tests wait for rather than for a while.
+pub fn mark_root(name: &str) {
+    if let Some(root) = window().document().and_then(|d| d.document_element()) {
+        let _ = root.set_attribute(&format!("data-{name}"), "");
+    }
+}
+
 /// A CSS custom property of the page (e.g. the chart type scale's `--chart-tick`), trimmed.
 pub fn css_variable(name: &str) -> Option<String> {
     let root = window().document()?.document_element()?;
