@@ -103,7 +103,7 @@ for job in ${jobs_started[@]+"${jobs_started[@]}"}; do
   if ! wait "${job%%:*}"; then
     say "FAILED: ${job#*:}"; cat "$logs/${job#*:}.log"; failed=1
   elif [ -s "$logs/${job#*:}.log" ]; then
-    sed "s/^/install: /" "$logs/${job#*:}.log"
+    cat "$logs/${job#*:}.log"
   fi
 done
 [ "$failed" = 0 ] || exit 1
