@@ -7,7 +7,7 @@
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 [ -f dist/index.html ] || bash scripts/test/app.sh
-cargo build --profile "$HPO_TEST_PROFILE" --quiet --bin hpo
+cargo build --workspace --profile "$HPO_TEST_PROFILE" --quiet --bin hpo
 named=false
 for a in "$@"; do case $a in -*) ;; *) named=true ;; esac; done
 $named || set -- "$@" tests/e2e/

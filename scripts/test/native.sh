@@ -3,5 +3,5 @@
 # Arguments go to `cargo test` (e.g. `bash scripts/test/native.sh --test golden_traces`).
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
-cargo test --profile "$HPO_TEST_PROFILE" --quiet "$@"
-cargo build --profile "$HPO_TEST_PROFILE" --quiet --bin hpo
+cargo test --workspace --profile "$HPO_TEST_PROFILE" --quiet "$@"
+cargo build --workspace --profile "$HPO_TEST_PROFILE" --quiet --bin hpo

@@ -3,5 +3,5 @@
 # storage: the suggested trials wait there and run first.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
-cargo build --profile "$HPO_TEST_PROFILE" --quiet --bin hpo
+cargo build --workspace --profile "$HPO_TEST_PROFILE" --quiet --bin hpo
 .tools/study-venv/bin/python tests/studies/optuna_round_trip.py "$HPO_BIN"

@@ -12,7 +12,7 @@ bash tests/py/venv.sh
 # engine compiles once for the three.
 MATURIN_PEP517_ARGS="--profile $HPO_TEST_PROFILE" \
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps ./crates/py
-cargo build --profile "$HPO_TEST_PROFILE" --quiet --bin hpo
+cargo build --workspace --profile "$HPO_TEST_PROFILE" --quiet --bin hpo
 "$venv/bin/python" -m pytest -q crates/py/tests "$@"
 
 # The wheel for distribution (scripts/build-wheel.sh): tagged manylinux after maturin's check of
