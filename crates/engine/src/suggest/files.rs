@@ -110,8 +110,7 @@ path = {path}
 if not os.path.exists(path):
     sys.exit(f"no {{path}} here: run enqueue.py beside the study's journal, named {{path}}")
 with open(path, "rb") as f:
-    lines = f.read().split(b"
-")
+    lines = f.read().split(b"\n")
 try:
     torn = lines != [b""] and (lines[-1] != b"" or not isinstance(json.loads(lines[-2]), dict))
 except ValueError:
