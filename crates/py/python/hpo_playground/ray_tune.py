@@ -540,11 +540,24 @@ class MultiFidelityScheduler(TrialScheduler):
         return True
 
     def on_trial_add(self, tune_controller, trial: Trial) -> None:
-        if trial.trial_id not in self._race.config_of:
+        race = self._race
+        if trial.trial_id not in race.config_of:
             raise ValueError(
                 f"trial {trial.trial_id} was not created by this scheduler's searcher: pass"
                 " tune.TuneConfig(search_alg=scheduler.searcher, scheduler=scheduler)"
             )
+        # Tuner.restore re-adds every unfinished trial as PENDING, a paused one too, and Ray
+        # starts PENDING trials by itself: a paused configuration would train an epoch the
+        # method never asked for. Such a trial goes back to PAUSED (Ray files the trial by its
+        # status after this call); choose_trial_to_run resumes it when the method asks for it.
+        config = race.config_of[trial.trial_id]
+        if (
+            trial.status == Trial.PENDING
+            and race.ready()
+            and race.session.reached(config) > 0
+            and config not in race.training()
+        ):
+            trial.set_status(Trial.PAUSED)
 
     def on_trial_result(self, tune_controller, trial: Trial, result: dict) -> str:
         race = self._race
