@@ -410,9 +410,10 @@ fn the_journal_written_back_keeps_every_line_of_its_input() {
 fn suggestions_csv_reads_back_as_its_rows() {
     for (file, text) in [("j.log", JOURNAL), ("c.log", CONDITIONAL)] {
         let s = suggest(file, text, None, "RS", 6, 2).unwrap();
-        let mut reader = csv::Reader::from_reader(s.csv().as_bytes());
+        let written = s.csv();
+        let mut reader = csv::Reader::from_reader(written.as_bytes());
         assert_eq!(reader.headers().unwrap().iter().collect::<Vec<_>>(), s.names);
-        let read: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+        let read: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
         assert_eq!(read.len(), s.rows.len());
         for (record, row) in read.iter().zip(&s.rows) {
             for (cell, value) in record.iter().zip(row) {

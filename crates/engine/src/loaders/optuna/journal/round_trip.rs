@@ -142,7 +142,7 @@ fn journal(rng: &mut ChaCha8Rng) -> String {
 }
 
 /// Studies compared through their debug text, where NaN equals NaN.
-fn shown<T: std::fmt::Debug>(x: &T) -> String {
+fn shown<T: std::fmt::Debug + ?Sized>(x: &T) -> String {
     format!("{x:?}")
 }
 
