@@ -482,7 +482,10 @@ fn a_nan_from_training_fails_its_configuration_and_an_infinite_value_is_clipped(
         }
     }
     assert!(nans.len() >= 3 && infs >= 3, "{nans:?} {infs}");
-    assert_eq!(s.failed(), { nans.sort(); nans });
+    assert_eq!(s.failed(), {
+        nans.sort();
+        nans
+    });
     assert_eq!(s.remaining(), 0, "the steps the failed ones did not train were spent on others");
     // Every value kept is finite, an infinite one no worse than the worst finite one before it.
     let worst = s.race.curves.iter().flatten().fold(f64::NEG_INFINITY, |w, &v| w.max(v));

@@ -87,7 +87,8 @@ fn journal(rng: &mut ChaCha8Rng) -> String {
             }
             2 | 3 => {
                 let s = live[rng.random_range(0..live.len())];
-                let (o, key) = if op == 2 { (JournalOp::SetStudyUserAttr, "user_attr") } else { (JournalOp::SetStudySystemAttr, "system_attr") };
+                let (o, key) =
+                    if op == 2 { (JournalOp::SetStudyUserAttr, "user_attr") } else { (JournalOp::SetStudySystemAttr, "system_attr") };
                 json!({"op_code": code(o), "worker_id": worker, "study_id": s, key: {"clé ü": num(value(rng))}})
             }
             5..=9 if !live_trials.is_empty() => {
@@ -101,13 +102,16 @@ fn journal(rng: &mut ChaCha8Rng) -> String {
                     }
                     6 => {
                         let state = [TrialState::Complete, TrialState::Pruned, TrialState::Fail][rng.random_range(0..3)];
-                        let values = (state == TrialState::Complete).then(|| (0..rng.random_range(1..3)).map(|_| num(value(rng))).collect::<Vec<_>>());
+                        let values = (state == TrialState::Complete)
+                            .then(|| (0..rng.random_range(1..3)).map(|_| num(value(rng))).collect::<Vec<_>>());
                         json!({"op_code": code(JournalOp::SetTrialStateValues), "worker_id": worker, "trial_id": t, "state": state.code(),
                                "values": values, "datetime_complete": "2026-12-04T00:00:00.000000+00:00"})
                     }
                     7 => json!({"op_code": code(JournalOp::SetTrialIntermediateValue), "worker_id": worker, "trial_id": t,
                                 "step": rng.random_range(0..20), "intermediate_value": num(value(rng))}),
-                    8 => json!({"op_code": code(JournalOp::SetTrialUserAttr), "worker_id": worker, "trial_id": t, "user_attr": {"ü": "Infinity"}}),
+                    8 => {
+                        json!({"op_code": code(JournalOp::SetTrialUserAttr), "worker_id": worker, "trial_id": t, "user_attr": {"ü": "Infinity"}})
+                    }
                     _ => {
                         let attr = if rng.random_bool(0.5) {
                             json!({"constraints": [rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0)]})
@@ -118,7 +122,9 @@ fn journal(rng: &mut ChaCha8Rng) -> String {
                     }
                 }
             }
-            10 => json!({"op_code": code(JournalOp::DiscardTrials), "worker_id": worker, "trial_ids": live_trials.iter().take(2).collect::<Vec<_>>()}),
+            10 => {
+                json!({"op_code": code(JournalOp::DiscardTrials), "worker_id": worker, "trial_ids": live_trials.iter().take(2).collect::<Vec<_>>()})
+            }
             _ => {
                 // A trial: started, or made whole (`add_trial`: its state, values, parameters, curve).
                 let s = live[rng.random_range(0..live.len())];
@@ -154,13 +160,15 @@ fn read_write_read_keeps_every_record_of_generated_journals() {
         let text = journal(&mut rng);
         non_finite_lines += text.lines().filter(|l| l.contains("Infinity") || l.contains(":NaN")).count();
         for l in text.lines() {
-            let code = serde_json::from_str::<Value>(&super::non_finite_quoted(l).unwrap_or(l.to_string())).unwrap()["op_code"].as_i64().unwrap();
+            let code =
+                serde_json::from_str::<Value>(&super::non_finite_quoted(l).unwrap_or(l.to_string())).unwrap()["op_code"].as_i64().unwrap();
             ops_seen[code as usize] = true;
         }
         let (studies, notes) = read_journal("gen.log", &text).unwrap_or_else(|e| panic!("case {case}: {e}\n{text}"));
         assert!(!notes.torn_last_line);
         let target = &studies[rng.random_range(0..studies.len())];
-        let fixed: Vec<Map<String, Value>> = (0..rng.random_range(0..3)).map(|i| [("lr".to_string(), json!(0.01 * (i + 1) as f64))].into_iter().collect()).collect();
+        let fixed: Vec<Map<String, Value>> =
+            (0..rng.random_range(0..3)).map(|i| [("lr".to_string(), json!(0.01 * (i + 1) as f64))].into_iter().collect()).collect();
         let written = with_trials_enqueued(&text, target.id, &fixed);
         assert!(!written.torn_last_line_left_out);
         assert!(written.text.starts_with(&text), "case {case}: the input kept byte for byte");
@@ -171,12 +179,18 @@ fn read_write_read_keeps_every_record_of_generated_journals() {
             let added = if before.id == target.id { fixed.len() } else { 0 };
             assert_eq!(after.trials.len(), before.trials.len() + added, "case {case}");
             assert_eq!(shown(&after.trials[..before.trials.len()]), shown(&before.trials), "case {case}: the same trials");
-            assert_eq!((shown(&after.name), shown(&after.directions), after.id), (shown(&before.name), shown(&before.directions), before.id));
+            assert_eq!(
+                (shown(&after.name), shown(&after.directions), after.id),
+                (shown(&before.name), shown(&before.directions), before.id)
+            );
             assert!(after.trials[before.trials.len()..].iter().all(|t| t.state == TrialState::Waiting));
         }
         // The same journal copied while a line was being written: that line is left out, and said.
         let cut = rng.random_range(1..40);
-        let torn = format!("{text}{}", &line(&json!({"op_code": 7, "worker_id": "w", "trial_id": 0, "step": 99, "intermediate_value": 0.5}))[..cut]);
+        let torn = format!(
+            "{text}{}",
+            &line(&json!({"op_code": 7, "worker_id": "w", "trial_id": 0, "step": 99, "intermediate_value": 0.5}))[..cut]
+        );
         let (studies_torn, notes) = read_journal("gen.log", &torn).unwrap();
         assert!(notes.torn_last_line && shown(&studies_torn) == shown(&studies), "case {case}");
         let written_torn = with_trials_enqueued(&torn, target.id, &fixed);
