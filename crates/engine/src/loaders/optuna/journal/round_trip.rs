@@ -144,7 +144,12 @@ fn journal(rng: &mut ChaCha8Rng) -> String {
         };
         lines.push(line(&op));
     }
-    lines.iter().map(|l| format!("{l}\n")).collect()
+    let mut text = String::new();
+    for l in lines {
+        text += &l;
+        text.push('\n');
+    }
+    text
 }
 
 /// Studies compared through their debug text, where NaN equals NaN.
@@ -160,8 +165,9 @@ fn read_write_read_keeps_every_record_of_generated_journals() {
         let text = journal(&mut rng);
         non_finite_lines += text.lines().filter(|l| l.contains("Infinity") || l.contains(":NaN")).count();
         for l in text.lines() {
-            let code =
-                serde_json::from_str::<Value>(&super::non_finite_quoted(l).unwrap_or(l.to_string())).unwrap()["op_code"].as_i64().unwrap();
+            let code = serde_json::from_str::<Value>(&super::non_finite_quoted(l).unwrap_or_else(|| l.to_string())).unwrap()["op_code"]
+                .as_i64()
+                .unwrap();
             ops_seen[code as usize] = true;
         }
         let (studies, notes) = read_journal("gen.log", &text).unwrap_or_else(|e| panic!("case {case}: {e}\n{text}"));
