@@ -123,8 +123,6 @@ def test_bad_input_raises_clear_exceptions():
 
     mf = MultiFidelity(SPACE, "Hyperband", max_budget=9, seed=0)
     config, params, budget = mf.ask()
-    with pytest.raises(ValueError, match="not a finite number"):
-        mf.tell(config, 1, float("nan"))
     with pytest.raises(ValueError, match="no configuration 99999"):
         mf.tell(99999, 1, 0.5)
     with pytest.raises(ValueError, match="tell step 1 next"):
