@@ -89,7 +89,22 @@ def check(out, whose):
     study = optuna.load_study(study_name="mlp-cifar", storage=optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend(copy)))
     waiting = [t for t in study.trials if t.state == optuna.trial.TrialState.WAITING]
     assert len(waiting) == K and all(same(t.system_attrs["fixed_params"], row) for t, row in zip(waiting, suggested))
-    print(f"optuna round trip ({whose} files): {K} suggested trials waiting in the journal with the suggested parameters, run first by Optuna {optuna.__version__}; enqueue.py the same")
+
+    # Beside a journal whose last line is cut off (copied while its study wrote), enqueue.py
+    # refuses before writing, names the file and points to the journal.log written beside it.
+    torn = os.path.join(out, "torn", "journal.log")
+    os.makedirs(os.path.dirname(torn))
+    with open(journal) as src:
+        text = src.read()
+    cut = text + text.splitlines(True)[-1][:30]
+    with open(torn, "w") as dst:
+        dst.write(cut)
+    refused = subprocess.run([sys.executable, os.path.join(out, "enqueue.py")], cwd=os.path.dirname(torn), capture_output=True, text=True)
+    assert refused.returncode != 0 and "journal.log: its last line is cut off" in refused.stderr, refused.stderr
+    assert "journal.log written beside this enqueue.py" in refused.stderr and "Traceback" not in refused.stderr, refused.stderr
+    with open(torn) as f:
+        assert f.read() == cut, "the torn journal left as it was"
+    print(f"optuna round trip ({whose} files): {K} suggested trials waiting in the journal with the suggested parameters, run first by Optuna {optuna.__version__}; enqueue.py the same, and refuses a journal whose last line is cut off")
 
 
 def check_sqlite(hpo, out):

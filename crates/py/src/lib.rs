@@ -75,12 +75,21 @@ fn multi_fidelity_methods() -> Vec<&'static str> {
     hpo_engine::suggest::multi_fidelity::methods()
 }
 
+/// Checks a search space (a JSON list of `[name, distribution]`) by the engine's rule
+/// (`Distribution::validate`, Optuna's): an error naming the first parameter it refuses (low
+/// above high, a log scale from 0 or below, no choice, a bad step).
+#[pyfunction]
+fn check_space(space_json: &str) -> PyResult<()> {
+    study::distributions(space_json).map(|_| ()).map_err(EngineError::new_err)
+}
+
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(suggest, m)?)?;
     m.add_function(wrap_pyfunction!(single_study_methods, m)?)?;
     m.add_function(wrap_pyfunction!(related_study_methods, m)?)?;
     m.add_function(wrap_pyfunction!(multi_fidelity_methods, m)?)?;
+    m.add_function(wrap_pyfunction!(check_space, m)?)?;
     m.add_class::<multi_fidelity::MultiFidelitySession>()?;
     m.add("EngineError", m.py().get_type::<EngineError>())?;
     Ok(())

@@ -4,7 +4,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use hpo_engine::suggest::multi_fidelity::{Asked, MultiFidelitySession as Session};
+use hpo_engine::suggest::multi_fidelity::{Asked, MultiFidelitySession as Session, Reported};
 use pyo3::prelude::*;
 
 use crate::study::distributions;
@@ -54,6 +54,17 @@ impl MultiFidelitySession {
     /// Records the value at one budget step; true when it completes the request.
     fn tell(&mut self, config: usize, step: u32, value: f64) -> PyResult<bool> {
         self.session.tell(config, step, value).map_err(|e| EngineError::new_err(e.to_string()))
+    }
+
+    /// A value from training by the engine's rule (a NaN fails the configuration, an
+    /// infinite value is clipped): `"training"`, `"completed"` or `"failed"`.
+    fn report(&mut self, config: usize, step: u32, value: f64) -> PyResult<&'static str> {
+        let reported = self.session.report(config, step, value).map_err(|e| EngineError::new_err(e.to_string()))?;
+        Ok(match reported {
+            Reported::Training => "training",
+            Reported::Completed => "completed",
+            Reported::Failed => "failed",
+        })
     }
 
     /// Reports that a configuration's training failed: it is released for good.

@@ -163,6 +163,7 @@ def main():
         "most_in_training": SEEN["most_in_training"],
         "restored_tells": SEEN["restored_tells"],
         "resumed": SEEN["resumed"],
+        "unasked_epochs": SEEN["unasked_epochs"],
     }))
 
 

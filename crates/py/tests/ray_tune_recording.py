@@ -15,7 +15,7 @@ from hpo_playground.ray_tune import MultiFidelityScheduler, Searcher
 
 # What the searcher, the scheduler and the run's end saw, for the summary. Module globals: after
 # Tuner.restore the scheduler and the callback are copies unpickled from the experiment.
-SEEN: dict = {"running_at_suggest": [], "most_in_training": 0, "resumed": []}
+SEEN: dict = {"running_at_suggest": [], "most_in_training": 0, "resumed": [], "unasked_epochs": 0}
 INTERRUPT_AFTER_TELLS = 0
 
 
@@ -43,6 +43,11 @@ class RecordingScheduler(MultiFidelityScheduler):
         return chosen
 
     def on_trial_result(self, tune_controller, trial, result):
+        # An epoch no one asked for: reported by a trial whose configuration is not in
+        # training (paused), past where it paused.
+        config = self._race.config_of[trial.trial_id]
+        if config not in self._race.training() and result["epoch"] > self._race.session.reached(config):
+            SEEN["unasked_epochs"] += 1
         decision = super().on_trial_result(tune_controller, trial, result)
         global INTERRUPT_AFTER_TELLS
         if INTERRUPT_AFTER_TELLS and sum(e[0] == "tell" for e in self._race.history) >= INTERRUPT_AFTER_TELLS:

@@ -108,3 +108,29 @@ def test_an_unsupported_distribution_is_named():
     with pytest.raises(TypeError, match="'h' has a Halves: hpo_playground samples FloatDistribution"):
         trial._suggest("h", Halves())
 
+
+
+def test_constraints_func_points_to_set_constraint():
+    with pytest.raises(TypeError, match=r"takes no constraints_func: .*trial\.set_constraint\(name, value\)"):
+        Sampler("GP", constraints_func=lambda trial: [0.0])
+
+
+@pytest.mark.parametrize(
+    "space, named",
+    [
+        ({"lr": {"type": "float", "low": 1.0, "high": 0.0}}, "parameter 'lr'.*low <= high"),
+        ({"lr": {"type": "float", "low": 0.0, "high": 1.0, "log": True}}, "parameter 'lr'.*log-scale.*low > 0"),
+        ({"opt": []}, "parameter 'opt'.*needs a choice"),
+        ({"n": {"type": "int", "low": 10, "high": 2}}, "parameter 'n'.*low <= high"),
+    ],
+)
+def test_every_face_checks_its_space_when_given_and_names_the_parameter(space, named, tmp_path):
+    # The multi-fidelity session, the Optuna loop (before any trial), Syne Tune's scheduler.
+    with pytest.raises(hpo_playground.EngineError, match=named):
+        hpo_playground.MultiFidelity(space, "ASHA", max_budget=3)
+    study = optuna.create_study()
+    with pytest.raises(hpo_playground.EngineError, match=named):
+        hpo_playground.optuna.optimize_multi_fidelity(
+            study, lambda p, s, st: (0.0, None), space=space, max_budget=3, total_budget=3, method="ASHA"
+        )
+    assert study.trials == []

@@ -6,6 +6,7 @@ the middle of a trial, a driver killed and its experiment restored, trials that 
 from __future__ import annotations
 
 import json
+import math
 import os
 import pickle
 import signal
@@ -59,6 +60,18 @@ def test_ray_domains_become_engine_distributions_and_the_others_are_refused():
     for name, domain in refused.items():
         with pytest.raises(ValueError, match=f"parameter '{name}'"):
             describe_space({name: domain, "lr": tune.uniform(0, 1)})
+    # A bad space is refused when it is given, naming the parameter (not at the first draw).
+    bad = {
+        "uniform": (tune.uniform(1, 0), "low <= high"),
+        "randint": (tune.randint(10, 2), "low <= high"),
+        "choice": (tune.choice([]), "needs a choice"),
+    }
+    for name, (domain, why) in bad.items():
+        with pytest.raises(ValueError, match=f"parameter '{name}'.*{why}"):
+            Searcher({name: domain}, metric="loss", mode="min")
+        searcher = Searcher(metric="loss", mode="min")
+        with pytest.raises(ValueError, match=f"parameter '{name}'.*{why}"):
+            searcher.set_search_properties("loss", "min", {name: domain})
     with pytest.raises(ValueError, match="grid_search"):
         describe_space({"lr": tune.grid_search([0.1, 0.2])})
     with pytest.raises(ValueError, match="no search domain"):
@@ -144,9 +157,9 @@ def test_related_results_as_pairs_or_an_optuna_study_feed_a_transfer_method():
         Searcher(SPACE, "GCP+prior", metric="loss", mode="min", related=[[1, 2]])
 
 
-def fake_run(scheduler, n_results, trial_ids=None):
+def fake_run(scheduler, n_results, trial_ids=None, value=lambda config, epoch: loss(config) + 1 / epoch):
     """Drives `scheduler` as Ray's controller would, without Ray: creates trials through its
-    searcher, picks them with choose_trial_to_run, reports each step's loss."""
+    searcher, picks them with choose_trial_to_run, reports each step's `value`."""
     trials = trial_ids if trial_ids is not None else {}
     controller = SimpleNamespace(get_trials=lambda: list(trials.values()), stop_trial=lambda t: setattr(t, "status", Trial.TERMINATED))
     for _ in range(n_results):
@@ -162,7 +175,7 @@ def fake_run(scheduler, n_results, trial_ids=None):
             chosen = running[0]
         chosen.status = Trial.RUNNING
         chosen.epoch += 1
-        decision = scheduler.on_trial_result(controller, chosen, {"epoch": chosen.epoch, "loss": loss(chosen.config) + 1 / chosen.epoch})
+        decision = scheduler.on_trial_result(controller, chosen, {"epoch": chosen.epoch, "loss": value(chosen.config, chosen.epoch)})
         chosen.status = {TrialScheduler.CONTINUE: Trial.RUNNING, TrialScheduler.PAUSE: Trial.PAUSED}.get(decision, Trial.TERMINATED)
     return trials
 
@@ -190,6 +203,22 @@ def test_the_scheduler_state_is_rebuilt_by_replay_after_a_restore(tmp_path, meth
     assert a.session.finished and b.session.finished
     assert a._race.history == b._race.history
     assert {k: (t.status, t.epoch) for k, t in trials.items()} == {k: (t.status, t.epoch) for k, t in copies.items()}
+
+
+def test_a_nan_stops_its_trial_and_releases_its_configuration_and_an_infinite_value_is_clipped(caplog):
+    s = MultiFidelityScheduler("ASHA", max_t=9, total_budget=40, metric="loss", mode="min", seed=0, n_configs=32)
+    s.searcher.set_search_properties("loss", "min", SPACE, num_samples=sys.maxsize)
+    s.searcher.set_max_concurrency(2)
+
+    def diverging(config, epoch):
+        return float("nan") if config["lr"] > 0.1 else float("inf") if config["lr"] < 1e-3 else loss(config) + 1 / epoch
+
+    trials = fake_run(s, 400, value=diverging)
+    failed = s.session.failed()
+    assert failed and all(s.session.params(c)["lr"] > 0.1 for c in failed)
+    assert s.session.finished and s.session.remaining == 0 and math.isfinite(s.session.best[3])
+    assert all(trials[s._race.trial_of[c]].status == Trial.TERMINATED for c in failed)
+    assert "reported NaN at budget step 1" in caplog.text
 
 
 def test_the_scheduler_refuses_what_it_cannot_run():
@@ -292,6 +321,9 @@ def test_tuner_restore_of_an_interrupted_hyperband_experiment_goes_on_to_the_end
     assert not first["finished"] and len(first["tells"]) >= 12, "the first run was interrupted before its end"
     out = drive(ray_cluster, tmp_path, *common, "--restore")
     assert out["restored_tells"] > 0, "the restored scheduler started from the killed run's tells"
+    # Restored, a paused trial waits for the method: Ray re-adds it PENDING and would start it
+    # (before, each paused trial trained an epoch no one asked for: 6 of 46).
+    assert out["unasked_epochs"] == 0, out["unasked_epochs"]
     assert out["finished"] and out["in_training"] == []
     assert out["failed"] and all(lr > 0.1 for lr in out["failed_lr"]), out
     assert not any(c in out["failed"] for c, _, _ in out["tells"]), "a raising configuration told nothing"

@@ -3,6 +3,7 @@ process running syne_tune_train.py), where trials are paused and resumed."""
 
 from __future__ import annotations
 
+import math
 from datetime import datetime
 from pathlib import Path
 
@@ -118,6 +119,24 @@ def test_a_trial_that_errors_is_released_and_a_synchronous_rung_goes_on(tmp_path
     # Without the release the rung waited for the failed trials and the run ended at epoch 1.
     assert max(r["epoch"] for _, r, _ in scheduler.log) == 9
     assert session.finished and session.best[3] == min(r["loss"] for _, r, _ in scheduler.log)
+
+
+def test_a_local_run_with_nan_trials_goes_on_and_spends_its_budget(tmp_path, monkeypatch, caplog):
+    monkeypatch.setenv("SYNETUNE_FOLDER", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    # ASHA on 9 epochs; the script reports a NaN loss for the configurations with lr > 0.05
+    # (about a third of them). Before, the first NaN raised out of on_trial_result and ended
+    # the tuning; now each such trial is stopped, its configuration released, and the run
+    # spends the whole budget on the others.
+    scheduler = Recording({**CONFIG_SPACE, "nan_lr_above": 0.05}, "ASHA", **LOCAL_RUN, total_budget=10)
+    run_locally(scheduler, max_num_evaluations=200, n_workers=2)
+    session = scheduler.session
+    nan_results = [(tid, d) for tid, r, d in scheduler.log if math.isnan(r["loss"])]
+    assert nan_results and all(d == SchedulerDecision.STOP for _, d in nan_results)
+    failed = session.failed()
+    assert failed and all(session.params(c)["lr"] > 0.05 for c in failed)
+    assert spent_it_all(scheduler, 10), (session.remaining, session.in_training())
+    assert "reported NaN at budget step 1" in caplog.text
 
 
 def spent_it_all(scheduler, total_budget):

@@ -25,6 +25,9 @@ pub fn run(data: &Path, study: Option<&str>, method: &str, n: usize, seed: u64, 
     }
     print!("{}", s.csv);
     eprintln!("learned from: {}", s.used);
+    if let Some(note) = s.journal_note() {
+        eprintln!("note: {note}");
+    }
     eprintln!(
         "{} for '{}' by {}: {}/suggestions.csv, enqueue.py (run it beside the study's {}){}",
         hpo_playground::engine::axis::count(s.rows.len(), "suggestion"),

@@ -97,12 +97,9 @@ impl Study {
                     .filter_map(|t| t.values.as_ref()?.get(m).copied())
                     .filter(|v| v.is_finite())
             };
-            let low = finite().fold(f64::INFINITY, f64::min);
-            let high = finite().fold(f64::NEG_INFINITY, f64::max);
-            let (low, high) = if low <= high { (low, high) } else { (0.0, 0.0) };
             for t in out.trials.iter_mut().filter(|t| t.state == TrialState::Complete) {
                 if let Some(v) = t.values.as_mut().and_then(|v| v.get_mut(m)).filter(|v| v.is_infinite()) {
-                    *v = v.clamp(low, high);
+                    *v = clip_infinite(*v, finite());
                     clipped += 1;
                 }
             }
@@ -189,5 +186,21 @@ impl Study {
                 })
             })
             .collect()
+    }
+}
+
+/// An infinite value clipped to the range of the `finite` values beside it (to 0 when there
+/// are none), as Optuna's GPSampler clips them before its fit: the one rule for a study's
+/// infinite objective values and a multi-fidelity session's infinite curve values. A finite
+/// value is returned as it is.
+pub fn clip_infinite(value: f64, finite: impl Iterator<Item = f64>) -> f64 {
+    if !value.is_infinite() {
+        return value;
+    }
+    let (low, high) = finite.filter(|v| v.is_finite()).fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| (l.min(v), h.max(v)));
+    if low <= high {
+        value.clamp(low, high)
+    } else {
+        0.0
     }
 }

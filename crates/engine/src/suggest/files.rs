@@ -8,7 +8,7 @@ use super::{suggest_among, Liar, PrunedTrials, Suggestions};
 use crate::error::{EngineError, Result};
 use crate::loaders::file_format::FileFormat;
 use crate::loaders::formats::recognise;
-use crate::loaders::optuna::journal::with_trials_enqueued;
+use crate::loaders::optuna::journal::{with_trials_enqueued, WrittenJournal};
 use crate::loaders::optuna::read_journal;
 use crate::loaders::Unpacked;
 
@@ -30,6 +30,9 @@ pub struct SuggestedFiles {
     /// `journal.log`: the journal with the trials enqueued (for a journal; a database is
     /// never written here, see [`suggest_files`]).
     pub journal: Option<String>,
+    /// The input journal's last line was cut off (a study copied while it ran): left out of
+    /// `journal.log`, said by [`SuggestedFiles::journal_note`].
+    pub torn_last_line_left_out: bool,
     /// What the method learned from, in words (complete trials, pruned ones, conditional parameters).
     pub used: String,
 }
@@ -58,15 +61,17 @@ pub fn suggest_files(file: &str, bytes: &[u8], study: Option<&str>, method: &str
         None => crate::loaders::optuna::storage::read_storage(file, unpacked.bytes())?,
     };
     let s = suggest_among(file, &studies, study, method, k, seed, PrunedTrials::BelowComplete, Liar::DEFAULT)?;
-    let (python, journal) = match journal_text {
-        Some(text) => (s.enqueue_python(&journal_storage("journal.log")), Some(s.enqueued_journal(text))),
-        None => (s.enqueue_python(&python(&Value::from(format!("sqlite:///{file}")))), None),
+    let (python, written) = match journal_text {
+        Some(text) => (s.enqueue_python(&journal_guard("journal.log"), &journal_storage("journal.log")), Some(s.enqueued_journal(text))),
+        None => (s.enqueue_python("", &python(&Value::from(format!("sqlite:///{file}")))), None),
     };
+    let torn_last_line_left_out = written.as_ref().is_some_and(|w| w.torn_last_line_left_out);
     Ok(SuggestedFiles {
         rows: s.rows.iter().map(|r| r.iter().map(cell).collect()).collect(),
         csv: s.csv(),
         python,
-        journal,
+        journal: written.map(|w| w.text),
+        torn_last_line_left_out,
         study: s.study,
         method: s.method,
         names: s.names,
@@ -74,9 +79,52 @@ pub fn suggest_files(file: &str, bytes: &[u8], study: Option<&str>, method: &str
     })
 }
 
+impl SuggestedFiles {
+    /// What a user must know about `journal.log` beyond that it holds the trials: its input's
+    /// torn last line, left out.
+    pub fn journal_note(&self) -> Option<String> {
+        self.torn_last_line_left_out.then(|| {
+            "the journal's last line was cut off (a study copied while it ran): journal.log leaves it out and keeps every other line as it was".to_string()
+        })
+    }
+}
+
 /// The Python expression of a journal's storage.
 pub(super) fn journal_storage(path: &str) -> String {
     format!("optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend({}))", python(&Value::from(path)))
+}
+
+/// Python lines that refuse, before anything is written, a journal at `path` that is missing
+/// or whose last line is cut off (a study copied while it wrote a record; Optuna's reader skips
+/// such a line): the record Optuna appends would be glued onto it, garbling both. The sentence
+/// names the file and points to the `journal.log` written beside `enqueue.py`, which leaves the
+/// cut line out ([`with_trials_enqueued`]).
+pub(super) fn journal_guard(path: &str) -> String {
+    let path = python(&Value::from(path));
+    format!(
+        r#"import json
+import os
+import sys
+
+path = {path}
+if not os.path.exists(path):
+    sys.exit(f"no {{path}} here: run enqueue.py beside the study's journal, named {{path}}")
+with open(path, "rb") as f:
+    lines = f.read().split(b"\n")
+try:
+    torn = lines != [b""] and (lines[-1] != b"" or not isinstance(json.loads(lines[-2]), dict))
+except ValueError:
+    torn = True
+if torn:
+    sys.exit(
+        f"{{path}}: its last line is cut off (the study was copied while it wrote a record); Optuna would write the next "
+        "record onto it and garble both, so nothing was enqueued. Use the journal.log written beside this enqueue.py "
+        "instead (the same journal without the cut line, these trials enqueued), or run enqueue.py once the study has "
+        "finished writing that line."
+    )
+
+"#
+    )
 }
 
 /// A value as a table's cell: a choice as its text, a parameter not suggested empty.
@@ -99,11 +147,11 @@ impl Suggestions {
         w.into_inner().ok().and_then(|b| String::from_utf8(b).ok()).unwrap_or_default()
     }
 
-    /// A Python snippet that enqueues them into the study (`storage`: the Python expression of
-    /// its storage).
-    pub fn enqueue_python(&self, storage: &str) -> String {
+    /// A Python snippet that enqueues them into the study (`guard`: Python lines run first,
+    /// which may refuse the storage; `storage`: the Python expression of its storage).
+    pub fn enqueue_python(&self, guard: &str, storage: &str) -> String {
         let mut out = format!(
-            "# The next {} trials {} proposes for the study '{}' (hpo-playground).\n# Run beside the study's storage (Optuna adds them, also while the study runs), then study.optimize(...) runs them first.\nimport optuna\n\nstorage = {storage}\nstudy = optuna.load_study(study_name={}, storage=storage)\n",
+            "# The next {} trials {} proposes for the study '{}' (hpo-playground).\n# Run beside the study's storage (Optuna adds them, also while the study runs), then study.optimize(...) runs them first.\n{guard}import optuna\n\nstorage = {storage}\nstudy = optuna.load_study(study_name={}, storage=storage)\n",
             self.rows.len(),
             self.method,
             self.study,
@@ -124,7 +172,7 @@ impl Suggestions {
 
     /// The journal `text` with the trials enqueued ([`with_trials_enqueued`]: each row's
     /// suggested parameters fixed, a parameter its branch does not suggest left out).
-    pub fn enqueued_journal(&self, text: &str) -> String {
+    pub fn enqueued_journal(&self, text: &str) -> WrittenJournal {
         let fixed: Vec<serde_json::Map<String, Value>> = self
             .rows
             .iter()

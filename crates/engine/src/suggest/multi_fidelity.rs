@@ -25,7 +25,14 @@
 //!   only when the method has nothing to train but configurations in training — every
 //!   configuration drawn is started or waits for a rung's decision — and a method's error
 //!   surfaces only when nothing is in training.
-//! - A value that is not a finite number is refused with an error; the request stays open.
+//! - A value from training goes through [`MultiFidelitySession::report`], the rule every face
+//!   of the Python package uses: a NaN is that configuration's failure (as [`fail`] reports
+//!   it; the run goes on without it), an infinite value is clipped to the range of the finite
+//!   values told so far ([`clip_infinite`], the rule of a study's infinite objective values).
+//!   [`MultiFidelitySession::tell`] itself refuses a value that is not a finite number; the
+//!   request then stays open.
+//!
+//! [`fail`]: MultiFidelitySession::fail
 //! - A training that fails (the user's loop raised, a trial errored) is reported with
 //!   [`MultiFidelitySession::fail`]: the configuration leaves training for good ([`Race::failed`];
 //!   no method picks it again) and the steps it told stay observations. A synchronous rung
@@ -54,6 +61,7 @@ use crate::optimizer::{job_rng, MethodRng};
 use crate::race::{MultiFidelityOptimizer, Race, Request};
 use crate::registry;
 use crate::study::encoding::{draw, search_space};
+use crate::study::rules::clip_infinite;
 use crate::study::Distribution;
 
 /// The multi-fidelity methods, by their registry names.
@@ -83,6 +91,17 @@ pub enum Asked {
     /// The total budget is spent, or the method can train nothing more (every configuration
     /// started or fully trained).
     Done,
+}
+
+/// What a value from training did to its configuration ([`MultiFidelitySession::report`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reported {
+    /// The request goes on: train the next step.
+    Training,
+    /// The value completed the request: the configuration pauses.
+    Completed,
+    /// The value was NaN: the configuration's training failed and it is released for good.
+    Failed,
 }
 
 /// One multi-fidelity method racing configurations whose values are told from outside.
@@ -256,14 +275,7 @@ impl MultiFidelitySession {
     /// Records `value` of configuration `config` at budget step `step`; true when that step
     /// completes the configuration's request.
     pub fn tell(&mut self, config: usize, step: u32, value: f64) -> Result<bool> {
-        let to = self.requested_budget(config, "tell a value of")?;
-        let next = self.race.budget_of(config) + 1;
-        if step != next {
-            return Err(EngineError::Spec(format!(
-                "configuration {config} is at budget {}: tell step {next} next (one value per budget step, in order, up to {to}), not step {step}",
-                next - 1
-            )));
-        }
+        let to = self.check_step(config, step, "tell a value of")?;
         if !value.is_finite() {
             return Err(EngineError::Spec(format!(
                 "configuration {config}, step {step}: the value {value} is not a finite number (report a diverged training as a large finite loss)"
@@ -277,6 +289,34 @@ impl MultiFidelitySession {
         self.requested[config] = None;
         self.race.history.push(Request { config, budget: to });
         Ok(true)
+    }
+
+    /// A value from training at `step` of `config`, by the module's rule: a NaN fails the
+    /// configuration ([`MultiFidelitySession::fail`]), an infinite value is clipped to the
+    /// finite values told so far (in the user's direction), any other is told. The request and
+    /// the step are checked as [`MultiFidelitySession::tell`] checks them, NaN or not.
+    pub fn report(&mut self, config: usize, step: u32, value: f64) -> Result<Reported> {
+        if value.is_nan() {
+            self.check_step(config, step, "report a value of")?;
+            self.fail(config)?;
+            return Ok(Reported::Failed);
+        }
+        let sign = self.sign;
+        let value = clip_infinite(value, self.race.curves.iter().flatten().map(|loss| sign * loss));
+        Ok(if self.tell(config, step, value)? { Reported::Completed } else { Reported::Training })
+    }
+
+    /// Checks that `step` is the next step of `config`'s request; its budget to reach.
+    fn check_step(&self, config: usize, step: u32, what: &str) -> Result<u32> {
+        let to = self.requested_budget(config, what)?;
+        let next = self.race.budget_of(config) + 1;
+        if step != next {
+            return Err(EngineError::Spec(format!(
+                "configuration {config} is at budget {}: tell step {next} next (one value per budget step, in order, up to {to}), not step {step}",
+                next - 1
+            )));
+        }
+        Ok(to)
     }
 
     /// Reports that configuration `config`'s training failed before its request was told to

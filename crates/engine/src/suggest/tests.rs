@@ -26,9 +26,9 @@ fn suggestions_respect_the_space_and_are_new() {
     assert_eq!(distinct.len(), 5);
     assert_eq!(suggest("j.log", JOURNAL, None, "GP", 5, 1).unwrap(), s, "deterministic given the seed");
     // The journal with them enqueued reads back with 5 more waiting trials.
-    let (studies, _) = read_journal("j.log", &s.enqueued_journal(JOURNAL)).unwrap();
+    let (studies, _) = read_journal("j.log", &s.enqueued_journal(JOURNAL).text).unwrap();
     assert_eq!(studies[0].trials.iter().filter(|t| t.state == TrialState::Waiting).count(), 5);
-    assert!(s.enqueue_python(&files::journal_storage("journal.log")).contains("study.enqueue_trial({\"lr\": "));
+    assert!(s.enqueue_python("", &files::journal_storage("journal.log")).contains("study.enqueue_trial({\"lr\": "));
     assert_eq!(s.csv().lines().count(), 6);
 }
 
@@ -81,10 +81,10 @@ fn a_conditional_study_gets_next_trials_of_its_branches() {
         assert!(s.used.contains("33 complete trials observed") && s.used.contains("'beta2', 'momentum'"), "{}", s.used);
         // Written without the parameters a branch does not suggest; Optuna reads it back.
         assert!(
-            !s.enqueue_python(&files::journal_storage("j.log")).contains("null")
-                && !s.enqueue_python(&files::journal_storage("j.log")).contains("None")
+            !s.enqueue_python("", &files::journal_storage("j.log")).contains("null")
+                && !s.enqueue_python("", &files::journal_storage("j.log")).contains("None")
         );
-        let (studies, _) = read_journal("c.log", &s.enqueued_journal(CONDITIONAL)).unwrap();
+        let (studies, _) = read_journal("c.log", &s.enqueued_journal(CONDITIONAL).text).unwrap();
         assert_eq!(studies[0].trials.iter().filter(|t| t.state == TrialState::Waiting).count(), 6);
     }
     let disjoint = include_str!("../../../../tests/fixtures/studies/optuna-disjoint-journal.log");
@@ -243,7 +243,7 @@ fn a_batch_and_the_trials_it_enqueues_are_pending_for_the_next_one() {
         assert!(smallest.fold(f64::INFINITY, f64::min) > 0.05, "{method}: {:?}", batch.rows);
         // Enqueued (WAITING, their parameters fixed), they are pending for the next batch,
         // which goes elsewhere; the sentence says so.
-        let enqueued = batch.enqueued_journal(JOURNAL);
+        let enqueued = batch.enqueued_journal(JOURNAL).text;
         let (studies, _) = read_journal("j.log", &enqueued).unwrap();
         let waiting: Vec<&crate::study::Trial> = studies[0].trials.iter().filter(|t| t.state == TrialState::Waiting).collect();
         assert!(waiting.len() == 4 && waiting.iter().all(|t| t.params.len() == 4), "fixed_params read as the trials' parameters");
@@ -376,5 +376,54 @@ fn a_two_objective_study_with_failed_values_and_a_one_trial_study_get_their_next
         let s = suggest("one.log", one, None, method, 3, 0).unwrap_or_else(|e| panic!("{method}: {e}"));
         assert_eq!(s.rows.len(), 3);
         assert!(s.used.starts_with("1 complete trial observed"), "{}", s.used);
+    }
+}
+
+/// The journal written back is its input byte for byte, also the lines with Optuna's
+/// `Infinity`, `-Infinity` and `NaN` (73 lines of `optuna-infinite-journal.log`, 9 of them with
+/// such a word), and every trial reads back in its state; a torn last line is left out and said.
+#[test]
+fn the_journal_written_back_keeps_every_line_of_its_input() {
+    let text = include_str!("../../../../tests/fixtures/studies/optuna-infinite-journal.log");
+    let non_finite = text.lines().filter(|l| l.contains("Infinity") || l.contains("NaN")).count();
+    assert!(non_finite >= 9, "{non_finite}");
+    let files = suggest_files("optuna-infinite-journal.log", text.as_bytes(), None, "RS", 2, 0).unwrap();
+    let journal = files.journal.as_deref().unwrap();
+    assert!(journal.starts_with(text), "the input kept byte for byte");
+    assert_eq!(journal.lines().count(), text.lines().count() + 2);
+    assert_eq!((files.torn_last_line_left_out, files.journal_note()), (false, None));
+    let (before, _) = read_journal("i.log", text).unwrap();
+    let (after, _) = read_journal("i.log", journal).unwrap();
+    let states = |s: &crate::study::Study| s.trials.iter().map(|t| t.state).collect::<Vec<_>>();
+    assert_eq!(states(&after[0])[..before[0].trials.len()], states(&before[0]));
+    assert!(before[0].trials.iter().any(|t| t.values.as_ref().is_some_and(|v| v[0].is_infinite())));
+    // Copied while a line was being written: that line alone is left out, and said.
+    let torn = format!("{text}{{\"op_code\":4,\"worker_id\":\"w\",\"stu");
+    let files = suggest_files("optuna-infinite-journal.log", torn.as_bytes(), None, "RS", 2, 0).unwrap();
+    assert_eq!(files.journal.as_deref(), Some(journal));
+    assert!(files.journal_note().unwrap().contains("last line was cut off"));
+}
+
+/// suggestions.csv reads back as the rows it was written from: every number to the bit, a
+/// choice as its text, a parameter its branch does not suggest as an empty cell.
+#[test]
+fn suggestions_csv_reads_back_as_its_rows() {
+    for (file, text) in [("j.log", JOURNAL), ("c.log", CONDITIONAL)] {
+        let s = suggest(file, text, None, "RS", 6, 2).unwrap();
+        let written = s.csv();
+        let mut reader = csv::Reader::from_reader(written.as_bytes());
+        assert_eq!(reader.headers().unwrap().iter().collect::<Vec<_>>(), s.names);
+        let read: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+        assert_eq!(read.len(), s.rows.len());
+        for (record, row) in read.iter().zip(&s.rows) {
+            for (cell, value) in record.iter().zip(row) {
+                match value {
+                    serde_json::Value::Null => assert_eq!(cell, ""),
+                    serde_json::Value::String(choice) => assert_eq!(cell, choice),
+                    v => assert_eq!(cell.parse::<f64>().unwrap().to_bits(), v.as_f64().unwrap().to_bits(), "{file}: {cell}"),
+                }
+            }
+        }
+        assert!(file != "c.log" || read.iter().any(|r| r.iter().any(str::is_empty)), "the conditional study leaves cells empty");
     }
 }

@@ -1,20 +1,33 @@
 """A search space as the engine reads it: ``[name, {"type": ..., ...}]`` per parameter, from
 Optuna distributions, lists of choices or plain dicts. One rule for the Optuna sampler and the
-multi-fidelity session. Optuna's distributions are told apart by their classes' names (and
-those of their bases), not by ``isinstance``, so that this module and the session need no
-Optuna: it is an optional extra of the package."""
+multi-fidelity session (and Ray Tune's faces, through ``checked``). Optuna's distributions are
+told apart by their classes' names (and those of their bases), not by ``isinstance``, so that
+this module and the session need no Optuna: it is an optional extra of the package."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
+from hpo_playground._engine import check_space
+
 
 def describe_space(space: Mapping[str, Any]) -> list[list[Any]]:
-    """``space`` as the engine reads it: ``[name, {"type": ..., ...}]`` in ``space``'s order."""
+    """``space`` as the engine reads it: ``[name, {"type": ..., ...}]`` in ``space``'s order,
+    checked (``checked``)."""
     if not isinstance(space, Mapping) or not space:
         raise ValueError("space must be a non-empty dict of parameter name -> distribution")
-    return [[str(name), plain(str(name), d)] for name, d in space.items()]
+    return checked([[str(name), plain(str(name), d)] for name, d in space.items()])
+
+
+def checked(described: list[list[Any]]) -> list[list[Any]]:
+    """``described`` if the engine's rule (Optuna's) accepts every distribution, else an
+    ``EngineError`` (a ``ValueError``) naming the parameter: low above high, a log scale from 0
+    or below, no choice, a bad step. Every face checks its space with it when the space is
+    given, so that a bad one never surfaces mid-run."""
+    check_space(json.dumps(described, default=repr))
+    return described
 
 
 def plain(name: str, d: Any) -> dict[str, Any]:

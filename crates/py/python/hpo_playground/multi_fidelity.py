@@ -10,10 +10,12 @@ The rules are the engine's (``hpo_engine::suggest::multi_fidelity``): several re
 outstanding and a configuration in training is never handed out twice; while a rung waits
 for results, Hyperband, BOHB and DEHB start the next bracket instead; ``ask`` returns ``None``
 when the budget is spent or the method can train nothing more, or when it must wait for a
-result because every configuration is started (``finished`` tells which); a NaN value is
-refused. A training that fails is reported with ``fail(config_id)``: the
-configuration is never handed out again, a rung no longer waits for it, and the steps of its
-request it did not tell return to the total budget.
+result because every configuration is started (``finished`` tells which). A training that
+fails is reported with ``fail(config_id)``: the configuration is never handed out again, a rung
+no longer waits for it, and the steps of its request it did not tell return to the total
+budget. A NaN value from training is that configuration's failure, reported as ``fail`` does
+with a warning naming it, and the run goes on; an infinite value is clipped to the finite
+values told so far (``report``: the engine's one rule, which every face of this package uses).
 
 A session pickles (Syne Tune pickles its tuner, scheduler included): the state written is the
 constructor's arguments and every ``ask``, ``tell`` and ``fail`` so far, and unpickling replays
@@ -25,6 +27,8 @@ costs nothing; reading costs the run so far again (for DyHPO, its model fits).
 from __future__ import annotations
 
 import json
+import logging
+import numbers
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,6 +36,8 @@ from hpo_playground._engine import MultiFidelitySession, multi_fidelity_methods
 from hpo_playground._space import describe_space
 
 __all__ = ["MultiFidelity", "describe_space", "methods"]
+
+logger = logging.getLogger(__name__)
 
 
 def methods() -> list[str]:
@@ -68,6 +74,10 @@ class MultiFidelity:
     ) -> None:
         if direction not in ("minimize", "maximize"):
             raise ValueError(f"direction must be 'minimize' or 'maximize', not {direction!r}")
+        _count("max_budget", max_budget)
+        _count("n_configs", n_configs)
+        if total_budget is not None:
+            _count("total_budget", total_budget)
         description = describe_space(space)
         self._names = [name for name, _ in description]
         self.method = method
@@ -105,7 +115,7 @@ class MultiFidelity:
                         " pickled by another version of hpo_playground?"
                     )
             elif call[0] == "tell":
-                self._session.tell(*call[1:])
+                self._session.report(*call[1:])
             else:
                 self._session.fail(call[1])
 
@@ -122,15 +132,32 @@ class MultiFidelity:
             return None
         return config, self.params(config), budget
 
-    def tell(self, config_id: int, budget: int, value: float) -> bool:
+    def report(self, config_id: int, budget: int, value: float) -> str:
         """Records ``value`` of ``config_id`` at budget step ``budget`` (the next step it has
-        not told; one value per step, in order). True when the step completes its request
-        (the configuration pauses). Raises ``ValueError`` for an unknown configuration, one
-        not in training, a step out of order or a value that is not a finite number."""
-        call = (int(config_id), int(budget), float(value))
-        completed = self._session.tell(*call)
+        not told; one value per step, in order) and says what it did: ``"training"`` (train
+        the next step), ``"completed"`` (the step completes the request: the configuration
+        pauses) or ``"failed"``: the value was NaN, so the training counts as failed — the
+        configuration is released as ``fail`` releases it, with a warning naming it. An
+        infinite value is clipped to the finite values told so far. Raises ``ValueError`` for
+        an unknown configuration, one not in training or a step out of order, and
+        ``TypeError`` for a value that is not a number."""
+        call = (_id("config_id", config_id), _id("budget", budget), _number(config_id, budget, value))
+        outcome = self._session.report(*call)
         self._calls.append(("tell", *call))
-        return completed
+        if outcome == "failed":
+            logger.warning(
+                "configuration %d %s reported NaN at budget step %d: its training counts as failed;"
+                " it is never trained again and the run goes on without it",
+                call[0],
+                self.params(call[0]),
+                call[1],
+            )
+        return outcome
+
+    def tell(self, config_id: int, budget: int, value: float) -> bool:
+        """``report``, True when the configuration stops training for now: the step completes
+        its request (it pauses) or the value was NaN (it failed: ``failed()`` lists it)."""
+        return self.report(config_id, budget, value) != "training"
 
     def fail(self, config_id: int) -> None:
         """Reports that the training of ``config_id`` failed (an exception, a lost worker)
@@ -139,7 +166,7 @@ class MultiFidelity:
         without it, and the steps it did not tell return to the total budget; the values it
         told stay. Raises ``ValueError`` for an unknown configuration or one not in training
         (failed already, paused, never handed out)."""
-        self._session.fail(int(config_id))
+        self._session.fail(_id("config_id", config_id))
         self._calls.append(("fail", int(config_id)))
 
     def failed(self) -> list[int]:
@@ -148,11 +175,11 @@ class MultiFidelity:
 
     def params(self, config_id: int) -> dict[str, Any]:
         """The parameters of configuration ``config_id``."""
-        return dict(zip(self._names, json.loads(self._session.params_json(int(config_id)))))
+        return dict(zip(self._names, json.loads(self._session.params_json(_id("config_id", config_id)))))
 
     def reached(self, config_id: int) -> int:
         """The budget step ``config_id`` has told up to (0: never trained)."""
-        return self._session.reached(int(config_id))
+        return self._session.reached(_id("config_id", config_id))
 
     def in_training(self) -> list[tuple[int, int, int]]:
         """The outstanding requests: ``(config_id, budget reached, budget to reach)``."""
@@ -181,3 +208,30 @@ class MultiFidelity:
     def n_configs(self) -> int:
         """How many configurations the method races."""
         return self._session.configurations()
+
+
+def _id(what: str, x: Any) -> int:
+    """A configuration id or a budget step: a whole number from 0, else a ``ValueError``
+    naming it (the engine's counts are unsigned: -1 would be an ``OverflowError``)."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Integral) or x < 0:
+        raise ValueError(f"{what} must be a whole number from 0, not {x!r}")
+    return int(x)
+
+
+def _count(what: str, x: Any) -> None:
+    if isinstance(x, bool) or not isinstance(x, numbers.Integral) or x < 1:
+        raise ValueError(f"{what} must be a whole number from 1, not {x!r}")
+
+
+def _number(config_id: Any, budget: Any, value: Any) -> float:
+    """A value from training as a float; anything else (a string, None) a ``TypeError``
+    naming the configuration and step, never a silent failure."""
+    if not isinstance(value, (str, bytes, bool)) and value is not None:
+        try:
+            return float(value)  # a Python or NumPy number, a one-element tensor
+        except (TypeError, ValueError):
+            pass
+    raise TypeError(
+        f"configuration {config_id}, budget step {budget}: the value must be a number, not"
+        f" {type(value).__name__} {value!r}"
+    )

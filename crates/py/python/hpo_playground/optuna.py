@@ -61,6 +61,9 @@ class Sampler(BaseSampler):
             RandomSampler's seed.
         related_studies: Optuna studies of the same search space and direction that transfer
             methods learn from (the study being optimised is the held-out task).
+        constraints_func: not taken (a ``TypeError`` says so): set each constraint inside the
+            objective with Optuna's ``trial.set_constraint(name, value)``, which the sampler
+            honours.
 
     A study of several objectives (``optuna.create_study(directions=[...])``) takes a method
     that proposes for several (GP+MO, GCP+MO, ParEGO, …: ``hpo suggest`` lists them); any
@@ -75,7 +78,15 @@ class Sampler(BaseSampler):
         seed: int | None = 0,
         related_studies: Sequence[Study] | None = None,
         liar: str = "believer",
+        *,
+        constraints_func: Any = None,
     ) -> None:
+        if constraints_func is not None:
+            raise TypeError(
+                "hpo_playground's Sampler takes no constraints_func: set each constraint inside the"
+                " objective with Optuna's trial.set_constraint(name, value) (feasible when <= 0), which"
+                " the sampler honours"
+            )
         known = hpo_playground.methods()
         if method not in known["single"] + known["related"]:
             raise ValueError(
@@ -280,7 +291,9 @@ def optimize_multi_fidelity(
     logs a warning and releases the configuration (``MultiFidelity.fail``: never trained again,
     its untrained steps return to the budget), and the run goes on; any other exception
     (``KeyboardInterrupt``, or every one with ``catch=()``) marks the trial FAIL and ends the
-    run, the paused trials PRUNED. If the process is killed, the complete trials and every
+    run, the paused trials PRUNED. A NaN value from ``train_step`` is its trial's failure the
+    same way (FAIL, a warning naming it, the configuration released; the run goes on); an
+    infinite one is recorded as it is and clipped for the method (``MultiFidelity.report``). If the process is killed, the complete trials and every
     reported step are in the storage already; the configurations in training stay RUNNING.
 
     Returns the ``MultiFidelity`` session (``best``, ``in_training``, …). One process per study:
@@ -334,8 +347,14 @@ def optimize_multi_fidelity(
                     study.tell(trial, state=TrialState.FAIL)
                     finished.add(config)
                     raise
+                outcome = session.report(config, step, value)  # a NaN fails it, with a warning
                 trial.report(float(value), step)
-                session.tell(config, step, value)
+                if outcome == "failed":
+                    study.tell(trial, state=TrialState.FAIL)
+                    finished.add(config)
+                    states.pop(config, None)
+                    failed = True
+                    break
             if budget == max_budget and not failed:
                 study.tell(trial, float(value))
                 finished.add(config)

@@ -10,7 +10,8 @@ refuse the domains the engine has no distribution for (``randn``, ``qloguniform`
 ``Searcher``: each trial is one full evaluation. The study described to the engine
 (``hpo_playground.suggest``) holds every trial Ray asked for: those with a result as COMPLETE,
 those still running as RUNNING with their parameters (the proposal accounts for them), those
-that errored or reported no finite metric as FAIL. Until a trial is complete the proposals are
+that errored or reported NaN or no number as FAIL (with a warning naming the trial); an infinite
+value is kept, and clipped by the engine to the finite ones. Until a trial is complete the proposals are
 random draws from ``seed`` (as the Optuna sampler's RandomSampler), so a run is deterministic
 given the seed and the order of the results.
 
@@ -19,14 +20,18 @@ which budget. Its ``searcher`` creates a trial for each configuration the method
 scheduler PAUSEs a trial when the budget of its request is reported, lets Ray resume it from its
 checkpoint when the method asks for that configuration again, STOPs it at ``max_t`` and stops
 the paused trials once the session is done. At most ``max_concurrent_trials`` requests are out
-at a time. The session's state survives ``Tuner.restore``: it is saved as the sequence of
+at a time. A value from training goes through ``MultiFidelity.report``: a NaN (or no number)
+STOPs the trial and releases its configuration, with a warning naming it; an infinite value is
+clipped. The session's state survives ``Tuner.restore``: it is saved as the sequence of
 asks, tells and fails, which a fresh session with the same seed replays (the engine is
 deterministic), so nothing of the Rust object needs pickling.
 """
 
 from __future__ import annotations
 
+import logging
 import math
+import numbers
 import pickle
 import random
 import sys
@@ -42,7 +47,10 @@ from ray.tune.search.sample import Categorical, Domain, Float, Integer, LogUnifo
 from ray.tune.search.variant_generator import parse_spec_vars
 
 import hpo_playground
+from hpo_playground._space import checked
 from hpo_playground.multi_fidelity import MultiFidelity
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["MultiFidelityScheduler", "Searcher", "describe_space"]
 
@@ -58,7 +66,7 @@ def describe_space(param_space: Mapping[str, Any]) -> list[list[Any]]:
         raise ValueError(f"grid_search ({names}) has no place in a search the engine's methods drive: use tune.choice")
     if not domains:
         raise ValueError("the param_space has no search domain (tune.uniform, tune.choice, …) to search")
-    return [["/".join(map(str, path)), _distribution("/".join(map(str, path)), d)] for path, d in domains]
+    return checked([["/".join(map(str, path)), _distribution("/".join(map(str, path)), d)] for path, d in domains])
 
 
 def _distribution(name: str, d: Domain) -> dict[str, Any]:
@@ -273,9 +281,15 @@ class Searcher(_RaySearcher):
         if trial is None:
             return
         value = None if result is None else _flat(result).get(self._metric)
-        if error or not isinstance(value, (int, float)) or not math.isfinite(value):
+        number = isinstance(value, numbers.Real) and not isinstance(value, bool)
+        if not error and (not number or math.isnan(value)):
+            logger.warning(
+                "trial %s reported %r = %r, not a number: it counts as failed (FAIL) and the search goes on",
+                trial_id, self._metric, value,
+            )
+        if error or not number or math.isnan(value):
             trial["state"] = "FAIL"  # kept with its parameters: the study shows what failed
-        else:
+        else:  # an infinite value too: the engine clips it to the finite ones, as the sampler's
             trial["state"], trial["values"] = "COMPLETE", [float(value)]
 
     def study(self) -> dict[str, Any]:
@@ -435,10 +449,11 @@ class _Race:
         self.trial_of[config] = trial_id
         self.config_of[trial_id] = config
 
-    def tell(self, config: int, step: int, value: float) -> bool:
-        done = self.session.tell(config, step, value)
+    def report(self, config: int, step: int, value: float) -> str:
+        """``MultiFidelity.report``: a NaN fails the configuration, an infinite value is clipped."""
+        outcome = self.session.report(config, step, value)
         self.history.append(("tell", config, step, float(value)))
-        return done
+        return outcome
 
     def release(self, trial_id: str) -> None:
         """Fails the configuration of a trial that ended with its request open."""
@@ -525,11 +540,24 @@ class MultiFidelityScheduler(TrialScheduler):
         return True
 
     def on_trial_add(self, tune_controller, trial: Trial) -> None:
-        if trial.trial_id not in self._race.config_of:
+        race = self._race
+        if trial.trial_id not in race.config_of:
             raise ValueError(
                 f"trial {trial.trial_id} was not created by this scheduler's searcher: pass"
                 " tune.TuneConfig(search_alg=scheduler.searcher, scheduler=scheduler)"
             )
+        # Tuner.restore re-adds every unfinished trial as PENDING, a paused one too, and Ray
+        # starts PENDING trials by itself: a paused configuration would train an epoch the
+        # method never asked for. Such a trial goes back to PAUSED (Ray files the trial by its
+        # status after this call); choose_trial_to_run resumes it when the method asks for it.
+        config = race.config_of[trial.trial_id]
+        if (
+            trial.status == Trial.PENDING
+            and race.ready()
+            and race.session.reached(config) > 0
+            and config not in race.training()
+        ):
+            trial.set_status(Trial.PAUSED)
 
     def on_trial_result(self, tune_controller, trial: Trial, result: dict) -> str:
         race = self._race
@@ -548,10 +576,17 @@ class MultiFidelityScheduler(TrialScheduler):
                 f"trial {trial.trial_id} reported {self.time_attr} {step} after {reached}: the method needs"
                 f" every step's {race.metric}; report each step, and resume from the checkpoint of the last"
             )
-        if not isinstance(value, (int, float)) or not math.isfinite(value):
-            race.release(trial.trial_id)  # the method refuses it; the configuration trains no more
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            logger.warning(
+                "trial %s reported %r = %r at %s %d, not a number: its training counts as failed",
+                trial.trial_id, race.metric, value, self.time_attr, step,
+            )
+            race.release(trial.trial_id)  # the configuration trains no more
             return TrialScheduler.STOP
-        if not race.tell(config, step, value):
+        outcome = race.report(config, step, value)
+        if outcome == "failed":
+            return TrialScheduler.STOP  # NaN: released, with a warning naming it
+        if outcome == "training":
             return TrialScheduler.CONTINUE
         if step >= self.max_t:
             return TrialScheduler.STOP

@@ -28,6 +28,8 @@ budget left and the trials it waits for: raise ``n_configs``. A trial that fails
 scheduler) or whose script ends before reporting its request's budget (``on_trial_complete``
 with the request open) is released (``MultiFidelity.fail``): the configuration is never
 handed out again, a rung no longer waits for it and its untrained steps return to the budget.
+A trial that reports a NaN ``metric`` is released the same way and STOPped, with a warning
+naming it, and the run goes on; an infinite value is clipped (``MultiFidelity.report``).
 """
 
 from __future__ import annotations
@@ -153,8 +155,11 @@ class Scheduler(TrialScheduler):
                 " resumes past it: pass max_resource_attr (the config key of the last epoch to"
                 " train) so that it stops at each request's budget"
             )
-        if not self._session.tell(config, step, result[self.metric]):
+        outcome = self._session.report(config, step, result[self.metric])
+        if outcome == "training":
             return SchedulerDecision.CONTINUE
+        if outcome == "failed":
+            return SchedulerDecision.STOP  # NaN: released, with a warning naming it
         return SchedulerDecision.STOP if step >= self.max_t else SchedulerDecision.PAUSE
 
     def on_trial_error(self, trial: Trial) -> None:

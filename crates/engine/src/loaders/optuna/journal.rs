@@ -116,6 +116,12 @@ fn number(v: &Value) -> Option<f64> {
     })
 }
 
+/// One line of the journal as JSON, Python's words for non-finite numbers read too: what
+/// the reader replays and the writer keeps.
+fn operation(line: &str) -> serde_json::Result<Value> {
+    serde_json::from_str(line).or_else(|e| non_finite_quoted(line).map_or(Err(e), |q| serde_json::from_str(&q)))
+}
+
 /// Replays a JournalStorage file. A torn last line is left out and noted; a line that is not
 /// JSON before it, or an operation this reader does not know, is an error naming the line.
 pub fn read_journal(file: &str, text: &str) -> Result<(Vec<Study>, JournalNotes)> {
@@ -130,7 +136,7 @@ pub fn read_journal(file: &str, text: &str) -> Result<(Vec<Study>, JournalNotes)
         if raw.trim().is_empty() {
             continue;
         }
-        let op: Value = match serde_json::from_str(raw).or_else(|e| non_finite_quoted(raw).map_or(Err(e), |q| serde_json::from_str(&q))) {
+        let op: Value = match operation(raw) {
             Ok(v) => v,
             Err(_) if k + 1 == lines.len() => {
                 notes.torn_last_line = true;
@@ -254,17 +260,32 @@ pub fn read_journal(file: &str, text: &str) -> Result<(Vec<Study>, JournalNotes)
     Ok((studies.into_iter().flatten().collect(), notes))
 }
 
+/// A journal written back: the input with the new records after it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WrittenJournal {
+    /// The journal's text.
+    pub text: String,
+    /// The input's last line was cut off (a study copied while it ran) and is left out, as
+    /// the reader leaves it out: the one byte range of the input not kept.
+    pub torn_last_line_left_out: bool,
+}
+
 /// The journal `text` with one trial enqueued for each of `fixed_params` (external values by
 /// parameter name) in the study `study_id`, as Optuna's `enqueue_trial` writes it: a WAITING
-/// trial whose `fixed_params` system attribute [`read_journal`] reads back as its parameters. A
-/// last line cut off is left out, so that the file stays readable.
-pub fn with_trials_enqueued(text: &str, study_id: usize, fixed_params: &[serde_json::Map<String, Value>]) -> String {
-    let mut out = String::with_capacity(text.len() + 400 * fixed_params.len());
-    for line in text.lines() {
-        if serde_json::from_str::<Value>(line).is_ok() {
-            out += line;
-            out.push('\n');
-        }
+/// trial whose `fixed_params` system attribute [`read_journal`] reads back as its parameters.
+/// The input is kept byte for byte — every record, also those with Python's `Infinity` or
+/// `NaN` that strict JSON refuses — but for a last line cut off, which is left out (and said)
+/// since a record appended after it would garble both; a last record without its newline
+/// gets one.
+pub fn with_trials_enqueued(text: &str, study_id: usize, fixed_params: &[serde_json::Map<String, Value>]) -> WrittenJournal {
+    let (kept, torn_last_line_left_out) = match last_line(text) {
+        Some((start, line)) if !line.trim().is_empty() && operation(line).is_err() => (&text[..start], true),
+        _ => (text, false),
+    };
+    let mut out = String::with_capacity(kept.len() + 1 + 400 * fixed_params.len());
+    out += kept;
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
     }
     for fixed in fixed_params {
         let op = serde_json::json!({
@@ -276,8 +297,22 @@ pub fn with_trials_enqueued(text: &str, study_id: usize, fixed_params: &[serde_j
         out += &op.to_string();
         out.push('\n');
     }
-    out
+    WrittenJournal { text: out, torn_last_line_left_out }
 }
+
+/// The last line of `text` as `str::lines` sees it (its byte offset and its text without the
+/// line ending): the line the reader treats as torn when it does not parse.
+fn last_line(text: &str) -> Option<(usize, &str)> {
+    let body = text.strip_suffix('\n').map_or(text, |t| t.strip_suffix('\r').unwrap_or(t));
+    if text.is_empty() {
+        return None;
+    }
+    let start = body.rfind('\n').map_or(0, |i| i + 1);
+    Some((start, &body[start..]))
+}
+
+#[cfg(test)]
+mod round_trip;
 
 #[cfg(test)]
 mod tests {

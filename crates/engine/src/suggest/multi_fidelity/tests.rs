@@ -444,3 +444,55 @@ fn hyperband_opens_the_next_bracket_while_a_rung_trains() {
         first[..3].iter().map(|&c| (c, 1, 3)).collect::<Vec<_>>()
     );
 }
+
+/// A value from training by the one rule every face uses: a NaN is its configuration's
+/// failure (released, the run goes on to spend the whole budget without it), an infinite value
+/// is clipped to the finite values told so far; a NaN at a wrong step is still refused.
+#[test]
+fn a_nan_from_training_fails_its_configuration_and_an_infinite_value_is_clipped() {
+    let mut s = MultiFidelitySession::new(space(), "ASHA", 9, Some(40), 1.0, 0, POOL).unwrap();
+    let configs: Vec<Vec<Value>> = (0..s.configurations()).map(|c| s.params(c).unwrap()).collect();
+    let (mut nans, mut infs, mut served) = (Vec::new(), 0, 0);
+    loop {
+        match s.ask().unwrap() {
+            Asked::Train(a) => {
+                served += 1;
+                assert!(!nans.contains(&a.config), "a configuration that reported NaN is never handed out again");
+                if served == 1 {
+                    assert!(s.report(a.config, a.from + 2, f64::NAN).unwrap_err().to_string().contains("tell step"));
+                }
+                for step in a.from + 1..=a.budget {
+                    let value = match served % 4 {
+                        1 if served > 1 => f64::NAN,
+                        2 => f64::INFINITY,
+                        _ => curve(&configs[a.config], step),
+                    };
+                    let reported = s.report(a.config, step, value).unwrap();
+                    if value.is_nan() {
+                        assert_eq!(reported, Reported::Failed);
+                        nans.push(a.config);
+                        break;
+                    }
+                    infs += value.is_infinite() as usize;
+                    assert_eq!(reported, if step == a.budget { Reported::Completed } else { Reported::Training });
+                }
+            }
+            Asked::Wait => panic!("one worker never waits"),
+            Asked::Done => break,
+        }
+    }
+    assert!(nans.len() >= 3 && infs >= 3, "{nans:?} {infs}");
+    assert_eq!(s.failed(), {
+        nans.sort();
+        nans
+    });
+    assert_eq!(s.remaining(), 0, "the steps the failed ones did not train were spent on others");
+    // Every value kept is finite, an infinite one no worse than the worst finite one before it.
+    let worst = s.race.curves.iter().flatten().fold(f64::NEG_INFINITY, |w, &v| w.max(v));
+    assert!(worst.is_finite() && s.race.curves.iter().flatten().all(|v| v.is_finite()));
+    // The first value of a session, infinite, has nothing to be clipped to: 0.
+    let mut first = MultiFidelitySession::new(space(), "ASHA", 9, None, -1.0, 0, POOL).unwrap();
+    let Asked::Train(a) = first.ask().unwrap() else { panic!("the first ask trains") };
+    assert_eq!(first.report(a.config, 1, f64::NEG_INFINITY).unwrap(), Reported::Completed);
+    assert_eq!(first.best(), Some((a.config, 1, 0.0)));
+}

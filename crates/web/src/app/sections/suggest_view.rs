@@ -156,6 +156,7 @@ pub fn SuggestView(
                     SuggestStatus::Ready(files, ms) => view! {
                         <p id="suggest-status" role="status">{format!("{} by {} for '{}' ({:.0} ms)", hpo_engine::axis::count(files.rows.len(), "suggestion"), files.method, files.study, ms)}</p>
                         <p id="suggest-used" class="hint">{format!("Learned from: {}. An empty cell is a parameter of a conditional space that configuration's branch does not suggest.", files.used)}</p>
+                        {files.journal_note().map(|note| view! { <p id="suggest-journal-note" class="hint">{format!("Note: {note}.")}</p> })}
                         <div class="table-scroll"><table id="suggest-table">
                             <thead><tr>{files.names.iter().map(|h| view! { <th>{h.clone()}</th> }).collect_view()}</tr></thead>
                             // Numbers to 4 significant digits here; the files keep every digit.
