@@ -95,7 +95,12 @@ fn standardization(ys: &[f64]) -> (f64, f64) {
 #[derive(Debug, Clone, PartialEq)]
 pub enum WarpBack {
     /// Δ: loss = mean + sd · z, exactly.
-    Linear { mean: f64, sd: f64 },
+    Linear {
+        /// The losses' mean.
+        mean: f64,
+        /// Their population sd.
+        sd: f64,
+    },
     /// ψ: the empirical quantile at Φ(z) ([`CopulaWarp::inverse`]).
     Copula(CopulaWarp),
 }

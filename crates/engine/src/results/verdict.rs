@@ -22,8 +22,11 @@ use crate::results::metrics::nan_as_null;
 
 /// One run's regret curve: which task and seed it is.
 pub struct Run<'a> {
+    /// The task's name.
     pub task: &'a str,
+    /// The seed (0 for the study's own run).
     pub seed: u64,
+    /// Regret after each budget unit.
     pub regret: Vec<f64>,
 }
 
@@ -50,11 +53,13 @@ pub struct VerdictRow {
     /// The runs that reached the task's best: a seed, "task:seed" over several tasks, and the
     /// study's own run by its task's name.
     pub reached: Vec<String>,
-    /// Budget units to reach the best, over the runs that did: median, least, most (NaN if none).
+    /// The median budget units to reach the best, over the runs that did (NaN if none).
     #[serde(deserialize_with = "nan_as_null::number")]
     pub to_best_median: f64,
+    /// The fewest budget units to reach the best (NaN if no run did).
     #[serde(deserialize_with = "nan_as_null::number")]
     pub to_best_min: f64,
+    /// The most budget units to reach the best (NaN if no run did).
     #[serde(deserialize_with = "nan_as_null::number")]
     pub to_best_max: f64,
     /// Mean over runs of the area under the regret curve (mean regret over the budget).
@@ -69,10 +74,13 @@ pub struct VerdictRow {
 /// The spread over seeds of a method's regret: median and quartiles at each budget unit.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SeedBand {
+    /// Median over runs per budget unit.
     #[serde(deserialize_with = "nan_as_null::list")]
     pub median: Vec<f64>,
+    /// Lower quartile.
     #[serde(deserialize_with = "nan_as_null::list")]
     pub lower: Vec<f64>,
+    /// Upper quartile.
     #[serde(deserialize_with = "nan_as_null::list")]
     pub upper: Vec<f64>,
 }
@@ -81,6 +89,7 @@ pub struct SeedBand {
 /// run; a seed band per method; and the sentence.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
+    /// A row per method, then the study's own run when the data has one.
     pub rows: Vec<VerdictRow>,
     /// The baseline's name, when it ran.
     pub baseline: Option<String>,
