@@ -46,6 +46,8 @@ mod method_choice;
 pub mod multi_fidelity;
 mod pruned;
 mod related;
+pub use explain::Explanation;
+use explain::{untried_bounds, Predicted};
 pub use files::{suggest_files, SuggestedFiles, EXPLANATION_COLUMNS};
 pub use liar::Liar;
 use method_choice::check_objectives;
@@ -53,8 +55,6 @@ pub use method_choice::{default_method, methods, methods_for, transfer_methods};
 pub use pruned::PrunedTrials;
 use pruned::{pruned_observations, used_in_words};
 use related::related_context;
-pub use explain::Explanation;
-use explain::{untried_bounds, Predicted};
 
 /// Fresh candidates drawn from the study's distributions.
 pub const POOL: usize = 2048;
@@ -312,7 +312,12 @@ fn suggest_among(
         rows: picks
             .iter()
             .map(|&p| {
-                dists.iter().zip(&raw[p]).enumerate().map(|(k, ((_, d), &v))| if active(p, k) { d.external(v) } else { Value::Null }).collect()
+                dists
+                    .iter()
+                    .zip(&raw[p])
+                    .enumerate()
+                    .map(|(k, ((_, d), &v))| if active(p, k) { d.external(v) } else { Value::Null })
+                    .collect()
             })
             .collect(),
         used: if multi {

@@ -359,11 +359,8 @@ fn print_verdict(s: &RaceSummary) {
     println!("{:<22}{:>10}{:>22}{:>12}{:>14}{:>14}", "", "reached", "budget: median (range)", "area", format!("p vs {base}"), "p vs study");
     let p = |t: &Option<PairedTest>| t.map_or("-".to_string(), |t| significant(t.test.p, 2));
     for r in &v.rows {
-        let budget = if r.reached.is_empty() {
-            "-".to_string()
-        } else {
-            format!("{} ({}–{})", r.to_best_median, r.to_best_min, r.to_best_max)
-        };
+        let budget =
+            if r.reached.is_empty() { "-".to_string() } else { format!("{} ({}–{})", r.to_best_median, r.to_best_min, r.to_best_max) };
         println!(
             "{:<22}{:>10}{:>22}{:>12}{:>14}{:>14}",
             r.name,

@@ -14,8 +14,8 @@ use crate::axis::count;
 use crate::benchmark::{Direction, StudyHistory};
 use crate::error::{EngineError, Result};
 use crate::method_entry::RunKind;
-use crate::registry;
 use crate::race::{RaceRow, RaceTrace};
+use crate::registry;
 use crate::results::metrics::{average_ranks, band, nan_as_null, Band};
 use crate::results::significance::{critical_difference, CriticalDifference};
 use crate::results::verdict::{method_runs, verdict, Run, Verdict};
@@ -260,7 +260,10 @@ impl RaceSummary {
             if v.rows.len() != rows || v.seed_bands.len() != m {
                 return Err(format!("the verdict has {} rows and {} seed bands for {m} methods", v.rows.len(), v.seed_bands.len()));
             }
-            if v.seed_bands.iter().any(|b| b.lower.len() != b.median.len() || b.upper.len() != b.median.len() || b.median.len() > MAX_POINTS) {
+            if v.seed_bands
+                .iter()
+                .any(|b| b.lower.len() != b.median.len() || b.upper.len() != b.median.len() || b.median.len() > MAX_POINTS)
+            {
                 return Err(format!("a seed band's median, lower and upper differ in length or exceed {MAX_POINTS} points"));
             }
         }
@@ -432,7 +435,11 @@ pub fn summarize(
     let verdict = (!truths.is_empty()).then(|| {
         let runs: Vec<Vec<Run>> = methods.iter().map(|m| method_runs(traces, m, &truths, total)).collect();
         let study_runs = study.as_ref().map(|line| {
-            let own = task_names.iter().zip(&histories).map(|(t, (h, truth))| Run { task: t, seed: 0, regret: study_regret_curve(h, truth, total) });
+            let own = task_names.iter().zip(&histories).map(|(t, (h, truth))| Run {
+                task: t,
+                seed: 0,
+                regret: study_regret_curve(h, truth, total),
+            });
             (line.label.as_str(), own.collect::<Vec<Run>>())
         });
         let best = match (study.is_some(), task_names.len()) {

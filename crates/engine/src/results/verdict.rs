@@ -187,7 +187,12 @@ fn seed_band(runs: &[Run]) -> SeedBand {
 
 /// The test of paired differences `d` (this row minus the other; smaller is better).
 fn paired(d: &[f64]) -> PairedTest {
-    PairedTest { pairs: d.len(), better: d.iter().filter(|v| **v < 0.0).count(), worse: d.iter().filter(|v| **v > 0.0).count(), test: signed_rank_test(d) }
+    PairedTest {
+        pairs: d.len(),
+        better: d.iter().filter(|v| **v < 0.0).count(),
+        worse: d.iter().filter(|v| **v > 0.0).count(),
+        test: signed_rank_test(d),
+    }
 }
 
 /// Differences of `a`'s runs from `b`'s of the same task and seed.
@@ -221,10 +226,11 @@ pub fn method_runs<'a>(traces: &'a [RaceTrace], method: &str, tasks: &[(&'a str,
     tasks
         .iter()
         .flat_map(|&(task, truth)| {
-            traces
-                .iter()
-                .filter(move |r| r.method == method && r.task == task)
-                .map(move |r| Run { task, seed: r.seed, regret: regret_curve(&r.rows, truth, total) })
+            traces.iter().filter(move |r| r.method == method && r.task == task).map(move |r| Run {
+                task,
+                seed: r.seed,
+                regret: regret_curve(&r.rows, truth, total),
+            })
         })
         .collect()
 }
@@ -284,11 +290,8 @@ fn sentence(rows: &[VerdictRow], runs: &[Vec<Run>], study: Option<&[Run]>, best:
             winner.to_best_max
         )
     };
-    let mut out = format!(
-        "{} won, with the smallest area under the regret curve ({}); {reached}.",
-        winner.name,
-        significant(winner.area, 3)
-    );
+    let mut out =
+        format!("{} won, with the smallest area under the regret curve ({}); {reached}.", winner.name, significant(winner.area, 3));
     let Some(&r) = order.get(1) else { return out };
     let runner = &rows[r];
     // The pairs of the winner against the runner-up: seed by seed between methods, each
@@ -338,7 +341,10 @@ mod tests {
         let methods = vec!["fast".to_string(), "RS".to_string()];
         let v = verdict(&methods, &[fast, rs], Some(("own run", study)), "RS", "the study's best");
         let (f, r, s) = (&v.rows[0], &v.rows[1], &v.rows[2]);
-        assert_eq!((f.reached.clone(), f.to_best_median, f.to_best_min, f.to_best_max), (vec!["0".into(), "1".into(), "2".into()], 2.0, 1.0, 2.0));
+        assert_eq!(
+            (f.reached.clone(), f.to_best_median, f.to_best_min, f.to_best_max),
+            (vec!["0".into(), "1".into(), "2".into()], 2.0, 1.0, 2.0)
+        );
         assert_eq!((r.reached.clone(), r.to_best_median), (vec!["0".to_string()], 4.0));
         assert_eq!((s.reached.clone(), s.to_best_median, s.runs), (vec!["t".to_string()], 3.0, 1));
         // Areas: fast's runs 0, 0.25, 0.5 → mean 0.25; RS's 2, 2.5, 2 → 13/6; the study's 1.5.

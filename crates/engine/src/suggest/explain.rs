@@ -78,7 +78,10 @@ pub fn untried_bounds(study: &Study, config: &[f64], active: impl Fn(usize) -> b
             Some((gap, w)) => format!("the nearest trial has {} ({:.0} % of the range away)", significant(w, 3), gap * 100.0),
             None => "no trial has it".to_string(),
         };
-        out.push(format!("{name} = {} is its {side} bound, where no trial went ({nearest}): the model extrapolates there", significant(v, 3)));
+        out.push(format!(
+            "{name} = {} is its {side} bound, where no trial went ({nearest}): the model extrapolates there",
+            significant(v, 3)
+        ));
     }
     out
 }

@@ -403,7 +403,20 @@ fn each_proposal_says_what_the_model_predicts_there_and_flags_an_untried_bound()
     // The table carries it: the parameters, then the five explanation columns.
     let csv = s.csv();
     let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
-    assert_eq!(header, ["lr", "weight_decay", "n_units", "optimizer", "predicted_value", "predicted_sd", "log_ei", "on_untried_bound", "untried_bound_reason"]);
+    assert_eq!(
+        header,
+        [
+            "lr",
+            "weight_decay",
+            "n_units",
+            "optimizer",
+            "predicted_value",
+            "predicted_sd",
+            "log_ei",
+            "on_untried_bound",
+            "untried_bound_reason"
+        ]
+    );
     let first = s.explanations[0].predicted.unwrap();
     assert!(csv.lines().nth(1).unwrap().contains(&format!(",{},{},{},", first.value, first.sd, first.log_ei)), "{csv}");
     // A method without a searched model (random search) predicts nothing: the cells are empty.

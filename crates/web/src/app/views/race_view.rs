@@ -8,10 +8,10 @@ use std::time::Duration;
 use leptos::prelude::*;
 
 use crate::app::charts::cd_diagram::CdDiagram;
-use crate::app::views::race_verdict::RaceVerdict;
 use crate::app::charts::chart::{chart_title, chart_width, title_top, ChartBox, ChartFigure, LineChart, Series, PALETTE, STUDY_COLOR};
 use crate::app::platform::browser::download_text;
 use crate::app::state::{Level, Messages, RunState};
+use crate::app::views::race_verdict::RaceVerdict;
 use hpo_engine::axis;
 use hpo_engine::export::race_traces_csv;
 use hpo_engine::fidelity::runner::race_curves;
