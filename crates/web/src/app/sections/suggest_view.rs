@@ -174,7 +174,7 @@ pub fn SuggestView(
                                     {r.iter().map(|v| view! { <td>{shown(v)}</td> }).collect_view()}
                                     <td>{predicted}</td>
                                     <td>{log_ei}</td>
-                                    <td class:untried-bound=flagged>{if flagged { format!("yes: {}", why.untried_bounds.join("; ")) } else { "no".into() }}</td>
+                                    <td class=if flagged { "untried-bound" } else { "" }>{if flagged { format!("yes: {}", why.untried_bounds.join("; ")) } else { "no".into() }}</td>
                                 </tr> }
                             }).collect_view()}</tbody>
                         </table></div>
