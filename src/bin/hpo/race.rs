@@ -356,13 +356,13 @@ fn print_verdict(s: &RaceSummary) {
     let Some(v) = &s.verdict else { return };
     let base = v.baseline.as_deref().unwrap_or("the baseline");
     println!("per run (tasks × seeds): reaching the best, budget to reach it, area under the regret curve, Wilcoxon signed-rank p");
-    println!("{:<22}{:>10}{:>22}{:>12}{:>14}{:>14}", "", "reached", "budget: median (range)", "area", format!("p vs {base}"), "p vs study");
+    println!("{:<22}{:>10}{:>30}{:>12}{:>14}{:>14}", "", "reached", "budget: median (range)", "area", format!("p vs {base}"), "p vs study");
     let p = |t: &Option<PairedTest>| t.map_or("-".to_string(), |t| significant(t.test.p, 2));
     for r in &v.rows {
         let budget =
             if r.reached.is_empty() { "-".to_string() } else { format!("{} ({}–{})", r.to_best_median, r.to_best_min, r.to_best_max) };
         println!(
-            "{:<22}{:>10}{:>22}{:>12}{:>14}{:>14}",
+            "{:<22}{:>10}{:>30}{:>12}{:>14}{:>14}",
             r.name,
             format!("{}/{}", r.reached.len(), r.runs),
             budget,
