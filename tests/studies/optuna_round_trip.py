@@ -45,6 +45,15 @@ def main():
         check_conditional(hpo, out)
 
 
+# The columns suggestions.csv writes after the parameters: why each trial is proposed.
+EXPLANATION_COLUMNS = {"predicted_value", "predicted_sd", "log_ei", "on_untried_bound", "untried_bound_reason"}
+
+
+def parameters(rows):
+    """suggestions.csv's rows, each with its parameters only."""
+    return [{k: v for k, v in row.items() if k not in EXPLANATION_COLUMNS} for row in rows]
+
+
 def same(params, row):
     """Optuna's parameters are the suggested row (an empty cell: a parameter the row's branch
     of a conditional space does not suggest)."""
@@ -60,7 +69,7 @@ def check(out, whose):
     """The journal, suggestions.csv and enqueue.py in `out`: K trials waiting, run first."""
     journal = JOURNAL
     with open(os.path.join(out, "suggestions.csv")) as f:
-        suggested = list(csv.DictReader(f))
+        suggested = parameters(csv.DictReader(f))
     assert len(suggested) == K, suggested
 
     optuna.logging.set_verbosity(optuna.logging.ERROR)
@@ -120,7 +129,7 @@ def check_sqlite(hpo, out):
     with open(DATABASE, "rb") as a, open(db, "rb") as b:
         assert a.read() == b.read(), "hpo suggest left the database as it was"
     with open(os.path.join(files, "suggestions.csv")) as f:
-        suggested = list(csv.DictReader(f))
+        suggested = parameters(csv.DictReader(f))
     assert len(suggested) == K, suggested
     subprocess.run([sys.executable, os.path.join(files, "enqueue.py")], cwd=out, check=True)
     optuna.logging.set_verbosity(optuna.logging.ERROR)
@@ -144,7 +153,7 @@ def check_conditional(hpo, out):
     journal = os.path.join(ROOT, "tests", "fixtures", "studies", "optuna-conditional-journal.log")
     subprocess.run([hpo, "suggest", "--data", journal, "--method", "GP", "--n", str(K), "--out", out], check=True, stdout=subprocess.DEVNULL)
     with open(os.path.join(out, "suggestions.csv")) as f:
-        suggested = list(csv.DictReader(f))
+        suggested = parameters(csv.DictReader(f))
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     study = optuna.load_study(study_name="cond-space", storage=optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend(os.path.join(out, "journal.log"))))
     waiting = [t for t in study.trials if t.state == optuna.trial.TrialState.WAITING]

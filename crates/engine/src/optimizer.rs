@@ -90,6 +90,25 @@ pub trait Optimizer {
     fn belief(&self) -> Option<&Belief> {
         None
     }
+
+    /// What the model behind the last [`Optimizer::propose`] predicts at `x` (a point of the
+    /// model's encoding): why a proposal is where it is. `None` for a method without such a
+    /// model, or when the last pick was not proposed by one.
+    fn predict_at(&self, _x: &[f64]) -> Option<Prediction> {
+        None
+    }
+}
+
+/// A model's prediction at a proposed point, the loss (smaller is better) in the losses' own
+/// units ([`crate::warping::WarpBack::prediction`]), and the acquisition it maximised there.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Prediction {
+    /// The predicted loss: the mean (Δ-warped models) or the median (ψ-warped ones).
+    pub loss: f64,
+    /// Its sd (Δ), or half its central 68 % interval (ψ).
+    pub sd: f64,
+    /// log expected improvement there, in the model's warped units.
+    pub log_ei: f64,
 }
 
 /// How a method scored the candidates at a pick.

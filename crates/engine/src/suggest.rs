@@ -39,13 +39,16 @@ use crate::study::{Study, TrialState};
 use crate::warping::scalarize_points;
 
 mod constraints;
+pub mod explain;
 mod files;
 mod liar;
 mod method_choice;
 pub mod multi_fidelity;
 mod pruned;
 mod related;
-pub use files::{suggest_files, SuggestedFiles};
+pub use explain::Explanation;
+use explain::{untried_bounds, Predicted};
+pub use files::{suggest_files, SuggestedFiles, EXPLANATION_COLUMNS};
 pub use liar::Liar;
 use method_choice::check_objectives;
 pub use method_choice::{default_method, methods, methods_for, transfer_methods};
@@ -79,6 +82,8 @@ pub struct Suggestions {
     pub rows: Vec<Vec<Value>>,
     /// What the method learned from, in words.
     pub used: String,
+    /// Why each row is where it is (the model's prediction, a bound no trial tried), one a row.
+    pub explanations: Vec<Explanation>,
 }
 
 /// Proposes `k` new configurations for a study of the journal `text` (the one named `study`,
@@ -232,6 +237,7 @@ fn suggest_among(
     let searched = searched_space(dists, &space);
     let mut candidates = candidates;
     let mut picks = Vec::with_capacity(k);
+    let mut predictions: Vec<Option<Predicted>> = Vec::with_capacity(k);
     // A space with fewer untried configurations than asked for (a few discrete parameters:
     // the shared part of a conditional space, as in Optuna's classifier → parameters pattern)
     // repeats its best complete trials once the untried ones are picked, best first, as
@@ -255,10 +261,13 @@ fn suggest_among(
                 candidates.push(space.encode(&config));
                 raw.push(config);
                 evaluated.push(false);
+                // What the model that proposed it predicts there, before the lie is told.
+                predictions.push(optimizer.predict_at(&candidates[candidates.len() - 1]).map(|p| Predicted::of(p, sign)));
                 raw.len() - 1
             }
             None => {
                 let state = SearchState { candidates: &candidates, evaluated: &evaluated, history: &seen, objectives: &loss_vectors };
+                predictions.push(None);
                 optimizer.suggest(&state, &mut rng).map_err(|e| e.for_method(entry.name))?
             }
         };
@@ -288,6 +297,13 @@ fn suggest_among(
     });
     let repeats = k - picks.len();
     picks.extend(best_first.iter().cycle().take(repeats));
+    predictions.resize(k, None);
+    let active = |p: usize, k: usize| conditions[k].as_ref().is_none_or(|c| c.levels.contains(&(raw[p][c.parent] as usize)));
+    let explanations = picks
+        .iter()
+        .zip(&predictions)
+        .map(|(&p, &predicted)| Explanation { predicted, untried_bounds: untried_bounds(chosen, &raw[p], |k| active(p, k)) })
+        .collect();
     Ok(Suggestions {
         study: chosen.name.clone(),
         study_id: chosen.id,
@@ -296,8 +312,12 @@ fn suggest_among(
         rows: picks
             .iter()
             .map(|&p| {
-                let active = |k: usize| conditions[k].as_ref().is_none_or(|c| c.levels.contains(&(raw[p][c.parent] as usize)));
-                dists.iter().zip(&raw[p]).enumerate().map(|(k, ((_, d), &v))| if active(k) { d.external(v) } else { Value::Null }).collect()
+                dists
+                    .iter()
+                    .zip(&raw[p])
+                    .enumerate()
+                    .map(|(k, ((_, d), &v))| if active(p, k) { d.external(v) } else { Value::Null })
+                    .collect()
             })
             .collect(),
         used: if multi {
@@ -317,6 +337,7 @@ fn suggest_among(
             used_in_words(complete.len(), pruned_seen.len(), chosen, pruned)
                 + &also_used(pending, foreign, clipped, infeasible, repeats, liar)
         },
+        explanations,
     })
 }
 

@@ -79,11 +79,69 @@ impl OutputWarp {
 
 /// Δ(y) = (y − mean) / sd with the population sd (1 when the values are constant).
 pub fn standardize(ys: &[f64]) -> Vec<f64> {
+    let (mean, sd) = standardization(ys);
+    ys.iter().map(|y| (y - mean) / sd).collect()
+}
+
+/// The mean and population sd Δ standardises `ys` by (sd 1 when the values are constant).
+fn standardization(ys: &[f64]) -> (f64, f64) {
     let n = ys.len().max(1) as f64;
     let mean = ys.iter().sum::<f64>() / n;
     let var = ys.iter().map(|y| (y - mean) * (y - mean)).sum::<f64>() / n;
-    let sd = if var > 0.0 { var.sqrt() } else { 1.0 };
-    ys.iter().map(|y| (y - mean) / sd).collect()
+    (mean, if var > 0.0 { var.sqrt() } else { 1.0 })
+}
+
+/// A warp fitted on losses, turned around: a model's prediction back in the losses' units.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WarpBack {
+    /// Δ: loss = mean + sd · z, exactly.
+    Linear {
+        /// The losses' mean.
+        mean: f64,
+        /// Their population sd.
+        sd: f64,
+    },
+    /// ψ: the empirical quantile at Φ(z) ([`CopulaWarp::inverse`]).
+    Copula(CopulaWarp),
+}
+
+impl OutputWarp {
+    /// The warp fitted on `ys`, as [`OutputWarp::apply`] fits it, turned around.
+    pub fn back(self, ys: &[f64]) -> WarpBack {
+        match self {
+            OutputWarp::Standardize => {
+                let (mean, sd) = standardization(ys);
+                WarpBack::Linear { mean, sd }
+            }
+            OutputWarp::Copula => WarpBack::Copula(CopulaWarp::fit(ys)),
+        }
+    }
+}
+
+impl WarpBack {
+    /// A Gaussian prediction N(z, sd²) in the warped units as (centre, half-width) in the
+    /// losses' units: Δ's mean and sd exactly; under ψ, which is monotone, the median ψ⁻¹(z)
+    /// and half the distance between ψ⁻¹(z − sd) and ψ⁻¹(z + sd) (the central 68 %).
+    pub fn prediction(&self, z: f64, sd: f64) -> (f64, f64) {
+        match self {
+            WarpBack::Linear { mean, sd: scale } => (mean + scale * z, scale * sd),
+            WarpBack::Copula(c) => (c.inverse(z), (c.inverse(z + sd) - c.inverse(z - sd)) / 2.0),
+        }
+    }
+}
+
+impl CopulaWarp {
+    /// ψ⁻¹(z): the smallest observed value y with F(y) ≥ Φ(z) (the empirical quantile; the
+    /// empirical CDF is a step function, so a prediction maps onto an observed value).
+    pub fn inverse(&self, z: f64) -> f64 {
+        let n = self.sorted.len();
+        if n == 0 {
+            return f64::NAN;
+        }
+        let p = crate::stats::normal_cdf(z);
+        let k = ((p * n as f64).ceil() as usize).clamp(1, n);
+        self.sorted[k - 1]
+    }
 }
 
 /// The paper's "+MO" scalarization (§5.2): each objective warped by `warp` (fitted on its own
@@ -116,6 +174,25 @@ pub fn scalarize_points(points: &[Vec<f64>], warp: OutputWarp) -> Vec<f64> {
 mod tests {
     use super::*;
     use crate::stats::normal_cdf;
+
+    #[test]
+    fn a_warp_turned_around_gives_the_losses_back() {
+        // Δ of (1, 2, 3, 6): mean 3, population sd √3.5; z = 1 is 3 + √3.5, an sd of 0.5 is
+        // 0.5·√3.5.
+        let back = OutputWarp::Standardize.back(&[1.0, 2.0, 3.0, 6.0]);
+        let (value, sd) = back.prediction(1.0, 0.5);
+        assert!((value - (3.0 + 3.5f64.sqrt())).abs() < 1e-14 && (sd - 0.5 * 3.5f64.sqrt()).abs() < 1e-14);
+        // ψ of 4 values: Φ(0) = 0.5 → the 2nd smallest (⌈0.5·4⌉ = 2); Φ(1) = 0.841 → the 4th
+        // (⌈3.37⌉); Φ(−1) = 0.159 → the 1st (⌈0.63⌉). So the median 2 and half of 6 − 1.
+        let back = OutputWarp::Copula.back(&[6.0, 1.0, 3.0, 2.0]);
+        assert_eq!(back.prediction(0.0, 1.0), (2.0, 2.5));
+        // And ψ⁻¹ undoes ψ on every observed value (away from the winsorized ends).
+        let ys = [0.5, 0.1, 0.9, 0.3, 0.7, 0.2];
+        let c = CopulaWarp::fit(&ys);
+        for y in [0.2, 0.3, 0.5, 0.7] {
+            assert_eq!(c.inverse(c.psi(y) - 1e-6), y, "{y}");
+        }
+    }
 
     #[test]
     fn delta_formula() {

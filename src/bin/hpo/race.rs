@@ -27,6 +27,7 @@ use hpo_playground::engine::registry::{lookup, of_kind};
 use hpo_playground::engine::results::cd_layout::CdLayout;
 use hpo_playground::engine::results::race_report::task_curves;
 use hpo_playground::engine::results::race_summary::{summarize, CdSummary, RaceSummary};
+use hpo_playground::engine::results::verdict::PairedTest;
 use hpo_playground::engine::spec::RegretScale;
 use hpo_playground::engine::EngineError;
 
@@ -216,8 +217,16 @@ pub fn summarize_and_write(
     std::fs::write(out.join("race-summary.json"), serde_json::to_string(&summary)?)?;
     let diagrams = write_cd_diagrams(&summary, out)?;
     std::fs::write(out.join("race-report.md"), summary_markdown(&summary))?;
+    let verdict = match &summary.verdict {
+        Some(v) => {
+            std::fs::write(out.join("verdict.csv"), v.csv())?;
+            ", verdict.csv"
+        }
+        None => "",
+    };
     print_summary(&summary);
-    println!("wrote {}/race-traces.csv, race-summary.json, race-report.md{diagrams}", out.display());
+    print_verdict(&summary);
+    println!("wrote {}/race-traces.csv, race-summary.json, race-report.md{verdict}{diagrams}", out.display());
     Ok(())
 }
 
@@ -340,6 +349,29 @@ pub fn summary_markdown(s: &RaceSummary) -> String {
     }
     md += &format!("| Friedman p |{}\n", s.cd.iter().map(|cd| format!(" {:.2e} | |", cd.friedman_p)).collect::<String>());
     md
+}
+
+/// The verdict's table and sentence, as `verdict.csv` holds them.
+fn print_verdict(s: &RaceSummary) {
+    let Some(v) = &s.verdict else { return };
+    let base = v.baseline.as_deref().unwrap_or("the baseline");
+    println!("per run (tasks × seeds): reaching the best, budget to reach it, area under the regret curve, Wilcoxon signed-rank p");
+    println!("{:<22}{:>10}{:>30}{:>12}{:>14}{:>14}", "", "reached", "budget: median (range)", "area", format!("p vs {base}"), "p vs study");
+    let p = |t: &Option<PairedTest>| t.map_or("-".to_string(), |t| significant(t.test.p, 2));
+    for r in &v.rows {
+        let budget =
+            if r.reached.is_empty() { "-".to_string() } else { format!("{} ({}–{})", r.to_best_median, r.to_best_min, r.to_best_max) };
+        println!(
+            "{:<22}{:>10}{:>30}{:>12}{:>14}{:>14}",
+            r.name,
+            format!("{}/{}", r.reached.len(), r.runs),
+            budget,
+            significant(r.area, 3),
+            p(&r.vs_baseline),
+            p(&r.vs_study)
+        );
+    }
+    println!("{}", v.sentence);
 }
 
 /// Fig. 3 and 4 in numbers.

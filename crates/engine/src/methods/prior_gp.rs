@@ -13,10 +13,10 @@ use std::sync::Arc;
 use crate::continuous::{self, ContinuousSpace};
 use crate::error::Result;
 use crate::gp::{FittedGp, GpParams, GpSettings};
-use crate::optimizer::{Belief, MethodRng, Optimizer, SearchState};
+use crate::optimizer::{Belief, MethodRng, Optimizer, Prediction, SearchState};
 use crate::prior::TrainedPrior;
 use crate::stats::{expected_improvement, log_expected_improvement};
-use crate::warping::OutputWarp;
+use crate::warping::{OutputWarp, WarpBack};
 
 use super::surrogate_bo::belief_of;
 use super::thompson::needs_prior;
@@ -39,6 +39,9 @@ pub struct PriorResidualGp {
     /// are believed (replaced by the posterior mean).
     told: Option<usize>,
     believe: bool,
+    /// The residual GP of the last proposal, its best warped loss and its warp turned around,
+    /// for [`Optimizer::predict_at`].
+    proposal_model: Option<(FittedGp, f64, WarpBack)>,
 }
 
 impl PriorResidualGp {
@@ -53,6 +56,7 @@ impl PriorResidualGp {
             belief: None,
             told: None,
             believe: false,
+            proposal_model: None,
         }
     }
 }
@@ -60,6 +64,7 @@ impl PriorResidualGp {
 impl Optimizer for PriorResidualGp {
     fn suggest(&mut self, state: &SearchState, rng: &mut MethodRng) -> Result<usize> {
         self.belief = None;
+        self.proposal_model = None;
         if state.history.len() < WARM_START {
             let pick = self.thompson.suggest(state, rng);
             self.belief = self.thompson.belief().cloned();
@@ -108,6 +113,15 @@ impl Optimizer for PriorResidualGp {
         self.told = Some(told);
         self.believe = believe;
     }
+
+    fn predict_at(&self, x: &[f64]) -> Option<Prediction> {
+        let (gp, best, back) = self.proposal_model.as_ref()?;
+        let prior = self.thompson.prior();
+        let (mu, sigma) = prior.predict(x);
+        let (m, v) = gp.predict(x);
+        let (loss, sd) = back.prediction(mu + sigma * m, sigma * v.max(0.0).sqrt());
+        Some(Prediction { loss, sd, log_ei: residual_log_ei(&prior, gp, *best, x).0 })
+    }
 }
 
 /// The residual GP of one step and what EI needs beside it.
@@ -122,13 +136,20 @@ struct Fitted {
 }
 
 impl PriorResidualGp {
+    /// Whether the last of `n` observations are lies the kriging believer replaces: the warp
+    /// is then fitted on the told ones alone.
+    fn believing(&self, n: usize) -> bool {
+        let told = self.told.unwrap_or(n).min(n);
+        self.believe && told > 0 && told < n
+    }
+
     /// Warps the losses, and fits the GP to their residuals r = (z − μθ)/σθ; `prior` holds
     /// μθ, σθ of every candidate.
     fn fitted(&mut self, state: &SearchState, prior: &[(f64, f64)]) -> Result<Fitted> {
         let losses: Vec<f64> = state.history.iter().map(|&(_, y)| y).collect();
         let x: Vec<Vec<f64>> = state.history.iter().map(|&(i, _)| state.candidates[i].clone()).collect();
         let told = self.told.unwrap_or(x.len()).min(x.len());
-        let believed = self.believe && told > 0 && told < x.len();
+        let believed = self.believing(x.len());
         // The kriging believer warps the told losses among themselves; the lies follow.
         let mut z = if believed { self.warp.apply(&losses[..told]) } else { self.warp.apply(&losses) };
         let mut residuals: Vec<f64> = state.history.iter().zip(&z).map(|(&(i, _), z)| (z - prior[i].0) / prior[i].1).collect();
@@ -176,6 +197,9 @@ impl PriorResidualGp {
         let log_ei = |x: &[f64]| residual_log_ei(&prior_net, &gp, best, x);
         let mut ranked: Vec<Vec<f64>> = space.maximise(&log_ei, &starts).into_iter().map(|(x, _)| x).collect();
         ranked.extend(continuous::best_first(&scores).into_iter().map(|i| preliminary[i].clone()));
+        let losses: Vec<f64> = state.history.iter().map(|&(_, y)| y).collect();
+        let warped_on = if self.believing(losses.len()) { self.told.unwrap_or(0) } else { losses.len() };
+        self.proposal_model = Some((gp, best, self.warp.back(&losses[..warped_on])));
         Ok(ranked)
     }
 }

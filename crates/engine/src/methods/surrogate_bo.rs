@@ -10,9 +10,10 @@ use std::collections::VecDeque;
 use crate::continuous::{self, ContinuousSpace};
 use crate::error::{EngineError, Result};
 use crate::gp::{FittedGp, GpParams, GpSettings};
-use crate::optimizer::{index_below, Acquisition, Belief, MethodRng, Optimizer, SearchState};
+use crate::optimizer::{index_below, Acquisition, Belief, MethodRng, Optimizer, Prediction, SearchState};
 use crate::stats::{expected_improvement, log_expected_improvement};
 pub use crate::warping::OutputWarp;
+use crate::warping::WarpBack;
 
 /// A coordinatewise box in the model's input space.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,6 +59,9 @@ pub struct GpEiSearch {
     /// are believed (replaced by the posterior mean).
     told: Option<usize>,
     believe: bool,
+    /// The model of the last proposal, its best warped loss and its warp turned around, for
+    /// [`Optimizer::predict_at`].
+    proposal_model: Option<(FittedGp, f64, WarpBack)>,
 }
 
 impl GpEiSearch {
@@ -74,6 +78,7 @@ impl GpEiSearch {
             belief: None,
             told: None,
             believe: false,
+            proposal_model: None,
         }
     }
 
@@ -121,6 +126,7 @@ fn squared_distance(a: &[f64], b: &[f64]) -> f64 {
 impl Optimizer for GpEiSearch {
     fn suggest(&mut self, state: &SearchState, rng: &mut MethodRng) -> Result<usize> {
         self.belief = None;
+        self.proposal_model = None;
         let allowed = self.allowed(state);
         if allowed.is_empty() {
             return Err(EngineError::Method { method: "GP".into(), message: "no candidate left".into() });
@@ -166,15 +172,29 @@ impl Optimizer for GpEiSearch {
         self.told = Some(told);
         self.believe = believe;
     }
+
+    fn predict_at(&self, x: &[f64]) -> Option<Prediction> {
+        let (gp, best, back) = self.proposal_model.as_ref()?;
+        let (m, v) = gp.predict(x);
+        let (loss, sd) = back.prediction(m, v.max(0.0).sqrt());
+        Some(Prediction { loss, sd, log_ei: gp.log_ei_with_gradient(x, *best).0 })
+    }
 }
 
 impl GpEiSearch {
+    /// Whether the last of `n` observations are lies the kriging believer replaces: the warp
+    /// is then fitted on the told ones alone.
+    fn believing(&self, n: usize) -> bool {
+        let told = self.told.unwrap_or(n).min(n);
+        self.believe && told > 0 && told < n
+    }
+
     /// The GP on the warped losses, the warped losses, the lowest and the point that has it.
     fn fitted(&mut self, state: &SearchState) -> Result<(FittedGp, Vec<f64>, f64, Vec<f64>)> {
         let x: Vec<Vec<f64>> = state.history.iter().map(|&(i, _)| state.candidates[i].clone()).collect();
         let losses: Vec<f64> = state.history.iter().map(|&(_, y)| y).collect();
         let told = self.told.unwrap_or(x.len()).min(x.len());
-        let (gp, z) = if self.believe && told > 0 && told < x.len() {
+        let (gp, z) = if self.believing(x.len()) {
             // The kriging believer: the lies are the posterior mean of the GP of the told
             // observations (warped among themselves), which conditioning on them keeps.
             let z_told = self.warp.apply(&losses[..told]);
@@ -204,6 +224,9 @@ impl GpEiSearch {
         let log_ei = |x: &[f64]| gp.log_ei_with_gradient(x, best);
         let mut ranked: Vec<Vec<f64>> = space.maximise(&log_ei, &starts).into_iter().map(|(x, _)| x).collect();
         ranked.extend(continuous::best_first(&scores).into_iter().map(|i| preliminary[i].clone()));
+        let losses: Vec<f64> = state.history.iter().map(|&(_, y)| y).collect();
+        let warped_on = if self.believing(losses.len()) { self.told.unwrap_or(0) } else { losses.len() };
+        self.proposal_model = Some((gp, best, self.warp.back(&losses[..warped_on])));
         Ok(ranked)
     }
 }

@@ -10,6 +10,8 @@
 //! - [`race_analysis`], [`race_summary`], [`race_report`]: a race's regret, ranks,
 //!   efficiency and critical-difference summaries (Wistuba et al. 2022, §5), and
 //!   [`cd_layout`], the CD diagram's geometry that the page and `hpo race` draw.
+//! - [`verdict`]: a race's verdict per run (seeds reaching the best, budget to reach it, area
+//!   under the regret curve, signed-rank tests over seeds) and its sentence.
 
 pub mod cd_layout;
 pub mod metrics;
@@ -18,3 +20,4 @@ pub mod race_report;
 pub mod race_summary;
 pub mod run_summary;
 pub mod significance;
+pub mod verdict;

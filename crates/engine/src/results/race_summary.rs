@@ -13,9 +13,12 @@ use super::race_analysis::{good_after_bad, precision_and_mean_regret, reached, r
 use crate::axis::count;
 use crate::benchmark::{Direction, StudyHistory};
 use crate::error::{EngineError, Result};
+use crate::method_entry::RunKind;
 use crate::race::{RaceRow, RaceTrace};
+use crate::registry;
 use crate::results::metrics::{average_ranks, band, nan_as_null, Band};
 use crate::results::significance::{critical_difference, CriticalDifference};
+use crate::results::verdict::{method_runs, verdict, Run, Verdict};
 use crate::spec::RegretScale;
 
 /// What the summary needs of a task: its raced curves and ground truth.
@@ -167,6 +170,10 @@ pub struct RaceSummary {
     /// The study's own run, when every task's data records one (Optuna, Ray Tune, Syne Tune).
     #[serde(default)]
     pub study: Option<StudyLine>,
+    /// The verdict per run, with its evidence and sentence; absent in a summary written
+    /// before it was kept.
+    #[serde(default)]
+    pub verdict: Option<Verdict>,
 }
 
 /// The largest file [`RaceSummary::from_json`] reads: a 1,000-step race of six methods is
@@ -190,6 +197,25 @@ impl RaceSummary {
             .map_err(|e| bad(format!("not a race summary (race-summary.json from a race in this page, `hpo race` or `hpo merge`): {e}")))?;
         s.check().map_err(bad)?;
         Ok(s)
+    }
+
+    /// Decades the drawn regret spans: log10 of its largest over its smallest positive mean
+    /// (methods and the study's line); 0 without two positive values.
+    pub fn regret_decades(&self) -> f64 {
+        let study = self.study.iter().map(|s| &s.regret);
+        let positive = self.regret.iter().chain(study).flat_map(|b| b.mean.iter().copied()).filter(|v| *v > 0.0 && v.is_finite());
+        let (lo, hi) = positive.fold((f64::INFINITY, 0.0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+        if hi > lo {
+            libm::log10(hi / lo)
+        } else {
+            0.0
+        }
+    }
+
+    /// Whether the regret chart opens on a log axis: when the regret spans more than 2
+    /// decades, a linear axis is set by the first units and every later line looks flat.
+    pub fn log_regret_by_default(&self) -> bool {
+        self.regret_decades() > 2.0
     }
 
     /// The first part that does not fit the others, in words.
@@ -227,6 +253,18 @@ impl RaceSummary {
             let b = &study.regret;
             if b.lower.len() != b.mean.len() || b.upper.len() != b.mean.len() || b.mean.len() > MAX_POINTS {
                 return Err(format!("the study's regret: mean, lower and upper differ in length or exceed {MAX_POINTS} points"));
+            }
+        }
+        if let Some(v) = &self.verdict {
+            let rows = m + usize::from(self.study.is_some());
+            if v.rows.len() != rows || v.seed_bands.len() != m {
+                return Err(format!("the verdict has {} rows and {} seed bands for {m} methods", v.rows.len(), v.seed_bands.len()));
+            }
+            if v.seed_bands
+                .iter()
+                .any(|b| b.lower.len() != b.median.len() || b.upper.len() != b.median.len() || b.median.len() > MAX_POINTS)
+            {
+                return Err(format!("a seed band's median, lower and upper differ in length or exceed {MAX_POINTS} points"));
             }
         }
         if let Some(b) = self.regret_by_time.iter().find(|b| b.mean.len() != self.wall_clock.len()) {
@@ -393,6 +431,25 @@ pub fn summarize(
         regret: band(&histories.iter().map(|(h, truth)| study_regret_curve(h, truth, total)).collect::<Vec<_>>()),
         replayed: replayed_in_words(&histories.iter().map(|(h, _)| *h).collect::<Vec<_>>()),
     });
+    let truths: Vec<(&str, &GroundTruth)> = task_names.iter().map(|t| (t.as_str(), &tasks[t].truth)).collect();
+    let verdict = (!truths.is_empty()).then(|| {
+        let runs: Vec<Vec<Run>> = methods.iter().map(|m| method_runs(traces, m, &truths, total)).collect();
+        let study_runs = study.as_ref().map(|line| {
+            let own = task_names.iter().zip(&histories).map(|(t, (h, truth))| Run {
+                task: t,
+                seed: 0,
+                regret: study_regret_curve(h, truth, total),
+            });
+            (line.label.as_str(), own.collect::<Vec<Run>>())
+        });
+        let best = match (study.is_some(), task_names.len()) {
+            (true, 1) => "the study's best",
+            (true, _) => "its study's best",
+            (false, 1) => "the task's best",
+            (false, _) => "its task's best",
+        };
+        verdict(methods, &runs, study_runs, registry::baseline(RunKind::Race).name, best)
+    });
     RaceSummary {
         methods: methods.to_vec(),
         tasks: task_names,
@@ -409,6 +466,7 @@ pub fn summarize(
         wall_clock,
         regret_by_time,
         study,
+        verdict,
     }
 }
 

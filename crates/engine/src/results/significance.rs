@@ -7,6 +7,10 @@
 //! distribution when n ≤ 50 without zeros or ties, otherwise the normal approximation with
 //! tie correction and no continuity correction; two-sided p-values.
 //!
+//! The race's verdict uses its own [`signed_rank_test`] over seeds, exact with ties and zeros
+//! (few seeds, often tied where runs reach the best at the same budget): docs/methods.md, "A
+//! race's verdict".
+//!
 //! References: J. Demšar. *Statistical comparisons of classifiers over multiple data sets*.
 //! JMLR 7, 2006. S. Holm. *A simple sequentially rejective multiple test procedure*. Scand. J.
 //! Statist. 6, 1979. F. Wilcoxon. *Individual comparisons by ranking methods*. 1945.
@@ -142,6 +146,69 @@ pub fn wilcoxon(a: &[f64], b: &[f64]) -> (f64, f64) {
     (t, (2.0 * normal_cdf(-z.abs())).min(1.0))
 }
 
+/// Wilcoxon's signed-rank test of paired differences `d` (two-sided), as the race's verdict
+/// uses it: zero differences are dropped (Wilcoxon's own rule), the rest ranked by |d| with
+/// tied values sharing their mean rank. Up to [`EXACT_UP_TO`] non-zero differences the p-value
+/// is exact: the distribution of R⁺ over all 2ⁿ sign assignments of the observed ranks (the
+/// conditional null, exact with ties too); above, the normal approximation with the tie
+/// correction of the variance and no continuity correction.
+pub fn signed_rank_test(d: &[f64]) -> SignedRank {
+    let nonzero: Vec<f64> = d.iter().copied().filter(|v| *v != 0.0).collect();
+    let n = nonzero.len();
+    let (r, ties) = ranks(&nonzero.iter().map(|v| v.abs()).collect::<Vec<_>>());
+    let r_plus: f64 = nonzero.iter().zip(&r).filter(|(v, _)| **v > 0.0).map(|(_, r)| r).sum();
+    let r_minus = (n * (n + 1)) as f64 / 2.0 - r_plus;
+    let mut test = SignedRank { n, r_plus, r_minus, p: 1.0, exact: n <= EXACT_UP_TO };
+    if n == 0 {
+        return test;
+    }
+    if test.exact {
+        // Mean ranks are multiples of ½: doubled, every rank and sum is an integer.
+        let doubled: Vec<usize> = r.iter().map(|x| (2.0 * x).round() as usize).collect();
+        let max: usize = doubled.iter().sum();
+        let mut counts = vec![0.0f64; max + 1];
+        counts[0] = 1.0;
+        for &k in &doubled {
+            for s in (k..=max).rev() {
+                counts[s] += counts[s - k];
+            }
+        }
+        let observed = (2.0 * r_plus).round() as usize;
+        let total = libm::pow(2.0, n as f64);
+        let lower: f64 = counts[..=observed].iter().sum::<f64>() / total;
+        let upper: f64 = counts[observed..].iter().sum::<f64>() / total;
+        test.p = (2.0 * lower.min(upper)).min(1.0);
+        return test;
+    }
+    let nf = n as f64;
+    let mean = nf * (nf + 1.0) / 4.0;
+    let var = nf * (nf + 1.0) * (2.0 * nf + 1.0) / 24.0 - ties / 48.0;
+    if var > 0.0 {
+        test.p = (2.0 * normal_cdf(-(r_plus - mean).abs() / var.sqrt())).min(1.0);
+    }
+    test
+}
+
+/// Non-zero differences up to which [`signed_rank_test`] computes the exact p-value (its
+/// counts stay exact integers in an f64 up to 2⁵³).
+pub const EXACT_UP_TO: usize = 50;
+
+/// What [`signed_rank_test`] found.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SignedRank {
+    /// Non-zero differences (the pairs that were not tied).
+    pub n: usize,
+    /// Sum of the ranks of the positive differences.
+    pub r_plus: f64,
+    /// Sum of the ranks of the negative differences.
+    pub r_minus: f64,
+    /// Two-sided p-value (1 when every difference is zero).
+    #[serde(deserialize_with = "crate::results::metrics::nan_as_null::number")]
+    pub p: f64,
+    /// Whether `p` is exact (else the normal approximation).
+    pub exact: bool,
+}
+
 /// P(W ≤ t) for the signed-rank statistic of n untied, non-zero differences.
 fn exact_signed_rank_cdf(n: usize, t: usize) -> f64 {
     let max = n * (n + 1) / 2;
@@ -242,6 +309,71 @@ mod tests {
         let (t, p) = wilcoxon(&a, &b);
         assert_eq!(t, 23.5);
         assert!((p - 0.09720803211229022).abs() < 1e-12, "{p}");
+    }
+
+    #[test]
+    fn signed_rank_test_matches_the_published_exact_value_without_ties() {
+        // SciPy's `wilcoxon` docs (Fisher's data): R⁻ = 24, two-sided exact p = 0.041259765625.
+        let d = [6.0, 8.0, 14.0, 16.0, 23.0, 24.0, 28.0, 29.0, 41.0, -48.0, 49.0, 56.0, 60.0, -67.0, 75.0];
+        let t = signed_rank_test(&d);
+        assert_eq!((t.n, t.r_minus, t.r_plus, t.exact), (15, 24.0, 96.0, true));
+        assert!((t.p - 0.041259765625).abs() < 1e-12, "{}", t.p);
+        // Published critical values (Wilcoxon's table): for n = 10, T ≤ 8 is significant at
+        // 5 % two-sided and T = 9 is not; P(T ≤ 8) = 25/1024 one-sided.
+        let d8 = [-1.0, -3.0, -4.0, 2.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0]; // R⁻ = 8
+        let d9 = [-2.0, -3.0, -4.0, 1.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0]; // R⁻ = 9
+        assert!((signed_rank_test(&d8).p - 50.0 / 1024.0).abs() < 1e-15, "{}", signed_rank_test(&d8).p);
+        assert!(signed_rank_test(&d9).p > 0.05);
+    }
+
+    #[test]
+    fn signed_rank_test_is_exact_with_ties_and_zeros_by_hand() {
+        // d = (0, 1, 1, 2, −3): the zero is dropped; |d| = 1, 1, 2, 3 rank 1.5, 1.5, 3, 4, so
+        // R⁺ = 6 and R⁻ = 4. Over the 16 sign assignments R⁺ takes 0, 1.5 (twice), 3 (twice),
+        // 4, 4.5 (twice), 5.5 (twice), 6, 7 (twice), 8.5 (twice), 10: P(R⁺ ≥ 6) = 6/16, so
+        // p = 2 · 6/16 = 0.75.
+        let t = signed_rank_test(&[0.0, 1.0, 1.0, 2.0, -3.0]);
+        assert_eq!((t.n, t.r_plus, t.r_minus, t.exact), (4, 6.0, 4.0, true));
+        assert_eq!(t.p, 0.75);
+        // Every seed better by the same amount: ten tied ranks of 5.5, R⁺ = 55 happens in
+        // 1 of 1024 assignments, p = 2/1024.
+        let t = signed_rank_test(&[-0.5; 10]);
+        assert_eq!((t.r_plus, t.r_minus), (0.0, 55.0));
+        assert_eq!(t.p, 2.0 / 1024.0);
+        // Nothing but zeros: no evidence either way.
+        let t = signed_rank_test(&[0.0; 4]);
+        assert_eq!((t.n, t.p), (0, 1.0));
+    }
+
+    #[test]
+    fn signed_rank_test_agrees_with_counting_every_sign_assignment() {
+        // An independent count: enumerate all 2¹² sign assignments of tied mean ranks.
+        let d = [0.3, -0.3, 0.3, 1.0, 2.0, -2.0, 2.0, 5.0, 0.0, 7.0, -7.0, 7.5, 9.0];
+        let t = signed_rank_test(&d);
+        let nonzero: Vec<f64> = d.iter().copied().filter(|v| *v != 0.0).collect();
+        let (r, _) = ranks(&nonzero.iter().map(|v| v.abs()).collect::<Vec<_>>());
+        let n = nonzero.len();
+        let (mut low, mut high) = (0usize, 0usize);
+        for mask in 0..1usize << n {
+            let s: f64 = (0..n).filter(|i| mask >> i & 1 == 1).map(|i| r[i]).sum();
+            low += usize::from(s <= t.r_plus + 1e-9);
+            high += usize::from(s >= t.r_plus - 1e-9);
+        }
+        let p = (2.0 * low.min(high) as f64 / (1u64 << n) as f64).min(1.0);
+        assert!(t.exact && (t.p - p).abs() < 1e-15, "{} vs {p}", t.p);
+    }
+
+    #[test]
+    fn signed_rank_test_above_fifty_pairs_is_the_normal_approximation() {
+        // 60 differences 1..60, all positive but the smallest ten: R⁻ = 55, R⁺ = 1775; mean
+        // 915, variance 60·61·121/24 = 18452.5, z = 860/√18452.5 = 6.3310; p = 2Φ(−z).
+        let d: Vec<f64> = (1..=60).map(|i| if i <= 10 { -(i as f64) } else { i as f64 }).collect();
+        let t = signed_rank_test(&d);
+        assert!(!t.exact && t.r_minus == 55.0);
+        let z = 860.0 / 18452.5f64.sqrt();
+        assert!((t.p - 2.0 * normal_cdf(-z)).abs() < 1e-15);
+        // erfc(z/√2) = 2.436111642215679e-10 (Python's math.erfc), the same p.
+        assert!((t.p / 2.436111642215679e-10 - 1.0).abs() < 1e-9, "{}", t.p);
     }
 
     #[test]

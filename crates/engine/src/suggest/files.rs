@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::{suggest_among, Liar, PrunedTrials, Suggestions};
+use super::{suggest_among, Explanation, Liar, PrunedTrials, Suggestions};
 use crate::error::{EngineError, Result};
 use crate::loaders::file_format::FileFormat;
 use crate::loaders::formats::recognise;
@@ -35,6 +35,8 @@ pub struct SuggestedFiles {
     pub torn_last_line_left_out: bool,
     /// What the method learned from, in words (complete trials, pruned ones, conditional parameters).
     pub used: String,
+    /// Why each row is where it is, one a row.
+    pub explanations: Vec<Explanation>,
 }
 
 /// The files of [`suggest`] for an Optuna journal (plain, .gz or .zip) or SQLite storage of
@@ -76,6 +78,7 @@ pub fn suggest_files(file: &str, bytes: &[u8], study: Option<&str>, method: &str
         method: s.method,
         names: s.names,
         used: s.used,
+        explanations: s.explanations,
     })
 }
 
@@ -127,6 +130,11 @@ if torn:
     )
 }
 
+/// The columns `suggestions.csv` writes after the parameters: the model's predicted objective
+/// value and its sd at the proposal, the log expected improvement there, whether a parameter
+/// sits at a bound no trial came near and why.
+pub const EXPLANATION_COLUMNS: [&str; 5] = ["predicted_value", "predicted_sd", "log_ei", "on_untried_bound", "untried_bound_reason"];
+
 /// A value as a table's cell: a choice as its text, a parameter not suggested empty.
 fn cell(v: &Value) -> String {
     match v {
@@ -137,12 +145,23 @@ fn cell(v: &Value) -> String {
 }
 
 impl Suggestions {
-    /// The configurations as a CSV table, one row each (choices as their text).
+    /// The configurations as a CSV table, one row each (choices as their text), then why
+    /// each is there ([`EXPLANATION_COLUMNS`]; empty cells where the method has no model's
+    /// prediction).
     pub fn csv(&self) -> String {
         let mut w = csv::Writer::from_writer(Vec::new());
-        let _ = w.write_record(&self.names);
-        for row in &self.rows {
-            let _ = w.write_record(row.iter().map(cell));
+        let _ = w.write_record(self.names.iter().map(String::as_str).chain(EXPLANATION_COLUMNS));
+        for (k, row) in self.rows.iter().enumerate() {
+            let why = self.explanations.get(k).cloned().unwrap_or_default();
+            let number = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v}"));
+            let explained = [
+                number(why.predicted.map(|p| p.value)),
+                number(why.predicted.map(|p| p.sd)),
+                number(why.predicted.map(|p| p.log_ei)),
+                if why.untried_bounds.is_empty() { "no" } else { "yes" }.to_string(),
+                why.untried_bounds.join("; "),
+            ];
+            let _ = w.write_record(row.iter().map(cell).chain(explained));
         }
         w.into_inner().ok().and_then(|b| String::from_utf8(b).ok()).unwrap_or_default()
     }

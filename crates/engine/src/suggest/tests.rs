@@ -426,4 +426,49 @@ fn suggestions_csv_reads_back_as_its_rows() {
         }
         assert!(file != "c.log" || read.iter().any(|r| r.iter().any(str::is_empty)), "the conditional study leaves cells empty");
     }
+
+#[test]
+fn each_proposal_says_what_the_model_predicts_there_and_flags_an_untried_bound() {
+    // GP on the 80-trial study: every proposal is a searched point, so each has the model's
+    // prediction in the objective's units (a loss, minimised) and a log-EI.
+    let s = suggest("j.log", JOURNAL, None, "GP", 4, 0).unwrap();
+    assert_eq!(s.explanations.len(), 4);
+    let (lo, hi) = {
+        let study = &read_journal("j.log", JOURNAL).unwrap().0[0];
+        let v: Vec<f64> = study.complete_trials().filter_map(|t| t.values.as_ref().map(|v| v[0])).collect();
+        (v.iter().copied().fold(f64::INFINITY, f64::min), v.iter().copied().fold(f64::NEG_INFINITY, f64::max))
+    };
+    for why in &s.explanations {
+        let p = why.predicted.expect("a searched proposal has a prediction");
+        assert!(p.value.is_finite() && p.sd > 0.0 && p.log_ei.is_finite(), "{p:?}");
+        // A GP on standardised losses predicts near the values it saw, not far outside them.
+        let span = hi - lo;
+        assert!(p.value > lo - span && p.value < hi + span, "{p:?} for values in [{lo}, {hi}]");
+        for text in &why.untried_bounds {
+            assert!(text.contains("bound, where no trial went") && text.contains("the model extrapolates"), "{text}");
+        }
+    }
+    // The table carries it: the parameters, then the five explanation columns.
+    let csv = s.csv();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    assert_eq!(
+        header,
+        [
+            "lr",
+            "weight_decay",
+            "n_units",
+            "optimizer",
+            "predicted_value",
+            "predicted_sd",
+            "log_ei",
+            "on_untried_bound",
+            "untried_bound_reason"
+        ]
+    );
+    let first = s.explanations[0].predicted.unwrap();
+    assert!(csv.lines().nth(1).unwrap().contains(&format!(",{},{},{},", first.value, first.sd, first.log_ei)), "{csv}");
+    // A method without a searched model (random search) predicts nothing: the cells are empty.
+    let rs = suggest("j.log", JOURNAL, None, "RS", 2, 0).unwrap();
+    assert!(rs.explanations.iter().all(|e| e.predicted.is_none()));
+    assert!(rs.csv().lines().nth(1).unwrap().contains(",,,"), "{}", rs.csv());
 }

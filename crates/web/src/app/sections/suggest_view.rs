@@ -9,6 +9,7 @@
 
 use leptos::prelude::*;
 
+use hpo_engine::axis::significant;
 use hpo_engine::loaders::file_format::FileFormat;
 use hpo_engine::suggest::{default_method, methods_for, SuggestedFiles};
 use hpo_protocol::ToWorker;
@@ -47,7 +48,7 @@ fn loaded_format(spec: RwSignal<ExperimentSpec>, data: DataState) -> Option<File
 /// A cell as the table shows it: a fractional number to 4 significant digits, anything else as is.
 fn shown(v: &str) -> String {
     match v.parse::<f64>() {
-        Ok(x) if v.contains(['.', 'e']) => hpo_engine::axis::significant(x, 4),
+        Ok(x) if v.contains(['.', 'e']) => significant(x, 4),
         _ => v.to_string(),
     }
 }
@@ -158,9 +159,25 @@ pub fn SuggestView(
                         <p id="suggest-used" class="hint">{format!("Learned from: {}. An empty cell is a parameter of a conditional space that configuration's branch does not suggest.", files.used)}</p>
                         {files.journal_note().map(|note| view! { <p id="suggest-journal-note" class="hint">{format!("Note: {note}.")}</p> })}
                         <div class="table-scroll"><table id="suggest-table">
-                            <thead><tr>{files.names.iter().map(|h| view! { <th>{h.clone()}</th> }).collect_view()}</tr></thead>
+                            <thead><tr>
+                                {files.names.iter().map(|h| view! { <th>{h.clone()}</th> }).collect_view()}
+                                <th title="The model's predicted objective value there, ± its sd (a copula model: the median, ± half its central 68 %)">"predicted"</th>
+                                <th title="The acquisition the proposal maximised: log expected improvement, in the model's units">"log EI"</th>
+                                <th>"untried bound"</th>
+                            </tr></thead>
                             // Numbers to 4 significant digits here; the files keep every digit.
-                            <tbody>{files.rows.iter().map(|r| view! { <tr>{r.iter().map(|v| view! { <td>{shown(v)}</td> }).collect_view()}</tr> }).collect_view()}</tbody>
+                            <tbody>{files.rows.iter().enumerate().map(|(k, r)| {
+                                let why = files.explanations.get(k).cloned().unwrap_or_default();
+                                let predicted = why.predicted.map_or("–".to_string(), |p| format!("{} ± {}", significant(p.value, 4), significant(p.sd, 2)));
+                                let log_ei = why.predicted.map_or("–".to_string(), |p| significant(p.log_ei, 3));
+                                let flagged = !why.untried_bounds.is_empty();
+                                view! { <tr>
+                                    {r.iter().map(|v| view! { <td>{shown(v)}</td> }).collect_view()}
+                                    <td>{predicted}</td>
+                                    <td>{log_ei}</td>
+                                    <td class=if flagged { "untried-bound" } else { "" }>{if flagged { format!("yes: {}", why.untried_bounds.join("; ")) } else { "no".into() }}</td>
+                                </tr> }
+                            }).collect_view()}</tbody>
                         </table></div>
                         <div class="row">
                             {files.journal.is_some().then(|| view! {

@@ -2,5 +2,6 @@
 
 pub mod objective_space;
 pub mod prior_view;
+pub mod race_verdict;
 pub mod race_view;
 pub mod warping_view;

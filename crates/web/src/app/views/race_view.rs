@@ -11,6 +11,7 @@ use crate::app::charts::cd_diagram::CdDiagram;
 use crate::app::charts::chart::{chart_title, chart_width, title_top, ChartBox, ChartFigure, LineChart, Series, PALETTE, STUDY_COLOR};
 use crate::app::platform::browser::download_text;
 use crate::app::state::{Level, Messages, RunState};
+use crate::app::views::race_verdict::RaceVerdict;
 use hpo_engine::axis;
 use hpo_engine::export::race_traces_csv;
 use hpo_engine::fidelity::runner::race_curves;
@@ -79,9 +80,19 @@ pub fn RaceResults(
             drawn.chain(none_yet).collect::<Vec<Series>>()
         })
     };
-    // The study's own run (a file from Optuna, Ray Tune or Syne Tune) beside the methods.
+    // The study's own run (a file from Optuna, Ray Tune or Syne Tune) beside the methods. On
+    // one task (a replayed study) the band over tasks has no width: each method is drawn as
+    // the median of its seeds with their quartiles (the verdict's seed bands).
+    let seed_bands = move || summary.with(|s| s.as_ref().is_some_and(|s| s.tasks.len() == 1 && s.verdict.is_some()));
     let regret = Signal::derive(move || {
-        let mut v = series(|s, k| s.regret[k].clone()).get();
+        let pick: fn(&RaceSummary, usize) -> Band = |s, k| match (&s.verdict, s.tasks.len()) {
+            (Some(v), 1) => {
+                let b = &v.seed_bands[k];
+                Band { mean: b.median.clone(), lower: b.lower.clone(), upper: b.upper.clone(), n: s.regret[k].n }
+            }
+            _ => s.regret[k].clone(),
+        };
+        let mut v = series(pick).get();
         if let Some(study) = summary.with(|s| s.as_ref().and_then(|s| s.study.clone())) {
             v.push(Series { name: study.label, color: STUDY_COLOR, band: study.regret, so_far: None });
         }
@@ -102,6 +113,21 @@ pub fn RaceResults(
     let replayed = Signal::derive(move || {
         summary.with(|s| s.as_ref().and_then(|s| s.study.as_ref()).map_or(String::new(), |study| capitalised(&study.replayed)))
     });
+    // The regret axis: the link's log scale, else the chart's own switch, which starts on a
+    // log axis when the regret spans more than 2 decades (a linear one is set by the first
+    // units and every later line looks flat).
+    let regret_log_choice = RwSignal::new(None::<bool>);
+    let regret_log = Signal::derive(move || {
+        spec.with(|s| s.log_y)
+            || regret_log_choice.get().unwrap_or_else(|| summary.with(|s| s.as_ref().is_some_and(RaceSummary::log_regret_by_default)))
+    });
+    let regret_caption = move || {
+        if seed_bands() {
+            "Regret of the best value seen so far (any budget): the median over seeds with their quartiles (one task: no band over tasks to draw). Normalised when the link says regret=norm."
+        } else {
+            "Regret of the best value seen so far (any budget), averaged over seeds, then mean and 95% band over tasks (Wistuba et al. 2022, Fig. 3). Normalised per task (divided by the regret of its median configuration: 0 is the best configuration, 1 the median one, so no exploded run sets the scale) when the tasks' ranges differ by more than 10×, or when the link says regret=norm."
+        }
+    };
     let regret_time = series(|s, k| s.regret_by_time[k].clone());
     let ranks = series(|s, k| plain(&s.ranks[k], s.tasks.len()));
     let precision = series(|s, k| plain(&s.precision[k], s.tasks.len()));
@@ -135,6 +161,13 @@ pub fn RaceResults(
     let regret_title = move |what: &'static str, short: bool| {
         Signal::derive(move || format!("{what} {} task{}{}", n_tasks(), if n_tasks() == 1 { "" } else { "s" }, scale(short)))
     };
+    let regret_chart_title = Signal::derive(move || {
+        if seed_bands() {
+            format!("Regret, median and quartiles over seeds, 1 task{}", scale(false))
+        } else {
+            format!("Mean regret over {} task{}{}", n_tasks(), if n_tasks() == 1 { "" } else { "s" }, scale(false))
+        }
+    });
     let export = move |what: &'static str| {
         let result = match what {
             "csv" => download_text("race-traces.csv", "text/csv", &run.traces.with(|t| race_traces_csv(&race_traces(t)))),
@@ -184,9 +217,15 @@ pub fn RaceResults(
         </div>
         <div class="charts">
             <ChartFigure id="chart-regret" file="chart-regret"
-                caption=move || view! { "Regret of the best value seen so far (any budget), averaged over seeds, then mean and 95% band over tasks (Wistuba et al. 2022, Fig. 3). Normalised per task (divided by the regret of its median configuration: 0 is the best configuration, 1 the median one, so no exploded run sets the scale) when the tasks' ranges differ by more than 10×, or when the link says regret=norm." {study_caption} }>
-                <LineChart id="chart-regret" title=regret_title("Mean regret over", false) y_label="regret" series=regret log_y=Signal::derive(move || spec.with(|s| s.log_y)) x_label="budget units spent" legend_note=replayed/>
+                caption=move || view! { {regret_caption} {study_caption} }>
+                <LineChart id="chart-regret" title=regret_chart_title y_label="regret" series=regret log_y=regret_log x_label="budget units spent" legend_note=replayed/>
             </ChartFigure>
+            <div id="race-verdict-cell" style="grid-column: 1 / -1">
+                <label class="check"><input id="regret-log" type="checkbox" prop:checked=move || regret_log.get() prop:disabled=move || spec.with(|s| s.log_y)
+                    on:change=move |ev| regret_log_choice.set(Some(event_target_checked(&ev)))/>
+                    {move || format!("log regret axis (starts on when the regret spans more than 2 decades; it spans {:.1})", summary.with(|s| s.as_ref().map_or(0.0, RaceSummary::regret_decades)))}</label>
+                <RaceVerdict summary=summary messages=messages/>
+            </div>
             <Show when=move || !untimed()
                 fallback=|| view! { <p id="no-time-chart" class="hint">"Regret over time (Fig. 5) is not drawn: this data has no training-time column, so the race's cost is counted in budget units only (the chart above)."</p> }>
             <ChartFigure id="chart-regret-time" file="chart-regret-time"
