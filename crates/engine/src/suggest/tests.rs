@@ -412,7 +412,10 @@ fn suggestions_csv_reads_back_as_its_rows() {
         let s = suggest(file, text, None, "RS", 6, 2).unwrap();
         let written = s.csv();
         let mut reader = csv::Reader::from_reader(written.as_bytes());
-        assert_eq!(reader.headers().unwrap().iter().collect::<Vec<_>>(), s.names);
+        // The parameters, then the explanation columns (read back in the test below).
+        let headers: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+        let expected: Vec<String> = s.names.iter().cloned().chain(super::files::EXPLANATION_COLUMNS.map(String::from)).collect();
+        assert_eq!(headers, expected);
         let read: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
         assert_eq!(read.len(), s.rows.len());
         for (record, row) in read.iter().zip(&s.rows) {
@@ -426,6 +429,7 @@ fn suggestions_csv_reads_back_as_its_rows() {
         }
         assert!(file != "c.log" || read.iter().any(|r| r.iter().any(str::is_empty)), "the conditional study leaves cells empty");
     }
+}
 
 #[test]
 fn each_proposal_says_what_the_model_predicts_there_and_flags_an_untried_bound() {
