@@ -30,7 +30,10 @@ pub fn sentence(f: &MultiFidelityFrames, step: usize) -> String {
     let against = if s.incumbents[t.budget as usize - 1].is_some() {
         format!("the best loss any configuration reached at epoch {} is {:.3}", t.budget, t.incumbent)
     } else {
-        format!("no configuration has reached epoch {} yet, so it is compared with the best loss at any epoch, {:.3}", t.budget, t.incumbent)
+        format!(
+            "no configuration has reached epoch {} yet, so it is compared with the best loss at any epoch, {:.3}",
+            t.budget, t.incumbent
+        )
     };
     let improvement = if t.ei == 0.0 {
         // Every EI_MF is 0 (this one is the largest): DyHPO's tie rule decides.
@@ -136,7 +139,8 @@ mod tests {
                 let trained = trained_after(f.dyhpo.iter().map(|d| (d.config, d.budget)), k);
                 let epochs = |c: usize| trained.iter().find(|r| r.0 == c).map_or(0, |r| r.1);
                 let max = f.curves[0].len();
-                if (0..t.config).any(|c| epochs(c) < max) || number_after(text, "(log₁₀ EI ") != format!("{:.0}", log10_ei(&t)).parse().ok() {
+                if (0..t.config).any(|c| epochs(c) < max) || number_after(text, "(log₁₀ EI ") != format!("{:.0}", log10_ei(&t)).parse().ok()
+                {
                     return fail("the tie rule");
                 }
                 if let Some(c) = number_after(text, "least hopeless is configuration ") {

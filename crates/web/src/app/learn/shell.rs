@@ -83,9 +83,8 @@ where
     let (all, error) = worker_frames(job, |j| j, extract);
     let frames = Memo::new(move |_| all.with(|a| a.as_ref().map(|(_, f, ms)| (Arc::clone(f), *ms))));
     let step = Memo::new(move |_| link.with(|l| l.lesson.step()));
-    let busy = Signal::derive(move || {
-        error.with(Option::is_none) && job.with(|j| all.with(|a| a.as_ref().is_none_or(|(have, _, _)| have != j)))
-    });
+    let busy =
+        Signal::derive(move || error.with(Option::is_none) && job.with(|j| all.with(|a| a.as_ref().is_none_or(|(have, _, _)| have != j))));
     WorkerLesson { setting, step, frames, error, busy }
 }
 
