@@ -19,6 +19,7 @@ use crate::fidelity::hyperband::{hyperband_schedule, Hyperband, ETA};
 use crate::fidelity::runner::race_curves;
 use crate::optimizer::job_rng;
 use crate::race::{MultiFidelityOptimizer, Race};
+use crate::stats::log_expected_improvement;
 
 /// Budget units (epochs) each method spends: Hyperband's first bracket and the start of its
 /// second.
@@ -36,8 +37,8 @@ pub struct DyhpoStep {
     pub config: usize,
     /// See `config`.
     pub budget: u32,
-    /// The best [`TOP`] configurations by EI_MF at this step (the first is the one advanced);
-    /// empty for the first, random, step.
+    /// The one advanced (the largest EI_MF) and the next best [`TOP`] − 1 by log EI_MF
+    /// ([`log10_ei`]); empty for the first, random, step.
     pub top: Vec<StepScore>,
     /// The best loss seen at each epoch before this step (`None`: nothing reached it yet).
     pub incumbents: Vec<Option<f64>>,
@@ -90,7 +91,13 @@ pub fn frames(seed: u64) -> Result<MultiFidelityFrames> {
         let incumbents = incumbents_per_budget(&race);
         let r = dyhpo.next(&race, &candidates, &mut rng)?;
         let mut top = dyhpo.last_scores.take().unwrap_or_default();
-        top.sort_by(|a, b| b.ei.total_cmp(&a.ei).then(a.config.cmp(&b.config)));
+        // The one advanced first (DyHPO's pick: the largest EI_MF, ties to the lowest number),
+        // then the others by log EI_MF, which still ranks them where EI has underflowed to 0.
+        top.sort_by(|a, b| log10_ei(b).total_cmp(&log10_ei(a)).then(a.config.cmp(&b.config)));
+        if let Some(i) = top.iter().position(|t| t.config == r.config) {
+            let advanced = top.remove(i);
+            top.insert(0, advanced);
+        }
         top.truncate(TOP);
         race.train(r.config, r.budget, &curves, 1.0);
         steps.push(DyhpoStep { config: r.config, budget: r.budget, top, incumbents });
@@ -114,6 +121,17 @@ pub fn frames(seed: u64) -> Result<MultiFidelityFrames> {
     }
     let schedule = hyperband_schedule(max_budget, ETA).iter().map(|b| b.iter().map(|r| (r.configs, r.budget)).collect()).collect();
     Ok(MultiFidelityFrames { task: bench.tasks[t].name.clone(), curves, dyhpo: steps, hyperband: served, schedule })
+}
+
+/// log₁₀ of a score's EI_MF, from the mean, sd and incumbent it was computed from: finite
+/// where EI itself has underflowed to 0 (Ament et al. 2023), so that the lesson can say how
+/// hopeless a step is and rank the candidates EI cannot.
+pub fn log10_ei(s: &StepScore) -> f64 {
+    if s.sd > 0.0 {
+        log_expected_improvement(s.mean, s.sd, s.incumbent).0 / std::f64::consts::LN_10
+    } else {
+        s.ei.log10()
+    }
 }
 
 /// Where a run stood after some epochs: the lowest loss any of its curves reached, how many
@@ -189,7 +207,8 @@ mod tests {
         for (k, s) in f.dyhpo.iter().enumerate().skip(1) {
             let first = s.top[0];
             assert_eq!((first.config, first.budget), (s.config, s.budget), "step {k} advances its best EI_MF");
-            assert!(s.top.windows(2).all(|w| w[0].ei >= w[1].ei));
+            assert!(s.top.iter().all(|t| t.ei <= first.ei));
+            assert!(s.top[1..].windows(2).all(|w| log10_ei(&w[0]) >= log10_ei(&w[1])));
             // Eq. 7: the incumbent of the budget when something reached it.
             if let Some(best) = s.incumbents[first.budget as usize - 1] {
                 assert!((first.incumbent - best).abs() < 1e-12, "step {k}: {} vs {best}", first.incumbent);

@@ -68,7 +68,7 @@ pub fn verdict(f: &DesignFrames, method: &str, criterion: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::number_after;
+    use super::super::{number_after, CLAIM_SEEDS};
     use super::*;
     use crate::fidelity::gpb::construct::DesignMethod;
     use crate::fidelity::gpb::view_setting::DesignViewSpec;
@@ -106,15 +106,14 @@ mod tests {
 
     #[test]
     fn every_iterates_sentence_is_true_to_its_frame() {
-        for method in [DesignMethod::Ic, DesignMethod::Ta] {
-            let spec = DesignViewSpec { method, ..DesignViewSpec::default() };
+        for (method, seed) in [DesignMethod::Ic, DesignMethod::Ta].into_iter().flat_map(|m| (0..CLAIM_SEEDS).map(move |s| (m, s))) {
+            let spec = DesignViewSpec { method, seed, ..DesignViewSpec::default() };
             let f = frames(&spec, &[]).unwrap();
             assert_eq!(f.random.len(), crate::lessons::designs::RANDOM_DESIGNS);
             for k in 0..f.views.len() {
                 let text = sentence(&f, method.name(), "D", k);
-                check(&f, k, &text).unwrap_or_else(|e| panic!("{}: {e}", method.name()));
+                check(&f, k, &text).unwrap_or_else(|e| panic!("{}, seed {seed}: {e}", method.name()));
             }
-            eprintln!("{}", sentence(&f, method.name(), "D", f.views.len()));
         }
     }
 }

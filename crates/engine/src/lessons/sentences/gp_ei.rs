@@ -5,7 +5,7 @@
 use crate::axis::count;
 use crate::lessons::gp_ei::{forrester, GpEiFrame, Origin, GRID, MAX_STEPS};
 
-use super::ordinal;
+use super::{ordinal, tiny, TINY};
 
 /// A value counts as the minimum when it equals f's minimum to two decimals.
 pub const FOUND_WITHIN: f64 = 0.005;
@@ -63,11 +63,12 @@ pub fn sentence(frames: &[GpEiFrame], step: usize) -> String {
     }
     let i = grid_index(f.next.0);
     let acquisition = if f.ei_collapsed() {
+        let most = if f.max_ei() < TINY { tiny(f.max_ei()) } else { format!("at most {}", tiny(f.max_ei())) };
         format!(
-            "EI is tiny everywhere (at most {:.0e}): the GP is sure nothing here beats the best, f = {:.2}. Its logarithm, drawn below, still ranks the points: the least hopeless is x = {:.3}.",
-            f.max_ei(),
+            "EI is tiny everywhere ({most}): the GP is sure nothing here beats the best, f = {:.2}. Its logarithm, drawn below, still ranks the points: the least hopeless is x = {:.3}, where log₁₀ EI is {:.1}.",
             f.best.1,
-            f.next.0
+            f.next.0,
+            f.log10_ei[grid_index(f.next.0)]
         )
     } else if f.mean[i] < f.best.1 {
         format!("EI is largest at x = {:.3}, where the mean itself is below the best so far, f = {:.2}.", f.next.0, f.best.1)
@@ -135,7 +136,7 @@ fn grid_index(x: f64) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::super::number_after;
+    use super::super::{number_after, CLAIM_SEEDS};
     use super::*;
     use crate::lessons::gp_ei::{frames, GpEiSetting};
 
@@ -192,14 +193,23 @@ mod tests {
                 return fail("the band staying above the best");
             }
         }
-        if text.contains("EI is tiny everywhere (at most") {
-            let said = number_after(text, "(at most ").unwrap_or(f64::NAN);
+        if text.contains("EI is tiny everywhere (") {
+            // "at most 3e-12" bounds the largest EI to the digit shown; "below 1e-300" says it.
+            let bound = match number_after(text, "(at most ") {
+                Some(said) => said * 1.5,
+                None if text.contains("(below 1e-300)") => TINY,
+                None => return fail("no bound on EI"),
+            };
             if f.max_ei() > 1e-3 * range
-                || f.max_ei() > said * 1.5
+                || f.max_ei() >= bound
                 || number_after(text, "least hopeless is x = ") != Some((f.next.0 * 1e3).round() / 1e3)
+                || number_after(text, "where log₁₀ EI is ") != format!("{:.1}", f.log10_ei[i]).parse().ok()
             {
                 return fail("a collapse of EI");
             }
+        }
+        if text.contains("0e0") {
+            return fail("an underflowed value printed as 0e0");
         }
         if !text.contains("EI is largest") && !text.contains("EI is tiny") && !text.contains(&format!("After {MAX_STEPS} steps")) {
             return fail("no word on the acquisition");
@@ -237,8 +247,8 @@ mod tests {
 
     #[test]
     fn every_steps_sentence_is_true_to_its_frame() {
-        // Lesson 1 as a class sees it: seeds 0–4 fitted, a pinned lengthscale and points added.
-        let mut settings: Vec<GpEiSetting> = (0..5).map(|seed| GpEiSetting { seed, ..GpEiSetting::default() }).collect();
+        // Lesson 1 as a class sees it: every claim seed fitted, a pinned lengthscale and points added.
+        let mut settings: Vec<GpEiSetting> = (0..CLAIM_SEEDS).map(|seed| GpEiSetting { seed, ..GpEiSetting::default() }).collect();
         settings.push(GpEiSetting { lengthscale: Some(0.05), ..GpEiSetting::default() });
         settings.push(GpEiSetting { added: vec![0.2, 0.9], ..GpEiSetting::default() });
         let mut collapsed = 0;

@@ -22,6 +22,25 @@ pub(crate) fn ordinal(n: usize) -> String {
     format!("{n}{suffix}")
 }
 
+/// Below this a value is written "below 1e-300" (f64 underflows to 0 near 1e-308, and a
+/// value printed as "0e0" reads as exactly nothing).
+pub const TINY: f64 = 1e-300;
+
+/// A small non-negative value (an expected improvement) in words a class can read: "3e-7", or
+/// "below 1e-300" once it has underflowed, never "0e0".
+pub fn tiny(v: f64) -> String {
+    if v < TINY {
+        "below 1e-300".to_string()
+    } else {
+        format!("{v:.0e}")
+    }
+}
+
+/// Seeds over which the claim tests read every step of every lesson (0, 1, …): a sentence
+/// true on the default seed alone misleads a class that clicks "another task".
+#[cfg(test)]
+pub(crate) const CLAIM_SEEDS: u64 = 20;
+
 /// The number after `prefix` in `text` (its first occurrence), as the tests read a claim.
 #[cfg(test)]
 pub(crate) fn number_after(text: &str, prefix: &str) -> Option<f64> {
@@ -43,5 +62,6 @@ mod tests {
         assert_eq!(number_after("best f = -6.02 at x = 0.755.", "x = "), Some(0.755));
         assert_eq!(number_after("best f = −6.02 at", "f = "), Some(-6.02));
         assert_eq!(number_after("nothing", "x = "), None);
+        assert_eq!([3.4e-12, 1e-300, 0.0].map(tiny), ["3e-12", "1e-300", "below 1e-300"]);
     }
 }

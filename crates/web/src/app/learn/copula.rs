@@ -139,7 +139,7 @@ pub fn CopulaLesson(
     };
     // GP against GCP on a heavy-tailed function, from a worker (GP fits stay out of the page).
     let job = Memo::new(move |_| link.with(|l| l.lesson.job()));
-    let (versus, versus_error) = worker_frames(
+    let (versus_all, versus_error) = worker_frames(
         job,
         |j| j,
         |f| match f {
@@ -147,7 +147,9 @@ pub fn CopulaLesson(
             _ => None,
         },
     );
-    let versus = Memo::new(move |_| versus.with(|a| a.as_ref().map(|(_, v, _)| Arc::clone(v))));
+    let versus = Memo::new(move |_| versus_all.with(|a| a.as_ref().map(|(_, v, _)| Arc::clone(v))));
+    // The worker is computing another seed's runs than those drawn (`aria-busy`).
+    let busy = move || versus_error.with(Option::is_none) && job.with(|j| versus_all.with(|a| a.as_ref().is_none_or(|(k, _, _)| k != j)));
     let versus_numbers = move || versus.get().map(|v| versus_line(&v, step.get()));
     // The engine says what each step shows; the last step, GP against GCP's verdict.
     let explain = move || current.get().ok().map(|f| sentence(&f, step.get(), versus.get().as_deref()));
@@ -174,6 +176,7 @@ pub fn CopulaLesson(
                 )
                 explain=Signal::derive(explain)
                 error=Signal::derive(move || current.get().err())
+                busy=Signal::derive(busy)
                 numbers=Signal::derive(move || current.get().ok().map(|f| {
                         let spread = |v: &[f64]| v.iter().copied().fold(f64::NEG_INFINITY, f64::max) - v.iter().copied().fold(f64::INFINITY, f64::min);
                         // The sample's own values (not the user's): what an outlier squeezes.

@@ -136,7 +136,7 @@ pub fn GpEiLesson(
 ) -> impl IntoView {
     // A worker computes all of a setting's frames at once (the GP code stays out of the page's
     // bundle), and stepping only indexes them.
-    let WorkerLesson { setting, frames: all, error, .. } = worker_lesson(
+    let WorkerLesson { setting, frames: all, error, busy, .. } = worker_lesson(
         link,
         |l| match l {
             Lesson::GpEi(s) => Some(s.clone()),
@@ -215,6 +215,7 @@ pub fn GpEiLesson(
                 )
                 explain=Signal::derive(explain)
                 error=Signal::derive(move || error.get())
+                busy=busy
                 drawn=Signal::derive(move || all.with(Option::is_some))
                 numbers=Signal::derive(move || current.get().map(|(f, ms)| {
                         let ei = if f.ei_collapsed() { format!("log₁₀ EI {:.1}", f.log10_ei.iter().copied().fold(f64::NEG_INFINITY, f64::max)) } else { format!("EI {:.3}", f.next.1) };

@@ -7,12 +7,12 @@
 use leptos::prelude::*;
 
 use super::plot::{range, LegendEntry, Plot, BLUE, GREY, ORANGE};
-use super::shell::{hidden, worker_lesson, LessonShell, WorkerLesson};
+use super::shell::{hidden, next_seed, worker_lesson, LessonShell, WorkerLesson};
 use crate::app::charts::chart::SvgFigure;
 use hpo_engine::axis::count;
 use hpo_engine::lessons::multi_fidelity::{trained_after, MultiFidelityFrames, BUDGET};
-use hpo_engine::lessons::sentences::multi_fidelity::sentence;
-use hpo_engine::lessons::{Lesson, LessonFrames, LessonLink, SeedStep};
+use hpo_engine::lessons::sentences::multi_fidelity::{ei_shown, sentence};
+use hpo_engine::lessons::{Lesson, LessonFrames, LessonLink};
 
 // Two charts and their captions one above the other on a 720 px projector.
 const H: f64 = 270.0;
@@ -131,7 +131,7 @@ pub fn MultiFidelityLesson(
     /// The lesson's link.
     link: RwSignal<LessonLink>,
 ) -> impl IntoView {
-    let WorkerLesson { setting, step, frames, error } = worker_lesson(
+    let WorkerLesson { step, frames, error, busy, .. } = worker_lesson(
         link,
         |l| match l {
             Lesson::MultiFidelity(s) => Some(*s),
@@ -148,12 +148,12 @@ pub fn MultiFidelityLesson(
         frames.get().and_then(|(f, _)| f.dyhpo.get(step.get()).cloned()).filter(|s| !s.top.is_empty()).map(|s| {
             view! {
                 <table class="scores" id="lesson-scores">
-                    <caption>"DyHPO's best candidates at this step (EI_MF, Eq. 6–7)"</caption>
-                    <thead><tr><th scope="col">"config · epoch"</th><th scope="col">"predicted loss ± 2 sd"</th><th scope="col">"best at that epoch"</th><th scope="col">"EI_MF"</th></tr></thead>
+                    <caption>"The configuration DyHPO advances, then its next best by log EI_MF (Eq. 6–7)"</caption>
+                    <thead><tr><th scope="col">"config · epoch"</th><th scope="col">"predicted loss ± 2 sd"</th><th scope="col">"incumbent (Eq. 7)"</th><th scope="col">"EI_MF"</th></tr></thead>
                     <tbody>
                         {s.top.iter().enumerate().map(|(r, t)| view! {
                             <tr class:chosen=r == 0>
-                                <td class="nowrap">{format!("{} · {}", t.config, t.budget)}</td><td class="nowrap">{format!("{:.3} ± {:.3}", t.mean, 2.0 * t.sd)}</td><td>{format!("{:.3}", t.incumbent)}</td><td>{format!("{:.4}", t.ei)}</td>
+                                <td class="nowrap">{format!("{} · {}", t.config, t.budget)}</td><td class="nowrap">{format!("{:.3} ± {:.3}", t.mean, 2.0 * t.sd)}</td><td>{format!("{:.3}", t.incumbent)}</td><td>{ei_shown(t)}</td>
                             </tr>
                         }).collect_view()}
                     </tbody>
@@ -165,15 +165,15 @@ pub fn MultiFidelityLesson(
         frames.get().map(|(f, ms)| {
             let k = step.get();
             let show = |v: f64| if v.is_finite() { format!("{v:.3}") } else { "—".into() };
+            let next = f.dyhpo.get(k).and_then(|s| s.top.first()).map_or(String::new(), |t| format!(" · next step's EI_MF {}", ei_shown(t)));
             format!(
-                "{} · epoch {k} of {BUDGET} · best loss so far: DyHPO {}, Hyperband {} · both runs computed in a worker in {ms:.0} ms",
+                "{} · epoch {k} of {BUDGET} · best loss so far: DyHPO {}, Hyperband {}{next} · both runs computed in a worker in {ms:.0} ms",
                 f.task,
                 show(f.dyhpo_after(k).best),
                 show(f.hyperband_after(k).best)
             )
         })
     };
-    let reseed = move |_| link.update(|l| l.lesson = Lesson::MultiFidelity(SeedStep { step: 0, seed: setting.get_untracked().seed + 1 }));
     view! {
             <LessonShell
                 link=link
@@ -186,9 +186,10 @@ pub fn MultiFidelityLesson(
                 )
                 explain=Signal::derive(explain)
                 error=Signal::derive(move || error.get())
+                busy=busy
                 drawn=Signal::derive(move || frames.with(Option::is_some))
                 numbers=Signal::derive(numbers)
-                controls=ViewFn::from(move || view! { <button id="lesson-reseed" on:click=reseed>"another task"</button> })
+                controls=ViewFn::from(move || view! { <button id="lesson-reseed" on:click=move |_| next_seed(link)>"another task"</button> })
                 computing=Signal::derive(move || frames.get().is_none().then_some("Running DyHPO and Hyperband in a worker (a few seconds)…"))
             >
                 <Show when=move || !hidden(link, "dyhpo")>

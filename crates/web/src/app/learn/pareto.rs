@@ -84,7 +84,7 @@ pub fn ParetoLesson(
     /// The lesson's link.
     link: RwSignal<LessonLink>,
 ) -> impl IntoView {
-    let WorkerLesson { setting, step, frames, error } = worker_lesson(
+    let WorkerLesson { setting, step, frames, error, busy } = worker_lesson(
         link,
         |l| match l {
             Lesson::Pareto(m, s) => Some((m.clone(), *s)),
@@ -134,6 +134,7 @@ pub fn ParetoLesson(
                 )
                 explain=Signal::derive(explain)
                 error=Signal::derive(move || error.get())
+                busy=busy
                 drawn=Signal::derive(move || frames.with(Option::is_some))
                 numbers=Signal::derive(move || frames.get().map(|(f, ms)| {
                         let k = step.get();

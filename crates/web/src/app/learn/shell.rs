@@ -60,6 +60,9 @@ pub struct WorkerLesson<S: Send + Sync + 'static, T: Send + Sync + 'static> {
     pub frames: Memo<Option<(Arc<T>, f64)>>,
     /// Why the frames could not be computed.
     pub error: RwSignal<Option<String>>,
+    /// Whether the worker is computing the frames of a setting other than those shown (the
+    /// shell's `aria-busy`: readers and tests wait for it).
+    pub busy: Signal<bool>,
 }
 
 /// The prologue of every lesson whose frames a worker computes: its setting read from the
@@ -80,7 +83,9 @@ where
     let (all, error) = worker_frames(job, |j| j, extract);
     let frames = Memo::new(move |_| all.with(|a| a.as_ref().map(|(_, f, ms)| (Arc::clone(f), *ms))));
     let step = Memo::new(move |_| link.with(|l| l.lesson.step()));
-    WorkerLesson { setting, step, frames, error }
+    let busy =
+        Signal::derive(move || error.with(Option::is_none) && job.with(|j| all.with(|a| a.as_ref().is_none_or(|(have, _, _)| have != j))));
+    WorkerLesson { setting, step, frames, error, busy }
 }
 
 /// A lesson's "add a value" row: a number field and an "add" button that hands `add` the
@@ -123,6 +128,20 @@ pub fn AddValue(
         <button id="lesson-clear" prop:disabled=move || !has_added.get() on:click=move |_| clear.run(())>{format!("remove {added}")}</button>
         <button id="lesson-reseed" on:click=move |_| reseed.run(())>{reseed_label}</button>
     }
+}
+
+/// A new seed for a lesson that is a seeded run (lessons 3, 4 and 6), from step 0: the seed is
+/// read from the link being written, never from a signal derived from it. A memo of the link
+/// read inside `link.update` reads the link while it is locked for writing; Leptos reports that
+/// as a value already disposed and the page's module dies (the reseeds of lessons 3 and 4 did,
+/// every time: their memo of the setting was read nowhere else, so it always had to compute).
+pub fn next_seed(link: RwSignal<LessonLink>) {
+    link.update(|l| {
+        if let Lesson::Transfer(s) | Lesson::MultiFidelity(s) | Lesson::Pareto(_, s) = &mut l.lesson {
+            s.seed += 1;
+            s.step = 0;
+        }
+    })
 }
 
 /// Whether the link hides `panel`.

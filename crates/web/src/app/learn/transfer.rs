@@ -5,12 +5,12 @@
 use leptos::prelude::*;
 
 use super::plot::{model_chart, range, LegendEntry, Plot, BLUE, GREEN, GREY, ORANGE, PURPLE};
-use super::shell::{hidden, worker_lesson, LessonShell, WorkerLesson};
+use super::shell::{hidden, next_seed, worker_lesson, LessonShell, WorkerLesson};
 use crate::app::charts::chart::SvgFigure;
 use hpo_engine::lessons::sentences::transfer::sentence;
 use hpo_engine::lessons::steps::{best_so_far, Pick};
 use hpo_engine::lessons::transfer::{TransferFrames, MAX_STEPS, METHODS};
-use hpo_engine::lessons::{Lesson, LessonFrames, LessonLink, SeedStep};
+use hpo_engine::lessons::{Lesson, LessonFrames, LessonLink};
 
 const H: f64 = 300.0;
 // The prior and the best-so-far chart one above the other on a 720 px projector.
@@ -87,7 +87,7 @@ pub fn TransferLesson(
     /// The lesson's link.
     link: RwSignal<LessonLink>,
 ) -> impl IntoView {
-    let WorkerLesson { setting, step, frames, error } = worker_lesson(
+    let WorkerLesson { step, frames, error, busy, .. } = worker_lesson(
         link,
         |l| match l {
             Lesson::Transfer(s) => Some(*s),
@@ -120,7 +120,6 @@ pub fn TransferLesson(
             )
         })
     };
-    let reseed = move |_| link.update(|l| l.lesson = Lesson::Transfer(SeedStep { step: 0, seed: setting.get_untracked().seed + 1 }));
     view! {
             <LessonShell
                 link=link
@@ -134,9 +133,10 @@ pub fn TransferLesson(
                 )
                 explain=Signal::derive(explain)
                 error=Signal::derive(move || error.get())
+                busy=busy
                 drawn=Signal::derive(move || frames.with(Option::is_some))
                 numbers=Signal::derive(best_line)
-                controls=ViewFn::from(move || view! { <button id="lesson-reseed" on:click=reseed>"another family of tasks"</button> })
+                controls=ViewFn::from(move || view! { <button id="lesson-reseed" on:click=move |_| next_seed(link)>"another family of tasks"</button> })
                 computing=Signal::derive(move || frames.get().is_none().then_some("Training the prior on the other tasks in a worker (about a second)…"))
             >
                 // The prior, then what it buys (the pay-off, on the first screen while

@@ -1,0 +1,154 @@
+// Every control of every lesson, as a teacher tries them before a class: at projector and
+// phone size, in Chromium and Firefox, each control is used once (the reseeds, sliders,
+// method switches, added and dragged points, the hide switches and the whole player) and the
+// lesson is stepped once after each; the page must report no error at any point. Before,
+// "another family of tasks" (lesson 3) and "another task" (lesson 4) panicked the page
+// ("Tried to access a reactive value that has already been disposed"): step and play stopped
+// working until a reload.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serveSite } from './helpers.mjs';
+import { BROWSERS, HAS_FIREFOX, openIn } from './drivers.mjs';
+
+if (process.env.REQUIRE_FIREFOX && !HAS_FIREFOX) throw new Error('Firefox and geckodriver are missing: run scripts/install.sh --test');
+
+const site = await serveSite();
+after(() => site.server.close());
+
+const PROJECTOR = { width: 1280, height: 720 };
+const PHONE = { width: 390, height: 844 };
+
+/// The lesson shown is drawn and not about to change: its numbers are there, no worker is
+/// computing a new setting (`aria-busy`) and no "computing" line shows.
+const settled = () => {
+  const lesson = document.querySelector('.lesson');
+  return !!lesson && lesson.getAttribute('aria-busy') !== 'true' && !document.querySelector('#lesson-computing')
+    && !!document.querySelector('#lesson-numbers')?.textContent && !!document.querySelector('#lesson-step-label');
+};
+
+/// The step shown and the last, from the player's label ("step 3 of 30").
+const stepLabel = () => (document.querySelector('#lesson-step-label')?.textContent ?? '').match(/step (\d+) of (\d+)/)?.slice(1).map(Number) ?? null;
+
+/// In the page: sets a form control's value as a user's edit does and sends its events.
+const setValue = ([selector, value]) => {
+  const e = document.querySelector(selector);
+  if (!e) throw new Error(`no ${selector}`);
+  e.value = String(value);
+  e.dispatchEvent(new Event('input', { bubbles: true }));
+  e.dispatchEvent(new Event('change', { bubbles: true }));
+  return true;
+};
+
+/// In the page: clicks a hide switch off and on again (they sit in a closed <details>).
+const toggleSwitch = (selector) => {
+  const e = document.querySelector(selector);
+  if (!e) throw new Error(`no ${selector}`);
+  e.click();
+  e.click();
+  return true;
+};
+
+/// In the page: drags the first design point a quarter of the map to the right with pointer
+/// events, as a mouse does.
+const dragPoint = () => {
+  const handle = document.querySelector('#design-map .design-handle');
+  const svg = document.querySelector('#design-map');
+  if (!handle || !svg) throw new Error('no design point to drag');
+  const r = handle.getBoundingClientRect();
+  const s = svg.getBoundingClientRect();
+  const at = (x) => ({ bubbles: true, clientX: x, clientY: r.top + r.height / 2, pointerId: 1, isPrimary: true });
+  handle.dispatchEvent(new PointerEvent('pointerdown', at(r.left + r.width / 2)));
+  const to = Math.min(s.right - 10, r.left + r.width / 2 + s.width / 4);
+  svg.dispatchEvent(new PointerEvent('pointermove', at(to)));
+  svg.dispatchEvent(new PointerEvent('pointerup', at(to)));
+  return true;
+};
+
+/// In the page: clicks lesson 1's chart a third of the way across (adds a point there), as a
+/// mouse does, wherever the chart is scrolled.
+const clickChart = () => {
+  const svg = document.querySelector('#lesson-posterior');
+  if (!svg) throw new Error('no #lesson-posterior');
+  const r = svg.getBoundingClientRect();
+  svg.dispatchEvent(new MouseEvent('click', { bubbles: true, clientX: r.left + r.width / 3, clientY: r.top + r.height / 2 }));
+  return true;
+};
+
+/// In the page: moves the first design point with the arrow keys.
+const nudgePoint = () => {
+  const handle = document.querySelector('#design-map .design-handle');
+  if (!handle) throw new Error('no design point to nudge');
+  handle.focus();
+  handle.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowUp', bubbles: true }));
+  return true;
+};
+
+// Each control as [what a teacher does, how]: `click` a button as a user does, `set` a form
+// control's value, `run` a function in the page.
+const click = (selector) => [`click ${selector}`, (b) => b.click(selector)];
+const set = (selector, value) => [`set ${selector} to ${value}`, (b) => b.evaluate(setValue, [selector, value])];
+const run = (what, fn) => [what, (b) => b.evaluate(fn)];
+const hide = (panel) => [`hide and show '${panel}'`, (b) => b.evaluate(toggleSwitch, `#show-${panel}`)];
+
+/// The player, the same in every lesson: play (at the fastest speed) and pause once it has
+/// moved, then every button.
+const PLAYER = [
+  set('#lesson-speed', 8),
+  ['play until a step passes, then pause', async (b) => {
+    const [k] = await b.evaluate(stepLabel);
+    await b.click('#lesson-play');
+    await b.waitFor((k) => { const s = (document.querySelector('#lesson-step-label')?.textContent ?? '').match(/step (\d+)/); return s && Number(s[1]) !== k; }, k);
+    await b.click('#lesson-play');
+  }],
+  click('#lesson-end'),
+  click('#lesson-start'),
+  click('#lesson-step'),
+  click('#lesson-back'),
+];
+
+const LESSONS = [
+  ['gp-ei', [
+    click('#lesson-ls-fit'), set('#lesson-ls', -0.5), click('#lesson-ls-fit'),
+    set('#lesson-add-x', 0.3), click('#lesson-add'), run('click the chart to add a point', clickChart), click('#lesson-clear'),
+    click('#lesson-reseed'), hide('ei'),
+  ]],
+  ['copula', [set('#lesson-add-y', 100000), click('#lesson-add'), click('#lesson-clear'), click('#lesson-reseed'), hide('warped')]],
+  ['transfer', [click('#lesson-reseed'), hide('regret')]],
+  ['multi-fidelity', [click('#lesson-reseed'), hide('hyperband')]],
+  ['designs', [
+    set('#lesson-design-method', 'TA'), set('#lesson-design-criterion', 'A'), set('#lesson-design-points', 8),
+    click('#lesson-design-seed'), run('drag a design point', dragPoint), run('move a design point with the keyboard', nudgePoint),
+    click('#lesson-design-unplace'), hide('map'),
+  ]],
+  ['pareto', [set('#lesson-method', 'ParEGO'), click('#lesson-reseed'), hide('hv')]],
+];
+
+/// One step forward (back from the last step), waited for, then settled.
+async function stepOnce(b) {
+  const [k, last] = await b.evaluate(stepLabel);
+  const [button, to] = k < last ? ['#lesson-step', k + 1] : ['#lesson-back', k - 1];
+  await b.click(button);
+  await b.waitFor((to) => (document.querySelector('#lesson-step-label')?.textContent ?? '').startsWith(`step ${to} of`), to);
+  await b.waitFor(settled);
+}
+
+for (const [browser, start] of BROWSERS) {
+  const phone = browser === 'Firefox' ? '500×844' : '390×844';
+  for (const [label, viewport] of [['1280×720', PROJECTOR], [phone, PHONE]]) {
+    test(`${browser} at ${label}: every control of every lesson works, and the lesson steps after each, with no page error`, async () => {
+      for (const [lesson, controls] of LESSONS) {
+        const b = await openIn(start, `${site.url}?learn=${lesson}`, viewport);
+        try {
+          await b.waitFor(settled);
+          for (const [what, act] of [...controls, ...PLAYER]) {
+            const where = `lesson ${lesson} in ${browser} at ${label}, after '${what}'`;
+            await act(b);
+            await b.waitFor(settled).catch((e) => { throw new Error(`${where}: ${e.message}; page errors: ${b.errors.join('\n')}`); });
+            await stepOnce(b).catch((e) => { throw new Error(`${where}, stepping: ${e.message}; page errors: ${b.errors.join('\n')}`); });
+            assert.deepEqual(b.errors, [], where);
+          }
+        } finally { await b.close(); }
+      }
+    });
+  }
+}
