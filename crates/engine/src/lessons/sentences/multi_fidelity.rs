@@ -27,13 +27,15 @@ pub fn sentence(f: &MultiFidelityFrames, step: usize) -> String {
         format!("configuration {} from epoch {} to {}", t.config, t.budget - 1, t.budget)
     };
     // Eq. 7: the incumbent at that epoch, or the best at any epoch when none has reached it.
-    let against = if s.incumbents[t.budget as usize - 1].is_some() {
-        format!("the best loss any configuration reached at epoch {} is {:.3}", t.budget, t.incumbent)
-    } else {
-        format!(
+    // Written from the frame's losses, not from `t.incumbent`, which went through the model's
+    // standardisation and back and can round to the other side of a third decimal.
+    let against = match s.incumbents[t.budget as usize - 1] {
+        Some(best) => format!("the best loss any configuration reached at epoch {} is {best:.3}", t.budget),
+        None => format!(
             "no configuration has reached epoch {} yet, so it is compared with the best loss at any epoch, {:.3}",
-            t.budget, t.incumbent
-        )
+            t.budget,
+            s.incumbents.iter().flatten().copied().fold(f64::INFINITY, f64::min)
+        ),
     };
     let improvement = if t.ei == 0.0 {
         // Every EI_MF is 0 (this one is the largest): DyHPO's tie rule decides.
@@ -154,6 +156,9 @@ mod tests {
             let overall = s.incumbents.iter().flatten().copied().fold(f64::INFINITY, f64::min);
             match s.incumbents[b - 1] {
                 Some(best) => {
+                    if (t.incumbent - best).abs() > 1e-9 {
+                        return fail("DyHPO's incumbent is the best loss at that epoch");
+                    }
                     if number_after(text, &format!("at epoch {b} is ")) != format!("{best:.3}").parse().ok() {
                         return fail("the incumbent at that epoch");
                     }
