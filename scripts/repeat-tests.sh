@@ -54,8 +54,8 @@ for k in $(seq 1 "$n"); do
                 | sed 's/[0-9]\{3,\}/N/g' >"$out/$s-$k.tsv" ;;
       *) echo "unknown stage $s (python, ray, e2e)" >&2; exit 2 ;;
     esac
+    echo "   exit $status, $(grep -c $'\tpassed$' "$out/$s-$k.tsv") passed, $(grep -vc $'\tpassed$\|\tskipped$' "$out/$s-$k.tsv") neither passed nor skipped (log: $log)"
     echo "$s: (the stage as a whole)	exit $status" >>"$out/$s-$k.tsv"
-    echo "   exit $status, $(grep -c $'\tpassed$' "$out/$s-$k.tsv") passed, $(grep -vc $'\tpassed$\|\tskipped$' "$out/$s-$k.tsv") not passed or skipped (log: $log)"
   done
 done
 
