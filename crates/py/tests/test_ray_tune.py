@@ -221,6 +221,27 @@ def test_a_nan_stops_its_trial_and_releases_its_configuration_and_an_infinite_va
     assert "reported NaN at budget step 1" in caplog.text
 
 
+def test_a_paused_trial_that_reports_is_told_nothing_and_keeps_its_checkpoint_of_a_told_step():
+    # A trial whose configuration is paused reports: an epoch past its request (Ray ran it on, or
+    # started it by itself) is paused without a save, so that its checkpoint stays at a step the
+    # method was told; a step told before (restarted from an earlier checkpoint) pauses there.
+    s = MultiFidelityScheduler("Hyperband", max_t=9, total_budget=60, metric="loss", mode="min", seed=0, n_configs=32)
+    s.searcher.set_search_properties("loss", "min", SPACE, num_samples=sys.maxsize)
+    s.searcher.set_max_concurrency(2)
+    trials = fake_run(s, 6)
+    paused = next(t for t in trials.values() if t.status == Trial.PAUSED)
+    config = s._race.config_of[paused.trial_id]
+    reached, history = s.session.reached(config), list(s._race.history)
+    pauses = []
+    controller = SimpleNamespace(get_trials=lambda: list(trials.values()),
+                                 pause_trial=lambda t, should_checkpoint=True: pauses.append((t.trial_id, should_checkpoint)))
+    past = s.on_trial_result(controller, paused, {"epoch": reached + 1, "loss": 1.0})
+    assert past == TrialScheduler.NOOP and pauses == [(paused.trial_id, False)]
+    again = s.on_trial_result(controller, paused, {"epoch": reached, "loss": 1.0})
+    assert again == TrialScheduler.PAUSE and pauses == [(paused.trial_id, False)]
+    assert s._race.history == history and s.session.reached(config) == reached
+
+
 def test_the_scheduler_refuses_what_it_cannot_run():
     with pytest.raises(ValueError, match="not a multi-fidelity method"):
         MultiFidelityScheduler("GP", max_t=9)
