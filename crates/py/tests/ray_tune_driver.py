@@ -44,11 +44,26 @@ def start_together(config):
     raise RuntimeError(f"{n} trials never ran at once")
 
 
+def wait_for_the_gate(config, trial_id):
+    """With --late-pauses, a trial the scheduler let train past its request holds the gate (a
+    file named by its trial id in the directory --events + ".gate") until the scheduler has taken that epoch's result:
+    every other trial's report waits for it, so that no tell can ask for the configuration again
+    first, however fast or slow the trials run."""
+    gate = config["gate"]
+    if not gate:
+        return
+    for _ in range(3000):  # a hang guard of 5 minutes
+        if not [p for p in Path(gate).iterdir() if p.name != trial_id]:
+            return
+        time.sleep(0.1)
+    raise RuntimeError(f"the gate {gate} stayed shut")
+
+
 def train(config):
     """The curve family of syne_tune_train.py, one report (with a checkpoint) per epoch, resumed
     from the checkpoint Ray restores. A configuration with lr above fail_lr_above raises at its
     first epoch; with kill_dir, the first trial to reach epoch 2 writes its pid there and waits
-    for the test to kill its worker process."""
+    for the test to kill its worker process; with gate, each report waits for the gate."""
     checkpoint = tune.get_checkpoint()
     start = 0
     if checkpoint is not None:
@@ -70,6 +85,7 @@ def train(config):
                 time.sleep(120)  # killed here by the test
             except FileExistsError:
                 pass  # one worker is killed per run
+        wait_for_the_gate(config, trial_id)
         with tempfile.TemporaryDirectory() as d:
             Path(d, "state.json").write_text(json.dumps({"epoch": epoch}))
             tune.report({"epoch": epoch, "loss": floor + (1.0 - floor / 4) / epoch}, checkpoint=tune.Checkpoint.from_directory(d))
@@ -102,13 +118,19 @@ def main():
     p.add_argument("--max-failures", type=int, default=0)
     p.add_argument("--together", type=int, default=0, help="the first N trial starts wait for one another")
     p.add_argument("--interrupt-after-tells", type=int, default=0)
+    p.add_argument("--late-pauses", action="store_true",
+                   help="each trial the scheduler pauses after a tell trains one epoch past its request first")
     p.add_argument("--restore", action="store_true")
     a = p.parse_args()
     recording.INTERRUPT_AFTER_TELLS = a.interrupt_after_tells
+    gate = a.events + ".gate" if a.late_pauses else ""
+    if gate:
+        os.makedirs(gate, exist_ok=True)
+        recording.GATE = gate
 
     ray.init(address=a.address, logging_level="ERROR", log_to_driver=False)
     constants = {"events": a.events, "sleep": a.sleep, "fail_lr_above": a.fail_lr_above, "max_t": a.max_t, "kill_dir": a.kill_dir,
-                 "together": a.together, "starts": a.events + ".starts"}
+                 "together": a.together, "starts": a.events + ".starts", "gate": gate}
     space = {"lr": tune.loguniform(1e-4, 1.0), "width": tune.randint(8, 257), **constants}
     run_config = tune.RunConfig(
         storage_path=a.storage,
@@ -164,6 +186,7 @@ def main():
         "restored_tells": SEEN["restored_tells"],
         "resumed": SEEN["resumed"],
         "unasked_epochs": SEEN["unasked_epochs"],
+        "late_pauses": SEEN["late_pauses"],
     }))
 
 

@@ -18,7 +18,9 @@ given the seed and the order of the results.
 ``MultiFidelityScheduler``: one ``MultiFidelity`` session decides which configuration trains to
 which budget. Its ``searcher`` creates a trial for each configuration the method starts; the
 scheduler PAUSEs a trial when the budget of its request is reported, lets Ray resume it from its
-checkpoint when the method asks for that configuration again, STOPs it at ``max_t`` and stops
+checkpoint when the method asks for that configuration again (a trial's checkpoint is never of
+an epoch the method was not told: a trial that trains past its request is paused without a
+save, that epoch untold, and resumes from its last told one), STOPs it at ``max_t`` and stops
 the paused trials once the session is done. At most ``max_concurrent_trials`` requests are out
 at a time. A value from training goes through ``MultiFidelity.report``: a NaN (or no number)
 STOPs the trial and releases its configuration, with a warning naming it; an infinite value is
@@ -567,10 +569,21 @@ class MultiFidelityScheduler(TrialScheduler):
                 raise ValueError(f"trial {trial.trial_id} reported no {key!r} (it reported {sorted(result)})")
         step, value = int(result[self.time_attr]), result[race.metric]
         reached = race.session.reached(config)
+        training = config in race.training()
         if step <= reached:
-            return TrialScheduler.CONTINUE  # a step told before: retried from an earlier checkpoint
-        if config not in race.training():
-            return TrialScheduler.PAUSE  # past its request, before the pause took effect
+            # A step told before: the trial restarted from an earlier checkpoint (retried, or
+            # restored by Tuner.restore before Ray had saved its last told step). It catches up
+            # if its configuration is in training, else it pauses there (a told step's checkpoint).
+            return TrialScheduler.CONTINUE if training else TrialScheduler.PAUSE
+        if not training:
+            # Past its request: an epoch the method never asked for (Ray ran the trial on before
+            # a pause took effect, or started a paused trial by itself). It is not told, and its
+            # checkpoint must not become the trial's: a PAUSE makes Ray save the checkpoint of
+            # this result, and the trial, asked for again, would resume a step past the last the
+            # method heard. Paused without a save (as Ray's PBT pauses), it resumes from its
+            # last checkpoint, of a step told.
+            tune_controller.pause_trial(trial, should_checkpoint=False)
+            return TrialScheduler.NOOP
         if step > reached + 1:
             raise ValueError(
                 f"trial {trial.trial_id} reported {self.time_attr} {step} after {reached}: the method needs"
