@@ -23,6 +23,7 @@ pub mod data_ref;
 pub mod error;
 pub mod eta;
 pub mod exploding_curves;
+pub mod explore;
 pub mod export;
 pub mod fidelity;
 pub mod fixtures;

@@ -250,6 +250,28 @@ enum Command {
         #[arg(long, default_value = "out")]
         out: PathBuf,
     },
+    /// The views of a study a researcher opens first, one CSV each: trials.csv, history.csv,
+    /// intermediate.csv, importance.csv (fANOVA, as Optuna's get_param_importances, with its
+    /// spread over the forest's trees), slice.csv and contour.csv (a GP's mean ± 2 sd),
+    /// parallel.csv, edf.csv and, for several objectives, pareto.csv.
+    Explore {
+        /// The file of trials (an Optuna journal or SQLite storage, a trials CSV, Ray Tune's or
+        /// Syne Tune's results, any table of evaluations) or a bundled benchmark's name.
+        #[arg(long)]
+        data: PathBuf,
+        /// The study (or the table's task), when the file holds several.
+        #[arg(long)]
+        study: Option<String>,
+        /// The contour's two parameters, as A,B (default: the two most important).
+        #[arg(long)]
+        contour: Option<String>,
+        /// The seed of the forest and of the surrogate's subsample.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Output directory.
+        #[arg(long, default_value = "out")]
+        out: PathBuf,
+    },
     /// List every method (the registry): kind of run, name, cost, paper section, summary.
     Methods {
         /// Print the Markdown table of docs/methods.md instead.
@@ -402,6 +424,9 @@ pub fn main() -> CliResult<()> {
         }
         Command::Info { data, link } => info(&data, link.as_deref()),
         Command::Suggest { data, study, method, n, seed, out } => crate::suggest::run(&data, study.as_deref(), &method, n, seed, &out),
+        Command::Explore { data, study, contour, seed, out } => {
+            crate::explore::run(&data, study.as_deref(), contour.as_deref(), seed, &out)
+        }
         Command::Link { data, link, base } => print_link(&data, link.as_deref(), &base),
         Command::Methods { markdown } => {
             if markdown {

@@ -3,6 +3,7 @@
 //! ```text
 //! hpo run --link 'v=1&data=shared:XGBoost.csv.zip&tasks=heart&methods=RS&seeds=20&iters=100' --out out/
 //! hpo run --spec spec.json --out out/          # spec as written by the app or by a previous run
+//! hpo explore --data study.log --out out/explore   # the study's views, one CSV each
 //! hpo info --data ../shared/benchmarks/quantile-transfer/XGBoost.csv.zip
 //! hpo link --data my-runs.csv --link '?methods=GP,GCP&seeds=5'   # a ready upload link
 //! hpo fetch                                      # the copula paper's public tables, checked by SHA-256
@@ -22,6 +23,7 @@ mod native {
     pub mod common;
     pub mod decisions;
     pub mod dyhpo_step;
+    pub mod explore;
     pub mod fetch;
     pub mod gpb;
     pub mod info;
