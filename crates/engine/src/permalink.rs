@@ -14,6 +14,7 @@ use super::percent::{decode_component, encode_component};
 use super::spec::{
     DataRef, ExperimentSpec, ObjectiveChoice, RegretScale, TransferMode, MAX_ITERATIONS, MAX_RACE_BUDGET, MAX_SEEDS, SPEC_VERSION,
 };
+use crate::explore::link::StudyViewSpec;
 
 /// A list item as it stands between the commas of a list field: a comma or backslash inside
 /// a name is escaped with a backslash, so that a list splits correctly after the field is
@@ -64,6 +65,9 @@ pub fn to_query(spec: &ExperimentSpec) -> String {
     }
     if spec.log_y {
         parts.push("logy=1".into());
+    }
+    if let Some(e) = &spec.explore {
+        parts.push(format!("explore={}", list(&e.items())));
     }
     if let Some(r) = spec.regret {
         parts.push(format!("regret={}", r.as_str()));
@@ -178,6 +182,10 @@ pub fn from_query(query: &str) -> ParsedLink {
                 "1" | "true" => spec.log_y = true,
                 "0" | "false" => spec.log_y = false,
                 _ => invalid("expected 1 or 0"),
+            },
+            "explore" => match split_list(raw).as_deref().and_then(StudyViewSpec::from_items) {
+                Some(e) => spec.explore = Some(e),
+                None => invalid("expected a view (trials, history, intermediate, importance, slice, contour, parallel, edf, pareto), the study and at most two parameters, e.g. contour,,lr,n_units"),
             },
             "design" => match DesignViewSpec::parse(&value) {
                 Some(d) => spec.design_view = Some(d),
@@ -337,6 +345,28 @@ mod tests {
         let parsed = from_query("v=2&seeds=3");
         assert!(parsed.warnings.len() == 1 && parsed.warnings[0].contains("version 1"), "{:?}", parsed.warnings);
         assert_eq!(parsed.spec.seeds, 3);
+    }
+
+    #[test]
+    fn a_study_view_round_trips_with_its_study_and_parameters() {
+        use crate::explore::link::{StudyView, StudyViewSpec};
+        let spec = ExperimentSpec {
+            explore: Some(StudyViewSpec {
+                view: StudyView::Contour,
+                study: "my, study".into(),
+                params: vec!["lr".into(), "n,units".into()],
+            }),
+            ..ExperimentSpec::default()
+        };
+        let q = to_query(&spec);
+        let parsed = from_query(&q);
+        assert_eq!(parsed.warnings, Vec::<String>::new(), "{q}");
+        assert_eq!(parsed.spec.explore, spec.explore);
+        assert_eq!(from_query("explore=importance").spec.explore.map(|e| (e.view, e.study)), Some((StudyView::Importance, String::new())));
+        for bad in ["explore=pie", "explore=slice,,a,b,c"] {
+            let parsed = from_query(bad);
+            assert!(parsed.spec.explore.is_none() && parsed.warnings.len() == 1, "{bad}: {:?}", parsed.warnings);
+        }
     }
 
     #[test]

@@ -126,6 +126,9 @@ pub struct ExperimentSpec {
     /// The result charts' y axes on a log scale (how the results are shown, kept in the link).
     #[serde(default)]
     pub log_y: bool,
+    /// The view of the study the link opens (the study panel's view, study and parameters).
+    #[serde(default)]
+    pub explore: Option<crate::explore::link::StudyViewSpec>,
     /// How a race's regret is scaled; `None` chooses per run ([`RegretScale::auto`]).
     #[serde(default)]
     pub regret: Option<RegretScale>,
@@ -160,6 +163,7 @@ impl Default for ExperimentSpec {
             objectives: Vec::new(),
             race_budget: None,
             design_view: None,
+            explore: None,
             log_y: false,
             regret: None,
             missing: MissingPolicy::default(),
@@ -171,10 +175,10 @@ impl Default for ExperimentSpec {
 }
 
 impl ExperimentSpec {
-    /// The same experiment without how it is shown (the design view, log axes): what its
+    /// The same experiment without how it is shown (the design view, log axes, the study's view): what its
     /// results depend on, so what keys them (kept traces, the CLI's run cache).
     pub fn without_view(&self) -> ExperimentSpec {
-        ExperimentSpec { design_view: None, log_y: false, ..self.clone() }
+        ExperimentSpec { design_view: None, log_y: false, explore: None, ..self.clone() }
     }
 
     /// How the data is read for this spec: its column roles, missing-value policy and scales.

@@ -15,7 +15,7 @@
 use super::forest::{Node, Tree};
 
 /// One parameter's importance and how sure it is.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Importance {
     /// The mean over the forests of the forest's importance (its trees' mean share of
     /// variance, normalised so the parameters sum to 1).

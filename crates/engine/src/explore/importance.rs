@@ -19,7 +19,7 @@ use crate::space::ParamKind;
 pub const FORESTS: usize = 8;
 
 /// One parameter's row of the importance view.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ImportanceRow {
     /// The parameter.
     pub parameter: String,
@@ -28,7 +28,7 @@ pub struct ImportanceRow {
 }
 
 /// The importance view.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ImportanceReport {
     /// One row a parameter, most important first.
     pub rows: Vec<ImportanceRow>,

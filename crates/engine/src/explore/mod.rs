@@ -14,6 +14,8 @@
 //! - [`views`]: history, EDF, intermediate values, parallel coordinates, Pareto front;
 //! - [`files`]: each view's CSV.
 
+use serde::{Deserialize, Serialize};
+
 use crate::benchmark::{Benchmark, Direction};
 use crate::error::{EngineError, Result};
 use crate::loaders::file_format::FileFormat;
@@ -31,11 +33,12 @@ pub mod fanova;
 pub mod files;
 pub mod forest;
 pub mod importance;
+pub mod link;
 pub mod surrogate;
 pub mod views;
 
 /// One trial as the views read it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TrialRow {
     /// Its number (Optuna's `trial.number`; a table's row).
     pub number: usize,
@@ -51,7 +54,7 @@ pub struct TrialRow {
 }
 
 /// The trials of one study, from any file that holds trials.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StudyTrials {
     /// The study's (or task's) name.
     pub name: String,

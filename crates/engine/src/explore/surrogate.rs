@@ -36,7 +36,7 @@ pub struct Surrogate {
 }
 
 /// One point of a slice or the contour: where, the mean and its standard deviation.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Prediction {
     /// The parameter's raw value (a choice's index); the contour's second one in `y`.
     pub x: f64,
@@ -135,9 +135,10 @@ pub fn axis(p: &Hyperparameter, n: usize) -> Vec<f64> {
             v.dedup();
             v
         }
-        // The ends exactly at the bounds (exp(ln(x)) may miss x by an ulp).
+        // The ends exactly at the bounds (exp(ln(x)) may miss x by an ulp); libm, not std, so
+        // that the page (wasm) and the CLI agree to the bit.
         ParamKind::Continuous { lower, upper, log: true } => {
-            let mut v: Vec<f64> = even(lower.ln(), upper.ln()).map(f64::exp).collect();
+            let mut v: Vec<f64> = even(libm::log(*lower), libm::log(*upper)).map(libm::exp).collect();
             v[0] = *lower;
             v[n - 1] = *upper;
             v

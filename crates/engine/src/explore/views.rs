@@ -11,7 +11,7 @@ use crate::space::{ParamKind, SearchSpace};
 use crate::study::TrialState;
 
 /// A point of the optimization history.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct HistoryPoint {
     /// The trial's number.
     pub number: usize,
@@ -69,7 +69,8 @@ pub fn intermediate(study: &StudyTrials) -> Vec<(usize, TrialState, i64, f64)> {
 /// axis for a log scale; a choice at its index over the choices).
 pub fn axis_position(space: &SearchSpace, p: usize, raw: f64) -> f64 {
     let (v, lo, hi) = match &space.params[p].kind {
-        ParamKind::Continuous { lower, upper, log: true } => (raw.ln(), lower.ln(), upper.ln()),
+        // libm, not std: the page (wasm) and the CLI must agree to the bit.
+        ParamKind::Continuous { lower, upper, log: true } => (libm::log(raw), libm::log(*lower), libm::log(*upper)),
         ParamKind::Continuous { lower, upper, .. } => (raw, *lower, *upper),
         ParamKind::Integer { lower, upper } => (raw, *lower as f64, *upper as f64),
         ParamKind::Categorical { levels } => (raw, 0.0, levels.len().saturating_sub(1) as f64),
@@ -114,7 +115,7 @@ pub fn pareto(study: &StudyTrials) -> Vec<(usize, Vec<f64>, bool)> {
 }
 
 /// Every view of one study.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Exploration {
     /// The study.
     pub study: StudyTrials,
