@@ -12,6 +12,7 @@
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 use hpo_engine::benchmark::Benchmark;
+use hpo_engine::explore::views::Exploration;
 use hpo_engine::fidelity::gpb::view_setting::DesignViewSpec;
 use hpo_engine::gpb_experiments::design_view::{DesignTable, DesignViewData};
 use hpo_engine::lessons::{LessonFrames, LessonJob};
@@ -111,6 +112,19 @@ pub enum ToWorker {
         /// Seed.
         seed: u64,
     },
+    /// Compute the views of a study (the forest and the GP stay out of the page's bundle).
+    Explore {
+        /// Request id.
+        request: u32,
+        /// Its trials.
+        source: ExploreSource,
+        /// The study (or task), when the file holds several.
+        study: Option<String>,
+        /// The contour's two parameters (default: the two most important).
+        contour: Option<(String, String)>,
+        /// The seed of the forests and of the surrogate's subsample.
+        seed: u64,
+    },
     /// Compute a lesson's frames (the GP and GPB code stay out of the page's bundle).
     Lesson {
         /// Request id.
@@ -130,6 +144,46 @@ pub enum ToWorker {
         /// [`InjectedFault`]).
         fault: Option<InjectedFault>,
     },
+}
+
+/// Where a study's trials come from, for the study's views.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum ExploreSource {
+    /// One of Optuna's storages, read again in the worker: every trial, pruned and failed
+    /// ones with their intermediate values (the table the page loaded keeps complete ones).
+    OptunaFile {
+        /// File name.
+        file: String,
+        /// Its bytes.
+        bytes: Vec<u8>,
+    },
+    /// The loaded table's task.
+    Table {
+        /// The benchmark, as the parser encoded it.
+        benchmark: EncodedBenchmark,
+        /// The task.
+        task: usize,
+        /// What the file is, in words.
+        source: String,
+    },
+}
+
+impl ExploreSource {
+    /// Every view of the study this source holds (`hpo explore`'s numbers).
+    pub fn explore(&self, study: Option<&str>, contour: Option<(&str, &str)>, seed: u64) -> Result<Exploration, String> {
+        use hpo_engine::explore::{read_trials, views::explore, StudyTrials};
+        let trials = match self {
+            ExploreSource::OptunaFile { file, bytes } => read_trials(file, bytes, study, &Default::default()).map_err(|e| e.to_string())?,
+            ExploreSource::Table { benchmark, task, source } => {
+                let benchmark = benchmark.decode()?;
+                if *task >= benchmark.tasks.len() {
+                    return Err(format!("the data has {} tasks, not {}", benchmark.tasks.len(), task + 1));
+                }
+                StudyTrials::of_task(&benchmark, *task, source)
+            }
+        };
+        Ok(explore(trials, contour, seed))
+    }
 }
 
 /// A way for a worker to die, simulated on purpose so that end-to-end tests can check what
@@ -216,6 +270,15 @@ pub enum FromWorker {
         request: u32,
         /// The table and files.
         result: Result<Box<SuggestedFiles>, String>,
+        /// Milliseconds spent in the worker.
+        ms: f64,
+    },
+    /// A study's views, or why not.
+    Explored {
+        /// Request id.
+        request: u32,
+        /// Every view.
+        result: Result<Box<Exploration>, String>,
         /// Milliseconds spent in the worker.
         ms: f64,
     },

@@ -19,7 +19,7 @@ use hpo_engine::lessons::LessonLink;
 use hpo_engine::permalink::{from_query, to_query};
 use hpo_engine::spec::ExperimentSpec;
 use platform::browser;
-use sections::{data_panel, design_view, kept_panel, landing, results, run, setup, suggest_view};
+use sections::{data_panel, design_view, kept_panel, landing, results, run, setup, study_view, suggest_view};
 use state::{AppState, Level};
 
 /// Mounts the app (entry point of the app's wasm binary). On a first visit the landing's own small
@@ -131,6 +131,7 @@ fn Panels(
             <h2>"4. Results"</h2>
             <results::ResultsPanel spec=spec data=data run=run messages=messages kept=kept workers=workers/>
         </section>
+        <study_view::StudyView spec=spec data=data messages=messages workers=workers/>
         <suggest_view::SuggestView spec=spec data=data messages=messages workers=workers/>
         <design_view::DesignView setup=spec bench=data.bench workers=workers/>
         <kept_panel::KeptPanel kept=kept messages=messages run=run/>

@@ -136,6 +136,12 @@ impl HpoWorker {
                 let result = suggest_files(&file, &bytes, study.as_deref(), &method, n, seed).map(Box::new).map_err(|e| e.to_string());
                 respond(FromWorker::Suggested { request, result, ms: (now_seconds() - t0) * 1000.0 });
             }
+            ToWorker::Explore { request, source, study, contour, seed } => {
+                let t0 = now_seconds();
+                let contour = contour.as_ref().map(|(a, b)| (a.as_str(), b.as_str()));
+                let result = source.explore(study.as_deref(), contour, seed).map(Box::new);
+                respond(FromWorker::Explored { request, result, ms: (now_seconds() - t0) * 1000.0 });
+            }
             ToWorker::Lesson { request, job } => {
                 let t0 = now_seconds();
                 let result = job.run().map(Box::new).map_err(|e| e.to_string());

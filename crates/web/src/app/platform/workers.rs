@@ -14,6 +14,7 @@ use leptos::prelude::*;
 
 use super::pool::RunWorkers;
 use super::worker_host::{RequestIds, WorkerHandle};
+use hpo_engine::explore::views::Exploration;
 use hpo_engine::gpb_experiments::design_view::DesignViewData;
 use hpo_engine::lessons::LessonFrames;
 use hpo_engine::loaders::upload::{LoadFailure, LoadedFile};
@@ -37,6 +38,8 @@ pub struct WorkerService {
     pub designer: LatestWorker<Box<DesignViewData>>,
     /// The study's next trials.
     pub suggester: LatestWorker<Box<SuggestedFiles>>,
+    /// The study's views.
+    pub explorer: LatestWorker<Box<Exploration>>,
     /// The run's pool, its spares and its sink.
     pub run: RunWorkers,
     /// Traces received but not shown yet, and whether a refresh is scheduled.
@@ -53,6 +56,7 @@ impl WorkerService {
             trainer: TrainerService::new(),
             designer: LatestWorker::new(design_reply),
             suggester: LatestWorker::new(suggest_reply),
+            explorer: LatestWorker::new(explore_reply),
             run: RunWorkers::new(ids),
             pending: StoredValue::new_local((Vec::new(), false)),
         }
@@ -168,6 +172,14 @@ pub fn design_reply(msg: FromWorker) -> Option<Reply<Box<DesignViewData>>> {
 pub fn suggest_reply(msg: FromWorker) -> Option<Reply<Box<SuggestedFiles>>> {
     match msg {
         FromWorker::Suggested { request, result, ms } => Some((request, result, ms)),
+        _ => None,
+    }
+}
+
+/// A study's views, for a [`LatestWorker`].
+pub fn explore_reply(msg: FromWorker) -> Option<Reply<Box<Exploration>>> {
+    match msg {
+        FromWorker::Explored { request, result, ms } => Some((request, result, ms)),
         _ => None,
     }
 }

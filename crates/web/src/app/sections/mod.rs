@@ -7,4 +7,5 @@ pub mod landing;
 pub mod results;
 pub mod run;
 pub mod setup;
+pub mod study_view;
 pub mod suggest_view;

@@ -34,13 +34,13 @@ enum SuggestStatus {
 
 /// The loaded user file, when the parser worker found it in one of Optuna's storages (the
 /// engine's format table decides, `FileFormat::takes_next_trials`): (name, bytes).
-fn loaded_journal(spec: RwSignal<ExperimentSpec>, data: DataState) -> Option<UserFile> {
+pub(crate) fn loaded_journal(spec: RwSignal<ExperimentSpec>, data: DataState) -> Option<UserFile> {
     let shown = spec.with_untracked(|s| s.data.clone());
     data.files.with_value(|f| f.last.clone().filter(|file| file.data == shown && f.last_format.is_some_and(|f| f.takes_next_trials())))
 }
 
 /// The loaded user file's format, when the data shown is that file's.
-fn loaded_format(spec: RwSignal<ExperimentSpec>, data: DataState) -> Option<FileFormat> {
+pub(crate) fn loaded_format(spec: RwSignal<ExperimentSpec>, data: DataState) -> Option<FileFormat> {
     let shown = spec.with_untracked(|s| s.data.clone());
     data.files.with_value(|f| f.last.as_ref().filter(|file| file.data == shown).and(f.last_format))
 }

@@ -4,4 +4,5 @@ pub mod objective_space;
 pub mod prior_view;
 pub mod race_verdict;
 pub mod race_view;
+pub mod study_charts;
 pub mod warping_view;

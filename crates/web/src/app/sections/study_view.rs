@@ -1,0 +1,374 @@
+//! "Your study": the views a researcher opens first on the loaded data — trials table,
+//! history, intermediate values, importance, slice, contour, parallel coordinates, EDF and,
+//! for several objectives, the Pareto front (`engine::explore`). Computed in a worker (the
+//! forests and the GP stay out of the page's bundle) from the same code as `hpo explore`:
+//! each view's CSV download is that command's file, byte for byte. An Optuna storage is read
+//! again in the worker for its every trial (pruned and failed ones with their intermediate
+//! values); any other data is its loaded table's task. The view, the study and the parameters
+//! are in the link (`explore=`).
+
+use leptos::prelude::*;
+
+use hpo_engine::axis::significant;
+use hpo_engine::explore::link::{StudyView, StudyViewSpec, STUDY_VIEWS};
+use hpo_engine::explore::views::Exploration;
+use hpo_engine::space::ParamKind;
+use hpo_engine::spec::ExperimentSpec;
+use hpo_protocol::{ExploreSource, ToWorker};
+
+use super::suggest_view::{loaded_format, loaded_journal};
+use crate::app::charts::chart::{chart_width, SvgFigure};
+use crate::app::platform::browser::download_text;
+use crate::app::platform::workers::WorkerService;
+use crate::app::state::{DataState, Level, Messages};
+use crate::app::views::study_charts::{self as charts, H};
+
+/// What the panel shows.
+#[derive(Clone)]
+enum Status {
+    Idle,
+    Computing,
+    Ready(Box<Exploration>, f64),
+    Failed(String),
+}
+
+/// The trials' source for the study (or task) `study` of the loaded data.
+fn source(spec: RwSignal<ExperimentSpec>, data: DataState, study: &str) -> Option<ExploreSource> {
+    if let Some(file) = loaded_journal(spec, data) {
+        return Some(ExploreSource::OptunaFile { file: file.name, bytes: file.bytes.to_vec() });
+    }
+    let bench = data.bench.get_untracked()?;
+    let task = bench.task_index(study).unwrap_or(0);
+    let words = loaded_format(spec, data).map_or_else(|| format!("the table {}", bench.name), |f| f.name().to_string());
+    Some(ExploreSource::Table { benchmark: data.encoded_for(&bench).ok()?, task, source: words })
+}
+
+/// The panel.
+#[component]
+pub fn StudyView(
+    /// The setup (its `explore` field is the link's view).
+    spec: RwSignal<ExperimentSpec>,
+    /// The loaded data.
+    data: DataState,
+    /// The messages at the top of the page.
+    messages: Messages,
+    /// The page's workers.
+    workers: WorkerService,
+) -> impl IntoView {
+    let linked = spec.with_untracked(|s| s.explore.clone());
+    let view_shown = RwSignal::new(linked.as_ref().map_or(StudyView::Importance, |l| l.view));
+    let study = RwSignal::new(linked.as_ref().map(|l| l.study.clone()).unwrap_or_default());
+    let params = RwSignal::new(linked.as_ref().map(|l| l.params.clone()).unwrap_or_default());
+    let status = RwSignal::new(Status::Idle);
+    let log_y = RwSignal::new(false);
+    let studies = Memo::new(move |_| {
+        data.bench.with(|b| b.as_ref().map(|b| b.tasks.iter().map(|t| t.name.clone()).collect::<Vec<_>>()).unwrap_or_default())
+    });
+    // The link follows what is shown, once the views are open.
+    let remember = move || {
+        if matches!(status.get_untracked(), Status::Idle) {
+            return;
+        }
+        let chosen = StudyViewSpec { view: view_shown.get_untracked(), study: study.get_untracked(), params: params.get_untracked() };
+        if spec.with_untracked(|s| s.explore.as_ref() != Some(&chosen)) {
+            spec.update(|s| s.explore = Some(chosen));
+        }
+    };
+    let ask = move || {
+        let chosen = study.get_untracked();
+        let name = if chosen.is_empty() { studies.with_untracked(|s| s.first().cloned().unwrap_or_default()) } else { chosen };
+        let Some(source) = source(spec, data, &name) else { return };
+        let contour = params
+            .with_untracked(|p| (view_shown.get_untracked() == StudyView::Contour && p.len() == 2).then(|| (p[0].clone(), p[1].clone())));
+        let request = workers.next_request();
+        status.set(Status::Computing);
+        let message = ToWorker::Explore { request, source, study: (!name.is_empty()).then_some(name), contour, seed: 0 };
+        workers.explorer.ask(request, message, move |result, ms| {
+            status.set(match result {
+                Ok(e) => Status::Ready(e, ms),
+                Err(e) => Status::Failed(e),
+            });
+            remember();
+        });
+    };
+    // Other data closes the views (the first data a link opens keeps them).
+    Effect::new(move |previous: Option<Option<std::sync::Arc<hpo_engine::benchmark::Benchmark>>>| {
+        let current = data.bench.get();
+        if let Some(Some(before)) = previous {
+            if !current.as_ref().is_some_and(|c| std::sync::Arc::ptr_eq(c, &before)) {
+                status.set(Status::Idle);
+            }
+        }
+        current
+    });
+    // A link that names a view opens it once its data is in.
+    let opened = linked.is_some();
+    Effect::new(move |done: Option<bool>| {
+        let done = done.unwrap_or(false);
+        if opened && !done && data.bench.with(Option::is_some) {
+            ask();
+            return true;
+        }
+        done
+    });
+    let download = move |file: String, text: String| {
+        if download_text(&file, "text/csv", &text).is_err() {
+            messages.say(Level::Error, format!("{file} could not be offered for download: the browser refused the file"));
+        }
+    };
+    let choose_view = move |v: StudyView| {
+        view_shown.set(v);
+        let needs_contour = v == StudyView::Contour && params.with_untracked(|p| p.len() == 2);
+        let shown_contour = match status.get_untracked() {
+            Status::Ready(e, _) => e.contour.as_ref().map(|(a, b, _)| vec![a.clone(), b.clone()]),
+            _ => None,
+        };
+        if needs_contour && shown_contour != Some(params.get_untracked()) {
+            ask();
+        } else {
+            remember();
+        }
+    };
+    view! {
+        <Show when=move || data.bench.with(Option::is_some)>
+            <section class="panel wide" id="study-panel">
+                <h2>"Your study, explored"</h2>
+                <p class="hint">"What mattered and where the good region is: the trials table, the history, the trials' own learning curves, each parameter's importance (Optuna's fANOVA, grown over 8 forests so its spread shows how sure the order is), a GP's slices and contour, parallel coordinates and the EDF — computed in a worker by the same code as "<code>"hpo explore"</code>", each downloadable as that command's CSV."</p>
+                <div class="row">
+                    <Show when=move || studies.with(|s| s.len() > 1)>
+                        <label>"Study "
+                            <select id="study-choice" on:change=move |ev| { study.set(event_target_value(&ev)); ask(); }>
+                                {move || studies.get().into_iter().map(|s| view! { <option value=s.clone() selected=study.get() == s>{s.clone()}</option> }).collect_view()}
+                            </select>
+                        </label>
+                    </Show>
+                    <button id="study-explore" class="primary" on:click=move |_| ask()>"Explore the study"</button>
+                </div>
+                {move || match status.get() {
+                    Status::Idle => ().into_any(),
+                    Status::Computing => view! { <p id="study-status" role="status"><span class="spinner"></span>" computing the views…"</p> }.into_any(),
+                    Status::Failed(e) => view! { <p id="study-status" class="role-error" role="alert">{e}</p> }.into_any(),
+                    Status::Ready(e, ms) => {
+                        let e = std::sync::Arc::new(*e);
+                        let complete = e.study.complete().count();
+                        let summary = format!(
+                            "'{}' ({}): {} trials, {complete} complete ({ms:.0} ms in a worker). Importance over {} trials{}; slices and contour: {}.",
+                            e.study.name, e.study.source, e.study.trials.len(), e.importance.trials,
+                            if e.importance.conditional.is_empty() { String::new() } else { format!(" — left out, as Optuna does, because not every complete trial suggested them: {}", e.importance.conditional.join(", ")) },
+                            e.surrogate_note
+                        );
+                        let several = e.study.objectives.len() > 1;
+                        let files = e.files();
+                        let e2 = e.clone();
+                        view! {
+                            <p id="study-status" role="status">{summary}</p>
+                            <div class="row" role="tablist" id="study-views">
+                                {STUDY_VIEWS.into_iter().filter(|v| *v != StudyView::Pareto || several).map(|v| view! {
+                                    <button role="tab" class="small" id=format!("study-view-{}", v.as_str()) aria-selected=move || (view_shown.get() == v).to_string()
+                                        on:click=move |_| choose_view(v)>{v.title()}</button>
+                                }).collect_view()}
+                            </div>
+                            {move || {
+                                let v = view_shown.get();
+                                let csv = files.iter().find(|f| f.0 == v.file()).map(|f| f.1.clone()).unwrap_or_default();
+                                let file = v.file();
+                                let e = e2.clone();
+                                view! {
+                                    <div class="row">
+                                        <button class="small" id="study-csv" on:click=move |_| download(file.clone(), csv.clone())>{format!("{} (CSV)", v.file())}</button>
+                                        {matches!(v, StudyView::History | StudyView::Intermediate).then(|| view! {
+                                            <label><input type="checkbox" id="study-log" prop:checked=move || log_y.get() on:change=move |ev| log_y.set(event_target_checked(&ev))/>" log y axis"</label>
+                                        })}
+                                        {(v == StudyView::Slice).then(|| param_select(&e, params, 0, "study-slice-param", remember))}
+                                        {(v == StudyView::Contour).then(|| view! {
+                                            {param_select(&e, params, 0, "study-contour-x", ask)}
+                                            {param_select(&e, params, 1, "study-contour-y", ask)}
+                                        })}
+                                    </div>
+                                    {shown_view(e, v, params, log_y)}
+                                }
+                            }}
+                        }.into_any()
+                    }
+                }}
+            </section>
+        </Show>
+    }
+}
+
+/// A select of the modelled parameters, setting `params[slot]`; `then` runs after a change.
+fn param_select(
+    e: &Exploration,
+    params: RwSignal<Vec<String>>,
+    slot: usize,
+    id: &'static str,
+    then: impl Fn() + Copy + 'static,
+) -> impl IntoView {
+    let names: Vec<String> = e.slices.iter().map(|(n, _)| n.clone()).collect();
+    let current = params.with_untracked(|p| p.get(slot).cloned()).or_else(|| match (slot, &e.contour) {
+        (_, Some((a, b, _))) if id != "study-slice-param" => Some(if slot == 0 { a.clone() } else { b.clone() }),
+        _ => e.importance.rows.first().map(|r| r.parameter.clone()),
+    });
+    let label = if slot == 0 { "Parameter " } else { " against " };
+    view! {
+        <label>{label}
+            <select id=id on:change=move |ev| {
+                let chosen = event_target_value(&ev);
+                params.update(|p| {
+                    p.resize(slot + 1, String::new());
+                    p[slot] = chosen;
+                });
+                then();
+            }>
+                {names.into_iter().map(|n| view! { <option value=n.clone() selected=current.as_deref() == Some(n.as_str())>{n.clone()}</option> }).collect_view()}
+            </select>
+        </label>
+    }
+}
+
+/// The chosen view, drawn.
+fn shown_view(e: std::sync::Arc<Exploration>, v: StudyView, params: RwSignal<Vec<String>>, log_y: RwSignal<bool>) -> AnyView {
+    let figure = move |id: &'static str, label: &'static str, draw: Box<dyn Fn() -> AnyView + Send + Sync>| figure_of(id, label, H, draw);
+    let importance_height = charts::importance_height(&e);
+    let slice_param = move |e: &Exploration| {
+        let name =
+            params.with(|p| p.first().cloned()).or_else(|| e.importance.rows.first().map(|r| r.parameter.clone())).unwrap_or_default();
+        e.study.space.params.iter().position(|p| p.name == name && e.slices.iter().any(|(n, _)| *n == name))
+    };
+    match v {
+        StudyView::Trials => trials_table(e),
+        StudyView::History => figure(
+            "study-history",
+            "Each complete trial's value and the best so far.",
+            Box::new(move || charts::history_chart(&e, log_y.get())),
+        ),
+        StudyView::Intermediate => figure(
+            "study-intermediate",
+            "The trials' intermediate values, pruned and failed ones included.",
+            Box::new(move || charts::intermediate_chart(&e, log_y.get())),
+        ),
+        StudyView::Importance => figure_of(
+            "study-importance",
+            "Importance: mean ± sd over 8 forests of Optuna's fANOVA.",
+            importance_height,
+            Box::new(move || charts::importance_chart(&e, chart_width())),
+        ),
+        StudyView::Slice => figure(
+            "study-slice",
+            "One parameter: the trials on it and a GP's mean ± 2 sd along it.",
+            Box::new(move || match slice_param(&e) {
+                Some(p) => charts::slice_chart(&e, p),
+                None => ().into_any(),
+            }),
+        ),
+        StudyView::Contour => {
+            figure("study-contour", "A GP's mean over two parameters, the trials on it.", Box::new(move || charts::contour_chart(&e)))
+        }
+        StudyView::Parallel => figure(
+            "study-parallel",
+            "Parallel coordinates of the complete trials.",
+            Box::new(move || charts::parallel_chart(&e, chart_width())),
+        ),
+        StudyView::Edf => {
+            figure("study-edf", "The empirical distribution function of the values.", Box::new(move || charts::edf_chart(&e)))
+        }
+        StudyView::Pareto => {
+            figure("study-pareto", "The first two objectives, the Pareto front joined.", Box::new(move || charts::pareto_chart(&e)))
+        }
+    }
+}
+
+/// A view's figure `height` high, with its SVG and PNG exports.
+fn figure_of(id: &'static str, label: &'static str, height: f64, draw: Box<dyn Fn() -> AnyView + Send + Sync>) -> AnyView {
+    view! {
+        <SvgFigure id=id file=id caption=move || view! { <span>{label}</span> } height=height label=label>
+            {move || draw()}
+        </SvgFigure>
+    }
+    .into_any()
+}
+
+/// The trials table: every trial, sortable by any column, filtered by state; a row opens its
+/// intermediate values below.
+fn trials_table(e: std::sync::Arc<Exploration>) -> AnyView {
+    let header: Vec<String> = ["number", "state"]
+        .map(String::from)
+        .into_iter()
+        .chain(e.study.objectives.iter().map(|o| o.0.clone()))
+        .chain(e.study.space.params.iter().map(|p| p.name.clone()))
+        .collect();
+    // (sort key per column, shown text per column) per trial.
+    let rows: Vec<(Vec<f64>, Vec<String>)> = e
+        .study
+        .trials
+        .iter()
+        .map(|t| {
+            let mut keys = vec![t.number as f64, t.state as u8 as f64];
+            let mut shown = vec![t.number.to_string(), hpo_engine::explore::files::state_name(t.state).to_string()];
+            for m in 0..e.study.objectives.len() {
+                let v = t.values.as_ref().and_then(|v| v.get(m).copied());
+                keys.push(v.unwrap_or(f64::NAN));
+                shown.push(v.map_or(String::new(), |v| significant(v, 4)));
+            }
+            for (p, param) in e.study.space.params.iter().enumerate() {
+                keys.push(t.params[p].unwrap_or(f64::NAN));
+                shown.push(match (&param.kind, t.params[p]) {
+                    (_, None) => String::new(),
+                    (ParamKind::Categorical { .. } | ParamKind::Integer { .. }, Some(v)) => param.display_value(v),
+                    (_, Some(v)) => significant(v, 4),
+                });
+            }
+            (keys, shown)
+        })
+        .collect();
+    let sort = RwSignal::new((0usize, true));
+    let state_filter = RwSignal::new(String::new());
+    let opened = RwSignal::new(None::<usize>);
+    let shown_rows = move || {
+        let (col, ascending) = sort.get();
+        let filter = state_filter.get();
+        let mut r: Vec<&(Vec<f64>, Vec<String>)> = rows.iter().filter(|r| filter.is_empty() || r.1[1] == filter).collect();
+        // Missing values last either way.
+        r.sort_by(|a, b| match (a.0[col].is_nan(), b.0[col].is_nan()) {
+            (true, false) => std::cmp::Ordering::Greater,
+            (false, true) => std::cmp::Ordering::Less,
+            _ if ascending => a.0[col].total_cmp(&b.0[col]),
+            _ => b.0[col].total_cmp(&a.0[col]),
+        });
+        r.into_iter().map(|r| r.1.clone()).collect::<Vec<_>>()
+    };
+    let e2 = e.clone();
+    view! {
+        <div class="row">
+            <label>"State "
+                <select id="study-state-filter" on:change=move |ev| state_filter.set(event_target_value(&ev))>
+                    <option value="">"all"</option>
+                    {["COMPLETE", "PRUNED", "FAIL", "RUNNING", "WAITING"].map(|s| view! { <option value=s>{s}</option> }).collect_view()}
+                </select>
+            </label>
+            <span class="hint">"Click a column to sort by it, a row to see its intermediate values."</span>
+        </div>
+        <div class="table-scroll"><table id="study-trials">
+            <thead><tr>{header.iter().enumerate().map(|(k, h)| view! {
+                <th><button class="link" on:click=move |_| sort.update(|s| *s = (k, if s.0 == k { !s.1 } else { true }))>
+                    {h.clone()}{move || { let (c, a) = sort.get(); if c == k { if a { " ▲" } else { " ▼" } } else { "" } }}
+                </button></th>
+            }).collect_view()}</tr></thead>
+            <tbody>{move || shown_rows().into_iter().map(|r| {
+                let number: usize = r[0].parse().unwrap_or_default();
+                view! { <tr class:opened=move || opened.get() == Some(number) on:click=move |_| opened.set(Some(number))>
+                    {r.into_iter().map(|c| view! { <td>{c}</td> }).collect_view()}
+                </tr> }
+            }).collect_view()}</tbody>
+        </table></div>
+        {move || opened.get().map(|n| {
+            let e = e2.clone();
+            view! {
+                <SvgFigure id="study-trial-curve" file="study-trial-curve" caption=move || view! { <span>{format!("Trial {n}.")}</span> } height=H label="One trial's intermediate values">
+                    {move || charts::trial_curve_chart(&e, n)}
+                </SvgFigure>
+            }
+        })}
+    }
+    .into_any()
+}
