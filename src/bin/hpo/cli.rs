@@ -252,7 +252,7 @@ enum Command {
     },
     /// The views of a study a researcher opens first, one CSV each: trials.csv, history.csv,
     /// intermediate.csv, importance.csv (fANOVA, as Optuna's get_param_importances, with its
-    /// spread over the forest's trees), slice.csv and contour.csv (a GP's mean ± 2 sd),
+    /// spread over 8 forests and how often each order holds), slice.csv and contour.csv (a GP's mean ± 2 sd),
     /// parallel.csv, edf.csv and, for several objectives, pareto.csv.
     Explore {
         /// The file of trials (an Optuna journal or SQLite storage, a trials CSV, Ray Tune's or

@@ -6,7 +6,7 @@
 use super::importance::{importance, ImportanceReport};
 use super::surrogate::{Prediction, Surrogate};
 use super::StudyTrials;
-use crate::pareto::non_dominated;
+use crate::pareto::dominates;
 use crate::space::{ParamKind, SearchSpace};
 use crate::study::TrialState;
 
@@ -110,8 +110,9 @@ pub fn pareto(study: &StudyTrials) -> Vec<(usize, Vec<f64>, bool)> {
         .collect();
     let losses: Vec<Vec<f64>> =
         trials.iter().map(|(_, v)| v.iter().zip(&study.objectives).map(|(x, (_, d))| d.loss(*x)).collect()).collect();
-    let front = non_dominated(&losses);
-    trials.into_iter().enumerate().map(|(i, (n, v))| (n, v, front.contains(&i))).collect()
+    // Every trial no other dominates, ties all kept (Optuna's `best_trials`), where
+    // `pareto::non_dominated` keeps the first of equal points.
+    trials.into_iter().enumerate().map(|(i, (n, v))| (n, v, !losses.iter().any(|o| dominates(o, &losses[i])))).collect()
 }
 
 /// Every view of one study.
