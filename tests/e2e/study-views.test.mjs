@@ -1,7 +1,8 @@
 // The study panel as a researcher opens it: an Optuna journal dropped in shows its every
 // trial (pruned ones with their intermediate values), each view draws, each view's CSV is
-// `hpo explore`'s file byte for byte, and the link keeps the view and its parameters, which a
-// fresh page opens again on the bundled data.
+// `hpo explore`'s file byte for byte, the link keeps the view and its parameters (which a fresh
+// page opens again on the bundled data), and the next trials proposed for the study are drawn on
+// its slice and contour.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -60,6 +61,16 @@ test('an Optuna journal gets every view, each CSV the same bytes as hpo explore'
     await b.page.click('#study-view-contour');
     await b.page.selectOption('#study-contour-y', 'weight_decay');
     await b.page.waitForFunction(() => /contour,[^&]*,weight_decay/.test(decodeURIComponent(location.search)), null, { timeout: 60_000 });
+    // The Next trials panel's proposals are drawn on the slice and the contour.
+    await b.page.selectOption('#suggest-method', 'GP');
+    await b.page.fill('#suggest-n', '2');
+    await b.page.locator('#suggest-n').dispatchEvent('change');
+    await b.page.click('#suggest-run');
+    await b.page.waitForFunction(() => /2 suggestions by GP/.test(document.querySelector('#suggest-status')?.textContent ?? ''), null, { timeout: 120_000 });
+    await b.page.waitForFunction(() => document.querySelectorAll('#study-contour .proposal').length === 2, null, { timeout: 30_000 });
+    await b.page.click('#study-view-slice');
+    await b.page.waitForFunction(() => document.querySelectorAll('#study-slice .proposal').length === 2, null, { timeout: 30_000 });
+    await b.page.locator('#study-panel').screenshot({ path: join(artifacts, 'study-slice-proposals-1280x720.png') });
     assert.deepEqual(errors, []);
   } finally { await b.close(); }
 });

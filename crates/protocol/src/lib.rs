@@ -168,9 +168,19 @@ pub enum ExploreSource {
     },
 }
 
+/// A study's views and their CSV files, both made in the worker: the page links no CSV writer
+/// (its main wasm stays within its size budget, tests/e2e/loading.test.mjs).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ExploredStudy {
+    /// Every view's numbers.
+    pub views: Exploration,
+    /// Every view's file (`Exploration::files`, what `hpo explore` writes).
+    pub files: Vec<(String, String)>,
+}
+
 impl ExploreSource {
-    /// Every view of the study this source holds (`hpo explore`'s numbers).
-    pub fn explore(&self, study: Option<&str>, contour: Option<(&str, &str)>, seed: u64) -> Result<Exploration, String> {
+    /// Every view of the study this source holds (`hpo explore`'s numbers and files).
+    pub fn explore(&self, study: Option<&str>, contour: Option<(&str, &str)>, seed: u64) -> Result<ExploredStudy, String> {
         use hpo_engine::explore::{read_trials, views::explore, StudyTrials};
         let trials = match self {
             ExploreSource::OptunaFile { file, bytes } => read_trials(file, bytes, study, &Default::default()).map_err(|e| e.to_string())?,
@@ -182,7 +192,9 @@ impl ExploreSource {
                 StudyTrials::of_task(&benchmark, *task, source)
             }
         };
-        Ok(explore(trials, contour, seed))
+        let views = explore(trials, contour, seed);
+        let files = views.files().into_iter().map(|(name, csv)| (name.to_string(), csv)).collect();
+        Ok(ExploredStudy { views, files })
     }
 }
 
@@ -277,8 +289,8 @@ pub enum FromWorker {
     Explored {
         /// Request id.
         request: u32,
-        /// Every view.
-        result: Result<Box<Exploration>, String>,
+        /// Every view and its files.
+        result: Result<Box<ExploredStudy>, String>,
         /// Milliseconds spent in the worker.
         ms: f64,
     },

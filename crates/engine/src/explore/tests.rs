@@ -154,3 +154,15 @@ fn the_views_are_the_same_bits_for_the_same_seed() {
     let b = explore(trials("optuna-mlp-journal.log"), None, 3).files();
     assert_eq!(a, b);
 }
+
+#[test]
+fn a_proposal_reads_back_as_raw_values_choices_by_index() {
+    let t = trials("optuna-mlp-journal.log");
+    let names: Vec<String> = ["optimizer", "lr", "n_units"].map(String::from).to_vec();
+    let cells: Vec<String> = ["sgd", "0.01", "128"].map(String::from).to_vec();
+    let raw = super::views::proposal_raw(&t.space, &names, &cells);
+    let at = |n: &str| t.space.params.iter().position(|p| p.name == n).unwrap();
+    let ParamKind::Categorical { levels } = &t.space.params[at("optimizer")].kind else { panic!("optimizer is a choice") };
+    assert_eq!(raw[at("optimizer")], Some(levels.iter().position(|l| l == "sgd").unwrap() as f64));
+    assert_eq!((raw[at("lr")], raw[at("n_units")], raw[at("weight_decay")]), (Some(0.01), Some(128.0), None));
+}

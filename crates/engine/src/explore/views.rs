@@ -115,6 +115,23 @@ pub fn pareto(study: &StudyTrials) -> Vec<(usize, Vec<f64>, bool)> {
     trials.into_iter().enumerate().map(|(i, (n, v))| (n, v, !losses.iter().any(|o| dominates(o, &losses[i])))).collect()
 }
 
+/// A proposed configuration (a next trial: `names` and its `cells`, as `suggestions.csv` writes
+/// them) as raw values of `space`'s parameters: a choice by its index, `None` for a parameter
+/// the proposal leaves out (a conditional branch not taken) or that it does not name.
+pub fn proposal_raw(space: &SearchSpace, names: &[String], cells: &[String]) -> Vec<Option<f64>> {
+    space
+        .params
+        .iter()
+        .map(|p| {
+            let cell = names.iter().position(|n| *n == p.name).and_then(|k| cells.get(k)).filter(|c| !c.is_empty())?;
+            match &p.kind {
+                ParamKind::Categorical { levels } => levels.iter().position(|l| l == cell).map(|l| l as f64),
+                _ => cell.parse::<f64>().ok(),
+            }
+        })
+        .collect()
+}
+
 /// Every view of one study.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Exploration {

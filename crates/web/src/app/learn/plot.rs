@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 
-use crate::app::charts::chart::{chart_title, chart_width, legend_below, title_top, top_margin, LINE, TICK_DIGIT, TICK_GAP};
+use crate::app::charts::chart::{chart_title, chart_width, legend_below, title_top, top_margin, LINE, NARROW, TICK_DIGIT, TICK_GAP};
 use hpo_engine::axis;
 use hpo_engine::lessons::steps::Pick;
 use hpo_engine::optimizer::Acquisition;
@@ -149,6 +149,68 @@ impl Plot {
         }
     }
 
+    /// [`Plot::axes`] as SVG markup, for charts drawn as text (the study's views: markup is a
+    /// fraction of the code typed views compile to, and the page's wasm has a size budget).
+    pub fn axes_svg(&self, title: &str, x_title: &str, y_title: &str) -> String {
+        use std::fmt::Write;
+        let p = *self;
+        let xt = axis::linear_fitting(p.x.0, p.x.1, 6, p.w - ML - MR, TICK_DIGIT, TICK_GAP);
+        let yt = if p.log_y { axis::log(p.y.0, p.y.1, y_ticks(p.h)) } else { axis::linear(p.y.0, p.y.1, y_ticks(p.h)) };
+        let mut s = format!(r##"<rect x="0" y="0" width="{}" height="{}" fill="#ffffff"/>"##, p.w, p.h);
+        s.push_str(&title_svg(title, p.w, ML));
+        for (&v, l) in yt.values.iter().zip(&yt.labels) {
+            let y = p.py(v);
+            let _ = write!(
+                s,
+                r##"<line x1="{ML}" x2="{}" y1="{y:.1}" y2="{y:.1}" stroke="#e5e5e5"/><text x="{}" y="{:.1}" text-anchor="end" class="tick">{}</text>"##,
+                p.w - MR,
+                ML - 10.0,
+                y + 5.0,
+                escape(l)
+            );
+        }
+        for (&v, l) in xt.values.iter().zip(&xt.labels) {
+            let _ = write!(s, r#"<text x="{:.1}" y="{}" text-anchor="middle" class="tick">{}</text>"#, p.px(v), p.h - MB + 24.0, escape(l));
+        }
+        let _ = write!(
+            s,
+            r##"<line x1="{ML}" x2="{}" y1="{b}" y2="{b}" stroke="#444"/><line x1="{ML}" x2="{ML}" y1="{}" y2="{b}" stroke="#444"/><text x="{}" y="{}" text-anchor="middle" class="axis-title">{}</text><text transform="translate(20,{}) rotate(-90)" text-anchor="middle" class="axis-title">{}</text>"##,
+            p.w - MR,
+            self.mt(),
+            (ML + p.w - MR) / 2.0,
+            p.h - 10.0,
+            escape(x_title),
+            (self.mt() + p.h - MB) / 2.0,
+            escape(y_title),
+            b = p.h - MB,
+        );
+        s
+    }
+
+    /// [`Plot::legend`] as SVG markup, in the corner covering the fewest of `data` (below the
+    /// plot on a narrow chart).
+    pub fn legend_svg(&self, entries: &[LegendEntry], data: &[(f64, f64)]) -> String {
+        use std::fmt::Write;
+        let longest = entries.iter().map(|e| e.0.chars().count()).max().unwrap_or(0) as f64;
+        let (w, h) = (40.0 + 8.2 * longest, LINE * entries.len() as f64 + 8.0);
+        let (x, y0) = if legend_below(self.w) { (14.0, self.h) } else { self.clearest_corner(w, h, data, &[]) };
+        let mut s =
+            format!(r##"<rect class="legend-box" x="{}" y="{y0}" width="{w}" height="{h}" fill="#ffffff" fill-opacity="0.85"/>"##, x - 6.0);
+        for (k, &(name, color, dash)) in entries.iter().enumerate() {
+            let y = y0 + 16.0 + LINE * k as f64;
+            let _ = write!(
+                s,
+                r#"<line x1="{x}" x2="{}" y1="{}" y2="{}" stroke="{color}" stroke-width="3" stroke-dasharray="{dash}"/><text x="{}" y="{y}" class="legend">{}</text>"#,
+                x + 26.0,
+                y - 5.0,
+                y - 5.0,
+                x + 32.0,
+                escape(name)
+            );
+        }
+        s
+    }
+
     /// A legend of `entries`, one line each, on a white backing (`rect.legend-box`, what the
     /// layout test checks against the data). On a narrow chart ([`legend_below`]) it goes
     /// below the plot, in the room its figure adds ([`crate::app::charts::chart::legend_room`]);
@@ -280,4 +342,23 @@ pub fn model_chart(name: &str, units: &str, x: &[f64], truth: &[f64], pick: &Pic
         {p.marker(x[pick.next], "next", ORANGE)}
     }
     .into_any()
+}
+
+/// Text for SVG markup: `&`, `<`, `>` and `"` escaped.
+pub fn escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// [`chart_title`] as SVG markup: `title` from `x`, wrapped as the charts wrap it.
+pub fn title_svg(title: &str, w: f64, x: f64) -> String {
+    let axis::TitleSet { x, rows, step, .. } = axis::set_title(title, w, x, w < NARROW, top_margin(w));
+    let lines: String = rows
+        .iter()
+        .enumerate()
+        .map(|(k, r)| {
+            let r = if k + 1 < rows.len() { format!("{r} ") } else { r.clone() };
+            format!(r#"<tspan x="{x}" dy="{}">{}</tspan>"#, if k == 0 { "0" } else { step }, escape(&r))
+        })
+        .collect();
+    format!(r#"<text x="{x}" y="22" class="chart-title">{lines}</text>"#)
 }

@@ -14,13 +14,12 @@ use leptos::prelude::*;
 
 use super::pool::RunWorkers;
 use super::worker_host::{RequestIds, WorkerHandle};
-use hpo_engine::explore::views::Exploration;
 use hpo_engine::gpb_experiments::design_view::DesignViewData;
 use hpo_engine::lessons::LessonFrames;
 use hpo_engine::loaders::upload::{LoadFailure, LoadedFile};
 use hpo_engine::suggest::SuggestedFiles;
 use hpo_engine::trace::Trace;
-use hpo_protocol::{EncodedBenchmark, FromWorker, ToWorker};
+use hpo_protocol::{EncodedBenchmark, ExploredStudy, FromWorker, ToWorker};
 
 /// What the loader worker answers: the parsed file with its benchmark's bytes as the parser
 /// encoded them (what a run's workers receive), or why not; and the parse's milliseconds.
@@ -39,7 +38,7 @@ pub struct WorkerService {
     /// The study's next trials.
     pub suggester: LatestWorker<Box<SuggestedFiles>>,
     /// The study's views.
-    pub explorer: LatestWorker<Box<Exploration>>,
+    pub explorer: LatestWorker<Box<ExploredStudy>>,
     /// The run's pool, its spares and its sink.
     pub run: RunWorkers,
     /// Traces received but not shown yet, and whether a refresh is scheduled.
@@ -177,7 +176,7 @@ pub fn suggest_reply(msg: FromWorker) -> Option<Reply<Box<SuggestedFiles>>> {
 }
 
 /// A study's views, for a [`LatestWorker`].
-pub fn explore_reply(msg: FromWorker) -> Option<Reply<Box<Exploration>>> {
+pub fn explore_reply(msg: FromWorker) -> Option<Reply<Box<ExploredStudy>>> {
     match msg {
         FromWorker::Explored { request, result, ms } => Some((request, result, ms)),
         _ => None,

@@ -11,13 +11,15 @@ use leptos::prelude::*;
 
 use hpo_engine::axis::significant;
 use hpo_engine::explore::link::{StudyView, StudyViewSpec, STUDY_VIEWS};
-use hpo_engine::explore::views::Exploration;
+use hpo_engine::explore::views::{proposal_raw, Exploration};
 use hpo_engine::space::ParamKind;
 use hpo_engine::spec::ExperimentSpec;
-use hpo_protocol::{ExploreSource, ToWorker};
+use hpo_engine::suggest::SuggestedFiles;
+use hpo_protocol::{ExploreSource, ExploredStudy, ToWorker};
 
 use super::suggest_view::{loaded_format, loaded_journal};
 use crate::app::charts::chart::{chart_width, SvgFigure};
+use crate::app::learn::plot::escape;
 use crate::app::platform::browser::download_text;
 use crate::app::platform::workers::WorkerService;
 use crate::app::state::{DataState, Level, Messages};
@@ -28,7 +30,7 @@ use crate::app::views::study_charts::{self as charts, H};
 enum Status {
     Idle,
     Computing,
-    Ready(Box<Exploration>, f64),
+    Ready(Box<ExploredStudy>, f64),
     Failed(String),
 }
 
@@ -120,7 +122,7 @@ pub fn StudyView(
         view_shown.set(v);
         let needs_contour = v == StudyView::Contour && params.with_untracked(|p| p.len() == 2);
         let shown_contour = match status.get_untracked() {
-            Status::Ready(e, _) => e.contour.as_ref().map(|(a, b, _)| vec![a.clone(), b.clone()]),
+            Status::Ready(e, _) => e.views.contour.as_ref().map(|(a, b, _)| vec![a.clone(), b.clone()]),
             _ => None,
         };
         if needs_contour && shown_contour != Some(params.get_untracked()) {
@@ -149,7 +151,8 @@ pub fn StudyView(
                     Status::Computing => view! { <p id="study-status" role="status"><span class="spinner"></span>" computing the views…"</p> }.into_any(),
                     Status::Failed(e) => view! { <p id="study-status" class="role-error" role="alert">{e}</p> }.into_any(),
                     Status::Ready(e, ms) => {
-                        let e = std::sync::Arc::new(*e);
+                        let ExploredStudy { views, files } = *e;
+                        let e = std::sync::Arc::new(views);
                         let complete = e.study.complete().count();
                         let summary = format!(
                             "'{}' ({}): {} trials, {complete} complete ({ms:.0} ms in a worker). Importance over {} trials{}; slices and contour: {}.",
@@ -158,7 +161,7 @@ pub fn StudyView(
                             e.surrogate_note
                         );
                         let several = e.study.objectives.len() > 1;
-                        let files = e.files();
+
                         let e2 = e.clone();
                         view! {
                             <p id="study-status" role="status">{summary}</p>
@@ -185,7 +188,7 @@ pub fn StudyView(
                                             {param_select(&e, params, 1, "study-contour-y", ask)}
                                         })}
                                     </div>
-                                    {shown_view(e, v, params, log_y)}
+                                    {shown_view(e, v, params, log_y, data.suggested)}
                                 }
                             }}
                         }.into_any()
@@ -205,17 +208,24 @@ fn param_select(
     then: impl Fn() + Copy + 'static,
 ) -> impl IntoView {
     let names: Vec<String> = e.slices.iter().map(|(n, _)| n.clone()).collect();
-    let current = params.with_untracked(|p| p.get(slot).cloned()).or_else(|| match (slot, &e.contour) {
-        (_, Some((a, b, _))) if id != "study-slice-param" => Some(if slot == 0 { a.clone() } else { b.clone() }),
-        _ => e.importance.rows.first().map(|r| r.parameter.clone()),
-    });
+    // What the view shows when the link names no parameter: the contour's pair, or the most
+    // important parameter's slice.
+    let shown: Vec<String> = match &e.contour {
+        Some((a, b, _)) if id != "study-slice-param" => vec![a.clone(), b.clone()],
+        _ => e.importance.rows.first().map(|r| r.parameter.clone()).into_iter().collect(),
+    };
+    let current = params.with_untracked(|p| p.get(slot).cloned()).or_else(|| shown.get(slot).cloned());
     let label = if slot == 0 { "Parameter " } else { " against " };
     view! {
         <label>{label}
             <select id=id on:change=move |ev| {
                 let chosen = event_target_value(&ev);
                 params.update(|p| {
-                    p.resize(slot + 1, String::new());
+                    // The other slot keeps what is shown, not an empty name.
+                    if p.len() <= slot {
+                        *p = shown.clone();
+                        p.resize(slot + 1, String::new());
+                    }
                     p[slot] = chosen;
                 });
                 then();
@@ -227,8 +237,29 @@ fn param_select(
 }
 
 /// The chosen view, drawn.
-fn shown_view(e: std::sync::Arc<Exploration>, v: StudyView, params: RwSignal<Vec<String>>, log_y: RwSignal<bool>) -> AnyView {
-    let figure = move |id: &'static str, label: &'static str, draw: Box<dyn Fn() -> AnyView + Send + Sync>| figure_of(id, label, H, draw);
+fn shown_view(
+    e: std::sync::Arc<Exploration>,
+    v: StudyView,
+    params: RwSignal<Vec<String>>,
+    log_y: RwSignal<bool>,
+    suggested: RwSignal<Option<std::sync::Arc<SuggestedFiles>>>,
+) -> AnyView {
+    // The Next trials panel's latest proposals for this study, drawn on the slice and contour.
+    let proposals = move |e: &Exploration| -> Vec<charts::Proposal> {
+        suggested.with(|s| {
+            s.as_ref().filter(|s| s.study == e.study.name).map_or_else(Vec::new, |s| {
+                s.rows
+                    .iter()
+                    .enumerate()
+                    .map(|(k, row)| {
+                        let predicted = s.explanations.get(k).and_then(|x| x.predicted).map(|p| (p.value, p.sd));
+                        (proposal_raw(&e.study.space, &s.names, row), predicted)
+                    })
+                    .collect()
+            })
+        })
+    };
+    let figure = move |id: &'static str, label: &'static str, draw: Box<dyn Fn() -> String + Send + Sync>| figure_of(id, label, H, draw);
     let importance_height = charts::importance_height(&e);
     let slice_param = move |e: &Exploration| {
         let name =
@@ -257,13 +288,15 @@ fn shown_view(e: std::sync::Arc<Exploration>, v: StudyView, params: RwSignal<Vec
             "study-slice",
             "One parameter: the trials on it and a GP's mean ± 2 sd along it.",
             Box::new(move || match slice_param(&e) {
-                Some(p) => charts::slice_chart(&e, p),
-                None => ().into_any(),
+                Some(p) => charts::slice_chart(&e, p, &proposals(&e)),
+                None => String::new(),
             }),
         ),
-        StudyView::Contour => {
-            figure("study-contour", "A GP's mean over two parameters, the trials on it.", Box::new(move || charts::contour_chart(&e)))
-        }
+        StudyView::Contour => figure(
+            "study-contour",
+            "A GP's mean over two parameters, the trials on it.",
+            Box::new(move || charts::contour_chart(&e, &proposals(&e))),
+        ),
         StudyView::Parallel => figure(
             "study-parallel",
             "Parallel coordinates of the complete trials.",
@@ -279,10 +312,10 @@ fn shown_view(e: std::sync::Arc<Exploration>, v: StudyView, params: RwSignal<Vec
 }
 
 /// A view's figure `height` high, with its SVG and PNG exports.
-fn figure_of(id: &'static str, label: &'static str, height: f64, draw: Box<dyn Fn() -> AnyView + Send + Sync>) -> AnyView {
+fn figure_of(id: &'static str, label: &'static str, height: f64, draw: Box<dyn Fn() -> String + Send + Sync>) -> AnyView {
     view! {
         <SvgFigure id=id file=id caption=move || view! { <span>{label}</span> } height=height label=label>
-            {move || draw()}
+            <g inner_html=draw></g>
         </SvgFigure>
     }
     .into_any()
@@ -337,6 +370,48 @@ fn trials_table(e: std::sync::Arc<Exploration>) -> AnyView {
         });
         r.into_iter().map(|r| r.1.clone()).collect::<Vec<_>>()
     };
+    // The table as markup (a table of 1,000 trials is that many rows; typed views of it would
+    // cost the page's wasm more than its budget allows): one click handler reads which header
+    // or row was clicked from its data attributes.
+    let markup = move || {
+        use std::fmt::Write;
+        let (col, ascending) = sort.get();
+        let mut html = String::from("<thead><tr>");
+        for (k, h) in header.iter().enumerate() {
+            let arrow = if k != col {
+                ""
+            } else if ascending {
+                " ▲"
+            } else {
+                " ▼"
+            };
+            let _ = write!(html, r#"<th><button data-col="{k}">{}{arrow}</button></th>"#, escape(h));
+        }
+        html.push_str("</tr></thead><tbody>");
+        let open = opened.get();
+        for r in shown_rows() {
+            let class = if r[0].parse::<usize>().ok() == open { r#" class="opened""# } else { "" };
+            let _ = write!(html, r#"<tr data-number="{}"{class}>"#, escape(&r[0]));
+            for c in &r {
+                let _ = write!(html, "<td>{}</td>", escape(c));
+            }
+            html.push_str("</tr>");
+        }
+        html + "</tbody>"
+    };
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        use wasm_bindgen::JsCast;
+        let Some(target) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return };
+        if let Some(k) =
+            target.closest("[data-col]").ok().flatten().and_then(|h| h.get_attribute("data-col")).and_then(|k| k.parse::<usize>().ok())
+        {
+            sort.update(|s| *s = (k, if s.0 == k { !s.1 } else { true }));
+        } else if let Some(n) =
+            target.closest("tr[data-number]").ok().flatten().and_then(|r| r.get_attribute("data-number")).and_then(|n| n.parse().ok())
+        {
+            opened.set(Some(n));
+        }
+    };
     let e2 = e.clone();
     view! {
         <div class="row">
@@ -348,24 +423,12 @@ fn trials_table(e: std::sync::Arc<Exploration>) -> AnyView {
             </label>
             <span class="hint">"Click a column to sort by it, a row to see its intermediate values."</span>
         </div>
-        <div class="table-scroll"><table id="study-trials">
-            <thead><tr>{header.iter().enumerate().map(|(k, h)| view! {
-                <th><button class="link" on:click=move |_| sort.update(|s| *s = (k, if s.0 == k { !s.1 } else { true }))>
-                    {h.clone()}{move || { let (c, a) = sort.get(); if c == k { if a { " ▲" } else { " ▼" } } else { "" } }}
-                </button></th>
-            }).collect_view()}</tr></thead>
-            <tbody>{move || shown_rows().into_iter().map(|r| {
-                let number: usize = r[0].parse().unwrap_or_default();
-                view! { <tr class:opened=move || opened.get() == Some(number) on:click=move |_| opened.set(Some(number))>
-                    {r.into_iter().map(|c| view! { <td>{c}</td> }).collect_view()}
-                </tr> }
-            }).collect_view()}</tbody>
-        </table></div>
+        <div class="table-scroll"><table id="study-trials" inner_html=markup on:click=on_click></table></div>
         {move || opened.get().map(|n| {
             let e = e2.clone();
             view! {
                 <SvgFigure id="study-trial-curve" file="study-trial-curve" caption=move || view! { <span>{format!("Trial {n}.")}</span> } height=H label="One trial's intermediate values">
-                    {move || charts::trial_curve_chart(&e, n)}
+                    <g inner_html=move || charts::trial_curve_chart(&e, n)></g>
                 </SvgFigure>
             }
         })}

@@ -91,6 +91,13 @@ pub fn SuggestView(
             method.set(default_method(n).to_string());
         }
     });
+    // Other data: the proposals were for the study before it.
+    Effect::new(move |previous: Option<()>| {
+        data.bench.track();
+        if previous.is_some() {
+            data.suggested.set(None);
+        }
+    });
     let n = RwSignal::new(5usize);
     let study = RwSignal::new(String::new());
     let status = RwSignal::new(SuggestStatus::Idle);
@@ -109,9 +116,14 @@ pub fn SuggestView(
             n: n.get_untracked(),
             seed: 0,
         };
+        data.suggested.set(None);
         workers.suggester.ask(request, message, move |result, ms| {
             status.set(match result {
-                Ok(files) => SuggestStatus::Ready(files, ms),
+                Ok(files) => {
+                    // The study's slice and contour views draw them too.
+                    data.suggested.set(Some(std::sync::Arc::new((*files).clone())));
+                    SuggestStatus::Ready(files, ms)
+                }
                 Err(e) => SuggestStatus::Failed(e),
             })
         });

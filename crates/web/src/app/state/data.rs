@@ -9,6 +9,7 @@ use hpo_engine::benchmark::Benchmark;
 use hpo_engine::loaders::file_format::FileFormat;
 use hpo_engine::spec::DataRef;
 use hpo_engine::spec::ResolvedSpec;
+use hpo_engine::suggest::SuggestedFiles;
 use hpo_engine::transfer::{Learned, LearnedStore};
 use hpo_engine::warping::OutputWarp;
 use hpo_protocol::EncodedBenchmark;
@@ -54,6 +55,9 @@ pub struct DataState {
     pub encoded: StoredValue<Option<(Arc<Benchmark>, EncodedBenchmark)>>,
     /// The user's files as read, to read again with other options.
     pub files: StoredValue<UserFiles, LocalStorage>,
+    /// The latest next trials proposed for the loaded study (the Next trials panel's), which
+    /// the study's slice and contour views draw.
+    pub suggested: RwSignal<Option<Arc<SuggestedFiles>>>,
 }
 
 /// A user's file (an upload or a download) as read once: its bytes are shared, not copied, by
@@ -93,6 +97,7 @@ impl DataState {
             repaired: RwSignal::new(false),
             encoded: StoredValue::new(None),
             files: StoredValue::new_local(UserFiles::default()),
+            suggested: RwSignal::new(None),
         }
     }
 

@@ -1,19 +1,29 @@
 //! The drawings of a study's views (`engine::explore`): each draws one view of an
-//! [`Exploration`] the worker computed, as SVG in the lessons' plot box ([`Plot`]), so that it
-//! exports as the page shows it. No numbers are computed here beyond placing them.
+//! [`Exploration`] the worker computed, as SVG markup in the lessons' plot box ([`Plot`]), so
+//! that it exports as the page shows it. Markup, not typed views: the same drawing compiles to
+//! a fraction of the code, and the page's main wasm has a size budget
+//! (tests/e2e/loading.test.mjs). No numbers are computed here beyond placing them.
 
-use leptos::prelude::*;
+use std::fmt::Write;
 
-use crate::app::charts::chart::{chart_title, title_top};
-use crate::app::learn::plot::{range, Plot, BLUE, GREY, ORANGE};
+use crate::app::learn::plot::{escape, range, title_svg, Plot, BLUE, GREY, ORANGE};
 use hpo_engine::axis::significant;
 use hpo_engine::explore::importance::FORESTS;
 use hpo_engine::explore::views::{intermediate, parallel, pareto, Exploration};
 use hpo_engine::space::ParamKind;
 use hpo_engine::study::TrialState;
 
-/// Height of every study chart.
+use crate::app::charts::chart::title_top;
+
+/// Height of every study chart but the importance's.
 pub const H: f64 = 380.0;
+
+/// A next trial as the slice and contour views draw it: its raw values (`None` where it leaves
+/// a parameter out) and the model's prediction there (value, sd), when its method has one.
+pub type Proposal = (Vec<Option<f64>>, Option<(f64, f64)>);
+
+/// The next trials' colour.
+const PROPOSAL: &str = "#CC79A7";
 
 /// A parameter's value as its axis places it: log10 on a log scale.
 fn on_axis(e: &Exploration, p: usize, raw: f64) -> f64 {
@@ -57,58 +67,83 @@ fn y_plot(x: (f64, f64), values: &[f64], log: bool, title: &str) -> Plot {
     if log && y.0 > 0.0 { p.log_y(y) } else { p }.room_for(title)
 }
 
+/// A dot at screen (x, y).
+fn dot(s: &mut String, x: f64, y: f64, r: f64, fill: &str, extra: &str) {
+    let _ = write!(s, r#"<circle cx="{x:.1}" cy="{y:.1}" r="{r}" fill="{fill}" {extra}/>"#);
+}
+
+/// A polyline through `points` (already in screen coordinates, as [`Plot::points`] gives them).
+fn line(s: &mut String, points: &str, color: &str, width: f64, extra: &str) {
+    let _ = write!(s, r#"<polyline points="{points}" fill="none" stroke="{color}" stroke-width="{width}" {extra}/>"#);
+}
+
+/// A diamond (a next trial) at screen (x, y).
+fn diamond(s: &mut String, x: f64, y: f64) {
+    let _ = write!(
+        s,
+        r##"<polygon class="proposal" points="{x:.1},{:.1} {:.1},{y:.1} {x:.1},{:.1} {:.1},{y:.1}" fill="{PROPOSAL}" stroke="#fff" stroke-width="1.5"/>"##,
+        y - 8.0,
+        x + 8.0,
+        y + 8.0,
+        x - 8.0
+    );
+}
+
+/// A sentence where a chart has nothing to draw.
+fn nothing(text: &str) -> String {
+    format!(r#"<text x="20" y="40" class="legend">{}</text>"#, escape(text))
+}
+
 /// Each trial's first value against its number, and the best so far.
-pub fn history_chart(e: &Exploration, log: bool) -> AnyView {
-    let objective = e.study.objectives[0].0.clone();
+pub fn history_chart(e: &Exploration, log: bool) -> String {
+    let objective = &e.study.objectives[0].0;
     let title = format!("{}: each complete trial's {objective} and the best so far", e.study.name);
     let values: Vec<f64> = e.history.iter().filter_map(|h| h.value).collect();
     let p = y_plot((0.0, e.history.len().saturating_sub(1) as f64), &values, log, &title);
     let best: Vec<(f64, f64)> = e.history.iter().filter_map(|h| h.best.map(|b| (h.number as f64, b))).collect();
     let dots: Vec<(f64, f64)> = e.history.iter().filter_map(|h| h.value.map(|v| (h.number as f64, v))).collect();
-    view! {
-        {p.axes(&title, "trial", &objective)}
-        {dots.iter().map(|&(x, y)| view! { <circle cx=p.px(x) cy=p.py(y) r="4" fill=BLUE fill-opacity="0.7"/> }).collect_view()}
-        <polyline class="best-so-far" points=p.points(best.iter().copied()) fill="none" stroke=ORANGE stroke-width="3"/>
-        {p.legend(&[("complete trial", BLUE, "none"), ("best so far", ORANGE, "none")], &dots)}
+    let mut s = p.axes_svg(&title, "trial", objective);
+    for &(x, y) in &dots {
+        dot(&mut s, p.px(x), p.py(y), 4.0, BLUE, r#"fill-opacity="0.7""#);
     }
-    .into_any()
+    line(&mut s, &p.points(best.iter().copied()), ORANGE, 3.0, r#"class="best-so-far""#);
+    s + &p.legend_svg(&[("complete trial", BLUE, "none"), ("best so far", ORANGE, "none")], &dots)
 }
 
 /// Every trial's intermediate values, pruned and failed ones included, coloured by state.
-pub fn intermediate_chart(e: &Exploration, log: bool) -> AnyView {
+pub fn intermediate_chart(e: &Exploration, log: bool) -> String {
     let points = intermediate(&e.study);
-    let title = format!("{}: the trials' own intermediate values", e.study.name);
     if points.is_empty() {
-        return view! { <text x="20" y="40" class="legend">{format!("{} records no intermediate values.", e.study.name)}</text> }
-            .into_any();
+        return nothing(&format!("{} records no intermediate values.", e.study.name));
     }
-    let steps = range(points.iter().map(|p| p.2 as f64));
+    let title = format!("{}: the trials' own intermediate values", e.study.name);
     let values: Vec<f64> = points.iter().map(|p| p.3).collect();
-    let p = y_plot(steps, &values, log, &title);
+    let p = y_plot(range(points.iter().map(|p| p.2 as f64)), &values, log, &title);
     let mut curves: Vec<(TrialState, Vec<(f64, f64)>)> = Vec::new();
     let mut last = None;
-    for (n, s, step, v) in points {
+    for (n, state, step, v) in points {
         if last != Some(n) {
-            curves.push((s, Vec::new()));
+            curves.push((state, Vec::new()));
             last = Some(n);
         }
         if let Some(c) = curves.last_mut() {
             c.1.push((step as f64, v));
         }
     }
-    let data: Vec<(f64, f64)> = curves.iter().flat_map(|c| c.1.iter().copied()).collect();
-    view! {
-        {p.axes(&title, "step", &e.study.objectives[0].0)}
-        {curves.iter().map(|(s, c)| view! {
-            <polyline points=p.points(c.iter().copied()) fill="none" stroke=state_color(*s) stroke-width="1.5" stroke-opacity="0.6"/>
-        }).collect_view()}
-        {p.legend(&[("complete", BLUE, "none"), ("pruned", ORANGE, "none"), ("failed or running", GREY, "none")], &data)}
+    let mut s = p.axes_svg(&title, "step", &e.study.objectives[0].0);
+    for (state, c) in &curves {
+        line(&mut s, &p.points(c.iter().copied()), state_color(*state), 1.5, r#"stroke-opacity="0.6""#);
     }
-    .into_any()
+    let data: Vec<(f64, f64)> = curves.iter().flat_map(|c| c.1.iter().copied()).collect();
+    s + &p.legend_svg(&[("complete", BLUE, "none"), ("pruned", ORANGE, "none"), ("failed or running", GREY, "none")], &data)
 }
 
 /// One importance row's height: its bar and, below it, its numbers and how settled its order is.
 const IMPORTANCE_ROW: f64 = 62.0;
+
+fn importance_title(e: &Exploration) -> String {
+    format!("{}: importance (fANOVA, {} forests)", e.study.name, FORESTS)
+}
 
 /// The importance chart's height: its title (room for it wrapped, as on a phone) and a row a
 /// parameter.
@@ -116,66 +151,91 @@ pub fn importance_height(e: &Exploration) -> f64 {
     title_top(&importance_title(e), 340.0, 12.0) + 12.0 + IMPORTANCE_ROW * e.importance.rows.len().max(1) as f64
 }
 
-fn importance_title(e: &Exploration) -> String {
-    format!("{}: importance (fANOVA, {} forests)", e.study.name, FORESTS)
-}
-
 /// The importance as bars with their spread over the forests, most important on top.
-pub fn importance_chart(e: &Exploration, w: f64) -> AnyView {
-    let rows = &e.importance.rows;
+pub fn importance_chart(e: &Exploration, w: f64) -> String {
     let title = importance_title(e);
     let (left, right) = ((w * 0.3).min(170.0), 24.0);
     let bar = |v: f64| left + v.clamp(0.0, 1.0) * (w - left - right);
     let top = title_top(&title, w, 12.0) + 4.0;
-    let height = importance_height(e);
-    view! {
-        <rect x="0" y="0" width=w height=height fill="#ffffff"/>
-        {chart_title(&title, w, 12.0)}
-        {rows.iter().enumerate().map(|(k, r)| {
-            let y = top + IMPORTANCE_ROW * k as f64;
-            let (m, sd) = (r.importance.mean, r.importance.sd);
-            let numbers = format!("{} ± {}", significant(m, 3), significant(sd, 2));
-            let settled = r.importance.ahead_of_next.map(|a| format!("above the next in {:.0}/{FORESTS} forests", a * FORESTS as f64)).unwrap_or_default();
-            view! {
-                <text x=left - 10.0 y=y + 18.0 text-anchor="end" class="tick">{r.parameter.clone()}</text>
-                <rect class="importance-bar" x=left y=y + 4.0 width=(bar(m) - left).max(1.0) height="20" fill=BLUE/>
-                <line x1=bar(m - sd) x2=bar(m + sd) y1=y + 14.0 y2=y + 14.0 stroke="#222" stroke-width="2"/>
-                <text x=left + 4.0 y=y + 40.0 class="legend">{numbers}</text>
-                <text x=left + 4.0 y=y + 58.0 class="legend">{settled}</text>
-            }
-        }).collect_view()}
+    let mut s = format!(r##"<rect x="0" y="0" width="{w}" height="{}" fill="#ffffff"/>"##, importance_height(e));
+    s.push_str(&title_svg(&title, w, 12.0));
+    for (k, r) in e.importance.rows.iter().enumerate() {
+        let y = top + IMPORTANCE_ROW * k as f64;
+        let (m, sd) = (r.importance.mean, r.importance.sd);
+        let settled = r
+            .importance
+            .ahead_of_next
+            .map(|a| format!("above the next in {:.0}/{FORESTS} forests", a * FORESTS as f64))
+            .unwrap_or_default();
+        let _ = write!(
+            s,
+            r##"<text x="{}" y="{}" text-anchor="end" class="tick">{}</text><rect class="importance-bar" x="{left}" y="{}" width="{:.1}" height="20" fill="{BLUE}"/><line x1="{:.1}" x2="{:.1}" y1="{}" y2="{}" stroke="#222" stroke-width="2"/><text x="{}" y="{}" class="legend">{} ± {}</text><text x="{}" y="{}" class="legend">{settled}</text>"##,
+            left - 10.0,
+            y + 18.0,
+            escape(&r.parameter),
+            y + 4.0,
+            (bar(m) - left).max(1.0),
+            bar(m - sd),
+            bar(m + sd),
+            y + 14.0,
+            y + 14.0,
+            left + 4.0,
+            y + 40.0,
+            significant(m, 3),
+            significant(sd, 2),
+            left + 4.0,
+            y + 58.0,
+        );
     }
-    .into_any()
+    s
 }
 
-/// Parameter `p`'s slice: the trials on it and the surrogate's mean ± 2 sd along it.
-pub fn slice_chart(e: &Exploration, p: usize) -> AnyView {
-    let name = e.study.space.params[p].name.clone();
-    let objective = e.study.objectives[0].0.clone();
+/// Parameter `p`'s slice: the trials on it, the surrogate's mean ± 2 sd along it, and the
+/// next trials (at their predicted value ± 2 sd, or at the axis' foot without a prediction).
+pub fn slice_chart(e: &Exploration, p: usize, proposals: &[Proposal]) -> String {
+    let name = &e.study.space.params[p].name;
     let title = format!("{name}: the trials and a GP's mean ± 2 sd, the others at the best trial");
     let trials: Vec<(f64, f64)> = e.study.complete().filter_map(|t| Some((on_axis(e, p, t.params[p]?), t.values.as_ref()?[0]))).collect();
-    let slice = e.slices.iter().find(|(n, _)| *n == name).map(|(_, s)| s.clone()).unwrap_or_default();
+    let slice = e.slices.iter().find(|(n, _)| n == name).map(|(_, s)| s.as_slice()).unwrap_or_default();
     let x: Vec<f64> = slice.iter().map(|s| on_axis(e, p, s.x)).collect();
     let lower: Vec<f64> = slice.iter().map(|s| s.mean - 2.0 * s.sd).collect();
     let upper: Vec<f64> = slice.iter().map(|s| s.mean + 2.0 * s.sd).collect();
-    let mean: Vec<f64> = slice.iter().map(|s| s.mean).collect();
-    let all: Vec<f64> = trials.iter().map(|t| t.1).chain(lower.iter().copied()).chain(upper.iter().copied()).collect();
+    let all = trials.iter().map(|t| t.1).chain(lower.iter().copied()).chain(upper.iter().copied());
     let plot = Plot::nice(range(x.iter().copied().chain(trials.iter().map(|t| t.0))), range(all), H).room_for(&title);
-    view! {
-        {plot.axes(&title, &axis_title(e, p), &objective)}
-        <polygon points=plot.band(&x, &lower, &upper) fill=BLUE fill-opacity="0.15" stroke="none"/>
-        <polyline points=plot.points(x.iter().copied().zip(mean.iter().copied())) fill="none" stroke=BLUE stroke-width="3"/>
-        {trials.iter().map(|&(a, b)| view! { <circle cx=plot.px(a) cy=plot.py(b) r="4" fill=ORANGE fill-opacity="0.8"/> }).collect_view()}
-        {plot.legend(&[("GP mean ± 2 sd", BLUE, "none"), ("complete trial", ORANGE, "none")], &trials)}
+    let mut s = plot.axes_svg(&title, &axis_title(e, p), &e.study.objectives[0].0);
+    let _ = write!(s, r#"<polygon points="{}" fill="{BLUE}" fill-opacity="0.15" stroke="none"/>"#, plot.band(&x, &lower, &upper));
+    line(&mut s, &plot.points(x.iter().copied().zip(slice.iter().map(|s| s.mean))), BLUE, 3.0, "");
+    for &(a, b) in &trials {
+        dot(&mut s, plot.px(a), plot.py(b), 4.0, ORANGE, r#"fill-opacity="0.8""#);
     }
-    .into_any()
+    for (raw, predicted) in proposals {
+        let Some(v) = raw[p] else { continue };
+        let sx = plot.px(on_axis(e, p, v));
+        match predicted {
+            Some((m, sd)) => {
+                let _ = write!(
+                    s,
+                    r#"<line x1="{sx:.1}" x2="{sx:.1}" y1="{:.1}" y2="{:.1}" stroke="{PROPOSAL}" stroke-width="2"/>"#,
+                    plot.py(m - 2.0 * sd),
+                    plot.py(m + 2.0 * sd)
+                );
+                diamond(&mut s, sx, plot.py(*m));
+            }
+            None => diamond(&mut s, sx, plot.py(plot.y.0)),
+        }
+    }
+    let mut legend = vec![("GP mean ± 2 sd", BLUE, "none"), ("complete trial", ORANGE, "none")];
+    if !proposals.is_empty() {
+        legend.push(("next trial", PROPOSAL, "none"));
+    }
+    s + &plot.legend_svg(&legend, &trials)
 }
 
-/// The contour: the surrogate's mean over two parameters as coloured cells, the trials on it.
-pub fn contour_chart(e: &Exploration) -> AnyView {
+/// The contour: the surrogate's mean over two parameters as coloured cells (green: best), the
+/// trials on it and the next trials (diamonds).
+pub fn contour_chart(e: &Exploration, proposals: &[Proposal]) -> String {
     let Some((a, b, grid)) = &e.contour else {
-        return view! { <text x="20" y="40" class="legend">"A contour needs two parameters every complete trial suggested."</text> }
-            .into_any();
+        return nothing("A contour needs two parameters every complete trial suggested.");
     };
     let index = |n: &str| e.study.space.params.iter().position(|q| q.name == n).unwrap_or_default();
     let (pa, pb) = (index(a), index(b));
@@ -190,39 +250,50 @@ pub fn contour_chart(e: &Exploration) -> AnyView {
         d
     };
     let (ux, uy) = (distinct(&xs), distinct(&ys));
+    // A cell spans halfway to its neighbours.
     let half = |u: &[f64], k: usize| -> (f64, f64) {
         let lo = if k == 0 { u[0] } else { (u[k - 1] + u[k]) / 2.0 };
         let hi = if k + 1 == u.len() { u[k] } else { (u[k] + u[k + 1]) / 2.0 };
         (lo, hi)
     };
-    let losses: Vec<f64> = grid.iter().map(|g| e.study.loss(g.mean)).collect();
     let mut order: Vec<usize> = (0..grid.len()).collect();
-    order.sort_by(|&i, &j| losses[i].total_cmp(&losses[j]));
+    order.sort_by(|&i, &j| e.study.loss(grid[i].mean).total_cmp(&e.study.loss(grid[j].mean)));
     let mut rank = vec![0; grid.len()];
     for (r, i) in order.into_iter().enumerate() {
         rank[i] = r;
     }
-    let trials: Vec<(f64, f64)> =
-        e.study.complete().filter_map(|t| Some((on_axis(e, pa, t.params[pa]?), on_axis(e, pb, t.params[pb]?)))).collect();
-    view! {
-        {plot.axes(&title, &axis_title(e, pa), &axis_title(e, pb))}
-        {(0..grid.len()).map(|i| {
-            let kx = ux.iter().position(|&v| v == xs[i]).unwrap_or_default();
-            let ky = uy.iter().position(|&v| v == ys[i]).unwrap_or_default();
-            let ((x0, x1), (y0, y1)) = (half(&ux, kx), half(&uy, ky));
-            let (sx0, sx1, sy0, sy1) = (plot.px(x0), plot.px(x1), plot.py(y1), plot.py(y0));
-            view! { <rect x=sx0 y=sy0 width=(sx1 - sx0).max(1.0) height=(sy1 - sy0).max(1.0) fill=rank_color(rank[i], grid.len())/> }
-        }).collect_view()}
-        {trials.iter().map(|&(x, y)| view! { <circle cx=plot.px(x) cy=plot.py(y) r="4" fill="#ffffff" stroke="#111" stroke-width="1.5"/> }).collect_view()}
+    let mut s = plot.axes_svg(&title, &axis_title(e, pa), &axis_title(e, pb));
+    for i in 0..grid.len() {
+        let kx = ux.iter().position(|&v| v == xs[i]).unwrap_or_default();
+        let ky = uy.iter().position(|&v| v == ys[i]).unwrap_or_default();
+        let ((x0, x1), (y0, y1)) = (half(&ux, kx), half(&uy, ky));
+        let (sx0, sx1, sy0, sy1) = (plot.px(x0), plot.px(x1), plot.py(y1), plot.py(y0));
+        let _ = write!(
+            s,
+            r#"<rect x="{sx0:.1}" y="{sy0:.1}" width="{:.1}" height="{:.1}" fill="{}"/>"#,
+            (sx1 - sx0).max(1.0),
+            (sy1 - sy0).max(1.0),
+            rank_color(rank[i], grid.len())
+        );
     }
-    .into_any()
+    for t in e.study.complete() {
+        if let (Some(x), Some(y)) = (t.params[pa], t.params[pb]) {
+            dot(&mut s, plot.px(on_axis(e, pa, x)), plot.py(on_axis(e, pb, y)), 4.0, "#ffffff", r##"stroke="#111" stroke-width="1.5""##);
+        }
+    }
+    for (raw, _) in proposals {
+        if let (Some(x), Some(y)) = (raw[pa], raw[pb]) {
+            diamond(&mut s, plot.px(on_axis(e, pa, x)), plot.py(on_axis(e, pb, y)));
+        }
+    }
+    s
 }
 
-/// Parallel coordinates: one axis a parameter and the value, one line a complete trial,
-/// coloured by its value's rank (green: best).
-pub fn parallel_chart(e: &Exploration, w: f64) -> AnyView {
+/// Parallel coordinates: one axis a parameter (its lower bound at the foot, its upper at the
+/// top) and the value, one line a complete trial, coloured by its value's rank (green: best).
+pub fn parallel_chart(e: &Exploration, w: f64) -> String {
     let rows = parallel(&e.study);
-    let names: Vec<String> = e.study.space.params.iter().map(|p| p.name.clone()).chain([e.study.objectives[0].0.clone()]).collect();
+    let names: Vec<&str> = e.study.space.params.iter().map(|p| p.name.as_str()).chain([e.study.objectives[0].0.as_str()]).collect();
     let title = format!("{}: parallel coordinates of the complete trials (green: best)", e.study.name);
     let (left, right, top, bottom) = (40.0, 40.0, title_top(&title, w, 12.0) + 24.0, 50.0);
     let ax = |k: usize| left + (w - left - right) * k as f64 / (names.len() - 1).max(1) as f64;
@@ -230,85 +301,100 @@ pub fn parallel_chart(e: &Exploration, w: f64) -> AnyView {
     let (lo, hi) = range(rows.iter().map(|r| r.1));
     let mut order: Vec<usize> = (0..rows.len()).collect();
     order.sort_by(|&i, &j| e.study.loss(rows[i].1).total_cmp(&e.study.loss(rows[j].1)));
-    view! {
-        <rect x="0" y="0" width=w height=H fill="#ffffff"/>
-        {chart_title(&format!("{}: parallel coordinates of the complete trials (green: best)", e.study.name), w, 12.0)}
-        // The worst drawn first, so the best lie on top.
-        {order.iter().enumerate().rev().map(|(rank, &i)| {
-            let (_, v, positions) = &rows[i];
-            let value = if hi > lo { (v - lo) / (hi - lo) } else { 0.5 };
-            let points: Vec<String> = positions.iter().chain([&Some(value)]).enumerate()
-                .filter_map(|(k, p)| p.map(|p| format!("{:.1},{:.1}", ax(k), ay(p)))).collect();
-            view! { <polyline points=points.join(" ") fill="none" stroke=rank_color(rank, rows.len()) stroke-width="1.5" stroke-opacity="0.7"/> }
-        }).collect_view()}
-        {names.iter().enumerate().map(|(k, n)| view! {
-            <line x1=ax(k) x2=ax(k) y1=top y2=H - bottom stroke="#444"/>
-            <text x=ax(k) y=H - bottom + 22.0 text-anchor="middle" class="tick">{n.clone()}</text>
-        }).collect_view()}
-        // Each parameter's axis runs from its lower bound (bottom) to its upper one (top).
-        {e.study.space.params.iter().enumerate().map(|(k, p)| {
-            let (lo, hi) = e.study.range(k);
-            view! {
-                <text x=ax(k) + 4.0 y=top - 8.0 class="tick">{p.display_value(hi)}</text>
-                <text x=ax(k) + 4.0 y=H - bottom - 4.0 class="tick">{p.display_value(lo)}</text>
-            }
-        }).collect_view()}
-        <text x=ax(names.len() - 1) y=top - 8.0 text-anchor="middle" class="tick">{significant(hi, 3)}</text>
-        <text x=ax(names.len() - 1) y=H - bottom + 40.0 text-anchor="middle" class="tick">{significant(lo, 3)}</text>
+    let mut s = format!(r##"<rect x="0" y="0" width="{w}" height="{H}" fill="#ffffff"/>"##);
+    s.push_str(&title_svg(&title, w, 12.0));
+    // The worst drawn first, so the best lie on top.
+    for (rank, &i) in order.iter().enumerate().rev() {
+        let (_, v, positions) = &rows[i];
+        let value = if hi > lo { (v - lo) / (hi - lo) } else { 0.5 };
+        let points: Vec<String> = positions
+            .iter()
+            .chain([&Some(value)])
+            .enumerate()
+            .filter_map(|(k, p)| p.map(|p| format!("{:.1},{:.1}", ax(k), ay(p))))
+            .collect();
+        line(&mut s, &points.join(" "), &rank_color(rank, rows.len()), 1.5, r#"stroke-opacity="0.7""#);
     }
-    .into_any()
+    for (k, n) in names.iter().enumerate() {
+        let _ = write!(
+            s,
+            r##"<line x1="{x:.1}" x2="{x:.1}" y1="{top}" y2="{}" stroke="#444"/><text x="{x:.1}" y="{}" text-anchor="middle" class="tick">{}</text>"##,
+            H - bottom,
+            H - bottom + 22.0,
+            escape(n),
+            x = ax(k)
+        );
+    }
+    for (k, p) in e.study.space.params.iter().enumerate() {
+        let (low, high) = e.study.range(k);
+        let _ = write!(
+            s,
+            r#"<text x="{x:.1}" y="{}" class="tick">{}</text><text x="{x:.1}" y="{}" class="tick">{}</text>"#,
+            top - 8.0,
+            escape(&p.display_value(high)),
+            H - bottom - 4.0,
+            escape(&p.display_value(low)),
+            x = ax(k) + 4.0
+        );
+    }
+    let last = ax(names.len() - 1);
+    let _ = write!(
+        s,
+        r#"<text x="{last:.1}" y="{}" text-anchor="middle" class="tick">{}</text><text x="{last:.1}" y="{}" text-anchor="middle" class="tick">{}</text>"#,
+        top - 8.0,
+        significant(hi, 3),
+        H - bottom + 40.0,
+        significant(lo, 3)
+    );
+    s
 }
 
 /// The EDF of the complete trials' values.
-pub fn edf_chart(e: &Exploration) -> AnyView {
-    let objective = e.study.objectives[0].0.clone();
+pub fn edf_chart(e: &Exploration) -> String {
+    let objective = &e.study.objectives[0].0;
     let title = format!("{}: share of complete trials with {objective} at most x", e.study.name);
-    let x = range(e.edf.iter().map(|p| p.0));
-    let p = Plot::nice(x, (0.0, 1.0), H).room_for(&title);
+    let p = Plot::nice(range(e.edf.iter().map(|p| p.0)), (0.0, 1.0), H).room_for(&title);
     let mut steps = Vec::new();
     let mut before = 0.0;
-    for &(v, s) in &e.edf {
+    for &(v, share) in &e.edf {
         steps.push((v, before));
-        steps.push((v, s));
-        before = s;
+        steps.push((v, share));
+        before = share;
     }
-    view! {
-        {p.axes(&title, &objective, "share of trials")}
-        <polyline class="edf" points=p.points(steps) fill="none" stroke=BLUE stroke-width="3"/>
-    }
-    .into_any()
+    let mut s = p.axes_svg(&title, objective, "share of trials");
+    line(&mut s, &p.points(steps), BLUE, 3.0, r#"class="edf""#);
+    s
 }
 
 /// The first two objectives of every complete trial, the Pareto front joined.
-pub fn pareto_chart(e: &Exploration) -> AnyView {
+pub fn pareto_chart(e: &Exploration) -> String {
     let rows = pareto(&e.study);
-    let (a, b) = (e.study.objectives[0].0.clone(), e.study.objectives.get(1).map_or(String::new(), |o| o.0.clone()));
+    let (a, b) = (&e.study.objectives[0].0, e.study.objectives.get(1).map_or("", |o| o.0.as_str()));
     let title = format!("{}: {a} against {b}, the Pareto front joined", e.study.name);
     let points: Vec<(f64, f64)> = rows.iter().map(|r| (r.1[0], r.1[1])).collect();
     let mut front: Vec<(f64, f64)> = rows.iter().filter(|r| r.2).map(|r| (r.1[0], r.1[1])).collect();
     front.sort_by(|p, q| p.0.total_cmp(&q.0));
     let plot = Plot::nice(range(points.iter().map(|p| p.0)), range(points.iter().map(|p| p.1)), H).room_for(&title);
-    view! {
-        {plot.axes(&title, &a, &b)}
-        {points.iter().map(|&(x, y)| view! { <circle cx=plot.px(x) cy=plot.py(y) r="4" fill=GREY fill-opacity="0.6"/> }).collect_view()}
-        <polyline points=plot.points(front.iter().copied()) fill="none" stroke=ORANGE stroke-width="2"/>
-        {front.iter().map(|&(x, y)| view! { <circle class="front" cx=plot.px(x) cy=plot.py(y) r="6" fill=ORANGE/> }).collect_view()}
-        {plot.legend(&[("trial", GREY, "none"), ("Pareto front", ORANGE, "none")], &points)}
+    let mut s = plot.axes_svg(&title, a, b);
+    for &(x, y) in &points {
+        dot(&mut s, plot.px(x), plot.py(y), 4.0, GREY, r#"fill-opacity="0.6""#);
     }
-    .into_any()
+    line(&mut s, &plot.points(front.iter().copied()), ORANGE, 2.0, "");
+    for &(x, y) in &front {
+        dot(&mut s, plot.px(x), plot.py(y), 6.0, ORANGE, r#"class="front""#);
+    }
+    s + &plot.legend_svg(&[("trial", GREY, "none"), ("Pareto front", ORANGE, "none")], &points)
 }
 
 /// One trial's intermediate values (the trials table's row opened).
-pub fn trial_curve_chart(e: &Exploration, number: usize) -> AnyView {
-    let Some(t) = e.study.trials.iter().find(|t| t.number == number) else { return ().into_any() };
-    let title = format!("trial {number}: its intermediate values");
+pub fn trial_curve_chart(e: &Exploration, number: usize) -> String {
+    let Some(t) = e.study.trials.iter().find(|t| t.number == number) else { return String::new() };
     if t.intermediate.is_empty() {
-        return view! { <text x="20" y="40" class="legend">{format!("Trial {number} reported no intermediate value.")}</text> }.into_any();
+        return nothing(&format!("Trial {number} reported no intermediate value."));
     }
+    let title = format!("trial {number}: its intermediate values");
     let p = Plot::nice(range(t.intermediate.iter().map(|s| s.0 as f64)), range(t.intermediate.iter().map(|s| s.1)), H).room_for(&title);
-    view! {
-        {p.axes(&title, "step", &e.study.objectives[0].0)}
-        <polyline points=p.points(t.intermediate.iter().map(|&(s, v)| (s as f64, v))) fill="none" stroke=state_color(t.state) stroke-width="3"/>
-    }
-    .into_any()
+    let mut s = p.axes_svg(&title, "step", &e.study.objectives[0].0);
+    line(&mut s, &p.points(t.intermediate.iter().map(|&(st, v)| (st as f64, v))), state_color(t.state), 3.0, "");
+    s
 }
