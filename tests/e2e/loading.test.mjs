@@ -22,9 +22,9 @@ const HASHED = /-[0-9a-f]{16}(_bg)?\.[a-z0-9]+$/;
 const count = (requests, pattern) => requests.filter((r) => pattern.test(r.path)).length;
 const DIST = join(ROOT, 'dist');
 /// The app's wasm's limit, gzip -9 (docs/benchmarks.md, "Against the targets"): 1,000,000 until
-/// the study panel (its views drawn as markup, its CSVs made in the worker) added 56 kB; raised
-/// by 15 kB, so that what comes next is measured against it.
-const MAIN_WASM_GZIP_LIMIT = 1_015_000;
+/// the study panel (its views drawn as markup, its CSVs made in the worker) took the module to
+/// 1,018,001; raised to 1,025,000, so that what comes next is measured against it.
+const MAIN_WASM_GZIP_LIMIT = 1_025_000;
 /// The first visit's own wasm, which draws the landing (issue 61's target), gzip -9.
 const LANDING_WASM_GZIP_LIMIT = 600_000;
 
