@@ -2,7 +2,7 @@
 //! what the page's download buttons give, from the same code (page = CLI byte for byte).
 //! Numbers are Rust's shortest round-trip form; an empty cell where there is no number.
 
-use super::views::{axis_position, intermediate, parallel, pareto, Exploration};
+use super::views::{intermediate, parallel, pareto, Exploration};
 use crate::space::ParamKind;
 use crate::study::TrialState;
 
@@ -168,10 +168,5 @@ impl Exploration {
                 [n.to_string()].into_iter().chain(v.iter().map(|x| format!("{x}"))).chain([front.to_string()]).collect()
             }),
         )
-    }
-
-    /// Where the trial's raw value of parameter `p` sits on its axis (for the page's charts).
-    pub fn position(&self, p: usize, raw: f64) -> f64 {
-        axis_position(&self.study.space, p, raw)
     }
 }
