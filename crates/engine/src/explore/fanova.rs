@@ -41,6 +41,11 @@ pub struct TreeAnova {
     boundaries: Vec<Vec<f64>>,
     /// The tree's variance over the box.
     pub variance: f64,
+    /// The tree's mean over the box.
+    mean: f64,
+    /// The tree's nodes, for [`pairs`].
+    nodes: Vec<Node>,
+    bounds: Vec<(f64, f64)>,
 }
 
 impl TreeAnova {
@@ -78,13 +83,26 @@ impl TreeAnova {
         let (weight, weighted): (f64, f64) = leaves.iter().fold((0.0, 0.0), |(w, s), l| (w + volume(l), s + volume(l) * l.value));
         let mean = weighted / weight;
         let variance = leaves.iter().map(|l| volume(l) * (l.value - mean).powi(2)).sum::<f64>() / weight;
-        TreeAnova { leaves, boundaries, variance }
+        TreeAnova { leaves, boundaries, variance, mean, nodes: tree.nodes.clone(), bounds: bounds.to_vec() }
     }
 
-    /// The variance of the tree's marginal over the columns `group` (marginalised together).
+    /// The variance of the tree's marginal over the columns `group` (marginalised together):
+    /// on the grid of the group's split values, or, for a group of several columns whose grid
+    /// outnumbers the leaves, by pairs of leaves (a categorical of many choices, one-hot, has
+    /// a grid of 2^(choices split) cells; Optuna enumerates it, and a 200-choice parameter
+    /// would not finish).
     pub fn marginal_variance(&self, group: &[usize]) -> f64 {
         let cells: Vec<usize> = group.iter().map(|&f| self.boundaries[f].len() - 1).collect();
-        let count: usize = cells.iter().product();
+        // A grid no larger than the leaves costs at most leaves × cells; pairs cost leaves².
+        let most_cells = self.leaves.len().max(64);
+        match cells.iter().try_fold(1usize, |n, &c| n.checked_mul(c)).filter(|&n| group.len() == 1 || n <= most_cells) {
+            Some(count) => self.marginal_variance_by_cells(group, &cells, count),
+            None => self.marginal_variance_by_pairs(group),
+        }
+    }
+
+    /// The marginal's variance from its values on the grid of `cells` (`count` of them).
+    fn marginal_variance_by_cells(&self, group: &[usize], cells: &[usize], count: usize) -> f64 {
         let (mut sums, mut weights) = (vec![0.0; count + 1], vec![0.0; count + 1]);
         for leaf in &self.leaves {
             let in_group: f64 = group.iter().map(|&f| leaf.hi[f] - leaf.lo[f]).product();
@@ -100,7 +118,7 @@ impl TreeAnova {
                 weights[a] += outside;
                 weights[b] -= outside;
             } else {
-                for_each_cell(&ranges, &cells, |cell| {
+                for_each_cell(&ranges, cells, |cell| {
                     sums[cell] += leaf.value * outside;
                     weights[cell] += outside;
                 });
@@ -114,7 +132,7 @@ impl TreeAnova {
         }
         let sizes = |cell: usize| -> f64 {
             let mut rest = cell;
-            group.iter().zip(&cells).fold(1.0, |size, (&f, &m)| {
+            group.iter().zip(cells).fold(1.0, |size, (&f, &m)| {
                 let k = rest % m;
                 rest /= m;
                 size * (self.boundaries[f][k + 1] - self.boundaries[f][k])
@@ -124,6 +142,21 @@ impl TreeAnova {
         let total: f64 = marginal.iter().map(|m| m.1).sum();
         let mean = marginal.iter().map(|(v, s)| v * s).sum::<f64>() / total;
         (marginal.iter().map(|(v, s)| s * (v - mean).powi(2)).sum::<f64>() / total).max(0.0)
+    }
+
+    /// The marginal's variance by pairs of leaves ([`pairs`]).
+    fn marginal_variance_by_pairs(&self, group: &[usize]) -> f64 {
+        let in_group = (0..self.bounds.len()).map(|f| group.contains(&f)).collect();
+        let walk = pairs::PairWalk { nodes: &self.nodes, in_group, mean: self.mean };
+        // The marginal's mean less the tree's is 0 but for rounding; kept for exactness.
+        let total: f64 = self.leaves.iter().map(|l| self.volume(l, |_| true)).sum();
+        let first = self.leaves.iter().map(|l| (l.value - self.mean) * self.volume(l, |_| true)).sum::<f64>() / total;
+        (walk.second_moment(&self.bounds) - first * first).max(0.0)
+    }
+
+    /// A leaf's volume over the columns `keep` takes.
+    fn volume(&self, leaf: &LeafBox, keep: impl Fn(usize) -> bool) -> f64 {
+        (0..leaf.lo.len()).filter(|&f| keep(f)).map(|f| leaf.hi[f] - leaf.lo[f]).product()
     }
 
     /// The first cell whose lower boundary is `x` (or the cell holding it).
@@ -212,5 +245,6 @@ fn sd(v: &[f64], mean: f64) -> f64 {
     }
 }
 
+mod pairs;
 #[cfg(test)]
 mod tests;

@@ -166,3 +166,87 @@ fn a_proposal_reads_back_as_raw_values_choices_by_index() {
     assert_eq!(raw[at("optimizer")], Some(levels.iter().position(|l| l == "sgd").unwrap() as f64));
     assert_eq!((raw[at("lr")], raw[at("n_units")], raw[at("weight_decay")]), (Some(0.01), Some(128.0), None));
 }
+
+#[test]
+fn a_study_too_small_or_all_failed_says_what_each_view_needs() {
+    let one = explore(trials("optuna-one-complete-journal.log"), None, 0);
+    assert!(one.importance.too_few() && one.importance.rows.is_empty());
+    assert!(
+        one.summary().contains("importance needs at least 3 complete trials with a finite value; this study has 1"),
+        "{}",
+        one.summary()
+    );
+    assert!(one.summary().contains("a surrogate needs at least 2 trials"), "{}", one.summary());
+    let mut two = synthetic(2, 1);
+    let e = explore(two.clone(), None, 0);
+    assert!(e.importance.too_few() && e.summary().contains("this study has 2"), "{}", e.summary());
+    for t in &mut two.trials {
+        t.state = TrialState::Fail;
+        t.values = None;
+    }
+    let failed = explore(two, None, 0);
+    assert!(failed.history.iter().all(|h| h.best.is_none()) && failed.edf.is_empty() && failed.slices.is_empty());
+    assert!(failed.summary().contains("2 trials, 0 complete"), "{}", failed.summary());
+    for (file, csv) in failed.files() {
+        assert!(csv.lines().count() >= 1, "{file} has its header");
+    }
+}
+
+#[test]
+fn a_parameter_of_one_value_is_named_with_importance_zero() {
+    let mut t = synthetic(60, 2);
+    t.space.params[3].kind = ParamKind::Integer { lower: 4, upper: 4 };
+    for row in &mut t.trials {
+        row.params[3] = Some(4.0);
+    }
+    let e = explore(t, None, 0);
+    assert_eq!(e.importance.single, ["d"]);
+    let d = e.importance.rows.iter().find(|r| r.parameter == "d").unwrap();
+    assert_eq!(d.importance.mean, 0.0);
+    assert!(e.summary().contains("a single value only, so importance 0: d"), "{}", e.summary());
+}
+
+#[test]
+fn a_categorical_of_200_choices_gets_its_importance_and_every_view() {
+    let mut rng = MethodRng::seed_from_u64(200);
+    let levels: Vec<String> = (0..200).map(|k| format!("level{k}")).collect();
+    let space = SearchSpace {
+        params: vec![
+            Hyperparameter { name: "choice".into(), kind: ParamKind::Categorical { levels } },
+            Hyperparameter { name: "x".into(), kind: ParamKind::Continuous { lower: 0.0, upper: 1.0, log: false } },
+        ],
+    };
+    let trials = (0..300)
+        .map(|number| {
+            let (c, x) = (rng.random_range(0..200usize), rng.random::<f64>());
+            let value = (c % 7) as f64 + 0.1 * x;
+            TrialRow {
+                number,
+                state: TrialState::Complete,
+                params: vec![Some(c as f64), Some(x)],
+                values: Some(vec![value]),
+                intermediate: vec![],
+            }
+        })
+        .collect();
+    let t =
+        StudyTrials { name: "wide".into(), source: "test".into(), space, objectives: vec![("value".into(), Direction::Minimize)], trials };
+    let e = explore(t, None, 0);
+    assert_eq!(e.importance.rows[0].parameter, "choice", "{:?}", e.importance.rows);
+    assert!(e.importance.rows.iter().all(|r| r.importance.mean.is_finite()));
+    assert_eq!(e.slices.len(), 2, "{}", e.surrogate_note);
+}
+
+#[test]
+fn beyond_its_most_trials_the_importance_draws_them_and_says_so() {
+    use super::importance::MOST_TRIALS;
+    let e = explore(synthetic(MOST_TRIALS + 500, 3), None, 5);
+    assert_eq!((e.importance.trials, e.importance.complete), (MOST_TRIALS, MOST_TRIALS + 500));
+    assert!(
+        e.summary().contains("importance by fANOVA over 2000 of the 2500 complete trials, drawn at random (seed 5)"),
+        "{}",
+        e.summary()
+    );
+    let order: Vec<&str> = e.importance.rows.iter().map(|r| r.parameter.as_str()).collect();
+    assert_eq!(order, ["a", "b", "c", "d"]);
+}

@@ -151,6 +151,21 @@ pub struct Exploration {
     pub surrogate_note: String,
 }
 
+impl Exploration {
+    /// What the views were computed on, in a sentence for the page and the CLI.
+    pub fn summary(&self) -> String {
+        let complete = self.study.complete().count();
+        format!(
+            "'{}' ({}): {} trials, {complete} complete with a finite value; {}; slices and contour: {}.",
+            self.study.name,
+            self.study.source,
+            self.study.trials.len(),
+            self.importance.in_words(),
+            self.surrogate_note
+        )
+    }
+}
+
 /// Every view of `study`: the contour over the parameters `contour` names (the two most
 /// important by default), the forest and the surrogate's subsample seeded by `seed`.
 pub fn explore(study: StudyTrials, contour: Option<(&str, &str)>, seed: u64) -> Exploration {

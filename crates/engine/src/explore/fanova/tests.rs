@@ -89,6 +89,11 @@ fn one_pass_marginals_equal_the_cell_by_cell_walk_on_random_trees() {
             let fast = anova.marginal_variance(&group);
             let walked = marginal_variance_by_walking(&tree, &bounds, &group, &anova.boundaries);
             assert!((fast - walked).abs() <= 1e-9 * walked.abs().max(1e-12), "case {case} group {group:?}: {fast} vs {walked}");
+            let by_pairs = anova.marginal_variance_by_pairs(&group);
+            assert!(
+                (by_pairs - walked).abs() <= 1e-9 * walked.abs().max(1e-12),
+                "case {case} group {group:?}: pairs {by_pairs} vs {walked}"
+            );
         }
     }
 }
@@ -145,4 +150,34 @@ fn a_linear_function_ranks_its_coefficients_and_shares_their_squares() {
     }
     assert!(imp[..3].iter().all(|i| i.ahead_of_next == Some(1.0)), "{imp:?}");
     assert!((imp.iter().map(|i| i.mean).sum::<f64>() - 1.0).abs() < 1e-12);
+}
+
+#[test]
+fn a_categorical_of_200_choices_is_marginalised_by_pairs_of_leaves() {
+    // One-hot, 200 columns: the trees split on dozens of them, a grid of 2^dozens cells.
+    let mut rng = MethodRng::seed_from_u64(200);
+    let (n, levels) = (400, 200);
+    let mut columns: Vec<Vec<f64>> = vec![Vec::new(); levels + 1];
+    let mut y = Vec::new();
+    for _ in 0..n {
+        let choice = rng.random_range(0..levels);
+        let x: f64 = rng.random();
+        for (k, c) in columns[..levels].iter_mut().enumerate() {
+            c.push(if k == choice { 1.0 } else { 0.0 });
+        }
+        columns[levels].push(x);
+        y.push((choice % 7) as f64 + 0.1 * x);
+    }
+    let bounds = vec![(0.0, 1.0); levels + 1];
+    let groups = vec![(0..levels).collect::<Vec<_>>(), vec![levels]];
+    let trees = grow(&columns, &y, &ForestSettings { trees: 4, ..ForestSettings::default() }, &mut rng);
+    let split: usize =
+        trees.iter().map(|t| TreeAnova::new(t, &bounds).boundaries[..levels].iter().filter(|b| b.len() > 2).count()).max().unwrap();
+    assert!(split > 64, "the test needs a grid past usize: {split} columns split");
+    let shares = tree_shares(&trees, &bounds, &groups);
+    for (p, s) in shares.iter().enumerate() {
+        assert!(s.iter().all(|v| v.is_finite() && (0.0..=1.0 + 1e-9).contains(v)), "group {p}: {s:?}");
+    }
+    let imp = forest_importances(&shares);
+    assert!(imp[0] > imp[1], "the choice explains the value, not x: {imp:?}");
 }
