@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { serveSite, openPage, tempDir, download, cli, ROOT } from './helpers.mjs';
 
 const studies = join(ROOT, 'tests', 'fixtures', 'studies');
@@ -23,7 +23,7 @@ const VIEWS = ['trials', 'history', 'intermediate', 'importance', 'slice', 'cont
 async function explore(page) {
   await page.waitForSelector('#study-explore');
   await page.click('#study-explore');
-  await page.waitForFunction(() => /complete \(\d+ ms in a worker\)/.test(document.querySelector('#study-status')?.textContent ?? ''), null, { timeout: 120_000 });
+  await page.waitForFunction(() => /Computed in \d+ ms in a worker/.test(document.querySelector('#study-status')?.textContent ?? ''), null, { timeout: 120_000 });
   return page.locator('#study-status').textContent();
 }
 
@@ -84,6 +84,80 @@ test('a link naming a view opens it on its data, at phone size too', async () =>
       assert.ok(bars >= 2, `${bars} bars`);
       assert.equal(await b.page.locator('#study-view-importance').getAttribute('aria-selected'), 'true');
       await b.page.locator('#study-panel').screenshot({ path: join(artifacts, `study-importance-${width}x${height}.png`) });
+      if (width > 400) continue;
+      // At phone size, every other view too (the first test shows them at 1280x720).
+      for (const view of VIEWS.filter((v) => v !== 'importance')) {
+        await b.page.click(`#study-view-${view}`);
+        // (The bundled table records no intermediate values: that view is its sentence.)
+        await b.page.waitForSelector(view === 'trials' ? '#study-trials tbody tr' : `#study-${view} text`);
+        await b.page.locator('#study-panel').screenshot({ path: join(artifacts, `study-${view}-${width}x${height}.png`) });
+      }
     } finally { await b.close(); }
   }
+});
+
+/// A table of evaluations in the format the page reads (hp_ columns, metric_value, task), its
+/// rows from a seeded generator: `row(k, next)` gives row k's cells, `next()` a uniform draw.
+async function table(name, header, rows, row) {
+  let state = 77;
+  const next = () => { state = (Math.imul(state, 1103515245) + 12345) >>> 0; return state / 2 ** 32; };
+  const lines = [header];
+  for (let k = 0; k < rows; k++) lines.push(row(k, next));
+  const path = join(dir, name);
+  await writeFile(path, lines.join('\n') + '\n');
+  return path;
+}
+
+test('bad studies explored: one complete trial, a 200-choice parameter, 100,000 trials — a sentence, every view, pages and thinned charts', async () => {
+  const b = await openPage(site, '', { width: 1280, height: 720 });
+  try {
+    const errors = [];
+    b.page.on('pageerror', (e) => errors.push(String(e)));
+    // One complete trial: the importance says what it needs, in the status and its view.
+    await b.page.setInputFiles('#upload', join(studies, 'optuna-one-complete-journal.log'));
+    await b.page.waitForFunction(() => /^optuna-one-complete-journal: /.test(document.querySelector('#data-info')?.textContent ?? ''), null, { timeout: 60_000 });
+    assert.match(await explore(b.page), /importance needs at least 3 complete trials with a finite value; this study has 1; slices and contour: .*a surrogate needs at least 2 trials/);
+    await b.page.click('#study-view-importance');
+    assert.match(await b.page.locator('#study-importance').textContent(), /importance needs at least 3 complete trials/);
+    // A categorical of 200 choices: every view draws.
+    const wide = await table('wide.csv', 'hp_optimizer,hp_lr,metric_value,task', 400, (k, next) => {
+      const c = Math.floor(next() * 200), x = next();
+      return `choice${c},${x},${(c % 7) + 0.1 * x},wide`;
+    });
+    await b.page.setInputFiles('#upload', wide);
+    await b.page.waitForFunction(() => /^wide: /.test(document.querySelector('#data-info')?.textContent ?? ''), null, { timeout: 60_000 });
+    assert.match(await explore(b.page), /400 trials, 400 complete/);
+    await b.page.click('#study-view-importance');
+    assert.deepEqual(await b.page.locator('#study-importance text.tick').allTextContents(), ['hp_optimizer', 'hp_lr']);
+    for (const view of ['slice', 'parallel']) {
+      await b.page.click(`#study-view-${view}`);
+      await b.page.waitForSelector(`#study-${view} polyline`);
+    }
+    // 100,000 trials: the forest and the GP on drawn subsets (said), the table in pages, the
+    // charts thinned (said); the CSVs keep every trial.
+    const big = await table('big.csv', 'hp_a,hp_b,hp_c,metric_value,task', 100_000, (k, next) => {
+      const [a, b2, c] = [next(), next(), next()];
+      return `${a},${b2},${c},${(a - 0.3) ** 2 + 0.1 * b2},big`;
+    });
+    await b.page.setInputFiles('#upload', big);
+    await b.page.waitForFunction(() => /^big: /.test(document.querySelector('#data-info')?.textContent ?? ''), null, { timeout: 120_000 });
+    assert.match(await explore(b.page), /100000 trials, 100000 complete .*importance by fANOVA over 2000 of the 100000 complete trials, drawn at random \(seed 0\); slices and contour: a GP fitted on 200 of the 100000/);
+    await b.page.click('#study-view-trials');
+    assert.equal(await b.page.locator('#study-trials-shown').textContent(), 'Trials 1–200 of 100000');
+    assert.equal(await b.page.locator('#study-trials tbody tr').count(), 200);
+    await b.page.click('#study-trials-next');
+    assert.equal(await b.page.locator('#study-trials-shown').textContent(), 'Trials 201–400 of 100000');
+    assert.equal(await b.page.locator('#study-trials tbody tr').first().getAttribute('data-number'), '200');
+    // Sorted by the value, the best trial comes first.
+    await b.page.click('#study-trials thead [data-col="2"]');
+    assert.equal(await b.page.locator('#study-trials-shown').textContent(), 'Trials 1–200 of 100000');
+    await b.page.click('#study-view-parallel');
+    assert.match(await b.page.locator('#study-parallel').textContent(), /\(1000 of 100000 drawn\)/);
+    assert.equal(await b.page.locator('#study-parallel polyline').count(), 1000);
+    await b.page.click('#study-view-history');
+    assert.match(await b.page.locator('#study-history').textContent(), /complete trial \(\d+ of 100000 drawn\)/);
+    assert.equal((await download(b.page, '#study-csv')).trim().split('\n').length, 100_001, 'history.csv keeps every trial');
+    await b.page.locator('#study-panel').screenshot({ path: join(artifacts, 'study-history-100000-1280x720.png') });
+    assert.deepEqual(errors, []);
+  } finally { await b.close(); }
 });

@@ -38,20 +38,7 @@ pub fn run(data: &Path, study: Option<&str>, contour: Option<&str>, seed: u64, o
         std::fs::write(&path, csv).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     print!("{}", e.importance_csv());
-    let complete = e.study.complete().count();
-    eprintln!(
-        "'{}' ({}): {} trials, {complete} complete; importance by fANOVA over {} trials{}; slices and contour: {}",
-        e.study.name,
-        e.study.source,
-        e.study.trials.len(),
-        e.importance.trials,
-        if e.importance.conditional.is_empty() {
-            String::new()
-        } else {
-            format!(" (left out, not suggested by every complete trial: {})", e.importance.conditional.join(", "))
-        },
-        e.surrogate_note
-    );
+    eprintln!("{}", e.summary());
     eprintln!("wrote {} into {}", e.files().iter().map(|f| f.0).collect::<Vec<_>>().join(", "), out.display());
     Ok(())
 }

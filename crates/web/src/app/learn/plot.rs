@@ -189,7 +189,7 @@ impl Plot {
 
     /// [`Plot::legend`] as SVG markup, in the corner covering the fewest of `data` (below the
     /// plot on a narrow chart).
-    pub fn legend_svg(&self, entries: &[LegendEntry], data: &[(f64, f64)]) -> String {
+    pub fn legend_svg(&self, entries: &[(&str, &str, &str)], data: &[(f64, f64)]) -> String {
         use std::fmt::Write;
         let longest = entries.iter().map(|e| e.0.chars().count()).max().unwrap_or(0) as f64;
         let (w, h) = (40.0 + 8.2 * longest, LINE * entries.len() as f64 + 8.0);

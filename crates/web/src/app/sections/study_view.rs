@@ -153,13 +153,7 @@ pub fn StudyView(
                     Status::Ready(e, ms) => {
                         let ExploredStudy { views, files } = *e;
                         let e = std::sync::Arc::new(views);
-                        let complete = e.study.complete().count();
-                        let summary = format!(
-                            "'{}' ({}): {} trials, {complete} complete ({ms:.0} ms in a worker). Importance over {} trials{}; slices and contour: {}.",
-                            e.study.name, e.study.source, e.study.trials.len(), e.importance.trials,
-                            if e.importance.conditional.is_empty() { String::new() } else { format!(" — left out, as Optuna does, because not every complete trial suggested them: {}", e.importance.conditional.join(", ")) },
-                            e.surrogate_note
-                        );
+                        let summary = format!("{} Computed in {ms:.0} ms in a worker.", e.summary());
                         let several = e.study.objectives.len() > 1;
 
                         let e2 = e.clone();
@@ -259,7 +253,10 @@ fn shown_view(
             })
         })
     };
-    let figure = move |id: &'static str, label: &'static str, draw: Box<dyn Fn() -> String + Send + Sync>| figure_of(id, label, H, draw);
+    // A figure whose legend has `entries` lines: on a phone the legend goes below the plot.
+    let figure = move |id: &'static str, label: &'static str, entries: usize, draw: Box<dyn Fn() -> String + Send + Sync>| {
+        figure_of(id, label, H, entries, draw)
+    };
     let importance_height = charts::importance_height(&e);
     let slice_param = move |e: &Exploration| {
         let name =
@@ -271,22 +268,26 @@ fn shown_view(
         StudyView::History => figure(
             "study-history",
             "Each complete trial's value and the best so far.",
+            2,
             Box::new(move || charts::history_chart(&e, log_y.get())),
         ),
         StudyView::Intermediate => figure(
             "study-intermediate",
             "The trials' intermediate values, pruned and failed ones included.",
+            3,
             Box::new(move || charts::intermediate_chart(&e, log_y.get())),
         ),
         StudyView::Importance => figure_of(
             "study-importance",
             "Importance: mean ± sd over 8 forests of Optuna's fANOVA.",
             importance_height,
+            0,
             Box::new(move || charts::importance_chart(&e, chart_width())),
         ),
         StudyView::Slice => figure(
             "study-slice",
             "One parameter: the trials on it and a GP's mean ± 2 sd along it.",
+            3,
             Box::new(move || match slice_param(&e) {
                 Some(p) => charts::slice_chart(&e, p, &proposals(&e)),
                 None => String::new(),
@@ -295,26 +296,29 @@ fn shown_view(
         StudyView::Contour => figure(
             "study-contour",
             "A GP's mean over two parameters, the trials on it.",
+            0,
             Box::new(move || charts::contour_chart(&e, &proposals(&e))),
         ),
         StudyView::Parallel => figure(
             "study-parallel",
             "Parallel coordinates of the complete trials.",
+            0,
             Box::new(move || charts::parallel_chart(&e, chart_width())),
         ),
         StudyView::Edf => {
-            figure("study-edf", "The empirical distribution function of the values.", Box::new(move || charts::edf_chart(&e)))
+            figure("study-edf", "The empirical distribution function of the values.", 0, Box::new(move || charts::edf_chart(&e)))
         }
         StudyView::Pareto => {
-            figure("study-pareto", "The first two objectives, the Pareto front joined.", Box::new(move || charts::pareto_chart(&e)))
+            figure("study-pareto", "The first two objectives, the Pareto front joined.", 2, Box::new(move || charts::pareto_chart(&e)))
         }
     }
 }
 
-/// A view's figure `height` high, with its SVG and PNG exports.
-fn figure_of(id: &'static str, label: &'static str, height: f64, draw: Box<dyn Fn() -> String + Send + Sync>) -> AnyView {
+/// A view's figure `height` high (and room for a legend of `legend` lines below it on a
+/// phone), with its SVG and PNG exports.
+fn figure_of(id: &'static str, label: &'static str, height: f64, legend: usize, draw: Box<dyn Fn() -> String + Send + Sync>) -> AnyView {
     view! {
-        <SvgFigure id=id file=id caption=move || view! { <span>{label}</span> } height=height label=label>
+        <SvgFigure id=id file=id caption=move || view! { <span>{label}</span> } height=height label=label legend=legend>
             <g inner_html=draw></g>
         </SvgFigure>
     }
@@ -323,6 +327,9 @@ fn figure_of(id: &'static str, label: &'static str, height: f64, draw: Box<dyn F
 
 /// The trials table: every trial, sortable by any column, filtered by state; a row opens its
 /// intermediate values below.
+/// Rows a page of the trials table shows.
+const TABLE_ROWS: usize = 200;
+
 fn trials_table(e: std::sync::Arc<Exploration>) -> AnyView {
     let header: Vec<String> = ["number", "state"]
         .map(String::from)
@@ -330,46 +337,58 @@ fn trials_table(e: std::sync::Arc<Exploration>) -> AnyView {
         .chain(e.study.objectives.iter().map(|o| o.0.clone()))
         .chain(e.study.space.params.iter().map(|p| p.name.clone()))
         .collect();
-    // (sort key per column, shown text per column) per trial.
-    let rows: Vec<(Vec<f64>, Vec<String>)> = e
+    // Each trial's sort key per column; its text is made for the rows shown only (100,000
+    // trials' texts took seconds).
+    let keys: Vec<Vec<f64>> = e
         .study
         .trials
         .iter()
         .map(|t| {
-            let mut keys = vec![t.number as f64, t.state as u8 as f64];
-            let mut shown = vec![t.number.to_string(), hpo_engine::explore::files::state_name(t.state).to_string()];
-            for m in 0..e.study.objectives.len() {
-                let v = t.values.as_ref().and_then(|v| v.get(m).copied());
-                keys.push(v.unwrap_or(f64::NAN));
-                shown.push(v.map_or(String::new(), |v| significant(v, 4)));
-            }
-            for (p, param) in e.study.space.params.iter().enumerate() {
-                keys.push(t.params[p].unwrap_or(f64::NAN));
-                shown.push(match (&param.kind, t.params[p]) {
-                    (_, None) => String::new(),
-                    (ParamKind::Categorical { .. } | ParamKind::Integer { .. }, Some(v)) => param.display_value(v),
-                    (_, Some(v)) => significant(v, 4),
-                });
-            }
-            (keys, shown)
+            let values = (0..e.study.objectives.len()).map(|m| t.values.as_ref().and_then(|v| v.get(m).copied()).unwrap_or(f64::NAN));
+            [t.number as f64, t.state as u8 as f64]
+                .into_iter()
+                .chain(values)
+                .chain(t.params.iter().map(|p| p.unwrap_or(f64::NAN)))
+                .collect()
         })
         .collect();
+    let e_text = e.clone();
+    let text = move |i: usize| -> Vec<String> {
+        let (study, t) = (&e_text.study, &e_text.study.trials[i]);
+        let mut shown = vec![t.number.to_string(), hpo_engine::explore::files::state_name(t.state).to_string()];
+        for m in 0..study.objectives.len() {
+            shown.push(t.values.as_ref().and_then(|v| v.get(m).copied()).map_or(String::new(), |v| significant(v, 4)));
+        }
+        for (p, param) in study.space.params.iter().enumerate() {
+            shown.push(match (&param.kind, t.params[p]) {
+                (_, None) => String::new(),
+                (ParamKind::Categorical { .. } | ParamKind::Integer { .. }, Some(v)) => param.display_value(v),
+                (_, Some(v)) => significant(v, 4),
+            });
+        }
+        shown
+    };
     let sort = RwSignal::new((0usize, true));
     let state_filter = RwSignal::new(String::new());
     let opened = RwSignal::new(None::<usize>);
-    let shown_rows = move || {
+    let page = RwSignal::new(0usize);
+    let e_rows = e.clone();
+    // The trials the filter keeps, in the sort's order (indices into the study's trials).
+    let ordered = Memo::new(move |_| {
         let (col, ascending) = sort.get();
         let filter = state_filter.get();
-        let mut r: Vec<&(Vec<f64>, Vec<String>)> = rows.iter().filter(|r| filter.is_empty() || r.1[1] == filter).collect();
+        let states = |i: usize| hpo_engine::explore::files::state_name(e_rows.study.trials[i].state);
+        let mut r: Vec<usize> = (0..keys.len()).filter(|&i| filter.is_empty() || states(i) == filter).collect();
         // Missing values last either way.
-        r.sort_by(|a, b| match (a.0[col].is_nan(), b.0[col].is_nan()) {
+        r.sort_by(|&a, &b| match (keys[a][col].is_nan(), keys[b][col].is_nan()) {
             (true, false) => std::cmp::Ordering::Greater,
             (false, true) => std::cmp::Ordering::Less,
-            _ if ascending => a.0[col].total_cmp(&b.0[col]),
-            _ => b.0[col].total_cmp(&a.0[col]),
+            _ if ascending => keys[a][col].total_cmp(&keys[b][col]),
+            _ => keys[b][col].total_cmp(&keys[a][col]),
         });
-        r.into_iter().map(|r| r.1.clone()).collect::<Vec<_>>()
-    };
+        r
+    });
+    let pages = move || ordered.with(|r| r.len().div_ceil(TABLE_ROWS).max(1));
     // The table as markup (a table of 1,000 trials is that many rows; typed views of it would
     // cost the page's wasm more than its budget allows): one click handler reads which header
     // or row was clicked from its data attributes.
@@ -389,7 +408,9 @@ fn trials_table(e: std::sync::Arc<Exploration>) -> AnyView {
         }
         html.push_str("</tr></thead><tbody>");
         let open = opened.get();
-        for r in shown_rows() {
+        let first = page.get().min(pages() - 1) * TABLE_ROWS;
+        let shown: Vec<usize> = ordered.with(|o| o.iter().skip(first).take(TABLE_ROWS).copied().collect());
+        for r in shown.into_iter().map(&text) {
             let class = if r[0].parse::<usize>().ok() == open { r#" class="opened""# } else { "" };
             let _ = write!(html, r#"<tr data-number="{}"{class}>"#, escape(&r[0]));
             for c in &r {
@@ -406,6 +427,7 @@ fn trials_table(e: std::sync::Arc<Exploration>) -> AnyView {
             target.closest("[data-col]").ok().flatten().and_then(|h| h.get_attribute("data-col")).and_then(|k| k.parse::<usize>().ok())
         {
             sort.update(|s| *s = (k, if s.0 == k { !s.1 } else { true }));
+            page.set(0);
         } else if let Some(n) =
             target.closest("tr[data-number]").ok().flatten().and_then(|r| r.get_attribute("data-number")).and_then(|n| n.parse().ok())
         {
@@ -416,12 +438,23 @@ fn trials_table(e: std::sync::Arc<Exploration>) -> AnyView {
     view! {
         <div class="row">
             <label>"State "
-                <select id="study-state-filter" on:change=move |ev| state_filter.set(event_target_value(&ev))>
+                <select id="study-state-filter" on:change=move |ev| { state_filter.set(event_target_value(&ev)); page.set(0); }>
                     <option value="">"all"</option>
                     {["COMPLETE", "PRUNED", "FAIL", "RUNNING", "WAITING"].map(|s| view! { <option value=s>{s}</option> }).collect_view()}
                 </select>
             </label>
             <span class="hint">"Click a column to sort by it, a row to see its intermediate values."</span>
+        </div>
+        <div class="row">
+            <span id="study-trials-shown">{move || {
+                let n = ordered.with(Vec::len);
+                let first = page.get().min(pages() - 1) * TABLE_ROWS;
+                if n == 0 { "No trial in this state.".to_string() } else { format!("Trials {}–{} of {n}", first + 1, (first + TABLE_ROWS).min(n)) }
+            }}</span>
+            <Show when=move || { pages() > 1 }>
+                <button class="small" id="study-trials-previous" disabled=move || page.get() == 0 on:click=move |_| page.update(|p| *p = p.saturating_sub(1))>"Previous"</button>
+                <button class="small" id="study-trials-next" disabled=move || { page.get() + 1 >= pages() } on:click=move |_| page.update(|p| *p += 1)>"Next"</button>
+            </Show>
         </div>
         <div class="table-scroll"><table id="study-trials" inner_html=markup on:click=on_click></table></div>
         {move || opened.get().map(|n| {

@@ -45,6 +45,14 @@ fn axis_title(e: &Exploration, p: usize) -> String {
     }
 }
 
+/// A bound as an axis shows it: a number to 3 significant digits, a choice by its name.
+fn bound_text(p: &hpo_engine::space::Hyperparameter, v: f64) -> String {
+    match p.kind {
+        ParamKind::Continuous { .. } => significant(v, 3),
+        _ => p.display_value(v),
+    }
+}
+
 /// The colour of a trial's state.
 fn state_color(state: TrialState) -> &'static str {
     match state {
@@ -65,6 +73,26 @@ fn y_plot(x: (f64, f64), values: &[f64], log: bool, title: &str) -> Plot {
     let y = range(values.iter().copied());
     let p = Plot::nice(x, y, H);
     if log && y.0 > 0.0 { p.log_y(y) } else { p }.room_for(title)
+}
+
+/// At most this many dots a chart draws, and lines ([`MOST_LINES`]): an SVG of 100,000 dots
+/// held the page for 4 s, of 100,000 lines for 8 s. Beyond them a chart draws every k-th and
+/// its legend or title says how many of how many; the CSVs keep every trial.
+const MOST_DOTS: usize = 3_000;
+const MOST_LINES: usize = 1_000;
+
+/// Every k-th of `items`, the first included, k the smallest that keeps at most `most`.
+fn thinned<T: Clone>(items: &[T], most: usize) -> Vec<T> {
+    items.iter().step_by(items.len().div_ceil(most.max(1)).max(1)).cloned().collect()
+}
+
+/// `label`, and how many of how many are drawn when some are left out.
+fn drawn(label: &str, shown: usize, total: usize) -> String {
+    if shown < total {
+        format!("{label} ({shown} of {total} drawn)")
+    } else {
+        label.to_string()
+    }
 }
 
 /// A dot at screen (x, y).
@@ -101,13 +129,22 @@ pub fn history_chart(e: &Exploration, log: bool) -> String {
     let values: Vec<f64> = e.history.iter().filter_map(|h| h.value).collect();
     let p = y_plot((0.0, e.history.len().saturating_sub(1) as f64), &values, log, &title);
     let best: Vec<(f64, f64)> = e.history.iter().filter_map(|h| h.best.map(|b| (h.number as f64, b))).collect();
-    let dots: Vec<(f64, f64)> = e.history.iter().filter_map(|h| h.value.map(|v| (h.number as f64, v))).collect();
+    // The best so far as its corners only: the same line in as many points as it has steps.
+    let corners: Vec<(f64, f64)> = best
+        .iter()
+        .enumerate()
+        .filter(|&(k, b)| k == 0 || k + 1 == best.len() || best[k - 1].1 != b.1 || best[k + 1].1 != b.1)
+        .map(|(_, b)| *b)
+        .collect();
+    let all: Vec<(f64, f64)> = e.history.iter().filter_map(|h| h.value.map(|v| (h.number as f64, v))).collect();
+    let dots = thinned(&all, MOST_DOTS);
     let mut s = p.axes_svg(&title, "trial", objective);
     for &(x, y) in &dots {
         dot(&mut s, p.px(x), p.py(y), 4.0, BLUE, r#"fill-opacity="0.7""#);
     }
-    line(&mut s, &p.points(best.iter().copied()), ORANGE, 3.0, r#"class="best-so-far""#);
-    s + &p.legend_svg(&[("complete trial", BLUE, "none"), ("best so far", ORANGE, "none")], &dots)
+    line(&mut s, &p.points(corners.iter().copied()), ORANGE, 3.0, r#"class="best-so-far""#);
+    let label = drawn("complete trial", dots.len(), all.len());
+    s + &p.legend_svg(&[(&label, BLUE, "none"), ("best so far", ORANGE, "none")], &dots)
 }
 
 /// Every trial's intermediate values, pruned and failed ones included, coloured by state.
@@ -130,6 +167,9 @@ pub fn intermediate_chart(e: &Exploration, log: bool) -> String {
             c.1.push((step as f64, v));
         }
     }
+    let total = curves.len();
+    let curves = thinned(&curves, MOST_LINES);
+    let title = drawn(&title, curves.len(), total);
     let mut s = p.axes_svg(&title, "step", &e.study.objectives[0].0);
     for (state, c) in &curves {
         line(&mut s, &p.points(c.iter().copied()), state_color(*state), 1.5, r#"stroke-opacity="0.6""#);
@@ -142,6 +182,9 @@ pub fn intermediate_chart(e: &Exploration, log: bool) -> String {
 const IMPORTANCE_ROW: f64 = 62.0;
 
 fn importance_title(e: &Exploration) -> String {
+    if e.importance.too_few() {
+        return format!("{}: {}", e.study.name, e.importance.in_words());
+    }
     format!("{}: importance (fANOVA, {} forests)", e.study.name, FORESTS)
 }
 
@@ -154,6 +197,9 @@ pub fn importance_height(e: &Exploration) -> f64 {
 /// The importance as bars with their spread over the forests, most important on top.
 pub fn importance_chart(e: &Exploration, w: f64) -> String {
     let title = importance_title(e);
+    if e.importance.rows.is_empty() {
+        return title_svg(&title, w, 12.0);
+    }
     let (left, right) = ((w * 0.3).min(170.0), 24.0);
     let bar = |v: f64| left + v.clamp(0.0, 1.0) * (w - left - right);
     let top = title_top(&title, w, 12.0) + 4.0;
@@ -195,7 +241,8 @@ pub fn importance_chart(e: &Exploration, w: f64) -> String {
 pub fn slice_chart(e: &Exploration, p: usize, proposals: &[Proposal]) -> String {
     let name = &e.study.space.params[p].name;
     let title = format!("{name}: the trials and a GP's mean ± 2 sd, the others at the best trial");
-    let trials: Vec<(f64, f64)> = e.study.complete().filter_map(|t| Some((on_axis(e, p, t.params[p]?), t.values.as_ref()?[0]))).collect();
+    let every: Vec<(f64, f64)> = e.study.complete().filter_map(|t| Some((on_axis(e, p, t.params[p]?), t.values.as_ref()?[0]))).collect();
+    let trials = thinned(&every, MOST_DOTS);
     let slice = e.slices.iter().find(|(n, _)| n == name).map(|(_, s)| s.as_slice()).unwrap_or_default();
     let x: Vec<f64> = slice.iter().map(|s| on_axis(e, p, s.x)).collect();
     let lower: Vec<f64> = slice.iter().map(|s| s.mean - 2.0 * s.sd).collect();
@@ -224,7 +271,8 @@ pub fn slice_chart(e: &Exploration, p: usize, proposals: &[Proposal]) -> String 
             None => diamond(&mut s, sx, plot.py(plot.y.0)),
         }
     }
-    let mut legend = vec![("GP mean ± 2 sd", BLUE, "none"), ("complete trial", ORANGE, "none")];
+    let label = drawn("complete trial", trials.len(), every.len());
+    let mut legend = vec![("GP mean ± 2 sd", BLUE, "none"), (label.as_str(), ORANGE, "none")];
     if !proposals.is_empty() {
         legend.push(("next trial", PROPOSAL, "none"));
     }
@@ -239,7 +287,9 @@ pub fn contour_chart(e: &Exploration, proposals: &[Proposal]) -> String {
     };
     let index = |n: &str| e.study.space.params.iter().position(|q| q.name == n).unwrap_or_default();
     let (pa, pb) = (index(a), index(b));
-    let title = format!("{}: a GP's mean over {a} and {b} (green: best), the trials on it", e.study.name);
+    let on_both: Vec<(f64, f64)> = e.study.complete().filter_map(|t| t.params[pa].zip(t.params[pb])).collect();
+    let dots = thinned(&on_both, MOST_DOTS);
+    let title = drawn(&format!("{}: a GP's mean over {a} × {b} (green: best)", e.study.name), dots.len(), on_both.len());
     let xs: Vec<f64> = grid.iter().map(|g| on_axis(e, pa, g.x)).collect();
     let ys: Vec<f64> = grid.iter().map(|g| on_axis(e, pb, g.y)).collect();
     let plot = Plot::nice(range(xs.iter().copied()), range(ys.iter().copied()), H).room_for(&title);
@@ -276,10 +326,8 @@ pub fn contour_chart(e: &Exploration, proposals: &[Proposal]) -> String {
             rank_color(rank[i], grid.len())
         );
     }
-    for t in e.study.complete() {
-        if let (Some(x), Some(y)) = (t.params[pa], t.params[pb]) {
-            dot(&mut s, plot.px(on_axis(e, pa, x)), plot.py(on_axis(e, pb, y)), 4.0, "#ffffff", r##"stroke="#111" stroke-width="1.5""##);
-        }
+    for (x, y) in dots {
+        dot(&mut s, plot.px(on_axis(e, pa, x)), plot.py(on_axis(e, pb, y)), 4.0, "#ffffff", r##"stroke="#111" stroke-width="1.5""##);
     }
     for (raw, _) in proposals {
         if let (Some(x), Some(y)) = (raw[pa], raw[pb]) {
@@ -294,17 +342,22 @@ pub fn contour_chart(e: &Exploration, proposals: &[Proposal]) -> String {
 pub fn parallel_chart(e: &Exploration, w: f64) -> String {
     let rows = parallel(&e.study);
     let names: Vec<&str> = e.study.space.params.iter().map(|p| p.name.as_str()).chain([e.study.objectives[0].0.as_str()]).collect();
-    let title = format!("{}: parallel coordinates of the complete trials (green: best)", e.study.name);
-    let (left, right, top, bottom) = (40.0, 40.0, title_top(&title, w, 12.0) + 24.0, 50.0);
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_by(|&i, &j| e.study.loss(rows[i].1).total_cmp(&e.study.loss(rows[j].1)));
+    // Beyond MOST_LINES, every k-th by rank: the best is drawn, and the colours keep their spread.
+    let ranked: Vec<(usize, usize)> = thinned(&order.iter().copied().enumerate().collect::<Vec<_>>(), MOST_LINES);
+    let title = drawn(&format!("{}: parallel coordinates (green: best)", e.study.name), ranked.len(), rows.len());
+    // Room for the outer axes' names, centred under them (about 7.5 units a character).
+    let half_name = |n: &str| 8.0 + 3.8 * n.chars().count() as f64;
+    let (left, right) = (half_name(names[0]).max(40.0), half_name(names[names.len() - 1]).max(40.0));
+    let (top, bottom) = (title_top(&title, w, 12.0) + 24.0, 50.0);
     let ax = |k: usize| left + (w - left - right) * k as f64 / (names.len() - 1).max(1) as f64;
     let ay = |v: f64| H - bottom - v.clamp(0.0, 1.0) * (H - top - bottom);
     let (lo, hi) = range(rows.iter().map(|r| r.1));
-    let mut order: Vec<usize> = (0..rows.len()).collect();
-    order.sort_by(|&i, &j| e.study.loss(rows[i].1).total_cmp(&e.study.loss(rows[j].1)));
     let mut s = format!(r##"<rect x="0" y="0" width="{w}" height="{H}" fill="#ffffff"/>"##);
     s.push_str(&title_svg(&title, w, 12.0));
     // The worst drawn first, so the best lie on top.
-    for (rank, &i) in order.iter().enumerate().rev() {
+    for &(rank, i) in ranked.iter().rev() {
         let (_, v, positions) = &rows[i];
         let value = if hi > lo { (v - lo) / (hi - lo) } else { 0.5 };
         let points: Vec<String> = positions
@@ -331,9 +384,9 @@ pub fn parallel_chart(e: &Exploration, w: f64) -> String {
             s,
             r#"<text x="{x:.1}" y="{}" class="tick">{}</text><text x="{x:.1}" y="{}" class="tick">{}</text>"#,
             top - 8.0,
-            escape(&p.display_value(high)),
+            escape(&bound_text(p, high)),
             H - bottom - 4.0,
-            escape(&p.display_value(low)),
+            escape(&bound_text(p, low)),
             x = ax(k) + 4.0
         );
     }
@@ -376,14 +429,16 @@ pub fn pareto_chart(e: &Exploration) -> String {
     front.sort_by(|p, q| p.0.total_cmp(&q.0));
     let plot = Plot::nice(range(points.iter().map(|p| p.0)), range(points.iter().map(|p| p.1)), H).room_for(&title);
     let mut s = plot.axes_svg(&title, a, b);
-    for &(x, y) in &points {
+    let dots = thinned(&points, MOST_DOTS);
+    for &(x, y) in &dots {
         dot(&mut s, plot.px(x), plot.py(y), 4.0, GREY, r#"fill-opacity="0.6""#);
     }
     line(&mut s, &plot.points(front.iter().copied()), ORANGE, 2.0, "");
     for &(x, y) in &front {
         dot(&mut s, plot.px(x), plot.py(y), 6.0, ORANGE, r#"class="front""#);
     }
-    s + &plot.legend_svg(&[("trial", GREY, "none"), ("Pareto front", ORANGE, "none")], &points)
+    let label = drawn("trial", dots.len(), points.len());
+    s + &plot.legend_svg(&[(&label, GREY, "none"), ("Pareto front", ORANGE, "none")], &dots)
 }
 
 /// One trial's intermediate values (the trials table's row opened).
