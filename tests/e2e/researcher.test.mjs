@@ -248,7 +248,7 @@ test('how the data is read is the user\'s choice, kept in the link: missing valu
 
 test('a race summary written elsewhere (hpo merge after a Ray sweep) opens in the page, survives a reload and is kept; a broken one says what is wrong', async () => {
   const query = 'v=1&data=bundled:curves&methods=RS,ASHA,Hyperband&tasks=curves-00,curves-01,curves-02&seeds=2&race=60';
-  const [json] = (await cliRun(query, [], ['race-summary.json'])).files;
+  const [json, verdictCsv] = (await cliRun(query, [], ['race-summary.json', 'verdict.csv'])).files;
   const dir = await tempDir('hpo-summary-');
   const write = async (name, text) => { const p = join(dir, name); await writeFile(p, text); return p; };
   const b = await openPage(site);
@@ -264,6 +264,10 @@ test('a race summary written elsewhere (hpo merge after a Ray sweep) opens in th
       assert.equal(await b.page.locator(`#${id} .cd-method`).count(), 3, `${id} names every method`);
       assert.match(await b.page.locator(`#${id}`).textContent(), /over 3 tasksFriedman p = [0-9.e-]+/);
     }
+    // The verdict: its sentence, a row a method, and verdict.csv as `hpo run` wrote it.
+    assert.match(await b.page.locator('#race-verdict-sentence').textContent(), /^RS won, with the smallest area under the regret curve \(0\.237\)/);
+    assert.equal(await b.page.locator('#race-verdict-table tbody tr').count(), 3);
+    assert.equal(await download(b.page, '#export-verdict-csv'), verdictCsv, 'verdict.csv: page and CLI differ');
     assert.equal(await b.page.locator('#race-run').count(), 0, 'no race view: a summary has no single runs');
     assert.equal(await b.page.isDisabled('#export-race-csv'), true, 'no traces to export');
     assert.deepEqual(JSON.parse(await download(b.page, '#export-race-json')), JSON.parse(json), 'the summary as opened');

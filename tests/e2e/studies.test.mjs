@@ -122,6 +122,16 @@ test('the default race on the 80-trial study with pruned trials finishes within 
     const legend = await b.page.locator('#chart-regret .legend-entry').allTextContents();
     assert.ok(legend.some((t) => /^DyHPO \(fast\) \(n=1\)$/.test(t)), legend.join(' | '));
     assert.ok(legend.some((t) => /^Optuna's own run/.test(t)), legend.join(' | '));
+    // The verdict with its evidence: a row a method and one for the study's own run, each
+    // compared with RS and with that run, and a sentence saying who won and how sure.
+    const verdictRows = await b.page.locator('#race-verdict-table tbody tr th').allTextContents();
+    assert.deepEqual(verdictRows, ['RS', 'Hyperband', 'ASHA', 'BOHB', 'DyHPO (fast)', "Optuna's own run"]);
+    assert.match(await b.page.locator('#race-verdict-table thead').textContent(), /vs RS.*vs Optuna's own run/);
+    assert.match(await b.page.locator('#race-verdict-sentence').textContent(), /^.+ won, with the smallest area under the regret curve/);
+    const verdictCsv = await download(b.page, '#export-verdict-csv');
+    assert.equal(verdictCsv.trim().split('\n').length, 7, verdictCsv);
+    await b.page.locator('#race-verdict').scrollIntoViewIfNeeded();
+    await b.page.screenshot({ path: join(ROOT, 'tests', 'e2e', 'artifacts', 'race-study-verdict-1280x720.png') });
     console.log(`default race on the 80-trial study: time left known after ${knownAfter.toFixed(1)} s, finished in ${seconds.toFixed(1)} s`);
   } finally { await b.close(); }
 });
