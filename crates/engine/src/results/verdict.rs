@@ -211,7 +211,12 @@ fn row(name: &str, runs: &[Run], label: impl Fn(&Run) -> String) -> VerdictRow {
     VerdictRow {
         name: name.to_string(),
         runs: runs.len(),
-        reached: runs.iter().filter(|r| units_to_best(&r.regret).is_some()).map(label).collect(),
+        // In task and seed order, whatever order the runs finished in.
+        reached: {
+            let mut reached: Vec<&Run> = runs.iter().filter(|r| units_to_best(&r.regret).is_some()).collect();
+            reached.sort_by(|a, b| (a.task, a.seed).cmp(&(b.task, b.seed)));
+            reached.into_iter().map(&label).collect()
+        },
         to_best_median: quantile(&to_best, 0.5),
         to_best_min: to_best.first().copied().unwrap_or(f64::NAN),
         to_best_max: to_best.last().copied().unwrap_or(f64::NAN),

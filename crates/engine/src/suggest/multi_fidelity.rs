@@ -28,7 +28,9 @@
 //! - A value from training goes through [`MultiFidelitySession::report`], the rule every face
 //!   of the Python package uses: a NaN is that configuration's failure (as [`fail`] reports
 //!   it; the run goes on without it), an infinite value is clipped to the range of the finite
-//!   values told so far ([`clip_infinite`], the rule of a study's infinite objective values).
+//!   values told so far ([`clip_infinite`], the rule of a study's infinite objective values)
+//!   and, before any finite value, fails its configuration as a NaN does (clipped to 0 it
+//!   would stand as the best loss whatever the scale of the values to come).
 //!   [`MultiFidelitySession::tell`] itself refuses a value that is not a finite number; the
 //!   request then stays open.
 //!
@@ -293,10 +295,12 @@ impl MultiFidelitySession {
 
     /// A value from training at `step` of `config`, by the module's rule: a NaN fails the
     /// configuration ([`MultiFidelitySession::fail`]), an infinite value is clipped to the
-    /// finite values told so far (in the user's direction), any other is told. The request and
+    /// finite values told so far (in the user's direction) or, with none told yet, fails the
+    /// configuration too; any other is told. The request and
     /// the step are checked as [`MultiFidelitySession::tell`] checks them, NaN or not.
     pub fn report(&mut self, config: usize, step: u32, value: f64) -> Result<Reported> {
-        if value.is_nan() {
+        let nothing_to_clip_to = || value.is_infinite() && !self.race.curves.iter().flatten().any(|v| v.is_finite());
+        if value.is_nan() || nothing_to_clip_to() {
             self.check_step(config, step, "report a value of")?;
             self.fail(config)?;
             return Ok(Reported::Failed);

@@ -490,9 +490,19 @@ fn a_nan_from_training_fails_its_configuration_and_an_infinite_value_is_clipped(
     // Every value kept is finite, an infinite one no worse than the worst finite one before it.
     let worst = s.race.curves.iter().flatten().fold(f64::NEG_INFINITY, |w, &v| w.max(v));
     assert!(worst.is_finite() && s.race.curves.iter().flatten().all(|v| v.is_finite()));
-    // The first value of a session, infinite, has nothing to be clipped to: 0.
-    let mut first = MultiFidelitySession::new(space(), "ASHA", 9, None, -1.0, 0, POOL).unwrap();
-    let Asked::Train(a) = first.ask().unwrap() else { panic!("the first ask trains") };
-    assert_eq!(first.report(a.config, 1, f64::NEG_INFINITY).unwrap(), Reported::Completed);
-    assert_eq!(first.best(), Some((a.config, 1, 0.0)));
+    // The first value of a session, infinite, has nothing to be clipped to: its configuration
+    // fails (clipped to 0, a +inf loss would have stood as the best), and the run goes on.
+    for infinite in [f64::INFINITY, f64::NEG_INFINITY] {
+        let mut first = MultiFidelitySession::new(space(), "ASHA", 9, None, -1.0, 0, POOL).unwrap();
+        let Asked::Train(a) = first.ask().unwrap() else { panic!("the first ask trains") };
+        assert_eq!(first.report(a.config, 1, infinite).unwrap(), Reported::Failed);
+        assert_eq!((first.failed(), first.best()), (vec![a.config], None));
+        let Asked::Train(b) = first.ask().unwrap() else { panic!("the run goes on") };
+        assert_ne!(b.config, a.config);
+        assert_eq!(first.report(b.config, 1, 0.5).unwrap(), Reported::Completed);
+        // Once a finite value is told, an infinite one is clipped to it.
+        let Asked::Train(c) = first.ask().unwrap() else { panic!("the run goes on") };
+        assert_eq!(first.report(c.config, 1, infinite).unwrap(), Reported::Completed);
+        assert!(first.race.curves.iter().flatten().all(|v| v.is_finite()));
+    }
 }

@@ -69,7 +69,7 @@ pub fn RaceVerdict(
                         <thead><tr>
                             <th scope="col">""</th>
                             <th scope="col">"reached the best"</th>
-                            <th scope="col">"seeds reaching it"</th>
+                            <th scope="col">"runs reaching it"</th>
                             <th scope="col">"budget to reach it"</th>
                             <th scope="col">"regret area"</th>
                             <th scope="col">{format!("vs {base}")}</th>

@@ -223,7 +223,7 @@ pub fn RaceResults(
             <div id="race-verdict-cell" style="grid-column: 1 / -1">
                 <label class="check"><input id="regret-log" type="checkbox" prop:checked=move || regret_log.get() prop:disabled=move || spec.with(|s| s.log_y)
                     on:change=move |ev| regret_log_choice.set(Some(event_target_checked(&ev)))/>
-                    {move || format!("log regret axis (starts on when the regret spans more than 2 decades; it spans {:.1})", summary.with(|s| s.as_ref().map_or(0.0, RaceSummary::regret_decades)))}</label>
+                    {move || format!("log regret axis (starts on when the regret spans more than 2 decades; it spans {:.1} decades)", summary.with(|s| s.as_ref().map_or(0.0, RaceSummary::regret_decades)))}</label>
                 <RaceVerdict summary=summary messages=messages/>
             </div>
             <Show when=move || !untimed()
