@@ -96,6 +96,24 @@ test('a link naming a view opens it on its data, at phone size too', async () =>
   }
 });
 
+test('a two-objective study gets its Pareto front, the same bytes as hpo explore, at both sizes', async () => {
+  const out = join(dir, 'two');
+  await cli(['explore', '--data', join(studies, 'optuna-two-objective.db'), '--out', out]);
+  for (const [width, height] of [[1280, 720], [390, 844]]) {
+    const b = await openPage(site, '', { width, height });
+    try {
+      await b.page.setInputFiles('#upload', join(studies, 'optuna-two-objective.db'));
+      await b.page.waitForFunction(() => /^optuna-two-objective: /.test(document.querySelector('#data-info')?.textContent ?? ''), null, { timeout: 60_000 });
+      await explore(b.page);
+      await b.page.click('#study-view-pareto');
+      await b.page.waitForSelector('#study-pareto circle.front');
+      assert.ok(await b.page.locator('#study-pareto circle.front').count() >= 2);
+      assert.equal(await download(b.page, '#study-csv'), await readFile(join(out, 'pareto.csv'), 'utf8'), 'pareto.csv: page and CLI differ');
+      await b.page.locator('#study-panel').screenshot({ path: join(artifacts, `study-pareto-${width}x${height}.png`) });
+    } finally { await b.close(); }
+  }
+});
+
 /// A table of evaluations in the format the page reads (hp_ columns, metric_value, task), its
 /// rows from a seeded generator: `row(k, next)` gives row k's cells, `next()` a uniform draw.
 async function table(name, header, rows, row) {
