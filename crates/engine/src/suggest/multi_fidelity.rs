@@ -90,8 +90,9 @@ pub enum Asked {
     Train(Assignment),
     /// Nothing can start until an outstanding request is told.
     Wait,
-    /// The total budget is spent, or the method can train nothing more (every configuration
-    /// started or fully trained).
+    /// The total budget is spent and no configuration is in training (one that fails would
+    /// return the steps it did not train: until then `ask` says [`Asked::Wait`]), or the method
+    /// can train nothing more (every configuration started or fully trained).
     Done,
 }
 
@@ -200,7 +201,9 @@ impl MultiFidelitySession {
     /// The next configuration to train and how far (see the module's rules).
     pub fn ask(&mut self) -> Result<Asked> {
         if self.race.remaining == 0 {
-            return Ok(Asked::Done);
+            // A configuration in training may yet fail and give back its untrained steps (a
+            // run ended as soon as the last step was handed out lost them: 1 of 18 on Ray).
+            return Ok(if self.race.training.iter().any(|&t| t) { Asked::Wait } else { Asked::Done });
         }
         let request = match self.held.iter().position(|r| !self.race.training[r.config]) {
             // A request kept for a configuration that is told now (a failed one's are dropped

@@ -196,8 +196,10 @@ class MultiFidelity:
 
     @property
     def finished(self) -> bool:
-        """True once ``ask`` found the total budget spent."""
-        return self._finished
+        """True once ``ask`` found the total budget spent, or once it is handed out and told with
+        nothing left in training (``ask`` waits while a configuration trains: one that fails gives
+        back the steps it did not train)."""
+        return self._finished or (self._session.remaining() == 0 and not self._session.in_training())
 
     @property
     def remaining(self) -> int | None:

@@ -105,8 +105,9 @@ class Scheduler(TrialScheduler):
     def suggest(self) -> TrialSuggestion | None:
         asked = self._session.ask()
         if asked is None:
-            if not self._session.finished:
-                # The method waits for a running trial; Syne Tune reads None as "exhausted".
+            if not self._session.finished and self._session.remaining != 0:
+                # The method waits for a running trial; Syne Tune reads None as "exhausted". (With
+                # the budget all handed out, the session waits for the trials still training.)
                 waiting = sorted(self._trial_of[c] for c, _, _ in self._session.in_training() if c in self._trial_of)
                 left = self._session.remaining
                 logger.warning(
