@@ -62,7 +62,7 @@ def wait_for_the_gate(config, trial_id):
 def train(config):
     """The curve family of syne_tune_train.py, one report (with a checkpoint) per epoch, resumed
     from the checkpoint Ray restores. A configuration with lr above fail_lr_above raises at its
-    first epoch; with kill_dir, the first trial to reach epoch 2 writes its pid there and waits
+    first epoch, and one with lr above nan_lr_above reports a NaN loss; with kill_dir, the first trial to reach epoch 2 writes its pid there and waits
     for the test to kill its worker process; with gate, each report waits for the gate."""
     checkpoint = tune.get_checkpoint()
     start = 0
@@ -86,9 +86,10 @@ def train(config):
             except FileExistsError:
                 pass  # one worker is killed per run
         wait_for_the_gate(config, trial_id)
+        loss = math.nan if config["lr"] > config["nan_lr_above"] else floor + (1.0 - floor / 4) / epoch
         with tempfile.TemporaryDirectory() as d:
             Path(d, "state.json").write_text(json.dumps({"epoch": epoch}))
-            tune.report({"epoch": epoch, "loss": floor + (1.0 - floor / 4) / epoch}, checkpoint=tune.Checkpoint.from_directory(d))
+            tune.report({"epoch": epoch, "loss": loss}, checkpoint=tune.Checkpoint.from_directory(d))
 
 
 def full_evaluation(config):
@@ -114,6 +115,7 @@ def main():
     p.add_argument("--concurrent", type=int, default=4)
     p.add_argument("--sleep", type=float, default=0.2)
     p.add_argument("--fail-lr-above", type=float, default=math.inf)
+    p.add_argument("--nan-lr-above", type=float, default=math.inf, help="train: configurations of lr above it report NaN")
     p.add_argument("--kill-dir", default="")
     p.add_argument("--max-failures", type=int, default=0)
     p.add_argument("--together", type=int, default=0, help="the first N trial starts wait for one another")
@@ -129,7 +131,8 @@ def main():
         recording.GATE = gate
 
     ray.init(address=a.address, logging_level="ERROR", log_to_driver=False)
-    constants = {"events": a.events, "sleep": a.sleep, "fail_lr_above": a.fail_lr_above, "max_t": a.max_t, "kill_dir": a.kill_dir,
+    constants = {"events": a.events, "sleep": a.sleep, "fail_lr_above": a.fail_lr_above, "nan_lr_above": a.nan_lr_above,
+                 "max_t": a.max_t, "kill_dir": a.kill_dir,
                  "together": a.together, "starts": a.events + ".starts", "gate": gate}
     space = {"lr": tune.loguniform(1e-4, 1.0), "width": tune.randint(8, 257), **constants}
     run_config = tune.RunConfig(

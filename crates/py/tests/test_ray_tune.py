@@ -333,6 +333,22 @@ def test_the_scheduler_runs_asha_with_4_concurrent_trials_and_a_killed_worker_is
         assert steps == list(range(1, len(steps) + 1)), (c, steps)
 
 
+def test_a_real_ray_run_goes_through_nan_trials_to_the_end_of_its_budget(ray_cluster, tmp_path):
+    # ASHA over 3 epochs, 2 at once; configurations of lr > 0.1 (about a third of the log range)
+    # report a NaN loss at their first epoch: each is released and its trial stopped, and the
+    # budget its steps held goes to others, so the run still tells all 18 steps.
+    out = drive(ray_cluster, tmp_path, "--name", "nan", "--face", "scheduler", "--method", "ASHA", "--max-t", "3",
+                "--total-budget", "18", "--concurrent", "2", "--nan-lr-above", "0.1", "--sleep", "0.05")
+    assert out["failed"] and all(lr > 0.1 for lr in out["failed_lr"]), out["failed_lr"]
+    assert out["finished"] and out["in_training"] == []
+    # The face's record holds each NaN as reported, once per failed configuration.
+    nans = [c for c, _, v in out["tells"] if math.isnan(v)]
+    assert sorted(nans) == sorted(out["failed"]), (nans, out["failed"])
+    assert sum(1 for _, _, v in out["tells"] if math.isfinite(v)) == 18, json.dumps(out)
+    assert math.isfinite(out["best"])
+    assert set(out["statuses"]) == {"TERMINATED"}, out["statuses"]
+
+
 def test_tuner_restore_of_an_interrupted_hyperband_experiment_goes_on_to_the_end(ray_cluster, tmp_path):
     # Hyperband over 9 epochs, 4 at once; configurations of lr > 0.1 raise (released, the rung
     # decided without them). The first driver is interrupted (SIGINT, as Ctrl-C) after 12 tells.
