@@ -351,3 +351,38 @@ def test_optimize_multi_fidelity_fails_a_nan_trial_and_goes_on(caplog):
     assert len(failed) == len(mf.failed()) and mf.finished and mf.remaining == 0
     assert any(t.state == optuna.trial.TrialState.COMPLETE for t in trials), "the run went on to the full budget"
     assert "reported NaN at budget step 1" in caplog.text
+
+
+def test_a_journal_the_package_writes_with_nan_and_inf_values_reads_back_in_hpo_with_every_record(tmp_path, caplog):
+    # optimize_multi_fidelity into a journal: trials failed by a NaN (their NaN intermediate value
+    # kept), curves with an infinite value (clipped in the engine, written by Optuna as it came).
+    # `hpo explore` reads the journal back: every trial with its state, every intermediate value.
+    import csv
+
+    journal = tmp_path / "journal.log"
+    study = optuna.create_study(study_name="mf-nan", storage=journal_storage(journal))
+
+    def train_step(params, step, state):
+        if params["lr"] > 0.1:
+            return math.nan, state
+        if params["lr"] < 1e-3 and step == 2:
+            return math.inf, state
+        return curve(params, step), state
+
+    optimize_multi_fidelity(study, train_step, space=SPACE, max_budget=9, total_budget=60, method="ASHA", n_configs=128)
+    trials = optuna.load_study(study_name="mf-nan", storage=journal_storage(journal)).get_trials()
+    states = {t.state.name for t in trials}
+    assert {"FAIL", "COMPLETE"} <= states, states
+    assert any(math.isinf(v) for t in trials for v in t.intermediate_values.values()), "an infinite value was written"
+    out = tmp_path / "explored"
+    run = subprocess.run([HPO, "explore", "--data", str(journal), "--out", str(out)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    with open(out / "trials.csv", newline="") as f:
+        read = [(int(r["number"]), r["state"]) for r in csv.DictReader(f)]
+    assert read == [(t.number, t.state.name) for t in trials]
+    with open(out / "intermediate.csv", newline="") as f:
+        steps = [(int(r["number"]), int(r["step"]), float(r["value"])) for r in csv.DictReader(f)]
+    expected = [(t.number, s, v) for t in trials for s, v in sorted(t.intermediate_values.items())]
+    assert len(steps) == len(expected)
+    for got, want in zip(steps, expected):
+        assert got[:2] == want[:2] and (got[2] == want[2] or (math.isnan(got[2]) and math.isnan(want[2]))), (got, want)
