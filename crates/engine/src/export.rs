@@ -131,7 +131,7 @@ mod tests {
         // gives every row's text and every number to the bit.
         let mut rng = crate::optimizer::MethodRng::seed_from_u64(77);
         let specials = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0, 5e-324, f64::MAX, 1.0 / 3.0, -1e-300];
-        let mut number = |rng: &mut crate::optimizer::MethodRng| {
+        let number = |rng: &mut crate::optimizer::MethodRng| {
             if rng.random_bool(0.3) {
                 specials[rng.random_range(0..specials.len())]
             } else {
