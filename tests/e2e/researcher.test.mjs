@@ -268,6 +268,11 @@ test('a race summary written elsewhere (hpo merge after a Ray sweep) opens in th
     assert.match(await b.page.locator('#race-verdict-sentence').textContent(), /^RS won, with the smallest area under the regret curve \(0\.237\)/);
     assert.equal(await b.page.locator('#race-verdict-table tbody tr').count(), 3);
     assert.equal(await download(b.page, '#export-verdict-csv'), verdictCsv, 'verdict.csv: page and CLI differ');
+    // On a phone the table scrolls inside its box; the sentence wraps above it.
+    await b.page.setViewportSize({ width: 390, height: 844 });
+    await b.page.locator('#race-verdict').scrollIntoViewIfNeeded();
+    await b.page.locator('#race-verdict').screenshot({ path: join(ROOT, 'tests', 'e2e', 'artifacts', 'race-verdict-390x844.png') });
+    await b.page.setViewportSize({ width: 1280, height: 720 });
     assert.equal(await b.page.locator('#race-run').count(), 0, 'no race view: a summary has no single runs');
     assert.equal(await b.page.isDisabled('#export-race-csv'), true, 'no traces to export');
     assert.deepEqual(JSON.parse(await download(b.page, '#export-race-json')), JSON.parse(json), 'the summary as opened');

@@ -64,8 +64,10 @@ pub fn RaceVerdict(
             Some(view! {
                 <div id="race-verdict">
                     <p id="race-verdict-sentence" role="status"><strong>{v.sentence.clone()}</strong></p>
-                    <div class="table-scroll"><table id="race-verdict-table">
-                        <caption class="hint">"Per run (task × seed): the runs that reached the best, the budget units to reach it (median, range), the area under the regret curve (mean regret over the budget; smaller is better) and Wilcoxon signed-rank tests of the areas, paired by seed (docs/methods.md, \"A race's verdict\")."</caption>
+                    // The explanation above the table, not its caption: it wraps to the page's
+                    // width while the table scrolls sideways on a phone.
+                    <p class="hint" id="race-verdict-caption">"Per run (task × seed): the runs that reached the best, the budget units to reach it (median, range), the area under the regret curve (mean regret over the budget; smaller is better) and Wilcoxon signed-rank tests of the areas, paired by seed (docs/methods.md, \"A race's verdict\")."</p>
+                    <div class="table-scroll"><table id="race-verdict-table" aria-describedby="race-verdict-caption">
                         <thead><tr>
                             <th scope="col">""</th>
                             <th scope="col">"reached the best"</th>
