@@ -325,11 +325,11 @@ fn figure_of(id: &'static str, label: &'static str, height: f64, legend: usize, 
     .into_any()
 }
 
-/// The trials table: every trial, sortable by any column, filtered by state; a row opens its
-/// intermediate values below.
 /// Rows a page of the trials table shows.
 const TABLE_ROWS: usize = 200;
 
+/// The trials table: every trial, sortable by any column, filtered by state, in pages of
+/// [`TABLE_ROWS`]; a row opens its intermediate values below.
 fn trials_table(e: std::sync::Arc<Exploration>) -> AnyView {
     let header: Vec<String> = ["number", "state"]
         .map(String::from)
