@@ -27,9 +27,9 @@ pub const MAX_STEPS: usize = SAMPLE - FIRST;
 /// Most values a user may add.
 pub const MAX_ADDED: usize = 20;
 
-/// The seed the lesson opens on: the first whose GP-against-GCP run shows the lesson's point
-/// (GCP at the minimum three or more evaluations before GP; `sentences::copula`'s test).
-pub const DEFAULT_SEED: u64 = 0;
+/// The seed the lesson opens on: the typical one of GP against GCP over the seeds counted
+/// (`sentences::copula`'s test checks it).
+pub const DEFAULT_SEED: u64 = 15;
 
 /// The lesson's setting (all of it in the link).
 #[derive(Debug, Clone, PartialEq)]

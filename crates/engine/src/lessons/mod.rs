@@ -14,6 +14,7 @@ pub mod copula;
 pub mod designs;
 pub mod gp_ei;
 pub mod multi_fidelity;
+pub mod over_seeds;
 pub mod pareto;
 pub mod sentences;
 pub mod steps;
@@ -252,6 +253,61 @@ impl Lesson {
     }
 }
 
+impl Lesson {
+    /// The same lesson and step on another seed (`None` for lesson 5, which has no seed):
+    /// what a click on a seed of the count over seeds opens.
+    pub fn with_seed(&self, seed: u64) -> Option<Lesson> {
+        Some(match self {
+            Lesson::GpEi(s) => Lesson::GpEi(GpEiSetting { seed, ..s.clone() }),
+            Lesson::Copula(s) => Lesson::Copula(CopulaSetting { seed, ..s.clone() }),
+            Lesson::Transfer(s) => Lesson::Transfer(SeedStep { seed, ..*s }),
+            Lesson::MultiFidelity(s) => Lesson::MultiFidelity(SeedStep { seed, ..*s }),
+            Lesson::Pareto(m, s) => Lesson::Pareto(m.clone(), SeedStep { seed, ..*s }),
+            Lesson::Designs(..) => return None,
+        })
+    }
+
+    /// The seed shown (`None` for lesson 5).
+    pub fn seed(&self) -> Option<u64> {
+        match self {
+            Lesson::GpEi(s) => Some(s.seed),
+            Lesson::Copula(s) => Some(s.seed),
+            Lesson::Transfer(s) | Lesson::MultiFidelity(s) | Lesson::Pareto(_, s) => Some(s.seed),
+            Lesson::Designs(..) => None,
+        }
+    }
+
+    /// The worker job that counts the lesson's race over seeds (the seed shown and the step
+    /// ignored: one count serves every seed), for the lessons that race methods from a seed;
+    /// lesson 5's construction has no seed, and its random designs come with its frames.
+    pub fn over_seeds_job(&self) -> Option<LessonJob> {
+        let kind = match self {
+            Lesson::GpEi(s) => OverSeedsOf::GpEi(GpEiSetting { step: 0, seed: 0, ..s.clone() }),
+            Lesson::Copula(_) => OverSeedsOf::Copula,
+            Lesson::Transfer(_) => OverSeedsOf::Transfer,
+            Lesson::MultiFidelity(_) => OverSeedsOf::MultiFidelity,
+            Lesson::Pareto(..) => OverSeedsOf::Pareto,
+            Lesson::Designs(..) => return None,
+        };
+        Some(LessonJob::OverSeeds(kind))
+    }
+}
+
+/// Which lesson's race a count over seeds is of.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum OverSeedsOf {
+    /// Lesson 1 with this setting (its seed and step ignored).
+    GpEi(GpEiSetting),
+    /// Lesson 2's GP against GCP.
+    Copula,
+    /// Lesson 3.
+    Transfer,
+    /// Lesson 4.
+    MultiFidelity,
+    /// Lesson 6.
+    Pareto,
+}
+
 /// Lesson work heavy enough for a Web Worker (it brings the GP and GPB fitting code, which
 /// the page's own bundle then need not carry): every frame of a setting at once.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -272,6 +328,8 @@ pub enum LessonJob {
     Designs(DesignViewSpec, Vec<Placed>),
     /// Lesson 6: (method, seed).
     Pareto(String, u64),
+    /// A lesson's race over [`over_seeds::VERDICT_SEEDS`] seeds.
+    OverSeeds(OverSeedsOf),
 }
 
 /// What a [`LessonJob`] returns.
@@ -289,6 +347,8 @@ pub enum LessonFrames {
     Designs(designs::DesignFrames),
     /// Lesson 6's run.
     Pareto(pareto::ParetoFrames),
+    /// A lesson's race counted over seeds.
+    OverSeeds(over_seeds::OverSeeds),
 }
 
 impl LessonJob {
@@ -302,6 +362,14 @@ impl LessonJob {
             LessonJob::MultiFidelity(seed) => multi_fidelity::frames(*seed).map(LessonFrames::MultiFidelity),
             LessonJob::Pareto(method, seed) => pareto::frames(method, *seed).map(LessonFrames::Pareto),
             LessonJob::Designs(spec, placed) => designs::frames(spec, placed).map(LessonFrames::Designs),
+            LessonJob::OverSeeds(of) => match of {
+                OverSeedsOf::GpEi(s) => sentences::gp_ei::over_seeds(s),
+                OverSeedsOf::Copula => sentences::copula::over_seeds(),
+                OverSeedsOf::Transfer => sentences::transfer::over_seeds(),
+                OverSeedsOf::MultiFidelity => sentences::multi_fidelity::over_seeds(),
+                OverSeedsOf::Pareto => sentences::pareto::over_seeds(),
+            }
+            .map(LessonFrames::OverSeeds),
         }
     }
 }
@@ -505,6 +573,11 @@ mod tests {
             LessonLink::new(Lesson::Pareto("GCP+MO".into(), SeedStep { step: 1, seed: pareto::DEFAULT_SEED })).to_query(),
             "learn=pareto&step=1&lm=GCP%2BMO"
         );
+        // A seed of the count over seeds opens the same lesson and step on that seed.
+        let shown = Lesson::MultiFidelity(SeedStep { step: multi_fidelity::BUDGET, seed: 2 });
+        assert_eq!(shown.with_seed(7), Some(Lesson::MultiFidelity(SeedStep { step: multi_fidelity::BUDGET, seed: 7 })));
+        assert!(Lesson::all().iter().all(|l| l.with_seed(5).map(|o| (o.seed(), o.step())) == l.seed().map(|_| (Some(5), l.step()))));
+        assert_eq!(Lesson::all().iter().filter(|l| l.over_seeds_job().is_some()).count(), 5, "every lesson but lesson 5 counts over seeds");
         // Every lesson is in the list once, under its own name.
         let ids: Vec<&str> = Lesson::all().iter().map(Lesson::id).collect();
         assert_eq!(ids, ["gp-ei", "copula", "transfer", "multi-fidelity", "designs", "pareto"]);

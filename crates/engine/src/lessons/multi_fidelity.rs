@@ -24,9 +24,9 @@ use crate::stats::log_expected_improvement;
 /// Budget units (epochs) each method spends: Hyperband's first bracket and the start of its
 /// second.
 pub const BUDGET: usize = 120;
-/// The task the lesson opens on: the first seed on which DyHPO ends lower than Hyperband
-/// (`sentences::multi_fidelity`'s test finds it).
-pub const DEFAULT_SEED: u64 = 3;
+/// The task the lesson opens on: the typical one of [`crate::lessons::over_seeds`]
+/// (`sentences::multi_fidelity`'s test checks it).
+pub const DEFAULT_SEED: u64 = 14;
 /// The scores a frame keeps: the best few by EI_MF.
 pub const TOP: usize = 6;
 
@@ -134,16 +134,18 @@ pub fn log10_ei(s: &StepScore) -> f64 {
     }
 }
 
-/// Where a run stood after some epochs: the lowest loss any of its curves reached, how many
-/// configurations it had started, and how many epochs it had trained the one with that loss
-/// (what the last step's verdict says: more configurations tried, or the best trained longer).
+/// Where a run stood after some epochs: the lowest loss at which one of its curves stands (the
+/// loss after the last epoch trained: a curve is compared where it ends, not at an earlier
+/// dip), how many configurations it had started, and how many epochs it had trained the one
+/// standing lowest (what the last step's verdict says: more configurations tried, or the best
+/// trained longer).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Tally {
-    /// The lowest loss reached (infinite before the first epoch).
+    /// The lowest loss a curve stands at (infinite before the first epoch).
     pub best: f64,
     /// Configurations started.
     pub started: usize,
-    /// Epochs trained of the configuration with the lowest loss.
+    /// Epochs trained of the configuration standing lowest.
     pub best_epochs: usize,
 }
 
@@ -161,9 +163,9 @@ impl MultiFidelityFrames {
     fn tally(&self, trained: Vec<(usize, usize)>) -> Tally {
         let mut t = Tally { best: f64::INFINITY, started: trained.len(), best_epochs: 0 };
         for (c, len) in trained {
-            let low = self.curves[c][..len].iter().copied().fold(f64::INFINITY, f64::min);
-            if low < t.best {
-                t.best = low;
+            let Some(&now) = self.curves[c][..len].last() else { continue };
+            if now < t.best {
+                t.best = now;
                 t.best_epochs = len;
             }
         }
@@ -259,6 +261,13 @@ mod tests {
         assert_eq!(f.hyperband_after(0), Tally { best: f64::INFINITY, started: 0, best_epochs: 0 });
         assert_eq!(f.hyperband_after(2), Tally { best: 2.5, started: 2, best_epochs: 1 });
         assert_eq!(f.hyperband_after(4), Tally { best: 1.0, started: 3, best_epochs: 2 });
+        // A curve counts where it stands, not at an earlier dip: 0.5 then 2.0 stands at 2.0.
+        let dip = MultiFidelityFrames {
+            curves: vec![vec![0.5, 2.0], vec![1.5, 1.0]],
+            hyperband: [(0, 2), (1, 2)].map(|(config, budget)| HyperbandStep { config, budget, bracket: 0, rung: 0, pass: 0 }).to_vec(),
+            ..f
+        };
+        assert_eq!(dip.hyperband_after(4), Tally { best: 1.0, started: 2, best_epochs: 2 });
         let real = frames(3).unwrap();
         let end = real.dyhpo_after(BUDGET);
         assert!(end.best.is_finite() && end.started >= 1 && end.best_epochs >= 1);

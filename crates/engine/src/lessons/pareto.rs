@@ -40,9 +40,9 @@ pub fn methods() -> Vec<&'static MethodEntry> {
 
 /// The default method: the copula paper's GCP+MO.
 pub const DEFAULT_METHOD: &str = "GCP+MO";
-/// The task and seed the lesson opens on: the first where the default method ends with the
-/// lowest hypervolume error of the methods offered (`sentences::pareto`'s test finds it).
-pub const DEFAULT_SEED: u64 = 1;
+/// The task and seed the lesson opens on: the typical one of the methods' race over the seeds
+/// counted (`sentences::pareto`'s test checks it).
+pub const DEFAULT_SEED: u64 = 11;
 
 /// One run of lesson 6.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -37,9 +37,9 @@ pub const SOURCES: usize = 8;
 /// Evaluations each method makes in the lesson.
 pub const MAX_STEPS: usize = 15;
 
-/// The family the lesson opens on: the first seed whose runs show the lesson's point, found
-/// by `sentences::transfer`'s test (GCP+prior ahead of GCP early, CTS's line in sight).
-pub const DEFAULT_SEED: u64 = 15;
+/// The family the lesson opens on: the typical one for GCP+prior against GCP over the seeds
+/// counted (`sentences::transfer`'s test checks it).
+pub const DEFAULT_SEED: u64 = 10;
 
 /// The three methods, in the order of [`TransferFrames::runs`].
 pub const METHODS: [&str; 3] = ["GCP+prior", "GCP", "CTS"];

@@ -2,6 +2,28 @@
 //! criterion the construction reached against random designs of the same size.
 
 use crate::lessons::designs::DesignFrames;
+use crate::lessons::over_seeds::OverSeeds;
+
+/// Criteria closer than this are a tie (three decimals, as shown).
+pub const TIE: f64 = 5e-4;
+
+/// The construction against each random design (seeds 0, 1, …) as a race over seeds, for the
+/// strip under the last step: a score is the criterion negated, since larger is better.
+pub fn over_seeds(f: &DesignFrames, method: &str) -> OverSeeds {
+    let ours = f.views[f.result].value;
+    OverSeeds {
+        names: vec![method.to_string(), "the random design".into()],
+        tie: TIE,
+        scores: f.random.iter().map(|&r| vec![-ours, -r]).collect(),
+    }
+}
+
+/// A random design in words, for the strip: its criterion against the construction's.
+pub fn describe(o: &OverSeeds, seed: u64) -> String {
+    let Some(s) = o.scores.get(seed as usize) else { return String::new() };
+    let who = o.winner(seed).map_or("a tie".to_string(), |w| format!("{} wins", o.names[w]));
+    format!("random design {seed}: criterion {:.3} against {}'s {:.3}, {who}", -s[1], o.names[0], -s[0])
+}
 
 /// max d at or below this counts as nothing red.
 pub const NOTHING_RED: f64 = 1e-9;
@@ -46,7 +68,7 @@ pub fn verdict(f: &DesignFrames, method: &str, criterion: &str) -> String {
     let ours = &f.views[f.result];
     let n = ours.points.len();
     let (med, best) = (median(&f.random), f.random.iter().copied().fold(f64::NEG_INFINITY, f64::max));
-    let beaten = f.random.iter().filter(|&&r| r < ours.value).count();
+    let beaten = f.random.iter().filter(|&&r| ours.value - r >= TIE).count();
     let returned = if f.result + 1 == f.views.len() { String::new() } else { format!(" (its best accepted design, iterate {})", f.result) };
     let head = format!(
         "{method} reached a {criterion}-criterion of {:.3} with {n} points{returned}; {} random designs of {n} points reach a median of {med:.3} and at best {best:.3}.",
@@ -98,7 +120,7 @@ mod tests {
         if number_after(text, "median of ") != Some((median(&f.random) * 1e3).round() / 1e3) {
             return fail("the random designs' median");
         }
-        if text.contains(" wins:") != f.random.iter().all(|&r| r < f.views[f.result].value) {
+        if text.contains(" wins:") != f.random.iter().all(|&r| f.views[f.result].value - r >= TIE) {
             return fail("the winner");
         }
         Ok(())

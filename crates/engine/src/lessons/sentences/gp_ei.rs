@@ -3,7 +3,8 @@
 //! and how many evaluations an evenly spaced grid needs to come as close.
 
 use crate::axis::count;
-use crate::lessons::gp_ei::{forrester, GpEiFrame, Origin, GRID, MAX_STEPS};
+use crate::lessons::gp_ei::{forrester, frames, GpEiFrame, GpEiSetting, Origin, GRID, MAX_STEPS};
+use crate::lessons::over_seeds::{OverSeeds, VERDICT_SEEDS};
 
 use super::{ordinal, tiny, TINY};
 
@@ -37,9 +38,53 @@ pub fn collapsed_since(frames: &[GpEiFrame]) -> Option<usize> {
     }
 }
 
+/// A start's outcomes, as a race between finding the minimum and the budget running out.
+pub const OUTCOMES: [&str; 2] = ["found within 30 steps", "missed"];
+
+/// A start's scores: the step at which EI found the minimum (one more than the lesson's steps
+/// when it never did), against the budget's end half a step after the last step; the first
+/// wins when EI found it.
+pub fn scores(frames: &[GpEiFrame]) -> Vec<f64> {
+    vec![found_at(frames).unwrap_or(MAX_STEPS + 1) as f64, MAX_STEPS as f64 + 0.5]
+}
+
+/// A start in words, for the strip: where EI found the minimum.
+pub fn describe(o: &OverSeeds, seed: u64) -> String {
+    match o.scores.get(seed as usize).map(|s| s[0] as usize) {
+        Some(k) if k <= MAX_STEPS => format!("random start {seed}: EI found the minimum at step {k}"),
+        Some(_) => format!("random start {seed}: EI missed the minimum in {MAX_STEPS} steps"),
+        None => String::new(),
+    }
+}
+
+/// The setting over [`VERDICT_SEEDS`] random starts (its seed replaced by 0, 1, …), each run
+/// as the lesson runs it.
+pub fn over_seeds(setting: &GpEiSetting) -> crate::error::Result<OverSeeds> {
+    OverSeeds::count(&OUTCOMES, 0.5, |seed| frames(&GpEiSetting { seed, step: 0, ..setting.clone() }, MAX_STEPS).map(|f| scores(&f)))
+}
+
+/// The count over starts in words: how often EI found the minimum, the median step and the
+/// range; where `seed` stands.
+pub fn over_seeds_sentence(o: &OverSeeds, seed: u64) -> String {
+    let mut found: Vec<usize> = o.scores.iter().map(|s| s[0] as usize).filter(|&k| k <= MAX_STEPS).collect();
+    found.sort_unstable();
+    let n = o.scores.len();
+    let typical = match (found.first(), found.last()) {
+        (Some(lo), Some(hi)) => format!(", at step {} in the median (from {lo} to {hi})", found[(found.len() - 1) / 2]),
+        _ => String::new(),
+    };
+    let this = match o.scores.get(seed as usize) {
+        Some(s) if s[0] as usize > MAX_STEPS => format!(" Seed {seed} is one of the {} that missed it.", n - found.len()),
+        Some(_) => String::new(),
+        None => format!(" (Seed {seed} is not among the {n} counted.)"),
+    };
+    format!("Over {n} random starts of this setting, EI found the minimum within {MAX_STEPS} steps on {}{typical}.{this}", found.len())
+}
+
 /// The sentence of step `step`, whose frame is `frames[step]` (`frames` holds every frame up
-/// to it at least; the last step's verdict reads them all).
-pub fn sentence(frames: &[GpEiFrame], step: usize) -> String {
+/// to it at least; the last step's verdict reads them all) of the start `seed`; the last
+/// step's ends with the count over starts once it is computed.
+pub fn sentence(frames: &[GpEiFrame], step: usize, seed: u64, over: Option<&OverSeeds>) -> String {
     let f = &frames[step];
     let n = f.observations.len();
     let first = if step == 0 {
@@ -59,7 +104,11 @@ pub fn sentence(frames: &[GpEiFrame], step: usize) -> String {
     };
     let model = format!("The GP ({ls}) {}.", f.band_reading());
     if step == MAX_STEPS && frames.len() > MAX_STEPS {
-        return verdict(&frames[..=MAX_STEPS]);
+        let count = over.map_or_else(
+            || format!("Counting how the same setting goes over {VERDICT_SEEDS} random starts…"),
+            |o| over_seeds_sentence(o, seed),
+        );
+        return format!("{} {count}", verdict(&frames[..=MAX_STEPS]));
     }
     let i = grid_index(f.next.0);
     let acquisition = if f.ei_collapsed() {
@@ -252,24 +301,44 @@ mod tests {
         settings.push(GpEiSetting { lengthscale: Some(0.05), ..GpEiSetting::default() });
         settings.push(GpEiSetting { added: vec![0.2, 0.9], ..GpEiSetting::default() });
         let mut collapsed = 0;
+        let mut scored = Vec::new();
         for s in &settings {
             let all = frames(s, MAX_STEPS).unwrap();
+            scored.push(scores(&all));
             for k in 0..=MAX_STEPS {
-                let text = sentence(&all, k);
+                let text = sentence(&all, k, s.seed, None);
                 check(&all, k, &text).unwrap_or_else(|e| panic!("{s:?}: {e}"));
                 collapsed += usize::from(text.contains("EI is tiny everywhere"));
             }
-            let last = sentence(&all, MAX_STEPS);
+            let last = sentence(&all, MAX_STEPS, s.seed, None);
             check_verdict(&all, &last).unwrap_or_else(|e| panic!("{s:?}: {e}"));
         }
         // The collapse is part of the lesson: it must be said where it happens.
         assert!(collapsed > 0, "no step says EI collapsed");
+        // The default start is the typical one of the default setting's starts.
+        assert!(OUTCOMES[0].contains(&format!(" {MAX_STEPS} ")));
+        let o = OverSeeds { names: OUTCOMES.map(String::from).to_vec(), tie: 0.5, scores: scored[..VERDICT_SEEDS as usize].to_vec() };
+        eprintln!("{:?} typical {}", o.scores, o.typical_seed());
+        assert_eq!(o.typical_seed(), GpEiSetting::default().seed);
+        let mut steps: Vec<f64> = o.scores.iter().map(|s| s[0]).filter(|&k| k <= MAX_STEPS as f64).collect();
+        steps.sort_by(f64::total_cmp);
+        let text = over_seeds_sentence(&o, 0);
+        assert!(
+            text.contains(&format!(
+                "on {}, at step {} in the median (from {} to {})",
+                steps.len(),
+                steps[(steps.len() - 1) / 2],
+                steps[0],
+                steps[steps.len() - 1]
+            )),
+            "{text}"
+        );
     }
 
     #[test]
     fn the_default_lesson_ends_on_its_verdict() {
         let all = frames(&GpEiSetting::default(), MAX_STEPS).unwrap();
-        let last = sentence(&all, MAX_STEPS);
+        let last = sentence(&all, MAX_STEPS, 0, None);
         eprintln!("{last}");
         assert!(last.contains("EI found the minimum") && last.contains("grid"), "{last}");
     }

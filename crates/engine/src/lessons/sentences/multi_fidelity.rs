@@ -1,23 +1,49 @@
 //! Lesson 4's sentences: which configuration DyHPO advances next, its predicted loss, the
 //! incumbent at that epoch and the expected improvement; at the last step which method ends
-//! lower and why, from what each spent its epochs on.
+//! lower and why, from what each spent its epochs on, and how the race ends over seeds.
 
 use crate::axis::count;
 use crate::fidelity::dyhpo::StepScore;
-use crate::lessons::multi_fidelity::{log10_ei, MultiFidelityFrames, Tally, BUDGET};
+use crate::lessons::multi_fidelity::{frames, log10_ei, MultiFidelityFrames, Tally, BUDGET};
+use crate::lessons::over_seeds::{OverSeeds, VERDICT_SEEDS};
 
 use super::{tiny, TINY};
 
 /// Losses closer than this count as a tie (three decimals, as shown).
 pub const TIE: f64 = 5e-4;
 
-/// The sentence after `step` epochs.
-pub fn sentence(f: &MultiFidelityFrames, step: usize) -> String {
+/// The contenders, in the order of their scores.
+pub const CONTENDERS: [&str; 2] = ["DyHPO", "Hyperband"];
+
+/// A seed's scores: where each method's best curve stands once the budget is spent.
+pub fn scores(f: &MultiFidelityFrames) -> Vec<f64> {
+    vec![f.dyhpo_after(BUDGET).best, f.hyperband_after(BUDGET).best]
+}
+
+/// The race over [`VERDICT_SEEDS`] seeds, each run as the lesson runs it.
+pub fn over_seeds() -> crate::error::Result<OverSeeds> {
+    OverSeeds::count(&CONTENDERS, TIE, |seed| frames(seed).map(|f| scores(&f)))
+}
+
+/// The count over seeds in words, with where `seed` stands among them.
+pub fn over_seeds_sentence(o: &OverSeeds, seed: u64) -> String {
+    let lead = |l: &str, r: &str, d: &str| format!("on average {l}'s best curve ends {d} lower than {r}'s");
+    format!("{}{}", o.sentence("ends lower", lead, |v| format!("{v:.3}")), o.shown_seed(seed))
+}
+
+/// What the last step says while the count over seeds is being computed.
+pub fn counting() -> String {
+    format!("Counting how the same race ends over {VERDICT_SEEDS} seeds…")
+}
+
+/// The sentence after `step` epochs of seed `seed`; the last step's ends with the count over
+/// seeds once it is computed.
+pub fn sentence(f: &MultiFidelityFrames, step: usize, seed: u64, over: Option<&OverSeeds>) -> String {
     let Some(s) = f.dyhpo.get(step).filter(|s| !s.top.is_empty()) else {
         return if step == 0 {
             "DyHPO starts with one random configuration for one epoch: EI needs an observation.".to_string()
         } else {
-            verdict(f)
+            format!("{} {}", verdict(f), over.map_or_else(counting, |o| over_seeds_sentence(o, seed)))
         };
     };
     let t = s.top[0];
@@ -69,15 +95,21 @@ pub fn ei_shown(t: &StepScore) -> String {
     }
 }
 
-/// The last step in words: which method ends with the lower loss, and why, from what each
-/// spent its epochs on (configurations started, epochs given to its best one).
+/// The last step in words: which method's best curve ends lower (each curve where it stands
+/// after its last epoch), and why, from what each spent its epochs on (configurations
+/// started, epochs given to its best one).
 pub fn verdict(f: &MultiFidelityFrames) -> String {
     let (d, h) = (f.dyhpo_after(BUDGET), f.hyperband_after(BUDGET));
     let how = |name: &str, t: Tally| {
         format!("{name} started {} and trained its best for {}", count(t.started, "configuration"), count(t.best_epochs, "epoch"))
     };
     if (d.best - h.best).abs() < TIE {
-        return format!("All {BUDGET} epochs spent, and a tie: both end at {:.3}. {}; {}.", d.best, how("DyHPO", d), how("Hyperband", h));
+        return format!(
+            "All {BUDGET} epochs spent, and on this task a tie: both best curves end at {:.3}. {}; {}.",
+            d.best,
+            how("DyHPO", d),
+            how("Hyperband", h)
+        );
     }
     let ((winner, w), (loser, l)) = if d.best < h.best { (("DyHPO", d), ("Hyperband", h)) } else { (("Hyperband", h), ("DyHPO", d)) };
     let why = match (w.started > l.started, w.best_epochs > l.best_epochs) {
@@ -90,7 +122,7 @@ pub fn verdict(f: &MultiFidelityFrames) -> String {
         (false, false) => "Hyperband started no more configurations, yet drew a better one: on this task chance decided".to_string(),
     };
     format!(
-        "All {BUDGET} epochs spent: {winner} ends lower, {:.3} against {:.3} for {loser}. {}; {}: {why}.",
+        "All {BUDGET} epochs spent: on this task {winner} ends lower, its best curve at {:.3} against {:.3} for {loser}'s. {}; {}: {why}.",
         w.best,
         l.best,
         how(winner, w),
@@ -98,18 +130,11 @@ pub fn verdict(f: &MultiFidelityFrames) -> String {
     )
 }
 
-/// Whether a task shows the lesson's point: DyHPO ends lower than Hyperband on the same
-/// epochs, by more than a tie.
-pub fn shows_the_contrast(f: &MultiFidelityFrames) -> bool {
-    let (d, h) = (f.dyhpo_after(BUDGET), f.hyperband_after(BUDGET));
-    d.best < h.best - TIE
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::{number_after, CLAIM_SEEDS};
     use super::*;
-    use crate::lessons::multi_fidelity::{frames, trained_after, DEFAULT_SEED};
+    use crate::lessons::multi_fidelity::{trained_after, DEFAULT_SEED};
 
     fn check(f: &MultiFidelityFrames, k: usize, text: &str) -> Result<(), String> {
         let fail = |what: &str| Err(format!("step {k}: {what} in «{text}»"));
@@ -174,9 +199,9 @@ mod tests {
             }
         } else if k == BUDGET {
             let (d, h) = (f.dyhpo_after(BUDGET), f.hyperband_after(BUDGET));
-            let winner = if text.contains("DyHPO ends lower") {
+            let winner = if text.contains("on this task DyHPO ends lower") {
                 Some(true)
-            } else if text.contains("Hyperband ends lower") {
+            } else if text.contains("on this task Hyperband ends lower") {
                 Some(false)
             } else {
                 None
@@ -199,22 +224,40 @@ mod tests {
     }
 
     #[test]
-    fn every_steps_sentence_is_true_to_its_frame() {
+    fn every_steps_sentence_is_true_to_its_frame_and_the_default_seed_is_typical() {
+        let mut scored = Vec::new();
         for seed in 0..CLAIM_SEEDS {
             let f = frames(seed).unwrap();
             for k in 0..=BUDGET {
-                check(&f, k, &sentence(&f, k)).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+                check(&f, k, &sentence(&f, k, seed, None)).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
             }
+            // The seed's verdict and the count agree on who won it.
+            let s = scores(&f);
+            let said = CONTENDERS.iter().position(|n| verdict(&f).contains(&format!("on this task {n} ends lower")));
+            assert_eq!(said, crate::lessons::over_seeds::winner(&s, TIE), "seed {seed}: {}", verdict(&f));
+            scored.push(s);
         }
-    }
-
-    #[test]
-    fn the_default_seed_is_the_first_that_shows_the_contrast() {
-        let first = (0..16).find(|&s| {
-            let f = frames(s).unwrap();
-            eprintln!("seed {s}: {:?} {:?}", f.dyhpo_after(BUDGET), f.hyperband_after(BUDGET));
-            shows_the_contrast(&f)
-        });
-        assert_eq!(first, Some(DEFAULT_SEED));
+        // The count as `over_seeds` makes it, from the same scores.
+        let o = OverSeeds { names: CONTENDERS.map(String::from).to_vec(), tie: TIE, scores: scored[..VERDICT_SEEDS as usize].to_vec() };
+        let g = o.gap();
+        eprintln!("{o:?}\n{g:?} typical {}", o.typical_seed());
+        assert_eq!(o.typical_seed(), DEFAULT_SEED, "the lesson opens on the typical seed");
+        if !g.is_tie() {
+            assert_eq!(o.winner(DEFAULT_SEED), Some(g.leader), "the default seed goes the way most seeds go");
+        }
+        let f = frames(DEFAULT_SEED).unwrap();
+        let last = sentence(&f, BUDGET, DEFAULT_SEED, Some(&o));
+        let wins = o.wins();
+        let most = (0..2).max_by_key(|&c| (wins[c], std::cmp::Reverse(c))).unwrap();
+        for c in (0..2).filter(|&c| wins[c] > 0) {
+            let said = if c == most {
+                format!("{} ends lower on {}", CONTENDERS[c], wins[c])
+            } else {
+                format!("{} on {}", CONTENDERS[c], wins[c])
+            };
+            assert!(last.contains(&said), "{said} in «{last}»");
+        }
+        assert!(last.contains(&format!("(±{:.3})", g.spread)) && last.contains(&format!("{:.3} lower than", g.mean)), "«{last}»");
+        assert_eq!(last.contains("over seeds, a tie"), g.is_tie(), "«{last}»");
     }
 }

@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use std::sync::Arc;
 
 use super::plot::{model_chart, GREEN, PURPLE};
+use super::seed_strip::{counted, over_seeds, SeedStrip};
 use super::shell::{hidden, worker_frames, AddValue, LessonShell};
 use crate::app::charts::chart::{chart_title, chart_width, title_top, SvgFigure, TICK_DIGIT, TICK_GAP};
 use hpo_engine::axis;
@@ -152,7 +153,9 @@ pub fn CopulaLesson(
     let busy = move || versus_error.with(Option::is_none) && job.with(|j| versus_all.with(|a| a.as_ref().is_none_or(|(k, _, _)| k != j)));
     let versus_numbers = move || versus.get().map(|v| versus_line(&v, step.get()));
     // The engine says what each step shows; the last step, GP against GCP's verdict.
-    let explain = move || current.get().ok().map(|f| sentence(&f, step.get(), versus.get().as_deref()));
+    let over = over_seeds(link, Signal::derive(move || versus.with(Option::is_some)));
+    let explain =
+        move || current.get().ok().map(|f| sentence(&f, step.get(), versus.get().as_deref(), setting.get().seed, counted(over).as_deref()));
     view! {
             <LessonShell
                 link=link
@@ -177,6 +180,7 @@ pub fn CopulaLesson(
                 explain=Signal::derive(explain)
                 error=Signal::derive(move || current.get().err())
                 busy=Signal::derive(busy)
+                strip=ViewFn::from(move || view! { <SeedStrip over=over link=link show=|v| format!("{v:.0}") unit="seed" colours=&[PURPLE, GREEN]/> })
                 numbers=Signal::derive(move || current.get().ok().map(|f| {
                         let spread = |v: &[f64]| v.iter().copied().fold(f64::NEG_INFINITY, f64::max) - v.iter().copied().fold(f64::INFINITY, f64::min);
                         // The sample's own values (not the user's): what an outlier squeezes.

@@ -4,6 +4,10 @@
 
 use leptos::prelude::*;
 
+use std::sync::Arc;
+
+use super::plot::{BLUE, GREY};
+use super::seed_strip::SeedStrip;
 use super::shell::{hidden, worker_frames, LessonShell};
 use crate::app::charts::chart::ChartFigure;
 use crate::app::sections::design_view::{fmt, SensitivityMap, MARKER_GLYPHS};
@@ -11,7 +15,7 @@ use hpo_engine::fidelity::gpb::construct::DesignMethod;
 use hpo_engine::fidelity::gpb::design::Criterion;
 use hpo_engine::fidelity::gpb::view_setting::{DesignViewSpec, POINTS_RANGE};
 use hpo_engine::gpb_experiments::design_view::{Axis, DesignViewData};
-use hpo_engine::lessons::sentences::designs::sentence;
+use hpo_engine::lessons::sentences::designs::{describe, over_seeds, sentence};
 use hpo_engine::lessons::{Lesson, LessonFrames, LessonLink};
 
 /// Lesson 5.
@@ -53,6 +57,11 @@ pub fn DesignLesson(
             a.as_ref().filter(|(_, f, _)| !f.views.is_empty()).map(|(_, f, _)| sentence(f, s.method.name(), s.criterion.name(), k))
         })
     };
+    // The construction against each random design, for the strip under the last iterate.
+    let against_random = Memo::new(move |_| {
+        let method = spec.get().method.name();
+        all.with(|a| a.as_ref().filter(|(_, f, _)| !f.views.is_empty()).map(|(_, f, _)| Ok(Arc::new(over_seeds(f, method)))))
+    });
     let ms = move || all.with(|a| a.as_ref().map_or(0.0, |(_, _, ms)| *ms));
     // A new setting starts at iterate 0; IC or TA then improve a placed design, unless the
     // setting asks for another start (`forget`) or another number of points.
@@ -131,6 +140,7 @@ pub fn DesignLesson(
             last=last
             error=Signal::derive(move || error.get())
             drawn=Signal::derive(move || !busy())
+            strip=ViewFn::from(move || view! { <SeedStrip over=against_random link=link show=|v| format!("{:.3}", -v) unit="random design" colours=&[BLUE, GREY] describe=describe/> })
             numbers=Signal::derive(move || data.get().map(|d| format!(
                     "{} ({}-optimality, N = {}{}) · iterate {} of {} · criterion {} · max d {} · mean std. error of β {} · construction computed in a worker in {:.0} ms",
                     spec.get().method.name(), spec.get().criterion.name(), spec.get().points,

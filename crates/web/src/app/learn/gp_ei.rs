@@ -6,11 +6,12 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
-use super::plot::{range, LegendEntry, Plot};
+use super::plot::{range, LegendEntry, Plot, BLUE, GREY};
+use super::seed_strip::{counted, over_seeds, SeedStrip};
 use super::shell::{hidden, worker_lesson, AddValue, LessonShell, WorkerLesson};
 use crate::app::charts::chart::{chart_width, legend_room, view_box_width, ChartFigure, SvgFigure};
 use hpo_engine::lessons::gp_ei::{GpEiFrame, GpEiSetting, Origin, LENGTHSCALE_RANGE, MAX_ADDED, MAX_STEPS};
-use hpo_engine::lessons::sentences::gp_ei::sentence;
+use hpo_engine::lessons::sentences::gp_ei::{describe, sentence};
 use hpo_engine::lessons::{Lesson, LessonFrames, LessonLink};
 
 const H: f64 = 330.0;
@@ -170,10 +171,16 @@ pub fn GpEiLesson(
         }
     };
     let step = Memo::new(move |_| setting.get().step);
+    let over = over_seeds(link, Signal::derive(move || all.with(Option::is_some)));
     // The engine says what each step shows (`lessons::sentences::gp_ei`).
     let explain = move || {
         let k = step.get();
-        all.with(|a| a.as_ref().filter(|(frames, _)| !frames.is_empty()).map(|(frames, _)| sentence(frames, k.min(frames.len() - 1))))
+        let (seed, over) = (setting.get().seed, counted(over));
+        all.with(|a| {
+            a.as_ref()
+                .filter(|(frames, _)| !frames.is_empty())
+                .map(|(frames, _)| sentence(frames, k.min(frames.len() - 1), seed, over.as_deref()))
+        })
     };
     // The slider shows the lengthscale in use: the fitted one follows the fit until pinned.
     let fitted_ls = move || current.get().map_or(0.1, |(f, _)| f.lengthscale);
@@ -217,6 +224,7 @@ pub fn GpEiLesson(
                 error=Signal::derive(move || error.get())
                 busy=busy
                 drawn=Signal::derive(move || all.with(Option::is_some))
+                strip=ViewFn::from(move || view! { <SeedStrip over=over link=link show=|v| format!("{v:.0}") unit="random start" colours=&[BLUE, GREY] describe=describe/> })
                 numbers=Signal::derive(move || current.get().map(|(f, ms)| {
                         let ei = if f.ei_collapsed() { format!("log₁₀ EI {:.1}", f.log10_ei.iter().copied().fold(f64::NEG_INFINITY, f64::max)) } else { format!("EI {:.3}", f.next.1) };
                         format!(

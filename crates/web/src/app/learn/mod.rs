@@ -3,7 +3,8 @@
 //! the URL (`engine::lessons::LessonLink`), so that a teacher's link opens exactly what they
 //! chose. One file per lesson, named as the engine's (`engine::lessons`): [`gp_ei`], [`copula`],
 //! [`transfer`], [`multi_fidelity`], [`designs`] and [`pareto`]; what they share is the shell
-//! ([`shell`]) and the lessons' small SVG plot ([`plot`]).
+//! ([`shell`]), the lessons' small SVG plot ([`plot`]) and the strip of a race counted over
+//! seeds ([`seed_strip`]).
 
 pub mod copula;
 pub mod designs;
@@ -11,6 +12,7 @@ pub mod gp_ei;
 pub mod multi_fidelity;
 pub mod pareto;
 pub mod plot;
+pub mod seed_strip;
 pub mod shell;
 pub mod transfer;
 

@@ -7,6 +7,7 @@
 use leptos::prelude::*;
 
 use super::plot::{range, LegendEntry, Plot, BLUE, GREY, ORANGE};
+use super::seed_strip::{counted, over_seeds, SeedStrip};
 use super::shell::{hidden, next_seed, worker_lesson, LessonShell, WorkerLesson};
 use crate::app::charts::chart::SvgFigure;
 use hpo_engine::axis::count;
@@ -21,6 +22,8 @@ const DYHPO_LEGEND: [LegendEntry; 3] = [
     ("best loss seen at each epoch", "#000", "6,3"),
     ("next: predicted loss ± 2 sd", ORANGE, "none"),
 ];
+/// DyHPO's and Hyperband's colours in the count over seeds.
+const CONTENDER_COLOURS: [&str; 2] = [ORANGE, BLUE];
 const HYPERBAND_LEGEND: [LegendEntry; 3] =
     [("racing at this rung", BLUE, "none"), ("stopped earlier", GREY, "none"), ("the bracket's rung budgets", "#999", "2,4")];
 
@@ -142,7 +145,9 @@ pub fn MultiFidelityLesson(
             _ => None,
         },
     );
-    let explain = move || frames.get().map(|(f, _)| sentence(&f, step.get()));
+    let over = over_seeds(link, Signal::derive(move || frames.with(Option::is_some)));
+    let seed = Memo::new(move |_| link.with(|l| l.lesson.seed().unwrap_or_default()));
+    let explain = move || frames.get().map(|(f, _)| sentence(&f, step.get(), seed.get(), counted(over).as_deref()));
     // Four narrow columns, so that the table fits a phone without scrolling sideways.
     let table = move || {
         frames.get().and_then(|(f, _)| f.dyhpo.get(step.get()).cloned()).filter(|s| !s.top.is_empty()).map(|s| {
@@ -188,6 +193,7 @@ pub fn MultiFidelityLesson(
                 error=Signal::derive(move || error.get())
                 busy=busy
                 drawn=Signal::derive(move || frames.with(Option::is_some))
+                strip=ViewFn::from(move || view! { <SeedStrip over=over link=link show=|v| format!("{v:.3}") unit="seed" colours=&CONTENDER_COLOURS/> })
                 numbers=Signal::derive(numbers)
                 controls=ViewFn::from(move || view! { <button id="lesson-reseed" on:click=move |_| next_seed(link)>"another task"</button> })
                 computing=Signal::derive(move || frames.get().is_none().then_some("Running DyHPO and Hyperband in a worker (a few seconds)…"))

@@ -6,7 +6,8 @@
 
 use leptos::prelude::*;
 
-use super::plot::{range, LegendEntry, Plot, BLUE, ORANGE};
+use super::plot::{range, LegendEntry, Plot, BLUE, GREEN, ORANGE, PURPLE};
+use super::seed_strip::{counted, over_seeds, SeedStrip};
 use super::shell::{hidden, worker_lesson, LessonShell, WorkerLesson};
 use crate::app::charts::chart::SvgFigure;
 use hpo_engine::lessons::pareto::{names, ParetoFrames, MAX_STEPS};
@@ -14,6 +15,8 @@ use hpo_engine::lessons::sentences::pareto::sentence;
 use hpo_engine::lessons::{Lesson, LessonFrames, LessonLink};
 
 const H: f64 = 420.0;
+/// The methods' colours in the count over seeds (`engine::lessons::pareto::names` order).
+const CONTENDER_COLOURS: [&str; 4] = [BLUE, ORANGE, GREEN, PURPLE];
 const FRONT_LEGEND: [LegendEntry; 2] = [("front found (shaded: dominated)", BLUE, "none"), ("the task's true front", "#000", "6,4")];
 
 /// A dark-purple-to-pale-yellow ramp (magma's ends, through its orange-red) for the
@@ -109,7 +112,9 @@ pub fn ParetoLesson(
             l.playing = false;
         })
     };
-    let explain = move || frames.get().map(|(f, _)| sentence(&f, step.get()));
+    let over = over_seeds(link, Signal::derive(move || frames.with(Option::is_some)));
+    let seed = Memo::new(move |_| link.with(|l| l.lesson.seed().unwrap_or_default()));
+    let explain = move || frames.get().map(|(f, _)| sentence(&f, step.get(), seed.get(), counted(over).as_deref()));
     view! {
             <LessonShell
                 link=link
@@ -136,6 +141,7 @@ pub fn ParetoLesson(
                 error=Signal::derive(move || error.get())
                 busy=busy
                 drawn=Signal::derive(move || frames.with(Option::is_some))
+                strip=ViewFn::from(move || view! { <SeedStrip over=over link=link show=|v| format!("{v:.3}") unit="seed" colours=&CONTENDER_COLOURS/> })
                 numbers=Signal::derive(move || frames.get().map(|(f, ms)| {
                         let k = step.get();
                         format!("{} · {} · step {k} of {MAX_STEPS} · {} on the found front, {} on the true one · run computed in a worker in {ms:.0} ms",

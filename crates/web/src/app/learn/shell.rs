@@ -225,7 +225,7 @@ pub fn Player(
                     {SPEEDS.iter().map(|&s| view! { <option value=s.to_string() selected=move || link.with(|l| l.speed == s)>{format!("{s} step{}/s", if s == 1 { "" } else { "s" })}</option> }).collect_view()}
                 </select>
             </label>
-            <span id="lesson-step-label" aria-live="polite">{move || format!("step {} of {}", step.get(), last.get())}</span>
+            <span id="lesson-step-label" aria-live="polite">{move || format!("step {} of {}", step.get().min(last.get()), last.get())}</span>
         </div>
     }
 }
@@ -270,11 +270,15 @@ pub fn LessonShell(
     /// drawn at once when not given (a lesson computed on the page).
     #[prop(optional)]
     drawn: Option<Signal<bool>>,
+    /// The race counted over seeds, under the last step's sentence ([`super::seed_strip`]).
+    #[prop(optional)]
+    strip: Option<ViewFn>,
     /// The lesson's charts.
     children: Children,
 ) -> impl IntoView {
     let controls = StoredValue::new(controls);
     let side = StoredValue::new(side);
+    let strip = StoredValue::new(strip);
     // The heading and the last step are the lesson's facts in the engine's table, not the view's.
     let def = link.with_untracked(|l| l.lesson.def());
     let last = last.unwrap_or_else(|| Signal::derive(move || def.last_step.unwrap_or(0)));
@@ -289,6 +293,7 @@ pub fn LessonShell(
                 <Show when=move || !hidden(link, "text")>
                     <div id="lesson-text" class="lesson-text">
                         <p id="lesson-explain" aria-live="polite">{move || explain.get()}</p>
+                        {move || (link.with(|l| l.lesson.step()) >= last.get()).then(|| strip.with_value(|s| s.as_ref().map(ViewFn::run)))}
                     </div>
                 </Show>
                 <Show when=move || !hidden(link, "controls")>

@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 
 use super::plot::{model_chart, range, LegendEntry, Plot, BLUE, GREEN, GREY, ORANGE, PURPLE};
+use super::seed_strip::{counted, over_seeds, SeedStrip};
 use super::shell::{hidden, next_seed, worker_lesson, LessonShell, WorkerLesson};
 use crate::app::charts::chart::SvgFigure;
 use hpo_engine::lessons::sentences::transfer::sentence;
@@ -99,7 +100,9 @@ pub fn TransferLesson(
         },
     );
     let pick = move |f: &TransferFrames, m: usize| f.runs[m][step.get().min(f.runs[m].len() - 1)].clone();
-    let explain = move || frames.get().map(|(f, _)| sentence(&f, step.get()));
+    let over = over_seeds(link, Signal::derive(move || frames.with(Option::is_some)));
+    let seed = Memo::new(move |_| link.with(|l| l.lesson.seed().unwrap_or_default()));
+    let explain = move || frames.get().map(|(f, _)| sentence(&f, step.get(), seed.get(), counted(over).as_deref()));
     let best_line = move || {
         frames.get().map(|(f, ms)| {
             let k = step.get();
@@ -135,6 +138,7 @@ pub fn TransferLesson(
                 error=Signal::derive(move || error.get())
                 busy=busy
                 drawn=Signal::derive(move || frames.with(Option::is_some))
+                strip=ViewFn::from(move || view! { <SeedStrip over=over link=link show=|v| format!("{v:.0}") unit="family" colours=&METHOD_COLORS/> })
                 numbers=Signal::derive(best_line)
                 controls=ViewFn::from(move || view! { <button id="lesson-reseed" on:click=move |_| next_seed(link)>"another family of tasks"</button> })
                 computing=Signal::derive(move || frames.get().is_none().then_some("Training the prior on the other tasks in a worker (about a second)…"))

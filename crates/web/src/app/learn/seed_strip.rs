@@ -1,0 +1,122 @@
+//! A lesson's race counted over seeds (`engine::lessons::over_seeds`): computed in a worker of
+//! its own once the lesson's frames are drawn (so that it never delays the first picture nor
+//! waits behind a reseed), and drawn under the last step's sentence as a strip, one cell a
+//! seed coloured by who won it, grey for a tie, the seed shown outlined. A click on a cell opens
+//! that seed at the same step.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+
+use crate::app::platform::workers::{lesson_reply, LatestWorker, WorkerService};
+use hpo_engine::axis::count;
+use hpo_engine::lessons::over_seeds::OverSeeds;
+use hpo_engine::lessons::{LessonFrames, LessonJob, LessonLink};
+use hpo_protocol::ToWorker;
+
+/// A seed that is a tie.
+const TIE: &str = "#c8c8c8";
+
+/// The count over seeds of the link's lesson, once `ready` (the lesson's own frames drawn):
+/// `None` while it is computed; an error in words if it could not be.
+pub fn over_seeds(link: RwSignal<LessonLink>, ready: Signal<bool>) -> Memo<Option<Result<Arc<OverSeeds>, String>>> {
+    let job = Memo::new(move |_| link.with(|l| l.lesson.over_seeds_job()));
+    let counted = RwSignal::new(None::<(LessonJob, Result<Arc<OverSeeds>, String>)>);
+    let worker = LatestWorker::new(lesson_reply);
+    let workers = expect_context::<WorkerService>();
+    Effect::new(move |_| {
+        let (Some(j), true) = (job.get(), ready.get()) else { return };
+        if counted.with_untracked(|c| c.as_ref().is_some_and(|(have, _)| *have == j)) {
+            return;
+        }
+        let request = workers.next_request();
+        let asked = j.clone();
+        worker.ask(request, ToWorker::Lesson { request, job: j }, move |result, _| {
+            let over = match result {
+                Ok(LessonFrames::OverSeeds(o)) => Ok(Arc::new(o)),
+                Ok(_) => return,
+                Err(e) => Err(e),
+            };
+            counted.set(Some((asked.clone(), over)));
+        });
+    });
+    Memo::new(move |_| {
+        let j = job.get();
+        counted.with(|c| c.as_ref().filter(|(have, _)| Some(have) == j.as_ref()).map(|(_, o)| o.clone()))
+    })
+}
+
+/// The count's result for the lesson's sentence: the count when it is in.
+pub fn counted(over: Memo<Option<Result<Arc<OverSeeds>, String>>>) -> Option<Arc<OverSeeds>> {
+    over.get().and_then(Result::ok)
+}
+
+/// The strip: one cell a seed, coloured by its winner, the seed shown outlined, a legend with
+/// each contender's wins. `show` writes a score in a cell's label; `unit` names a cell ("seed").
+#[component]
+pub fn SeedStrip(
+    /// The count (or why it could not be made).
+    over: Memo<Option<Result<Arc<OverSeeds>, String>>>,
+    /// The lesson's link, whose seed is outlined and which a click changes (lessons with a seed).
+    link: RwSignal<LessonLink>,
+    /// Writes a score.
+    show: fn(f64) -> String,
+    /// What a cell is, for its label ("seed", "random design").
+    unit: &'static str,
+    /// The contenders' colours, in their order: the lesson's own for them.
+    colours: &'static [&'static str],
+    /// A cell's label, where the lesson words it itself (else: the winner and the scores).
+    #[prop(optional)]
+    describe: Option<fn(&OverSeeds, u64) -> String>,
+) -> impl IntoView {
+    let shown = Memo::new(move |_| link.with(|l| l.lesson.seed()));
+    let open = move |seed: u64| {
+        if let Some(lesson) = link.with_untracked(|l| l.lesson.with_seed(seed)) {
+            link.update(|l| l.lesson = lesson);
+        }
+    };
+    let clickable = link.with_untracked(|l| l.lesson.seed().is_some());
+    move || match over.get() {
+        None => view! { <p class="hint" id="lesson-seed-strip-wait">"Counting over seeds in a worker…"</p> }.into_any(),
+        Some(Err(e)) => {
+            view! { <p class="msg error" id="lesson-seed-strip-error">{format!("The count over seeds failed: {e}")}</p> }.into_any()
+        }
+        Some(Ok(o)) => {
+            let wins = o.wins();
+            let colour = |w: Option<usize>| w.map_or(TIE, |w| colours[w % colours.len()]);
+            let cells = (0..o.scores.len() as u64)
+                .map(|seed| {
+                    let w = o.winner(seed);
+                    let label = describe.map_or_else(
+                        || {
+                            let scores: Vec<String> =
+                                o.names.iter().zip(&o.scores[seed as usize]).map(|(n, &v)| format!("{n} {}", show(v))).collect();
+                            let who = w.map_or("a tie".to_string(), |w| format!("{} wins", o.names[w]));
+                            format!("{unit} {seed}: {who} ({})", scores.join(", "))
+                        },
+                        |d| d(&o, seed),
+                    );
+                    view! {
+                        <button class="seed-cell" class:shown=move || shown.get() == Some(seed) style:background=colour(w)
+                            aria-label=label.clone() title=label disabled=!clickable on:click=move |_| open(seed)></button>
+                    }
+                })
+                .collect_view();
+            let legend = o
+                .names
+                .iter()
+                .enumerate()
+                .map(|(c, n)| view! { <span class="swatch" style:background=colours[c % colours.len()]></span>{format!("{n}: ")}<b class="count">{wins[c]}</b>" " })
+                .collect_view();
+            let n = o.scores.len();
+            view! {
+                <figure class="seed-strip" id="lesson-seed-strip">
+                    <figcaption>{format!("Who won each of the {}, 0 to {}{}:", count(n, unit), n - 1, if clickable { " (click one to open it)" } else { "" })}</figcaption>
+                    <div class="seed-cells">{cells}</div>
+                    <p class="seed-legend">{legend}{(o.ties() > 0).then(|| view! { <span class="swatch" style:background=TIE></span>"tie: "<b class="count">{o.ties()}</b> })}</p>
+                </figure>
+            }
+            .into_any()
+        }
+    }
+}
