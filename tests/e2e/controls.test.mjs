@@ -1,6 +1,7 @@
 // Every control of every lesson, as a teacher tries them before a class: at projector and
 // phone size, in Chromium and Firefox, each control is used once (the reseeds, sliders,
-// method switches, added and dragged points, the hide switches and the whole player) and the
+// method switches, added and dragged points, the hide switches, the whole player and a seed
+// opened from the strip of the count over seeds under the last step) and the
 // lesson is stepped once after each; the page must report no error at any point. Before,
 // "another family of tasks" (lesson 3) and "another task" (lesson 4) panicked the page
 // ("Tried to access a reactive value that has already been disposed"): step and play stopped
@@ -101,6 +102,11 @@ const PLAYER = [
     await b.click('#lesson-play');
   }],
   click('#lesson-end'),
+  ['open seed 1 from the strip of the count over seeds under the last step', async (b) => {
+    // The count comes from its own worker (lesson 4's 20 runs of DyHPO take about 40 s).
+    await b.waitFor(() => !!document.querySelector('#lesson-seed-strip .seed-cell'), null, 240_000);
+    await b.evaluate(() => { const c = document.querySelectorAll('#lesson-seed-strip .seed-cell')[1]; if (!c.disabled) c.click(); return true; });
+  }],
   click('#lesson-start'),
   click('#lesson-step'),
   click('#lesson-back'),
