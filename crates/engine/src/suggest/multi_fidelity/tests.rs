@@ -1,3 +1,5 @@
+use rayon::prelude::*;
+
 use super::*;
 use crate::bundled::crossing_curves_family;
 use crate::fidelity::dyhpo::DYHPO;
@@ -381,19 +383,18 @@ fn two_three_and_four_workers_spend_the_whole_budget_without_waiting() {
     // With 2,048 configurations drawn something useful is always left to train: no method
     // waits (Hyperband, BOHB and DEHB open the next bracket while a rung trains; GPB's design
     // goes on past a configuration it planned twice), and the run ends only when every unit
-    // is told.
-    for m in quick_methods() {
-        for workers in [2, 3, 4] {
-            let name = format!("{} with {workers} workers", m.name);
-            let mut s = MultiFidelitySession::new(space(), m.name, 9, Some(200), 1.0, 5, POOL).unwrap();
-            let configs: Vec<Vec<Value>> = (0..s.configurations()).map(|c| s.params(c).unwrap()).collect();
-            let (served, waits, told) = run_workers(&mut s, workers, &|c, step| curve(&configs[c], step), &name);
-            assert_eq!(waits, 0, "{name}: waited {waits} times");
-            assert_eq!((told, s.remaining()), (200, 0), "{name}: the whole budget is told");
-            assert!(served.len() > workers, "{name}: {} assignments", served.len());
-            assert_eq!(s.ask().unwrap(), Asked::Done, "{name}");
-        }
-    }
+    // is told. Each method and number of workers is a session of its own, run side by side.
+    let cases: Vec<(&MethodEntry, usize)> = quick_methods().flat_map(|m| [2, 3, 4].map(|workers| (m, workers))).collect();
+    cases.into_par_iter().for_each(|(m, workers)| {
+        let name = format!("{} with {workers} workers", m.name);
+        let mut s = MultiFidelitySession::new(space(), m.name, 9, Some(200), 1.0, 5, POOL).unwrap();
+        let configs: Vec<Vec<Value>> = (0..s.configurations()).map(|c| s.params(c).unwrap()).collect();
+        let (served, waits, told) = run_workers(&mut s, workers, &|c, step| curve(&configs[c], step), &name);
+        assert_eq!(waits, 0, "{name}: waited {waits} times");
+        assert_eq!((told, s.remaining()), (200, 0), "{name}: the whole budget is told");
+        assert!(served.len() > workers, "{name}: {} assignments", served.len());
+        assert_eq!(s.ask().unwrap(), Asked::Done, "{name}");
+    });
 }
 
 #[test]
