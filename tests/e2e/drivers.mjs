@@ -167,12 +167,15 @@ export function caughtDownload(selector) {
 /// not); closed again if it never gets there.
 export async function openIn(start, url, viewport = VIEWPORT) {
   const b = await start(viewport);
-  try {
-    await b.goto(url);
-    await b.waitFor(() => document.querySelector('.lesson #lesson-numbers, #lesson-none')
-      || /loaded in|waiting for|no data/.test(document.querySelector('#data-info')?.textContent ?? ''));
-  } catch (e) { await b.close(); throw e; }
+  try { await goReady(b, url); } catch (e) { await b.close(); throw e; }
   return b;
+}
+
+/// The browser `b` (a driver above) on `url`, ready as in `openIn`.
+export async function goReady(b, url) {
+  await b.goto(url);
+  await b.waitFor(() => document.querySelector('.lesson #lesson-numbers, #lesson-none')
+    || /loaded in|waiting for|no data/.test(document.querySelector('#data-info')?.textContent ?? ''));
 }
 
 /// The browsers the suite runs in (Firefox only where it is installed: `scripts/install.sh

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import { LESSONS_VIEWS, EXPERIMENT_VIEWS, showView } from './views.mjs';
 import { serveSite, openPage, tempDir, cli } from './helpers.mjs';
-import { BROWSERS, HAS_FIREFOX, openIn } from './drivers.mjs';
+import { BROWSERS, HAS_FIREFOX, openIn, goReady } from './drivers.mjs';
 
 if (process.env.REQUIRE_FIREFOX && !HAS_FIREFOX) throw new Error('Firefox and geckodriver are missing: run scripts/install.sh --test');
 
@@ -180,110 +180,115 @@ function underThePlayer() {
 /// `start` in a window of `viewport` on the link `query`, ready.
 const open = (start, viewport, query) => openIn(start, site.url + (query ? `?${query}` : ''), viewport);
 
+/// `start` once, in a window of `viewport`, then `check(b, view)` on each of `views` in turn,
+/// each on its link served by a server of its own: a new origin (its own port), so that each
+/// view loads as on a first visit — nothing kept, no service worker, nothing cached, a new
+/// session — as in a fresh browser, without starting a browser for each view.
+async function eachView(start, viewport, views, check) {
+  const b = await start(viewport);
+  const servers = [];
+  try {
+    for (const view of views) {
+      const own = await serveSite();
+      servers.push(own);
+      await goReady(b, own.url + (view.query ? `?${view.query}` : ''));
+      await check(b, view);
+    }
+  } finally {
+    await b.close();
+    for (const { server } of servers) { server.close(); server.closeAllConnections?.(); }
+  }
+}
+
 for (const [browser, start] of BROWSERS) {
   // Firefox cannot make a window narrower than 500 px: its phone is 500 px wide.
   const phone = browser === 'Firefox' ? '500×844' : '390×844';
   for (const [label, viewport] of [['1280×720', PROJECTOR], [phone, PHONE]]) {
     test(`${browser} at ${label}: every view's chart text is on the type scale, nothing is cut off and no labels overlap`, async () => {
-      for (const view of [...LESSONS_VIEWS, ...EXPERIMENT_VIEWS]) {
-        const b = await open(start, viewport, view.query);
-        try {
-          await showView(b, view);
-          const where = `view '${view.query}' in ${browser} at ${label}`;
-          assert.deepEqual(await b.evaluate(offScale), [], `text off the type scale on ${where}`);
-          assert.deepEqual(await b.evaluate(cutOff), [], `cut off on ${where}`);
-          assert.deepEqual(await b.evaluate(overlaps), [], `overlapping labels on ${where}`);
-          const titleSizes = await b.evaluate(() => [...new Set([...document.querySelectorAll('svg text.chart-title')].filter((t) => t.getBoundingClientRect().width).map((t) => getComputedStyle(t).fontSize))]);
-          assert.ok(titleSizes.length <= 1, `chart titles in ${titleSizes.join(' and ')} on ${where}: one title size`);
-          assert.deepEqual(b.errors, [], where);
-        } finally { await b.close(); }
-      }
+      await eachView(start, viewport, [...LESSONS_VIEWS, ...EXPERIMENT_VIEWS], async (b, view) => {
+        await showView(b, view);
+        const where = `view '${view.query}' in ${browser} at ${label}`;
+        assert.deepEqual(await b.evaluate(offScale), [], `text off the type scale on ${where}`);
+        assert.deepEqual(await b.evaluate(cutOff), [], `cut off on ${where}`);
+        assert.deepEqual(await b.evaluate(overlaps), [], `overlapping labels on ${where}`);
+        const titleSizes = await b.evaluate(() => [...new Set([...document.querySelectorAll('svg text.chart-title')].filter((t) => t.getBoundingClientRect().width).map((t) => getComputedStyle(t).fontSize))]);
+        assert.ok(titleSizes.length <= 1, `chart titles in ${titleSizes.join(' and ')} on ${where}: one title size`);
+        assert.deepEqual(b.errors, [], where);
+      });
     });
   }
 
   test(`${browser} at 1280×720: each lesson's link shows its step in words, its player, its main chart and its pay-off without scrolling, also after stepping`, async () => {
-    for (const view of LESSONS_VIEWS.filter((v) => !/step=/.test(v.query))) {
-      const b = await open(start, PROJECTOR, view.query);
-      try {
-        await showView(b, view);
-        for (const steps of [0, 3]) {
-          for (let k = 0; k < steps; k++) await b.click('#lesson-step');
-          if (steps) await b.waitFor((n) => (document.querySelector('#lesson-step-label')?.textContent ?? '').startsWith(`step ${n} of`), steps);
-          await b.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
-          const boxes = await b.evaluate(() => Object.fromEntries(
-            [['sentence', '#lesson-explain'], ['player', '.player'], ['main chart', '.lesson-charts figure'],
-              ...[...document.querySelectorAll('.lesson figure.payoff svg')].map((s) => [`pay-off chart #${s.id}`, `#${s.id}`])].map(([k, sel]) => {
-              const e = document.querySelector(sel);
-              const r = (e?.closest('figure') ?? e)?.getBoundingClientRect();
-              return [k, r ? [Math.round(r.top), Math.round(r.bottom), innerHeight] : null];
-            })));
-          assert.ok(Object.keys(boxes).some((k) => k.startsWith('pay-off')), `${view.query}: no chart is marked as the lesson's pay-off`);
-          for (const [part, box] of Object.entries(boxes)) {
-            assert.ok(box && box[0] >= 0 && box[1] <= box[2], `${view.query} after ${steps} steps: the ${part} is at ${box} (top, bottom, screen height)`);
-          }
+    await eachView(start, PROJECTOR, LESSONS_VIEWS.filter((v) => !/step=/.test(v.query)), async (b, view) => {
+      await showView(b, view);
+      for (const steps of [0, 3]) {
+        for (let k = 0; k < steps; k++) await b.click('#lesson-step');
+        if (steps) await b.waitFor((n) => (document.querySelector('#lesson-step-label')?.textContent ?? '').startsWith(`step ${n} of`), steps);
+        await b.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+        const boxes = await b.evaluate(() => Object.fromEntries(
+          [['sentence', '#lesson-explain'], ['player', '.player'], ['main chart', '.lesson-charts figure'],
+            ...[...document.querySelectorAll('.lesson figure.payoff svg')].map((s) => [`pay-off chart #${s.id}`, `#${s.id}`])].map(([k, sel]) => {
+            const e = document.querySelector(sel);
+            const r = (e?.closest('figure') ?? e)?.getBoundingClientRect();
+            return [k, r ? [Math.round(r.top), Math.round(r.bottom), innerHeight] : null];
+          })));
+        assert.ok(Object.keys(boxes).some((k) => k.startsWith('pay-off')), `${view.query}: no chart is marked as the lesson's pay-off`);
+        for (const [part, box] of Object.entries(boxes)) {
+          assert.ok(box && box[0] >= 0 && box[1] <= box[2], `${view.query} after ${steps} steps: the ${part} is at ${box} (top, bottom, screen height)`);
         }
-      } finally { await b.close(); }
-    }
+      }
+    });
   });
 
   test(`${browser} on a phone: wherever a lesson's main chart is on the screen, the step controls are too, and they cover at most a third of it`, async () => {
-    for (const view of LESSONS_VIEWS.filter((v) => !/step=/.test(v.query))) {
-      const b = await open(start, PHONE, view.query);
-      try {
-        await showView(b, view);
-        // The chart's top at the top of the screen, then its bottom at the bottom.
-        for (const block of ['start', 'end']) {
-          const [chart, player, screen] = await b.evaluate(async (block) => {
-            document.querySelector('.lesson-charts figure').scrollIntoView({ block });
-            await new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)));
-            const box = (sel) => { const r = document.querySelector(sel).getBoundingClientRect(); return [Math.round(r.top), Math.round(r.bottom)]; };
-            return [box('.lesson-charts figure'), box('.player'), innerHeight];
-          }, block);
-          const where = `${view.query} in ${browser}, chart scrolled to the ${block}: chart ${chart}, player ${player}, screen ${screen} px`;
-          assert.ok(player[0] >= 0 && player[1] <= screen, `the player is off the screen: ${where}`);
-          const covered = Math.max(0, Math.min(chart[1], player[1]) - Math.max(chart[0], player[0]));
-          assert.ok(covered <= (chart[1] - chart[0]) / 3, `the player covers ${covered} px of the chart: ${where}`);
-        }
-      } finally { await b.close(); }
-    }
+    await eachView(start, PHONE, LESSONS_VIEWS.filter((v) => !/step=/.test(v.query)), async (b, view) => {
+      await showView(b, view);
+      // The chart's top at the top of the screen, then its bottom at the bottom.
+      for (const block of ['start', 'end']) {
+        const [chart, player, screen] = await b.evaluate(async (block) => {
+          document.querySelector('.lesson-charts figure').scrollIntoView({ block });
+          await new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)));
+          const box = (sel) => { const r = document.querySelector(sel).getBoundingClientRect(); return [Math.round(r.top), Math.round(r.bottom)]; };
+          return [box('.lesson-charts figure'), box('.player'), innerHeight];
+        }, block);
+        const where = `${view.query} in ${browser}, chart scrolled to the ${block}: chart ${chart}, player ${player}, screen ${screen} px`;
+        assert.ok(player[0] >= 0 && player[1] <= screen, `the player is off the screen: ${where}`);
+        const covered = Math.max(0, Math.min(chart[1], player[1]) - Math.max(chart[0], player[0]));
+        assert.ok(covered <= (chart[1] - chart[0]) / 3, `the player covers ${covered} px of the chart: ${where}`);
+      }
+    });
   });
 
   // The player bar is fixed on a phone's bottom edge and the page reserves its height: the
   // page scrolls above it. Before, it was sticky over the charts and hid the Pareto front's
   // low-latency end and its x axis, lesson 4's "epoch" title and the bottom of lesson 3's prior.
   test(`${browser} on a phone: no chart's axis or data is under the player bar, wherever the page is scrolled`, async () => {
-    for (const view of LESSONS_VIEWS) {
-      const b = await open(start, PHONE, view.query);
-      try {
-        await showView(b, view);
-        const figures = await b.evaluate(() => document.querySelectorAll('.lesson-charts figure').length);
-        const positions = [['the first screen', -1, null], ...Array.from({ length: figures }, (_, i) => [[`figure ${i} at the top`, i, 'start'], [`figure ${i} at the bottom`, i, 'end']]).flat(), ["the page's end", -2, null]];
-        for (const [where, i, block] of positions) {
-          const bad = await b.evaluate(async ([i, block]) => {
-            const scroller = document.scrollingElement.scrollHeight > innerHeight ? document.scrollingElement : document.body;
-            if (i === -1) { scroller.scrollTop = 0; document.body.scrollTop = 0; }
-            else if (i === -2) { document.body.scrollTop = document.body.scrollHeight; document.scrollingElement.scrollTop = document.scrollingElement.scrollHeight; }
-            else document.querySelectorAll('.lesson-charts figure')[i].scrollIntoView({ block });
-            await new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)));
-            return null;
-          }, [i, block]).then(() => b.evaluate(underThePlayer));
-          assert.deepEqual(bad, [], `under the player bar on '${view.query}' in ${browser}, ${where}`);
-        }
-      } finally { await b.close(); }
-    }
+    await eachView(start, PHONE, LESSONS_VIEWS, async (b, view) => {
+      await showView(b, view);
+      const figures = await b.evaluate(() => document.querySelectorAll('.lesson-charts figure').length);
+      const positions = [['the first screen', -1, null], ...Array.from({ length: figures }, (_, i) => [[`figure ${i} at the top`, i, 'start'], [`figure ${i} at the bottom`, i, 'end']]).flat(), ["the page's end", -2, null]];
+      for (const [where, i, block] of positions) {
+        const bad = await b.evaluate(async ([i, block]) => {
+          const scroller = document.scrollingElement.scrollHeight > innerHeight ? document.scrollingElement : document.body;
+          if (i === -1) { scroller.scrollTop = 0; document.body.scrollTop = 0; }
+          else if (i === -2) { document.body.scrollTop = document.body.scrollHeight; document.scrollingElement.scrollTop = document.scrollingElement.scrollHeight; }
+          else document.querySelectorAll('.lesson-charts figure')[i].scrollIntoView({ block });
+          await new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)));
+          return null;
+        }, [i, block]).then(() => b.evaluate(underThePlayer));
+        assert.deepEqual(bad, [], `under the player bar on '${view.query}' in ${browser}, ${where}`);
+      }
+    });
   });
 
   // Legends go below a narrow chart's plot (chart.rs's legend_below); before, they sat in a
   // corner of the plot and covered the Pareto front's low-latency end, lesson 4's early curves,
   // CTS's draws and lesson 1's band.
   test(`${browser} on a phone: no lesson's legend covers the data it explains`, async () => {
-    for (const view of LESSONS_VIEWS) {
-      const b = await open(start, PHONE, view.query);
-      try {
-        await showView(b, view);
-        assert.deepEqual(await b.evaluate(legendsOnData), [], `legends over data on '${view.query}' in ${browser}`);
-      } finally { await b.close(); }
-    }
+    await eachView(start, PHONE, LESSONS_VIEWS, async (b, view) => {
+      await showView(b, view);
+      assert.deepEqual(await b.evaluate(legendsOnData), [], `legends over data on '${view.query}' in ${browser}`);
+    });
   });
 
   test(`${browser} on a phone: lesson 4's table of candidates fits the screen without scrolling sideways`, async () => {
