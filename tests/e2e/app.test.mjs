@@ -813,21 +813,22 @@ test('lessons 3, 4 and 6 (and lesson 2\'s GP against GCP) open from their links,
     assert.match(await m.page.locator('#lesson-hyperband').textContent(), /bracket 1, rung \d/);
     assert.deepEqual(m.errors, []);
   } finally { await m.close(); }
-  // The last steps say who won and why, with the numbers the line under the player shows.
+  // The last steps say who won and why, with the numbers the line under the player shows,
+  // then how the race ends over seeds (tests/e2e/lessons-over-seeds.test.mjs reads that).
   const end = await open('learn=multi-fidelity&step=120');
   try {
     await end.page.waitForSelector('#lesson-hyperband circle');
-    const [, d, h] = /best loss so far: DyHPO ([0-9.]+), Hyperband ([0-9.]+)/.exec(await end.page.locator('#lesson-numbers').textContent());
+    const [, d, h] = /lowest curve now: DyHPO ([0-9.]+), Hyperband ([0-9.]+)/.exec(await end.page.locator('#lesson-numbers').textContent());
     const [winner, loser, w, l] = Number(d) < Number(h) ? ['DyHPO', 'Hyperband', d, h] : ['Hyperband', 'DyHPO', h, d];
     const tally = (name) => `${name} started \\d+ configurations? and trained its best for \\d+ epochs?`;
     assert.match(await end.page.locator('#lesson-explain').textContent(),
-      new RegExp(`^All 120 epochs spent: ${winner} ends lower, ${w} against ${l} for ${loser}\\. ${tally(winner)}; ${tally(loser)}: .+\\.$`));
+      new RegExp(`^All 120 epochs spent: on this task ${winner} ends lower, its best curve at ${w} against ${l} for ${loser}'s\\. ${tally(winner)}; ${tally(loser)}: .+?\\. (Counting|Over 20 seeds)`));
   } finally { await end.close(); }
   const last = await open('learn=transfer&step=15');
   try {
     await last.page.waitForSelector('#lesson-regret polyline', { state: 'attached' });
     assert.match(await last.page.locator('#lesson-explain').textContent(),
-      /^After all 15 evaluations: GCP\+prior found -?[0-9.]+ at evaluation \d+, GCP found -?[0-9.]+ at evaluation \d+, CTS found -?[0-9.]+ at evaluation \d+ \(the task's minimum is -?[0-9.]+\)\. [A-Z+ a-z]+ (ends lowest|got there first): .+\.$/);
+      /^After all 15 evaluations: GCP\+prior found -?[0-9.]+ at evaluation \d+, GCP found -?[0-9.]+ at evaluation \d+, CTS found -?[0-9.]+ at evaluation \d+ \(the task's minimum is -?[0-9.]+\)\. [A-Z+ a-z]+ (ends lowest|got there first): .+?\. (Counting|Over 20 seeds)/);
   } finally { await last.close(); }
   // Lesson 6: one found point per step; another method restarts the run at step 0.
   const p = await open('learn=pareto&step=10');

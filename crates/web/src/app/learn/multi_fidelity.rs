@@ -172,7 +172,7 @@ pub fn MultiFidelityLesson(
             let show = |v: f64| if v.is_finite() { format!("{v:.3}") } else { "—".into() };
             let next = f.dyhpo.get(k).and_then(|s| s.top.first()).map_or(String::new(), |t| format!(" · next step's EI_MF {}", ei_shown(t)));
             format!(
-                "{} · epoch {k} of {BUDGET} · best loss so far: DyHPO {}, Hyperband {}{next} · both runs computed in a worker in {ms:.0} ms",
+                "{} · epoch {k} of {BUDGET} · lowest curve now: DyHPO {}, Hyperband {}{next} · both runs computed in a worker in {ms:.0} ms",
                 f.task,
                 show(f.dyhpo_after(k).best),
                 show(f.hyperband_after(k).best)
