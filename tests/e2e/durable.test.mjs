@@ -166,7 +166,8 @@ test('cancel terminates the workers at once, in the middle of a step, and the ne
   const b = await openPage(site, 'v=1&data=bundled:quadratic&methods=GCP%2Bprior&seeds=2&iters=20&transfer=loto');
   try {
     const closed = [];
-    b.page.on('worker', (w) => w.on('close', () => closed.push(w.url())));
+    let onClose = () => {};
+    b.page.on('worker', (w) => w.on('close', () => { closed.push(w.url()); onClose(); }));
     const idle = b.page.workers().length;
     await b.page.click('#run');
     await b.page.waitForFunction(() => /training the prior/.test(document.querySelector('#current-jobs')?.textContent ?? ''), null, { timeout: 60_000 });
@@ -174,9 +175,13 @@ test('cancel terminates the workers at once, in the middle of a step, and the ne
     assert.ok(pool >= 2, `${pool} workers in the run`);
     await b.page.click('#cancel');
     assert.match(await status(b.page), /^Cancelled after \d+ of 60 jobs/);
-    // Every worker of the run is gone, not left to finish its training.
-    const deadline = Date.now() + 10_000;
-    while (closed.length < pool && Date.now() < deadline) await b.page.waitForTimeout(50);
+    // Every worker of the run is gone, not left to finish its training (a worker left to
+    // finish never closes: the wait's bound is a hang guard, not a pass mark).
+    await new Promise((ok, fail) => {
+      const guard = setTimeout(() => fail(new Error(`${closed.length} of the run's ${pool} workers closed in 60 s`)), 60_000);
+      onClose = () => { if (closed.length >= pool) { clearTimeout(guard); ok(); } };
+      onClose();
+    });
     assert.equal(closed.length, pool, 'every worker of the run was terminated');
     // The page is ready at once: the next run (random search here) finishes on fresh workers.
     assert.equal(await b.page.isEnabled('#run'), true);
