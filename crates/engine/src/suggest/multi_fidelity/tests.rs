@@ -121,7 +121,8 @@ fn parameters_respect_their_distributions() {
 
 #[test]
 fn parallel_workers_never_share_a_configuration() {
-    for m in quick_methods() {
+    // Each method is a session of its own: they run side by side.
+    quick_methods().collect::<Vec<_>>().into_par_iter().for_each(|m| {
         let mut s = MultiFidelitySession::new(space(), m.name, 9, Some(150), 1.0, 2, POOL).unwrap();
         let configs: Vec<Vec<Value>> = (0..s.configurations()).map(|c| s.params(c).unwrap()).collect();
         let mut outstanding: Vec<Assignment> = Vec::new();
@@ -161,7 +162,7 @@ fn parallel_workers_never_share_a_configuration() {
             }
         }
         assert!(served > 4, "{}: {served} assignments, {waits} waits", m.name);
-    }
+    });
 }
 
 #[test]
@@ -277,7 +278,8 @@ fn an_asynchronous_method_goes_on_past_a_failed_promotion() {
 
 #[test]
 fn parallel_workers_with_failures_finish_and_count_the_steps_told() {
-    for m in quick_methods() {
+    // Each method is a session of its own: they run side by side.
+    quick_methods().collect::<Vec<_>>().into_par_iter().for_each(|m| {
         let mut s = MultiFidelitySession::new(space(), m.name, 9, Some(150), 1.0, 2, POOL).unwrap();
         let configs: Vec<Vec<Value>> = (0..s.configurations()).map(|c| s.params(c).unwrap()).collect();
         let mut outstanding: Vec<Assignment> = Vec::new();
@@ -324,7 +326,7 @@ fn parallel_workers_with_failures_finish_and_count_the_steps_told() {
         // The steps a failure gave back are trained, even at the end of the budget: a free
         // worker waits while others train rather than ending the run.
         assert_eq!(s.remaining(), 0, "{}: steps left untrained", m.name);
-    }
+    });
 }
 
 /// `workers` parallel workers against `s`: every free worker asks; then one of the outstanding
