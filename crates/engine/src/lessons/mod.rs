@@ -277,10 +277,11 @@ impl Lesson {
         }
     }
 
-    /// The worker job that counts the lesson's race over seeds (the seed shown and the step
-    /// ignored: one count serves every seed), for the lessons that race methods from a seed;
-    /// lesson 5's construction has no seed, and its random designs come with its frames.
-    pub fn over_seeds_job(&self) -> Option<LessonJob> {
+    /// The worker jobs that count the lesson's race over seeds, one a part of the seeds (the
+    /// seed shown and the step ignored: one count serves every seed), for the lessons that
+    /// race methods from a seed; lesson 5's construction has no seed, and its random designs
+    /// come with its frames. Two parts, so that two workers share the count.
+    pub fn over_seeds_jobs(&self) -> Option<[LessonJob; 2]> {
         let kind = match self {
             Lesson::GpEi(s) => OverSeedsOf::GpEi(GpEiSetting { step: 0, seed: 0, ..s.clone() }),
             Lesson::Copula(_) => OverSeedsOf::Copula,
@@ -289,7 +290,8 @@ impl Lesson {
             Lesson::Pareto(..) => OverSeedsOf::Pareto,
             Lesson::Designs(..) => return None,
         };
-        Some(LessonJob::OverSeeds(kind))
+        let half = over_seeds::VERDICT_SEEDS / 2;
+        Some([LessonJob::OverSeeds(kind.clone(), 0..half), LessonJob::OverSeeds(kind, half..over_seeds::VERDICT_SEEDS)])
     }
 }
 
@@ -328,8 +330,8 @@ pub enum LessonJob {
     Designs(DesignViewSpec, Vec<Placed>),
     /// Lesson 6: (method, seed).
     Pareto(String, u64),
-    /// A lesson's race over [`over_seeds::VERDICT_SEEDS`] seeds.
-    OverSeeds(OverSeedsOf),
+    /// A part of a lesson's race over [`over_seeds::VERDICT_SEEDS`] seeds.
+    OverSeeds(OverSeedsOf, std::ops::Range<u64>),
 }
 
 /// What a [`LessonJob`] returns.
@@ -362,12 +364,12 @@ impl LessonJob {
             LessonJob::MultiFidelity(seed) => multi_fidelity::frames(*seed).map(LessonFrames::MultiFidelity),
             LessonJob::Pareto(method, seed) => pareto::frames(method, *seed).map(LessonFrames::Pareto),
             LessonJob::Designs(spec, placed) => designs::frames(spec, placed).map(LessonFrames::Designs),
-            LessonJob::OverSeeds(of) => match of {
-                OverSeedsOf::GpEi(s) => sentences::gp_ei::over_seeds(s),
-                OverSeedsOf::Copula => sentences::copula::over_seeds(),
-                OverSeedsOf::Transfer => sentences::transfer::over_seeds(),
-                OverSeedsOf::MultiFidelity => sentences::multi_fidelity::over_seeds(),
-                OverSeedsOf::Pareto => sentences::pareto::over_seeds(),
+            LessonJob::OverSeeds(of, seeds) => match of {
+                OverSeedsOf::GpEi(s) => sentences::gp_ei::over_seeds(s, seeds.clone()),
+                OverSeedsOf::Copula => sentences::copula::over_seeds(seeds.clone()),
+                OverSeedsOf::Transfer => sentences::transfer::over_seeds(seeds.clone()),
+                OverSeedsOf::MultiFidelity => sentences::multi_fidelity::over_seeds(seeds.clone()),
+                OverSeedsOf::Pareto => sentences::pareto::over_seeds(seeds.clone()),
             }
             .map(LessonFrames::OverSeeds),
         }
@@ -577,7 +579,19 @@ mod tests {
         let shown = Lesson::MultiFidelity(SeedStep { step: multi_fidelity::BUDGET, seed: 2 });
         assert_eq!(shown.with_seed(7), Some(Lesson::MultiFidelity(SeedStep { step: multi_fidelity::BUDGET, seed: 7 })));
         assert!(Lesson::all().iter().all(|l| l.with_seed(5).map(|o| (o.seed(), o.step())) == l.seed().map(|_| (Some(5), l.step()))));
-        assert_eq!(Lesson::all().iter().filter(|l| l.over_seeds_job().is_some()).count(), 5, "every lesson but lesson 5 counts over seeds");
+        assert_eq!(
+            Lesson::all().iter().filter(|l| l.over_seeds_jobs().is_some()).count(),
+            5,
+            "every lesson but lesson 5 counts over seeds"
+        );
+        // Lesson 1's count in two parts is the count of seeds 0–19.
+        let Some([a, b]) = Lesson::all()[0].over_seeds_jobs() else { panic!() };
+        let part = |j: LessonJob| match j.run().unwrap() {
+            LessonFrames::OverSeeds(o) => o,
+            _ => panic!(),
+        };
+        let joined = over_seeds::OverSeeds::joined([part(a), part(b)]).unwrap();
+        assert_eq!(joined, sentences::gp_ei::over_seeds(&GpEiSetting::default(), 0..over_seeds::VERDICT_SEEDS).unwrap());
         // Every lesson is in the list once, under its own name.
         let ids: Vec<&str> = Lesson::all().iter().map(Lesson::id).collect();
         assert_eq!(ids, ["gp-ei", "copula", "transfer", "multi-fidelity", "designs", "pareto"]);

@@ -10,6 +10,8 @@
 //! typical seed, the one a lesson opens on, is the seed whose difference is the median: never
 //! the one seed on which the underdog wins.
 
+use std::ops::Range;
+
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
@@ -49,10 +51,21 @@ impl Gap {
 }
 
 impl OverSeeds {
-    /// Scores each of [`VERDICT_SEEDS`] seeds with `score`, the lesson's own.
-    pub fn count(names: &[&str], tie: f64, score: impl Fn(u64) -> Result<Vec<f64>>) -> Result<OverSeeds> {
-        let scores = (0..VERDICT_SEEDS).map(score).collect::<Result<Vec<_>>>()?;
+    /// Scores the seeds `seeds` (a part of 0 .. [`VERDICT_SEEDS`], so that workers can share
+    /// the count) with `score`, the lesson's own.
+    pub fn count(names: &[&str], tie: f64, seeds: Range<u64>, score: impl Fn(u64) -> Result<Vec<f64>>) -> Result<OverSeeds> {
+        let scores = seeds.map(score).collect::<Result<Vec<_>>>()?;
         Ok(OverSeeds { names: names.iter().map(|n| n.to_string()).collect(), tie, scores })
+    }
+
+    /// The count of consecutive parts, in order: seeds 0, 1, … again.
+    pub fn joined(parts: impl IntoIterator<Item = OverSeeds>) -> Option<OverSeeds> {
+        let mut parts = parts.into_iter();
+        let mut all = parts.next()?;
+        for p in parts {
+            all.scores.extend(p.scores);
+        }
+        Some(all)
     }
 
     /// Seed `seed`'s winner, `None` for a tie (or a seed not counted).
@@ -219,6 +232,16 @@ mod tests {
             text,
             "Over 4 seeds, A ends lower on 2, B on 1, and 1 is a tie; on average A's score is 0.55 better than B's, inside the seeds' spread (±1.27): over seeds, a tie."
         );
+    }
+
+    #[test]
+    fn parts_counted_apart_join_into_the_whole_count() {
+        let score = |s: u64| Ok(vec![s as f64, 10.0 - s as f64]);
+        let whole = OverSeeds::count(&["A", "B"], 0.5, 0..VERDICT_SEEDS, score).unwrap();
+        let half = VERDICT_SEEDS / 2;
+        let parts = [0..half, half..VERDICT_SEEDS].map(|r| OverSeeds::count(&["A", "B"], 0.5, r, score).unwrap());
+        assert_eq!(OverSeeds::joined(parts), Some(whole));
+        assert_eq!(OverSeeds::joined(Vec::new()), None);
     }
 
     #[test]

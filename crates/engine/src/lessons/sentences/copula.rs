@@ -50,8 +50,8 @@ pub fn scores(v: &Versus) -> Vec<f64> {
 }
 
 /// GP against GCP over [`VERDICT_SEEDS`] seeds, each run as the lesson runs it.
-pub fn over_seeds() -> crate::error::Result<OverSeeds> {
-    OverSeeds::count(&CONTENDERS, 0.5, |seed| versus(seed).map(|v| scores(&v)))
+pub fn over_seeds(seeds: std::ops::Range<u64>) -> crate::error::Result<OverSeeds> {
+    OverSeeds::count(&CONTENDERS, 0.5, seeds, |seed| versus(seed).map(|v| scores(&v)))
 }
 
 /// The count over seeds in words, with where `seed` stands among them.

@@ -59,8 +59,8 @@ pub fn describe(o: &OverSeeds, seed: u64) -> String {
 
 /// The setting over [`VERDICT_SEEDS`] random starts (its seed replaced by 0, 1, …), each run
 /// as the lesson runs it.
-pub fn over_seeds(setting: &GpEiSetting) -> crate::error::Result<OverSeeds> {
-    OverSeeds::count(&OUTCOMES, 0.5, |seed| frames(&GpEiSetting { seed, step: 0, ..setting.clone() }, MAX_STEPS).map(|f| scores(&f)))
+pub fn over_seeds(setting: &GpEiSetting, seeds: std::ops::Range<u64>) -> crate::error::Result<OverSeeds> {
+    OverSeeds::count(&OUTCOMES, 0.5, seeds, |seed| frames(&GpEiSetting { seed, step: 0, ..setting.clone() }, MAX_STEPS).map(|f| scores(&f)))
 }
 
 /// The count over starts in words: how often EI found the minimum, the median step and the

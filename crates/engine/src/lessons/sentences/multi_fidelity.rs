@@ -21,8 +21,8 @@ pub fn scores(f: &MultiFidelityFrames) -> Vec<f64> {
 }
 
 /// The race over [`VERDICT_SEEDS`] seeds, each run as the lesson runs it.
-pub fn over_seeds() -> crate::error::Result<OverSeeds> {
-    OverSeeds::count(&CONTENDERS, TIE, |seed| frames(seed).map(|f| scores(&f)))
+pub fn over_seeds(seeds: std::ops::Range<u64>) -> crate::error::Result<OverSeeds> {
+    OverSeeds::count(&CONTENDERS, TIE, seeds, |seed| frames(seed).map(|f| scores(&f)))
 }
 
 /// The count over seeds in words, with where `seed` stands among them.

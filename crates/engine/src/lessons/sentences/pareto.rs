@@ -16,8 +16,8 @@ pub fn scores(f: &ParetoFrames) -> Vec<f64> {
 }
 
 /// The methods over [`VERDICT_SEEDS`] seeds, each run as the lesson runs it.
-pub fn over_seeds() -> crate::error::Result<OverSeeds> {
-    OverSeeds::count(&names(), TIE, |seed| frames(DEFAULT_METHOD, seed).map(|f| scores(&f)))
+pub fn over_seeds(seeds: std::ops::Range<u64>) -> crate::error::Result<OverSeeds> {
+    OverSeeds::count(&names(), TIE, seeds, |seed| frames(DEFAULT_METHOD, seed).map(|f| scores(&f)))
 }
 
 /// The count over seeds in words, with where `seed` stands among them.

@@ -34,8 +34,8 @@ pub fn scores(f: &TransferFrames) -> Vec<f64> {
 }
 
 /// The three methods over [`VERDICT_SEEDS`] families, each run as the lesson runs it.
-pub fn over_seeds() -> crate::error::Result<OverSeeds> {
-    OverSeeds::count(&METHODS, 0.5, |seed| frames(seed).map(|f| scores(&f)))
+pub fn over_seeds(seeds: std::ops::Range<u64>) -> crate::error::Result<OverSeeds> {
+    OverSeeds::count(&METHODS, 0.5, seeds, |seed| frames(seed).map(|f| scores(&f)))
 }
 
 /// The lesson's own contrast: GCP+prior against GCP, with and without the prior.

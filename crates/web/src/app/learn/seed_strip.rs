@@ -1,8 +1,8 @@
-//! A lesson's race counted over seeds (`engine::lessons::over_seeds`): computed in a worker of
-//! its own once the lesson's frames are drawn (so that it never delays the first picture nor
-//! waits behind a reseed), and drawn under the last step's sentence as a strip, one cell a
-//! seed coloured by who won it, grey for a tie, the seed shown outlined. A click on a cell opens
-//! that seed at the same step.
+//! A lesson's race counted over seeds (`engine::lessons::over_seeds`): computed in two workers
+//! of its own (half the seeds each, one a core) once the lesson's frames are drawn, so that it
+//! never delays the first picture nor waits behind a reseed; drawn under the last step's
+//! sentence as a strip, one cell a seed coloured by who won it, grey for a tie, the seed shown
+//! outlined. A click on a cell opens that seed at the same step.
 
 use std::sync::Arc;
 
@@ -17,32 +17,46 @@ use hpo_protocol::ToWorker;
 /// A seed that is a tie.
 const TIE: &str = "#c8c8c8";
 
+/// A part of the count as a worker answered it: the job asked, and the count or the error.
+type Part = (LessonJob, Result<OverSeeds, String>);
+
 /// The count over seeds of the link's lesson, once `ready` (the lesson's own frames drawn):
-/// `None` while it is computed; an error in words if it could not be.
+/// its two parts in two workers, one a core; `None` while they compute; an error in words if
+/// either could not.
 pub fn over_seeds(link: RwSignal<LessonLink>, ready: Signal<bool>) -> Memo<Option<Result<Arc<OverSeeds>, String>>> {
-    let job = Memo::new(move |_| link.with(|l| l.lesson.over_seeds_job()));
-    let counted = RwSignal::new(None::<(LessonJob, Result<Arc<OverSeeds>, String>)>);
-    let worker = LatestWorker::new(lesson_reply);
+    let jobs = Memo::new(move |_| link.with(|l| l.lesson.over_seeds_jobs()));
+    // Each part as counted, with the job it answers.
+    let parts: [RwSignal<Option<Part>>; 2] = [RwSignal::new(None), RwSignal::new(None)];
     let workers = expect_context::<WorkerService>();
-    Effect::new(move |_| {
-        let (Some(j), true) = (job.get(), ready.get()) else { return };
-        if counted.with_untracked(|c| c.as_ref().is_some_and(|(have, _)| *have == j)) {
-            return;
-        }
-        let request = workers.next_request();
-        let asked = j.clone();
-        worker.ask(request, ToWorker::Lesson { request, job: j }, move |result, _| {
-            let over = match result {
-                Ok(LessonFrames::OverSeeds(o)) => Ok(Arc::new(o)),
-                Ok(_) => return,
-                Err(e) => Err(e),
-            };
-            counted.set(Some((asked.clone(), over)));
+    for (k, part) in parts.into_iter().enumerate() {
+        let worker = LatestWorker::new(lesson_reply);
+        Effect::new(move |_| {
+            let (Some(j), true) = (jobs.with(|j| j.as_ref().map(|j| j[k].clone())), ready.get()) else { return };
+            if part.with_untracked(|c| c.as_ref().is_some_and(|(have, _)| *have == j)) {
+                return;
+            }
+            let request = workers.next_request();
+            let asked = j.clone();
+            worker.ask(request, ToWorker::Lesson { request, job: j }, move |result, _| {
+                let counted = match result {
+                    Ok(LessonFrames::OverSeeds(o)) => Ok(o),
+                    Ok(_) => return,
+                    Err(e) => Err(e),
+                };
+                part.set(Some((asked.clone(), counted)));
+            });
         });
-    });
+    }
     Memo::new(move |_| {
-        let j = job.get();
-        counted.with(|c| c.as_ref().filter(|(have, _)| Some(have) == j.as_ref()).map(|(_, o)| o.clone()))
+        let want = jobs.get()?;
+        let mut got = Vec::with_capacity(2);
+        for (k, part) in parts.iter().enumerate() {
+            match part.with(|c| c.as_ref().filter(|(have, _)| *have == want[k]).map(|(_, o)| o.clone()))? {
+                Ok(o) => got.push(o),
+                Err(e) => return Some(Err(e)),
+            }
+        }
+        OverSeeds::joined(got).map(|o| Ok(Arc::new(o)))
     })
 }
 
