@@ -1,6 +1,17 @@
-use rayon::prelude::*;
-
 use super::*;
+
+/// Runs `check` on each case: side by side natively (rayon; each case is seeded and checked on
+/// its own, so the order they finish in decides nothing), one after another on wasm32, whose
+/// test runner has one thread.
+fn side_by_side<T: Send>(cases: Vec<T>, check: impl Fn(T) + Send + Sync) {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        use rayon::prelude::*;
+        cases.into_par_iter().for_each(check);
+    }
+    #[cfg(target_arch = "wasm32")]
+    cases.into_iter().for_each(check);
+}
 use crate::bundled::crossing_curves_family;
 use crate::fidelity::dyhpo::DYHPO;
 use crate::fidelity::runner::race_curves;
@@ -122,7 +133,7 @@ fn parameters_respect_their_distributions() {
 #[test]
 fn parallel_workers_never_share_a_configuration() {
     // Each method is a session of its own: they run side by side.
-    quick_methods().collect::<Vec<_>>().into_par_iter().for_each(|m| {
+    side_by_side(quick_methods().collect(), |m| {
         let mut s = MultiFidelitySession::new(space(), m.name, 9, Some(150), 1.0, 2, POOL).unwrap();
         let configs: Vec<Vec<Value>> = (0..s.configurations()).map(|c| s.params(c).unwrap()).collect();
         let mut outstanding: Vec<Assignment> = Vec::new();
@@ -279,7 +290,7 @@ fn an_asynchronous_method_goes_on_past_a_failed_promotion() {
 #[test]
 fn parallel_workers_with_failures_finish_and_count_the_steps_told() {
     // Each method is a session of its own: they run side by side.
-    quick_methods().collect::<Vec<_>>().into_par_iter().for_each(|m| {
+    side_by_side(quick_methods().collect(), |m| {
         let mut s = MultiFidelitySession::new(space(), m.name, 9, Some(150), 1.0, 2, POOL).unwrap();
         let configs: Vec<Vec<Value>> = (0..s.configurations()).map(|c| s.params(c).unwrap()).collect();
         let mut outstanding: Vec<Assignment> = Vec::new();
@@ -387,7 +398,7 @@ fn two_three_and_four_workers_spend_the_whole_budget_without_waiting() {
     // goes on past a configuration it planned twice), and the run ends only when every unit
     // is told. Each method and number of workers is a session of its own, run side by side.
     let cases: Vec<(&MethodEntry, usize)> = quick_methods().flat_map(|m| [2, 3, 4].map(|workers| (m, workers))).collect();
-    cases.into_par_iter().for_each(|(m, workers)| {
+    side_by_side(cases, |(m, workers)| {
         let name = format!("{} with {workers} workers", m.name);
         let mut s = MultiFidelitySession::new(space(), m.name, 9, Some(200), 1.0, 5, POOL).unwrap();
         let configs: Vec<Vec<Value>> = (0..s.configurations()).map(|c| s.params(c).unwrap()).collect();
