@@ -24,8 +24,10 @@ const DIST = join(ROOT, 'dist');
 /// The app's wasm's limit, gzip -9 (docs/benchmarks.md, "Against the targets"): 1,000,000 until
 /// the study panel (its views drawn as markup, its CSVs made in the worker) took the module to
 /// 1,018,001; raised to 1,025,000; the study panel's table pages, thinned charts and
-/// bad-input sentences took it to 1,027,640, and the limit to 1,030,000.
-const MAIN_WASM_GZIP_LIMIT = 1_030_000;
+/// bad-input sentences took it to 1,027,640, and the limit to 1,030,000; the lessons' counts
+/// over seeds (their sentences, the strip, the two workers that count) to 1,057,263, and the
+/// limit to 1,060,000.
+const MAIN_WASM_GZIP_LIMIT = 1_060_000;
 /// The first visit's own wasm, which draws the landing (issue 61's target), gzip -9.
 const LANDING_WASM_GZIP_LIMIT = 600_000;
 

@@ -224,7 +224,7 @@ pub fn GpEiLesson(
                 error=Signal::derive(move || error.get())
                 busy=busy
                 drawn=Signal::derive(move || all.with(Option::is_some))
-                strip=ViewFn::from(move || view! { <SeedStrip over=over link=link show=|v| format!("{v:.0}") unit="random start" colours=&[BLUE, GREY] describe=describe/> })
+                strip=ViewFn::from(move || view! { <SeedStrip over=over link=link show=|v| format!("{v:.0}") unit="random start" colours=&[BLUE, GREY] describe=describe asks="How EI did on each of the"/> })
                 numbers=Signal::derive(move || current.get().map(|(f, ms)| {
                         let ei = if f.ei_collapsed() { format!("log₁₀ EI {:.1}", f.log10_ei.iter().copied().fold(f64::NEG_INFINITY, f64::max)) } else { format!("EI {:.3}", f.next.1) };
                         format!(

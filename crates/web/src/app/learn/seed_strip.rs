@@ -82,6 +82,10 @@ pub fn SeedStrip(
     /// A cell's label, where the lesson words it itself (else: the winner and the scores).
     #[prop(optional)]
     describe: Option<fn(&OverSeeds, u64) -> String>,
+    /// The caption's opening words, where nothing races ("How EI did on each of the"; else
+    /// "Who won each of the").
+    #[prop(optional)]
+    asks: Option<&'static str>,
 ) -> impl IntoView {
     let shown = Memo::new(move |_| link.with(|l| l.lesson.seed()));
     let open = move |seed: u64| {
@@ -125,7 +129,7 @@ pub fn SeedStrip(
             let n = o.scores.len();
             view! {
                 <figure class="seed-strip" id="lesson-seed-strip">
-                    <figcaption>{format!("Who won each of the {}, 0 to {}{}:", count(n, unit), n - 1, if clickable { " (click one to open it)" } else { "" })}</figcaption>
+                    <figcaption>{format!("{} {}, 0 to {}{}:", asks.unwrap_or("Who won each of the"), count(n, unit), n - 1, if clickable { " (click one to open it)" } else { "" })}</figcaption>
                     <div class="seed-cells">{cells}</div>
                     <p class="seed-legend">{legend}{(o.ties() > 0).then(|| view! { <span class="swatch" style:background=TIE></span>"tie: "<b class="count">{o.ties()}</b> })}</p>
                 </figure>
