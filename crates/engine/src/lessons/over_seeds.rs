@@ -186,6 +186,12 @@ impl OverSeeds {
     }
 }
 
+/// What a lesson's last step says while its count over seeds is being computed (`what`: what
+/// the seeds draw, "seeds" or "families of tasks").
+pub fn counting(what: &str) -> String {
+    format!("Counting how the same race ends over {VERDICT_SEEDS} {what}…")
+}
+
 /// The winner among `scores` (the lowest, by more than `tie` below every other), if any.
 pub fn winner(scores: &[f64], tie: f64) -> Option<usize> {
     let best = (0..scores.len()).min_by(|&a, &b| scores[a].total_cmp(&scores[b]))?;

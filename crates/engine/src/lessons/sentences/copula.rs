@@ -4,7 +4,7 @@
 //! saw after their random start.
 
 use crate::lessons::copula::{versus, CopulaFrame, Versus, MAX_STEPS};
-use crate::lessons::over_seeds::{OverSeeds, VERDICT_SEEDS};
+use crate::lessons::over_seeds::{counting, OverSeeds};
 use crate::lessons::steps::{best_so_far, Pick};
 use crate::stats::normal_quantile;
 
@@ -34,7 +34,9 @@ pub fn values_sentence(f: &CopulaFrame, step: usize) -> String {
 /// once their runs are computed, then the count over seeds once it is.
 pub fn sentence(f: &CopulaFrame, step: usize, versus: Option<&Versus>, seed: u64, over: Option<&OverSeeds>) -> String {
     match versus {
-        Some(v) if step >= MAX_STEPS => format!("{} {}", verdict(v), over.map_or_else(counting, |o| over_seeds_sentence(o, seed))),
+        Some(v) if step >= MAX_STEPS => {
+            format!("{} {}", verdict(v), over.map_or_else(|| counting("seeds"), |o| over_seeds_sentence(o, seed)))
+        }
         _ => values_sentence(f, step),
     }
 }
@@ -60,11 +62,6 @@ pub fn over_seeds_sentence(o: &OverSeeds, seed: u64) -> String {
         format!("on average {l} reaches it {d} evaluations sooner than {r} (never counts as {})", MAX_STEPS + 1)
     };
     format!("{}{}", o.sentence("reaches the minimum first", lead, |v| format!("{v:.1}")), o.shown_seed(seed))
-}
-
-/// What the last step says while the count over seeds is being computed.
-pub fn counting() -> String {
-    format!("Counting how the same race ends over {VERDICT_SEEDS} seeds…")
 }
 
 /// A best value counts as the minimum when it shows the same to three decimals.
@@ -143,6 +140,7 @@ mod tests {
     use super::super::{number_after, CLAIM_SEEDS};
     use super::*;
     use crate::lessons::copula::{frame, versus, CopulaSetting, DEFAULT_SEED};
+    use crate::lessons::over_seeds::VERDICT_SEEDS;
 
     fn check(f: &CopulaFrame, v: &Versus, k: usize, text: &str) -> Result<(), String> {
         let fail = |what: &str| Err(format!("step {k}: {what} in «{text}»"));

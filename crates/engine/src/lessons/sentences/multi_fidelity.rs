@@ -5,7 +5,7 @@
 use crate::axis::count;
 use crate::fidelity::dyhpo::StepScore;
 use crate::lessons::multi_fidelity::{frames, log10_ei, MultiFidelityFrames, Tally, BUDGET};
-use crate::lessons::over_seeds::{OverSeeds, VERDICT_SEEDS};
+use crate::lessons::over_seeds::{counting, OverSeeds};
 
 use super::{tiny, TINY};
 
@@ -31,11 +31,6 @@ pub fn over_seeds_sentence(o: &OverSeeds, seed: u64) -> String {
     format!("{}{}", o.sentence("ends lower", lead, |v| format!("{v:.3}")), o.shown_seed(seed))
 }
 
-/// What the last step says while the count over seeds is being computed.
-pub fn counting() -> String {
-    format!("Counting how the same race ends over {VERDICT_SEEDS} seeds…")
-}
-
 /// The sentence after `step` epochs of seed `seed`; the last step's ends with the count over
 /// seeds once it is computed.
 pub fn sentence(f: &MultiFidelityFrames, step: usize, seed: u64, over: Option<&OverSeeds>) -> String {
@@ -43,7 +38,7 @@ pub fn sentence(f: &MultiFidelityFrames, step: usize, seed: u64, over: Option<&O
         return if step == 0 {
             "DyHPO starts with one random configuration for one epoch: EI needs an observation.".to_string()
         } else {
-            format!("{} {}", verdict(f), over.map_or_else(counting, |o| over_seeds_sentence(o, seed)))
+            format!("{} {}", verdict(f), over.map_or_else(|| counting("seeds"), |o| over_seeds_sentence(o, seed)))
         };
     };
     let t = s.top[0];
@@ -135,6 +130,7 @@ mod tests {
     use super::super::{number_after, CLAIM_SEEDS};
     use super::*;
     use crate::lessons::multi_fidelity::{trained_after, DEFAULT_SEED};
+    use crate::lessons::over_seeds::VERDICT_SEEDS;
 
     fn check(f: &MultiFidelityFrames, k: usize, text: &str) -> Result<(), String> {
         let fail = |what: &str| Err(format!("step {k}: {what} in «{text}»"));

@@ -2,7 +2,7 @@
 //! minimises, the hypervolume error; at the last step every offered method's error side by
 //! side on the same task and seed, who won, and what its way of choosing did.
 
-use crate::lessons::over_seeds::{OverSeeds, VERDICT_SEEDS};
+use crate::lessons::over_seeds::{counting, OverSeeds};
 use crate::lessons::pareto::{frames, names, ParetoFrames, DEFAULT_METHOD, MAX_STEPS};
 use crate::warping::OutputWarp;
 
@@ -26,16 +26,11 @@ pub fn over_seeds_sentence(o: &OverSeeds, seed: u64) -> String {
     format!("{}{}", o.sentence("has the lowest error", lead, |v| format!("{v:.3}")), o.shown_seed(seed))
 }
 
-/// What the last step says while the count over seeds is being computed.
-pub fn counting() -> String {
-    format!("Counting how the same race ends over {VERDICT_SEEDS} seeds…")
-}
-
 /// The sentence after `step` evaluations of seed `seed`; the last step's ends with the count
 /// over seeds once it is computed.
 pub fn sentence(f: &ParetoFrames, step: usize, seed: u64, over: Option<&OverSeeds>) -> String {
     if step >= MAX_STEPS && !f.final_errors.is_empty() {
-        return format!("{} {}", verdict(f), over.map_or_else(counting, |o| over_seeds_sentence(o, seed)));
+        return format!("{} {}", verdict(f), over.map_or_else(|| counting("seeds"), |o| over_seeds_sentence(o, seed)));
     }
     let st = f.at(step);
     let how = match f.warp {
@@ -91,6 +86,7 @@ pub fn verdict(f: &ParetoFrames) -> String {
 mod tests {
     use super::super::{number_after, CLAIM_SEEDS};
     use super::*;
+    use crate::lessons::over_seeds::VERDICT_SEEDS;
     use crate::lessons::pareto::DEFAULT_SEED;
 
     fn check(f: &ParetoFrames, k: usize, text: &str) -> Result<(), String> {

@@ -2,7 +2,7 @@
 //! start, what GCP does without the prior; at the last step each method's best and when it
 //! found it, who won, and why, from how well the prior predicted the new task.
 
-use crate::lessons::over_seeds::{OverSeeds, VERDICT_SEEDS};
+use crate::lessons::over_seeds::{counting, OverSeeds};
 use crate::lessons::steps::best_so_far;
 use crate::lessons::transfer::{frames, TransferFrames, MAX_STEPS, METHODS};
 use crate::optimizer::Acquisition;
@@ -58,16 +58,11 @@ pub fn over_seeds_sentence(o: &OverSeeds, seed: u64) -> String {
     )
 }
 
-/// What the last step says while the count over seeds is being computed.
-pub fn counting() -> String {
-    format!("Counting how the same race ends over {VERDICT_SEEDS} families of tasks…")
-}
-
 /// The sentence of step `step` of seed `seed`; the last step's ends with the count over seeds
 /// once it is computed.
 pub fn sentence(f: &TransferFrames, step: usize, seed: u64, over: Option<&OverSeeds>) -> String {
     if step >= MAX_STEPS {
-        return format!("{} {}", verdict(f), over.map_or_else(counting, |o| over_seeds_sentence(o, seed)));
+        return format!("{} {}", verdict(f), over.map_or_else(|| counting("families of tasks"), |o| over_seeds_sentence(o, seed)));
     }
     let pick = |m: usize| &f.runs[m][step.min(f.runs[m].len() - 1)];
     let (g, c) = (pick(0), pick(2));
@@ -130,6 +125,7 @@ pub fn verdict(f: &TransferFrames) -> String {
 mod tests {
     use super::super::{number_after, CLAIM_SEEDS};
     use super::*;
+    use crate::lessons::over_seeds::VERDICT_SEEDS;
     use crate::lessons::transfer::{frames, DEFAULT_SEED};
 
     fn check(f: &TransferFrames, k: usize, text: &str) -> Result<(), String> {
