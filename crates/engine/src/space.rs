@@ -76,11 +76,15 @@ impl Hyperparameter {
 }
 
 /// A degenerate range (one value only) maps to 0.5 so that it carries no information.
+/// A range wider than f64 can hold (-1e308 to 1e308, say) is halved first: `hi - lo` would
+/// be infinite and the top of the range would encode as inf/inf = NaN.
 fn min_max(v: f64, lo: f64, hi: f64) -> f64 {
-    if hi > lo {
+    if hi <= lo || hi.is_nan() || lo.is_nan() {
+        0.5
+    } else if (hi - lo).is_finite() {
         (v - lo) / (hi - lo)
     } else {
-        0.5
+        (v * 0.5 - lo * 0.5) / (hi * 0.5 - lo * 0.5)
     }
 }
 
@@ -136,5 +140,14 @@ mod tests {
         let p = Hyperparameter { name: "c".into(), kind: ParamKind::Integer { lower: 3, upper: 3 } };
         let s = SearchSpace { params: vec![p] };
         assert_eq!(s.encode(&[3.0]), vec![0.5]);
+    }
+
+    #[test]
+    fn a_range_wider_than_f64_encodes_to_zero_half_and_one() {
+        let p = Hyperparameter { name: "x".into(), kind: ParamKind::Continuous { lower: -f64::MAX, upper: f64::MAX, log: false } };
+        let s = SearchSpace { params: vec![p] };
+        assert_eq!(s.encode(&[-f64::MAX]), vec![0.0]);
+        assert_eq!(s.encode(&[0.0]), vec![0.5]);
+        assert_eq!(s.encode(&[f64::MAX]), vec![1.0]);
     }
 }

@@ -162,8 +162,8 @@ fn studies_benchmark(file: &str, format: FileFormat, studies: &[Study], notes: &
         ));
         // The study as it ran: every trial in creation order, with the steps it reported and,
         // for one kept as an evaluation, its row.
-        let rows: std::collections::HashMap<*const Trial, u32> =
-            complete.iter().enumerate().map(|(r, &t)| (t as *const Trial, r as u32)).collect();
+        // The kept trials are a subsequence of the study's, in its order: one walk pairs them.
+        let mut kept = complete.iter().enumerate().peekable();
         let history = StudyHistory {
             tool: "Optuna".into(),
             trials: study
@@ -172,7 +172,7 @@ fn studies_benchmark(file: &str, format: FileFormat, studies: &[Study], notes: &
                 .map(|t| RanTrial {
                     steps: t.intermediate.len().max(1) as u32,
                     value: (t.state == TrialState::Complete).then(|| t.values.as_ref().and_then(|v| v.first().copied())).flatten(),
-                    row: rows.get(&(t as *const Trial)).copied(),
+                    row: kept.next_if(|(_, &k)| std::ptr::eq(k, t)).map(|(r, _)| r as u32),
                 })
                 .collect(),
         };

@@ -72,6 +72,14 @@ pub struct JournalNotes {
     pub torn_last_line: bool,
 }
 
+/// Why a trial's internal value `v` of `name` is not one of its distribution's, if it is not:
+/// Optuna refuses such a trial (`FrozenTrial` checks that each distribution contains its
+/// value), and the models could not place it (a 0 on a log scale has no logarithm).
+pub(crate) fn not_held(name: &str, v: f64, d: &Distribution) -> Option<String> {
+    (!d.holds(v))
+        .then(|| format!("a trial's '{name}' is {v}, not a value of its distribution ({}); Optuna refuses such a trial", d.in_words()))
+}
+
 /// Whether `text` looks like a JournalStorage file: its first line a JSON object with an
 /// `op_code`.
 pub fn is_journal(text: &str) -> bool {
@@ -203,6 +211,9 @@ pub fn read_journal(file: &str, text: &str) -> Result<(Vec<Study>, JournalNotes)
                             return Err(at(line, format!("the distribution of '{name}': {why}")));
                         }
                         if let (Some(v), Some(Ok(d))) = (value.as_f64(), d) {
+                            if let Some(why) = not_held(name, v, &d) {
+                                return Err(at(line, why));
+                            }
                             if !study.distributions.iter().any(|(n, _)| n == name) {
                                 study.distributions.push((name.clone(), d));
                             }
@@ -228,6 +239,9 @@ pub fn read_journal(file: &str, text: &str) -> Result<(Vec<Study>, JournalNotes)
                     .ok_or_else(|| "no distribution".to_string())
                     .and_then(Distribution::from_optuna_json)
                     .map_err(|why| at(line, format!("the distribution of '{name}': {why}")))?;
+                if let Some(why) = not_held(&name, value, &dist) {
+                    return Err(at(line, why));
+                }
                 let study = studies[s].as_mut().ok_or_else(|| at(line, "the trial's study was deleted".into()))?;
                 if !study.distributions.iter().any(|(n, _)| *n == name) {
                     study.distributions.push((name.clone(), dist));

@@ -105,10 +105,14 @@ pub fn read_storage(file: &str, bytes: &[u8]) -> Result<Vec<Study>> {
             .ok_or_else(|| "no distribution".to_string())
             .and_then(Distribution::from_optuna_json)
             .map_err(|why| EngineError::parse(file, format!("the distribution of '{name}' in study '{}': {why}", studies[s].name)))?;
+        let value = row[p_value].as_f64();
+        if let Some(why) = value.and_then(|v| super::journal::not_held(&name, v, &dist)) {
+            return Err(EngineError::parse(file, format!("in study '{}': {why}", studies[s].name)));
+        }
         if !studies[s].distributions.iter().any(|(n, _)| *n == name) {
             studies[s].distributions.push((name.clone(), dist));
         }
-        if let Some(v) = row[p_value].as_f64() {
+        if let Some(v) = value {
             studies[s].trials[t].params.insert(name, v);
         }
     }

@@ -185,6 +185,30 @@ fn a_distribution_optuna_refuses_is_said_with_its_line() {
 }
 
 #[test]
+fn a_value_outside_its_distribution_is_said_with_its_line() {
+    // A 0 on a log scale (found by the fuzzer in a journal Optuna wrote, one byte changed) has
+    // no place in the models' inputs; Optuna itself refuses such a trial.
+    let dist = r#"{\"name\": \"FloatDistribution\", \"attributes\": {\"step\": null, \"low\": 1e-05, \"high\": 0.1, \"log\": true}}"#;
+    let head = "{\"op_code\":0,\"worker_id\":\"w\",\"study_name\":\"s\",\"directions\":[1]}\n";
+    for v in ["0", "-1", "0.5"] {
+        let set_param = format!(
+            "{head}{{\"op_code\":4,\"worker_id\":\"w\",\"study_id\":0}}\n{{\"op_code\":5,\"worker_id\":\"w\",\"trial_id\":0,\"param_name\":\"lr\",\"param_value_internal\":{v},\"distribution\":\"{dist}\"}}\n"
+        );
+        let added_trial = format!(
+            "{head}{{\"op_code\":4,\"worker_id\":\"w\",\"study_id\":0,\"state\":1,\"value\":0.5,\"params\":{{\"lr\":{v}}},\"distributions\":{{\"lr\":\"{dist}\"}}}}\n"
+        );
+        for (text, line) in [(set_param, 3), (added_trial, 2)] {
+            let Err(EngineError::Parse { row, message, .. }) = read_journal("bad.log", &text) else { panic!("refused as a parse error") };
+            assert_eq!(row, Some(line));
+            assert!(
+                message.starts_with("a trial's 'lr' is ") && message.contains("not a value of its distribution (1e-5…0.1, log)"),
+                "{message}"
+            );
+        }
+    }
+}
+
+#[test]
 fn the_sqlite_storage_reads_as_optuna_wrote_it() {
     // Counts as Python's sqlite3 reads them: study 1 has 21 complete, 17 pruned, 2 failed;
     // study 2 has 19, 19, 2; study 3 ('lr-only', another space) 10 complete.
