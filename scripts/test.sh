@@ -49,6 +49,6 @@ stage "end-to-end tests" bash scripts/test/e2e.sh
 stage "Optuna round trip (hpo suggest)" bash scripts/test/studies.sh
 stage "Python package (Optuna, Syne Tune, Ray Tune; wheel)" bash scripts/test/python.sh
 stage "Ray sweep (two-node cluster)" bash scripts/test/ray.sh
-stage "fuzz smoke (10 s a target)" bash scripts/test/fuzz.sh
+stage "fuzz smoke (the same inputs every run)" bash scripts/test/fuzz.sh
 echo "== stages"
 table

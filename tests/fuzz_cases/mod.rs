@@ -5,13 +5,13 @@
 
 use std::sync::OnceLock;
 
-use hpo_playground::engine::benchmark::{Benchmark, Direction};
-use hpo_playground::engine::bundled::load_bundled;
-use hpo_playground::engine::lessons::LessonLink;
-use hpo_playground::engine::loaders::curves::load_curve_table;
-use hpo_playground::engine::loaders::upload::{load_file, LoadFailure};
-use hpo_playground::engine::permalink::{from_query, to_query};
-use hpo_playground::engine::spec::ExperimentSpec;
+use hpo_engine::benchmark::{Benchmark, Direction};
+use hpo_engine::bundled::load_bundled;
+use hpo_engine::lessons::LessonLink;
+use hpo_engine::loaders::curves::load_curve_table;
+use hpo_engine::loaders::upload::{load_file, LoadFailure};
+use hpo_engine::permalink::{from_query, to_query};
+use hpo_engine::spec::ExperimentSpec;
 
 /// What a target checks on one input (panics when a check fails).
 pub type Case = fn(&[u8]);
