@@ -102,6 +102,23 @@ fn log_h_and_cdf_ratio(z: f64) -> (f64, f64) {
     (log_pdf + libm::log(rest), mills / rest)
 }
 
+/// log Φ(z), finite however far into the lower tail z lies (where Φ itself underflows): for
+/// z < −1, Φ(z) = φ(z)·R(−z) with R Mills' ratio, from Φ and φ up to −z = 25 and from its
+/// asymptotic series beyond (as in [`log_expected_improvement`]).
+pub fn log_normal_cdf(z: f64) -> f64 {
+    if z > -1.0 {
+        return libm::log(normal_cdf(z));
+    }
+    let t = -z;
+    let mills = if t <= 25.0 {
+        normal_cdf(-t) / normal_pdf(t)
+    } else {
+        let u = 1.0 / (t * t);
+        (1.0 - u * (1.0 - u * (3.0 - u * (15.0 - u * (105.0 - u * 945.0))))) / t
+    };
+    -0.5 * z * z - 0.918_938_533_204_672_8 + libm::log(mills)
+}
+
 /// A standard normal draw by inversion of a uniform in (0, 1) (exact and portable: the same
 /// bits on every platform, which the golden traces rely on).
 pub fn standard_normal<R: rand::Rng + ?Sized>(rng: &mut R) -> f64 {
@@ -112,6 +129,20 @@ pub fn standard_normal<R: rand::Rng + ?Sized>(rng: &mut R) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn log_normal_cdf_is_the_log_of_the_cdf_and_its_asymptote_far_out() {
+        // Where Φ is representable, its log, on both sides of the branches at −1 and −25.
+        for z in [3.0, 0.0, -0.999, -1.0, -1.001, -5.0, -24.9, -25.0, -25.1, -30.0, -37.0] {
+            let (got, want) = (log_normal_cdf(z), normal_cdf(z).ln());
+            assert!((got - want).abs() <= 1e-12 * want.abs().max(1.0), "z = {z}: {got} vs {want}");
+        }
+        // Far beyond underflow, the textbook asymptote −z²/2 − ln(−z) − ln √(2π) + ln(1 − 1/z² + 3/z⁴).
+        for z in [-40.0f64, -100.0, -1e3] {
+            let want = -0.5 * z * z - (-z).ln() - 0.5 * (2.0 * std::f64::consts::PI).ln() + (1.0 - 1.0 / (z * z) + 3.0 / z.powi(4)).ln();
+            assert!((log_normal_cdf(z) - want).abs() < 1e-9 * want.abs(), "z = {z}");
+        }
+    }
 
     #[test]
     fn log_expected_improvement_matches_ei_and_stays_finite_far_away() {

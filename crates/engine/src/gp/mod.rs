@@ -23,7 +23,8 @@
 //! Files: `kernel` (Matérn-5/2 on sparse inputs), `likelihood` (NLL, gradient, priors),
 //! `linalg` (Cholesky and solves), `predict` (posterior and the acquisition's argmax over
 //! candidates), `acquisition` (log-EI with its gradient in x and its continuous search),
-//! `exp_batch` (exp over slices).
+//! `joint` (the joint posterior over several points and a sample path), `exp_batch` (exp
+//! over slices).
 
 use super::error::{EngineError, Result};
 use super::lbfgsb;
@@ -31,6 +32,7 @@ use super::lbfgsb;
 mod acquisition;
 pub(crate) mod blocked;
 mod exp_batch;
+mod joint;
 mod kernel;
 mod likelihood;
 pub(crate) mod linalg;
