@@ -540,7 +540,13 @@ mod tests {
     #[test]
     fn links_round_trip() {
         let link = LessonLink {
-            lesson: Lesson::GpEi(GpEiSetting { step: 4, lengthscale: Some(0.05), added: vec![0.25, 0.5], seed: 3 }),
+            lesson: Lesson::GpEi(GpEiSetting {
+                step: 4,
+                lengthscale: Some(0.05),
+                added: vec![0.25, 0.5],
+                seed: 3,
+                ..GpEiSetting::default()
+            }),
             speed: 4,
             playing: true,
             hidden: ["ei".to_string(), "text".to_string()].into(),

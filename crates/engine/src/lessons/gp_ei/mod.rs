@@ -1,18 +1,26 @@
-//! Lesson 1: Bayesian optimisation with a GP and expected improvement on a 1-D function, one
-//! step at a time — the loop of the copula paper's GP baseline (Salinas et al. 2020, §5) made
-//! visible: observations, the posterior mean ± 2 sd, EI below it and the point EI picks next.
+//! Lesson 1: Bayesian optimisation with a GP on a 1-D function, one step at a time — the loop
+//! of the copula paper's GP baseline (Salinas et al. 2020, §5) made visible: observations,
+//! the posterior mean ± 2 sd, the acquisition below it and the point it picks next.
 //!
-//! The function is Forrester et al.'s (2008) f(x) = (6x − 2)² sin(12x − 4) on [0, 1], the
-//! textbook example: a global minimum near x = 0.757, a local one near 0.143, and a flat
-//! shoulder between. The GP is the GP method's (`engine::gp`: Matérn-5/2, MAP with the
-//! reference's priors) on standardised y; EI is maximised over the 201-point grid the chart
-//! draws, leaving out points already evaluated (a GP with a noise floor gives them a little
-//! EI, and a lesson that evaluates a point twice teaches nothing). The pick is log-EI's
-//! argmax: once the GP is sure of the minimum, EI underflows to 0 everywhere and an argmax of
-//! EI would fall to the first index of a tie; log-EI keeps ranking the points.
-//! A teacher may pin the lengthscale to show over- and under-smoothing, and add observations
-//! by clicking; every frame is recomputed from the lesson's setting, so stepping back and
-//! forth gives identical pictures.
+//! A playground as much as a lesson: the student picks the function (`objective`: three
+//! textbook ones or one drawn by hand), how noisy its observations are, the acquisition (EI,
+//! PI, UCB with its κ, Thompson sampling: `acquisition`), pins the lengthscale to see over-
+//! and under-smoothing, adds, moves and removes observations, and may guess each next pick
+//! before the step reveals it. All of it is the setting, all of it in the link, and every
+//! frame is recomputed from the setting, so stepping back and forth gives identical pictures.
+//!
+//! The GP is the GP method's (`engine::gp`: Matérn-5/2, MAP with the reference's priors) on
+//! standardised y. Without noise its noise variance is held at the floor (as Optuna's
+//! GPSampler holds it for a deterministic objective: fitted, it sometimes took an observation
+//! for noise and the mean missed it); with noise it is fitted. The acquisition is maximised
+//! over the 201-point grid the chart draws, leaving out points already evaluated (a lesson
+//! that evaluates a point twice teaches nothing).
+
+mod acquisition;
+mod objective;
+
+pub use acquisition::{Acquisition, Scored, DEFAULT_KAPPA, KAPPA_RANGE};
+pub use objective::{forrester, Objective, DRAWN_RANGE, KNOTS};
 
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
@@ -20,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{EngineError, Result};
 use crate::gp::{FittedGp, GpParams, GpSettings};
 use crate::optimizer::MethodRng;
-use crate::stats::{expected_improvement, log_expected_improvement};
+use crate::stats::standard_normal;
 
 use super::{parse_list, parse_seed, Fields};
 
@@ -36,24 +44,38 @@ pub const MAX_ADDED: usize = 20;
 const PINNED_NOISE: f64 = 1e-6;
 /// Range of the lengthscale slider.
 pub const LENGTHSCALE_RANGE: (f64, f64) = (0.01, 1.0);
+/// The largest noise: its standard deviation as a share of the function's range on the grid.
+pub const MAX_NOISE: f64 = 0.3;
 
-/// Forrester et al. (2008): the function the lesson minimises.
-pub fn forrester(x: f64) -> f64 {
-    (6.0 * x - 2.0).powi(2) * (12.0 * x - 4.0).sin()
-}
-
-/// The lesson's setting (all of it in the link); the default is step 0, a fitted lengthscale,
-/// nothing added, seed 0.
+/// The lesson's setting (all of it in the link); the default is step 0, Forrester's function
+/// without noise, EI, a fitted lengthscale, nothing added, seed 0, no guessing.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct GpEiSetting {
-    /// EI steps taken.
+    /// Steps taken.
     pub step: usize,
     /// `None`: fitted by maximum likelihood; `Some(ℓ)`: pinned.
     pub lengthscale: Option<f64>,
-    /// Observations the user added by clicking (x in [0, 1]).
+    /// Observations the user added (x in [0, 1]), in the order added.
     pub added: Vec<f64>,
-    /// Seed of the initial random points.
+    /// Seed of the initial random points, the noise and Thompson sampling's draws.
     pub seed: u64,
+    /// The function minimised.
+    #[serde(default)]
+    pub objective: Objective,
+    /// The observations' noise: its standard deviation as a share of the function's range on
+    /// the grid, in [0, [`MAX_NOISE`]].
+    #[serde(default)]
+    pub noise: f64,
+    /// What picks the next point.
+    #[serde(default)]
+    pub acquisition: Acquisition,
+    /// Whether the student guesses each next pick before the step shows it.
+    #[serde(default)]
+    pub guessing: bool,
+    /// The student's guesses: the one before step k at k − 1 (x in [0, 1]; `None` for a step
+    /// taken without one).
+    #[serde(default)]
+    pub guesses: Vec<Option<f64>>,
 }
 
 /// Where an observation came from.
@@ -68,21 +90,48 @@ pub enum Origin {
 }
 
 impl GpEiSetting {
-    /// Its link fields besides the step: a pinned lengthscale, the added points, the seed.
+    /// Its link fields besides the step: the function, the noise, the acquisition, a pinned
+    /// lengthscale, the added points, the seed and the guesses; each only where it is not
+    /// the default.
     pub fn write_link(&self, q: &mut Vec<String>) {
+        self.objective.write_link(q);
+        if self.noise > 0.0 {
+            q.push(format!("noise={}", self.noise));
+        }
+        self.acquisition.write_link(q);
         if let Some(l) = self.lengthscale {
             q.push(format!("ls={l}"));
         }
         if !self.added.is_empty() {
-            q.push(format!("lx={}", self.added.iter().map(|x| format!("{x}")).collect::<Vec<_>>().join(",")));
+            q.push(format!("lx={}", join(&self.added)));
         }
         if self.seed != 0 {
             q.push(format!("seed={}", self.seed));
+        }
+        if self.guessing {
+            q.push("guess=1".into());
+        }
+        if !self.guesses.is_empty() {
+            // A step taken without a guess is an empty entry.
+            q.push(format!(
+                "gx={}",
+                self.guesses.iter().map(|g| g.map_or(String::new(), |x| format!("{x}"))).collect::<Vec<_>>().join(",")
+            ));
         }
     }
 
     /// Reads its link fields besides the step, naming each bad one.
     pub fn read_link(&mut self, fields: &Fields, warnings: &mut Vec<String>) {
+        self.objective = Objective::read_link(fields, warnings);
+        self.noise = match fields.get("noise").map(str::parse::<f64>) {
+            None => 0.0,
+            Some(Ok(v)) if (0.0..=MAX_NOISE).contains(&v) => v,
+            Some(_) => {
+                warnings.push(format!("the noise must be a number in [0, {MAX_NOISE}]: using none"));
+                0.0
+            }
+        };
+        self.acquisition = Acquisition::read_link(fields, warnings);
         match fields.get("ls") {
             None | Some("fit") => {}
             Some(v) => match v.parse::<f64>() {
@@ -96,7 +145,49 @@ impl GpEiSetting {
         let what = format!("the added points must be at most {MAX_ADDED} numbers in [0, 1]");
         self.added = parse_list(fields.get("lx"), MAX_ADDED, |x| (0.0..=1.0).contains(&x), &what, warnings);
         self.seed = parse_seed(fields.get("seed"), 0, warnings);
+        self.guessing = matches!(fields.get("guess"), Some("1" | "true"));
+        self.guesses = Vec::new();
+        if let Some(v) = fields.get("gx").filter(|v| !v.is_empty()) {
+            let parsed: Vec<Option<Option<f64>>> = v
+                .split(',')
+                .map(|g| if g.is_empty() { Some(None) } else { g.parse::<f64>().ok().filter(|x| (0.0..=1.0).contains(x)).map(Some) })
+                .collect();
+            if parsed.iter().any(Option::is_none) || parsed.len() > MAX_STEPS {
+                warnings.push(format!(
+                    "the guesses must be at most {MAX_STEPS} numbers in [0, 1] (or empty, for a step not guessed): ignoring them"
+                ));
+            } else {
+                self.guesses = parsed.into_iter().flatten().collect();
+            }
+        }
     }
+
+    /// Checks what a link or a worker message may carry, in words.
+    fn check(&self) -> Result<()> {
+        let refuse = |m: String| Err(EngineError::Spec(m));
+        if self.added.iter().chain(self.guesses.iter().flatten()).any(|x| !(0.0..=1.0).contains(x)) || self.guesses.len() > MAX_STEPS {
+            return refuse("added observations and guesses must lie in [0, 1]".into());
+        }
+        if let Some(l) = self.lengthscale {
+            if !(LENGTHSCALE_RANGE.0..=LENGTHSCALE_RANGE.1).contains(&l) {
+                return refuse(format!("the lengthscale must lie in [{}, {}]", LENGTHSCALE_RANGE.0, LENGTHSCALE_RANGE.1));
+            }
+        }
+        if !(0.0..=MAX_NOISE).contains(&self.noise) {
+            return refuse(format!("the noise must lie in [0, {MAX_NOISE}]"));
+        }
+        if let Acquisition::Ucb(k) = self.acquisition {
+            if !(KAPPA_RANGE.0..=KAPPA_RANGE.1).contains(&k) {
+                return refuse(format!("UCB's κ must lie in [{}, {}]", KAPPA_RANGE.0, KAPPA_RANGE.1));
+            }
+        }
+        self.objective.check().map_err(EngineError::Spec)
+    }
+}
+
+/// Numbers as a link writes them, comma-separated.
+fn join(values: &[f64]) -> String {
+    values.iter().map(|x| format!("{x}")).collect::<Vec<_>>().join(",")
 }
 
 /// Everything one frame of the lesson draws.
@@ -104,20 +195,25 @@ impl GpEiSetting {
 pub struct GpEiFrame {
     /// The grid.
     pub x: Vec<f64>,
-    /// f on the grid.
+    /// f on the grid (without noise).
     pub truth: Vec<f64>,
     /// Posterior mean on the grid (original units).
     pub mean: Vec<f64>,
     /// Posterior standard deviation on the grid (original units).
     pub sd: Vec<f64>,
-    /// EI on the grid (original units).
-    pub ei: Vec<f64>,
-    /// log₁₀ EI on the grid (original units), finite where EI underflows to 0; −∞ at points
-    /// already evaluated. The pick is its argmax.
-    pub log10_ei: Vec<f64>,
-    /// Observations so far: (x, y, origin).
+    /// What picked the next point.
+    pub acquisition: Acquisition,
+    /// The acquisition on the grid: EI (units of f), PI (a probability), the bound μ − κσ or
+    /// Thompson sampling's draw (units of f); EI and PI are 0 at points already evaluated.
+    pub acq: Vec<f64>,
+    /// log₁₀ of EI or PI on the grid, finite where they underflow to 0, −∞ at points already
+    /// evaluated (the pick is its argmax); empty for UCB and Thompson sampling.
+    pub log10_acq: Vec<f64>,
+    /// What decides the pick, its argmax ([`Scored::rank`]): −∞ at points already evaluated.
+    pub rank: Vec<f64>,
+    /// Observations so far: (x, observed y, origin); y is f(x) plus the noise, if any.
     pub observations: Vec<(f64, f64, Origin)>,
-    /// Where log-EI is largest: the next evaluation, and EI there.
+    /// The next evaluation and the acquisition there.
     pub next: (f64, f64),
     /// The best observation: (x, y).
     pub best: (f64, f64),
@@ -128,13 +224,23 @@ pub struct GpEiFrame {
 }
 
 /// EI counts as collapsed when it is below this share of the observed values' range
-/// everywhere: the expected gain is then invisible on the chart and in the numbers.
-pub const COLLAPSED_EI: f64 = 1e-3;
+/// everywhere, PI when it is below this probability: the chance of a gain is then invisible
+/// on the chart and in the numbers.
+pub const COLLAPSED: f64 = 1e-3;
 
 impl GpEiFrame {
-    /// The largest EI on the grid.
-    pub fn max_ei(&self) -> f64 {
-        self.ei.iter().copied().fold(0.0, f64::max)
+    /// The largest value of EI or PI on the grid (of UCB's bound or the draw: the lowest).
+    pub fn best_acq(&self) -> f64 {
+        if self.acquisition.picks_lowest() {
+            self.acq.iter().copied().fold(f64::INFINITY, f64::min)
+        } else {
+            self.acq.iter().copied().fold(0.0, f64::max)
+        }
+    }
+
+    /// The largest log₁₀ EI or PI on the grid (−∞ for the others).
+    pub fn best_log10_acq(&self) -> f64 {
+        self.log10_acq.iter().copied().fold(f64::NEG_INFINITY, f64::max)
     }
 
     /// The observed values' range (largest minus smallest y).
@@ -143,10 +249,15 @@ impl GpEiFrame {
         ys.clone().fold(f64::NEG_INFINITY, f64::max) - ys.fold(f64::INFINITY, f64::min)
     }
 
-    /// Whether EI is tiny everywhere (below [`COLLAPSED_EI`] of the observed range): the GP
-    /// is sure nothing on the grid beats the best, and only log-EI still ranks the points.
-    pub fn ei_collapsed(&self) -> bool {
-        self.max_ei() < COLLAPSED_EI * self.observed_range()
+    /// Whether EI or PI is tiny everywhere (EI below [`COLLAPSED`] of the observed range, PI
+    /// below [`COLLAPSED`]): the GP is sure nothing on the grid beats the best, and only the
+    /// logarithm still ranks the points. Never for UCB and Thompson sampling.
+    pub fn collapsed(&self) -> bool {
+        match self.acquisition {
+            Acquisition::Ei => self.best_acq() < COLLAPSED * self.observed_range(),
+            Acquisition::Pi => self.best_acq() < COLLAPSED,
+            Acquisition::Ucb(_) | Acquisition::Thompson => false,
+        }
     }
 
     /// What the band says, read off the fit: sure near the points and unsure between them
@@ -173,7 +284,12 @@ fn grid_x(i: usize) -> f64 {
     i as f64 / (GRID - 1) as f64
 }
 
-/// The frame after `setting.step` EI steps.
+/// The grid's x values.
+pub fn grid() -> Vec<f64> {
+    (0..GRID).map(grid_x).collect()
+}
+
+/// The frame after `setting.step` steps.
 pub fn frame(setting: &GpEiSetting) -> Result<GpEiFrame> {
     let mut all = frames(setting, setting.step)?;
     Ok(all.pop().expect("frames returns upto + 1 frames"))
@@ -182,117 +298,94 @@ pub fn frame(setting: &GpEiSetting) -> Result<GpEiFrame> {
 /// Frames 0 ..= `upto` (at most [`MAX_STEPS`]) of `setting`, whose own `step` is ignored: one
 /// pass, as costly as the last frame alone, so that a player can step through them.
 pub fn frames(setting: &GpEiSetting, upto: usize) -> Result<Vec<GpEiFrame>> {
-    if setting.added.iter().any(|x| !(0.0..=1.0).contains(x)) {
-        return Err(EngineError::Spec("added observations must lie in [0, 1]".into()));
-    }
-    if let Some(l) = setting.lengthscale {
-        if !(LENGTHSCALE_RANGE.0..=LENGTHSCALE_RANGE.1).contains(&l) {
-            return Err(EngineError::Spec(format!("the lengthscale must lie in [{}, {}]", LENGTHSCALE_RANGE.0, LENGTHSCALE_RANGE.1)));
-        }
-    }
+    setting.check()?;
+    let f = &setting.objective;
+    // Three streams from the seed: the initial points (the stream lesson 1 always had, so
+    // that a noiseless EI lesson keeps its frames), the noise and Thompson sampling's draws.
     let mut rng = MethodRng::seed_from_u64(setting.seed);
-    let mut observations: Vec<(f64, f64, Origin)> = (0..INITIAL_POINTS)
-        .map(|_| {
-            let x = rng.random_range(0.0..1.0);
-            (x, forrester(x), Origin::Initial)
-        })
-        .collect();
-    observations.extend(setting.added.iter().map(|&x| (x, forrester(x), Origin::Added)));
+    let mut noise_rng = MethodRng::seed_from_u64(setting.seed ^ NOISE_STREAM);
+    let mut draws = MethodRng::seed_from_u64(setting.seed ^ DRAW_STREAM);
+    let noise_sd = setting.noise * f.range_on(&grid());
+    let mut observe = |x: f64| if noise_sd > 0.0 { f.value(x) + noise_sd * standard_normal(&mut noise_rng) } else { f.value(x) };
+    let initial: Vec<f64> = (0..INITIAL_POINTS).map(|_| rng.random_range(0.0..1.0)).collect();
+    let mut observations: Vec<(f64, f64, Origin)> = initial.into_iter().map(|x| (x, observe(x), Origin::Initial)).collect();
+    for &x in &setting.added {
+        let y = observe(x);
+        observations.push((x, y, Origin::Added));
+    }
     let upto = upto.min(MAX_STEPS);
     let mut out = Vec::with_capacity(upto + 1);
     loop {
-        let frame = posterior(&observations, setting.lengthscale)?;
+        let frame = posterior(setting, &observations, noise_sd, &mut draws)?;
         let x = frame.next.0;
         out.push(frame);
         if out.len() > upto {
             return Ok(out);
         }
-        observations.push((x, forrester(x), Origin::Step(out.len())));
+        let y = observe(x);
+        observations.push((x, y, Origin::Step(out.len())));
     }
 }
 
-/// The GP on standardised y, its posterior and EI on the grid. A pinned lengthscale comes with
-/// the rest pinned too, at the values standardised y suggests (signal variance 1, mean 0, noise
-/// variance 10⁻⁶): the lesson then shows the lengthscale's effect alone.
-fn posterior(observations: &[(f64, f64, Origin)], pinned: Option<f64>) -> Result<GpEiFrame> {
+/// Seeds of the noise's and Thompson sampling's generators, from the lesson's seed.
+const NOISE_STREAM: u64 = 0x6e6f_6973_6500_0001;
+const DRAW_STREAM: u64 = 0x7468_6f6d_7000_0002;
+
+/// The GP on standardised y, its posterior and the acquisition on the grid. A pinned
+/// lengthscale comes with the rest pinned too (a fit with the lengthscale's bounds collapsed
+/// to one value never ended), at the values standardised y suggests: signal variance 1, mean
+/// 0, and the noise's own variance (10⁻⁶ without noise). The lesson then shows the
+/// lengthscale's effect alone.
+fn posterior(setting: &GpEiSetting, observations: &[(f64, f64, Origin)], noise_sd: f64, draws: &mut MethodRng) -> Result<GpEiFrame> {
+    let noisy = noise_sd > 0.0;
     let n = observations.len() as f64;
     let ys: Vec<f64> = observations.iter().map(|o| o.1).collect();
     let mu = ys.iter().sum::<f64>() / n;
     let sigma = (ys.iter().map(|y| (y - mu).powi(2)).sum::<f64>() / n).sqrt().max(1e-9);
     let x: Vec<Vec<f64>> = observations.iter().map(|o| vec![o.0]).collect();
     let z: Vec<f64> = ys.iter().map(|y| (y - mu) / sigma).collect();
-    let gp = match pinned {
-        None => {
-            // Forrester's function has no noise: the noise variance is held at the floor, as
-            // Optuna's GPSampler holds it for a deterministic objective. Fitted, it sometimes
-            // took an observation for noise and the mean missed it.
-            let floor = GpSettings::default().noise_variance.0;
-            FittedGp::fit(&x, &z, &GpSettings { noise_variance: (floor, floor), ..GpSettings::default() })?
+    let floor = GpSettings::default().noise_variance.0;
+    let gp = match setting.lengthscale {
+        None if noisy => FittedGp::fit(&x, &z, &GpSettings::default())?,
+        None => FittedGp::fit(&x, &z, &GpSettings { noise_variance: (floor, floor), ..GpSettings::default() })?,
+        Some(l) => {
+            let noise = if noisy { (noise_sd / sigma).powi(2).max(PINNED_NOISE) } else { PINNED_NOISE };
+            FittedGp::with_params(&x, &z, GpParams(vec![libm::log(l), 0.0, libm::log(noise), 0.0]))?
         }
-        Some(l) => FittedGp::with_params(&x, &z, GpParams(vec![libm::log(l), 0.0, libm::log(PINNED_NOISE), 0.0]))?,
     };
     let best = observations.iter().map(|o| (o.0, o.1)).fold((f64::NAN, f64::INFINITY), |b, o| if o.1 < b.1 { o } else { b });
-    let xs: Vec<f64> = (0..GRID).map(grid_x).collect();
-    let (mut mean, mut sd, mut ei, mut log10_ei) =
-        (Vec::with_capacity(GRID), Vec::with_capacity(GRID), Vec::with_capacity(GRID), Vec::with_capacity(GRID));
-    let z_best = (best.1 - mu) / sigma;
-    for &xv in &xs {
-        let (m, v) = gp.predict(&[xv]);
-        let s = v.max(0.0).sqrt();
-        mean.push(mu + sigma * m);
-        sd.push(sigma * s);
-        ei.push(sigma * expected_improvement(m, s, z_best));
-        let log_ei = if s > 0.0 { log_expected_improvement(m, s, z_best).0 } else { f64::NEG_INFINITY };
-        log10_ei.push((log_ei + libm::log(sigma)) / std::f64::consts::LN_10);
-    }
-    // The function has no noise, so EI at a point already evaluated is 0 (the GP's floor of
-    // noise left a sliver there, the tallest bar of the chart late in a run).
-    let evaluated = |x: f64| observations.iter().any(|o| o.0 == x);
-    for ((e, l), &x) in ei.iter_mut().zip(log10_ei.iter_mut()).zip(&xs) {
-        if evaluated(x) {
-            *e = 0.0;
-            *l = f64::NEG_INFINITY;
-        }
-    }
-    // The grid point of largest log-EI not yet evaluated: log-EI ranks points where EI has
-    // underflowed to 0 (an exact tie would go to the leftmost, so frames are reproducible;
-    // the lesson's test checks that none occurs).
-    let i = log10_ei
+    let xs = grid();
+    let standard: Vec<(f64, f64)> = xs
         .iter()
-        .copied()
-        .enumerate()
-        .filter(|&(i, _)| !evaluated(xs[i]))
-        .fold((0, f64::NEG_INFINITY), |b, (i, l)| if l > b.1 { (i, l) } else { b })
-        .0;
-    let e = ei[i];
+        .map(|&xv| {
+            let (m, v) = gp.predict(&[xv]);
+            (m, v.max(0.0).sqrt())
+        })
+        .collect();
+    let (mean, sd): (Vec<f64>, Vec<f64>) = standard.iter().map(|&(m, s)| (mu + sigma * m, sigma * s)).unzip();
+    let evaluated = |x: f64| observations.iter().any(|o| o.0 == x);
+    let Scored { shown, log10, rank } = setting.acquisition.score(&gp, &xs, (mu, sigma), best.1, &standard, &evaluated, draws);
+    let i = acquisition::pick(&rank);
     Ok(GpEiFrame {
-        truth: xs.iter().map(|&x| forrester(x)).collect(),
+        truth: xs.iter().map(|&x| setting.objective.value(x)).collect(),
+        next: (xs[i], shown[i]),
         x: xs,
         mean,
         sd,
-        ei,
-        log10_ei,
+        acquisition: setting.acquisition,
+        acq: shown,
+        log10_acq: log10,
+        rank,
         observations: observations.to_vec(),
-        next: (grid_x(i), e),
         best,
         lengthscale: libm::exp(gp.params().0[0]),
-        fitted: pinned.is_none(),
+        fitted: setting.lengthscale.is_none(),
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn forrester_has_its_known_minimum() {
-        let (x, y) =
-            (0..=10_000)
-                .map(|i| i as f64 / 10_000.0)
-                .map(|x| (x, forrester(x)))
-                .fold((0.0, f64::INFINITY), |b, p| if p.1 < b.1 { p } else { b });
-        assert!((x - 0.7572).abs() < 1e-3 && (y + 6.0207).abs() < 1e-3, "{x} {y}");
-    }
 
     #[test]
     fn each_step_adds_ei_s_pick_and_stepping_is_reproducible() {
@@ -321,7 +414,7 @@ mod tests {
                 assert!((f1.mean[i] - y).abs() < 0.05 * (1.0 + y.abs()), "{x}: {} vs {y}", f1.mean[i]);
             }
         }
-        assert!(f1.ei.iter().all(|e| *e >= 0.0));
+        assert!(f1.acq.iter().all(|e| *e >= 0.0));
     }
 
     #[test]
@@ -352,7 +445,7 @@ mod tests {
                     }
                 }
                 assert!(f.observations.iter().all(|o| o.0 != f.next.0), "seed {seed} step {step}: picks {} again", f.next.0);
-                for (x, e) in f.x.iter().zip(&f.ei) {
+                for (x, e) in f.x.iter().zip(&f.acq) {
                     assert!(!f.observations.iter().any(|o| o.0 == *x) || *e == 0.0, "seed {seed} step {step}: EI {e} at evaluated x = {x}");
                 }
                 // The textbook reading while points are few; later, with some 30 points on
@@ -419,6 +512,80 @@ mod tests {
         assert_eq!(f.band_reading(), "is sure everywhere: its band is narrow between the points too");
         f.sd.iter_mut().for_each(|s| *s = 3.0);
         assert_eq!(f.band_reading(), "is unsure everywhere, even at the points it has seen");
+    }
+
+    #[test]
+    fn every_function_and_acquisition_runs_all_its_steps_and_repeats() {
+        let drawn = Objective::Drawn((0..KNOTS).map(|k| libm::sin(k as f64 / 3.0) * 0.8).collect());
+        for objective in Objective::NAMED.into_iter().chain([drawn]) {
+            for acquisition in Acquisition::ALL {
+                for noise in [0.0, 0.1] {
+                    let s = GpEiSetting { objective: objective.clone(), acquisition, noise, seed: 3, ..GpEiSetting::default() };
+                    let all = frames(&s, MAX_STEPS).unwrap();
+                    assert_eq!(all.len(), MAX_STEPS + 1);
+                    assert_eq!(frames(&s, MAX_STEPS).unwrap(), all, "{s:?} repeats");
+                    for (k, f) in all.iter().enumerate() {
+                        assert!(f.observations.iter().all(|o| o.0 != f.next.0), "{s:?} step {k} picks an evaluated point");
+                        assert!(f.mean.iter().chain(&f.sd).chain(&f.acq).all(|v| v.is_finite()), "{s:?} step {k}");
+                        assert_eq!(f.truth[100], objective.value(0.5));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn noise_is_added_to_observations_only_and_a_pinned_lengthscale_takes_its_variance() {
+        let s = GpEiSetting { noise: 0.2, ..GpEiSetting::default() };
+        let f = frame(&GpEiSetting { step: 10, ..s.clone() }).unwrap();
+        let range = Objective::Forrester.range_on(&grid());
+        let errors: Vec<f64> = f.observations.iter().map(|o| (o.1 - forrester(o.0)) / (0.2 * range)).collect();
+        // 13 draws of N(0, 1): none exactly 0, none beyond 4.
+        assert!(errors.iter().all(|e| *e != 0.0 && e.abs() < 4.0), "{errors:?}");
+        assert_eq!(f.truth, frame(&GpEiSetting::default()).unwrap().truth);
+        // The same start and picks' noise come from the seed: a new seed, new noise.
+        let g = frame(&GpEiSetting { step: 10, seed: 1, ..s.clone() }).unwrap();
+        assert_ne!(f.observations, g.observations);
+        // Without noise, the observations are f itself.
+        let clean = frame(&GpEiSetting { step: 10, ..GpEiSetting::default() }).unwrap();
+        assert!(clean.observations.iter().all(|o| o.1 == forrester(o.0)));
+        // Noisy, the fitted GP no longer passes through every observation: its band is wider
+        // at the points than the noiseless fit's.
+        let at_points = |f: &GpEiFrame| f.observations.iter().map(|o| f.sd[(o.0 * 200.0).round() as usize]).sum::<f64>();
+        assert!(at_points(&f) > at_points(&clean));
+        let pinned = frame(&GpEiSetting { step: 5, lengthscale: Some(0.1), ..s }).unwrap();
+        assert!((pinned.lengthscale - 0.1).abs() < 1e-12 && !pinned.fitted);
+    }
+
+    #[test]
+    fn the_whole_setting_round_trips_through_its_link_and_bad_settings_are_refused() {
+        use crate::lessons::{Lesson, LessonLink};
+        let s = GpEiSetting {
+            step: 4,
+            lengthscale: Some(0.05),
+            added: vec![0.25, 0.5],
+            seed: 3,
+            objective: Objective::Drawn((0..KNOTS).map(|k| k as f64 / 40.0 - 0.25).collect()),
+            noise: 0.05,
+            acquisition: Acquisition::Ucb(1.5),
+            guessing: true,
+            guesses: vec![Some(0.1), None, Some(0.9)],
+        };
+        let link = LessonLink { lesson: Lesson::GpEi(s.clone()), speed: 1, playing: false, hidden: Default::default() };
+        let (back, warnings) = LessonLink::from_query(&link.to_query()).unwrap().unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(back.lesson, Lesson::GpEi(s.clone()));
+        for bad in [
+            GpEiSetting { noise: 0.5, ..GpEiSetting::default() },
+            GpEiSetting { acquisition: Acquisition::Ucb(-1.0), ..GpEiSetting::default() },
+            GpEiSetting { guesses: vec![Some(2.0)], ..GpEiSetting::default() },
+            GpEiSetting { objective: Objective::Drawn(vec![0.0; 3]), ..GpEiSetting::default() },
+        ] {
+            assert!(frames(&bad, 1).is_err(), "{bad:?}");
+        }
+        let (back, warnings) = LessonLink::from_query("learn=gp-ei&noise=2&acq=ucb&kappa=x&f=wavy").unwrap().unwrap();
+        assert_eq!(back.lesson, Lesson::GpEi(GpEiSetting { acquisition: Acquisition::Ucb(DEFAULT_KAPPA), ..GpEiSetting::default() }));
+        assert_eq!(warnings.len(), 3, "{warnings:?}");
     }
 
     #[test]

@@ -1,36 +1,52 @@
-//! Lesson 1's sentences: what EI picked and saw, what the GP's band says, where EI (or, once
-//! EI has collapsed, log-EI) is largest and why; at the last step, when the minimum was found
-//! and how many evaluations an evenly spaced grid needs to come as close.
+//! Lesson 1's sentences: what the acquisition picked and saw, what the GP's band says, why the
+//! acquisition chose that point (EI and PI by their logarithm once they are tiny everywhere,
+//! UCB's bound, Thompson sampling's draw), the student's guess against the pick; at the last
+//! step, when the minimum was found and how many evaluations an evenly spaced grid needs to
+//! come as close, and how the same setting goes over random starts.
 
 use crate::axis::count;
-use crate::lessons::gp_ei::{forrester, frames, GpEiFrame, GpEiSetting, Origin, GRID, MAX_STEPS};
+use crate::lessons::gp_ei::{frames, grid, Acquisition, GpEiFrame, GpEiSetting, Objective, Origin, GRID, MAX_STEPS};
 use crate::lessons::over_seeds::{OverSeeds, VERDICT_SEEDS};
 
 use super::{ordinal, tiny, TINY};
 
-/// A value counts as the minimum when it equals f's minimum to two decimals.
+/// On Forrester's function a value counts as the minimum when it equals f's minimum to two
+/// decimals; on another function, within the same share of its range.
 pub const FOUND_WITHIN: f64 = 0.005;
 
-/// Forrester's minimum (x, f(x)), to 10⁻⁵ in x.
-pub fn forrester_minimum() -> (f64, f64) {
-    (0..=100_000).map(|i| i as f64 / 100_000.0).map(|x| (x, forrester(x))).fold((0.0, f64::INFINITY), |b, p| if p.1 < b.1 { p } else { b })
+/// A guess counts as right within this distance of the pick.
+pub const GUESS_WITHIN: f64 = 0.05;
+
+/// How close to `objective`'s minimum a value must be to count as finding it:
+/// [`FOUND_WITHIN`] scaled by the function's range against Forrester's, and never closer than
+/// the grid's best point comes (the picks are grid points; a narrow well's bottom may fall
+/// between two).
+pub fn found_within(objective: &Objective) -> f64 {
+    let xs = grid();
+    let scaled = FOUND_WITHIN * objective.range_on(&xs) / Objective::Forrester.range_on(&xs);
+    let grid_best = xs.iter().map(|&x| objective.value(x)).fold(f64::INFINITY, f64::min);
+    scaled.max(grid_best - objective.minimum().1 + 1e-12)
 }
 
-/// The first frame whose best observation is the minimum (to [`FOUND_WITHIN`]), if any.
-pub fn found_at(frames: &[GpEiFrame]) -> Option<usize> {
-    let (_, fmin) = forrester_minimum();
-    frames.iter().position(|f| f.best.1 - fmin < FOUND_WITHIN)
+/// The first frame by which some evaluated point's true value is the minimum (to
+/// [`found_within`]), if any; with noise an observation may look better than it is, so the
+/// truth at the point decides.
+pub fn found_at(objective: &Objective, frames: &[GpEiFrame]) -> Option<usize> {
+    let (_, fmin) = objective.minimum();
+    let within = found_within(objective);
+    frames.iter().position(|f| f.observations.iter().any(|o| objective.value(o.0) - fmin < within))
 }
 
 /// The fewest points of an evenly spaced grid on [0, 1] (ends included) whose best value is
 /// at most `y`: what a grid search must spend to do as well.
-pub fn grid_points_to_reach(y: f64) -> usize {
-    (2..=100_000).find(|&n| (0..n).any(|i| forrester(i as f64 / (n - 1) as f64) <= y)).unwrap_or(usize::MAX)
+pub fn grid_points_to_reach(objective: &Objective, y: f64) -> usize {
+    (2..=100_000).find(|&n| (0..n).any(|i| objective.value(i as f64 / (n - 1) as f64) <= y)).unwrap_or(usize::MAX)
 }
 
-/// The first step from which EI stays collapsed to the end of `frames`, if it is at the end.
+/// The first step from which EI or PI stays tiny everywhere to the end of `frames`, if it is
+/// at the end.
 pub fn collapsed_since(frames: &[GpEiFrame]) -> Option<usize> {
-    let last_open = frames.iter().rposition(|f| !f.ei_collapsed());
+    let last_open = frames.iter().rposition(|f| !f.collapsed());
     match last_open {
         Some(k) if k + 1 == frames.len() => None,
         Some(k) => Some(k + 1),
@@ -41,18 +57,18 @@ pub fn collapsed_since(frames: &[GpEiFrame]) -> Option<usize> {
 /// A start's outcomes, as a race between finding the minimum and the budget running out.
 pub const OUTCOMES: [&str; 2] = ["found within 30 steps", "missed"];
 
-/// A start's scores: the step at which EI found the minimum (one more than the lesson's steps
-/// when it never did), against the budget's end half a step after the last step; the first
-/// wins when EI found it.
-pub fn scores(frames: &[GpEiFrame]) -> Vec<f64> {
-    vec![found_at(frames).unwrap_or(MAX_STEPS + 1) as f64, MAX_STEPS as f64 + 0.5]
+/// A start's scores: the step at which the minimum was found (one more than the lesson's
+/// steps when it never was), against the budget's end half a step after the last step; the
+/// first wins when the minimum was found.
+pub fn scores(objective: &Objective, frames: &[GpEiFrame]) -> Vec<f64> {
+    vec![found_at(objective, frames).unwrap_or(MAX_STEPS + 1) as f64, MAX_STEPS as f64 + 0.5]
 }
 
-/// A start in words, for the strip: where EI found the minimum.
+/// A start in words, for the strip: where the minimum was found.
 pub fn describe(o: &OverSeeds, seed: u64) -> String {
     match o.scores.get(seed as usize).map(|s| s[0] as usize) {
-        Some(k) if k <= MAX_STEPS => format!("random start {seed}: EI found the minimum at step {k}"),
-        Some(_) => format!("random start {seed}: EI missed the minimum in {MAX_STEPS} steps"),
+        Some(k) if k <= MAX_STEPS => format!("random start {seed}: the minimum found at step {k}"),
+        Some(_) => format!("random start {seed}: the minimum missed in {MAX_STEPS} steps"),
         None => String::new(),
     }
 }
@@ -60,12 +76,14 @@ pub fn describe(o: &OverSeeds, seed: u64) -> String {
 /// The setting over [`VERDICT_SEEDS`] random starts (its seed replaced by 0, 1, …), each run
 /// as the lesson runs it.
 pub fn over_seeds(setting: &GpEiSetting, seeds: std::ops::Range<u64>) -> crate::error::Result<OverSeeds> {
-    OverSeeds::count(&OUTCOMES, 0.5, seeds, |seed| frames(&GpEiSetting { seed, step: 0, ..setting.clone() }, MAX_STEPS).map(|f| scores(&f)))
+    OverSeeds::count(&OUTCOMES, 0.5, seeds, |seed| {
+        frames(&GpEiSetting { seed, step: 0, ..setting.clone() }, MAX_STEPS).map(|f| scores(&setting.objective, &f))
+    })
 }
 
-/// The count over starts in words: how often EI found the minimum, the median step and the
-/// range; where `seed` stands.
-pub fn over_seeds_sentence(o: &OverSeeds, seed: u64) -> String {
+/// The count over starts in words: how often `who` found the minimum, the median step and
+/// the range; where `seed` stands.
+pub fn over_seeds_sentence(o: &OverSeeds, who: &str, seed: u64) -> String {
     let mut found: Vec<usize> = o.scores.iter().map(|s| s[0] as usize).filter(|&k| k <= MAX_STEPS).collect();
     found.sort_unstable();
     let n = o.scores.len();
@@ -78,14 +96,15 @@ pub fn over_seeds_sentence(o: &OverSeeds, seed: u64) -> String {
         Some(_) => String::new(),
         None => format!(" (Seed {seed} is not among the {n} counted.)"),
     };
-    format!("Over {n} random starts of this setting, EI found the minimum within {MAX_STEPS} steps on {}{typical}.{this}", found.len())
+    format!("Over {n} random starts of this setting, {who} found the minimum within {MAX_STEPS} steps on {}{typical}.{this}", found.len())
 }
 
-/// The sentence of step `step`, whose frame is `frames[step]` (`frames` holds every frame up
-/// to it at least; the last step's verdict reads them all) of the start `seed`; the last
-/// step's ends with the count over starts once it is computed.
-pub fn sentence(frames: &[GpEiFrame], step: usize, seed: u64, over: Option<&OverSeeds>) -> String {
+/// The sentence of step `step` of `setting`, whose frame is `frames[step]` (`frames` holds
+/// every frame up to it at least; the last step's verdict reads them all); the last step's
+/// ends with the count over starts once it is computed.
+pub fn sentence(setting: &GpEiSetting, frames: &[GpEiFrame], step: usize, over: Option<&OverSeeds>) -> String {
     let f = &frames[step];
+    let who = f.acquisition.short();
     let n = f.observations.len();
     let first = if step == 0 {
         let added = f.observations.iter().filter(|o| o.2 == Origin::Added).count();
@@ -94,8 +113,13 @@ pub fn sentence(frames: &[GpEiFrame], step: usize, seed: u64, over: Option<&Over
     } else {
         let (x, y, _) = f.observations[n - 1];
         let before = frames[step - 1].best.1;
-        let news = if y < before { ", a new best".to_string() } else { format!(", no better than the best, f = {before:.2}") };
-        format!("Step {step}: EI picked x = {x:.3} and observed f = {y:.2}{news}.")
+        let seen = if setting.noise > 0.0 {
+            format!("observed y = {y:.2} (f there is {:.2}; the rest is noise)", setting.objective.value(x))
+        } else {
+            format!("observed f = {y:.2}")
+        };
+        let news = if y < before { ", a new best".to_string() } else { format!(", no better than the best, {before:.2}") };
+        format!("Step {step}: {who} picked x = {x:.3} and {seen}{news}.{}", guess_said(setting, frames, step))
     };
     let ls = if f.fitted {
         format!("fitted lengthscale ℓ = {:.3}", f.lengthscale)
@@ -106,74 +130,162 @@ pub fn sentence(frames: &[GpEiFrame], step: usize, seed: u64, over: Option<&Over
     if step == MAX_STEPS && frames.len() > MAX_STEPS {
         let count = over.map_or_else(
             || format!("Counting how the same setting goes over {VERDICT_SEEDS} random starts…"),
-            |o| over_seeds_sentence(o, seed),
+            |o| over_seeds_sentence(o, who, setting.seed),
         );
-        return format!("{} {count}", verdict(&frames[..=MAX_STEPS]));
+        return format!("{} {count}", verdict(setting, &frames[..=MAX_STEPS]));
     }
+    format!("{first} {model} {}", why(f))
+}
+
+/// Why the acquisition picks the next point, read off the frame.
+fn why(f: &GpEiFrame) -> String {
     let i = grid_index(f.next.0);
-    let acquisition = if f.ei_collapsed() {
-        let most = if f.max_ei() < TINY { tiny(f.max_ei()) } else { format!("at most {}", tiny(f.max_ei())) };
-        format!(
-            "EI is tiny everywhere ({most}): the GP is sure nothing here beats the best, f = {:.2}. Its logarithm, drawn below, still ranks the points: the least hopeless is x = {:.3}, where log₁₀ EI is {:.1}.",
-            f.best.1,
-            f.next.0,
-            f.log10_ei[grid_index(f.next.0)]
-        )
-    } else if f.mean[i] < f.best.1 {
-        format!("EI is largest at x = {:.3}, where the mean itself is below the best so far, f = {:.2}.", f.next.0, f.best.1)
-    } else if f.mean[i] - 2.0 * f.sd[i] < f.best.1 {
-        format!(
-            "EI is largest at x = {:.3}, where the mean is above the best so far, f = {:.2}, but the band is wide enough to reach below it.",
-            f.next.0, f.best.1
-        )
+    let (x, best) = (f.next.0, f.best.1);
+    match f.acquisition {
+        Acquisition::Ei | Acquisition::Pi if f.collapsed() => {
+            let name = f.acquisition.short();
+            let most = if f.best_acq() < TINY { tiny(f.best_acq()) } else { format!("at most {}", tiny(f.best_acq())) };
+            format!(
+                "{name} is tiny everywhere ({most}): the GP is sure nothing here beats the best, {best:.2}. Its logarithm, drawn below, still ranks the points: the least hopeless is x = {x:.3}, where log₁₀ {name} is {:.1}.",
+                f.log10_acq[i]
+            )
+        }
+        Acquisition::Ei => {
+            if f.mean[i] < best {
+                format!("EI is largest at x = {x:.3}, where the mean itself is below the best so far, {best:.2}.")
+            } else if f.mean[i] - 2.0 * f.sd[i] < best {
+                format!("EI is largest at x = {x:.3}, where the mean is above the best so far, {best:.2}, but the band is wide enough to reach below it.")
+            } else {
+                format!("EI is largest at x = {x:.3}: even the band stays above the best so far, {best:.2}, but the small chance of beating it is the largest anywhere.")
+            }
+        }
+        Acquisition::Pi => format!(
+            "PI is largest at x = {x:.3}: the GP gives a {} chance that f there is below the best so far, {best:.2}. PI counts the chance, not the size of the gain.",
+            percent(f.acq[i])
+        ),
+        Acquisition::Ucb(k) => {
+            let lowest_mean = unevaluated(f).map(|j| f.mean[j]).fold(f64::INFINITY, f64::min);
+            let reason = if f.mean[i] == lowest_mean {
+                format!("where the mean itself is lowest: with κ = {k} the bound exploits what the GP believes")
+            } else {
+                format!("not where the mean is lowest ({lowest_mean:.2}) but where the band is wide (sd {:.2}): with κ = {k} the bound explores", f.sd[i])
+            };
+            format!("The bound μ − κ·sd, drawn below, is lowest at x = {x:.3}, at {:.2}, {reason}.", f.acq[i])
+        }
+        Acquisition::Thompson => {
+            let lowest_mean = unevaluated(f).map(|j| f.mean[j]).fold(f64::INFINITY, f64::min);
+            let reason = if f.mean[i] - lowest_mean <= f.sd[i] {
+                "near where the mean is lowest: this draw agrees with the GP's best guess"
+            } else {
+                "away from where the mean is lowest: a draw dips wherever the band is wide enough, and each step draws anew"
+            };
+            format!("One function drawn from the GP's belief, drawn below, is lowest at x = {x:.3}, {reason}.")
+        }
+    }
+}
+
+/// The grid points not yet evaluated.
+fn unevaluated(f: &GpEiFrame) -> impl Iterator<Item = usize> + '_ {
+    (0..GRID).filter(|&j| !f.observations.iter().any(|o| o.0 == f.x[j]))
+}
+
+/// A probability as a class reads it: "over 99 %", "37 %", "0.4 %", "below 0.1 %".
+fn percent(p: f64) -> String {
+    if p >= 0.995 {
+        "over 99 %".to_string()
+    } else if p >= 0.1 {
+        format!("{:.0} %", 100.0 * p)
+    } else if p >= 0.001 {
+        format!("{:.1} %", 100.0 * p)
     } else {
-        format!(
-            "EI is largest at x = {:.3}: even the band stays above the best so far, f = {:.2}, but the small chance of beating it is the largest anywhere.",
-            f.next.0, f.best.1
-        )
-    };
-    format!("{first} {model} {acquisition}")
+        "below 0.1 %".to_string()
+    }
+}
+
+/// In the guessing mode, the student's guess for step `step` against the pick.
+fn guess_said(setting: &GpEiSetting, frames: &[GpEiFrame], step: usize) -> String {
+    if !setting.guessing {
+        return String::new();
+    }
+    let pick = frames[step - 1].next.0;
+    match setting.guesses.get(step - 1).copied().flatten() {
+        Some(g) if (g - pick).abs() <= GUESS_WITHIN => format!(" You guessed x = {g:.3}: right, {:.3} away.", (g - pick).abs()),
+        Some(g) => format!(" You guessed x = {g:.3}, {:.3} away.", (g - pick).abs()),
+        None => " You did not guess this one.".to_string(),
+    }
+}
+
+/// The student's guesses so far in words: how many of them fell within [`GUESS_WITHIN`] of
+/// the pick, up to step `upto`.
+pub fn guesses_tally(setting: &GpEiSetting, frames: &[GpEiFrame], upto: usize) -> Option<String> {
+    let guessed: Vec<(f64, f64)> =
+        setting.guesses.iter().zip(frames.iter().take(upto)).filter_map(|(g, f)| Some(((*g)?, f.next.0))).collect();
+    if !setting.guessing || guessed.is_empty() {
+        return None;
+    }
+    let right = guessed.iter().filter(|(g, p)| (g - p).abs() <= GUESS_WITHIN).count();
+    Some(format!("Your guesses: {right} of {} within {GUESS_WITHIN} of the pick.", guessed.len()))
 }
 
 /// The last step: when the minimum was found and by which evaluation, against the grid that
-/// comes as close; or how far the best is from the minimum; and since when EI has collapsed.
-pub fn verdict(frames: &[GpEiFrame]) -> String {
+/// comes as close; or how far the best is from the minimum; and since when EI or PI has
+/// collapsed.
+pub fn verdict(setting: &GpEiSetting, frames: &[GpEiFrame]) -> String {
+    let objective = &setting.objective;
     let last = &frames[frames.len() - 1];
-    let (xmin, fmin) = forrester_minimum();
+    let who = last.acquisition.short();
+    let (xmin, fmin) = objective.minimum();
     let start = frames[0].observations.len();
-    let mut out = match found_at(frames) {
+    let true_best = |f: &GpEiFrame| {
+        f.observations.iter().map(|o| (o.0, objective.value(o.0), o.2)).fold((f64::NAN, f64::INFINITY, Origin::Initial), |b, o| {
+            if o.1 < b.1 {
+                o
+            } else {
+                b
+            }
+        })
+    };
+    let mut out = match found_at(objective, frames) {
         Some(k) => {
-            let who = match last.observations.iter().find(|o| o.1 == frames[k].best.1).map(|o| o.2) {
-                Some(Origin::Step(_)) | None => format!(
-                    "EI found the minimum, f = {:.2} at x = {:.3}, at step {k}: the {} evaluation, counting the {} it started from",
-                    frames[k].best.1,
-                    frames[k].best.0,
+            let (x, y, origin) = true_best(&frames[k]);
+            let who = match origin {
+                Origin::Step(_) => format!(
+                    "{who} found the minimum, f = {y:.2} at x = {x:.3}, at step {k}: the {} evaluation, counting the {} it started from",
                     ordinal(start + k),
                     count(start, "point")
                 ),
-                Some(Origin::Initial) => {
-                    format!("A random start point already hit the minimum, f = {:.2} at x = {:.3}", frames[k].best.1, frames[k].best.0)
-                }
-                Some(Origin::Added) => format!("Your point at x = {:.3} hit the minimum, f = {:.2}", frames[k].best.0, frames[k].best.1),
+                Origin::Initial => format!("A random start point already hit the minimum, f = {y:.2} at x = {x:.3}"),
+                Origin::Added => format!("Your point at x = {x:.3} hit the minimum, f = {y:.2}"),
             };
-            let grid = grid_points_to_reach(frames[k].best.1);
+            let grid = grid_points_to_reach(objective, y);
             let compare = if grid > start + k {
-                format!("the smallest evenly spaced grid that comes as close needs {grid} points: EI spends its evaluations where the GP promises improvement, a grid everywhere")
+                format!("the smallest evenly spaced grid that comes as close needs {grid} points: {who_short} spends its evaluations where the GP promises improvement, a grid everywhere", who_short = last.acquisition.short())
             } else {
                 format!("here an evenly spaced grid of {grid} points comes as close: the minimum lies near a round x")
             };
             format!("After {MAX_STEPS} steps: {who}; {compare}.")
         }
-        None => format!(
-            "After {MAX_STEPS} steps EI's best is f = {:.2} at x = {:.3}, {:.2} above the minimum f = {fmin:.2} at x = {xmin:.3}: {}.",
-            last.best.1,
-            last.best.0,
-            last.best.1 - fmin,
-            if last.fitted { "the GP was sure of the wrong valley" } else { "a pinned lengthscale misled the GP" }
-        ),
+        None => {
+            let (x, y, _) = true_best(last);
+            format!(
+                "After {MAX_STEPS} steps {who}'s best is f = {y:.2} at x = {x:.3}, {:.2} above the minimum f = {fmin:.2} at x = {xmin:.3}: {}.",
+                y - fmin,
+                if !last.fitted {
+                    "a pinned lengthscale misled the GP"
+                } else if *objective == Objective::NarrowWell {
+                    "the well is too narrow for the GP to suspect it"
+                } else {
+                    "the GP was sure of the wrong valley"
+                }
+            )
+        }
     };
     if let Some(c) = collapsed_since(frames) {
-        out.push_str(&format!(" Since step {c}, EI is tiny everywhere: the GP is sure nothing here beats the best."));
+        out.push_str(&format!(" Since step {c}, {who} is tiny everywhere: the GP is sure nothing here beats the best."));
+    }
+    if let Some(t) = guesses_tally(setting, frames, MAX_STEPS) {
+        out.push(' ');
+        out.push_str(&t);
     }
     out
 }
@@ -184,162 +296,4 @@ fn grid_index(x: f64) -> usize {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::{number_after, CLAIM_SEEDS};
-    use super::*;
-    use crate::lessons::gp_ei::{frames, GpEiSetting};
-
-    /// Checks every claim of `text`, the sentence of frame `k`, against the frames.
-    fn check(frames: &[GpEiFrame], k: usize, text: &str) -> Result<(), String> {
-        let f = &frames[k];
-        let range = f.observed_range();
-        let fail = |what: &str| Err(format!("step {k}: {what} in «{text}»"));
-        // No pick falls to a tie: log-EI's largest value is reached once.
-        let top = f.log10_ei.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        if f.log10_ei.iter().filter(|&&l| l == top).count() != 1 || f.log10_ei[grid_index(f.next.0)] != top {
-            return fail("the pick is not log-EI's unique argmax");
-        }
-        if k > 0 && k < MAX_STEPS {
-            let (x, y, origin) = *f.observations.last().unwrap();
-            let said = (number_after(text, "EI picked x = "), number_after(text, "observed f = "));
-            if said != (Some((x * 1e3).round() / 1e3), Some((y * 100.0).round() / 100.0))
-                || origin != Origin::Step(k)
-                || x != frames[k - 1].next.0
-            {
-                return fail("the pick and its value");
-            }
-            if text.contains("a new best") != (y < frames[k - 1].best.1) {
-                return fail("'a new best'");
-            }
-        }
-        // The band: measured at the points and half-way between neighbours.
-        let sd_at = |x: f64| f.sd[grid_index(x)];
-        let mut xs: Vec<f64> = f.observations.iter().map(|o| o.0).collect();
-        xs.sort_by(f64::total_cmp);
-        let between: Vec<f64> = xs.windows(2).map(|w| sd_at((w[0] + w[1]) / 2.0)).collect();
-        let widest = f.sd.iter().copied().fold(0.0, f64::max);
-        if text.contains("narrow between the points too") && between.iter().any(|&s| 4.0 * s > 0.08 * range) {
-            return fail("a band called narrow between the points is wider than 8 % of the values' range there");
-        }
-        if text.contains("sure near the points and unsure between them") {
-            let at = xs.iter().map(|&x| sd_at(x)).sum::<f64>() / xs.len() as f64;
-            if at > 0.5 * widest || 4.0 * widest < 0.08 * range {
-                return fail("the band is not narrow at the points and wide between them");
-            }
-        }
-        let i = grid_index(f.next.0);
-        if text.contains("EI is largest at x = ") {
-            if number_after(text, "EI is largest at x = ") != Some((f.next.0 * 1e3).round() / 1e3) || f.max_ei() < 1e-3 * range {
-                return fail("EI's largest value");
-            }
-            if text.contains("the mean itself is below the best") != (f.mean[i] < f.best.1) {
-                return fail("the mean against the best");
-            }
-            if text.contains("wide enough to reach below it") != (f.mean[i] >= f.best.1 && f.mean[i] - 2.0 * f.sd[i] < f.best.1) {
-                return fail("the band against the best");
-            }
-            if text.contains("even the band stays above") != (f.mean[i] - 2.0 * f.sd[i] >= f.best.1) {
-                return fail("the band staying above the best");
-            }
-        }
-        if text.contains("EI is tiny everywhere (") {
-            // "at most 3e-12" bounds the largest EI to the digit shown; "below 1e-300" says it.
-            let bound = match number_after(text, "(at most ") {
-                Some(said) => said * 1.5,
-                None if text.contains("(below 1e-300)") => TINY,
-                None => return fail("no bound on EI"),
-            };
-            if f.max_ei() > 1e-3 * range
-                || f.max_ei() >= bound
-                || number_after(text, "least hopeless is x = ") != Some((f.next.0 * 1e3).round() / 1e3)
-                || number_after(text, "where log₁₀ EI is ") != format!("{:.1}", f.log10_ei[i]).parse().ok()
-            {
-                return fail("a collapse of EI");
-            }
-        }
-        if text.contains("0e0") {
-            return fail("an underflowed value printed as 0e0");
-        }
-        if !text.contains("EI is largest") && !text.contains("EI is tiny") && !text.contains(&format!("After {MAX_STEPS} steps")) {
-            return fail("no word on the acquisition");
-        }
-        Ok(())
-    }
-
-    /// Checks the last step's verdict: the step and evaluation that found the minimum, the grid.
-    fn check_verdict(frames: &[GpEiFrame], text: &str) -> Result<(), String> {
-        let (_, fmin) = forrester_minimum();
-        let fail = |what: &str| Err(format!("verdict: {what} in «{text}»"));
-        if let Some(k) = number_after(text, "at step ").map(|k| k as usize) {
-            if !(frames[k].best.1 - fmin < FOUND_WITHIN && (k == 0 || frames[k - 1].best.1 - fmin >= FOUND_WITHIN)) {
-                return fail("the step that found the minimum");
-            }
-            let start = frames[0].observations.len();
-            if !text.contains(&format!("the {} evaluation", ordinal(start + k))) {
-                return fail("the evaluation's number");
-            }
-            let n = number_after(text, "comes as close needs ").unwrap_or(f64::NAN) as usize;
-            let best_of = |n: usize| (0..n).map(|i| forrester(i as f64 / (n - 1) as f64)).fold(f64::INFINITY, f64::min);
-            if !(best_of(n) <= frames[k].best.1 && (2..n).all(|m| best_of(m) > frames[k].best.1)) || n <= start + k {
-                return fail("the grid that comes as close");
-            }
-        } else if !text.contains("EI's best is f = ") {
-            return fail("neither a found minimum nor the best");
-        }
-        if let Some(c) = number_after(text, "Since step ").map(|c| c as usize) {
-            if !frames[c..].iter().all(GpEiFrame::ei_collapsed) || (c > 0 && frames[c - 1].ei_collapsed()) {
-                return fail("the step since which EI is tiny");
-            }
-        }
-        Ok(())
-    }
-
-    #[test]
-    fn every_steps_sentence_is_true_to_its_frame() {
-        // Lesson 1 as a class sees it: every claim seed fitted, a pinned lengthscale and points added.
-        let mut settings: Vec<GpEiSetting> = (0..CLAIM_SEEDS).map(|seed| GpEiSetting { seed, ..GpEiSetting::default() }).collect();
-        settings.push(GpEiSetting { lengthscale: Some(0.05), ..GpEiSetting::default() });
-        settings.push(GpEiSetting { added: vec![0.2, 0.9], ..GpEiSetting::default() });
-        let mut collapsed = 0;
-        let mut scored = Vec::new();
-        for s in &settings {
-            let all = frames(s, MAX_STEPS).unwrap();
-            scored.push(scores(&all));
-            for k in 0..=MAX_STEPS {
-                let text = sentence(&all, k, s.seed, None);
-                check(&all, k, &text).unwrap_or_else(|e| panic!("{s:?}: {e}"));
-                collapsed += usize::from(text.contains("EI is tiny everywhere"));
-            }
-            let last = sentence(&all, MAX_STEPS, s.seed, None);
-            check_verdict(&all, &last).unwrap_or_else(|e| panic!("{s:?}: {e}"));
-        }
-        // The collapse is part of the lesson: it must be said where it happens.
-        assert!(collapsed > 0, "no step says EI collapsed");
-        // The default start is the typical one of the default setting's starts.
-        assert!(OUTCOMES[0].contains(&format!(" {MAX_STEPS} ")));
-        let o = OverSeeds { names: OUTCOMES.map(String::from).to_vec(), tie: 0.5, scores: scored[..VERDICT_SEEDS as usize].to_vec() };
-        eprintln!("{:?} typical {}", o.scores, o.typical_seed());
-        assert_eq!(o.typical_seed(), GpEiSetting::default().seed);
-        let mut steps: Vec<f64> = o.scores.iter().map(|s| s[0]).filter(|&k| k <= MAX_STEPS as f64).collect();
-        steps.sort_by(f64::total_cmp);
-        let text = over_seeds_sentence(&o, 0);
-        assert!(
-            text.contains(&format!(
-                "on {}, at step {} in the median (from {} to {})",
-                steps.len(),
-                steps[(steps.len() - 1) / 2],
-                steps[0],
-                steps[steps.len() - 1]
-            )),
-            "{text}"
-        );
-    }
-
-    #[test]
-    fn the_default_lesson_ends_on_its_verdict() {
-        let all = frames(&GpEiSetting::default(), MAX_STEPS).unwrap();
-        let last = sentence(&all, MAX_STEPS, 0, None);
-        eprintln!("{last}");
-        assert!(last.contains("EI found the minimum") && last.contains("grid"), "{last}");
-    }
-}
+mod tests;
