@@ -1,6 +1,7 @@
 // Every control of every lesson, as a teacher tries them before a class: at projector and
 // phone size, in Chromium and Firefox, each control is used once (the reseeds, sliders,
-// method switches, added and dragged points, the hide switches, the whole player and a seed
+// method switches, lesson 1's functions, drawing, noise, acquisitions and guessing, added,
+// dragged and removed points, the hide switches, the whole player and a seed
 // opened from the strip of the count over seeds under the last step) and the
 // lesson is stepped once after each; the page must report no error at any point. Before,
 // "another family of tasks" (lesson 3) and "another task" (lesson 4) panicked the page
@@ -75,6 +76,45 @@ const clickChart = () => {
   return true;
 };
 
+/// In the page: drags lesson 1's first added point (a black square) a fifth of the chart to
+/// the right, with pointer events as a mouse does.
+const dragAdded = () => {
+  const square = document.querySelector('#lesson-posterior .obs-added');
+  const svg = document.querySelector('#lesson-posterior');
+  if (!square || !svg) throw new Error('no added point to drag');
+  const r = square.getBoundingClientRect();
+  const s = svg.getBoundingClientRect();
+  const at = (x) => ({ bubbles: true, clientX: x, clientY: r.top + r.height / 2, pointerId: 1, isPrimary: true });
+  square.dispatchEvent(new PointerEvent('pointerdown', at(r.left + r.width / 2)));
+  const to = Math.min(s.right - 40, r.left + s.width / 5);
+  svg.dispatchEvent(new PointerEvent('pointermove', at(to)));
+  svg.dispatchEvent(new PointerEvent('pointerup', at(to)));
+  svg.dispatchEvent(new MouseEvent('click', { bubbles: true, clientX: to, clientY: r.top + r.height / 2 }));
+  return true;
+};
+
+/// In the page: draws a function on lesson 1's drawing chart, a stroke from the left edge low
+/// to the right edge high.
+const drawFunction = () => {
+  const svg = document.querySelector('#lesson-draw');
+  if (!svg) throw new Error('no #lesson-draw');
+  const s = svg.getBoundingClientRect();
+  const at = (f) => ({ bubbles: true, clientX: s.left + f * s.width, clientY: s.bottom - (0.2 + 0.6 * f) * s.height, pointerId: 1, isPrimary: true });
+  svg.dispatchEvent(new PointerEvent('pointerdown', at(0.05)));
+  for (const f of [0.2, 0.4, 0.6, 0.8, 0.95]) svg.dispatchEvent(new PointerEvent('pointermove', at(f)));
+  svg.dispatchEvent(new PointerEvent('pointerup', at(0.95)));
+  return true;
+};
+
+/// In the page: moves a point of the drawn function with the arrow keys.
+const nudgeDrawn = () => {
+  const point = document.querySelectorAll('#lesson-draw .draw-point')[5];
+  if (!point) throw new Error('no drawn point to nudge');
+  point.focus();
+  point.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowUp', bubbles: true }));
+  return true;
+};
+
 /// In the page: moves the first design point with the arrow keys.
 const nudgePoint = () => {
   const handle = document.querySelector('#design-map .design-handle');
@@ -116,8 +156,14 @@ const PLAYER = [
 
 const LESSONS = [
   ['gp-ei', [
+    set('#lesson-function', 'gramacy-lee'), set('#lesson-function', 'narrow-well'), set('#lesson-function', 'drawn'),
+    run('draw the function', drawFunction), run('move a drawn point with the keyboard', nudgeDrawn), set('#lesson-function', 'forrester'),
+    set('#lesson-noise', 0.1), set('#lesson-noise', 0),
+    set('#lesson-acq', 'pi'), set('#lesson-acq', 'ucb'), set('#lesson-kappa', 0.5), set('#lesson-acq', 'ts'), set('#lesson-acq', 'ei'),
     click('#lesson-ls-fit'), set('#lesson-ls', -0.5), click('#lesson-ls-fit'),
-    set('#lesson-add-x', 0.3), click('#lesson-add'), run('click the chart to add a point', clickChart), click('#lesson-clear'),
+    set('#lesson-add-x', 0.3), click('#lesson-add'), run('drag an added point', dragAdded), click('.lesson-point-remove'),
+    run('click the chart to add a point', clickChart), click('#lesson-clear'),
+    click('#lesson-guess'), run('guess the next pick on the chart', clickChart), click('#lesson-guess'),
     click('#lesson-reseed'), hide('ei'),
   ]],
   ['copula', [set('#lesson-add-y', 100000), click('#lesson-add'), click('#lesson-clear'), click('#lesson-reseed'), hide('warped')]],

@@ -26,8 +26,9 @@ const DIST = join(ROOT, 'dist');
 /// 1,018,001; raised to 1,025,000; the study panel's table pages, thinned charts and
 /// bad-input sentences took it to 1,027,640, and the limit to 1,030,000; the lessons' counts
 /// over seeds (their sentences, the strip, the two workers that count) to 1,057,263, and the
-/// limit to 1,060,000.
-const MAIN_WASM_GZIP_LIMIT = 1_060_000;
+/// limit to 1,060,000; lesson 1's playground (its settings, the drawing chart, the charts of
+/// four acquisitions) to 1,089,951, and the limit to 1,100,000.
+const MAIN_WASM_GZIP_LIMIT = 1_100_000;
 /// The first visit's own wasm, which draws the landing (issue 61's target), gzip -9.
 const LANDING_WASM_GZIP_LIMIT = 600_000;
 

@@ -9,6 +9,7 @@
 pub mod copula;
 pub mod designs;
 pub mod gp_ei;
+pub mod gp_ei_playground;
 pub mod multi_fidelity;
 pub mod pareto;
 pub mod plot;
