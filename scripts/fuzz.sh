@@ -6,6 +6,7 @@
 #   RUNS=10000000 bash scripts/fuzz.sh 86400 load_file   stop after 10^7 executions instead
 #   bash scripts/fuzz.sh smoke [TARGET…]       the test command's smoke: the same inputs on
 #                                              every run and machine (below)
+#   bash scripts/fuzz.sh build                 only build the targets
 #
 # Exploring, the corpus grows in fuzz/corpus/TARGET (not committed) and a later run starts from
 # it. The smoke starts from the written seeds and the recorded crash inputs only, with
@@ -15,7 +16,7 @@
 # tests/fuzz_regressions/TARGET/ so that `cargo test` replays it forever).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=${1:?usage: fuzz.sh SECONDS|smoke [TARGET…]}
+seconds=${1:?usage: fuzz.sh SECONDS|smoke|build [TARGET…]}
 shift
 # The smoke's executions a target: about 10 s each on a 2-core machine (docs/benchmarks.md).
 declare -A smoke_runs=([load_file]=40000 [curve_table]=150000 [permalink]=150000 [spec_json]=300000 [lesson_link]=300000)
@@ -77,6 +78,7 @@ seed lesson_link pareto 'learn=pareto&method=EHVI&step=5'
 # 1 min 24 s instead of 2 min 13 s on a 2-core machine.
 build=(--release --codegen-units 16)
 cargo +nightly fuzz build "${build[@]}" >/dev/null 2>&1 || { cargo +nightly fuzz build "${build[@]}"; exit 1; }
+[ "$seconds" != build ] || exit 0
 # The targets as cargo-fuzz built them, run here directly (cargo-fuzz's `run` adds nothing but
 # the artifact folder, given below).
 bin_dir="${CARGO_TARGET_DIR:-fuzz/target}/$(rustc +nightly -vV | sed -n 's/^host: //p')/release"
