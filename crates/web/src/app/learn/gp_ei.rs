@@ -13,11 +13,15 @@ use super::plot::{range, LegendEntry, Plot, BLUE, GREY};
 use super::seed_strip::{counted, over_seeds, SeedStrip};
 use super::shell::{hidden, worker_lesson, LessonShell, WorkerLesson};
 use crate::app::charts::chart::{chart_width, legend_room, view_box_width, ChartFigure, SvgFigure};
+use crate::app::platform::browser::now_ms;
 use hpo_engine::lessons::gp_ei::{Acquisition, GpEiFrame, GpEiSetting, Origin, MAX_ADDED, MAX_STEPS};
 use hpo_engine::lessons::sentences::gp_ei::{describe, sentence};
 use hpo_engine::lessons::{Lesson, LessonFrames, LessonLink};
 
 const H: f64 = 330.0;
+/// While a point or a drawing is dragged, the lesson is recomputed at most this often (ms):
+/// each recompute is a worker's fit of all 31 frames, 30–70 ms; the last follows the release.
+pub(super) const LIVE_MS: f64 = 150.0;
 const EI_H: f64 = 200.0;
 /// Decades of log₁₀ EI (or PI) the collapsed chart shows below its largest value.
 const LOG_DECADES: f64 = 30.0;
@@ -211,6 +215,14 @@ pub fn GpEiLesson(
     // a drag adds nothing.
     let dragging = RwSignal::new(None::<(usize, f64)>);
     let dragged = RwSignal::new(false);
+    let last_sent = StoredValue::new(f64::NEG_INFINITY);
+    let move_added = move |k: usize, x: f64| {
+        set(&|s| {
+            if k < s.added.len() && !s.added.iter().enumerate().any(|(j, &a)| j != k && a == x) {
+                s.added[k] = x;
+            }
+        })
+    };
     let on_pointer_down = move |ev: leptos::ev::PointerEvent| {
         let target: web_sys::Element = event_target(&ev);
         if let Some(k) = target.get_attribute("data-added").and_then(|k| k.parse::<usize>().ok()) {
@@ -224,6 +236,12 @@ pub fn GpEiLesson(
             let m: &web_sys::MouseEvent = ev.as_ref();
             if let Some(x) = click_x(m) {
                 dragging.set(Some((k, x)));
+                // The GP and the acquisition follow the point while it moves.
+                let now = now_ms();
+                if now - last_sent.get_value() >= LIVE_MS {
+                    last_sent.set_value(now);
+                    move_added(k, x);
+                }
             }
         }
     };
@@ -231,11 +249,7 @@ pub fn GpEiLesson(
         if let Some((k, x)) = dragging.get_untracked() {
             dragging.set(None);
             dragged.set(true);
-            set(&|s| {
-                if k < s.added.len() && !s.added.iter().enumerate().any(|(j, &a)| j != k && a == x) {
-                    s.added[k] = x;
-                }
-            });
+            move_added(k, x);
         }
     };
     // A click adds a point there, or, when guessing, is the guess of the next pick and the

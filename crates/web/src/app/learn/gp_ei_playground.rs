@@ -7,8 +7,9 @@
 
 use leptos::prelude::*;
 
-use super::gp_ei::LATEST;
+use super::gp_ei::{LATEST, LIVE_MS};
 use super::shell::{hidden, AddValue};
+use crate::app::platform::browser::now_ms;
 use hpo_engine::lessons::gp_ei::{
     grid, Acquisition, GpEiSetting, Objective, DEFAULT_KAPPA, DRAWN_RANGE, KAPPA_RANGE, KNOTS, LENGTHSCALE_RANGE, MAX_ADDED, MAX_NOISE,
 };
@@ -154,7 +155,7 @@ const DRAW_PAD: f64 = 18.0;
 const DRAW_W: f64 = 420.0;
 
 /// A drawn function's points on their own chart, y in [`DRAWN_RANGE`]: a press or a drag
-/// moves the nearest point to the pointer (the lesson recomputes when the pointer lets go);
+/// moves the nearest point to the pointer (the lesson follows as it is drawn);
 /// each point is also a slider for the keyboard (arrow keys, a tenth at a time).
 #[component]
 fn DrawnFunction(link: RwSignal<LessonLink>, setting: Memo<GpEiSetting>) -> impl IntoView {
@@ -176,22 +177,34 @@ fn DrawnFunction(link: RwSignal<LessonLink>, setting: Memo<GpEiSetting>) -> impl
         let v = DRAWN_RANGE.1 - (y - DRAW_PAD) / (DRAW_H - 2.0 * DRAW_PAD) * (DRAWN_RANGE.1 - DRAWN_RANGE.0);
         Some((k, (v.clamp(DRAWN_RANGE.0, DRAWN_RANGE.1) * 100.0).round() / 100.0))
     };
+    let write = move |d: Vec<f64>| {
+        edit(link, |s| {
+            s.objective = Objective::Drawn(d);
+            s.step = 0;
+            s.guesses.clear();
+        })
+    };
+    // The lesson follows the drawing while it is drawn, at most every LIVE_MS.
+    let last_sent = StoredValue::new(f64::NEG_INFINITY);
     let move_point = move |ev: &leptos::ev::PointerEvent| {
         if let Some((k, v)) = at(ev) {
             draft.update(|d| {
                 let d = d.get_or_insert_with(knots);
                 d[k] = v;
             });
+            let now = now_ms();
+            if now - last_sent.get_value() >= LIVE_MS {
+                last_sent.set_value(now);
+                if let Some(d) = draft.get_untracked() {
+                    write(d);
+                }
+            }
         }
     };
     let commit = move || {
         if let Some(d) = draft.get_untracked() {
             draft.set(None);
-            edit(link, |s| {
-                s.objective = Objective::Drawn(d.clone());
-                s.step = 0;
-                s.guesses.clear();
-            });
+            write(d);
         }
     };
     let nudge = move |k: usize, ev: leptos::ev::KeyboardEvent| {
@@ -234,7 +247,7 @@ fn DrawnFunction(link: RwSignal<LessonLink>, setting: Memo<GpEiSetting>) -> impl
                     }
                 }}
             </svg>
-            <figcaption>"Your function: press and drag along the chart to draw it (21 points, joined by straight lines); the lesson starts again from step 0."</figcaption>
+            <figcaption>"Your function: press and drag along the chart to draw it (21 points, joined by straight lines); the lesson follows, from step 0."</figcaption>
         </figure>
     }
 }
