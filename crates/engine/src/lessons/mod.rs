@@ -522,6 +522,16 @@ pub(crate) fn parse_seed(value: Option<&str>, default: u64, warnings: &mut Vec<S
     }
 }
 
+/// What `read` makes of the link fields of `query` (plain `key=value` pairs, not decoded), and
+/// the warnings it gave: the link-field tests of the lessons' parts.
+#[cfg(test)]
+pub(crate) fn read_fields<T>(query: &str, read: impl Fn(&Fields, &mut Vec<String>) -> T) -> (T, Vec<String>) {
+    let pairs: Vec<(String, String)> =
+        query.split('&').filter_map(|p| p.split_once('=')).map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let mut warnings = Vec::new();
+    (read(&Fields(&pairs), &mut warnings), warnings)
+}
+
 /// A comma-separated list of at most `max` numbers that pass `valid`; bad or surplus entries
 /// are dropped with the warning `what`.
 pub(crate) fn parse_list(value: Option<&str>, max: usize, valid: impl Fn(f64) -> bool, what: &str, warnings: &mut Vec<String>) -> Vec<f64> {

@@ -267,12 +267,7 @@ mod tests {
 
     #[test]
     fn links_round_trip_and_bad_fields_are_named() {
-        let read = |query: &str| {
-            let pairs: Vec<(String, String)> =
-                query.split('&').filter_map(|p| p.split_once('=')).map(|(k, v)| (k.to_string(), v.to_string())).collect();
-            let mut warnings = Vec::new();
-            (Acquisition::read_link(&Fields(&pairs), &mut warnings), warnings)
-        };
+        let read = |query: &str| crate::lessons::read_fields(query, Acquisition::read_link);
         for a in [Acquisition::Ei, Acquisition::Pi, Acquisition::Ucb(0.5), Acquisition::Thompson] {
             let mut q = Vec::new();
             a.write_link(&mut q);

@@ -178,12 +178,7 @@ mod tests {
 
     #[test]
     fn links_name_the_function_and_refuse_bad_ones_in_words() {
-        let read = |query: &str| {
-            let pairs: Vec<(String, String)> =
-                query.split('&').filter_map(|p| p.split_once('=')).map(|(k, v)| (k.to_string(), v.to_string())).collect();
-            let mut warnings = Vec::new();
-            (Objective::read_link(&Fields(&pairs), &mut warnings), warnings)
-        };
+        let read = |query: &str| crate::lessons::read_fields(query, Objective::read_link);
         for f in [
             Objective::Forrester,
             Objective::GramacyLee,
