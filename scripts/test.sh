@@ -37,16 +37,20 @@ stage() {  # name, command…: runs the command, records its wall time and resul
   if [ "$status" -eq 0 ]; then results+=(ok); else results+=("FAILED (exit $status)"); fi
   if [ "$status" -ne 0 ]; then echo "== $name failed (exit $status)"; table; exit "$status"; fi
 }
-# A stage that runs beside the next ones (a build whose product a later stage uses, started
-# where the stages in front leave a core idle: the app's release build spends about half of
-# its time linking on one core). `begin` starts it, `finish` waits for it and records it like
-# a stage, from its start; its output is printed when it ends.
+# A stage that runs beside the next ones, where the stages in front leave a core idle: the
+# fuzz targets' build beside the app's release build (which spends about half of its time
+# linking on one core); the end-to-end tests (1.66 of 2 cores busy, the rest waiting on the
+# browsers) beside the Python package's tests (1.2 busy, waiting on Ray's start-ups), the Ray
+# sweep (0.3) and the fuzz smoke. No test of one of them reads another's files or ports (Ray's
+# clusters take ports below the OS's ephemeral range, the browsers and servers take theirs
+# from it). `begin` starts it, `finish` waits for it and records it like a stage, from its
+# start; its output is printed when it ends.
 declare -A bg_pid=() bg_log=() bg_t0=()
 begin() {  # name, command…
   local name=$1
   shift
-  echo "== $name (beside the next stages)"
   bg_log[$name]=$(mktemp)
+  echo "== $name (beside the next stages; its output, printed when it ends, goes to ${bg_log[$name]})"
   bg_t0[$name]=$(date +%s)
   # Its exit status and the moment it ended, for its own wall time.
   { status=0; "$@" || status=$?; echo "$status $(date +%s)" >"${bg_log[$name]}.end"; } >"${bg_log[$name]}" 2>&1 &
@@ -63,8 +67,14 @@ finish() {  # name
   if [ "$status" -eq 0 ]; then results+=(ok); else results+=("FAILED (exit $status)"); fi
   if [ "$status" -ne 0 ]; then echo "== $name failed (exit $status)"; table; exit "$status"; fi
 }
-# A stage left running when the command stops is stopped with it.
-trap 'for p in "${bg_pid[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
+# A stage left running when the command stops is stopped with it, and what it started (a
+# browser, a cargo build) with it.
+stop_tree() {  # pid: the process and its descendants, children first
+  local child
+  for child in $(pgrep -P "$1" || true); do stop_tree "$child"; done
+  kill "$1" 2>/dev/null || true
+}
+trap 'for p in "${bg_pid[@]}"; do stop_tree "$p"; done' EXIT
 mkdir -p "$HPO_BUILD_CACHE"
 [ -d ../shared/benchmarks ] || echo "note: ../shared/benchmarks is absent; tests that need it are skipped"
 
@@ -74,11 +84,12 @@ stage "native tests" bash scripts/test/native.sh
 begin "fuzz targets' build (nightly)" bash scripts/test/fuzz.sh build
 stage "release build of the app (trunk)" bash scripts/test/app.sh
 stage "wasm tests (Chromium, Firefox)" bash scripts/test/wasm.sh
-stage "end-to-end tests" bash scripts/test/e2e.sh
 stage "Optuna round trip (hpo suggest)" bash scripts/test/studies.sh
+begin "end-to-end tests" bash scripts/test/e2e.sh
 stage "Python package (Optuna, Syne Tune, Ray Tune; wheel)" bash scripts/test/python.sh
 stage "Ray sweep (two-node cluster)" bash scripts/test/ray.sh
 finish "fuzz targets' build (nightly)"
 stage "fuzz smoke (the same inputs every run)" bash scripts/test/fuzz.sh
+finish "end-to-end tests"
 echo "== stages"
 table
