@@ -115,13 +115,9 @@ const SCENARIOS = {
       await b.click('#cancel');
       await b.waitFor(() => /^Cancelled after \d+ of 60 jobs/.test(document.querySelector('#run-status')?.textContent ?? ''), null, 30_000);
       // How long it took is a measurement, not a pass mark (a busy machine is slow to answer
-      // WebDriver); that the workers are terminated, not left to finish, is checked on their
-      // close events in durable.test.mjs.
+      // WebDriver). That the workers are terminated, not left to finish, is checked on their
+      // close events in durable.test.mjs (in Chromium), not here by waiting a while.
       console.log(`${b.name}: cancelled in ${Date.now() - t0} ms`);
-      // A terminated worker sends nothing more: the count of done jobs stays where it stopped.
-      const stopped = await b.evaluate(text, STATUS);
-      await new Promise((ok) => setTimeout(ok, 3_000));
-      assert.equal(await b.evaluate(text, STATUS), stopped);
       await b.click('#methods input[value="RS"]');
       await b.click('#methods input[value="GCP+prior"]');
       await b.click('#run');
