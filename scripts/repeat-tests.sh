@@ -2,6 +2,7 @@
 # Runs the test stages that could depend on timing or the order things happen — the Python
 # package's tests, the Ray sweep and the end-to-end tests — N times each, then lists every test
 # whose result was not the same in all N runs (passed in one, failed or missing in another).
+# In each run the end-to-end tests run beside the other two, as in scripts/test.sh.
 #
 #   bash scripts/repeat-tests.sh N [python] [ray] [e2e]     (default: all three)
 #
@@ -37,26 +38,43 @@ for f in files:
         print(f"{stage}: {name}\t{result}")
 PY
 }
+run_stage() {  # stage, run number: runs it, writes $out/STAGE-K.tsv and a line of counts
+  local s=$1 k=$2 status=0
+  local log="$out/$s-$k.log"
+  case $s in
+    python) bash scripts/test/python.sh --junitxml="$out/$s-$k.xml" >"$log" 2>&1 || status=$?
+            junit_to_tsv python "$out/$s-$k.xml" >"$out/$s-$k.tsv" ;;
+    e2e)    bash scripts/test/e2e.sh --test-reporter=spec --test-reporter-destination=stdout \
+              --test-reporter=junit --test-reporter-destination="$out/$s-$k.xml" >"$log" 2>&1 || status=$?
+            junit_to_tsv e2e "$out/$s-$k.xml" >"$out/$s-$k.tsv" ;;
+    ray)    bash scripts/test/ray.sh >"$log" 2>&1 || status=$?
+            # The sweep's checks print "ok: …" as they pass; a failure ends it with "FAIL: …".
+            sed -n 's/^ok: \(.*\)/ray: \1\tpassed/p; s/^FAIL: \(.*\)/ray: \1\tfailure/p' "$log" \
+              | sed 's/[0-9]\{3,\}/N/g' >"$out/$s-$k.tsv" ;;
+  esac
+  echo "   run $k of $n, $s: exit $status, $(grep -c $'\tpassed$' "$out/$s-$k.tsv") passed, $(grep -vc $'\tpassed$\|\tskipped$' "$out/$s-$k.tsv") neither passed nor skipped (log: $log)"
+  echo "$s: (the stage as a whole)	exit $status" >>"$out/$s-$k.tsv"
+}
+for s in "${stages[@]}"; do
+  case $s in python|ray|e2e) ;; *) echo "unknown stage $s (python, ray, e2e)" >&2; exit 2 ;; esac
+done
+# As in scripts/test.sh: the end-to-end tests beside the others, which run one after another.
+e2e_pid=
+stop_tree() {  # pid: the process and its descendants, children first
+  local child
+  for child in $(pgrep -P "$1" || true); do stop_tree "$child"; done
+  kill "$1" 2>/dev/null || true
+}
+trap '[ -z "$e2e_pid" ] || stop_tree "$e2e_pid"' EXIT
 for k in $(seq 1 "$n"); do
+  echo "== run $k of $n: ${stages[*]}"
   for s in "${stages[@]}"; do
-    log="$out/$s-$k.log"
-    echo "== run $k of $n: $s"
-    status=0
-    case $s in
-      python) bash scripts/test/python.sh --junitxml="$out/$s-$k.xml" >"$log" 2>&1 || status=$?
-              junit_to_tsv python "$out/$s-$k.xml" >"$out/$s-$k.tsv" ;;
-      e2e)    bash scripts/test/e2e.sh --test-reporter=spec --test-reporter-destination=stdout \
-                --test-reporter=junit --test-reporter-destination="$out/$s-$k.xml" >"$log" 2>&1 || status=$?
-              junit_to_tsv e2e "$out/$s-$k.xml" >"$out/$s-$k.tsv" ;;
-      ray)    bash scripts/test/ray.sh >"$log" 2>&1 || status=$?
-              # The sweep's checks print "ok: …" as they pass; a failure ends it with "FAIL: …".
-              sed -n 's/^ok: \(.*\)/ray: \1\tpassed/p; s/^FAIL: \(.*\)/ray: \1\tfailure/p' "$log" \
-                | sed 's/[0-9]\{3,\}/N/g' >"$out/$s-$k.tsv" ;;
-      *) echo "unknown stage $s (python, ray, e2e)" >&2; exit 2 ;;
-    esac
-    echo "   exit $status, $(grep -c $'\tpassed$' "$out/$s-$k.tsv") passed, $(grep -vc $'\tpassed$\|\tskipped$' "$out/$s-$k.tsv") neither passed nor skipped (log: $log)"
-    echo "$s: (the stage as a whole)	exit $status" >>"$out/$s-$k.tsv"
+    if [ "$s" = e2e ]; then run_stage e2e "$k" & e2e_pid=$!; fi
   done
+  for s in "${stages[@]}"; do
+    [ "$s" = e2e ] || run_stage "$s" "$k"
+  done
+  if [ -n "$e2e_pid" ]; then wait "$e2e_pid" || true; e2e_pid=; fi
 done
 
 # A test changed when it does not have the same result in every run.
