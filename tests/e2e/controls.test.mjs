@@ -28,6 +28,22 @@ const settled = () => {
     && !!document.querySelector('#lesson-numbers')?.textContent && !!document.querySelector('#lesson-step-label');
 };
 
+/// What a failed wait saw: the step, whether the lesson is busy, and the count over seeds'
+/// strip, its wait or its error.
+const shownState = () => {
+  const text = (sel) => document.querySelector(sel)?.textContent ?? '(none)';
+  return JSON.stringify({
+    step: text('#lesson-step-label'),
+    busy: document.querySelector('.lesson')?.getAttribute('aria-busy'),
+    computing: text('#lesson-computing'),
+    strip: document.querySelector('#lesson-seed-strip') ? 'drawn' : '(none)',
+    stripWait: text('#lesson-seed-strip-wait'),
+    stripError: text('#lesson-seed-strip-error'),
+    error: text('.lesson .msg.error'),
+    link: location.search,
+  });
+};
+
 /// The step shown and the last, from the player's label ("step 3 of 30").
 const stepLabel = () => (document.querySelector('#lesson-step-label')?.textContent ?? '').match(/step (\d+) of (\d+)/)?.slice(1).map(Number) ?? null;
 
@@ -196,7 +212,10 @@ for (const [browser, start] of BROWSERS) {
           await b.waitFor(settled);
           for (const [what, act] of [...controls, ...PLAYER]) {
             const where = `lesson ${lesson} in ${browser} at ${label}, after '${what}'`;
-            await act(b);
+            await act(b).catch(async (e) => {
+              const state = await b.evaluate(shownState).catch((f) => `(unreadable: ${f.message})`);
+              throw new Error(`${where}: ${e.message}; the page shows: ${state}; page errors: ${b.errors.join('\n')}`);
+            });
             await b.waitFor(settled).catch((e) => { throw new Error(`${where}: ${e.message}; page errors: ${b.errors.join('\n')}`); });
             await stepOnce(b).catch((e) => { throw new Error(`${where}, stepping: ${e.message}; page errors: ${b.errors.join('\n')}`); });
             assert.deepEqual(b.errors, [], where);

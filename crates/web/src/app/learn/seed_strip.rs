@@ -31,8 +31,13 @@ pub fn over_seeds(link: RwSignal<LessonLink>, ready: Signal<bool>) -> Memo<Optio
     for (k, part) in parts.into_iter().enumerate() {
         let worker = LatestWorker::new(lesson_reply);
         Effect::new(move |_| {
-            let (Some(j), true) = (jobs.with(|j| j.as_ref().map(|j| j[k].clone())), ready.get()) else { return };
+            let (Some(j), ready) = (jobs.with(|j| j.as_ref().map(|j| j[k].clone())), ready.get()) else { return };
             if part.with_untracked(|c| c.as_ref().is_some_and(|(have, _)| *have == j)) {
+                // Back to the count shown: one still computing is another setting's.
+                worker.forget();
+                return;
+            }
+            if !ready {
                 return;
             }
             let request = workers.next_request();

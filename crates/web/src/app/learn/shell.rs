@@ -33,6 +33,8 @@ where
     Effect::new(move |_| {
         let k = key.get();
         if all.with_untracked(|a| a.as_ref().is_some_and(|(have, _, _)| *have == k)) {
+            // Back to what is shown: an answer still computing is for another key.
+            worker.forget();
             return;
         }
         let request = workers.next_request();

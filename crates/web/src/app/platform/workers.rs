@@ -151,6 +151,21 @@ impl<R: 'static> LatestWorker<R> {
     }
 }
 
+impl<R: 'static> LatestWorker<R> {
+    /// Nothing asked so far matters any more: what the caller wants is already shown (it asked
+    /// for B, then went back to A, whose answer it holds). An answer still to come is dropped
+    /// — else B's would replace A's for good, and the view would wait for A forever — and the
+    /// worker computing it is stopped, so that the core is free.
+    pub fn forget(&self) {
+        // Request ids start at 1 (`RequestIds`): no answer carries 0.
+        self.latest.set_value(0);
+        self.handler.set_value(None);
+        if self.bridge.with_value(|b| b.as_ref().is_some_and(|(_, busy)| *busy)) {
+            self.bridge.set_value(None);
+        }
+    }
+}
+
 /// A lesson's frames, for a [`LatestWorker`].
 pub fn lesson_reply(msg: FromWorker) -> Option<Reply<LessonFrames>> {
     match msg {
