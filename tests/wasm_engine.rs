@@ -100,3 +100,26 @@ fn the_blocked_algebra_gives_the_native_bits() {
     assert_eq!(blocked_fingerprint(), BLOCKED_FINGERPRINT);
     assert_eq!(blocked_fingerprint_f32(), BLOCKED_FINGERPRINT_F32);
 }
+
+#[wasm_bindgen_test]
+fn wasm_lesson_counts_match_the_kept_ones() {
+    use hpo_playground::engine::lessons::kept_counts::kept;
+    use hpo_playground::engine::lessons::{LessonFrames, LessonJob};
+    // The counts over seeds the page shows from the build were computed natively
+    // (tests/lesson_counts.rs): the browser's own count of each one's first seed is the same
+    // to the bit (one seed a lesson: lesson 4's 20 DyHPO runs would take 40 s here).
+    let bits = |scores: &[f64]| scores.iter().map(|s| s.to_bits()).collect::<Vec<_>>();
+    let mut checked = 0;
+    for (job, count) in kept() {
+        let LessonJob::OverSeeds(of, seeds) = job else { panic!("{job:?} is not a count") };
+        if seeds.start != 0 {
+            continue;
+        }
+        let Ok(LessonFrames::OverSeeds(first)) = LessonJob::OverSeeds(of.clone(), 0..1).run() else { panic!("{of:?} does not count") };
+        assert_eq!((&first.names, first.tie.to_bits()), (&count.names, count.tie.to_bits()), "{of:?}");
+        assert_eq!(bits(&first.scores[0]), bits(&count.scores[0]), "{of:?}: seed 0");
+        checked += 1;
+    }
+    // Lessons 1, 2, 3, 4 and 6.
+    assert_eq!(checked, 5);
+}

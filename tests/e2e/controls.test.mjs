@@ -160,7 +160,8 @@ const PLAYER = [
   click('#lesson-end'),
   ['open seed 1 from the strip of the count over seeds under the last step', async (b) => {
     // At the last step (the step after the previous control went back one), once the count
-    // has come from its own worker (lesson 4's 20 runs of DyHPO take about 40 s).
+    // is there: from the build for a lesson at its opening setting (lessons 2, 3, 4 and 6
+    // count one race whatever the seed), from its own workers for lesson 1's changed setting.
     await b.click('#lesson-end');
     await b.waitFor(() => !!document.querySelector('#lesson-seed-strip .seed-cell'), null, 240_000);
     await b.evaluate(() => { const c = document.querySelectorAll('#lesson-seed-strip .seed-cell')[1]; if (!c.disabled) c.click(); return true; });

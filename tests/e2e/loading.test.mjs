@@ -27,7 +27,8 @@ const DIST = join(ROOT, 'dist');
 /// bad-input sentences took it to 1,027,640, and the limit to 1,030,000; the lessons' counts
 /// over seeds (their sentences, the strip, the two workers that count) to 1,057,263, and the
 /// limit to 1,060,000; lesson 1's playground (its settings, the drawing chart, the charts of
-/// four acquisitions) to 1,089,951, and the limit to 1,100,000.
+/// four acquisitions) to 1,089,951, and the limit to 1,100,000; the lessons' counts kept in the
+/// build (their table and its reader) to 1,098,965.
 const MAIN_WASM_GZIP_LIMIT = 1_100_000;
 /// The first visit's own wasm, which draws the landing (issue 61's target), gzip -9.
 const LANDING_WASM_GZIP_LIMIT = 600_000;

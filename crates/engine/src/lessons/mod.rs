@@ -13,6 +13,7 @@
 pub mod copula;
 pub mod designs;
 pub mod gp_ei;
+pub mod kept_counts;
 pub mod multi_fidelity;
 pub mod over_seeds;
 pub mod pareto;

@@ -1,4 +1,5 @@
-//! A lesson's race counted over seeds (`engine::lessons::over_seeds`): computed in two workers
+//! A lesson's race counted over seeds (`engine::lessons::over_seeds`): kept in the build for
+//! each lesson's opening setting (`engine::lessons::kept_counts`), else computed in two workers
 //! of its own (half the seeds each, one a core) once the lesson's frames are drawn, so that it
 //! never delays the first picture nor waits behind a reseed; drawn under the last step's
 //! sentence as a strip, one cell a seed coloured by who won it, grey for a tie, the seed shown
@@ -10,6 +11,7 @@ use leptos::prelude::*;
 
 use crate::app::platform::workers::{lesson_reply, LatestWorker, WorkerService};
 use hpo_engine::axis::count;
+use hpo_engine::lessons::kept_counts;
 use hpo_engine::lessons::over_seeds::OverSeeds;
 use hpo_engine::lessons::{LessonFrames, LessonJob, LessonLink};
 use hpo_protocol::ToWorker;
@@ -38,6 +40,13 @@ pub fn over_seeds(link: RwSignal<LessonLink>, ready: Signal<bool>) -> Memo<Optio
                 return;
             }
             if !ready {
+                return;
+            }
+            // A count kept in the build (the lesson's opening setting) is shown with the
+            // frames, and one still computing for a setting left is dropped, as above.
+            if let Some(count) = kept_counts::counted(&j) {
+                worker.forget();
+                part.set(Some((j, Ok(count))));
                 return;
             }
             let request = workers.next_request();
