@@ -8,8 +8,9 @@
 //!
 //! `kept_counts.json` is written by the native test `tests/lesson_counts.rs` with
 //! `HPO_BLESS=1`, which otherwise checks that every kept count is what [`LessonJob::run`]
-//! computes now, bit for bit; the wasm tests check one seed of each against the browser's
-//! own computation (`tests/wasm_engine.rs`).
+//! computes now, bit for bit (lessons 3 and 4's in their sentences' tests, which compute every
+//! seed's frames anyway); the wasm tests check one seed of each against the browser's own
+//! computation (`tests/wasm_engine.rs`).
 
 use std::sync::OnceLock;
 
@@ -57,4 +58,10 @@ pub fn kept() -> &'static [(LessonJob, OverSeeds)] {
 /// The kept count of `job`, if it is kept.
 pub fn counted(job: &LessonJob) -> Option<OverSeeds> {
     kept().iter().find(|(have, _)| have == job).map(|(_, count)| count.clone())
+}
+
+/// Lesson `id`'s whole kept count at its opening setting (its parts joined), if kept.
+pub fn kept_whole(id: &str) -> Option<OverSeeds> {
+    let jobs = Lesson::by_id(id)?.over_seeds_jobs()?;
+    OverSeeds::joined(jobs.iter().map(counted).collect::<Option<Vec<_>>>()?)
 }

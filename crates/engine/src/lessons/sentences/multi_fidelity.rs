@@ -235,6 +235,11 @@ mod tests {
         }
         // The count as `over_seeds` makes it, from the same scores.
         let o = OverSeeds { names: CONTENDERS.map(String::from).to_vec(), tie: TIE, scores: scored[..VERDICT_SEEDS as usize].to_vec() };
+        // The count the page shows from the build is this one (tests/lesson_counts.rs writes it).
+        assert!(
+            crate::lessons::kept_counts::kept_whole("multi-fidelity").as_ref() == Some(&o),
+            "kept_counts.json is not what the lesson counts now (HPO_BLESS=1 cargo test --test lesson_counts writes it)"
+        );
         let g = o.gap();
         eprintln!("{o:?}\n{g:?} typical {}", o.typical_seed());
         assert_eq!(o.typical_seed(), DEFAULT_SEED, "the lesson opens on the typical seed");

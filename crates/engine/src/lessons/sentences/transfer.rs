@@ -192,6 +192,11 @@ mod tests {
             scored.push(s);
         }
         let o = OverSeeds { names: METHODS.map(String::from).to_vec(), tie: 0.5, scores: scored[..VERDICT_SEEDS as usize].to_vec() };
+        // The count the page shows from the build is this one (tests/lesson_counts.rs writes it).
+        assert!(
+            crate::lessons::kept_counts::kept_whole("transfer").as_ref() == Some(&o),
+            "kept_counts.json is not what the lesson counts now (HPO_BLESS=1 cargo test --test lesson_counts writes it)"
+        );
         eprintln!("{o:?}\n{:?} typical {}", o.gap(), o.typical_seed_of(CONTRAST.0, CONTRAST.1));
         assert_eq!(o.typical_seed_of(CONTRAST.0, CONTRAST.1), DEFAULT_SEED, "the lesson opens on the typical family");
         let (sooner, later) = o.pairwise(CONTRAST.0, CONTRAST.1);
