@@ -175,7 +175,17 @@ export async function openIn(start, url, viewport = VIEWPORT) {
 export async function goReady(b, url) {
   await b.goto(url);
   await b.waitFor(() => document.querySelector('.lesson #lesson-numbers, #lesson-none')
-    || /loaded in|waiting for|no data/.test(document.querySelector('#data-info')?.textContent ?? ''));
+    || /loaded in|waiting for|no data/.test(document.querySelector('#data-info')?.textContent ?? ''))
+    .catch(async (e) => {
+      // What the page showed instead, and what it reported, for a wait that failed.
+      const shown = await b.evaluate(() => JSON.stringify({
+        readyState: document.readyState, link: location.search,
+        dataInfo: document.querySelector('#data-info')?.textContent ?? '(none)',
+        messages: [...document.querySelectorAll('.msg')].map((m) => m.textContent),
+        text: document.body?.innerText.slice(0, 400),
+      })).catch((f) => `(unreadable: ${f.message})`);
+      throw new Error(`${e.message}; the page shows: ${shown}; page errors: ${b.errors.join('\n')}`);
+    });
 }
 
 /// The browsers the suite runs in (Firefox only where it is installed: `scripts/install.sh
