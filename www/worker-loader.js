@@ -8,5 +8,10 @@ self.onmessage = function (event) {
   self.onmessage = null;
   importScripts(event.data.glue);
   // `wasm` (a path) only when the page could not compile the module: the worker fetches it itself.
-  wasm_bindgen({ module_or_path: event.data.module || event.data.wasm });
+  // A start that fails rejects a promise, which no event tells the page of: thrown again outside
+  // it, it is the worker's error event, and the page says the worker stopped instead of waiting
+  // for its answer for ever.
+  wasm_bindgen({ module_or_path: event.data.module || event.data.wasm }).catch(function (error) {
+    setTimeout(function () { throw error; });
+  });
 };

@@ -6,7 +6,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BROWSERS, HAS_FIREFOX, caughtDownload, openIn } from './drivers.mjs';
 import { ROOT, serveSite, tempDir, cliTraces } from './helpers.mjs';
@@ -140,6 +140,24 @@ const SCENARIOS = {
       assert.match(await b.evaluate(text, '#lesson-numbers'), /step 3 of/);
       assert.deepEqual(b.errors.filter((e) => !/NetworkError|ERR_CONNECTION|connection/i.test(e)), []);
     } finally { await b.close(); }
+  },
+
+  async 'a worker whose wasm does not start is said in words, and the page does not wait for it'(start) {
+    // A worker starts its wasm in a promise (www/worker-loader.js); a start that fails there
+    // must reach the page as the worker's error event, else the page waits for that worker
+    // for ever ("loading quadratic…"). A worker wasm that is not wasm makes it fail: the page's
+    // compile fails, the worker fetches the file itself, and its start fails too.
+    const name = (await readdir(join(ROOT, 'dist'))).find((f) => /^worker_bg-[0-9a-f]{16}\.wasm$/.test(f));
+    assert.ok(name, 'no worker wasm in dist/');
+    const own = await serveSite({ [`/${name}`]: 'not a WebAssembly module' });
+    try {
+      const b = await open(start, 'v=1&data=bundled:quadratic', own);
+      try {
+        assert.equal(await b.evaluate(text, '#data-info'), 'no data loaded');
+        const said = await b.evaluate(() => [...document.querySelectorAll('.msg')].map((m) => m.textContent).join(' | '));
+        assert.match(said, /worker stopped/, said);
+      } finally { await b.close(); }
+    } finally { own.server.close(); }
   },
 
   async 'the Content-Security-Policy holds while a lesson, the workers, a run and an export work'(start) {
