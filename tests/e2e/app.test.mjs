@@ -961,7 +961,7 @@ test('the first visit shows a lesson playing and the three ways in', async () =>
     await b.page.goto(site.url);
     await b.page.waitForSelector('#landing-preview circle');
     const first = await b.page.locator('#landing-preview').innerHTML();
-    await b.page.waitForFunction((f) => document.querySelector('#landing-preview').innerHTML !== f, first, { timeout: 5000 });
+    await b.page.waitForFunction((f) => document.querySelector('#landing-preview').innerHTML !== f, first, { timeout: 30_000 });
     for (const id of ['#landing-learn', '#landing-explore', '#landing-link']) assert.equal(await b.page.locator(id).count(), 1);
     await b.page.fill('#landing-link', 'not a link');
     await b.page.click('#landing-open button');

@@ -174,6 +174,8 @@ test('cancel terminates the workers at once, in the middle of a step, and the ne
     const pool = b.page.workers().length - idle;
     assert.ok(pool >= 2, `${pool} workers in the run`);
     await b.page.click('#cancel');
+    // "keeping the last results" until any finished job is stored, then "Cancelled".
+    await b.page.waitForFunction(() => /^Cancelled/.test(document.querySelector('#run-status')?.textContent ?? ''), null, { timeout: 30_000 });
     assert.match(await status(b.page), /^Cancelled after \d+ of 60 jobs/);
     // Every worker of the run is gone, not left to finish its training (a worker left to
     // finish never closes: the wait's bound is a hang guard, not a pass mark).
