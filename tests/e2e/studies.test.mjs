@@ -63,6 +63,8 @@ test('a gzipped Optuna journal gets the next-trials panel, and the same suggesti
     await writeFile(packed, gzipSync(await readFile(join(studies, 'optuna-mlp-journal.log'))));
     await b.page.setInputFiles('#upload', packed);
     await waitInfo(b.page, /^optuna-mlp-journal\.log: |^optuna-mlp-journal: /);
+    // The proposals shown were for the file before: gone with it.
+    assert.equal(await b.page.locator('#suggest-status, #suggest-table').count(), 0);
     assert.equal(await suggest(), plain);
   } finally { await b.close(); }
 });

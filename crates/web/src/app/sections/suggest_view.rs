@@ -91,16 +91,20 @@ pub fn SuggestView(
             method.set(default_method(n).to_string());
         }
     });
-    // Other data: the proposals were for the study before it.
-    Effect::new(move |previous: Option<()>| {
-        data.bench.track();
-        if previous.is_some() {
-            data.suggested.set(None);
-        }
-    });
     let n = RwSignal::new(5usize);
     let study = RwSignal::new(String::new());
     let status = RwSignal::new(SuggestStatus::Idle);
+    // Other data: the proposals, shown or still being computed, were for the study before it
+    // (its table, its journal to download); one still to come would draw in the new study's
+    // slice and contour views.
+    Effect::new(move |previous: Option<()>| {
+        data.bench.track();
+        if previous.is_some() {
+            workers.suggester.forget();
+            status.set(SuggestStatus::Idle);
+            data.suggested.set(None);
+        }
+    });
     let ask = move |_| {
         let Some(UserFile { name: file, bytes, .. }) = loaded_journal(spec, data) else { return };
         let chosen = study.get_untracked();
